@@ -1,0 +1,56 @@
+import { Schema } from "effect"
+import { Message, MessageError } from "./Message.ts"
+import { Part } from "./Part.ts"
+import { Session } from "./Session.ts"
+
+export const SessionCreated = Schema.Struct({ type: Schema.Literal("session.created"), session: Session })
+export const SessionUpdated = Schema.Struct({ type: Schema.Literal("session.updated"), session: Session })
+export const MessageUpdated = Schema.Struct({ type: Schema.Literal("message.updated"), message: Message })
+/** A part changed; `delta` carries the appended text for streamed text and reasoning. */
+export const PartUpdated = Schema.Struct({
+  type: Schema.Literal("part.updated"),
+  part: Part,
+  delta: Schema.optional(Schema.String)
+})
+export const SessionStatus = Schema.Struct({
+  type: Schema.Literal("session.status"),
+  sessionID: Schema.String,
+  status: Schema.Literals(["busy", "retry", "idle"]),
+  attempt: Schema.optional(Schema.Number),
+  message: Schema.optional(Schema.String),
+  next: Schema.optional(Schema.Number)
+})
+export const SessionError = Schema.Struct({
+  type: Schema.Literal("session.error"),
+  sessionID: Schema.String,
+  error: MessageError
+})
+export const PermissionAsked = Schema.Struct({
+  type: Schema.Literal("permission.asked"),
+  id: Schema.String,
+  sessionID: Schema.String,
+  permission: Schema.String,
+  patterns: Schema.Array(Schema.String),
+  always: Schema.Array(Schema.String),
+  callID: Schema.optional(Schema.String)
+})
+export const PermissionReplied = Schema.Struct({
+  type: Schema.Literal("permission.replied"),
+  id: Schema.String,
+  sessionID: Schema.String,
+  reply: Schema.Literals(["once", "always", "reject"]),
+  by: Schema.Literals(["user", "policy", "rule"])
+})
+
+/** Every change to a session, as published on the bus and printed by `reins run --format json`. */
+export const Event = Schema.Union([
+  SessionCreated,
+  SessionUpdated,
+  MessageUpdated,
+  PartUpdated,
+  SessionStatus,
+  SessionError,
+  PermissionAsked,
+  PermissionReplied
+])
+export type Event = typeof Event.Type

@@ -1,0 +1,40 @@
+import { Clock, Context, Effect, Layer } from "effect"
+
+/** Prefixes of the ids reins hands out: sessions, messages, parts, permission asks. */
+export type Prefix = "ses" | "msg" | "prt" | "per"
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+const RANDOM_LENGTH = 14
+
+/**
+ * Builds a time-ordered id: 12 hex digits of (milliseconds × 4096 + a per-ms counter) followed by
+ * random base62, so ids sort by creation time as plain strings.
+ */
+export const makeAscending = () => {
+  let lastMs = 0
+  let counter = 0
+  return (prefix: Prefix, nowMs: number, random: () => number = Math.random): string => {
+    if (nowMs > lastMs) {
+      lastMs = nowMs
+      counter = 0
+    } else {
+      counter++
+    }
+    const stamp = (BigInt(lastMs) * 4096n + BigInt(counter)) & 0xffffffffffffn
+    let rand = ""
+    for (let i = 0; i < RANDOM_LENGTH; i++) rand += ALPHABET[Math.floor(random() * 62)]
+    return `${prefix}_${stamp.toString(16).padStart(12, "0")}${rand}`
+  }
+}
+
+/** Hands out ascending ids; time comes from the Clock so tests can control it. */
+export class Ids extends Context.Service<Ids, {
+  next(prefix: Prefix): Effect.Effect<string>
+}>()("reins/domain/Ids") {
+  static readonly layer = Layer.sync(Ids, () => {
+    const ascending = makeAscending()
+    return Ids.of({
+      next: (prefix) => Effect.map(Clock.currentTimeMillis, (ms) => ascending(prefix, ms))
+    })
+  })
+}

@@ -1,0 +1,48 @@
+import { Schema } from "effect"
+
+/** Token usage of one step or a whole message; cache reads and writes are kept apart. */
+export const Usage = Schema.Struct({
+  input: Schema.Number,
+  output: Schema.Number,
+  reasoning: Schema.Number,
+  cacheRead: Schema.Number,
+  cacheWrite: Schema.Number,
+  total: Schema.optional(Schema.Number)
+})
+export type Usage = typeof Usage.Type
+
+export const emptyUsage: Usage = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
+
+export const ModelRef = Schema.Struct({ providerID: Schema.String, modelID: Schema.String })
+export type ModelRef = typeof ModelRef.Type
+
+/** Why an assistant message ended badly, stored with it so a resumed session can show it. */
+export const MessageError = Schema.Struct({ reason: Schema.String, message: Schema.String })
+export type MessageError = typeof MessageError.Type
+
+export const UserMessage = Schema.Struct({
+  id: Schema.String,
+  sessionID: Schema.String,
+  role: Schema.Literal("user"),
+  time: Schema.Struct({ created: Schema.Number }),
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type UserMessage = typeof UserMessage.Type
+
+export const AssistantMessage = Schema.Struct({
+  id: Schema.String,
+  sessionID: Schema.String,
+  role: Schema.Literal("assistant"),
+  parentID: Schema.String,
+  model: ModelRef,
+  time: Schema.Struct({ created: Schema.Number, completed: Schema.optional(Schema.Number) }),
+  finish: Schema.optional(Schema.String),
+  error: Schema.optional(MessageError),
+  usage: Usage,
+  cost: Schema.Number
+})
+export type AssistantMessage = typeof AssistantMessage.Type
+
+/** A user or assistant message; its content lives in parts. */
+export const Message = Schema.Union([UserMessage, AssistantMessage])
+export type Message = typeof Message.Type

@@ -1,0 +1,88 @@
+import { Schema } from "effect"
+import { Usage } from "./Message.ts"
+
+const base = {
+  id: Schema.String,
+  sessionID: Schema.String,
+  messageID: Schema.String
+}
+
+const Time = Schema.Struct({ start: Schema.Number, end: Schema.optional(Schema.Number) })
+const Metadata = Schema.Record(Schema.String, Schema.Unknown)
+
+export const TextPart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  synthetic: Schema.optional(Schema.Boolean),
+  time: Schema.optional(Time)
+})
+export type TextPart = typeof TextPart.Type
+
+export const ReasoningPart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("reasoning"),
+  text: Schema.String,
+  time: Schema.optional(Time)
+})
+export type ReasoningPart = typeof ReasoningPart.Type
+
+export const ToolStatePending = Schema.Struct({
+  status: Schema.Literal("pending"),
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  raw: Schema.String
+})
+export const ToolStateRunning = Schema.Struct({
+  status: Schema.Literal("running"),
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  title: Schema.optional(Schema.String),
+  time: Schema.Struct({ start: Schema.Number })
+})
+export const ToolStateCompleted = Schema.Struct({
+  status: Schema.Literal("completed"),
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  output: Schema.String,
+  title: Schema.String,
+  metadata: Metadata,
+  time: Schema.Struct({ start: Schema.Number, end: Schema.Number })
+})
+export const ToolStateError = Schema.Struct({
+  status: Schema.Literal("error"),
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  error: Schema.String,
+  interrupted: Schema.optional(Schema.Boolean),
+  metadata: Schema.optional(Metadata),
+  time: Schema.Struct({ start: Schema.Number, end: Schema.Number })
+})
+/** pending → running → completed | error; `interrupted` marks a call cut off by Ctrl+C or cleanup. */
+export const ToolState = Schema.Union([ToolStatePending, ToolStateRunning, ToolStateCompleted, ToolStateError])
+export type ToolState = typeof ToolState.Type
+
+export const ToolPart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("tool"),
+  callID: Schema.String,
+  tool: Schema.String,
+  state: ToolState
+})
+export type ToolPart = typeof ToolPart.Type
+
+export const StepStartPart = Schema.Struct({ ...base, type: Schema.Literal("step-start") })
+export type StepStartPart = typeof StepStartPart.Type
+
+export const StepFinishPart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("step-finish"),
+  reason: Schema.String,
+  usage: Usage,
+  cost: Schema.Number
+})
+export type StepFinishPart = typeof StepFinishPart.Type
+
+/** Everything a message is made of. */
+export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, StepStartPart, StepFinishPart])
+export type Part = typeof Part.Type
+
+/** True while a tool call still waits for an outcome. */
+export const isOpenTool = (part: Part): part is ToolPart =>
+  part.type === "tool" && (part.state.status === "pending" || part.state.status === "running")
