@@ -1,0 +1,3 @@
+export * from "./Wildcard.ts"
+export * from "./Rules.ts"
+export * from "./Permission.ts"
