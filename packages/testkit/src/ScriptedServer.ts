@@ -1,0 +1,195 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server for end-to-end tests and benchmarks.
+ * Every `POST /v1/chat/completions` consumes the next scripted step, in arrival order.
+ */
+
+export type ScriptedToolCall = { name: string; arguments: Record<string, unknown> | string; id?: string }
+
+export type ScriptedStep =
+  | {
+      text?: string
+      reasoning?: string
+      toolCalls?: ReadonlyArray<ScriptedToolCall>
+      usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number }
+      finishReason?: string
+      /** Delay before the first chunk (stream) or before the response (non-stream). */
+      delayMs?: number
+      /** Delay between streamed chunks. */
+      chunkDelayMs?: number
+    }
+  | { error: { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> } }
+  | { hang: true }
+
+export interface ScriptedServer {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string
+  requests: Array<{ body: any; headers: Record<string, string> }>
+  /** Steps not yet consumed (with repeatLast, it stays at 0 once exhausted). */
+  remaining(): number
+  stop(): Promise<void>
+}
+
+export const SCRIPTED_MODEL_ID = "scripted-model"
+
+type ContentStep = Exclude<ScriptedStep, { error: unknown } | { hang: true }>
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const randomId = () => crypto.randomUUID().replaceAll("-", "").slice(0, 24)
+const approxTokens = (s: string) => Math.ceil(s.length / 4)
+
+/** Splits `s` into at most `max` pieces that join back to `s` exactly (word boundaries when possible). */
+export function splitPieces(s: string, max: number): string[] {
+  if (s.length === 0) return []
+  let tokens = s.split(/(?<=\s)/)
+  if (tokens.length < Math.min(max, 3) && s.length >= 3) tokens = Array.from(s) // few words: split by chars
+  const per = Math.ceil(tokens.length / max)
+  const out: string[] = []
+  for (let i = 0; i < tokens.length; i += per) out.push(tokens.slice(i, i + per).join(""))
+  return out
+}
+
+const errorResponse = (status: number, message: string, type = "scripted_error", code: string | null = null, headers: Record<string, string> = {}) =>
+  Response.json({ error: { message, type, code } }, { status, headers })
+
+function resolveCalls(step: ContentStep) {
+  return (step.toolCalls ?? []).map((c) => ({
+    id: c.id ?? `call_${randomId()}`,
+    name: c.name,
+    args: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+  }))
+}
+
+function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof resolveCalls>) {
+  const output = (step.text ?? "") + (step.reasoning ?? "") + calls.map((c) => c.name + c.args).join("")
+  const prompt_tokens = step.usage?.prompt_tokens ?? approxTokens(rawBody)
+  const completion_tokens = step.usage?.completion_tokens ?? approxTokens(output)
+  return {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    prompt_tokens_details: { cached_tokens: step.usage?.cached_tokens ?? 0 },
+  }
+}
+
+function streamResponse(step: ContentStep, model: string, rawBody: string): Response {
+  const id = `chatcmpl-${randomId()}`
+  const created = Math.floor(Date.now() / 1000)
+  const calls = resolveCalls(step)
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
+  const deltas: Array<Record<string, unknown>> = []
+  for (const r of splitPieces(step.reasoning ?? "", 4)) deltas.push({ reasoning_content: r })
+  for (const t of splitPieces(step.text ?? "", 6)) deltas.push({ content: t })
+  calls.forEach((c, index) => {
+    deltas.push({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] })
+    for (const a of splitPieces(c.args, 3)) deltas.push({ tool_calls: [{ index, function: { arguments: a } }] })
+  })
+  if (deltas.length === 0) deltas.push({ content: "" })
+  const first = deltas[0]!
+  deltas[0] = { role: "assistant", ...(first.tool_calls ? { content: null } : {}), ...first }
+  const frames = deltas.map((delta) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]))
+  const finishReason = step.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop")
+  frames.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]))
+  frames.push(chunk([], { usage: usageOf(step, rawBody, calls) }))
+  frames.push("data: [DONE]\n\n")
+
+  const encoder = new TextEncoder()
+  let i = 0
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const wait = i === 0 ? step.delayMs : step.chunkDelayMs
+      if (wait) await sleep(wait)
+      const frame = frames[i++]
+      if (frame === undefined) return controller.close()
+      controller.enqueue(encoder.encode(frame))
+    },
+  })
+  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
+}
+
+async function jsonResponse(step: ContentStep, model: string, rawBody: string): Promise<Response> {
+  if (step.delayMs) await sleep(step.delayMs)
+  const calls = resolveCalls(step)
+  const message: Record<string, unknown> = { role: "assistant", content: step.text ?? null }
+  if (step.reasoning) message.reasoning_content = step.reasoning
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.args } }))
+  }
+  return Response.json({
+    id: `chatcmpl-${randomId()}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: step.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") }],
+    usage: usageOf(step, rawBody, calls),
+  })
+}
+
+/** Sends headers (plus an ignorable first byte so they are flushed) and then never finishes. */
+function hangResponse(stream: boolean): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(stream ? ": scripted hang\n\n" : " "))
+    },
+  })
+  return new Response(body, { headers: { "content-type": stream ? "text/event-stream" : "application/json" } })
+}
+
+export async function startScriptedServer(
+  steps: ReadonlyArray<ScriptedStep>,
+  options: { port?: number; repeatLast?: boolean } = {},
+): Promise<ScriptedServer> {
+  const script = [...steps]
+  const requests: ScriptedServer["requests"] = []
+  let next = 0
+
+  const takeStep = (): ScriptedStep | undefined => {
+    if (next < script.length) return script[next++]
+    return options.repeatLast ? script[script.length - 1] : undefined
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    idleTimeout: 0, // hang/delay steps must not be cut by Bun's default 10s idle timeout
+    async fetch(req) {
+      const { pathname } = new URL(req.url)
+      if (req.method === "GET" && pathname.endsWith("/models")) {
+        return Response.json({
+          object: "list",
+          data: [{ id: SCRIPTED_MODEL_ID, object: "model", created: 0, owned_by: "reins-testkit" }],
+        })
+      }
+      if (req.method !== "POST" || !pathname.endsWith("/chat/completions")) {
+        return errorResponse(404, `scripted server: no route ${req.method} ${pathname}`, "not_found")
+      }
+      const rawBody = await req.text()
+      const headers = Object.fromEntries(req.headers)
+      let body: any
+      try {
+        body = JSON.parse(rawBody)
+      } catch {
+        requests.push({ body: rawBody, headers })
+        return errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error")
+      }
+      requests.push({ body, headers })
+      const step = takeStep()
+      if (step === undefined) return errorResponse(500, "scripted server: no more steps", "server_error")
+      const stream = body?.stream === true
+      if ("error" in step) {
+        const e = step.error
+        return errorResponse(e.status, e.message, e.type, e.code ?? null, e.headers)
+      }
+      if ("hang" in step) return hangResponse(stream)
+      const model = typeof body?.model === "string" ? body.model : SCRIPTED_MODEL_ID
+      return stream ? streamResponse(step, model, rawBody) : jsonResponse(step, model, rawBody)
+    },
+  })
+
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    requests,
+    remaining: () => Math.max(0, script.length - next),
+    stop: () => server.stop(true),
+  }
+}

@@ -1,0 +1,106 @@
+import { Effect, Schema } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { MAX_BYTES, MAX_LINES } from "@reins/truncate"
+import { define, render, ToolError } from "../Tool.ts"
+import template from "./bash.txt" with { type: "text" }
+
+export const DEFAULT_TIMEOUT = 120_000
+export const MAX_TIMEOUT = 600_000
+
+const shell = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh"
+
+const Parameters = Schema.Struct({
+  command: Schema.String.annotate({ description: "The command to run" }),
+  timeout: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Timeout in milliseconds" })),
+  workdir: Schema.optionalKey(Schema.String.annotate({ description: "Directory to run the command in" })),
+  description: Schema.optionalKey(Schema.String.annotate({ description: "What the command does, in 5-10 words" }))
+})
+
+interface Outcome {
+  readonly output: string
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+}
+
+/** Kills the whole process group so children of the shell die too. */
+const killGroup = (pid: number | undefined) => {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    // the group is already gone
+  }
+}
+
+/**
+ * Runs `command` as a real child process in its own process group. Interrupting the effect
+ * (Ctrl+C, a cancelled step) kills the group; so does the timeout.
+ */
+export const runCommand = (command: string, cwd: string, timeoutMs: number) =>
+  Effect.callback<Outcome, ToolError>((resume) => {
+    const chunks: Array<Buffer> = []
+    let timedOut = false
+    const child = spawn(shell, ["-c", command], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
+    })
+    child.stdout.on("data", (b: Buffer) => chunks.push(b))
+    child.stderr.on("data", (b: Buffer) => chunks.push(b))
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup(child.pid)
+    }, timeoutMs)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${shell}: ${error.message}` })))
+    })
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ output: Buffer.concat(chunks).toString("utf8"), exitCode: code, signal, timedOut }))
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      killGroup(child.pid)
+    })
+  })
+
+/** The `bash` tool: a command, a timeout, a working directory; the exit code is always reported. */
+export const bash = define("bash", {
+  description: render(template, {
+    shell,
+    platform: process.platform,
+    defaultTimeout: DEFAULT_TIMEOUT,
+    maxTimeout: MAX_TIMEOUT,
+    maxLines: MAX_LINES,
+    maxBytes: MAX_BYTES
+  }),
+  parameters: Parameters,
+  truncate: "tail",
+  permissions: (args) => [
+    { permission: "bash", patterns: [args.command], always: [`${args.command.trim().split(/\s+/)[0] ?? ""} *`] }
+  ],
+  execute: (args, ctx) =>
+    Effect.gen(function* () {
+      const cwd = args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd
+      if (!fs.existsSync(cwd)) {
+        return yield* new ToolError({ reason: "failed", message: `The workdir ${cwd} does not exist. Use an existing directory.` })
+      }
+      const timeout = Math.min(args.timeout ?? DEFAULT_TIMEOUT, MAX_TIMEOUT)
+      const outcome = yield* runCommand(args.command, cwd, timeout)
+      const notes: Array<string> = []
+      if (outcome.timedOut) notes.push(`The command timed out after ${timeout} ms and was killed.`)
+      const exit = outcome.exitCode ?? (outcome.signal ? `killed by ${outcome.signal}` : "unknown")
+      notes.push(`(exit code ${exit})`)
+      const body = outcome.output.replace(/\n$/, "")
+      return {
+        title: args.description ?? args.command,
+        output: body.length > 0 ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),
+        metadata: { exitCode: outcome.exitCode, timedOut: outcome.timedOut, description: args.description }
+      }
+    })
+})

@@ -1,0 +1,33 @@
+import { Effect, Layer } from "effect"
+import { Bus, DataDir, Ids } from "@reins/domain"
+import { Permission, PermissionSettings, defaultRules, type Rule } from "@reins/permission"
+import { Truncate } from "@reins/truncate"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { Info, ToolContext } from "../src/Tool.ts"
+
+/** A fresh temp directory (symlinks resolved). */
+export const tempDir = (prefix = "reins-tool-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+
+/** Builds a tool with real Permission and Truncate services and runs one call. */
+export const runTool = <R>(
+  definition: Effect.Effect<Info, never, R>,
+  args: unknown,
+  options: { cwd: string; rules?: ReadonlyArray<Rule>; nonInteractive?: "allow" | "deny"; dataDir?: string }
+) => {
+  const ctx: ToolContext = { sessionID: "ses_test", messageID: "msg_test", callID: "call_test", cwd: options.cwd }
+  const settings = { rules: options.rules ?? defaultRules, nonInteractive: options.nonInteractive ?? "deny" }
+  const base = Layer.mergeAll(Bus.layer, Ids.layer)
+  const layer = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
+    Layer.provideMerge(base),
+    Layer.provide(Layer.succeed(DataDir, options.dataDir ?? tempDir("reins-data-"))),
+    Layer.provide(Layer.succeed(PermissionSettings, settings))
+  )
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const tool = yield* definition
+      return yield* Effect.result(tool.execute(args, ctx))
+    }).pipe(Effect.provide(layer), Effect.scoped) as Effect.Effect<any, never, never>
+  )
+}
