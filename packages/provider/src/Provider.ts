@@ -1,0 +1,202 @@
+import { Clock, Context, Effect, Layer, Stream } from "effect"
+import type { LanguageModel } from "ai"
+import type { ModelRef, ProviderConfig, Usage } from "@reins/domain"
+import { cost, modelInfo, type ModelInfo } from "./Models.ts"
+import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
+import { classify, ProviderError } from "./ProviderError.ts"
+import { RetryPolicy, retryDelay } from "./Retry.ts"
+import { toModelMessages, type MessageWithParts } from "./Transform.ts"
+
+/** One model call: reins runs the tools itself, so this is always a single step. */
+export interface ProviderRequest {
+  readonly model: ModelRef
+  readonly system: ReadonlyArray<string>
+  readonly messages: ReadonlyArray<MessageWithParts>
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly toolChoice?: "auto" | "none"
+}
+
+/** Configured providers (from `reins.json`) and the environment their keys come from. */
+export interface ProviderSettings {
+  readonly providers: Readonly<Record<string, ProviderConfig>>
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provider/Settings", {
+  defaultValue: () => ({ providers: {}, env: process.env })
+})
+
+const ENV_KEYS: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
+
+/** Parses `provider/model`. */
+export const parseModel = (text: string): ModelRef | undefined => {
+  const slash = text.indexOf("/")
+  if (slash <= 0 || slash === text.length - 1) return undefined
+  return { providerID: text.slice(0, slash), modelID: text.slice(slash + 1) }
+}
+
+/** The provider config for an id: configured, or built in for anthropic/openai. */
+export const providerConfig = (settings: ProviderSettings, providerID: string): ProviderConfig | undefined =>
+  settings.providers[providerID] ?? (providerID === "anthropic" || providerID === "openai" ? { type: providerID } : undefined)
+
+const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
+  Effect.gen(function* () {
+    const config = providerConfig(settings, ref.providerID)
+    if (!config) {
+      return yield* new ProviderError({
+        reason: "invalid",
+        message: `Unknown provider "${ref.providerID}". Add it under "provider" in reins.json, or use anthropic/… or openai/….`
+      })
+    }
+    const envKey = ENV_KEYS[config.type]
+    const apiKey = config.apiKey ?? (envKey ? settings.env[envKey] : undefined)
+    if (!apiKey && config.type !== "openai-compatible") {
+      return yield* new ProviderError({ reason: "auth", message: `No API key for ${ref.providerID}: set ${envKey} or "apiKey" in reins.json.` })
+    }
+    const options = { apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}) }
+    // T21: each SDK module is imported only when its provider is used.
+    return yield* Effect.tryPromise({
+      try: async (): Promise<LanguageModel> => {
+        switch (config.type) {
+          case "anthropic":
+            return (await import("@ai-sdk/anthropic")).createAnthropic(options)(ref.modelID)
+          case "openai":
+            return (await import("@ai-sdk/openai")).createOpenAI(options)(ref.modelID)
+          case "openai-compatible": {
+            if (!config.baseURL) throw new Error(`Provider "${ref.providerID}" has type openai-compatible and needs "baseURL" in reins.json.`)
+            const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
+            return createOpenAICompatible({ name: ref.providerID, baseURL: config.baseURL, includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) })(ref.modelID)
+          }
+        }
+      },
+      catch: (e) => new ProviderError({ reason: "invalid", message: (e as Error).message })
+    }).pipe(Effect.map((model) => ({ model, config })))
+  })
+
+interface SdkUsage {
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+  readonly totalTokens?: number | undefined
+  readonly inputTokenDetails?: { noCacheTokens?: number | undefined; cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined }
+  readonly outputTokenDetails?: { reasoningTokens?: number | undefined }
+}
+
+/** AI SDK usage → reins usage, where `input` excludes cached tokens so the four counts add up. */
+export const toUsage = (u: SdkUsage | undefined): Usage => {
+  const cacheRead = u?.inputTokenDetails?.cacheReadTokens ?? 0
+  const cacheWrite = u?.inputTokenDetails?.cacheWriteTokens ?? 0
+  const input = u?.inputTokenDetails?.noCacheTokens ?? Math.max(0, (u?.inputTokens ?? 0) - cacheRead - cacheWrite)
+  return {
+    input,
+    output: u?.outputTokens ?? 0,
+    reasoning: u?.outputTokenDetails?.reasoningTokens ?? 0,
+    cacheRead,
+    cacheWrite,
+    ...(u?.totalTokens !== undefined ? { total: u.totalTokens } : {})
+  }
+}
+
+/** Streams model calls over the AI SDK, with classified errors and retries. */
+export class Provider extends Context.Service<Provider, {
+  stream(request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError>
+  info(model: ModelRef): ModelInfo
+}>()("reins/provider/Provider") {
+  static readonly layer = Layer.effect(
+    Provider,
+    Effect.gen(function* () {
+      const settings = yield* ProviderSettings
+      const policy = yield* RetryPolicy
+      const models = new Map<string, { model: LanguageModel; config: ProviderConfig }>()
+      const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
+
+      const resolve = (ref: ModelRef) => {
+        const key = `${ref.providerID}/${ref.modelID}`
+        const cached = models.get(key)
+        if (cached) return Effect.succeed(cached)
+        return Effect.tap(loadModel(settings, ref), (loaded) => Effect.sync(() => models.set(key, loaded)))
+      }
+
+      const attempt = (request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError> =>
+        Stream.unwrap(
+          Effect.gen(function* () {
+            const { model, config } = yield* resolve(request.model)
+            const { streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
+            const controller = new AbortController()
+            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+            const price = info(request.model)
+            const result = streamText({
+              model,
+              system: request.system.join("\n\n"),
+              messages: toModelMessages(request.messages, config.type),
+              tools: Object.fromEntries(
+                request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
+              ),
+              ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
+              maxOutputTokens: price.output,
+              maxRetries: 0,
+              abortSignal: controller.signal,
+              onError: () => {}
+            })
+            const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) => classify(e)).pipe(
+              Stream.mapEffect((part): Effect.Effect<ReadonlyArray<ModelEvent>, ProviderError> => {
+                switch (part.type) {
+                  case "start-step":
+                    return Effect.succeed([{ type: "start-step" }])
+                  case "text-start":
+                  case "text-end":
+                  case "reasoning-start":
+                  case "reasoning-end":
+                    return Effect.succeed([{ type: part.type, id: part.id }])
+                  case "text-delta":
+                  case "reasoning-delta":
+                    return Effect.succeed([{ type: part.type, id: part.id, text: part.text }])
+                  case "tool-input-start":
+                    return Effect.succeed([{ type: "tool-input-start", callID: part.id, name: part.toolName }])
+                  case "tool-input-delta":
+                    return Effect.succeed([{ type: "tool-input-delta", callID: part.id, delta: part.delta }])
+                  case "tool-input-end":
+                    return Effect.succeed([{ type: "tool-input-end", callID: part.id }])
+                  case "tool-call": {
+                    const invalid = "invalid" in part && part.invalid ? String((part as { error?: unknown }).error ?? "invalid tool call") : undefined
+                    return Effect.succeed([{ type: "tool-call", callID: part.toolCallId, name: part.toolName, input: part.input, ...(invalid ? { invalid } : {}) }])
+                  }
+                  case "finish-step": {
+                    const usage = toUsage(part.usage)
+                    return Effect.succeed([{ type: "finish-step", finishReason: part.finishReason, usage, cost: cost(price, usage) }])
+                  }
+                  case "error":
+                    return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => Effect.fail(classify(part.error, now))))
+                  default:
+                    return Effect.succeed([])
+                }
+              }),
+              Stream.flattenIterable
+            )
+            return events
+          })
+        )
+
+      // Retries only while nothing has been emitted: a half-streamed step is never replayed.
+      const withRetry = (request: ProviderRequest, n: number): Stream.Stream<ModelEvent, ProviderError> =>
+        Stream.suspend(() => {
+          let emitted = false
+          return attempt(request).pipe(
+            Stream.tap(() => Effect.sync(() => void (emitted = true))),
+            Stream.catchTag("ProviderError", (error) => {
+              if (emitted || !error.retryable || n >= policy.attempts) return Stream.fail(error)
+              const delayMs = retryDelay(error, n, policy)
+              return Stream.concat(
+                Stream.succeed<ModelEvent>({ type: "retry", attempt: n, delayMs, message: error.message }),
+                Stream.concat(Stream.fromEffectDrain(Effect.sleep(delayMs)), withRetry(request, n + 1))
+              )
+            })
+          )
+        })
+
+      return Provider.of({
+        stream: (request) => withRetry(request, 1).pipe(Stream.withSpan("Provider.stream")),
+        info
+      })
+    })
+  )
+}

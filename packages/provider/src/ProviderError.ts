@@ -1,0 +1,100 @@
+import { Schema } from "effect"
+
+export const ErrorReason = Schema.Literals(["overflow", "rate-limit", "transient", "auth", "invalid"])
+export type ErrorReason = typeof ErrorReason.Type
+
+/** One error for every provider failure, classified by what the caller should do about it. */
+export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
+  reason: ErrorReason,
+  message: Schema.String,
+  status: Schema.optional(Schema.Number),
+  /** Delay the provider asked for, from `retry-after-ms` / `retry-after`. */
+  retryAfterMs: Schema.optional(Schema.Number)
+}) {
+  get retryable() {
+    return this.reason === "transient" || this.reason === "rate-limit"
+  }
+}
+
+/** Messages providers use to say the prompt no longer fits the context window (T23). */
+export const OVERFLOW_PATTERNS: ReadonlyArray<RegExp> = [
+  /prompt is too long/i,
+  /exceeds? the context window/i,
+  /maximum context length/i,
+  /context_length_exceeded/i,
+  /token limit exceeded/i,
+  /context window (is )?(full|exceeded)/i,
+  /input is too long/i,
+  /too many tokens/i,
+  /reduce the length of the messages/i,
+  /exceeds the maximum (number of )?tokens/i,
+  /maximum number of tokens/i,
+  /request too large/i,
+  /input length .* exceeds/i,
+  /prompt .*exceeds .*limit/i,
+  /context length of .* tokens/i,
+  /string too long/i,
+  /model_context_window_exceeded/i,
+  /exceeds? (the )?max(imum)? input/i,
+  /input tokens exceed/i,
+  /longer than the model'?s context length/i,
+  /the input or output tokens must be reduced/i,
+  /requested \d+ tokens.*(exceed|more than)/i,
+  /context size has been exceeded/i,
+  /out of context/i,
+  /n_ctx|n_keep|slot context/i,
+  /prompt has \d+ tokens.*limit/i,
+  /too long for (the )?context/i
+]
+
+export const isOverflowMessage = (text: string) => OVERFLOW_PATTERNS.some((re) => re.test(text))
+
+/** Reads `retry-after-ms`, then `retry-after` (seconds or an HTTP date). */
+export const retryAfterFromHeaders = (headers: Record<string, string> | undefined, now: number): number | undefined => {
+  if (!headers) return undefined
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  const ms = Number(lower["retry-after-ms"])
+  if (lower["retry-after-ms"] !== undefined && Number.isFinite(ms) && ms >= 0) return ms
+  const after = lower["retry-after"]
+  if (after === undefined) return undefined
+  const seconds = Number(after)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(after)
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
+}
+
+interface ApiCallErrorLike {
+  readonly statusCode?: number
+  readonly responseBody?: string
+  readonly responseHeaders?: Record<string, string>
+  readonly message: string
+}
+
+const isApiCallError = (u: unknown): u is ApiCallErrorLike =>
+  typeof u === "object" && u !== null && "message" in u && ("statusCode" in u || "responseBody" in u)
+
+const NETWORK = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|socket hang up|fetch failed|network|Unable to connect|connection.*closed/i
+
+/** Maps anything the AI SDK or fetch throws into a ProviderError. */
+export const classify = (error: unknown, now: number = Date.now()): ProviderError => {
+  if (error instanceof ProviderError) return error
+  const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+  if (isApiCallError(error)) {
+    const status = error.statusCode
+    const text = `${error.message} ${error.responseBody ?? ""}`
+    const retryAfterMs = retryAfterFromHeaders(error.responseHeaders, now)
+    const base = { message: error.message || `HTTP ${status}`, ...(status !== undefined ? { status } : {}) }
+    if (isOverflowMessage(text)) return new ProviderError({ reason: "overflow", ...base })
+    if (status === 429) return new ProviderError({ reason: "rate-limit", ...base, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
+    if (status === 401 || status === 403) {
+      return new ProviderError({ reason: "auth", ...base, message: `${base.message} (check the API key for this provider)` })
+    }
+    if (status === undefined || status >= 500 || status === 408 || status === 409) {
+      return new ProviderError({ reason: "transient", ...base, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
+    }
+    return new ProviderError({ reason: "invalid", ...base })
+  }
+  if (isOverflowMessage(message)) return new ProviderError({ reason: "overflow", message })
+  if (NETWORK.test(message)) return new ProviderError({ reason: "transient", message })
+  return new ProviderError({ reason: "invalid", message })
+}

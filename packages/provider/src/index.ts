@@ -1,0 +1,6 @@
+export * from "./ProviderError.ts"
+export * from "./Retry.ts"
+export * from "./Models.ts"
+export * from "./ModelEvent.ts"
+export * from "./Transform.ts"
+export * from "./Provider.ts"

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, test } from "bun:test"
+import { Effect, Layer, Stream } from "effect"
+import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import { Provider, ProviderSettings } from "../src/Provider.ts"
+import { RetryPolicy } from "../src/Retry.ts"
+import type { ModelEvent } from "../src/ModelEvent.ts"
+
+let server: ScriptedServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+})
+
+const run = async (steps: ReadonlyArray<ScriptedStep>, policy = { attempts: 5, initialDelayMs: 5, maxDelayMs: 20 }) => {
+  server = await startScriptedServer(steps)
+  const settings: ProviderSettings = {
+    providers: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } } } },
+    env: {}
+  }
+  const program = Effect.gen(function* () {
+    const provider = yield* Provider
+    return yield* provider
+      .stream({
+        model: { providerID: "local", modelID: "m" },
+        system: ["You are a test."],
+        messages: [{ info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }] }],
+        tools: [{ id: "bash", description: "run", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }]
+      })
+      .pipe(Stream.runCollect)
+  })
+  return Effect.runPromise(
+    Effect.result(program).pipe(
+      Effect.provide(Provider.layer),
+      Effect.provideService(ProviderSettings, settings),
+      Effect.provideService(RetryPolicy, policy)
+    )
+  )
+}
+
+const types = (events: ReadonlyArray<ModelEvent>) => events.map((e) => e.type)
+
+describe("Provider over real HTTP", () => {
+  test("streams text, tool calls and usage", async () => {
+    const r = await run([{ text: "Hello there friend", toolCalls: [{ name: "bash", arguments: { command: "ls" } }], usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 30 } }])
+    if (r._tag !== "Success") throw new Error(String(r.failure))
+    const events = r.success
+    expect(events.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("")).toBe("Hello there friend")
+    const call = events.find((e) => e.type === "tool-call")
+    expect(call).toMatchObject({ name: "bash", input: { command: "ls" } })
+    const finish = events.find((e) => e.type === "finish-step")
+    expect(finish).toMatchObject({ finishReason: "tool-calls", usage: { input: 70, cacheRead: 30, output: 20 } })
+    expect(server!.requests[0]!.body.messages[0]).toMatchObject({ role: "system" })
+  })
+  test("a 500 then success is retried, honouring retry-after-ms", async () => {
+    const r = await run([{ error: { status: 500, message: "boom", headers: { "retry-after-ms": "15" } } }, { text: "ok now" }])
+    if (r._tag !== "Success") throw new Error(String(r.failure))
+    const retry = r.success.find((e) => e.type === "retry")
+    expect(retry).toMatchObject({ attempt: 1, delayMs: 15 })
+    expect(types(r.success)).toContain("finish-step")
+    expect(server!.requests.length).toBe(2)
+  })
+  test("a 400 saying the context is too long is overflow and not retried", async () => {
+    const r = await run([{ error: { status: 400, message: "This model's maximum context length is 16000 tokens", code: "context_length_exceeded" } }, { text: "never" }])
+    expect(r._tag).toBe("Failure")
+    if (r._tag === "Failure") expect(r.failure.reason).toBe("overflow")
+    expect(server!.requests.length).toBe(1)
+  })
+  test("gives up after the configured number of attempts", async () => {
+    const r = await run(Array.from({ length: 5 }, () => ({ error: { status: 503, message: "busy" } })), { attempts: 3, initialDelayMs: 1, maxDelayMs: 2 })
+    expect(r._tag).toBe("Failure")
+    if (r._tag === "Failure") expect(r.failure.reason).toBe("transient")
+    expect(server!.requests.length).toBe(3)
+  })
+  test("401 is an auth error with a hint", async () => {
+    const r = await run([{ error: { status: 401, message: "bad key" } }])
+    if (r._tag !== "Failure") throw new Error("expected failure")
+    expect(r.failure.reason).toBe("auth")
+    expect(r.failure.message).toContain("API key")
+    expect(server!.requests.length).toBe(1)
+  })
+})
