@@ -1,0 +1,205 @@
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
+import { Provider, type ProviderError } from "@reins/provider"
+import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
+import { ToolRegistry } from "@reins/tool"
+import { makeProcessor } from "./Processor.ts"
+import { systemPrompt } from "./Prompt.ts"
+
+/** Loop settings: the step limit (T1) is unlimited unless set. */
+export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
+  defaultValue: () => ({})
+})
+
+export class SessionBusyError extends Schema.TaggedError<SessionBusyError>()("SessionBusyError", {
+  sessionID: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface PromptInput {
+  readonly sessionID: string
+  readonly text: string
+  readonly model: ModelRef
+}
+
+export interface TurnResult {
+  readonly sessionID: string
+  readonly steps: number
+  /** The last assistant message of the turn. */
+  readonly assistant: AssistantMessage
+  /** The text of that message. */
+  readonly text: string
+}
+
+const MAX_STEPS_NOTE =
+  "You have reached the maximum number of steps for this task. Do not call any tools. Answer now: summarise what you did and what remains."
+
+/**
+ * T1: the turn ends only when the newest assistant message is newer than the last user message,
+ * finished for a reason other than tool calls, and made no tool calls.
+ */
+export const turnDone = (messages: ReadonlyArray<MessageWithParts>) => {
+  const lastUser = messages.findLast((m) => m.info.role === "user")
+  const last = messages.findLast((m) => m.info.role === "assistant")
+  if (!last || last.info.role !== "assistant") return false
+  if (lastUser && last.info.id < lastUser.info.id) return false
+  if (last.info.error) return true
+  if (last.parts.some((p) => p.type === "tool")) return false
+  return last.info.finish !== undefined && last.info.finish !== "tool-calls" && last.info.finish !== "unknown"
+}
+
+/** Creates sessions and runs turns of the agent loop on them. */
+export class SessionService extends Context.Service<SessionService, {
+  create(input: { readonly directory: string; readonly title?: string }): Effect.Effect<Session, StoreError>
+  prompt(input: PromptInput): Effect.Effect<TurnResult, ProviderError | StoreError | SessionBusyError>
+  /** Closes tool parts left open by a process that died; returns how many were fixed. */
+  repair(sessionID: string): Effect.Effect<number, StoreError>
+}>()("reins/session/SessionService") {
+  static readonly layer = Layer.effect(
+    SessionService,
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const bus = yield* Bus
+      const ids = yield* Ids
+      const provider = yield* Provider
+      const registry = yield* ToolRegistry
+      const processor = yield* makeProcessor
+      const settings = yield* SessionSettings
+      const cwd = yield* WorkDir
+      const busy = new Set<string>()
+
+      const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
+        const now = yield* Clock.currentTimeMillis
+        const session: Session = { id: yield* ids.next("ses"), title: input.title ?? "New session", directory: input.directory, time: { created: now, updated: now } }
+        yield* store.createSession(session)
+        yield* bus.publish({ type: "session.created", session })
+        return session
+      })
+
+      const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
+        const messages = yield* store.messages(sessionID)
+        const now = yield* Clock.currentTimeMillis
+        const fixed: Array<Part> = []
+        for (const m of messages) {
+          for (const part of m.parts) {
+            if (!isOpenTool(part)) continue
+            const start = part.state.status === "running" ? part.state.time.start : now
+            fixed.push({ ...part, state: { status: "error", input: part.state.input, error: "The tool call was interrupted before it finished.", interrupted: true, time: { start, end: now } } })
+          }
+        }
+        if (fixed.length > 0) yield* store.putParts(fixed)
+        return fixed.length
+      })
+
+      const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
+        const tools = registry.tools.map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+        let steps = 0
+        while (true) {
+          const messages = yield* store.messages(session.id)
+          const last = messages.findLast((m) => m.info.role === "assistant")
+          if (steps > 0 && turnDone(messages) && last && last.info.role === "assistant") {
+            const text = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
+            return { sessionID: session.id, steps, assistant: last.info, text } satisfies TurnResult
+          }
+          steps++
+          const final = settings.maxSteps !== undefined && steps >= settings.maxSteps
+          const now = yield* Clock.currentTimeMillis
+          const assistant: AssistantMessage = {
+            id: yield* ids.next("msg"),
+            sessionID: session.id,
+            role: "assistant",
+            parentID: user.id,
+            model,
+            time: { created: now },
+            usage: emptyUsage,
+            cost: 0
+          }
+          yield* store.putMessage(assistant)
+          yield* bus.publish({ type: "message.updated", message: assistant })
+          const system = systemPrompt(cwd, new Date(now))
+          yield* processor
+            .step({
+              assistant,
+              cwd,
+              request: { model, system: final ? [...system, MAX_STEPS_NOTE] : system, messages, tools: final ? [] : tools, ...(final ? { toolChoice: "none" as const } : {}) }
+            })
+            .pipe(
+              Effect.tap((o) =>
+                Effect.annotateCurrentSpan({
+                  "gen_ai.usage.input_tokens": o.usage.input + o.usage.cacheRead + o.usage.cacheWrite,
+                  "gen_ai.usage.output_tokens": o.usage.output,
+                  "gen_ai.usage.cache_read.input_tokens": o.usage.cacheRead,
+                  "gen_ai.usage.cache_creation.input_tokens": o.usage.cacheWrite,
+                  "gen_ai.response.finish_reasons": [o.finish],
+                  "reins.cost": o.cost,
+                  "reins.tool_calls": o.toolCalls
+                })
+              ),
+              Effect.withSpan("session.step", {
+                attributes: {
+                  "gen_ai.operation.name": "chat",
+                  "gen_ai.provider.name": model.providerID,
+                  "gen_ai.request.model": model.modelID,
+                  "session.id": session.id,
+                  "session.step": steps
+                }
+              })
+            )
+          if (final) {
+            const after = yield* store.messages(session.id)
+            const lastMsg = after.findLast((m) => m.info.role === "assistant")!
+            const text = lastMsg.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
+            return { sessionID: session.id, steps, assistant: lastMsg.info as AssistantMessage, text } satisfies TurnResult
+          }
+        }
+      })
+
+      const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
+        if (busy.has(input.sessionID)) {
+          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `Session ${input.sessionID} is already running a turn in this process.` })
+        }
+        busy.add(input.sessionID)
+        yield* Effect.annotateCurrentSpan({ "session.id": input.sessionID })
+        return yield* Effect.gen(function* () {
+          yield* repair(input.sessionID)
+          let session = yield* store.getSession(input.sessionID)
+          const now = yield* Clock.currentTimeMillis
+          const user: UserMessage = { id: yield* ids.next("msg"), sessionID: session.id, role: "user", time: { created: now } }
+          yield* store.putMessage(user)
+          yield* bus.publish({ type: "message.updated", message: user })
+          const part: Part = { id: yield* ids.next("prt"), sessionID: session.id, messageID: user.id, type: "text", text: input.text }
+          yield* store.putPart(part)
+          yield* bus.publish({ type: "part.updated", part })
+          const isFirst = session.title === "New session"
+          session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, time: { ...session.time, updated: now } }
+          yield* store.updateSession(session)
+          yield* bus.publish({ type: "session.updated", session })
+          yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
+          return yield* loop(session, user, input.model)
+        }).pipe(
+          Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
+          Effect.ensuring(
+            Effect.gen(function* () {
+              busy.delete(input.sessionID)
+              const now = yield* Clock.currentTimeMillis
+              const current = yield* store.getSession(input.sessionID)
+              yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
+              yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
+            }).pipe(Effect.ignore)
+          ),
+          Effect.tapError((error) =>
+            bus.publish({
+              type: "session.error",
+              sessionID: input.sessionID,
+              error: { reason: error._tag === "ProviderError" ? error.reason : error._tag, message: error.message }
+            })
+          )
+        )
+      })
+
+      // The provider is resolved lazily per call; keep a reference so the layer requires it.
+      void provider
+      return SessionService.of({ create, prompt, repair })
+    })
+  )
+}

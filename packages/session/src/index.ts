@@ -1,0 +1,3 @@
+export * from "./Prompt.ts"
+export * from "./Processor.ts"
+export * from "./SessionService.ts"

@@ -1,0 +1,9 @@
+import { defineConfig } from "drizzle-kit"
+
+// `bun run generate` writes a new numbered .sql file into ./migrations; register it in
+// src/Migrations.ts (a test fails until you do).
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./src/schema.ts",
+  out: "./migrations"
+})

@@ -1,0 +1,110 @@
+import type { Message, Part, Session } from "@reins/domain"
+import { Effect } from "effect"
+import type { ListSessionsOptions, MessageWithParts, SessionStore } from "./SessionStore.ts"
+import { sessionNotFound, StoreError } from "./StoreError.ts"
+
+const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+// Same order as SQLite: time_updated DESC, id DESC.
+const newestFirst = (a: Session, b: Session) => b.time.updated - a.time.updated || byId(b, a)
+
+const missing = (action: string, what: string) =>
+  new StoreError({ reason: "io", message: `Could not ${action} in memory: it refers to a ${what} that is not stored.` })
+
+/** A SessionStore over Maps that behaves like the SQLite one (constraints, cascades, order). */
+export const makeMemoryStore = (): SessionStore["Service"] => {
+  const sessions = new Map<string, Session>()
+  const messagesById = new Map<string, Message>()
+  const partsById = new Map<string, Part>()
+
+  const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
+    if (sessions.has(session.id)) {
+      return yield* new StoreError({
+        reason: "io",
+        message: `Could not create session ${session.id} in memory: one with that id is already stored.`
+      })
+    }
+    sessions.set(session.id, session)
+  })
+
+  const updateSession = Effect.fn("SessionStore.updateSession")(function* (session: Session) {
+    if (!sessions.has(session.id)) return yield* sessionNotFound(session.id)
+    sessions.set(session.id, session)
+  })
+
+  const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
+    const session = sessions.get(id)
+    if (session === undefined) return yield* sessionNotFound(id)
+    return session
+  })
+
+  const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: ListSessionsOptions = {}) {
+    const all = [...sessions.values()]
+      .filter((session) => options.directory === undefined || session.directory === options.directory)
+      .sort(newestFirst)
+    const limit = options.limit
+    return limit === undefined || limit < 0 ? all : all.slice(0, Math.floor(limit))
+  })
+
+  const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
+    return [...sessions.values()]
+      .filter((session) => session.directory === directory && session.parentID === undefined)
+      .sort(newestFirst)[0]
+  })
+
+  const putMessage = Effect.fn("SessionStore.putMessage")(function* (message: Message) {
+    if (!sessions.has(message.sessionID)) return yield* missing(`save message ${message.id}`, "session")
+    messagesById.set(message.id, message)
+  })
+
+  const putPart = Effect.fn("SessionStore.putPart")(function* (part: Part) {
+    if (!messagesById.has(part.messageID)) return yield* missing(`save part ${part.id}`, "message")
+    partsById.set(part.id, part)
+  })
+
+  const putParts = Effect.fn("SessionStore.putParts")(function* (parts: ReadonlyArray<Part>) {
+    // All or nothing, like the SQLite transaction.
+    const orphan = parts.find((part) => !messagesById.has(part.messageID))
+    if (orphan !== undefined) return yield* missing(`save ${parts.length} parts`, "message")
+    for (const part of parts) partsById.set(part.id, part)
+  })
+
+  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string) {
+    const partsByMessage = new Map<string, Array<Part>>()
+    for (const part of partsById.values()) {
+      if (part.sessionID !== sessionID) continue
+      const list = partsByMessage.get(part.messageID)
+      if (list === undefined) partsByMessage.set(part.messageID, [part])
+      else list.push(part)
+    }
+    return [...messagesById.values()]
+      .filter((message) => message.sessionID === sessionID)
+      .sort(byId)
+      .map((info): MessageWithParts => ({ info, parts: (partsByMessage.get(info.id) ?? []).sort(byId) }))
+  })
+
+  const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
+    if (!sessions.delete(id)) return yield* sessionNotFound(id)
+    const gone = new Set<string>()
+    for (const message of messagesById.values()) {
+      if (message.sessionID === id) gone.add(message.id)
+    }
+    for (const messageID of gone) messagesById.delete(messageID)
+    for (const part of partsById.values()) {
+      if (gone.has(part.messageID)) partsById.delete(part.id)
+    }
+  })
+
+  return {
+    createSession,
+    updateSession,
+    getSession,
+    listSessions,
+    latestSession,
+    putMessage,
+    putPart,
+    putParts,
+    messages,
+    deleteSession
+  }
+}

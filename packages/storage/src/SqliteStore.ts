@@ -1,0 +1,220 @@
+import { Database } from "bun:sqlite"
+import type { Message, Part, Session } from "@reins/domain"
+import { and, desc, eq, isNull, sql } from "drizzle-orm"
+import { drizzle } from "drizzle-orm/bun-sqlite"
+import { Clock, Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { migrate } from "./Migrations.ts"
+import * as schema from "./schema.ts"
+import type { MessageWithParts, SessionStore } from "./SessionStore.ts"
+import { sessionNotFound, StoreError, toStoreError } from "./StoreError.ts"
+
+const PRAGMAS = [
+  // First, so that the pragmas below and the migrations wait for another process's lock.
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA journal_mode = WAL",
+  "PRAGMA synchronous = NORMAL",
+  "PRAGMA foreign_keys = ON"
+]
+
+const isInMemory = (file: string) => file === ":memory:" || file === ""
+
+/**
+ * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
+ * migrations; closes it when the scope closes.
+ */
+export const openDatabase = Effect.fnUntraced(function* (file: string) {
+  const now = yield* Clock.currentTimeMillis
+  const db = yield* Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        if (!isInMemory(file)) fs.mkdirSync(path.dirname(file), { recursive: true })
+        return new Database(file, { create: true })
+      },
+      catch: (error) => toStoreError(file, "open the session database", error)
+    }),
+    // close(true) finalizes the statements still open, so the connection really closes (and
+    // checkpoints the WAL) now instead of whenever they are garbage collected.
+    (db) =>
+      Effect.try({
+        try: () => db.close(true),
+        catch: (error) => toStoreError(file, "close the session database", error)
+      }).pipe(Effect.catch((error) => Effect.logWarning(error.message)))
+  )
+  yield* Effect.try({
+    try: () => {
+      for (const pragma of PRAGMAS) db.run(pragma)
+      migrate(db, now)
+    },
+    catch: (error) => toStoreError(file, "prepare the session database", error)
+  })
+  return db
+})
+
+const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)
+  ON CONFLICT (id) DO UPDATE SET message_id = excluded.message_id, session_id = excluded.session_id, data = excluded.data`
+
+const sessionRow = (session: Session) => ({
+  id: session.id,
+  directory: session.directory,
+  parentID: session.parentID ?? null,
+  title: session.title,
+  timeCreated: session.time.created,
+  timeUpdated: session.time.updated,
+  data: session
+})
+
+/** The SessionStore over an open database (see `openDatabase`); `file` names it in errors. */
+export const makeSqliteStore = (db: Database, file: string): Effect.Effect<SessionStore["Service"], StoreError> =>
+  Effect.try({
+    try: () => build(db, file),
+    catch: (error) => toStoreError(file, "prepare the session queries", error)
+  })
+
+const build = (client: Database, file: string): SessionStore["Service"] => {
+  const db = drizzle({ client, schema })
+  const { session, message, part } = schema
+  const attempt = <A>(action: () => string, run: () => A) =>
+    Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
+
+  const selectSession = db
+    .select({ data: session.data })
+    .from(session)
+    .where(eq(session.id, sql.placeholder("id")))
+    .prepare()
+  const selectLatest = db
+    .select({ data: session.data })
+    .from(session)
+    .where(and(eq(session.directory, sql.placeholder("directory")), isNull(session.parentID)))
+    .orderBy(desc(session.timeUpdated), desc(session.id))
+    .limit(1)
+    .prepare()
+  const selectMessages = db
+    .select({ data: message.data })
+    .from(message)
+    .where(eq(message.sessionID, sql.placeholder("sessionID")))
+    .orderBy(message.id)
+    .prepare()
+  const selectParts = db
+    .select({ data: part.data })
+    .from(part)
+    .where(eq(part.sessionID, sql.placeholder("sessionID")))
+    .orderBy(part.messageID, part.id)
+    .prepare()
+  // The hot path: one raw bun:sqlite statement, about 10% faster than drizzle's prepared one.
+  const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
+  const writePart = (value: Part) => upsertPart.run(value.id, value.messageID, value.sessionID, JSON.stringify(value))
+  const writeParts = client.transaction((values: ReadonlyArray<Part>) => {
+    for (const value of values) writePart(value)
+  })
+
+  const createSession = Effect.fn("SessionStore.createSession")(function* (value: Session) {
+    yield* attempt(
+      () => `create session ${value.id}`,
+      () => db.insert(session).values(sessionRow(value)).run()
+    )
+  })
+
+  const updateSession = Effect.fn("SessionStore.updateSession")(function* (value: Session) {
+    const { id: _id, ...row } = sessionRow(value)
+    const updated = yield* attempt(
+      () => `update session ${value.id}`,
+      () => db.update(session).set(row).where(eq(session.id, value.id)).returning({ id: session.id }).all()
+    )
+    if (updated.length === 0) return yield* sessionNotFound(value.id)
+  })
+
+  const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
+    const row = yield* attempt(() => `read session ${id}`, () => selectSession.get({ id }))
+    if (row === undefined) return yield* sessionNotFound(id)
+    return row.data
+  })
+
+  const listSessions = Effect.fn("SessionStore.listSessions")(function* (
+    options: { readonly directory?: string; readonly limit?: number } = {}
+  ) {
+    const rows = yield* attempt(
+      () => "list sessions",
+      () =>
+        db
+          .select({ data: session.data })
+          .from(session)
+          .where(options.directory === undefined ? undefined : eq(session.directory, options.directory))
+          .orderBy(desc(session.timeUpdated), desc(session.id))
+          // SQLite reads a negative LIMIT as "no limit".
+          .limit(options.limit === undefined ? -1 : Math.floor(options.limit))
+          .all()
+    )
+    return rows.map((row) => row.data)
+  })
+
+  const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
+    const row = yield* attempt(() => `find the latest session of ${directory}`, () => selectLatest.get({ directory }))
+    return row?.data
+  })
+
+  const putMessage = Effect.fn("SessionStore.putMessage")(function* (value: Message) {
+    yield* attempt(
+      () => `save message ${value.id}`,
+      () =>
+        db
+          .insert(message)
+          .values({ id: value.id, sessionID: value.sessionID, timeCreated: value.time.created, data: value })
+          .onConflictDoUpdate({
+            target: message.id,
+            set: {
+              sessionID: sql`excluded.session_id`,
+              timeCreated: sql`excluded.time_created`,
+              data: sql`excluded.data`
+            }
+          })
+          .run()
+    )
+  })
+
+  const putPart = Effect.fn("SessionStore.putPart")(function* (value: Part) {
+    yield* attempt(() => `save part ${value.id}`, () => writePart(value))
+  })
+
+  const putParts = Effect.fn("SessionStore.putParts")(function* (values: ReadonlyArray<Part>) {
+    if (values.length === 0) return
+    yield* attempt(() => `save ${values.length} parts`, () => writeParts.immediate(values))
+  })
+
+  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string) {
+    const [messageRows, partRows] = yield* attempt(
+      () => `read the messages of session ${sessionID}`,
+      () => db.transaction(() => [selectMessages.all({ sessionID }), selectParts.all({ sessionID })] as const)
+    )
+    const partsByMessage = new Map<string, Array<Part>>()
+    for (const { data } of partRows) {
+      const list = partsByMessage.get(data.messageID)
+      if (list === undefined) partsByMessage.set(data.messageID, [data])
+      else list.push(data)
+    }
+    return messageRows.map(({ data }): MessageWithParts => ({ info: data, parts: partsByMessage.get(data.id) ?? [] }))
+  })
+
+  const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
+    // One statement: the foreign keys cascade to messages and parts atomically.
+    const deleted = yield* attempt(
+      () => `delete session ${id}`,
+      () => db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
+    )
+    if (deleted.length === 0) return yield* sessionNotFound(id)
+  })
+
+  return {
+    createSession,
+    updateSession,
+    getSession,
+    listSessions,
+    latestSession,
+    putMessage,
+    putPart,
+    putParts,
+    messages,
+    deleteSession
+  }
+}

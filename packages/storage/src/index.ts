@@ -1,0 +1,6 @@
+export * from "./SessionStore.ts"
+export { StoreError, StoreErrorReason } from "./StoreError.ts"
+export { type Migration, migrate, migrations } from "./Migrations.ts"
+export { makeSqliteStore, openDatabase } from "./SqliteStore.ts"
+export { makeMemoryStore } from "./MemoryStore.ts"
+export * as StorageSchema from "./schema.ts"

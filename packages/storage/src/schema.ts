@@ -1,0 +1,54 @@
+import type { Message, Part, Session } from "@reins/domain"
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+
+// Each row keeps the whole domain object as JSON in `data`; the other columns exist only to
+// query, sort and cascade. Change this file, then run `bun run generate` to add a migration.
+
+/** One row per conversation. */
+export const session = sqliteTable(
+  "session",
+  {
+    id: text("id").primaryKey(),
+    directory: text("directory").notNull(),
+    parentID: text("parent_id"),
+    title: text("title").notNull(),
+    timeCreated: integer("time_created").notNull(),
+    timeUpdated: integer("time_updated").notNull(),
+    data: text("data", { mode: "json" }).$type<Session>().notNull()
+  },
+  (table) => [
+    index("session_time_updated_idx").on(table.timeUpdated),
+    index("session_directory_time_updated_idx").on(table.directory, table.timeUpdated)
+  ]
+)
+
+/** One row per user or assistant message; deleted with its session. */
+export const message = sqliteTable(
+  "message",
+  {
+    id: text("id").primaryKey(),
+    sessionID: text("session_id")
+      .notNull()
+      .references(() => session.id, { onDelete: "cascade" }),
+    timeCreated: integer("time_created").notNull(),
+    data: text("data", { mode: "json" }).$type<Message>().notNull()
+  },
+  (table) => [index("message_session_id_idx").on(table.sessionID, table.id)]
+)
+
+/** One row per message part; deleted with its message. */
+export const part = sqliteTable(
+  "part",
+  {
+    id: text("id").primaryKey(),
+    messageID: text("message_id")
+      .notNull()
+      .references(() => message.id, { onDelete: "cascade" }),
+    sessionID: text("session_id").notNull(),
+    data: text("data", { mode: "json" }).$type<Part>().notNull()
+  },
+  (table) => [
+    index("part_message_id_idx").on(table.messageID, table.id),
+    index("part_session_id_idx").on(table.sessionID)
+  ]
+)

@@ -1,0 +1,61 @@
+import type { Message, Part, Session, TextPart, ToolPart, UserMessage } from "@reins/domain"
+import { Effect, type Layer } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { SessionStore } from "../src/SessionStore.ts"
+
+/** Runs an effect against a layer, building and closing the layer around it. */
+export const run = <A, E, LE>(layer: Layer.Layer<SessionStore, LE>, effect: Effect.Effect<A, E, SessionStore>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(layer)))
+
+/** A fresh temporary directory. */
+export const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "reins-storage-"))
+
+export const session = (id: string, options: Partial<Omit<Session, "id">> & { updated?: number } = {}): Session => ({
+  id,
+  title: options.title ?? `title of ${id}`,
+  directory: options.directory ?? "/work/project",
+  ...(options.parentID === undefined ? {} : { parentID: options.parentID }),
+  time: options.time ?? { created: 1_000, updated: options.updated ?? 1_000 }
+})
+
+export const userMessage = (id: string, sessionID: string, created = 1_000): UserMessage => ({
+  id,
+  sessionID,
+  role: "user",
+  time: { created }
+})
+
+export const assistantMessage = (id: string, sessionID: string, parentID: string): Message => ({
+  id,
+  sessionID,
+  role: "assistant",
+  parentID,
+  model: { providerID: "test", modelID: "scripted" },
+  time: { created: 2_000 },
+  usage: { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+  cost: 0
+})
+
+export const textPart = (id: string, message: Message, text: string): TextPart => ({
+  id,
+  sessionID: message.sessionID,
+  messageID: message.id,
+  type: "text",
+  text
+})
+
+export const toolPart = (id: string, message: Message): ToolPart => ({
+  id,
+  sessionID: message.sessionID,
+  messageID: message.id,
+  type: "tool",
+  callID: `call-${id}`,
+  tool: "bash",
+  state: { status: "completed", input: { command: "ls" }, output: "a\nb", title: "ls", metadata: {}, time: { start: 1, end: 2 } }
+})
+
+/** Part ids of each message, to compare orderings compactly. */
+export const shape = (rows: ReadonlyArray<{ info: Message; parts: ReadonlyArray<Part> }>) =>
+  rows.map((row) => [row.info.id, row.parts.map((part) => part.id)] as const)
