@@ -1,0 +1,62 @@
+import { Effect, Layer } from "effect"
+import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
+import { Permission, PermissionSettings, defaultRules, fromConfig, type Prompter } from "@reins/permission"
+import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
+import { SessionService, SessionSettings } from "@reins/session"
+import { SessionStore, type StoreError } from "@reins/storage"
+import { ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
+import { Truncate } from "@reins/truncate"
+import { layerTelemetry } from "./Telemetry.ts"
+
+/** Everything a composed runtime offers to its caller. */
+export type RuntimeServices = SessionService | SessionStore | Bus | Provider | ToolRegistry | Permission
+
+export interface RuntimeOptions {
+  /** The project directory the agent works in. */
+  readonly cwd: string
+  /** Where the database and spill files live (default `REINS_DATA_DIR` or `~/.local/share/reins`). */
+  readonly dataDir: string
+  readonly config?: Config
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Session storage; default SQLite in `dataDir`. */
+  readonly store?: Layer.Layer<SessionStore, StoreError>
+  /** The model provider; default the AI SDK provider layer. */
+  readonly provider?: Layer.Layer<Provider>
+  /** Tool definitions; default the built-ins. */
+  readonly tools?: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>>
+  /** What "ask" becomes without a person; `yolo` allows everything. */
+  readonly permission?: { readonly nonInteractive?: "allow" | "deny"; readonly yolo?: boolean; readonly prompter?: Prompter }
+  /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
+  readonly telemetry?: Layer.Layer<never>
+  readonly version?: string
+}
+
+/** Composes a runtime from options; each part can be swapped without touching the others. */
+export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError> => {
+  const config = options.config ?? {}
+  const env = options.env ?? process.env
+  const yolo = options.permission?.yolo ?? false
+  const rules = yolo ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }] : [...defaultRules, ...fromConfig(config.permission)]
+  const settings = Layer.mergeAll(
+    Layer.succeed(DataDir, options.dataDir),
+    Layer.succeed(WorkDir, options.cwd),
+    Layer.succeed(PermissionSettings, {
+      rules,
+      nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
+      ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {})
+    }),
+    Layer.succeed(ProviderSettings, { providers: config.provider ?? {}, env }),
+    Layer.succeed(RetryPolicy, {
+      attempts: config.retry?.attempts ?? 5,
+      initialDelayMs: config.retry?.initial_delay_ms ?? 2_000,
+      maxDelayMs: config.retry?.max_delay_ms ?? 30_000
+    }),
+    Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {})
+  )
+  const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? SessionStore.layer, options.provider ?? Provider.layer)
+  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(core))
+  const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
+  const session = SessionService.layer.pipe(Layer.provideMerge(tools))
+  const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
+  return session.pipe(Layer.provide(settings), Layer.provideMerge(telemetry))
+}

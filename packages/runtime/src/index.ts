@@ -1,0 +1,2 @@
+export * from "./Runtime.ts"
+export * from "./Telemetry.ts"

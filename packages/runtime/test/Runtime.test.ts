@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, test } from "bun:test"
+import { Effect, Fiber } from "effect"
+import { Bus, type Event } from "@reins/domain"
+import { SessionService } from "@reins/session"
+import { SessionStore } from "@reins/storage"
+import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { makeRuntime } from "../src/Runtime.ts"
+
+let server: ScriptedServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+})
+
+const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-rt-")))
+
+const setup = async (steps: ReadonlyArray<ScriptedStep>, extra: { maxSteps?: number } = {}) => {
+  server = await startScriptedServer(steps)
+  const cwd = tmp()
+  const layer = makeRuntime({
+    cwd,
+    dataDir: tmp(),
+    env: {},
+    config: {
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
+      retry: { attempts: 3, initial_delay_ms: 1, max_delay_ms: 5 },
+      ...(extra.maxSteps ? { agent: { steps: extra.maxSteps } } : {})
+    },
+    store: SessionStore.layerMemory,
+    permission: { yolo: true }
+  })
+  return { cwd, layer }
+}
+
+const model = { providerID: "local", modelID: "m" }
+
+describe("agent loop through the composed runtime", () => {
+  test("runs tool steps until a text answer, storing every part", async () => {
+    const { cwd, layer } = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo hello > out.txt && cat out.txt" } }] },
+      { text: "The file says hello." }
+    ])
+    const events: Array<Event> = []
+    const result = await Effect.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        yield* bus.listen((e) => Effect.sync(() => void events.push(e)))
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        const turn = yield* sessions.prompt({ sessionID: session.id, text: "write and read", model })
+        const messages = yield* (yield* SessionStore).messages(session.id)
+        return { turn, messages }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(result.turn.steps).toBe(2)
+    expect(result.turn.text).toBe("The file says hello.")
+    expect(fs.readFileSync(path.join(cwd, "out.txt"), "utf8")).toBe("hello\n")
+    const roles = result.messages.map((m) => m.info.role)
+    expect(roles).toEqual(["user", "assistant", "assistant"])
+    const tool = result.messages[1]!.parts.find((p) => p.type === "tool")
+    expect(tool?.type === "tool" && tool.state.status).toBe("completed")
+    expect(tool?.type === "tool" && tool.state.status === "completed" && tool.state.output).toContain("hello")
+    const states = events.flatMap((e) => (e.type === "part.updated" && e.part.type === "tool" ? [e.part.state.status] : []))
+    expect(states).toEqual(["pending", "running", "completed"])
+    // the second request carried the tool result back to the model
+    const second = server!.requests[1]!.body.messages as Array<{ role: string; content: unknown }>
+    expect(second.some((m) => m.role === "tool" && JSON.stringify(m.content).includes("hello"))).toBe(true)
+  })
+
+  test("a provider that says stop with tool calls does not end the loop", async () => {
+    const { layer } = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "true" } }], finishReason: "stop" },
+      { text: "done" }
+    ])
+    const turn = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: "/" })
+        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(turn.steps).toBe(2)
+    expect(turn.text).toBe("done")
+  })
+
+  test("the step limit ends with a final step that has no tools", async () => {
+    const { layer } = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
+        { text: "summary" }
+      ],
+      { maxSteps: 2 }
+    )
+    const turn = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: "/" })
+        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(turn.steps).toBe(2)
+    expect(turn.text).toBe("summary")
+    const last = server!.requests[1]!.body
+    expect(last.tools).toBeUndefined()
+    expect(JSON.stringify(last.messages)).toContain("maximum number of steps")
+  })
+
+  test("interrupting a running tool leaves no part pending or running", async () => {
+    const { cwd, layer } = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 20.25" } }] }])
+    const messages = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const store = yield* SessionStore
+        const session = yield* sessions.create({ directory: cwd })
+        const fiber = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "sleep", model }))
+        yield* Effect.sleep(400)
+        yield* Fiber.interrupt(fiber)
+        return yield* store.messages(session.id)
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const tool = messages.flatMap((m) => m.parts).find((p) => p.type === "tool")
+    expect(tool?.type === "tool" && tool.state).toMatchObject({ status: "error", interrupted: true })
+    const assistant = messages.find((m) => m.info.role === "assistant")!.info
+    expect(assistant.role === "assistant" && assistant.error?.reason).toBe("interrupted")
+  })
+
+  test("an invalid tool call becomes an error result the model sees, and the loop goes on", async () => {
+    const { layer } = await setup([
+      { toolCalls: [{ name: "bash", arguments: { timeout: "soon" } }] },
+      { text: "fixed" }
+    ])
+    const turn = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: "/" })
+        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(turn.text).toBe("fixed")
+    const second = JSON.stringify(server!.requests[1]!.body.messages)
+    expect(second).toContain("The bash tool was called with invalid arguments")
+  })
+})
