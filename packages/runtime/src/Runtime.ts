@@ -36,7 +36,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const config = options.config ?? {}
   const env = options.env ?? process.env
   const yolo = options.permission?.yolo ?? false
-  const rules = yolo ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }] : [...defaultRules, ...fromConfig(config.permission)]
+  // Spill files live in the data dir, outside the worktree: reading them back never needs a prompt.
+  const spill = `${options.dataDir}/tool-output/*`
+  const spillRules = ["read", "grep", "external_directory"].map((permission) => ({ permission, pattern: spill, action: "allow" as const }))
+  const rules = yolo
+    ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }]
+    : [...defaultRules, ...fromConfig(config.permission), ...spillRules]
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),

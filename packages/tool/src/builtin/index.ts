@@ -1,6 +1,12 @@
 import { bash } from "./bash.ts"
+import { edit } from "./edit.ts"
+import { glob } from "./glob.ts"
+import { grep } from "./grep.ts"
+import { list } from "./list.ts"
+import { read } from "./read.ts"
+import { write } from "./write.ts"
 
-export { bash }
+export { bash, edit, glob, grep, list, read, write }
 
 /** The built-in tools, in the order they are offered to the model. */
-export const builtins = [bash] as const
+export const builtins = [bash, read, glob, grep, list, write, edit] as const

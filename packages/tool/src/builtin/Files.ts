@@ -1,0 +1,159 @@
+import { Effect, Result } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
+
+/** A `failed` ToolError; the message tells the model what to do next. */
+export const fail = (message: string) => new ToolError({ reason: "failed", message })
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Resolves a path the model gave against the working directory. */
+export const resolvePath = (ctx: ToolContext, given: string | undefined) => path.resolve(ctx.cwd, given ?? ".")
+
+/** True when `target` is `dir` or somewhere below it. */
+export const isInside = (dir: string, target: string) => {
+  const rel = path.relative(dir, target)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
+
+/** How a path is shown in titles: relative when inside the working directory. */
+export const displayPath = (ctx: ToolContext, target: string) =>
+  isInside(ctx.cwd, target) ? path.relative(ctx.cwd, target) || "." : target
+
+/**
+ * The needs of a tool touching `target`: `external_directory` first when it lies outside the
+ * working directory, then the tool's own permission on the absolute path.
+ */
+export const pathNeeds = (
+  ctx: ToolContext,
+  permission: string,
+  target: string,
+  options: { readonly kind: "file" | "directory"; readonly always: ReadonlyArray<string>; readonly title?: string }
+): Array<PermissionNeed> => {
+  const needs: Array<PermissionNeed> = []
+  if (!isInside(ctx.cwd, target)) {
+    const dir = options.kind === "file" ? path.dirname(target) : target
+    const pattern = path.join(dir, "*")
+    needs.push({ permission: "external_directory", patterns: [pattern], always: [pattern], title: `Access ${dir}, outside ${ctx.cwd}` })
+  }
+  needs.push({ permission, patterns: [target], always: options.always, ...(options.title ? { title: options.title } : {}) })
+  return needs
+}
+
+/** A directory glob for "always allow": everything beside (or below) the target. */
+export const dirGlob = (target: string, kind: "file" | "directory") => path.join(kind === "file" ? path.dirname(target) : target, "*")
+
+/** `stat` that answers `undefined` for a missing path. */
+export const statPath = (target: string) =>
+  Effect.try({
+    try: () => fs.statSync(target, { throwIfNoEntry: false }),
+    catch: (e) => fail(`Could not stat ${target}: ${describe(e)}`)
+  })
+
+/** Reads a whole file as bytes. */
+export const readBytes = (target: string) =>
+  Effect.tryPromise({
+    try: () => fs.promises.readFile(target),
+    catch: (e) => fail(`Could not read ${target}: ${describe(e)}. Check the path and permissions.`)
+  })
+
+/** Writes a file, creating its parent directories. */
+export const writeText = (target: string, content: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.promises.mkdir(path.dirname(target), { recursive: true })
+      await fs.promises.writeFile(target, content)
+    },
+    catch: (e) => fail(`Could not write ${target}: ${describe(e)}. Check that the path is writable.`)
+  })
+
+const BINARY_EXTENSIONS = new Set(
+  (
+    "7z a avi bin bmp bz2 class dat db dll dmg doc docx dylib eot exe flac gif gz ico iso jar jpeg jpg lib mkv mov mp3 mp4 " +
+    "o obj odp ods odt ogg otf pdf png ppt pptx psd pyc pyo rar so sqlite sqlite3 tar tgz tif tiff ttf wasm wav webm webp " +
+    "woff woff2 xls xlsx xz zip zst"
+  ).split(" ")
+)
+
+/** Binary by extension, or by a NUL byte in the first 8 KiB. */
+export const isBinary = (target: string, bytes: Uint8Array) => {
+  if (BINARY_EXTENSIONS.has(path.extname(target).slice(1).toLowerCase())) return true
+  const head = bytes.subarray(0, 8192)
+  return head.includes(0)
+}
+
+/** Binary by extension alone, for skipping files before reading them. */
+export const hasBinaryExtension = (target: string) => BINARY_EXTENSIONS.has(path.extname(target).slice(1).toLowerCase())
+
+/** Directory names no search descends into. */
+export const SEARCH_SKIP = new Set([".git", "node_modules"])
+
+/** One directory entry met during a walk. */
+export interface Entry {
+  readonly path: string
+  /** Relative to the walk's root, `/`-separated. */
+  readonly rel: string
+  readonly name: string
+  readonly isDirectory: boolean
+}
+
+/** Lists a directory sorted by name; `undefined` when it cannot be read. */
+export const readDirectory = Effect.fnUntraced(function* (dir: string) {
+  const read = yield* Effect.result(
+    Effect.tryPromise({ try: () => fs.promises.readdir(dir, { withFileTypes: true }), catch: (e) => fail(describe(e)) })
+  )
+  if (Result.isFailure(read)) return undefined
+  return read.success
+    .map((d) => ({ name: d.name, isDirectory: d.isDirectory(), isFile: d.isFile() }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+})
+
+/**
+ * Every regular file below `root` (symlinks are not followed), skipping directories for which
+ * `skipDir` answers true. Unreadable directories are counted, not fatal.
+ */
+export const walkFiles = Effect.fnUntraced(function* (root: string, skipDir: (entry: Entry) => boolean) {
+  const files: Array<Entry> = []
+  let unreadable = 0
+  const stack: Array<string> = [""]
+  while (stack.length > 0) {
+    const rel = stack.pop()!
+    const dir = rel === "" ? root : path.join(root, rel)
+    const entries = yield* readDirectory(dir)
+    if (entries === undefined) {
+      unreadable++
+      continue
+    }
+    for (const e of [...entries].reverse()) {
+      const entry: Entry = { path: path.join(dir, e.name), rel: rel === "" ? e.name : `${rel}/${e.name}`, name: e.name, isDirectory: e.isDirectory }
+      if (e.isDirectory) {
+        if (!skipDir(entry)) stack.push(entry.rel)
+      } else if (e.isFile) files.push(entry)
+    }
+  }
+  return { files, unreadable }
+})
+
+/** Modification time in ms; a file that vanished or cannot be stat'ed only sorts last. */
+export const mtimeOf = (target: string) =>
+  Effect.try({ try: () => fs.statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? 0, catch: (e) => fail(describe(e)) }).pipe(
+    Effect.orElseSucceed(() => 0)
+  )
+
+/** A note for directories a walk could not read. */
+export const unreadableNote = (count: number) =>
+  count > 0 ? `\n(${count} director${count === 1 ? "y" : "ies"} could not be read and were skipped.)` : ""
+
+/** Checks that `dir` is a directory the search can start from. */
+export const searchRoot = Effect.fnUntraced(function* (dir: string) {
+  const stat = yield* statPath(dir)
+  if (stat === undefined) return yield* fail(`Directory not found: ${dir}. Check the path with the list tool.`)
+  if (!stat.isDirectory()) return yield* fail(`${dir} is a file, not a directory. Give a directory as path.`)
+  return dir
+})
+
+/** For permission needs, which are computed before the call runs: is `target` an existing file? */
+export const isExistingFile = (target: string) =>
+  // existsSync never throws (it answers false on access errors), so the stat below is safe.
+  fs.existsSync(target) && fs.statSync(target, { throwIfNoEntry: false })?.isFile() === true

@@ -1,0 +1,35 @@
+import { Effect, Schema } from "effect"
+import { define, render } from "../Tool.ts"
+import { displayPath, fail, pathNeeds, resolvePath, statPath, writeText } from "./Files.ts"
+import template from "./write.txt" with { type: "text" }
+
+const Parameters = Schema.Struct({
+  filePath: Schema.String.annotate({ description: "The path of the file to write (absolute, or relative to the project directory)" }),
+  content: Schema.String.annotate({ description: "The full content of the file" })
+})
+
+/** The `write` tool: the whole content of one file, parent directories created. */
+export const write = define("write", {
+  description: render(template, {}),
+  parameters: Parameters,
+  truncate: false,
+  permissions: (args, ctx) => {
+    const target = resolvePath(ctx, args.filePath)
+    return pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: `Write ${target}` })
+  },
+  execute: (args, ctx) =>
+    Effect.gen(function* () {
+      const target = resolvePath(ctx, args.filePath)
+      const stat = yield* statPath(target)
+      if (stat?.isDirectory()) {
+        return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
+      }
+      yield* writeText(target, args.content)
+      const bytes = Buffer.byteLength(args.content)
+      return {
+        title: displayPath(ctx, target),
+        output: `${stat ? "Overwrote" : "Created"} ${target} (${bytes} bytes).`,
+        metadata: { filePath: target, exists: stat !== undefined }
+      }
+    })
+})
