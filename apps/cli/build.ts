@@ -1,0 +1,22 @@
+// Bundles the CLI into dist/: a tiny entry (fast --version) plus lazily loaded chunks.
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const dir = import.meta.dir
+const outdir = path.join(dir, "dist")
+fs.rmSync(outdir, { recursive: true, force: true })
+const result = await Bun.build({
+  entrypoints: [path.join(dir, "src", "bin.ts")],
+  outdir,
+  target: "bun",
+  splitting: true,
+  minify: true,
+  naming: { entry: "reins.js", chunk: "chunks/[name]-[hash].js" }
+})
+if (!result.success) {
+  for (const log of result.logs) console.error(log)
+  process.exit(1)
+}
+const entry = path.join(outdir, "reins.js")
+fs.writeFileSync(entry, `#!/usr/bin/env bun\n${fs.readFileSync(entry, "utf8")}`)
+fs.chmodSync(entry, 0o755)

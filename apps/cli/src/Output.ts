@@ -1,0 +1,63 @@
+import { Effect } from "effect"
+import type { Event, ToolPart } from "@reins/domain"
+
+const firstLine = (s: string, max = 120) => {
+  const line = s.split("\n")[0] ?? ""
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+const subject = (part: ToolPart) => {
+  const input = part.state.input
+  const value = input.command ?? input.filePath ?? input.pattern ?? input.path ?? ""
+  return firstLine(String(value), 100)
+}
+
+/** `--format json`: one event object per line on stdout. */
+export const jsonPrinter = (write: (s: string) => void) => (event: Event) => Effect.sync(() => write(`${JSON.stringify(event)}\n`))
+
+/** Text mode: the answer streams to stdout; short tool and status lines go to stderr. */
+export const textPrinter = (out: (s: string) => void, err: (s: string) => void) => {
+  let atLineStart = true
+  let printedText = false
+  const writeOut = (s: string) => {
+    if (s.length === 0) return
+    out(s)
+    printedText = true
+    atLineStart = s.endsWith("\n")
+  }
+  const writeErr = (s: string) => {
+    if (!atLineStart) {
+      out("\n")
+      atLineStart = true
+    }
+    err(`${s}\n`)
+  }
+  const handler = (event: Event) =>
+    Effect.sync(() => {
+      switch (event.type) {
+        case "part.updated": {
+          const part = event.part
+          if (part.type === "text" && event.delta) writeOut(event.delta)
+          if (part.type === "tool" && part.state.status === "running") writeErr(`→ ${part.tool} ${subject(part)}`)
+          if (part.type === "tool" && part.state.status === "error") {
+            writeErr(`✗ ${part.tool} ${part.state.interrupted ? "interrupted" : firstLine(part.state.error)}`)
+          }
+          return
+        }
+        case "session.status":
+          if (event.status === "retry") {
+            writeErr(`! ${firstLine(event.message ?? "provider error")}; retrying in ${Math.ceil((event.next ?? 0) / 100) / 10}s (attempt ${(event.attempt ?? 0) + 1})`)
+          }
+          return
+        case "permission.replied":
+          if (event.by === "policy" && event.reply === "reject") writeErr(`✗ permission denied by the non-interactive policy (use --permission allow or --yolo)`)
+          return
+        default:
+          return
+      }
+    })
+  const finish = () => {
+    if (printedText && !atLineStart) out("\n")
+  }
+  return { handler, finish }
+}

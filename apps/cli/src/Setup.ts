@@ -1,0 +1,47 @@
+import { Effect } from "effect"
+import { defaultDataDir, loadConfig, type Config, type ModelRef } from "@reins/domain"
+import { parseModel, providerConfig } from "@reins/provider"
+import { usage } from "./CliError.ts"
+
+export interface Setup {
+  readonly cwd: string
+  readonly dataDir: string
+  readonly config: Config
+  readonly env: Record<string, string | undefined>
+}
+
+/** Loads config for the current directory; a bad file becomes a one-line usage error (exit 2). */
+export const loadSetup = Effect.gen(function* () {
+  const cwd = process.cwd()
+  const env = process.env
+  const { config } = yield* loadConfig({ cwd, env }).pipe(Effect.mapError((e) => usage(e.message)))
+  return { cwd, dataDir: defaultDataDir(env), config, env } satisfies Setup
+})
+
+const NO_MODEL =
+  "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model <provider>/<model>, " +
+  'or set "model" (and "provider") in reins.json'
+
+/** Picks the model: --model, then config, then whichever API key is set. */
+export const resolveModel = (setup: Setup, flag: string | undefined) =>
+  Effect.gen(function* () {
+    const text =
+      flag ??
+      setup.config.model ??
+      (setup.env.ANTHROPIC_API_KEY ? "anthropic/claude-sonnet-4-5" : setup.env.OPENAI_API_KEY ? "openai/gpt-5" : undefined)
+    if (!text) return yield* usage(NO_MODEL)
+    const model: ModelRef | undefined = parseModel(text)
+    if (!model) return yield* usage(`--model must look like <provider>/<model>, got "${text}"`)
+    const provider = providerConfig({ providers: setup.config.provider ?? {}, env: setup.env }, model.providerID)
+    if (!provider) {
+      return yield* usage(`Unknown provider "${model.providerID}": add it under "provider" in reins.json (type openai-compatible, openai or anthropic)`)
+    }
+    const key = provider.type === "anthropic" ? "ANTHROPIC_API_KEY" : provider.type === "openai" ? "OPENAI_API_KEY" : undefined
+    if (key && !provider.apiKey && !setup.env[key]) {
+      return yield* usage(`No API key for ${model.providerID}: set ${key} or "apiKey" for provider "${model.providerID}" in reins.json`)
+    }
+    if (provider.type === "openai-compatible" && !provider.baseURL) {
+      return yield* usage(`Provider "${model.providerID}" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama)`)
+    }
+    return model
+  })

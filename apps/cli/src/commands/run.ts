@@ -1,0 +1,89 @@
+import { Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { Bus } from "@reins/domain"
+import { makeRuntime } from "@reins/runtime"
+import { SessionService } from "@reins/session"
+import { SessionStore } from "@reins/storage"
+import { failure, usage } from "../CliError.ts"
+import { jsonPrinter, textPrinter } from "../Output.ts"
+import { loadSetup, resolveModel } from "../Setup.ts"
+import { ttyPrompter } from "../TtyPrompter.ts"
+import { VERSION } from "../version.ts"
+
+const readStdin = Effect.promise(async () => (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim()))
+
+const flags = {
+  message: Argument.String("message").pipe(Argument.withDescription("What to ask the agent (or pipe it on stdin)"), Argument.variadic()),
+  format: Flag.Literals("format", ["text", "json"]).pipe(
+    Flag.withDescription("text: stream the answer; json: one event object per line"),
+    Flag.withDefault("text" as const)
+  ),
+  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model>"), Flag.optional),
+  continue: Flag.Boolean("continue").pipe(Flag.withAlias("c"), Flag.withDescription("Continue the latest session in this directory"), Flag.withDefault(false)),
+  session: Flag.String("session").pipe(Flag.withAlias("s"), Flag.withDescription("Continue the session with this id"), Flag.optional),
+  permission: Flag.Literals("permission", ["allow", "deny"]).pipe(
+    Flag.withDescription('What a permission "ask" becomes without a terminal (default deny)'),
+    Flag.optional
+  ),
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
+}
+
+/** `reins run [message..]`: one turn of the agent on a new or continued session. */
+export const run = Command.make("run", flags, (input) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup
+    const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
+    const text = input.message.join(" ").trim() || (yield* readStdin)
+    if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
+    const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && Option.isNone(input.permission)
+    const layer = makeRuntime({
+      cwd: setup.cwd,
+      dataDir: setup.dataDir,
+      config: setup.config,
+      env: setup.env,
+      version: VERSION,
+      permission: {
+        yolo: input.yolo,
+        nonInteractive: Option.getOrElse(input.permission, () => "deny" as const),
+        ...(interactive ? { prompter: ttyPrompter } : {})
+      }
+    })
+    const out = (s: string) => void process.stdout.write(s)
+    const err = (s: string) => void process.stderr.write(s)
+    const printer = input.format === "json" ? { handler: jsonPrinter(out), finish: () => {} } : textPrinter(out, err)
+
+    const program = Effect.gen(function* () {
+      const bus = yield* Bus
+      const store = yield* SessionStore
+      const sessions = yield* SessionService
+      yield* bus.listen(printer.handler)
+      const sessionID = Option.isSome(input.session)
+        ? (yield* store.getSession(input.session.value).pipe(
+            Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)))
+          )).id
+        : input.continue
+          ? ((yield* store.latestSession(setup.cwd)) ?? (yield* sessions.create({ directory: setup.cwd }))).id
+          : (yield* sessions.create({ directory: setup.cwd })).id
+      const turn = yield* sessions.prompt({ sessionID, text, model })
+      printer.finish()
+      if (input.format === "text") err(`\nsession ${turn.sessionID} · ${turn.steps} step${turn.steps === 1 ? "" : "s"}\n`)
+    }).pipe(
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          printer.finish()
+          process.exitCode = 130
+        })
+      )
+    )
+    yield* program.pipe(
+      Effect.provide(layer),
+      Effect.catchTags({
+        ProviderError: (e) => Effect.fail(failure(`${e.reason === "overflow" ? "context overflow: " : ""}${e.message}`)),
+        StoreError: (e) => Effect.fail(failure(e.message)),
+        SessionBusyError: (e) => Effect.fail(failure(e.message))
+      })
+    )
+  })
+).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))
+
+void Layer

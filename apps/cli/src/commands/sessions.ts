@@ -1,0 +1,89 @@
+import { Console, Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { DataDir, type Part } from "@reins/domain"
+import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
+import { failure, usage } from "../CliError.ts"
+import { loadSetup } from "../Setup.ts"
+
+const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
+const id = Argument.String("id").pipe(Argument.withDescription("Session id (see reins sessions list)"))
+
+const withStore = <A>(effect: Effect.Effect<A, StoreError, SessionStore>) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup
+    return yield* effect.pipe(
+      Effect.provide(SessionStore.layer),
+      Effect.provideService(DataDir, setup.dataDir),
+      Effect.catchTag("StoreError", (e) => Effect.fail(e.reason === "not-found" ? usage(e.message) : failure(e.message)))
+    )
+  })
+
+const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16)
+
+const renderPart = (part: Part): string | undefined => {
+  switch (part.type) {
+    case "text":
+      return part.text
+    case "reasoning":
+      return `(thinking) ${part.text.split("\n")[0]}`
+    case "tool": {
+      const s = part.state
+      const head = `[${part.tool}] ${JSON.stringify(s.input)}`
+      if (s.status === "completed") return `${head} → ${s.output.split("\n").slice(0, 3).join(" ⏎ ").slice(0, 200)}`
+      if (s.status === "error") return `${head} ✗ ${s.interrupted ? "interrupted" : s.error.split("\n")[0]}`
+      return `${head} (${s.status})`
+    }
+    default:
+      return undefined
+  }
+}
+
+const renderMessages = (messages: ReadonlyArray<MessageWithParts>) =>
+  messages
+    .map(({ info, parts }) => {
+      const body = parts.flatMap((p) => renderPart(p) ?? []).join("\n")
+      const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${info.error.message}` : ""
+      return `── ${info.role} ${time(info.time.created)}${extra}\n${body}`
+    })
+    .join("\n\n")
+
+const list = Command.make("list", { format }, ({ format }) =>
+  withStore(
+    Effect.gen(function* () {
+      const sessions = yield* (yield* SessionStore).listSessions({ limit: 100 })
+      if (format === "json") return yield* Console.log(JSON.stringify(sessions, null, 2))
+      if (sessions.length === 0) return yield* Console.log('No sessions yet. Start one with: reins run "…"')
+      for (const s of sessions) yield* Console.log(`${s.id}  ${time(s.time.updated)}  ${s.title}  (${s.directory})`)
+    })
+  )
+).pipe(Command.withDescription("List sessions, newest first"))
+
+const show = Command.make("show", { id, format }, ({ id, format }) =>
+  withStore(
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const session = yield* store.getSession(id)
+      const messages = yield* store.messages(id)
+      if (format === "json") return yield* Console.log(JSON.stringify({ session, messages }, null, 2))
+      yield* Console.log(`${session.title}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n`)
+      yield* Console.log(renderMessages(messages))
+    })
+  )
+).pipe(Command.withDescription("Show a session's messages"))
+
+const exportCmd = Command.make("export", { id }, ({ id }) =>
+  withStore(
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const session = yield* store.getSession(id)
+      const messages = yield* store.messages(id)
+      yield* Console.log(JSON.stringify({ version: 1, session, messages }, null, 2))
+    })
+  )
+).pipe(Command.withDescription("Export a session as JSON"))
+
+/** `reins sessions list|show|export`. */
+export const sessions = Command.make("sessions").pipe(
+  Command.withDescription("List, show and export stored sessions"),
+  Command.withSubcommands([list, show, exportCmd])
+)
