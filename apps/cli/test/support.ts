@@ -1,0 +1,68 @@
+import { execFileSync, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
+
+const root = path.resolve(import.meta.dir, "..")
+export const BIN = path.join(root, "dist", "reins.js")
+
+/** Builds the CLI bundle once if a previous step has not. */
+export const ensureBuilt = () => {
+  if (!fs.existsSync(BIN)) execFileSync("bun", ["run", path.join(root, "build.ts")], { stdio: "inherit" })
+}
+
+export interface Project {
+  readonly cwd: string
+  readonly dataDir: string
+  readonly env: Record<string, string>
+}
+
+/** A temp git repo with a reins.json pointing at a scripted server, and a temp data dir. */
+export const project = async (steps: ReadonlyArray<ScriptedStep>, extraConfig: Record<string, unknown> = {}) => {
+  const server = await startScriptedServer(steps)
+  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
+  const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-data-")))
+  execFileSync("git", ["init", "-q"], { cwd })
+  fs.writeFileSync(
+    path.join(cwd, "reins.json"),
+    JSON.stringify({
+      model: "local/scripted",
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } },
+      ...extraConfig
+    })
+  )
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dataDir,
+    REINS_DATA_DIR: dataDir,
+    NO_COLOR: "1"
+  }
+  return { cwd, dataDir, env, server }
+}
+
+export interface RunResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the real CLI binary to completion. */
+export const reins = (args: ReadonlyArray<string>, p: Project, stdin = "") =>
+  new Promise<RunResult>((resolve) => {
+    const child = spawn(BIN, args, { cwd: p.cwd, env: p.env, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (b) => (stdout += b))
+    child.stderr.on("data", (b) => (stderr += b))
+    child.stdin.end(stdin)
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
+
+/** Parses `--format json` output: one event per line. */
+export const events = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as { type: string; [k: string]: any })
