@@ -41,7 +41,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const spillRules = ["read", "grep", "external_directory"].map((permission) => ({ permission, pattern: spill, action: "allow" as const }))
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }]
-    : [...defaultRules, ...fromConfig(config.permission), ...spillRules]
+    : [...defaultRules, ...spillRules, ...fromConfig(config.permission)]
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),

@@ -51,7 +51,7 @@ export const envBlock = (cwd: string, now: Date) => {
     `Working directory: ${cwd}`,
     `Worktree root: ${root}`,
     `Platform: ${process.platform}`,
-    `Date: ${now.toDateString()}`,
+    `Date: ${now.toISOString().slice(0, 10)}`,
     status ? `Git status:\n${status}` : "Not a git repository",
     "</env>"
   ].join("\n")

@@ -93,6 +93,9 @@ export class SessionService extends Context.Service<SessionService, {
 
       const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
         const tools = registry.tools.map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+        // Built once per turn: git status costs a process per step, and a system prompt that
+        // changes between steps defeats the provider's prompt cache.
+        const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
         let steps = 0
         while (true) {
           const messages = yield* store.messages(session.id)
@@ -116,7 +119,6 @@ export class SessionService extends Context.Service<SessionService, {
           }
           yield* store.putMessage(assistant)
           yield* bus.publish({ type: "message.updated", message: assistant })
-          const system = systemPrompt(cwd, new Date(now))
           yield* processor
             .step({
               assistant,
