@@ -52,12 +52,13 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
       .sort(newestFirst)[0]
   })
 
-  const putMessage = Effect.fn("SessionStore.putMessage")(function* (message: Message) {
+  const putMessage = Effect.fnUntraced(function* (message: Message) {
     if (!sessions.has(message.sessionID)) return yield* missing(`save message ${message.id}`, "session")
     messagesById.set(message.id, message)
   })
 
-  const putPart = Effect.fn("SessionStore.putPart")(function* (part: Part) {
+  // Hot path (every streamed delta): no span.
+  const putPart = Effect.fnUntraced(function* (part: Part) {
     if (!messagesById.has(part.messageID)) return yield* missing(`save part ${part.id}`, "message")
     partsById.set(part.id, part)
   })
