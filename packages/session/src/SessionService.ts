@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
-import { Provider, type ProviderError } from "@reins/provider"
+import type { ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { makeProcessor } from "./Processor.ts"
@@ -61,7 +61,6 @@ export class SessionService extends Context.Service<SessionService, {
       const store = yield* SessionStore
       const bus = yield* Bus
       const ids = yield* Ids
-      const provider = yield* Provider
       const registry = yield* ToolRegistry
       const processor = yield* makeProcessor
       const settings = yield* SessionSettings
@@ -199,8 +198,6 @@ export class SessionService extends Context.Service<SessionService, {
         )
       })
 
-      // The provider is resolved lazily per call; keep a reference so the layer requires it.
-      void provider
       return SessionService.of({ create, prompt, repair })
     })
   )

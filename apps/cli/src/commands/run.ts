@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
@@ -86,4 +86,3 @@ export const run = Command.make("run", flags, (input) =>
   })
 ).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))
 
-void Layer
