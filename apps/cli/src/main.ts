@@ -17,6 +17,12 @@ Command.run(reins, { version: VERSION }).pipe(
       process.exitCode = e.code
     })
   ),
+  // effect/cli has already printed the help and the parse errors; a usage error exits 2.
+  Effect.catchTag("ShowHelp", (e) =>
+    Effect.sync(() => {
+      process.exitCode = e.errors.length > 0 ? 2 : 0
+    })
+  ),
   Effect.scoped,
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({ disableErrorReporting: false })

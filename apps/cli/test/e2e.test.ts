@@ -145,7 +145,7 @@ describe("reins run end to end", () => {
 
   test("bad flags and unknown sessions fail with a non-zero exit", async () => {
     const p = await setup([])
-    expect((await reins(["run", "--format", "xml", "x"], p)).code).not.toBe(0)
+    expect((await reins(["run", "--format", "xml", "x"], p)).code).toBe(2)
     const r = await reins(["sessions", "show", "ses_missing"], p)
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("reins sessions list")
