@@ -37,6 +37,16 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, extra: { maxSteps?: num
 
 const model = { providerID: "local", modelID: "m" }
 
+/** One turn on a new session. */
+const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sessions = yield* SessionService
+      const session = yield* sessions.create({ directory: "/" })
+      return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+    }).pipe(Effect.provide(layer), Effect.scoped)
+  )
+
 describe("agent loop through the composed runtime", () => {
   test("runs tool steps until a text answer, storing every part", async () => {
     const { cwd, layer } = await setup([
@@ -75,13 +85,7 @@ describe("agent loop through the composed runtime", () => {
       { toolCalls: [{ name: "bash", arguments: { command: "true" } }], finishReason: "stop" },
       { text: "done" }
     ])
-    const turn = await Effect.runPromise(
-      Effect.gen(function* () {
-        const sessions = yield* SessionService
-        const session = yield* sessions.create({ directory: "/" })
-        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
-      }).pipe(Effect.provide(layer), Effect.scoped)
-    )
+    const turn = await runTurn(layer)
     expect(turn.steps).toBe(2)
     expect(turn.text).toBe("done")
   })
@@ -94,13 +98,7 @@ describe("agent loop through the composed runtime", () => {
       ],
       { maxSteps: 2 }
     )
-    const turn = await Effect.runPromise(
-      Effect.gen(function* () {
-        const sessions = yield* SessionService
-        const session = yield* sessions.create({ directory: "/" })
-        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
-      }).pipe(Effect.provide(layer), Effect.scoped)
-    )
+    const turn = await runTurn(layer)
     expect(turn.steps).toBe(2)
     expect(turn.text).toBe("summary")
     const last = server!.requests[1]!.body
@@ -132,13 +130,7 @@ describe("agent loop through the composed runtime", () => {
       { toolCalls: [{ name: "bash", arguments: { timeout: "soon" } }] },
       { text: "fixed" }
     ])
-    const turn = await Effect.runPromise(
-      Effect.gen(function* () {
-        const sessions = yield* SessionService
-        const session = yield* sessions.create({ directory: "/" })
-        return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
-      }).pipe(Effect.provide(layer), Effect.scoped)
-    )
+    const turn = await runTurn(layer)
     expect(turn.text).toBe("fixed")
     const second = JSON.stringify(server!.requests[1]!.body.messages)
     expect(second).toContain("The bash tool was called with invalid arguments")

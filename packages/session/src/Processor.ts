@@ -43,7 +43,7 @@ export const makeProcessor = Effect.gen(function* () {
     store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
 
   const step = Effect.fn("SessionProcessor.step")(function* (input: StepInput) {
-    const { assistant, request } = input
+    const { assistant, request, cwd } = input
     const base = { sessionID: assistant.sessionID, messageID: assistant.id }
     const texts = new Map<string, TextPart | ReasoningPart>()
     const calls = new Map<string, { part: ToolPart; done: Deferred.Deferred<void> }>()
@@ -71,7 +71,7 @@ export const makeProcessor = Effect.gen(function* () {
           return
         }
         yield* setTool(callID, { ...entry.part, state: { status: "running", input, time: { start } } })
-        const exit = yield* Effect.exit(tool.execute(input, { sessionID: assistant.sessionID, messageID: assistant.id, callID, cwd: input_cwd }))
+        const exit = yield* Effect.exit(tool.execute(input, { sessionID: assistant.sessionID, messageID: assistant.id, callID, cwd }))
         const end = yield* Clock.currentTimeMillis
         const current = calls.get(callID)!.part
         if (exit._tag === "Success") {
@@ -90,7 +90,6 @@ export const makeProcessor = Effect.gen(function* () {
         Effect.ensuring(Effect.suspend(() => Deferred.succeed(calls.get(callID)!.done, undefined))),
         Semaphore.withPermits(slots, 1)
       )
-    const input_cwd = input.cwd
 
     const markInterrupted = (callID: string) =>
       Effect.gen(function* () {

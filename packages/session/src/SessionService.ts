@@ -48,6 +48,14 @@ export const turnDone = (messages: ReadonlyArray<MessageWithParts>) => {
   return last.info.finish !== undefined && last.info.finish !== "tool-calls" && last.info.finish !== "unknown"
 }
 
+/** The result of a finished turn: its last assistant message and that message's text. */
+const turnResult = (sessionID: string, steps: number, messages: ReadonlyArray<MessageWithParts>): TurnResult | undefined => {
+  const last = messages.findLast((m) => m.info.role === "assistant")
+  if (!last || last.info.role !== "assistant") return undefined
+  const text = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
+  return { sessionID, steps, assistant: last.info, text }
+}
+
 /** Creates sessions and runs turns of the agent loop on them. */
 export class SessionService extends Context.Service<SessionService, {
   create(input: { readonly directory: string; readonly title?: string }): Effect.Effect<Session, StoreError>
@@ -98,11 +106,8 @@ export class SessionService extends Context.Service<SessionService, {
         let steps = 0
         while (true) {
           const messages = yield* store.messages(session.id)
-          const last = messages.findLast((m) => m.info.role === "assistant")
-          if (steps > 0 && turnDone(messages) && last && last.info.role === "assistant") {
-            const text = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
-            return { sessionID: session.id, steps, assistant: last.info, text } satisfies TurnResult
-          }
+          const done = steps > 0 && turnDone(messages) ? turnResult(session.id, steps, messages) : undefined
+          if (done) return done
           steps++
           const final = settings.maxSteps !== undefined && steps >= settings.maxSteps
           const now = yield* Clock.currentTimeMillis
@@ -146,12 +151,7 @@ export class SessionService extends Context.Service<SessionService, {
                 }
               })
             )
-          if (final) {
-            const after = yield* store.messages(session.id)
-            const lastMsg = after.findLast((m) => m.info.role === "assistant")!
-            const text = lastMsg.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
-            return { sessionID: session.id, steps, assistant: lastMsg.info as AssistantMessage, text } satisfies TurnResult
-          }
+          if (final) return turnResult(session.id, steps, yield* store.messages(session.id))!
         }
       })
 
