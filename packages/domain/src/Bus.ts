@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import { Context, Effect, Layer, PubSub, Stream, type Scope } from "effect"
 import type { Event } from "./Event.ts"
 
 /**
@@ -7,7 +7,7 @@ import type { Event } from "./Event.ts"
  */
 export class Bus extends Context.Service<Bus, {
   publish(event: Event): Effect.Effect<void>
-  listen(handler: (event: Event) => Effect.Effect<void>): Effect.Effect<void, never, import("effect").Scope.Scope>
+  listen(handler: (event: Event) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope>
   readonly subscribe: Stream.Stream<Event>
 }>()("reins/domain/Bus") {
   static readonly layer = Layer.effect(

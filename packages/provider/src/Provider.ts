@@ -53,6 +53,12 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
     if (!apiKey && config.type !== "openai-compatible") {
       return yield* new ProviderError({ reason: "auth", message: `No API key for ${ref.providerID}: set ${envKey} or "apiKey" in reins.json.` })
     }
+    if (config.type === "openai-compatible" && !config.baseURL) {
+      return yield* new ProviderError({
+        reason: "invalid",
+        message: `Provider "${ref.providerID}" has type openai-compatible and needs "baseURL" in reins.json.`
+      })
+    }
     const options = { apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}) }
     // T21: each SDK module is imported only when its provider is used.
     return yield* Effect.tryPromise({
@@ -63,9 +69,8 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
           case "openai":
             return (await import("@ai-sdk/openai")).createOpenAI(options)(ref.modelID)
           case "openai-compatible": {
-            if (!config.baseURL) throw new Error(`Provider "${ref.providerID}" has type openai-compatible and needs "baseURL" in reins.json.`)
             const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-            return createOpenAICompatible({ name: ref.providerID, baseURL: config.baseURL, includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) })(ref.modelID)
+            return createOpenAICompatible({ name: ref.providerID, baseURL: config.baseURL ?? "", includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) })(ref.modelID)
           }
         }
       },
