@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { defaultDataDir, loadConfig, type Config, type ModelRef } from "@reins/domain"
-import { parseModel, providerConfig } from "@reins/provider"
+import { ENV_KEYS, parseModel, providerConfig } from "@reins/provider"
 import { usage } from "./CliError.ts"
 
 export interface Setup {
@@ -36,7 +36,7 @@ export const resolveModel = (setup: Setup, flag: string | undefined) =>
     if (!provider) {
       return yield* usage(`Unknown provider "${model.providerID}": add it under "provider" in reins.json (type openai-compatible, openai or anthropic)`)
     }
-    const key = provider.type === "anthropic" ? "ANTHROPIC_API_KEY" : provider.type === "openai" ? "OPENAI_API_KEY" : undefined
+    const key = ENV_KEYS[provider.type]
     if (key && !provider.apiKey && !setup.env[key]) {
       return yield* usage(`No API key for ${model.providerID}: set ${key} or "apiKey" for provider "${model.providerID}" in reins.json`)
     }

@@ -26,7 +26,8 @@ export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provi
   defaultValue: () => ({ providers: {}, env: process.env })
 })
 
-const ENV_KEYS: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
+/** Environment variables that hold each provider type's API key. */
+export const ENV_KEYS: Readonly<Record<string, string>> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
 
 /** Parses `provider/model`. */
 export const parseModel = (text: string): ModelRef | undefined => {
