@@ -36,6 +36,29 @@ export const RetryConfig = Schema.Struct({
   max_delay_ms: Schema.optional(Schema.Number)
 })
 
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
+
+/** Limits and reducers for one tool's output; unset fields fall back to `tool_output`. */
+export const ToolOutputLimits = Schema.Struct({
+  max_lines: Schema.optional(PositiveInt),
+  max_bytes: Schema.optional(PositiveInt),
+  direction: Schema.optional(Schema.Literals(["head", "tail", "head_tail"])),
+  reducers: Schema.optional(Schema.Boolean)
+})
+
+/** How tool output is cut for the model and how long spill files are kept. */
+export const ToolOutputConfig = Schema.Struct({
+  max_lines: Schema.optional(PositiveInt),
+  max_bytes: Schema.optional(PositiveInt),
+  /** Whether reducers compact known outputs (test runs, builds, git) before truncation. */
+  reducers: Schema.optional(Schema.Boolean),
+  /** Spill files older than this many days are deleted. */
+  retention_days: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0))),
+  /** Per-tool overrides, by tool id (e.g. `"bash"`). */
+  tools: Schema.optional(Schema.Record(Schema.String, ToolOutputLimits))
+})
+export type ToolOutputConfig = typeof ToolOutputConfig.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -44,7 +67,8 @@ export const Config = Schema.Struct({
   permission: Schema.optional(PermissionConfig),
   agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))) })),
   retry: Schema.optional(RetryConfig),
-  instructions: Schema.optional(Schema.Array(Schema.String))
+  instructions: Schema.optional(Schema.Array(Schema.String)),
+  tool_output: Schema.optional(ToolOutputConfig)
 })
 export type Config = typeof Config.Type
 

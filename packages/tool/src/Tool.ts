@@ -1,6 +1,8 @@
 import { Effect, Schema, SchemaIssue } from "effect"
 import { Permission, PermissionError, type AskRequest } from "@reins/permission"
-import { Truncate, type Direction } from "@reins/truncate"
+import { Reducers } from "@reins/reduce"
+import { Truncate, type Capture, type Direction } from "@reins/truncate"
+import { shapeOutput } from "./Output.ts"
 
 /** What a tool call knows about where it runs. */
 export interface ToolContext {
@@ -18,6 +20,17 @@ export interface ToolResult {
   readonly metadata?: Record<string, unknown>
 }
 
+/** What a tool's own code returns: define reduces and truncates it into a ToolResult. */
+export interface RawResult extends ToolResult {
+  /** A streamed output (bash): used instead of `output`. */
+  readonly capture?: Capture
+  /** Appended after reduction and truncation, so it is never cut (e.g. the exit code). */
+  readonly trailer?: string
+  /** The shell command behind the output: reducers are chosen by it. */
+  readonly command?: string
+  readonly exitCode?: number | null
+}
+
 /** A tool call that failed; the message is written for the model. */
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
   reason: Schema.Literals(["invalid-arguments", "permission", "failed", "timeout"]),
@@ -31,10 +44,12 @@ export type PermissionNeed = Omit<AskRequest, "sessionID" | "callID">
 export interface Spec<P extends Schema.Top, R> {
   readonly description: string
   readonly parameters: P
-  /** Which end of long output to keep; `false` when the tool bounds its own output. */
+  /** Which end of long output to keep (default head); `false` when the tool bounds its own output. */
   readonly truncate?: Direction | false
+  /** Whether reducers may compact the output (default: when it is truncated). */
+  readonly reduce?: boolean
   readonly permissions?: (args: P["Type"], ctx: ToolContext) => ReadonlyArray<PermissionNeed>
-  readonly execute: (args: P["Type"], ctx: ToolContext) => Effect.Effect<ToolResult, ToolError, R>
+  readonly execute: (args: P["Type"], ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
 }
 
 /** A ready tool: all of define's wrapping applied, dependencies resolved. */
@@ -54,11 +69,24 @@ export const invalidArgumentsMessage = (tool: string, issues: ReadonlyArray<{ pa
   issues.map((i) => `${i.path && i.path.length > 0 ? i.path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))).join(".") : "(root)"}: ${i.message}`).join("; ") +
   ". Please rewrite the input so it satisfies the schema."
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
 // Models often send `null` for an optional field; treat it as absent.
-const dropNulls = (args: unknown) =>
-  typeof args === "object" && args !== null && !Array.isArray(args)
-    ? Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null))
-    : args
+const dropNulls = (args: unknown) => (isRecord(args) ? Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) : args)
+
+/** Offered on every tool whose output is cut: the model may ask for all of it. */
+export const FULL_OUTPUT = "full_output"
+const fullOutputSchema = {
+  type: "boolean",
+  description: "Return the complete output, without reduction or truncation. Only when you need every byte: large outputs cost context."
+}
+
+/** Splits `full_output` off the arguments before they are decoded by the tool's schema. */
+const takeFullOutput = (raw: unknown): { args: unknown; full: boolean } => {
+  if (!isRecord(raw) || !(FULL_OUTPUT in raw)) return { args: raw, full: false }
+  const { [FULL_OUTPUT]: full, ...rest } = raw
+  return { args: rest, full: full === true }
+}
 
 /**
  * T14: wraps a tool once — decode arguments → permission → execute → truncate — inside a
@@ -68,13 +96,16 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
   Effect.gen(function* () {
     const permission = yield* Permission
     const truncate = yield* Truncate
+    const reducers = yield* Reducers
     const services = yield* Effect.context<R>()
     const decode = Schema.decodeUnknownExit(spec.parameters as Schema.Top & { readonly DecodingServices: never }, { errors: "all" })
-    const parameters = Schema.toJsonSchemaDocument(spec.parameters).schema as Record<string, unknown>
+    const shaped = spec.truncate !== false
+    const parameters = withFullOutput(Schema.toJsonSchemaDocument(spec.parameters).schema as Record<string, unknown>, shaped)
 
     const execute = (raw: unknown, ctx: ToolContext) =>
       Effect.gen(function* () {
-        const decoded = decode(dropNulls(raw))
+        const { args: input, full } = shaped ? takeFullOutput(dropNulls(raw)) : { args: dropNulls(raw), full: false }
+        const decoded = decode(input)
         if (decoded._tag === "Failure") {
           const reason = decoded.cause.reasons.find((r) => r._tag === "Fail")
           const issues = reason && reason._tag === "Fail" ? formatIssue(reason.error.issue).issues : [{ message: "could not decode" }]
@@ -87,16 +118,44 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
           )
         }
         const result = yield* spec.execute(args, ctx).pipe(Effect.provideContext(services))
-        if (spec.truncate === false) return { ...result, truncated: false }
-        const cut = yield* truncate
-          .apply(result.output, { direction: spec.truncate ?? "head", sessionID: ctx.sessionID, callID: ctx.callID })
-          .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
+        const trailer = (text: string) => {
+          if (!result.trailer) return text
+          const body = text.replace(/\n$/, "")
+          return body.length > 0 ? `${body}\n\n${result.trailer}` : result.trailer
+        }
+        if (!shaped) return { title: result.title, output: trailer(result.output), metadata: result.metadata ?? {}, truncated: false }
+        const cut = yield* shapeOutput(truncate, reducers, {
+          tool: id,
+          sessionID: ctx.sessionID,
+          callID: ctx.callID,
+          direction: spec.truncate ?? "head",
+          reduce: spec.reduce ?? true,
+          fullOutput: full,
+          output: result.capture ?? result.output,
+          ...(result.command !== undefined ? { command: result.command } : {}),
+          ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+          ...(result.trailer !== undefined ? { trailer: result.trailer } : {})
+        }).pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: trailer(e.message) })))
+        if (cut.reduction) {
+          const e = cut.reduction
+          yield* Effect.annotateCurrentSpan({
+            "tool.reducer": e.reducer,
+            "tool.reduce.original_bytes": e.originalBytes,
+            "tool.reduce.compacted_bytes": e.compactedBytes,
+            "tool.reduce.reasons": e.reasons.join(",")
+          })
+        }
         return {
-          ...result,
-          output: cut.content,
+          title: result.title,
+          output: trailer(cut.content),
           truncated: cut.truncated,
           ...(cut.outputPath ? { outputPath: cut.outputPath } : {}),
-          metadata: { ...result.metadata, ...(cut.truncated ? { truncated: true, outputPath: cut.outputPath } : {}) }
+          metadata: {
+            ...result.metadata,
+            ...(cut.truncated ? { truncated: true, outputPath: cut.outputPath } : {}),
+            ...(cut.reduction ? { reduction: cut.reduction } : {}),
+            ...(full ? { fullOutput: true } : {})
+          }
         }
       }).pipe(
         Effect.withSpan("Tool.execute", {
@@ -106,6 +165,11 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
 
     return { id, description: spec.description, parameters, execute } satisfies Info
   })
+
+const withFullOutput = (schema: Record<string, unknown>, offer: boolean) =>
+  offer && isRecord(schema.properties)
+    ? { ...schema, properties: { ...schema.properties, [FULL_OUTPUT]: fullOutputSchema } }
+    : schema
 
 /** Renders `{{name}}` placeholders in a `.txt` description. */
 export const render = (template: string, vars: Record<string, string | number>) =>

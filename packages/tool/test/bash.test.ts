@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
+import { builtinReducers } from "@reins/reduce"
+import { Sink } from "@reins/truncate"
 import { execSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { bash, runCommand } from "../src/builtin/bash.ts"
 import { runTool, tempDir } from "./helpers.ts"
 
@@ -33,15 +37,74 @@ describe("bash tool", () => {
     expect(r.failure.reason).toBe("permission")
     expect(Bun.file(`${cwd}/marker`).size).toBe(0)
   })
-  test("long output keeps the tail and spills the rest", async () => {
-    const r = await runTool(bash, { command: "seq 1 5000" }, { cwd: tempDir() })
+  test("stdout and stderr interleave in the order they were written", async () => {
+    const r = await runTool(bash, { command: "for i in 1 2 3; do echo out$i; echo err$i >&2; done" }, { cwd: tempDir() })
+    expect(r.success.output).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\n\n(exit code 0)")
+  })
+  test("long unknown output: head and tail, the rest spilled, the exit code kept", async () => {
+    const r = await runTool(bash, { command: "seq 1 5000; exit 4" }, { cwd: tempDir() })
+    const out: string = r.success.output
     expect(r.success.truncated).toBe(true)
-    expect(r.success.output).toContain("4999")
-    expect(r.success.output).not.toContain("\n17\n")
+    expect(out.startsWith("[reduced by head_tail:")).toBe(true)
+    expect(out).toContain("\n1\n2\n")
+    expect(out).toContain("\n4999\n5000\n")
+    expect(out).toMatch(/…\d+ lines truncated…/)
+    expect(out.endsWith("(exit code 4)")).toBe(true)
+    expect(r.success.metadata.reduction).toMatchObject({ reducer: "head_tail", originalBytes: 23_893, reasons: ["middle_dropped"] })
+    expect(r.success.metadata.reduction.compactedBytes).toBeLessThan(23_893)
+    expect(await Bun.file(r.success.outputPath).text()).toBe(execSync("seq 1 5000", { encoding: "utf8" }))
+  })
+  test("with reducers off in config, bash keeps the tail", async () => {
+    const r = await runTool(bash, { command: "seq 1 5000" }, { cwd: tempDir(), settings: { reducers: false, maxLines: 100 } })
+    const out: string = r.success.output
+    expect(out).toContain("\n5000\n")
+    expect(out).not.toContain("\n17\n")
+    expect(out).toContain("the last part is shown")
+    expect(r.success.metadata.reduction).toBeUndefined()
+  })
+  test("200,000 lines: the model sees at most the limits, the spill file holds every line", async () => {
+    const r = await runTool(bash, { command: "seq 1 200000" }, { cwd: tempDir() })
+    const out: string = r.success.output
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(51_200)
+    expect(out.split("\n").length).toBeLessThanOrEqual(2_000)
+    expect(out).toContain(r.success.outputPath)
+    expect(out).toContain("200000 lines")
+    expect(out).toContain("Use the read tool with offset/limit, or grep, on that file")
+    expect(out).toContain("\n199999\n200000\n")
+    const spilled = await Bun.file(r.success.outputPath).text()
+    expect(spilled).toBe(execSync("seq 1 200000", { encoding: "utf8", maxBuffer: 1 << 24 }))
+  })
+  test("full_output returns everything, unreduced and uncut", async () => {
+    const r = await runTool(bash, { command: "seq 1 5000", full_output: true }, { cwd: tempDir() })
+    const out: string = r.success.output
+    expect(out).toBe(execSync("seq 1 5000", { encoding: "utf8" }) + "\n(exit code 0)")
+    expect(r.success.truncated).toBe(false)
+    expect(r.success.metadata).toMatchObject({ fullOutput: true })
+    expect(r.success.metadata.reduction).toBeUndefined()
+  })
+  test("a user reducer registered ahead of the built-ins wins", async () => {
+    const mine = {
+      name: "count_lines",
+      matches: (input: { command?: string }) => input.command?.startsWith("seq") ?? false,
+      reduce: (input: { text: string }) => ({ text: `${input.text.split("\n").length - 1} numbers`, reasons: ["counted"] })
+    }
+    const r = await runTool(bash, { command: "seq 1 9000" }, { cwd: tempDir(), reducers: [mine, ...builtinReducers] })
+    expect(r.success.output.startsWith("[reduced by count_lines:")).toBe(true)
+    expect(r.success.output).toContain("9000 numbers")
+    expect(r.success.metadata.reduction).toMatchObject({ reducer: "count_lines", reasons: ["counted"] })
+  })
+  test("a full disk while spilling is a clear tool error that still names the exit code", async () => {
+    const dataDir = tempDir("reins-data-")
+    fs.mkdirSync(path.join(dataDir, "tool-output"))
+    fs.symlinkSync("/dev/full", path.join(dataDir, "tool-output", "ses_test_call_test.txt"))
+    const r = await runTool(bash, { command: "seq 1 300000" }, { cwd: tempDir(), dataDir })
+    expect(r._tag).toBe("Failure")
+    expect(r.failure.message).toContain("The disk is full")
+    expect(r.failure.message).toContain("(exit code 0)")
   })
   test("interrupting kills the process group, children included", async () => {
     const n = `3${Math.floor(Math.random() * 1000)}.5`
-    const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000))
+    const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000, new Sink(path.join(tempDir(), "x"))))
     await Bun.sleep(200)
     await Effect.runPromise(Fiber.interrupt(fiber))
     await Bun.sleep(100)

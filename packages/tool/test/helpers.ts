@@ -1,7 +1,8 @@
 import { Effect, Layer } from "effect"
 import { Bus, DataDir, Ids } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules, type Rule } from "@reins/permission"
-import { Truncate } from "@reins/truncate"
+import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
+import { Truncate, TruncateSettings, defaultSettings, type OutputSettings } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -14,7 +15,14 @@ export const tempDir = (prefix = "reins-tool-") => fs.realpathSync(fs.mkdtempSyn
 export const runTool = <R>(
   definition: Effect.Effect<Info, never, R>,
   args: unknown,
-  options: { cwd: string; rules?: ReadonlyArray<Rule>; nonInteractive?: "allow" | "deny"; dataDir?: string }
+  options: {
+    cwd: string
+    rules?: ReadonlyArray<Rule>
+    nonInteractive?: "allow" | "deny"
+    dataDir?: string
+    settings?: Partial<OutputSettings>
+    reducers?: ReadonlyArray<Reducer>
+  }
 ) => {
   const ctx: ToolContext = { sessionID: "ses_test", messageID: "msg_test", callID: "call_test", cwd: options.cwd }
   const settings = { rules: options.rules ?? defaultRules, nonInteractive: options.nonInteractive ?? "deny" }
@@ -22,12 +30,13 @@ export const runTool = <R>(
   const layer = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
     Layer.provideMerge(base),
     Layer.provide(Layer.succeed(DataDir, options.dataDir ?? tempDir("reins-data-"))),
-    Layer.provide(Layer.succeed(PermissionSettings, settings))
+    Layer.provide(Layer.succeed(PermissionSettings, settings)),
+    Layer.provide(Layer.succeed(TruncateSettings, { ...defaultSettings, ...options.settings }))
   )
   return Effect.runPromise(
     Effect.gen(function* () {
       const tool = yield* definition
       return yield* Effect.result(tool.execute(args, ctx))
-    }).pipe(Effect.provide(layer), Effect.scoped) as Effect.Effect<any, never, never>
+    }).pipe(Effect.provide(layer), Effect.provideService(Reducers, options.reducers ?? builtinReducers), Effect.scoped) as Effect.Effect<any, never, never>
   )
 }

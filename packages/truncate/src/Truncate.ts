@@ -1,18 +1,9 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { DataDir } from "@reins/domain"
-import * as fs from "node:fs"
-import * as path from "node:path"
-
-/** Default limits: what the model sees of one tool output. */
-export const MAX_LINES = 2_000
-export const MAX_BYTES = 51_200
-
-/** Settings with defaults, overridable per runtime. */
-export const TruncateLimits = Context.Reference<{ maxLines: number; maxBytes: number }>("reins/truncate/Limits", {
-  defaultValue: () => ({ maxLines: MAX_LINES, maxBytes: MAX_BYTES })
-})
-
-export type Direction = "head" | "tail"
+import { byteLength, countLines, cut, type Direction } from "./Cut.ts"
+import { TruncateSettings, type OutputSettings } from "./Settings.ts"
+import { Sink, type SinkOptions } from "./Sink.ts"
+import { spillDirectory, spillError, spillPath, type TruncateError, writeSpill } from "./Spill.ts"
 
 export interface TruncateOptions {
   readonly direction: Direction
@@ -20,96 +11,82 @@ export interface TruncateOptions {
   readonly callID: string
   readonly maxLines?: number
   readonly maxBytes?: number
+  /** The full output when `text` is a reduction of it: that is what gets spilled. */
+  readonly original?: string
+  /** The full output is already on disk (streamed while the command ran). */
+  readonly spilled?: { readonly file: string; readonly totalLines: number; readonly totalBytes: number }
+  /** A line shown before the output, e.g. a reducer's evidence. */
+  readonly header?: string
+  /** What the model sees, when `text` is already a view of the full output. */
+  readonly shown?: string
 }
 
 export interface TruncateResult {
+  /** What the model sees. */
   readonly content: string
   readonly truncated: boolean
-  /** Where the full output was written when it was cut. */
+  /** Where the full output was written when the model sees less than all of it. */
   readonly outputPath?: string
+  /** Of the full output. */
   readonly totalLines: number
   readonly totalBytes: number
 }
 
-export class TruncateError extends Schema.TaggedError<TruncateError>()("TruncateError", {
-  reason: Schema.Literals(["disk-full", "io"]),
-  message: Schema.String
-}) {}
+/** Room a view should leave for the header and notice, so apply does not cut it again. */
+export const NOTICE_RESERVE = { lines: 8, bytes: 2048 }
 
-const encoder = new TextEncoder()
-const byteLength = (s: string) => encoder.encode(s).length
+const shown = (direction: Direction) =>
+  direction === "head" ? "the first part is shown" : direction === "tail" ? "the last part is shown" : "the first and last parts are shown"
 
-/**
- * Pure cut on line boundaries: keeps whole lines from the head (or tail) within both limits.
- * Returns the kept lines and how many were dropped.
- */
-export const cut = (text: string, direction: Direction, maxLines: number, maxBytes: number) => {
-  const lines = text.split("\n")
-  const totalBytes = byteLength(text)
-  if (lines.length <= maxLines && totalBytes <= maxBytes) {
-    return { kept: text, truncated: false, droppedLines: 0, totalLines: lines.length, totalBytes }
-  }
-  const kept: Array<string> = []
-  let bytes = 0
-  const order = direction === "head" ? lines : [...lines].reverse()
-  for (const line of order) {
-    const size = byteLength(line) + 1
-    if (kept.length >= maxLines || bytes + size > maxBytes) break
-    kept.push(line)
-    bytes += size
-  }
-  if (direction === "tail") kept.reverse()
-  return {
-    kept: kept.join("\n"),
-    truncated: true,
-    droppedLines: lines.length - kept.length,
-    totalLines: lines.length,
-    totalBytes
-  }
-}
-
-const notice = (file: string, droppedLines: number, totalLines: number, totalBytes: number, direction: Direction) =>
-  `…${droppedLines} lines truncated…\n\n` +
-  `The output was too long (${totalLines} lines, ${totalBytes} bytes); the ${direction === "head" ? "first" : "last"} part is shown. ` +
-  `The full output is saved in ${file}: use the read tool with offset/limit, or grep, on that file to see the rest.`
+/** The instruction after a cut: where the rest is and how to get at it. */
+export const notice = (file: string, totalLines: number, totalBytes: number, what: string) =>
+  `The full output (${totalLines} lines, ${totalBytes} bytes) is saved in ${file}; ${what}. ` +
+  `Use the read tool with offset/limit, or grep, on that file to see the rest.`
 
 /** Cuts tool output to what the model can take, spilling the full text to a file. */
 export class Truncate extends Context.Service<Truncate, {
   apply(text: string, options: TruncateOptions): Effect.Effect<TruncateResult, TruncateError>
+  /** A streaming sink whose spill file is this call's. */
+  sink(sessionID: string, callID: string, options?: SinkOptions): Sink
   /** The directory spill files are written to. */
   readonly directory: string
+  readonly settings: OutputSettings
 }>()("reins/truncate/Truncate") {
   static readonly layer = Layer.effect(
     Truncate,
     Effect.gen(function* () {
-      const directory = path.join(yield* DataDir, "tool-output")
-      const limits = yield* TruncateLimits
+      const directory = spillDirectory(yield* DataDir)
+      const settings = yield* TruncateSettings
       const apply = Effect.fn("Truncate.apply")(function* (text: string, options: TruncateOptions) {
-        const maxLines = options.maxLines ?? limits.maxLines
-        const maxBytes = options.maxBytes ?? limits.maxBytes
-        const result = cut(text, options.direction, maxLines, maxBytes)
-        if (!result.truncated) {
-          return { content: text, truncated: false, totalLines: result.totalLines, totalBytes: result.totalBytes }
-        }
-        const file = path.join(directory, `${options.sessionID}-${options.callID.replace(/[^\w.-]/g, "_")}.txt`)
-        yield* Effect.try({
-          try: () => {
-            fs.mkdirSync(directory, { recursive: true })
-            fs.writeFileSync(file, text)
-          },
-          catch: (e) => {
-            const code = (e as NodeJS.ErrnoException).code
-            return code === "ENOSPC"
-              ? new TruncateError({ reason: "disk-full", message: `The disk is full: could not save the full tool output to ${file}. Free some disk space.` })
-              : new TruncateError({ reason: "io", message: `Could not save the full tool output to ${file}: ${(e as Error).message}` })
-          }
+        const maxLines = options.maxLines ?? settings.maxLines
+        const maxBytes = options.maxBytes ?? settings.maxBytes
+        const full = options.original ?? text
+        const totals = options.spilled ?? { totalLines: countLines(full), totalBytes: byteLength(full) }
+        const file = options.spilled?.file ?? spillPath(directory, options.sessionID, options.callID)
+        const header = options.header ? `${options.header}\n` : ""
+        // Reserve room for the header and the notice so the whole answer fits the limits.
+        const reserve = header + notice(file, totals.totalLines, totals.totalBytes, shown("head_tail")) + "\n\n"
+        const body = cut(text, {
+          direction: options.direction,
+          maxLines: Math.max(1, maxLines - countLines(reserve)),
+          maxBytes: Math.max(64, maxBytes - byteLength(reserve))
         })
-        const note = notice(file, result.droppedLines, result.totalLines, result.totalBytes, options.direction)
-        const content = options.direction === "head" ? `${result.kept}\n\n${note}` : `${note}\n\n${result.kept}`
-        yield* Effect.annotateCurrentSpan({ "tool.truncated": true, "tool.output_bytes": result.totalBytes })
-        return { content, truncated: true, outputPath: file, totalLines: result.totalLines, totalBytes: result.totalBytes }
+        const partial = body.truncated || options.original !== undefined || options.spilled !== undefined
+        if (!partial) return { content: text, truncated: false, totalLines: totals.totalLines, totalBytes: totals.totalBytes }
+        if (!options.spilled) {
+          yield* Effect.try({ try: () => writeSpill(file, full), catch: (e) => spillError(e, file) })
+        }
+        const what = body.truncated ? shown(options.direction) : (options.shown ?? "a reduced view is shown")
+        const note = notice(file, totals.totalLines, totals.totalBytes, what)
+        const content =
+          options.direction === "tail" ? `${header}${note}\n\n${body.text}` : `${header}${body.text}\n\n${note}`
+        yield* Effect.annotateCurrentSpan({ "tool.truncated": body.truncated, "tool.output_bytes": totals.totalBytes })
+        return { content, truncated: true, outputPath: file, totalLines: totals.totalLines, totalBytes: totals.totalBytes }
       })
-      return Truncate.of({ apply, directory })
+      const sink = (sessionID: string, callID: string, options?: SinkOptions) =>
+        new Sink(spillPath(directory, sessionID, callID), options)
+      return Truncate.of({ apply, sink, directory, settings })
     })
   )
 }
+

@@ -1,1 +1,6 @@
+export * from "./Cut.ts"
+export * from "./Retention.ts"
+export * from "./Settings.ts"
+export * from "./Sink.ts"
+export * from "./Spill.ts"
 export * from "./Truncate.ts"

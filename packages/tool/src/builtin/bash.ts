@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { MAX_BYTES, MAX_LINES } from "@reins/truncate"
+import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
 import { define, render, ToolError } from "../Tool.ts"
 import template from "./bash.txt" with { type: "text" }
 
@@ -19,7 +19,6 @@ const Parameters = Schema.Struct({
 })
 
 interface Outcome {
-  readonly output: string
   readonly exitCode: number | null
   readonly signal: string | null
   readonly timedOut: boolean
@@ -36,21 +35,23 @@ const killGroup = (pid: number | undefined) => {
 }
 
 /**
- * Runs `command` as a real child process in its own process group. Interrupting the effect
- * (Ctrl+C, a cancelled step) kills the group; so does the timeout.
+ * Runs `command` as a real child process in its own process group, streaming its output into
+ * `sink` as it comes. stderr is joined to stdout inside the shell (`exec 2>&1`), so the two
+ * interleave in the order the command wrote them. Interrupting the effect (Ctrl+C, a
+ * cancelled step) kills the group; so does the timeout.
  */
-export const runCommand = (command: string, cwd: string, timeoutMs: number) =>
+export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink) =>
   Effect.callback<Outcome, ToolError>((resume) => {
-    const chunks: Array<Buffer> = []
     let timedOut = false
-    const child = spawn(shell, ["-c", command], {
+    const child = spawn(shell, ["-c", `exec 2>&1\n${command}`], {
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
     })
-    child.stdout.on("data", (b: Buffer) => chunks.push(b))
-    child.stderr.on("data", (b: Buffer) => chunks.push(b))
+    const write = (b: Buffer) => sink.write(b)
+    child.stdout.on("data", write)
+    child.stderr.on("data", write)
     const timer = setTimeout(() => {
       timedOut = true
       killGroup(child.pid)
@@ -61,11 +62,13 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number) =>
     })
     child.on("close", (code, signal) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ output: Buffer.concat(chunks).toString("utf8"), exitCode: code, signal, timedOut }))
+      resume(Effect.succeed({ exitCode: code, signal, timedOut }))
     })
     return Effect.sync(() => {
       clearTimeout(timer)
       killGroup(child.pid)
+      child.stdout.off("data", write)
+      child.stderr.off("data", write)
     })
   })
 
@@ -91,16 +94,26 @@ export const bash = define("bash", {
         return yield* new ToolError({ reason: "failed", message: `The workdir ${cwd} does not exist. Use an existing directory.` })
       }
       const timeout = Math.min(args.timeout ?? DEFAULT_TIMEOUT, MAX_TIMEOUT)
-      const outcome = yield* runCommand(args.command, cwd, timeout)
+      const truncate = yield* Truncate
+      const limits = limitsFor(truncate.settings, "bash")
+      const sink = truncate.sink(ctx.sessionID, ctx.callID, {
+        memoryBytes: Math.max(1024 * 1024, 4 * limits.maxBytes),
+        keepBytes: Math.max(128 * 1024, 2 * limits.maxBytes)
+      })
+      const outcome = yield* runCommand(args.command, cwd, timeout, sink).pipe(Effect.onInterrupt(() => Effect.sync(() => sink.close())))
+      const capture = sink.close()
       const notes: Array<string> = []
       if (outcome.timedOut) notes.push(`The command timed out after ${timeout} ms and was killed.`)
       const exit = outcome.exitCode ?? (outcome.signal ? `killed by ${outcome.signal}` : "unknown")
       notes.push(`(exit code ${exit})`)
-      const body = outcome.output.replace(/\n$/, "")
       return {
         title: args.description ?? args.command,
-        output: body.length > 0 ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),
-        metadata: { exitCode: outcome.exitCode, timedOut: outcome.timedOut, description: args.description }
+        output: "",
+        capture,
+        trailer: notes.join("\n"),
+        command: args.command,
+        exitCode: outcome.exitCode,
+        metadata: { exitCode: outcome.exitCode, timedOut: outcome.timedOut, outputBytes: capture.totalBytes, description: args.description }
       }
     })
 })

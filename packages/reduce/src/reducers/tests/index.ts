@@ -1,0 +1,4 @@
+import type { Reducer } from "../../Reducer.ts"
+
+/** Test-runner reducers, most specific first. */
+export const testReducers: ReadonlyArray<Reducer> = []

@@ -1,0 +1,169 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { spillError, type TruncateError } from "./Spill.ts"
+
+/** What a streamed output left behind. */
+export interface Capture {
+  /** The whole output, when it stayed within the memory budget. */
+  readonly text?: string
+  /** The spill file holding the whole output, when it outgrew the memory budget. */
+  readonly file?: string
+  /** Whole lines from the start and from the end (bounded), for a view without reading back. */
+  readonly head: string
+  readonly tail: string
+  readonly totalBytes: number
+  readonly totalLines: number
+  /** Saving to the spill file failed (e.g. the disk is full); counting went on. */
+  readonly error?: TruncateError
+}
+
+export interface SinkOptions {
+  /** Output up to this size stays in memory and never touches the disk. */
+  readonly memoryBytes: number
+  /** How much of the start and of the end is kept in memory once spilling. */
+  readonly keepBytes: number
+}
+
+export const defaultSinkOptions: SinkOptions = { memoryBytes: 1024 * 1024, keepBytes: 128 * 1024 }
+
+const NEWLINE = 0x0a
+
+/**
+ * Receives a command's output as it is produced. Small output stays in memory; past
+ * `memoryBytes` everything goes to the spill file as it arrives and only a bounded head and
+ * tail stay in memory, so memory is flat however large the output.
+ */
+export class Sink {
+  private chunks: Array<Buffer> = []
+  private buffered = 0
+  private fd: number | undefined
+  private spilling = false
+  private head: Buffer | undefined
+  private tailChunks: Array<Buffer> = []
+  private tailBytes = 0
+  private bytes = 0
+  private newlines = 0
+  private last = NEWLINE
+  private error: TruncateError | undefined
+
+  constructor(
+    readonly file: string,
+    private readonly options: SinkOptions = defaultSinkOptions
+  ) {}
+
+  get totalBytes() {
+    return this.bytes
+  }
+
+  write(chunk: Buffer): void {
+    if (chunk.length === 0) return
+    this.bytes += chunk.length
+    let i = -1
+    while ((i = chunk.indexOf(NEWLINE, i + 1)) !== -1) this.newlines++
+    this.last = chunk[chunk.length - 1]!
+    if (!this.spilling) {
+      this.chunks.push(chunk)
+      this.buffered += chunk.length
+      if (this.buffered > this.options.memoryBytes) this.startSpilling()
+      return
+    }
+    this.keepTail(chunk)
+    this.toDisk(chunk)
+  }
+
+  private startSpilling() {
+    this.spilling = true
+    const all = Buffer.concat(this.chunks)
+    this.chunks = []
+    this.buffered = 0
+    this.head = Buffer.from(all.subarray(0, this.options.keepBytes))
+    this.keepTail(all)
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true })
+      this.fd = fs.openSync(this.file, "w")
+    } catch (e) {
+      this.error = spillError(e, this.file)
+      return
+    }
+    this.toDisk(all)
+  }
+
+  private keepTail(chunk: Buffer) {
+    const keep = this.options.keepBytes
+    this.tailChunks.push(chunk.length > keep ? Buffer.from(chunk.subarray(chunk.length - keep)) : chunk)
+    this.tailBytes += Math.min(chunk.length, keep)
+    while (this.tailChunks.length > 1 && this.tailBytes - this.tailChunks[0]!.length >= keep) {
+      this.tailBytes -= this.tailChunks.shift()!.length
+    }
+  }
+
+  private toDisk(chunk: Buffer) {
+    if (this.fd === undefined || this.error) return
+    try {
+      let off = 0
+      while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off)
+    } catch (e) {
+      this.error = spillError(e, this.file)
+      this.closeFd()
+    }
+  }
+
+  private closeFd() {
+    if (this.fd === undefined) return
+    try {
+      fs.closeSync(this.fd)
+    } catch {
+      // already closed
+    }
+    this.fd = undefined
+  }
+
+  /** Ends the capture; call once, after the producer is done. */
+  close(): Capture {
+    const totalLines = this.bytes === 0 ? 0 : this.newlines + (this.last === NEWLINE ? 0 : 1)
+    if (!this.spilling) {
+      const text = Buffer.concat(this.chunks).toString("utf8")
+      return { text, head: text, tail: text, totalBytes: this.bytes, totalLines }
+    }
+    this.closeFd()
+    const head = this.head ?? Buffer.alloc(0)
+    const tail = Buffer.concat(this.tailChunks)
+    const tailFrom = tail.length > this.options.keepBytes ? tail.length - this.options.keepBytes : 0
+    return {
+      ...(this.error ? { error: this.error } : { file: this.file }),
+      head: wholeLinesFromStart(head),
+      tail: wholeLinesFromEnd(tail.subarray(tailFrom)),
+      totalBytes: this.bytes,
+      totalLines
+    }
+  }
+}
+
+/** Where the last complete UTF-8 character of `buf` ends. */
+const completeEnd = (buf: Buffer) => {
+  if (buf.length === 0) return 0
+  let j = buf.length - 1
+  while (j > 0 && (buf[j]! & 0xc0) === 0x80) j--
+  const lead = buf[j]!
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+  return j + size <= buf.length ? buf.length : j
+}
+
+/** Where the first complete UTF-8 character of `buf` starts. */
+const completeStart = (buf: Buffer) => {
+  let i = 0
+  while (i < buf.length && (buf[i]! & 0xc0) === 0x80) i++
+  return i
+}
+
+/** The complete lines at the start of a buffer cut at an arbitrary byte (a part-line if none). */
+const wholeLinesFromStart = (buf: Buffer) => {
+  const end = buf.lastIndexOf(NEWLINE)
+  return buf.subarray(0, end === -1 ? completeEnd(buf) : end + 1).toString("utf8")
+}
+
+/** The complete lines at the end of a buffer that starts at an arbitrary byte (a part-line if none). */
+const wholeLinesFromEnd = (buf: Buffer) => {
+  const start = buf.indexOf(NEWLINE)
+  return buf.subarray(start === -1 || start === buf.length - 1 ? completeStart(buf) : start + 1).toString("utf8")
+}
