@@ -1,13 +1,14 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { debug } from "./commands/debug.ts"
 import { run } from "./commands/run.ts"
 import { sessions } from "./commands/sessions.ts"
 import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([run, sessions])
+  Command.withSubcommands([run, sessions, debug])
 )
 
 Command.run(reins, { version: VERSION }).pipe(

@@ -5,7 +5,8 @@ import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { SessionService, SessionSettings } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
-import { Truncate } from "@reins/truncate"
+import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
+import { RetentionLive, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
 
 /** Everything a composed runtime offers to its caller. */
@@ -26,6 +27,8 @@ export interface RuntimeOptions {
   readonly tools?: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>>
   /** What "ask" becomes without a person; `yolo` allows everything. */
   readonly permission?: { readonly nonInteractive?: "allow" | "deny"; readonly yolo?: boolean; readonly prompter?: Prompter }
+  /** Output reducers tried before the built-ins (the plugin API for reducers). */
+  readonly reducers?: ReadonlyArray<Reducer>
   /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
   readonly telemetry?: Layer.Layer<never>
   readonly version?: string
@@ -56,10 +59,13 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       initialDelayMs: config.retry?.initial_delay_ms ?? 2_000,
       maxDelayMs: config.retry?.max_delay_ms ?? 30_000
     }),
-    Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {})
+    Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
+    Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
+    Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers])
   )
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? SessionStore.layer, options.provider ?? Provider.layer)
-  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(core))
+  // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
+  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
   const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
   const session = SessionService.layer.pipe(Layer.provideMerge(tools))
   const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
