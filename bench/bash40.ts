@@ -2,13 +2,10 @@
 // against the scripted OpenAI-compatible server. Compares reins with a bare AI SDK loop measured
 // in the same run. Usage: bun run bench  (medians of 5; REINS_BENCH_RUNS to change)
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
+import { BIN, machine, measure, median, project, root, type Sample } from "./support.ts"
 
-const root = path.resolve(import.meta.dir, "..")
-const BIN = path.join(root, "apps", "cli", "dist", "reins.js")
 const RUNS = Number(process.env.REINS_BENCH_RUNS ?? 5)
 const STEPS = 40
 
@@ -16,41 +13,6 @@ const script: Array<ScriptedStep> = [
   ...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ name: "bash", arguments: { command: `echo step ${i + 1}` } }] })),
   { text: "All 40 commands ran." }
 ]
-
-interface Sample {
-  readonly wallMs: number
-  readonly rssMiB: number
-}
-
-const measure = async (cmd: Array<string>, cwd: string, env: Record<string, string>, expect?: string): Promise<Sample> => {
-  const start = performance.now()
-  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe" })
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-  await proc.exited
-  const wallMs = performance.now() - start
-  if (proc.exitCode !== 0 || (expect && !stdout.includes(expect))) {
-    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}):\n${stdout}\n${stderr}`)
-  }
-  const usage = proc.resourceUsage()
-  return { wallMs, rssMiB: (usage?.maxRSS ?? 0) / 1024 / 1024 }
-}
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
-}
-
-const project = (url: string) => {
-  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-")))
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-data-"))
-  execFileSync("git", ["init", "-q"], { cwd })
-  fs.writeFileSync(
-    path.join(cwd, "reins.json"),
-    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } } })
-  )
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir }
-  return { cwd, env }
-}
 
 if (!fs.existsSync(BIN)) throw new Error("Build first: bun run build")
 
@@ -74,15 +36,13 @@ for (let i = 0; i < RUNS; i++) {
   version.push(await measure([BIN, "--version"], root, { PATH: process.env.PATH ?? "" }, "reins v"))
 }
 
-const cpu = os.cpus()[0]?.model ?? "unknown cpu"
-const machine = `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, bun ${Bun.version}`
 const r = { wall: median(reins.map((s) => s.wallMs)), rss: median(reins.map((s) => s.rssMiB)) }
 const b = { wall: median(baseline.map((s) => s.wallMs)), rss: median(baseline.map((s) => s.rssMiB)) }
 const v = median(version.map((s) => s.wallMs))
 const row = (name: string, value: string, target: string, ok: boolean) => `| ${name.padEnd(34)} | ${value.padStart(10)} | ${target.padEnd(10)} | ${ok ? "ok  " : "MISS"} |`
 
 console.log(`\nbash40 — ${STEPS} bash steps + a final answer, scripted server on 127.0.0.1, medians of ${RUNS}`)
-console.log(`machine: ${machine}\n`)
+console.log(`machine: ${machine()}\n`)
 console.log(`| ${"measure".padEnd(34)} | ${"value".padStart(10)} | ${"target".padEnd(10)} |      |`)
 console.log(`|${"-".repeat(36)}|${"-".repeat(12)}|${"-".repeat(12)}|------|`)
 console.log(row("reins --version wall", `${v.toFixed(0)} ms`, "≤ 60 ms", v <= 60))

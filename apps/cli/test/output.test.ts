@@ -95,7 +95,7 @@ describe("reins debug", () => {
   })
 
   test("debug reduce on a real fixture names the reducer", async () => {
-    const manifests = fs.readdirSync(fixture, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && !f.includes("projects"))
+    const manifests = fs.readdirSync(fixture, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && !f.includes("projects") && fs.existsSync(path.join(fixture, f.replace(/\.json$/, ".txt"))))
     if (manifests.length === 0) return
     const p = await setup([])
     const m = JSON.parse(fs.readFileSync(path.join(fixture, manifests[0]!), "utf8"))

@@ -7,32 +7,8 @@
 // from the reducer's output.
 import { describe, expect, test } from "bun:test"
 import { byteLength, MAX_BYTES, MAX_LINES } from "@reins/truncate"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { builtinReducers, runReducers } from "../src/index.ts"
-
-export interface Manifest {
-  readonly command: string
-  readonly kind: "failing" | "passing" | "info"
-  readonly source: "real" | "documented"
-  readonly tool: string
-  readonly reducer: string
-  readonly failures: ReadonlyArray<string>
-  readonly locations: ReadonlyArray<string>
-}
-
-const root = path.join(import.meta.dir, "..", "fixtures")
-
-export const corpus = () =>
-  fs
-    .readdirSync(root, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => {
-      const manifest = JSON.parse(fs.readFileSync(path.join(root, f), "utf8")) as Manifest
-      const text = fs.readFileSync(path.join(root, f.replace(/\.json$/, ".txt")), "utf8")
-      return { name: f.replace(/\.json$/, ""), manifest, text }
-    })
+import { corpus } from "./corpus.ts"
 
 describe("reducer corpus", () => {
   const fixtures = corpus()

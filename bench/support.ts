@@ -1,0 +1,58 @@
+// Shared by the benchmarks: running the built CLI, a scratch project, the machine line, tables.
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+export const root = path.resolve(import.meta.dir, "..")
+export const BIN = path.join(root, "apps", "cli", "dist", "reins.js")
+
+export interface Sample {
+  readonly wallMs: number
+  readonly rssMiB: number
+  readonly stdout: string
+}
+
+/** Runs a command to completion: wall time, the process's peak RSS and its stdout. */
+export const measure = async (cmd: Array<string>, cwd: string, env: Record<string, string>, expect?: string): Promise<Sample> => {
+  const start = performance.now()
+  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe" })
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  await proc.exited
+  const wallMs = performance.now() - start
+  if (proc.exitCode !== 0 || (expect && !stdout.includes(expect))) {
+    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`)
+  }
+  const usage = proc.resourceUsage()
+  return { wallMs, rssMiB: (usage?.maxRSS ?? 0) / 1024 / 1024, stdout }
+}
+
+export const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]!
+}
+
+/** A scratch git repo whose reins.json points at the scripted server, and a scratch data dir. */
+export const project = (url: string) => {
+  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-")))
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-data-"))
+  execFileSync("git", ["init", "-q"], { cwd })
+  fs.writeFileSync(
+    path.join(cwd, "reins.json"),
+    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } } })
+  )
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir }
+  return { cwd, dataDir, env, cleanup: () => { fs.rmSync(cwd, { recursive: true, force: true }); fs.rmSync(dataDir, { recursive: true, force: true }) } }
+}
+
+export const machine = () => {
+  const cpu = os.cpus()[0]?.model ?? "unknown cpu"
+  return `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, bun ${Bun.version}`
+}
+
+/** A markdown table with right-aligned numeric columns. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`, ...rows.map(line)].join("\n")
+}
