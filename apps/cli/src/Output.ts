@@ -12,6 +12,17 @@ const subject = (part: ToolPart) => {
   return firstLine(String(value), 100)
 }
 
+const kib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`)
+
+/** One line on what happened to a tool's output: reduced (by what) or cut, and where it all is. */
+export const outputNote = (metadata: Record<string, unknown>) => {
+  const r = metadata["reduction"] as { reducer: string; originalBytes: number; compactedBytes: number; reasons: ReadonlyArray<string> } | undefined
+  const file = typeof metadata["outputPath"] === "string" ? `; full output in ${metadata["outputPath"]}` : ""
+  if (r) return `↳ reduced by ${r.reducer}: ${kib(r.originalBytes)} → ${kib(r.compactedBytes)} (${r.reasons.join(", ")})${file}`
+  if (metadata["truncated"] === true) return `↳ output cut to the limits${file}`
+  return undefined
+}
+
 /** `--format json`: one event object per line on stdout. */
 export const jsonPrinter = (write: (s: string) => void) => (event: Event) => Effect.sync(() => write(`${JSON.stringify(event)}\n`))
 
@@ -19,6 +30,8 @@ export const jsonPrinter = (write: (s: string) => void) => (event: Event) => Eff
 export const textPrinter = (out: (s: string) => void, err: (s: string) => void) => {
   let atLineStart = true
   let printedText = false
+  // a running call reports progress repeatedly; announce it once
+  const announced = new Set<string>()
   const writeOut = (s: string) => {
     if (s.length === 0) return
     out(s)
@@ -38,7 +51,14 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
         case "part.updated": {
           const part = event.part
           if (part.type === "text" && event.delta) writeOut(event.delta)
-          if (part.type === "tool" && part.state.status === "running") writeErr(`→ ${part.tool} ${subject(part)}`)
+          if (part.type === "tool" && part.state.status === "running" && !announced.has(part.callID)) {
+            announced.add(part.callID)
+            writeErr(`→ ${part.tool} ${subject(part)}`)
+          }
+          if (part.type === "tool" && part.state.status === "completed") {
+            const note = outputNote(part.state.metadata)
+            if (note) writeErr(`  ${note}`)
+          }
           if (part.type === "tool" && part.state.status === "error") {
             writeErr(`✗ ${part.tool} ${part.state.interrupted ? "interrupted" : firstLine(part.state.error)}`)
           }

@@ -63,7 +63,7 @@ describe("reins run end to end", () => {
   test("SIGINT during a long bash call exits fast, marks the call interrupted, kills sleep, and --continue works", async () => {
     const marker = `3${Math.floor(Math.random() * 900) + 100}.25`
     const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${marker}` } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: `echo started-${marker}; sleep ${marker}` } }] },
       { text: "resumed fine" }
     ])
     const child = spawn(BIN, ["run", "--format", "json", "--yolo", "sleep please"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
@@ -90,6 +90,8 @@ describe("reins run end to end", () => {
     const exported = JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)
     const tool = exported.messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
     expect(tool.state).toMatchObject({ status: "error", interrupted: true })
+    // what the command printed before the interrupt is kept for the model
+    expect(tool.state.error).toContain(`Output so far (last lines):\nstarted-${marker}`)
 
     const resumed = await reins(["run", "--continue", "go on"], p)
     expect(resumed.code).toBe(0)

@@ -45,6 +45,31 @@ describe("tool output in a session", () => {
     expect(Buffer.byteLength(seen)).toBeLessThan(51_200)
   })
 
+  test("a long command reports progress on the running part", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "for i in 1 2 3; do echo tick$i; sleep 0.7; done" } }] },
+      { text: "done" }
+    ])
+    const r = await reins(["run", "--yolo", "--format", "json", "tick"], p)
+    expect(r.code).toBe(0)
+    const progress = events(r.stdout).filter((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" && e.part.state.metadata)
+    expect(progress.length).toBeGreaterThan(0)
+    expect(progress[0]!.part.state.metadata.tail).toContain("tick1")
+    expect(progress.at(-1)!.part.state.metadata.outputBytes).toBeGreaterThanOrEqual(12)
+  })
+
+  test("text mode announces a call once, however often it reports progress, and says how its output was reduced", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 20000; sleep 1.2; seq 1 20000" } }] },
+      { text: "done" }
+    ])
+    const r = await reins(["run", "--yolo", "count twice"], p)
+    expect(r.code).toBe(0)
+    expect(r.stderr.match(/→ bash/g)).toHaveLength(1)
+    expect(r.stderr).toMatch(/↳ reduced by head_tail: 227\.6 KiB → [\d.]+ KiB \(middle_dropped\); full output in \S+tool-output\S+\.txt/)
+    expect(r.stdout.trim()).toBe("done")
+  })
+
   test("tool_output limits from reins.json apply, per tool over global", async () => {
     const p = await setup(
       [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 3000" } }] }, { text: "done" }],

@@ -36,6 +36,8 @@ export const ToolStateRunning = Schema.Struct({
   status: Schema.Literal("running"),
   input: Schema.Record(Schema.String, Schema.Unknown),
   title: Schema.optional(Schema.String),
+  /** Progress the tool reported while running (e.g. bash: bytes so far and the last lines). */
+  metadata: Schema.optional(Metadata),
   time: Schema.Struct({ start: Schema.Number })
 })
 export const ToolStateCompleted = Schema.Struct({

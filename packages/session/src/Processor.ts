@@ -24,6 +24,25 @@ export const STRAGGLER_WAIT_MS = 250
 export const TOOL_CONCURRENCY = 4
 
 /**
+ * The error state of a call cut off by an interrupt. What the tool reported while running
+ * (bash: the last lines and where the full output is) is kept, so the model sees how far it got.
+ */
+export const interruptedState = (state: ToolPart["state"], end: number): ToolPart["state"] => {
+  const start = state.status === "running" ? state.time.start : end
+  const metadata = state.status === "running" ? state.metadata : undefined
+  const tail = typeof metadata?.["tail"] === "string" && metadata["tail"].length > 0 ? `\nOutput so far (last lines):\n${metadata["tail"]}` : ""
+  const file = typeof metadata?.["outputPath"] === "string" ? `\nThe output so far is saved in ${metadata["outputPath"]}.` : ""
+  return {
+    status: "error",
+    input: state.input,
+    error: `The tool call was interrupted before it finished.${tail}${file}`,
+    interrupted: true,
+    ...(metadata ? { metadata } : {}),
+    time: { start, end }
+  }
+}
+
+/**
  * The stream processor (T2–T4): consumes the model stream event by event, updating the stored
  * part at once; each tool call runs in its own fiber with a Deferred the step waits on; cleanup
  * runs in `ensuring`, so an interrupt or error leaves no part pending or running.
@@ -71,7 +90,13 @@ export const makeProcessor = Effect.gen(function* () {
           return
         }
         yield* setTool(callID, { ...entry.part, state: { status: "running", input, time: { start } } })
-        const exit = yield* Effect.exit(tool.execute(input, { sessionID: assistant.sessionID, messageID: assistant.id, callID, cwd }))
+        const progress = (metadata: Record<string, unknown>) =>
+          Effect.suspend(() => {
+            const part = calls.get(callID)!.part
+            if (part.state.status !== "running") return Effect.void
+            return setTool(callID, { ...part, state: { ...part.state, metadata } })
+          }).pipe(Effect.ignore)
+        const exit = yield* Effect.exit(tool.execute(input, { sessionID: assistant.sessionID, messageID: assistant.id, callID, cwd, progress }))
         const end = yield* Clock.currentTimeMillis
         const current = calls.get(callID)!.part
         if (exit._tag === "Success") {
@@ -96,11 +121,7 @@ export const makeProcessor = Effect.gen(function* () {
         const part = calls.get(callID)?.part
         if (!part || !isOpenTool(part)) return
         const end = yield* Clock.currentTimeMillis
-        const start = part.state.status === "running" ? part.state.time.start : end
-        yield* setTool(callID, {
-          ...part,
-          state: { status: "error", input: part.state.input, error: "The tool call was interrupted before it finished.", interrupted: true, time: { start, end } }
-        })
+        yield* setTool(callID, { ...part, state: interruptedState(part.state, end) })
       })
 
     const ensureTool = (callID: string, name: string) =>
@@ -202,11 +223,7 @@ export const makeProcessor = Effect.gen(function* () {
       const open: Array<Part> = []
       for (const [callID, entry] of calls) {
         if (!isOpenTool(entry.part)) continue
-        const start = entry.part.state.status === "running" ? entry.part.state.time.start : end
-        entry.part = {
-          ...entry.part,
-          state: { status: "error", input: entry.part.state.input, error: "The tool call was interrupted before it finished.", interrupted: true, time: { start, end } }
-        }
+        entry.part = { ...entry.part, state: interruptedState(entry.part.state, end) }
         calls.set(callID, entry)
         open.push(entry.part)
       }

@@ -11,6 +11,8 @@ export interface ToolContext {
   readonly callID: string
   /** Directory relative paths resolve against. */
   readonly cwd: string
+  /** Reports progress while the call runs (stored on the running part); tools throttle it. */
+  readonly progress?: (metadata: Record<string, unknown>) => Effect.Effect<void>
 }
 
 /** What a tool returns; `output` is what the model sees. */

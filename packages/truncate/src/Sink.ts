@@ -118,6 +118,25 @@ export class Sink {
     this.fd = undefined
   }
 
+  /** A look while the command runs: totals so far, the last lines (up to `bytes`), the file. */
+  peek(bytes = 2048): { totalBytes: number; totalLines: number; tail: string; file?: string } {
+    const source = this.spilling ? this.tailChunks : this.chunks
+    const picked: Array<Buffer> = []
+    let size = 0
+    for (let i = source.length - 1; i >= 0 && size < bytes; i--) {
+      picked.unshift(source[i]!)
+      size += source[i]!.length
+    }
+    const all = Buffer.concat(picked)
+    const tail = wholeLinesFromEnd(all.length > bytes ? all.subarray(all.length - bytes) : all, all.length <= bytes)
+    return {
+      totalBytes: this.bytes,
+      totalLines: this.newlines + (this.last === NEWLINE || this.bytes === 0 ? 0 : 1),
+      tail,
+      ...(this.fd !== undefined ? { file: this.file } : {})
+    }
+  }
+
   /** Ends the capture; call once, after the producer is done. */
   close(): Capture {
     const totalLines = this.bytes === 0 ? 0 : this.newlines + (this.last === NEWLINE ? 0 : 1)
@@ -162,8 +181,12 @@ const wholeLinesFromStart = (buf: Buffer) => {
   return buf.subarray(0, end === -1 ? completeEnd(buf) : end + 1).toString("utf8")
 }
 
-/** The complete lines at the end of a buffer that starts at an arbitrary byte (a part-line if none). */
-const wholeLinesFromEnd = (buf: Buffer) => {
+/**
+ * The complete lines at the end of a buffer that starts at an arbitrary byte (a part-line if
+ * none); `whole` when the buffer starts at the start of the output.
+ */
+const wholeLinesFromEnd = (buf: Buffer, whole = false) => {
+  if (whole) return buf.toString("utf8")
   const start = buf.indexOf(NEWLINE)
   return buf.subarray(start === -1 || start === buf.length - 1 ? completeStart(buf) : start + 1).toString("utf8")
 }

@@ -8,6 +8,8 @@ import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
 export const MAX_TIMEOUT = 600_000
+/** How often a running command reports progress. */
+export const PROGRESS_INTERVAL = "1 second"
 
 const shell = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh"
 
@@ -100,7 +102,15 @@ export const bash = define("bash", {
         memoryBytes: Math.max(1024 * 1024, 4 * limits.maxBytes),
         keepBytes: Math.max(128 * 1024, 2 * limits.maxBytes)
       })
-      const outcome = yield* runCommand(args.command, cwd, timeout, sink).pipe(Effect.onInterrupt(() => Effect.sync(() => sink.close())))
+      // progress: every second, the bytes so far and the last lines (also what an interrupt keeps)
+      const report = Effect.suspend(() => {
+        const p = sink.peek()
+        return ctx.progress?.({ outputBytes: p.totalBytes, outputLines: p.totalLines, tail: p.tail, ...(p.file ? { outputPath: p.file } : {}) }) ?? Effect.void
+      })
+      const outcome = yield* runCommand(args.command, cwd, timeout, sink).pipe(
+        Effect.raceFirst(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report)))),
+        Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))))
+      )
       const capture = sink.close()
       const notes: Array<string> = []
       if (outcome.timedOut) notes.push(`The command timed out after ${timeout} ms and was killed.`)
