@@ -6,7 +6,7 @@ import { SessionService, SessionSettings } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
-import { RetentionLive, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
+import { RetentionLive, spillDirectory, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
 
 /** Everything a composed runtime offers to its caller. */
@@ -40,8 +40,10 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const env = options.env ?? process.env
   const yolo = options.permission?.yolo ?? false
   // Spill files live in the data dir, outside the worktree: reading them back never needs a prompt.
-  const spill = `${options.dataDir}/tool-output/*`
-  const spillRules = ["read", "grep", "external_directory"].map((permission) => ({ permission, pattern: spill, action: "allow" as const }))
+  const spill = spillDirectory(options.dataDir)
+  const spillRules = ["read", "grep", "external_directory"].flatMap((permission) =>
+    [spill, `${spill}/*`].map((pattern) => ({ permission, pattern, action: "allow" as const }))
+  )
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }]
     : [...defaultRules, ...spillRules, ...fromConfig(config.permission)]

@@ -47,6 +47,50 @@ const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) =>
     }).pipe(Effect.provide(layer), Effect.scoped)
   )
 
+describe("spill files", () => {
+  test("a spilled output can be grepped and read back without a prompt, even when asks are denied", async () => {
+    const cwd = tmp()
+    const dataDir = tmp()
+    const spill = path.join(dataDir, "tool-output")
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] },
+      { toolCalls: [{ name: "grep", arguments: { pattern: "^299999$", path: spill } }] },
+      { toolCalls: [{ name: "read", arguments: { filePath: path.join(spill, "SPILLED"), offset: 150000, limit: 2 } }] },
+      { text: "found it" }
+    ])
+    const layer = makeRuntime({
+      cwd,
+      dataDir,
+      env: {},
+      config: {
+        provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
+        permission: { bash: "allow" }
+      },
+      store: SessionStore.layerMemory,
+      permission: { nonInteractive: "deny" }
+    })
+    const asked: Array<Event> = []
+    const messages = await Effect.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        yield* bus.listen((e) => Effect.sync(() => void (e.type === "permission.asked" && asked.push(e))))
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        yield* sessions.prompt({ sessionID: session.id, text: "count", model })
+        return yield* (yield* SessionStore).messages(session.id)
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const tools = messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : []))
+    expect(tools.map((t) => `${t.tool}:${t.state.status}`)).toEqual(["bash:completed", "grep:completed", "read:error"])
+    const grep = tools[1]!.state
+    expect(grep.status === "completed" && grep.output).toContain("Line 299999: 299999")
+    // the read failed only because the script cannot know the file's name: not for permission
+    const read = tools[2]!.state
+    expect(read.status === "error" && read.error).toContain("not found")
+    expect(asked).toEqual([])
+  })
+})
+
 describe("agent loop through the composed runtime", () => {
   test("runs tool steps until a text answer, storing every part", async () => {
     const { cwd, layer } = await setup([
