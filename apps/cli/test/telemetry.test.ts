@@ -55,6 +55,19 @@ describe("OpenTelemetry export", () => {
     expect(chain(tool)).toContain("session.step")
   })
 
+  test("a reduced tool output carries its evidence on the Tool.execute span", async () => {
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 20000" } }] }, { text: "done" }])
+    const r = await reins(["run", "--yolo", "count"], { ...p, env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } })
+    await p.server.stop()
+    expect(r.code).toBe(0)
+    const tool = received.find((s) => s.name === "Tool.execute" && attr(s, "tool.reducer") !== undefined)
+    expect(tool).toBeDefined()
+    expect(attr(tool!, "tool.reducer")).toBe("head_tail")
+    expect(Number(attr(tool!, "tool.reduce.original_bytes"))).toBe(108_894)
+    expect(Number(attr(tool!, "tool.reduce.compacted_bytes"))).toBeLessThan(108_894)
+    expect(attr(tool!, "tool.reduce.reasons")).toBe("middle_dropped")
+  })
+
   test("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported", async () => {
     const before = received.length
     const p = await project([{ text: "quiet" }])
