@@ -38,5 +38,16 @@ for (const { name, manifest, text } of corpus()) {
 console.log(`\nreduce — the reducer corpus (targets: failing runs > 20 KB ≥ 85% removed, passing runs < 1 KB, every failure name and location kept)`)
 console.log(`machine: ${machine()}\n`)
 console.log(table(["fixture", "kind", "reducer", "bytes", "reduced", "removed", "kept", "time", "target"], rows))
+// speed on large inputs: a fixture of each family repeated to 10 MB
+const big: Array<Array<string>> = []
+for (const name of ["tests/jest-failing", "tests/go-test-json-failing", "build/make-gcc", "build/eslint-unix", "git/git-log"]) {
+  const f = corpus().find((c) => c.name === name)
+  if (!f) continue
+  const text = f.text.repeat(Math.ceil(10_000_000 / f.text.length))
+  const start = performance.now()
+  const r = runReducers(builtinReducers, { text, command: f.manifest.command, maxLines: MAX_LINES, maxBytes: MAX_BYTES })
+  big.push([name, `${(byteLength(text) / 1e6).toFixed(1)} MB`, r?.evidence.reducer ?? "(none)", `${(performance.now() - start).toFixed(0)} ms`])
+}
+console.log(`\n${table(["10 MB input", "size", "reducer", "time"], big)}`)
 console.log(`\nfailure names and locations kept: ${allKept ? "all" : "NOT ALL"}; size targets: ${targetsMet ? "all met" : "MISSED"}`)
 if (!allKept) process.exitCode = 1

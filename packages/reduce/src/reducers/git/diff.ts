@@ -1,0 +1,158 @@
+/**
+ * git diff, git show and git log -p: every file header and hunk start kept, index and ---/+++
+ * lines dropped, long hunks cut in the middle (their first and last lines kept), commit messages
+ * cut as in git log, and a count of everything cut.
+ */
+import { byteLength } from "@reins/truncate"
+import type { ReasonCode, Reducer } from "../../Reducer.ts"
+import { runs, sniff, toLines } from "../../Text.ts"
+import { COMMIT, compactCommit, describeCommit, GIT, thousands } from "./shared.ts"
+
+/** Commits shown by git log -p. */
+export const PATCH_COMMITS = 20
+/** Lines kept at the start and end of a long hunk, tried in order until the result fits the budget. */
+export const HUNK_KEEP: ReadonlyArray<readonly [number, number]> = [
+  [6, 4],
+  [3, 2],
+  [0, 0]
+]
+
+const FILE = /^diff --(?:git|cc|combined) /
+const HUNK = /^(@{2,}) -\d/
+const HEADER_NOISE = /^(?:index [0-9a-f]+[.,]|similarity index |dissimilarity index |--- |\+\+\+ )/
+const BODY = /^[ +\-\\]/
+
+interface Result {
+  readonly lines: Array<string>
+  readonly reasons: ReadonlyArray<ReasonCode>
+}
+
+const reduceDiff = (lines: ReadonlyArray<string>, head: number, tail: number): Result => {
+  const out: Array<string> = []
+  let files = 0
+  let hunks = 0
+  let hunkLines = 0
+  let cutLines = 0
+  let cutHunks = 0
+  let dropped = 0
+  let messageCut = 0
+  let commits = 0
+  let skipped = 0
+  let oldest: Array<string> = []
+  let commit: Array<string> | undefined
+  let body: Array<string> | undefined
+  let columns = 1
+  let inHeader = false
+
+  const flushHunk = () => {
+    if (!body) return
+    hunkLines += body.length
+    if (body.length > head + tail + 1) {
+      const middle = body.slice(head, body.length - tail)
+      let added = 0
+      let removed = 0
+      for (const l of middle) {
+        const marks = l.slice(0, columns)
+        if (marks.includes("+")) added++
+        else if (marks.includes("-")) removed++
+      }
+      out.push(...body.slice(0, head), `… ${middle.length} lines cut (+${added} -${removed}) …`, ...body.slice(body.length - tail))
+      cutLines += middle.length
+      cutHunks++
+    } else out.push(...body)
+    body = undefined
+  }
+  const flushCommit = () => {
+    if (!commit) return
+    const r = compactCommit(commit)
+    out.push(...r.lines)
+    messageCut += r.cut
+    commit = undefined
+  }
+
+  for (const line of lines) {
+    if (COMMIT.test(line)) {
+      flushHunk()
+      flushCommit()
+      inHeader = false
+      commits++
+      if (commits > PATCH_COMMITS) {
+        skipped++
+        oldest = [line]
+      } else commit = [line]
+      continue
+    }
+    if (commits > PATCH_COMMITS) {
+      if (oldest.length < 12) oldest.push(line)
+      continue
+    }
+    if (commit && !FILE.test(line)) {
+      commit.push(line)
+      continue
+    }
+    if (FILE.test(line)) {
+      flushHunk()
+      flushCommit()
+      out.push(line)
+      files++
+      inHeader = true
+      continue
+    }
+    const hunk = HUNK.exec(line)
+    if (hunk) {
+      flushHunk()
+      out.push(line)
+      hunks++
+      columns = hunk[1]!.length - 1
+      body = []
+      inHeader = false
+      continue
+    }
+    if (inHeader && HEADER_NOISE.test(line)) {
+      dropped++
+      continue
+    }
+    if (body && line !== "" && BODY.test(line)) {
+      body.push(line)
+      continue
+    }
+    flushHunk()
+    out.push(line)
+  }
+  flushHunk()
+  flushCommit()
+  if (skipped > 0) out.push(`… ${skipped} more commits not shown; oldest: ${describeCommit(oldest)}`)
+
+  const reasons: Array<ReasonCode> = []
+  if (cutHunks > 0) reasons.push("hunks_cut")
+  if (messageCut > 0 || skipped > 0) reasons.push("commits_cut")
+  if (dropped > 0) reasons.push("noise_dropped")
+  if (reasons.length > 0) {
+    const parts = [`${thousands(files)} files`, `${thousands(hunks)} hunks`]
+    if (cutHunks > 0) parts.push(`${thousands(cutLines)} of ${thousands(hunkLines)} hunk lines cut in ${thousands(cutHunks)} hunks`)
+    if (dropped > 0) parts.push(`${thousands(dropped)} index/---/+++ lines dropped`)
+    if (skipped > 0) parts.push(`${thousands(skipped)} commits not shown`)
+    while (out.length > 0 && out[out.length - 1] === "") out.pop()
+    out.push(`[diff: ${parts.join("; ")}]`)
+  }
+  return { lines: out, reasons }
+}
+
+export const gitDiff: Reducer = {
+  name: "git_diff",
+  matches: (input) =>
+    runs(input.command, new RegExp(`${GIT}(?:diff|show|stash\\s+show|format-patch|log\\b[^|;&]*?\\s(?:-p|-u|--patch)\\b)`)) ||
+    sniff(input.text, /^(?:diff --(?:git|cc|combined) |@@@? -\d)/, 300),
+  reduce: (input) => {
+    const lines = toLines(input.text)
+    if (!lines.some((l) => FILE.test(l) || HUNK.test(l))) return undefined
+    let result: Result | undefined
+    for (const [head, tail] of HUNK_KEEP) {
+      result = reduceDiff(lines, head, tail)
+      const text = result.lines.join("\n") + "\n"
+      if (result.lines.length <= input.maxLines && byteLength(text) <= input.maxBytes) break
+    }
+    if (!result || result.reasons.length === 0) return undefined
+    return { text: result.lines.join("\n") + "\n", reasons: result.reasons }
+  }
+}
