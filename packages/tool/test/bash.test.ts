@@ -74,6 +74,23 @@ describe("bash tool", () => {
     const spilled = await Bun.file(r.success.outputPath).text()
     expect(spilled).toBe(execSync("seq 1 200000", { encoding: "utf8", maxBuffer: 1 << 24 }))
   })
+  test("a real failing bun test run is reduced by bun_test: every failure kept, passes counted", async () => {
+    const cwd = tempDir()
+    fs.cpSync(path.resolve(import.meta.dir, "../../reduce/fixtures/tests/projects/bun"), cwd, { recursive: true })
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dir, "../../reduce/fixtures/tests/bun-test-failing.json"), "utf8"))
+    const r = await runTool(bash, { command: `NO_COLOR=1 ${manifest.command}`, timeout: 60_000 }, { cwd })
+    const out: string = r.success.output
+    expect(r.success.metadata.exitCode).toBe(1)
+    expect(r.success.metadata.reduction).toMatchObject({ reducer: "bun_test" })
+    expect(r.success.metadata.reduction.reasons).toContain("passing_tests_counted")
+    expect(out.startsWith("[reduced by bun_test:")).toBe(true)
+    for (const name of manifest.failures) expect(out).toContain(name)
+    for (const location of manifest.locations) expect(out).toContain(location)
+    expect(out).toMatch(/\d+ passing tests not shown/)
+    expect(out.endsWith("(exit code 1)")).toBe(true)
+    // the unreduced run is on disk for the model to read
+    expect(fs.readFileSync(r.success.outputPath, "utf8")).toContain("(pass)")
+  })
   test("full_output returns everything, unreduced and uncut", async () => {
     const r = await runTool(bash, { command: "seq 1 5000", full_output: true }, { cwd: tempDir() })
     const out: string = r.success.output
