@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, ensureBuilt, events, project, reins } from "./support.ts"
+import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
-const stops: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const stop of stops) await stop()
-})
-
-const setup = async (...args: Parameters<typeof project>) => {
-  const p = await project(...args)
-  stops.push(() => p.server.stop())
-  return p
-}
+const setup = projects()
 
 describe("reins run end to end", () => {
   test("a 3-step session writes a file, runs bash on it, reads it back and answers", async () => {

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { execSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, events, project, reins } from "./support.ts"
+import { ensureBuilt, events, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
-const stops: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const stop of stops) await stop()
-})
-
-const setup = async (...args: Parameters<typeof project>) => {
-  const p = await project(...args)
-  stops.push(() => p.server.stop())
-  return p
-}
+const setup = projects()
 
 /** The text of the tool result the model received in the last request. */
 const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {

@@ -1,3 +1,4 @@
+import { afterAll } from "bun:test"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -66,3 +67,16 @@ export const events = (stdout: string) =>
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as { type: string; [k: string]: any })
+
+/** A `project` maker for one test file: every scripted server it starts is stopped after the file. */
+export const projects = () => {
+  const stops: Array<() => Promise<void>> = []
+  afterAll(async () => {
+    for (const stop of stops) await stop()
+  })
+  return async (...args: Parameters<typeof project>) => {
+    const p = await project(...args)
+    stops.push(() => p.server.stop())
+    return p
+  }
+}
