@@ -62,8 +62,20 @@ export const shapeOutput = (
     const readable = !capture?.file || capture.totalBytes <= (input.fullOutput ? FULL_OUTPUT_MAX_BYTES : READBACK_MAX_BYTES)
     if (!readable) {
       // Too large to hold: a head+tail view from what the sink kept in memory.
+      // Evidence as if head_tail had run, which is what this is.
       const view = joinEnds(capture!.head, capture!.tail, capture!.totalLines, room.maxLines, room.maxBytes)
-      return yield* truncate.apply(view, { ...base, direction: "head_tail", spilled: spilled!, shown: "the first and last parts are shown" })
+      const evidence: Evidence = { reducer: "head_tail", originalBytes: capture!.totalBytes, compactedBytes: Buffer.byteLength(view), reasons: ["middle_dropped"] }
+      const refused = input.fullOutput
+        ? `\n[full_output was not honoured: ${capture!.totalBytes} bytes is more than the ${FULL_OUTPUT_MAX_BYTES} a tool result may carry]`
+        : ""
+      const cut = yield* truncate.apply(view, {
+        ...base,
+        direction: "head_tail",
+        spilled: spilled!,
+        header: evidenceLine(evidence) + refused,
+        shown: "the first and last parts are shown"
+      })
+      return { ...cut, reduction: evidence }
     }
     const text = typeof input.output === "string" ? input.output : (capture!.text ?? (yield* readBack(capture!.file!)))
     if (input.fullOutput) {

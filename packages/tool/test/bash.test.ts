@@ -91,6 +91,17 @@ describe("bash tool", () => {
     // the unreduced run is on disk for the model to read
     expect(fs.readFileSync(r.success.outputPath, "utf8")).toContain("(pass)")
   })
+  test("an output too large to read back gets a head+tail view from the stream, with evidence", async () => {
+    const total = Number(execSync("seq 1 3000000 | wc -c", { encoding: "utf8" }).trim())
+    const r = await runTool(bash, { command: "seq 1 3000000", full_output: true }, { cwd: tempDir() })
+    const out: string = r.success.output
+    expect(r.success.metadata.reduction).toMatchObject({ reducer: "head_tail", originalBytes: total, reasons: ["middle_dropped"] })
+    expect(out).toContain(`[full_output was not honoured: ${total} bytes`)
+    expect(out).toContain("\n1\n2\n3\n")
+    expect(out).toContain("\n2999999\n3000000\n")
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(51_200)
+    expect(fs.statSync(r.success.outputPath).size).toBe(total)
+  })
   test("full_output returns everything, unreduced and uncut", async () => {
     const r = await runTool(bash, { command: "seq 1 5000", full_output: true }, { cwd: tempDir() })
     const out: string = r.success.output
