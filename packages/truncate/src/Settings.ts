@@ -57,7 +57,10 @@ export const settingsFromConfig = (config: ToolOutputConfig | undefined): Output
   )
 })
 
-/** The limits one call works with: per-call options over per-tool config over global config. */
+/**
+ * The limits one call works with: per-call limits over per-tool config over global config; a
+ * direction set for the tool in config wins over the tool's own (given as `call.direction`).
+ */
 export const limitsFor = (
   settings: OutputSettings,
   tool: string,
