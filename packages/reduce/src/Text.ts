@@ -15,12 +15,6 @@ export const LOCATION = /(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w@~+\-]\.[A-Za-z0-9]{1,10
 
 export const hasLocation = (line: string) => LOCATION.test(line)
 
-/** The first `limit` items and a count of the rest. */
-export const sample = <A>(items: ReadonlyArray<A>, limit: number): { readonly shown: ReadonlyArray<A>; readonly more: number } => ({
-  shown: items.slice(0, limit),
-  more: Math.max(0, items.length - limit)
-})
-
 /** Keeps the first `head` and last `tail` lines with a marker between. */
 export const cutMiddle = (lines: ReadonlyArray<string>, head: number, tail: number): Array<string> =>
   lines.length <= head + tail + 1

@@ -51,10 +51,6 @@ export class Sink {
     private readonly options: SinkOptions = defaultSinkOptions
   ) {}
 
-  get totalBytes() {
-    return this.bytes
-  }
-
   write(chunk: Buffer): void {
     if (chunk.length === 0) return
     this.bytes += chunk.length

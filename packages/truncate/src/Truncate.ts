@@ -48,8 +48,6 @@ export class Truncate extends Context.Service<Truncate, {
   apply(text: string, options: TruncateOptions): Effect.Effect<TruncateResult, TruncateError>
   /** A streaming sink whose spill file is this call's. */
   sink(sessionID: string, callID: string, options?: SinkOptions): Sink
-  /** The directory spill files are written to. */
-  readonly directory: string
   readonly settings: OutputSettings
 }>()("reins/truncate/Truncate") {
   static readonly layer = Layer.effect(
@@ -85,7 +83,7 @@ export class Truncate extends Context.Service<Truncate, {
       })
       const sink = (sessionID: string, callID: string, options?: SinkOptions) =>
         new Sink(spillPath(directory, sessionID, callID), options)
-      return Truncate.of({ apply, sink, directory, settings })
+      return Truncate.of({ apply, sink, settings })
     })
   )
 }

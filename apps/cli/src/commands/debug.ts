@@ -30,6 +30,10 @@ const positive = (name: string, value: Option.Option<number>, fallback: number) 
     onSome: (n) => (n > 0 ? Effect.succeed(n) : Effect.fail(usage(`--${name} must be a positive number, got ${n}`)))
   })
 
+/** The limits from --max-lines/--max-bytes, defaults where unset. */
+const limitsOf = (opts: { readonly maxLines: Option.Option<number>; readonly maxBytes: Option.Option<number> }) =>
+  Effect.all({ maxLines: positive("max-lines", opts.maxLines, MAX_LINES), maxBytes: positive("max-bytes", opts.maxBytes, MAX_BYTES) })
+
 const reduce = Command.make(
   "reduce",
   {
@@ -42,7 +46,7 @@ const reduce = Command.make(
   (opts) =>
     Effect.gen(function* () {
       const text = yield* readInput(opts.file)
-      const limits = { maxLines: yield* positive("max-lines", opts.maxLines, MAX_LINES), maxBytes: yield* positive("max-bytes", opts.maxBytes, MAX_BYTES) }
+      const limits = yield* limitsOf(opts)
       const command = Option.getOrUndefined(opts.command)
       // Every size is reduced here; in a session reducers only run on outputs over 8 KiB.
       const result = runReducers(builtinReducers, { text, ...(command !== undefined ? { command } : {}), ...limits }, { minBytes: 0 })
@@ -70,11 +74,7 @@ const truncate = Command.make(
   (opts) =>
     Effect.gen(function* () {
       const text = yield* readInput(opts.file)
-      const r = cut(text, {
-        direction: opts.direction,
-        maxLines: yield* positive("max-lines", opts.maxLines, MAX_LINES),
-        maxBytes: yield* positive("max-bytes", opts.maxBytes, MAX_BYTES)
-      })
+      const r = cut(text, { direction: opts.direction, ...(yield* limitsOf(opts)) })
       if (opts.format === "json") return yield* Console.log(JSON.stringify(r, null, 2))
       yield* Console.log(r.text.replace(/\n$/, ""))
       const kept = r.totalLines - r.droppedLines
