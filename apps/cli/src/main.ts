@@ -2,13 +2,14 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { debug } from "./commands/debug.ts"
+import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
 import { sessions } from "./commands/sessions.ts"
 import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([run, sessions, debug])
+  Command.withSubcommands([run, sessions, permissions, debug])
 )
 
 Command.run(reins, { version: VERSION }).pipe(

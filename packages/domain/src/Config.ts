@@ -68,7 +68,13 @@ export const Config = Schema.Struct({
   agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))) })),
   retry: Schema.optional(RetryConfig),
   instructions: Schema.optional(Schema.Array(Schema.String)),
-  tool_output: Schema.optional(ToolOutputConfig)
+  tool_output: Schema.optional(ToolOutputConfig),
+  /** Where "always" replies are kept: for the session only (the default) or for the project, across runs. */
+  permission_persist: Schema.optional(Schema.Literals(["session", "project"])),
+  /** How rules combine: the last matching rule wins (the default), or any matching deny wins. */
+  permission_mode: Schema.optional(Schema.Literals(["last-match", "deny-wins"])),
+  /** Seconds a question waits for an answer before the non-interactive policy decides. */
+  permission_timeout: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 export type Config = typeof Config.Type
 

@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer } from "effect"
 
-/** Prefixes of the ids reins hands out: sessions, messages, parts, permission asks. */
-export type Prefix = "ses" | "msg" | "prt" | "per"
+/** Prefixes of the ids reins hands out: sessions, messages, parts, permission asks, saved grants. */
+export type Prefix = "ses" | "msg" | "prt" | "per" | "grt"
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const RANDOM_LENGTH = 14

@@ -1,4 +1,4 @@
-import type { Message, Part, Session } from "@reins/domain"
+import type { Message, Part, PermissionGrant, Session } from "@reins/domain"
 import { Effect } from "effect"
 import type { ListSessionsOptions, MessageWithParts, SessionStore } from "./SessionStore.ts"
 import { sessionNotFound, StoreError } from "./StoreError.ts"
@@ -8,6 +8,15 @@ const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id <
 // Same order as SQLite: time_updated DESC, id DESC.
 const newestFirst = (a: Session, b: Session) => b.time.updated - a.time.updated || byId(b, a)
 
+// SQLite compares TEXT as UTF-8 bytes (code point order); JS `<` compares UTF-16 code units.
+const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+// Same order as SQLite: project, time_created, id.
+const grantOrder = (a: PermissionGrant, b: PermissionGrant) =>
+  utf8Order(a.project, b.project) || a.time.created - b.time.created || utf8Order(a.id, b.id)
+
+const grantKey = (grant: PermissionGrant) => JSON.stringify([grant.project, grant.permission, grant.pattern])
+
 const missing = (action: string, what: string) =>
   new StoreError({ reason: "io", message: `Could not ${action} in memory: it refers to a ${what} that is not stored.` })
 
@@ -16,6 +25,7 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   const sessions = new Map<string, Session>()
   const messagesById = new Map<string, Message>()
   const partsById = new Map<string, Part>()
+  const grantsById = new Map<string, PermissionGrant>()
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
     if (sessions.has(session.id)) {
@@ -96,6 +106,29 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
     }
   })
 
+  const listGrants = Effect.fn("SessionStore.listGrants")(function* (project?: string) {
+    return [...grantsById.values()].filter((grant) => project === undefined || grant.project === project).sort(grantOrder)
+  })
+
+  const addGrant = Effect.fn("SessionStore.addGrant")(function* (grant: PermissionGrant) {
+    // Checked in this order so that it matches SQLite's ON CONFLICT on the unique index.
+    const key = grantKey(grant)
+    if ([...grantsById.values()].some((stored) => grantKey(stored) === key)) return
+    if (grantsById.has(grant.id)) {
+      return yield* new StoreError({
+        reason: "io",
+        message: `Could not save permission grant ${grant.id} in memory: one with that id is already stored.`
+      })
+    }
+    grantsById.set(grant.id, grant)
+  })
+
+  const revokeGrants = Effect.fn("SessionStore.revokeGrants")(function* (ids: ReadonlyArray<string>) {
+    let deleted = 0
+    for (const id of new Set(ids)) if (grantsById.delete(id)) deleted++
+    return deleted
+  })
+
   return {
     createSession,
     updateSession,
@@ -106,6 +139,9 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
-    deleteSession
+    deleteSession,
+    listGrants,
+    addGrant,
+    revokeGrants
   }
 }

@@ -1,6 +1,7 @@
 /// <reference path="./sql.d.ts" />
 import type { Database } from "bun:sqlite"
 import m0000 from "../migrations/0000_init.sql" with { type: "text" }
+import m0001 from "../migrations/0001_permission_grant.sql" with { type: "text" }
 
 /** One drizzle-kit migration: its journal tag and its SQL. */
 export interface Migration {
@@ -11,7 +12,10 @@ export interface Migration {
 // Imported as text so `bun build` inlines them: the bundled CLI never reads the migrations folder.
 // After `bun run generate`, add the new file here, in order.
 /** Every migration, oldest first. */
-export const migrations: ReadonlyArray<Migration> = [{ tag: "0000_init", sql: m0000 }]
+export const migrations: ReadonlyArray<Migration> = [
+  { tag: "0000_init", sql: m0000 },
+  { tag: "0001_permission_grant", sql: m0001 }
+]
 
 const BREAKPOINT = "--> statement-breakpoint"
 

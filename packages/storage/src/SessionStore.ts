@@ -1,4 +1,4 @@
-import { DataDir, type Message, type Part, type Session } from "@reins/domain"
+import { DataDir, type Message, type Part, type PermissionGrant, type Session } from "@reins/domain"
 import { Context, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { makeMemoryStore } from "./MemoryStore.ts"
@@ -19,7 +19,7 @@ export interface MessageWithParts {
   readonly parts: ReadonlyArray<Part>
 }
 
-/** Sessions, messages and parts, persisted; every write is atomic. */
+/** Sessions, messages and parts, and the permission grants kept per project; every write is atomic. */
 export class SessionStore extends Context.Service<SessionStore, {
   /** Stores a new session; fails if the id is taken. */
   createSession(session: Session): Effect.Effect<void, StoreError>
@@ -41,6 +41,12 @@ export class SessionStore extends Context.Service<SessionStore, {
   messages(sessionID: string): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
   /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
   deleteSession(id: string): Effect.Effect<void, StoreError>
+  /** The grants of one project (every project when undefined), by project, then creation time, then id. */
+  listGrants(project?: string): Effect.Effect<ReadonlyArray<PermissionGrant>, StoreError>
+  /** Keeps a grant; the same (project, permission, pattern) again is a no-op that keeps the first row. */
+  addGrant(grant: PermissionGrant): Effect.Effect<void, StoreError>
+  /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
+  revokeGrants(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
 }>()("reins/storage/SessionStore") {
   /** SQLite at `file` (created with its parent directories; migrated on open; closed with the layer). */
   static readonly layerSqlite = (file: string): Layer.Layer<SessionStore, StoreError> =>

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite"
-import type { Message, Part, Session } from "@reins/domain"
-import { and, desc, eq, isNull, sql } from "drizzle-orm"
+import type { Message, Part, PermissionGrant, Session } from "@reins/domain"
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Clock, Effect } from "effect"
 import * as fs from "node:fs"
@@ -77,7 +77,7 @@ export const makeSqliteStore = (db: Database, file: string): Effect.Effect<Sessi
 
 const build = (client: Database, file: string): SessionStore["Service"] => {
   const db = drizzle({ client, schema })
-  const { session, message, part } = schema
+  const { session, message, part, permissionGrant } = schema
   const attempt = <A>(action: () => string, run: () => A) =>
     Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
 
@@ -199,6 +199,56 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     if (deleted.length === 0) return yield* sessionNotFound(id)
   })
 
+  const listGrants = Effect.fn("SessionStore.listGrants")(function* (project?: string) {
+    const rows = yield* attempt(
+      () => (project === undefined ? "list permission grants" : `list the permission grants of ${project}`),
+      () =>
+        db
+          .select()
+          .from(permissionGrant)
+          .where(project === undefined ? undefined : eq(permissionGrant.project, project))
+          .orderBy(permissionGrant.project, permissionGrant.timeCreated, permissionGrant.id)
+          .all()
+    )
+    return rows.map(
+      (row): PermissionGrant => ({
+        id: row.id,
+        project: row.project,
+        permission: row.permission,
+        pattern: row.pattern,
+        time: { created: row.timeCreated }
+      })
+    )
+  })
+
+  const addGrant = Effect.fn("SessionStore.addGrant")(function* (grant: PermissionGrant) {
+    yield* attempt(
+      () => `save permission grant ${grant.id}`,
+      () =>
+        db
+          .insert(permissionGrant)
+          .values({
+            id: grant.id,
+            project: grant.project,
+            permission: grant.permission,
+            pattern: grant.pattern,
+            timeCreated: grant.time.created
+          })
+          // Only the unique (project, permission, pattern) index: a reused id is still an error.
+          .onConflictDoNothing({ target: [permissionGrant.project, permissionGrant.permission, permissionGrant.pattern] })
+          .run()
+    )
+  })
+
+  const revokeGrants = Effect.fn("SessionStore.revokeGrants")(function* (ids: ReadonlyArray<string>) {
+    if (ids.length === 0) return 0
+    const deleted = yield* attempt(
+      () => `revoke ${ids.length} permission grants`,
+      () => db.delete(permissionGrant).where(inArray(permissionGrant.id, [...ids])).returning({ id: permissionGrant.id }).all()
+    )
+    return deleted.length
+  })
+
   return {
     createSession,
     updateSession,
@@ -209,6 +259,9 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
-    deleteSession
+    deleteSession,
+    listGrants,
+    addGrant,
+    revokeGrants
   }
 }

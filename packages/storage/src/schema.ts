@@ -1,8 +1,9 @@
 import type { Message, Part, Session } from "@reins/domain"
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
 
-// Each row keeps the whole domain object as JSON in `data`; the other columns exist only to
-// query, sort and cascade. Change this file, then run `bun run generate` to add a migration.
+// Each session, message and part row keeps the whole domain object as JSON in `data`; the other
+// columns exist only to query, sort and cascade. Change this file, then run `bun run generate` to
+// add a migration.
 
 /** One row per conversation. */
 export const session = sqliteTable(
@@ -50,5 +51,22 @@ export const part = sqliteTable(
   (table) => [
     index("part_message_id_idx").on(table.messageID, table.id),
     index("part_session_id_idx").on(table.sessionID)
+  ]
+)
+
+/** One row per "always" reply kept for a project; a grant is small, so its columns are the whole of it. */
+export const permissionGrant = sqliteTable(
+  "permission_grant",
+  {
+    id: text("id").primaryKey(),
+    project: text("project").notNull(),
+    permission: text("permission").notNull(),
+    pattern: text("pattern").notNull(),
+    timeCreated: integer("time_created").notNull()
+  },
+  (table) => [
+    // The same grant twice is one row: `addGrant` relies on it to be idempotent.
+    uniqueIndex("permission_grant_project_permission_pattern_idx").on(table.project, table.permission, table.pattern),
+    index("permission_grant_project_idx").on(table.project)
   ]
 )

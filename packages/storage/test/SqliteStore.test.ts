@@ -8,7 +8,7 @@ import journal from "../migrations/meta/_journal.json"
 import { migrate, migrations, statements } from "../src/Migrations.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import { makeSqliteStore, openDatabase } from "../src/SqliteStore.ts"
-import { run, session, tempDir, textPart, userMessage } from "./support.ts"
+import { grant, run, session, tempDir, textPart, userMessage } from "./support.ts"
 
 const countRows = (file: string, table: string) => {
   const db = new Database(file, { readonly: true })
@@ -144,9 +144,56 @@ describe("Migrations", () => {
     const broken = [{ tag: "0001_broken", sql: "CREATE TABLE t (x);--> statement-breakpoint\nNOT SQL" }]
     expect(() => migrate(db, 1, broken)).toThrow()
     expect(db.query("SELECT name FROM sqlite_master WHERE name IN ('t', '__reins_migrations')").all()).toEqual([])
-    expect(migrate(db, 1)).toEqual(["0000_init"])
+    expect(migrate(db, 1)).toEqual(["0000_init", "0001_permission_grant"])
     expect(migrate(db, 2)).toEqual([])
     db.close()
+  })
+})
+
+describe("upgrading a database", () => {
+  test("a database from before the grants table gets it and keeps its sessions", async () => {
+    const file = path.join(tempDir(), "reins.db")
+    const old = session("ses_old", { updated: 42 })
+    const user = userMessage("msg_001", "ses_old")
+    const db = new Database(file, { create: true })
+    expect(migrate(db, 1, migrations.slice(0, 1))).toEqual(["0000_init"])
+    db.run(
+      "INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES (?, ?, NULL, ?, ?, ?, ?)",
+      [old.id, old.directory, old.title, old.time.created, old.time.updated, JSON.stringify(old)]
+    )
+    db.run("INSERT INTO message (id, session_id, time_created, data) VALUES (?, ?, ?, ?)", [
+      user.id,
+      user.sessionID,
+      user.time.created,
+      JSON.stringify(user)
+    ])
+    db.close()
+
+    const result = await run(
+      SessionStore.layerSqlite(file),
+      Effect.gen(function* () {
+        const store = yield* SessionStore
+        const before = yield* store.listGrants()
+        yield* store.addGrant(grant("grt_a"))
+        return { before, grants: yield* store.listGrants(), sessions: yield* store.listSessions(), rows: yield* store.messages("ses_old") }
+      })
+    )
+    expect(result.before).toEqual([])
+    expect(result.grants).toEqual([grant("grt_a")])
+    expect(result.sessions).toEqual([old])
+    expect(result.rows).toEqual([{ info: user, parts: [] }])
+
+    const check = new Database(file, { readonly: true })
+    const tags = check.query<{ tag: string }, []>("SELECT tag FROM __reins_migrations ORDER BY tag").all()
+    const indexes = check
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'permission_grant' AND sql IS NOT NULL ORDER BY name")
+      .all()
+    check.close()
+    expect(tags.map((row) => row.tag)).toEqual(["0000_init", "0001_permission_grant"])
+    expect(indexes.map((row) => row.name)).toEqual([
+      "permission_grant_project_idx",
+      "permission_grant_project_permission_pattern_idx"
+    ])
   })
 })
 

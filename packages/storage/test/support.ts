@@ -1,4 +1,4 @@
-import type { Message, Part, Session, TextPart, ToolPart, UserMessage } from "@reins/domain"
+import type { Message, Part, PermissionGrant, Session, TextPart, ToolPart, UserMessage } from "@reins/domain"
 import { Effect, type Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -59,3 +59,15 @@ export const toolPart = (id: string, message: Message): ToolPart => ({
 /** Part ids of each message, to compare orderings compactly. */
 export const shape = (rows: ReadonlyArray<{ info: Message; parts: ReadonlyArray<Part> }>) =>
   rows.map((row) => [row.info.id, row.parts.map((part) => part.id)] as const)
+
+/** A permission grant; `project` defaults to the same directory as `session`. */
+export const grant = (
+  id: string,
+  options: Partial<Omit<PermissionGrant, "id" | "time">> & { created?: number } = {}
+): PermissionGrant => ({
+  id,
+  project: options.project ?? "/work/project",
+  permission: options.permission ?? "bash",
+  pattern: options.pattern ?? `pattern of ${id}`,
+  time: { created: options.created ?? 1_000 }
+})

@@ -1,24 +1,11 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { DataDir, type Part } from "@reins/domain"
-import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
-import { failure, usage } from "../CliError.ts"
-import { loadSetup } from "../Setup.ts"
+import type { Part } from "@reins/domain"
+import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { time, withStore } from "../Store.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
 const id = Argument.String("id").pipe(Argument.withDescription("Session id (see reins sessions list)"))
-
-const withStore = <A>(effect: Effect.Effect<A, StoreError, SessionStore>) =>
-  Effect.gen(function* () {
-    const setup = yield* loadSetup
-    return yield* effect.pipe(
-      Effect.provide(SessionStore.layer),
-      Effect.provideService(DataDir, setup.dataDir),
-      Effect.catchTag("StoreError", (e) => Effect.fail(e.reason === "not-found" ? usage(e.message) : failure(e.message)))
-    )
-  })
-
-const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16)
 
 const renderPart = (part: Part): string | undefined => {
   switch (part.type) {
@@ -48,7 +35,7 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>) =>
     .join("\n\n")
 
 const list = Command.make("list", { format }, ({ format }) =>
-  withStore(
+  withStore(() =>
     Effect.gen(function* () {
       const sessions = yield* (yield* SessionStore).listSessions({ limit: 100 })
       if (format === "json") return yield* Console.log(JSON.stringify(sessions, null, 2))
@@ -59,7 +46,7 @@ const list = Command.make("list", { format }, ({ format }) =>
 ).pipe(Command.withDescription("List sessions, newest first"))
 
 const show = Command.make("show", { id, format }, ({ id, format }) =>
-  withStore(
+  withStore(() =>
     Effect.gen(function* () {
       const store = yield* SessionStore
       const session = yield* store.getSession(id)
@@ -72,7 +59,7 @@ const show = Command.make("show", { id, format }, ({ id, format }) =>
 ).pipe(Command.withDescription("Show a session's messages"))
 
 const exportCmd = Command.make("export", { id }, ({ id }) =>
-  withStore(
+  withStore(() =>
     Effect.gen(function* () {
       const store = yield* SessionStore
       const session = yield* store.getSession(id)

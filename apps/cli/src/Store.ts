@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import { DataDir } from "@reins/domain"
+import { SessionStore, type StoreError } from "@reins/storage"
+import { type CliError, failure, usage } from "./CliError.ts"
+import { loadSetup, type Setup } from "./Setup.ts"
+
+/** Runs a command against the session store of the data dir; "not-found" is a usage error (exit 2). */
+export const withStore = <A>(effect: (setup: Setup) => Effect.Effect<A, CliError | StoreError, SessionStore>) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup
+    return yield* effect(setup).pipe(
+      Effect.provide(SessionStore.layer),
+      Effect.provideService(DataDir, setup.dataDir),
+      Effect.catchTag("StoreError", (e) => Effect.fail(e.reason === "not-found" ? usage(e.message) : failure(e.message)))
+    )
+  })
+
+/** A stored time as `YYYY-MM-DD HH:MM` (UTC). */
+export const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16)
