@@ -1,23 +1,49 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Deferred, Effect, Layer, Schema, Semaphore } from "effect"
 import { Bus, Ids } from "@reins/domain"
-import { defaultRules, evaluate, isDisabled, type Rule } from "./Rules.ts"
+import { defaultRules, evaluate, evaluateOpaque, isDisabled, type Decision, type Mode, type Rule } from "./Rules.ts"
 
 /** What a tool asks to do: a permission and the subjects it touches (paths, commands). */
 export interface AskRequest {
   readonly sessionID: string
   readonly permission: string
+  /** Every pattern must be allowed (e.g. a command as written and its real name under `sudo`). */
   readonly patterns: ReadonlyArray<string>
   /** Patterns that "always" would allow from now on (e.g. `git status *`). */
   readonly always: ReadonlyArray<string>
   readonly callID?: string
   readonly title?: string
+  /** Why the subject cannot be judged by its text: never allowed by a broad rule. */
+  readonly opaque?: string
+  /** Where it runs (bash: the directory after any `cd`). */
+  readonly directory?: string
+  /** The whole tool input, shown to a person (the full bash command). */
+  readonly command?: string
 }
 
 export type Reply = "once" | "always" | "reject"
 
+/** A reply to a question; a reject may carry a message that goes back to the model. */
+export interface Answer {
+  readonly reply: Reply
+  readonly message?: string
+}
+
+/** A question waiting for a reply. */
+export interface Pending extends AskRequest {
+  readonly id: string
+  /** The rule that made this a question; undefined when no rule matched. */
+  readonly rule?: Rule
+}
+
 /** A question shown to a person; the CLI provides one on a TTY. */
 export interface Prompter {
-  ask(request: AskRequest & { readonly id: string; readonly rule?: Rule }): Effect.Effect<{ reply: Reply; message?: string }>
+  ask(request: Pending): Effect.Effect<Answer>
+}
+
+/** Where "always" grants live beyond the session: the runtime wires a database-backed one. */
+export interface GrantStore {
+  load(project: string): Effect.Effect<ReadonlyArray<Rule>>
+  save(project: string, rules: ReadonlyArray<Rule>): Effect.Effect<void>
 }
 
 /** Rules in force, what "ask" becomes without a person, and an optional interactive prompter. */
@@ -25,10 +51,24 @@ export interface PermissionSettings {
   readonly rules: ReadonlyArray<Rule>
   readonly nonInteractive: "allow" | "deny"
   readonly prompter?: Prompter
+  readonly mode?: Mode
+  /**
+   * How long a question waits for a reply before the non-interactive policy decides, in ms.
+   * Default: forever with a prompter, at once without one.
+   */
+  readonly timeoutMs?: number
+  /** `project` keeps "always" grants in `grants` for `project`; default: the session only. */
+  readonly persist?: "session" | "project"
+  readonly project?: string
 }
 
 export const PermissionSettings = Context.Reference<PermissionSettings>("reins/permission/Settings", {
   defaultValue: () => ({ rules: defaultRules, nonInteractive: "deny" })
+})
+
+/** The store for project grants (`permission_persist: "project"`); none by default. */
+export const PermissionGrants = Context.Reference<GrantStore | undefined>("reins/permission/Grants", {
+  defaultValue: () => undefined
 })
 
 /** A tool call that may not run; the message is written for the model. */
@@ -39,23 +79,139 @@ export class PermissionError extends Schema.TaggedError<PermissionError>()("Perm
   message: Schema.String
 }) {}
 
-/** Decides tool permissions: rules first, then a person or the non-interactive policy. */
+/** What the rules say about a whole request: allowed, denied on one pattern, or a question. */
+export type Check =
+  | { readonly action: "allow"; readonly rule?: Rule }
+  | { readonly action: "deny"; readonly pattern: string; readonly rule?: Rule }
+  | { readonly action: "ask"; readonly pattern: string; readonly rule?: Rule }
+
+/** Evaluates every pattern of a request: any deny denies, else any ask asks. */
+export const check = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest, "permission" | "patterns" | "opaque">, mode: Mode = "last-match"): Check => {
+  let ask: Check | undefined
+  let allow: Rule | undefined
+  const judge = request.opaque ? evaluateOpaque : evaluate
+  for (const pattern of request.patterns) {
+    const decision: Decision = judge(rules, request.permission, pattern, mode)
+    if (decision.action === "deny") return { action: "deny", pattern, ...(decision.rule ? { rule: decision.rule } : {}) }
+    if (decision.action === "ask") ask ??= { action: "ask", pattern, ...(decision.rule ? { rule: decision.rule } : {}) }
+    else allow ??= decision.rule
+  }
+  return ask ?? { action: "allow", ...(allow ? { rule: allow } : {}) }
+}
+
+const deniedMessage = (permission: string, pattern: string) =>
+  `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+
+type By = "user" | "policy" | "rule"
+
+interface Entry {
+  readonly info: Pending
+  readonly deferred: Deferred.Deferred<{ readonly answer: Answer; readonly by: By }>
+}
+
+/** Decides tool permissions: rules first, then a person, a reply from outside, or the non-interactive policy. */
 export class Permission extends Context.Service<Permission, {
+  /** One request: allowed, denied, or asked (waits for the reply). */
   ask(request: AskRequest): Effect.Effect<void, PermissionError>
+  /** All requests of one tool call: any denied request fails it before anything is asked. */
+  authorize(requests: ReadonlyArray<AskRequest>): Effect.Effect<void, PermissionError>
+  /** Replies to a pending question (from a UI or a library caller); false if it is not pending. */
+  reply(id: string, answer: Answer): Effect.Effect<boolean>
+  /** Questions waiting for a reply, oldest first. */
+  pending(sessionID?: string): ReadonlyArray<Pending>
+  /** The rules in force for a session: configured, then project grants, then session grants. */
+  rulesFor(sessionID: string): Effect.Effect<ReadonlyArray<Rule>>
   /** Tools that are denied outright and should not be offered to the model. */
   isDisabled(tool: string): boolean
   readonly rules: ReadonlyArray<Rule>
+  readonly mode: Mode
 }>()("reins/permission/Permission") {
   static readonly layer = Layer.effect(
     Permission,
     Effect.gen(function* () {
       const settings = yield* PermissionSettings
+      const grants = yield* PermissionGrants
       const bus = yield* Bus
       const ids = yield* Ids
+      const mode = settings.mode ?? "last-match"
       const granted = new Map<string, Array<Rule>>()
+      const pending = new Map<string, Entry>()
+      // one question on the terminal at a time, even when tool calls run in parallel
+      const prompt = yield* Semaphore.make(1)
+      const store = settings.persist === "project" && settings.project !== undefined ? grants : undefined
+      const project = settings.project ?? ""
+      let projectGrants: Array<Rule> | undefined
 
-      const decide = Effect.fnUntraced(function* (request: AskRequest, pattern: string, rule: Rule | undefined) {
+      const loadProject = Effect.gen(function* () {
+        if (!store) return []
+        projectGrants ??= [...(yield* store.load(project))]
+        return projectGrants
+      })
+
+      const rulesFor = (sessionID: string) =>
+        Effect.map(loadProject, (project) => [...settings.rules, ...project, ...(granted.get(sessionID) ?? [])])
+
+      const policy: Answer = { reply: settings.nonInteractive === "allow" ? "once" : "reject" }
+      const timeoutMs = settings.timeoutMs ?? (settings.prompter ? undefined : 0)
+
+      const grant = Effect.fnUntraced(function* (request: Pending) {
+        const rules = request.always.map((pattern): Rule => ({ permission: request.permission, pattern, action: "allow" }))
+        const list = granted.get(request.sessionID) ?? []
+        list.push(...rules)
+        granted.set(request.sessionID, list)
+        if (store) {
+          ;(yield* loadProject).push(...rules)
+          yield* store.save(project, rules)
+        }
+      })
+
+      /** Settles a pending question once: grants, cascades to the session's other questions, events. */
+      const settle = (entry: Entry, answer: Answer, by: By): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          if (!pending.delete(entry.info.id)) return
+          const { info } = entry
+          if (answer.reply === "always") yield* grant(info)
+          yield* bus.publish({
+            type: "permission.replied",
+            id: info.id,
+            sessionID: info.sessionID,
+            reply: answer.reply,
+            by,
+            ...(answer.reply === "always" ? { granted: info.always.map((p) => `${info.permission} "${p}"`), persisted: store !== undefined } : {}),
+            ...(answer.message ? { message: answer.message } : {})
+          })
+          yield* Deferred.succeed(entry.deferred, { answer, by })
+          const others = [...pending.values()].filter((other) => other.info.sessionID === info.sessionID)
+          if (answer.reply === "always") {
+            const rules = yield* rulesFor(info.sessionID)
+            for (const other of others) {
+              if (check(rules, other.info, mode).action === "allow") yield* settle(other, { reply: "once" }, "rule")
+            }
+          }
+          if (answer.reply === "reject" && by === "user") {
+            const message = `Rejected together with another call the user rejected${answer.message ? `: ${answer.message}` : "."}`
+            for (const other of others) yield* settle(other, { reply: "reject", message }, "rule")
+          }
+        })
+
+      const rejection = (info: Pending, answer: Answer, pattern: string, by: By) => {
+        const message =
+          by === "rule" && answer.message
+            ? `${answer.message} Do not retry it; ask the user how to proceed.`
+            : by === "policy"
+            ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
+              `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
+            : answer.message
+              ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
+              : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
+        return new PermissionError({ reason: "rejected", permission: info.permission, pattern, message })
+      }
+
+      const question = Effect.fnUntraced(function* (request: AskRequest, asked: Extract<Check, { action: "ask" }>) {
         const id = yield* ids.next("per")
+        const info: Pending = { ...request, id, ...(asked.rule ? { rule: asked.rule } : {}) }
+        const entry: Entry = { info, deferred: yield* Deferred.make<{ readonly answer: Answer; readonly by: By }>() }
+        pending.set(id, entry)
         yield* bus.publish({
           type: "permission.asked",
           id,
@@ -63,56 +219,71 @@ export class Permission extends Context.Service<Permission, {
           permission: request.permission,
           patterns: [...request.patterns],
           always: [...request.always],
-          callID: request.callID
+          ...(request.callID ? { callID: request.callID } : {}),
+          ...(asked.rule ? { rule: { ...asked.rule } } : {}),
+          ...(request.directory ? { directory: request.directory } : {}),
+          ...(request.opaque ? { opaque: request.opaque } : {}),
+          ...(request.command ? { command: request.command } : {}),
+          ...(request.title ? { title: request.title } : {})
         })
-        const answer = settings.prompter
-          ? yield* settings.prompter.ask({ ...request, id, rule })
-          : { reply: settings.nonInteractive === "allow" ? ("once" as const) : ("reject" as const), message: undefined }
-        yield* bus.publish({
-          type: "permission.replied",
-          id,
-          sessionID: request.sessionID,
-          reply: answer.reply,
-          by: settings.prompter ? "user" : "policy"
-        })
-        if (answer.reply === "always") {
-          const list = granted.get(request.sessionID) ?? []
-          for (const always of request.always) list.push({ permission: request.permission, pattern: always, action: "allow" })
-          granted.set(request.sessionID, list)
+        const waiters: Array<Effect.Effect<unknown>> = [Deferred.await(entry.deferred)]
+        const prompter = settings.prompter
+        if (prompter) {
+          waiters.push(
+            prompt.withPermits(1)(
+              Effect.suspend(() => (pending.has(id) ? prompter.ask(info) : Effect.never)).pipe(
+                Effect.flatMap((answer) => settle(entry, answer, "user"))
+              )
+            )
+          )
         }
-        if (answer.reply === "reject") {
-          const why = settings.prompter
-            ? answer.message
-              ? `The user rejected this ${request.permission} call with this message: ${answer.message}`
-              : `The user rejected permission for ${request.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
-            : `Permission for ${request.permission} on "${pattern}" needs approval, and this run is non-interactive (policy: deny). ` +
-              `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
-          return yield* new PermissionError({ reason: "rejected", permission: request.permission, pattern, message: why })
+        if (timeoutMs !== undefined) {
+          waiters.push(
+            Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, policy, "policy")))
+          )
         }
+        yield* Effect.raceAll(waiters).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
+        const { answer, by } = yield* Deferred.await(entry.deferred)
+        if (answer.reply === "reject") return yield* rejection(info, answer, asked.pattern, by)
       })
 
       const ask = Effect.fn("Permission.ask")(function* (request: AskRequest) {
         yield* Effect.annotateCurrentSpan({ "permission.name": request.permission })
-        for (const pattern of request.patterns) {
-          const rules = [...settings.rules, ...(granted.get(request.sessionID) ?? [])]
-          const { action, rule } = evaluate(rules, request.permission, pattern)
-          if (action === "allow") continue
-          if (action === "deny") {
-            return yield* new PermissionError({
-              reason: "denied",
-              permission: request.permission,
-              pattern,
-              message: `The user's permission rules deny ${request.permission} for "${pattern}". Do not retry it; choose a different approach.`
-            })
-          }
-          yield* decide(request, pattern, rule)
+        const result = check(yield* rulesFor(request.sessionID), request, mode)
+        yield* Effect.annotateCurrentSpan({ "permission.action": result.action })
+        if (result.action === "allow") return
+        if (result.action === "deny") {
+          return yield* new PermissionError({ reason: "denied", permission: request.permission, pattern: result.pattern, message: deniedMessage(request.permission, result.pattern) })
         }
+        yield* question(request, result)
       })
+
+      const authorize = Effect.fn("Permission.authorize")(function* (requests: ReadonlyArray<AskRequest>) {
+        for (const request of requests) {
+          const sessionRules = yield* rulesFor(request.sessionID)
+          const result = check(sessionRules, request, mode)
+          if (result.action === "deny") {
+            return yield* new PermissionError({ reason: "denied", permission: request.permission, pattern: result.pattern, message: deniedMessage(request.permission, result.pattern) })
+          }
+        }
+        for (const request of requests) yield* ask(request)
+      })
+
+      const reply = (id: string, answer: Answer) =>
+        Effect.suspend(() => {
+          const entry = pending.get(id)
+          return entry ? Effect.as(settle(entry, answer, "user"), true) : Effect.succeed(false)
+        })
 
       return Permission.of({
         ask,
-        isDisabled: (tool) => isDisabled(settings.rules, tool),
-        rules: settings.rules
+        authorize,
+        reply,
+        pending: (sessionID) => [...pending.values()].map((e) => e.info).filter((p) => sessionID === undefined || p.sessionID === sessionID),
+        rulesFor,
+        isDisabled: (tool) => isDisabled(settings.rules, tool, mode),
+        rules: settings.rules,
+        mode
       })
     })
   )

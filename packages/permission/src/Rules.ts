@@ -45,22 +45,55 @@ export const fromConfig = (config: PermissionConfig | undefined, home: string = 
 /** Which tools share a permission: write and edit are both `edit`. */
 export const permissionFor = (tool: string) => (tool === "write" || tool === "edit" || tool === "apply_patch" ? "edit" : tool)
 
-/** Last matching rule wins; no match means ask. */
-export const evaluate = (rules: ReadonlyArray<Rule>, permission: string, subject: string): { action: Action; rule?: Rule } => {
-  for (let i = rules.length - 1; i >= 0; i--) {
-    const rule = rules[i]!
-    if (match(permission, rule.permission) && match(subject, rule.pattern)) return { action: rule.action, rule }
-  }
-  return { action: "ask" }
+/**
+ * How rules combine: `last-match` (the last matching rule wins) or `deny-wins` (any matching deny
+ * wins over every allow and ask, wherever it is written).
+ */
+export type Mode = "last-match" | "deny-wins"
+
+/** The result of evaluating one subject: the action and the rule that decided it (none: ask). */
+export interface Decision {
+  readonly action: Action
+  readonly rule?: Rule
 }
 
-/** A tool whose only applicable rule denies everything is not offered to the model at all. */
-export const isDisabled = (rules: ReadonlyArray<Rule>, tool: string): boolean => {
+/** Last matching rule wins (or any deny, in deny-wins mode); no match means ask. */
+export const evaluate = (rules: ReadonlyArray<Rule>, permission: string, subject: string, mode: Mode = "last-match"): Decision => {
+  let last: Rule | undefined
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!
+    if (!match(permission, rule.permission) || !match(subject, rule.pattern)) continue
+    if (mode === "last-match") return { action: rule.action, rule }
+    if (rule.action === "deny") return { action: "deny", rule }
+    last ??= rule
+  }
+  return last ? { action: last.action, rule: last } : { action: "ask" }
+}
+
+/** A rule that matches anything (`*`, `**`): too broad to allow a command that cannot be read. */
+export const isBroad = (rule: Rule) => /^\**$/.test(rule.pattern)
+
+/**
+ * T18: a subject whose real meaning is hidden (eval, a computed command name, code piped into a
+ * shell) is never allowed by a broad rule; only a rule that names it, or a person, allows it.
+ */
+export const evaluateOpaque = (rules: ReadonlyArray<Rule>, permission: string, subject: string, mode: Mode = "last-match"): Decision => {
+  const decision = evaluate(rules, permission, subject, mode)
+  return decision.action === "allow" && (!decision.rule || isBroad(decision.rule)) ? { action: "ask", ...(decision.rule ? { rule: decision.rule } : {}) } : decision
+}
+
+/** A tool whose rules deny everything (`* deny` deciding) is not offered to the model at all. */
+export const isDisabled = (rules: ReadonlyArray<Rule>, tool: string, mode: Mode = "last-match"): boolean => {
   const permission = permissionFor(tool)
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i]!
     if (!match(permission, rule.permission)) continue
-    return rule.pattern === "*" && rule.action === "deny"
+    const denyAll = isBroad(rule) && rule.action === "deny"
+    if (mode === "deny-wins") {
+      if (denyAll) return true
+      continue
+    }
+    return denyAll
   }
   return false
 }

@@ -1,3 +1,8 @@
 export * from "./Wildcard.ts"
 export * from "./Rules.ts"
+export * from "./Arity.ts"
+export * from "./BashScan.ts"
 export * from "./Permission.ts"
+export { isInside, realLocation, expandTilde } from "./Paths.ts"
+export * from "./Subject.ts"
+export { loadParser } from "./Parser.ts"

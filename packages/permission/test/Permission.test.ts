@@ -1,14 +1,19 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer, type Scope } from "effect"
+import { Effect, Fiber, Layer, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { Bus, Ids, type Event } from "@reins/domain"
-import { Permission, PermissionSettings, type Prompter } from "../src/Permission.ts"
-import { defaultRules, fromConfig } from "../src/Rules.ts"
+import { scanBash } from "../src/BashScan.ts"
+import { Permission, PermissionGrants, PermissionSettings, type GrantStore, type Prompter } from "../src/Permission.ts"
+import { defaultRules, fromConfig, type Rule } from "../src/Rules.ts"
 
-const run = <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>, settings: PermissionSettings) =>
+const run = <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>, settings: PermissionSettings, grants?: GrantStore) =>
   Effect.runPromise(
     effect.pipe(
       Effect.provide(Permission.layer.pipe(Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)))),
       Effect.provideService(PermissionSettings, settings),
+      Effect.provideService(PermissionGrants, grants),
       Effect.scoped
     )
   )
@@ -56,5 +61,146 @@ describe("Permission", () => {
     const error = await run(program, { rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", prompter })
     expect(asked).toEqual(["git status", "rm -rf x"])
     expect(error.message).toContain("no")
+  })
+})
+
+const scanned = (command: string, cwd: string) =>
+  Effect.map(scanBash(command, { cwd }), (requests) => requests.map((r) => ({ ...r, sessionID: "ses_1", command })))
+
+/** Collects the ids of asked questions so a test can reply like a UI would. */
+const askedIds = Effect.gen(function* () {
+  const bus = yield* Bus
+  const ids: Array<string> = []
+  yield* bus.listen((e) => Effect.sync(() => void (e.type === "permission.asked" && ids.push(e.id))))
+  return ids
+})
+
+const waitFor = <A>(get: () => A | undefined) =>
+  Effect.gen(function* () {
+    for (;;) {
+      const value = get()
+      if (value !== undefined) return value
+      yield* Effect.sleep("1 millis")
+    }
+  })
+
+describe("Permission service with the bash scan", () => {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "reins-perm-"))
+
+  test("always on git status within `git status && rm -rf x` grants `git status *` only", async () => {
+    const asked: Array<string> = []
+    const prompter: Prompter = {
+      ask: (r) =>
+        Effect.sync(() => {
+          asked.push(r.patterns[0]!)
+          return { reply: r.patterns[0]!.startsWith("git") ? ("always" as const) : ("once" as const) }
+        })
+    }
+    const program = Effect.gen(function* () {
+      const permission = yield* Permission
+      yield* permission.authorize(yield* scanned("git status && rm -rf x", cwd))
+      yield* permission.authorize(yield* scanned("git status -s", cwd))
+      yield* permission.authorize(yield* scanned("rm -rf y", cwd))
+      return (yield* permission.rulesFor("ses_1")).filter((r) => r.action === "allow" && r.permission === "bash")
+    })
+    const granted = await run(program, { rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", prompter })
+    expect(asked).toEqual(["git status", "rm -rf x", "rm -rf y"])
+    expect(granted.map((r) => r.pattern)).toEqual(["git status *"])
+  })
+
+  test("a denied request fails the call before anything is asked", async () => {
+    let asked = 0
+    const prompter: Prompter = { ask: () => Effect.sync(() => (asked++, { reply: "once" as const })) }
+    const rules = fromConfig({ bash: { "*": "ask", "rm *": "deny" } })
+    const error = await run(Effect.flip(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned("ls && sudo rm -rf /", cwd), p.authorize))), {
+      rules, nonInteractive: "deny", prompter
+    })
+    expect(error.reason).toBe("denied")
+    expect(error.pattern).toBe("rm -rf /")
+    expect(asked).toBe(0)
+  })
+
+  test("opaque commands are asked under a broad allow, allowed by a rule that names them", async () => {
+    const broad = await run(Effect.flip(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned(`eval "$X"`, cwd), p.authorize))), {
+      rules: fromConfig({ bash: "allow" }), nonInteractive: "deny"
+    })
+    expect(broad.reason).toBe("rejected")
+    const named = await run(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned(`eval "$X"`, cwd), p.authorize)), {
+      rules: fromConfig({ bash: { "*": "allow", "eval *": "allow" } }), nonInteractive: "deny"
+    })
+    expect(named).toBeUndefined()
+  })
+})
+
+describe("replies from outside (library callers)", () => {
+  test("always resolves the session's other pending asks it covers", async () => {
+    const program = Effect.gen(function* () {
+      const ids = yield* askedIds
+      const permission = yield* Permission
+      const first = yield* Effect.forkChild(permission.ask(req(["git status"], ["git status *"])))
+      const second = yield* Effect.forkChild(permission.ask(req(["git status --short"], ["git status *"])))
+      yield* waitFor(() => (ids.length === 2 ? true : undefined))
+      expect(permission.pending("ses_1").length).toBe(2)
+      expect(yield* permission.reply(ids[0]!, { reply: "always" })).toBe(true)
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      expect(permission.pending().length).toBe(0)
+      return yield* permission.reply(ids[1]!, { reply: "once" })
+    })
+    expect(await run(program, { rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", timeoutMs: 60_000 })).toBe(false)
+  })
+
+  test("reject with a message fails this ask with it and rejects the session's other pending asks", async () => {
+    const program = Effect.gen(function* () {
+      const ids = yield* askedIds
+      const permission = yield* Permission
+      const first = yield* Effect.forkChild(Effect.flip(permission.ask(req(["make deploy"]))))
+      const second = yield* Effect.forkChild(Effect.flip(permission.ask(req(["make release"]))))
+      const other = yield* Effect.forkChild(permission.ask({ ...req(["ls"]), sessionID: "ses_2" }))
+      yield* waitFor(() => (ids.length === 3 ? true : undefined))
+      yield* permission.reply(ids[0]!, { reply: "reject", message: "not on Fridays" })
+      const a = yield* Fiber.join(first)
+      const b = yield* Fiber.join(second)
+      expect(permission.pending("ses_2").length).toBe(1)
+      yield* permission.reply(ids[2]!, { reply: "once" })
+      yield* Fiber.join(other)
+      return [a, b]
+    })
+    const [a, b] = await run(program, { rules: fromConfig({ bash: "ask" }), nonInteractive: "allow", timeoutMs: 60_000 })
+    expect(a!.message).toContain("not on Fridays")
+    expect(b!.reason).toBe("rejected")
+    expect(b!.message).toContain("not on Fridays")
+  })
+
+  test("no reply within the timeout: the non-interactive policy decides", async () => {
+    const silent: Prompter = { ask: () => Effect.never }
+    const denied = await run(Effect.flip(Effect.flatMap(Permission, (p) => p.ask(req(["ls"])))), {
+      rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", prompter: silent, timeoutMs: 5
+    })
+    expect(denied.message).toContain("nobody answered")
+    const allowed = await run(Effect.flatMap(Permission, (p) => p.ask(req(["ls"]))), {
+      rules: fromConfig({ bash: "ask" }), nonInteractive: "allow", prompter: silent, timeoutMs: 5
+    })
+    expect(allowed).toBeUndefined()
+  })
+})
+
+describe("project grants", () => {
+  test("permission_persist project: an always in one runtime allows in the next, other projects unaffected", async () => {
+    const saved = new Map<string, Array<Rule>>()
+    const store: GrantStore = {
+      load: (project) => Effect.sync(() => saved.get(project) ?? []),
+      save: (project, rules) => Effect.sync(() => void saved.set(project, [...(saved.get(project) ?? []), ...rules]))
+    }
+    const always: Prompter = { ask: () => Effect.succeed({ reply: "always" }) }
+    const settings = (project: string, prompter?: Prompter): PermissionSettings => ({
+      rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", persist: "project", project, ...(prompter ? { prompter } : {})
+    })
+    const ask = (command: string) => Effect.flatMap(Permission, (p) => p.ask(req([command], [`${command} *`])))
+    await run(ask("make test"), settings("/p1", always), store)
+    expect(saved.get("/p1")?.map((r) => r.pattern)).toEqual(["make test *"])
+    expect(await run(ask("make test"), settings("/p1"), store)).toBeUndefined()
+    const other = await run(Effect.flip(ask("make test")), settings("/p2"), store)
+    expect(other.reason).toBe("rejected")
   })
 })
