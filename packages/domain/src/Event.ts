@@ -32,14 +32,28 @@ export const PermissionAsked = Schema.Struct({
   permission: Schema.String,
   patterns: Schema.Array(Schema.String),
   always: Schema.Array(Schema.String),
-  callID: Schema.optional(Schema.String)
+  callID: Schema.optional(Schema.String),
+  /** The rule that made this a question; absent when no rule matched. */
+  rule: Schema.optional(Schema.Struct({ permission: Schema.String, pattern: Schema.String, action: Schema.String })),
+  /** Where the command runs (bash, after any `cd`). */
+  directory: Schema.optional(Schema.String),
+  /** Why the command cannot be judged by its text (eval, a computed command name, …). */
+  opaque: Schema.optional(Schema.String),
+  /** The whole tool input the request came from (e.g. the full bash command). */
+  command: Schema.optional(Schema.String),
+  title: Schema.optional(Schema.String)
 })
 export const PermissionReplied = Schema.Struct({
   type: Schema.Literal("permission.replied"),
   id: Schema.String,
   sessionID: Schema.String,
   reply: Schema.Literals(["once", "always", "reject"]),
-  by: Schema.Literals(["user", "policy", "rule"])
+  by: Schema.Literals(["user", "policy", "rule"]),
+  /** What "always" granted, exactly. */
+  granted: Schema.optional(Schema.Array(Schema.String)),
+  /** Whether the grant was saved for the project (`permission_persist: "project"`). */
+  persisted: Schema.optional(Schema.Boolean),
+  message: Schema.optional(Schema.String)
 })
 
 /** Every change to a session, as published on the bus and printed by `reins run --format json`. */

@@ -1,6 +1,6 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules, fromConfig, type Prompter } from "@reins/permission"
+import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { SessionService, SessionSettings } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
@@ -26,7 +26,13 @@ export interface RuntimeOptions {
   /** Tool definitions; default the built-ins. */
   readonly tools?: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>>
   /** What "ask" becomes without a person; `yolo` allows everything. */
-  readonly permission?: { readonly nonInteractive?: "allow" | "deny"; readonly yolo?: boolean; readonly prompter?: Prompter }
+  readonly permission?: {
+    readonly nonInteractive?: "allow" | "deny"
+    readonly yolo?: boolean
+    readonly prompter?: Prompter
+    /** How long a question waits for a reply (ms) before the policy decides; overrides `permission_timeout`. */
+    readonly timeoutMs?: number
+  }
   /** Output reducers tried before the built-ins (the plugin API for reducers). */
   readonly reducers?: ReadonlyArray<Reducer>
   /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
@@ -34,15 +40,41 @@ export interface RuntimeOptions {
   readonly version?: string
 }
 
+/** "always" grants kept per project in the session store; a failed write keeps the grant for the session only. */
+const projectGrants = Layer.effect(
+  PermissionGrants,
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const ids = yield* Ids
+    return {
+      load: (project: string) =>
+        store.listGrants(project).pipe(
+          Effect.map((grants) => grants.map((g) => ({ permission: g.permission, pattern: g.pattern, action: "allow" as const }))),
+          Effect.catch((e) => Effect.as(Effect.logWarning(`Could not load saved permission grants: ${e.message}`), []))
+        ),
+      save: (project: string, rules: ReadonlyArray<{ readonly permission: string; readonly pattern: string }>) =>
+        Effect.forEach(rules, (rule) =>
+          Effect.flatMap(Effect.all([ids.next("grt"), Clock.currentTimeMillis]), ([id, created]) =>
+            store.addGrant({ id, project, permission: rule.permission, pattern: rule.pattern, time: { created } })
+          )
+        ).pipe(
+          Effect.asVoid,
+          Effect.catch((e) => Effect.logWarning(`Could not save the permission grant (kept for this session only): ${e.message}`))
+        )
+    }
+  })
+)
+
 /** Composes a runtime from options; each part can be swapped without touching the others. */
 export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError> => {
   const config = options.config ?? {}
   const env = options.env ?? process.env
   const yolo = options.permission?.yolo ?? false
+  const timeoutMs = options.permission?.timeoutMs ?? (config.permission_timeout !== undefined ? config.permission_timeout * 1000 : undefined)
   // Spill files live in the data dir, outside the worktree: reading them back never needs a prompt.
   const spill = spillDirectory(options.dataDir)
   const spillRules = ["read", "grep", "external_directory"].flatMap((permission) =>
-    [spill, `${spill}/*`].map((pattern) => ({ permission, pattern, action: "allow" as const }))
+    [...new Set([spill, realLocation(spill)])].flatMap((dir) => [dir, `${dir}/*`].map((pattern) => ({ permission, pattern, action: "allow" as const })))
   )
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }]
@@ -53,7 +85,11 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(PermissionSettings, {
       rules,
       nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
-      ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {})
+      ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {}),
+      ...(config.permission_mode ? { mode: config.permission_mode } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      persist: config.permission_persist ?? "session",
+      project: options.cwd
     }),
     Layer.succeed(ProviderSettings, { providers: config.provider ?? {}, env }),
     Layer.succeed(RetryPolicy, {
@@ -67,7 +103,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   )
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? SessionStore.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
-  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
+  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
   const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
   const session = SessionService.layer.pipe(Layer.provideMerge(tools))
   const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")

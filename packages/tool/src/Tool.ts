@@ -50,7 +50,8 @@ export interface Spec<P extends Schema.Top, R> {
   readonly truncate?: Direction | false
   /** Whether reducers may compact the output (default: when it is truncated). */
   readonly reduce?: boolean
-  readonly permissions?: (args: P["Type"], ctx: ToolContext) => ReadonlyArray<PermissionNeed>
+  /** What the call needs; an Effect when finding out takes work (the bash scan loads a parser). */
+  readonly permissions?: (args: P["Type"], ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
   readonly execute: (args: P["Type"], ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
 }
 
@@ -114,11 +115,11 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
           return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, issues) })
         }
         const args = decoded.value as P["Type"]
-        for (const need of spec.permissions?.(args, ctx) ?? []) {
-          yield* permission.ask({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }).pipe(
-            Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message }))
-          )
-        }
+        const needs = spec.permissions?.(args, ctx) ?? []
+        const list = Effect.isEffect(needs) ? yield* needs : needs
+        yield* permission.authorize(list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }))).pipe(
+          Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message }))
+        )
         const result = yield* spec.execute(args, ctx).pipe(Effect.provideContext(services))
         const trailer = (text: string) => {
           if (!result.trailer) return text

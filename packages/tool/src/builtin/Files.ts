@@ -1,6 +1,7 @@
 import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { isInside, pathRequests } from "@reins/permission"
 import { ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 
 /** A `failed` ToolError; the message tells the model what to do next. */
@@ -11,11 +12,7 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 /** Resolves a path the model gave against the working directory. */
 export const resolvePath = (ctx: ToolContext, given: string | undefined) => path.resolve(ctx.cwd, given ?? ".")
 
-/** True when `target` is `dir` or somewhere below it. */
-export const isInside = (dir: string, target: string) => {
-  const rel = path.relative(dir, target)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
-}
+export { isInside }
 
 /** How a path is shown in titles: relative when inside the working directory. */
 export const displayPath = (ctx: ToolContext, target: string) =>
@@ -30,16 +27,7 @@ export const pathNeeds = (
   permission: string,
   target: string,
   options: { readonly kind: "file" | "directory"; readonly always: ReadonlyArray<string>; readonly title?: string }
-): Array<PermissionNeed> => {
-  const needs: Array<PermissionNeed> = []
-  if (!isInside(ctx.cwd, target)) {
-    const dir = options.kind === "file" ? path.dirname(target) : target
-    const pattern = path.join(dir, "*")
-    needs.push({ permission: "external_directory", patterns: [pattern], always: [pattern], title: `Access ${dir}, outside ${ctx.cwd}` })
-  }
-  needs.push({ permission, patterns: [target], always: options.always, ...(options.title ? { title: options.title } : {}) })
-  return needs
-}
+): Array<PermissionNeed> => pathRequests(ctx.cwd, permission, target, options)
 
 /** A directory glob for "always allow": everything beside (or below) the target. */
 export const dirGlob = (target: string, kind: "file" | "directory") => path.join(kind === "file" ? path.dirname(target) : target, "*")

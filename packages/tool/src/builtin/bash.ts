@@ -3,6 +3,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
+import { scanBash } from "@reins/permission"
 import { define, render, ToolError } from "../Tool.ts"
 import template from "./bash.txt" with { type: "text" }
 
@@ -86,9 +87,11 @@ export const bash = define("bash", {
   }),
   parameters: Parameters,
   truncate: "tail",
-  permissions: (args) => [
-    { permission: "bash", patterns: [args.command], always: [`${args.command.trim().split(/\s+/)[0] ?? ""} *`] }
-  ],
+  // T18: every command in the text is its own request, found by the tree-sitter scan
+  permissions: (args, ctx) =>
+    scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd }).pipe(
+      Effect.map((requests) => requests.map((request) => ({ ...request, command: args.command })))
+    ),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const cwd = args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd
