@@ -71,6 +71,7 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
           return
         case "permission.replied":
           if (event.by === "policy" && event.reply === "reject") writeErr(`✗ permission denied by the non-interactive policy (use --permission allow or --yolo)`)
+          if (event.granted) writeErr(`✓ always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`)
           return
         default:
           return

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as readline from "node:readline"
-import type { Prompter, Reply } from "@reins/permission"
+import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
 
 const ask = (question: string) =>
   Effect.callback<string>((resume) => {
@@ -9,6 +9,7 @@ const ask = (question: string) =>
       rl.close()
       resume(Effect.succeed(answer))
     })
+    // an answer from elsewhere (a covering "always", a reject) closes the question
     return Effect.sync(() => rl.close())
   })
 
@@ -20,26 +21,35 @@ const parse = (answer: string): Reply | undefined => {
   return undefined
 }
 
+/** The question as shown: what would run, where, why it is asked, and what "always" would allow. */
+export const describe = (request: Pending, cwd: string): Array<string> => {
+  const lines = ["", `Permission needed: ${request.permission}${request.title && request.permission !== "bash" ? ` (${request.title})` : ""}`]
+  if (request.command && request.command.trim() !== request.patterns[0]) lines.push(`  command: ${request.command.trim().split("\n").join("\n           ")}`)
+  lines.push(...request.patterns.map((p, i) => `  ${i === 0 ? "asks for" : "     and"}: ${p}`))
+  lines.push(`  in: ${request.directory ?? cwd}`)
+  if (request.opaque) lines.push(`  why: ${request.opaque}; reins cannot see what it runs, so a broad allow rule does not cover it`)
+  lines.push(
+    request.rule
+      ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}`
+      : `  rule: none matched (ask)`
+  )
+  lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
+  lines.push(`[o]nce  [a]lways  [r]eject: `)
+  return lines
+}
+
 /** Asks on the terminal: once / always / reject, with an optional message back to the model. */
 export const ttyPrompter: Prompter = {
   ask: (request) =>
     Effect.gen(function* () {
-      const lines = [
-        "",
-        `Permission needed: ${request.permission}`,
-        ...request.patterns.map((p) => `  ${p}`),
-        `  in ${process.cwd()}`,
-        request.rule ? `  rule: ${request.rule.permission} ${request.rule.pattern} → ${request.rule.action}` : "  rule: no rule matched (ask)",
-        `[o]nce  [a]lways (${request.always.join(", ") || "this"})  [r]eject: `
-      ]
       let reply: Reply | undefined
-      let prompt = lines.join("\n")
+      let prompt = describe(request, process.cwd()).join("\n")
       while (!reply) {
         reply = parse(yield* ask(prompt))
-        prompt = "Please answer o, a or r: "
+        prompt = "Please answer o (once), a (always) or r (reject): "
       }
-      if (reply !== "reject") return { reply }
+      if (reply !== "reject") return { reply } satisfies Answer
       const message = (yield* ask("Tell the agent why or what to do instead (Enter to skip): ")).trim()
-      return message ? { reply, message } : { reply }
+      return (message ? { reply, message } : { reply }) satisfies Answer
     })
 }

@@ -52,6 +52,9 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
     expect(r.code).toBe(0)
     expect(r.output).toContain("Permission needed: bash")
     expect(r.output).toContain("touch first.txt")
+    expect(r.output).toContain(`always would allow: bash "touch *"`)
+    expect(r.output).toContain(`in: ${fs.realpathSync(p.cwd)}`)
+    expect(r.output).toContain(`rule: bash "*" → ask`)
     expect(r.output.split("Permission needed").length - 1).toBe(1)
     expect(fs.existsSync(path.join(p.cwd, "first.txt"))).toBe(true)
     expect(fs.existsSync(path.join(p.cwd, "second.txt"))).toBe(true)
@@ -67,5 +70,47 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
     expect(r.code).toBe(0)
     expect(fs.existsSync(path.join(p.cwd, "nope.txt"))).toBe(false)
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("use the write tool instead")
+  })
+
+  test("once allows only this call: the next one is asked again", async () => {
+    const p = await project(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: "touch two.txt" } }] },
+        { text: "done" }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    stops.push(() => p.server.stop())
+    const r = await runOnTty(p.cwd, p.env, "make files", ["o", "o"])
+    expect(r.code).toBe(0)
+    expect(r.output.split("Permission needed: bash").length - 1).toBe(2)
+    expect(r.output).not.toContain("always allowed")
+    expect(fs.existsSync(path.join(p.cwd, "one.txt"))).toBe(true)
+    expect(fs.existsSync(path.join(p.cwd, "two.txt"))).toBe(true)
+  })
+
+  test("always on git status inside `git status && rm -rf x` never grants rm", async () => {
+    const p = await project(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "git status && rm -rf junk" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: "git status --short && rm -rf junk2" } }] },
+        { text: "finished" }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    stops.push(() => p.server.stop())
+    fs.mkdirSync(path.join(p.cwd, "junk"))
+    fs.mkdirSync(path.join(p.cwd, "junk2"))
+    // git status → always; rm -rf junk → once; then git status --short is covered, rm -rf junk2 is asked: reject
+    const r = await runOnTty(p.cwd, p.env, "clean up", ["a", "o", "r", "keep junk2"])
+    expect(r.code).toBe(0)
+    const asked = r.output.split("Permission needed: bash").length - 1
+    expect(asked).toBe(3)
+    expect(r.output).toContain(`always allowed for this session: bash "git status *"`)
+    expect(r.output).not.toMatch(/always allowed[^\n]*rm \*/)
+    expect(fs.existsSync(path.join(p.cwd, "junk"))).toBe(false)
+    expect(fs.existsSync(path.join(p.cwd, "junk2"))).toBe(true)
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("keep junk2")
   })
 })

@@ -4,6 +4,7 @@ import { builtinReducers, evidenceLine, runReducers } from "@reins/reduce"
 import { cut, MAX_BYTES, MAX_LINES } from "@reins/truncate"
 import * as fs from "node:fs"
 import { failure, usage } from "../CliError.ts"
+import { permission } from "./debugPermission.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
 const input = Argument.String("file").pipe(Argument.withDescription("The output to work on; - or nothing reads stdin"), Argument.optional)
@@ -85,6 +86,6 @@ const truncate = Command.make(
 ).pipe(Command.withDescription("Cut a text to the limits as reins would (without writing a spill file)"))
 
 export const debug = Command.make("debug").pipe(
-  Command.withDescription("Tools for looking at what reins does to tool output"),
-  Command.withSubcommands([reduce, truncate])
+  Command.withDescription("Tools for looking at what reins does: output reduction, truncation, permissions"),
+  Command.withSubcommands([reduce, truncate, permission])
 )

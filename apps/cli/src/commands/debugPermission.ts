@@ -1,0 +1,42 @@
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { loadConfig, readConfigFile } from "@reins/domain"
+import { check, defaultRules, fromConfig, requestsFor } from "@reins/permission"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { usage } from "../CliError.ts"
+
+/** `reins debug permission`: what the rules decide for one tool call, as JSON. */
+export const permission = Command.make(
+  "permission",
+  {
+    config: Flag.String("config").pipe(Flag.withDescription("A reins.json to use instead of the project's config"), Flag.optional),
+    cwd: Flag.String("cwd").pipe(Flag.withDescription("The project directory (default: the current one)"), Flag.optional),
+    tool: Flag.String("tool").pipe(Flag.withDescription("The tool: bash, read, edit, write, list, glob, grep, webfetch, …"), Flag.withDefault("bash")),
+    subject: Argument.String("subject").pipe(Argument.withDescription("The command (bash) or path (file tools) to judge"))
+  },
+  (opts) =>
+    Effect.gen(function* () {
+      const cwd = path.resolve(Option.getOrElse(opts.cwd, () => process.cwd()))
+      if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) return yield* usage(`--cwd ${cwd} is not a directory`)
+      const config = Option.isSome(opts.config)
+        ? yield* readConfigFile(path.resolve(opts.config.value)).pipe(Effect.mapError((e) => usage(e.message)))
+        : (yield* loadConfig({ cwd, env: process.env }).pipe(Effect.mapError((e) => usage(e.message)))).config
+      const rules = [...defaultRules, ...fromConfig(config.permission)]
+      const mode = config.permission_mode ?? "last-match"
+      const requests = (yield* requestsFor(opts.tool, opts.subject, { cwd })).map((request) => {
+        const result = check(rules, request, mode)
+        return {
+          permission: request.permission,
+          patterns: request.patterns,
+          always: request.always,
+          action: result.action,
+          rule: result.rule ?? null,
+          ...(request.opaque ? { opaque: request.opaque } : {}),
+          ...(request.directory ? { directory: request.directory } : {})
+        }
+      })
+      const decision = requests.some((r) => r.action === "deny") ? "deny" : requests.some((r) => r.action === "ask") ? "ask" : "allow"
+      yield* Console.log(JSON.stringify({ decision, requests }, null, 2))
+    })
+).pipe(Command.withDescription("Show what the permission rules decide for a command or path, as JSON"))
