@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, ensureBuilt, project } from "./support.ts"
+import { BIN, ensureBuilt, project, reins } from "./support.ts"
 
 const hasScript = spawnSync("script", ["--version"]).status === 0
 beforeAll(() => ensureBuilt())
@@ -113,4 +113,30 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
     expect(fs.existsSync(path.join(p.cwd, "junk2"))).toBe(true)
     expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("keep junk2")
   })
+
+  test("permission_persist project: always is saved, listed, used by the next run and revocable", async () => {
+    const p = await project(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "touch saved.txt" } }] },
+        { text: "first done" },
+        { toolCalls: [{ name: "bash", arguments: { command: "touch again.txt" } }] },
+        { text: "second done" }
+      ],
+      { permission: { bash: "ask" }, permission_persist: "project" }
+    )
+    stops.push(() => p.server.stop())
+    const first = await runOnTty(p.cwd, p.env, "make a file", ["a"])
+    expect(first.code).toBe(0)
+    expect(first.output).toContain(`always allowed for this project: bash "touch *"`)
+    const grants = JSON.parse((await reins(["permissions", "list", "--format", "json"], p)).stdout)
+    expect(grants.map((g: any) => [g.permission, g.pattern, g.project])).toEqual([["bash", "touch *", p.cwd]])
+    // a new process, no terminal: the saved grant answers instead of the deny policy
+    const second = await reins(["run", "make another"], p)
+    expect(second.code).toBe(0)
+    expect(second.stderr).not.toContain("permission denied")
+    expect(fs.existsSync(path.join(p.cwd, "again.txt"))).toBe(true)
+    expect((await reins(["permissions", "revoke", grants[0].id], p)).code).toBe(0)
+    expect(JSON.parse((await reins(["permissions", "list", "--format", "json"], p)).stdout)).toEqual([])
+  })
 })
+
