@@ -99,8 +99,13 @@ export const check = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest, "per
   return ask ?? { action: "allow", ...(allow ? { rule: allow } : {}) }
 }
 
-const deniedMessage = (permission: string, pattern: string) =>
-  `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+const denied = (permission: string, pattern: string) =>
+  new PermissionError({
+    reason: "denied",
+    permission,
+    pattern,
+    message: `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+  })
 
 type By = "user" | "policy" | "rule"
 
@@ -252,21 +257,19 @@ export class Permission extends Context.Service<Permission, {
         const result = check(yield* rulesFor(request.sessionID), request, mode)
         yield* Effect.annotateCurrentSpan({ "permission.action": result.action })
         if (result.action === "allow") return
-        if (result.action === "deny") {
-          return yield* new PermissionError({ reason: "denied", permission: request.permission, pattern: result.pattern, message: deniedMessage(request.permission, result.pattern) })
-        }
+        if (result.action === "deny") return yield* denied(request.permission, result.pattern)
         yield* question(request, result)
       })
 
       const authorize = Effect.fn("Permission.authorize")(function* (requests: ReadonlyArray<AskRequest>) {
+        const questions: Array<AskRequest> = []
         for (const request of requests) {
-          const sessionRules = yield* rulesFor(request.sessionID)
-          const result = check(sessionRules, request, mode)
-          if (result.action === "deny") {
-            return yield* new PermissionError({ reason: "denied", permission: request.permission, pattern: result.pattern, message: deniedMessage(request.permission, result.pattern) })
-          }
+          const result = check(yield* rulesFor(request.sessionID), request, mode)
+          if (result.action === "deny") return yield* denied(request.permission, result.pattern)
+          if (result.action === "ask") questions.push(request)
         }
-        for (const request of requests) yield* ask(request)
+        // grants only add allows, so what was allowed stays allowed; an earlier "always" may cover a later question
+        for (const request of questions) yield* ask(request)
       })
 
       const reply = (id: string, answer: Answer) =>

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import * as os from "node:os"
 import * as path from "node:path"
 import { scanBash, type ScanRequest } from "./BashScan.ts"
 import { expandTilde, isInside, realLocation } from "./Paths.ts"
@@ -45,7 +46,7 @@ const PATH_TOOLS = new Set(["read", "edit", "write", "apply_patch", "list", "glo
 export const requestsFor = (tool: string, subject: string, options: { readonly cwd: string; readonly home?: string }): Effect.Effect<ReadonlyArray<SubjectRequest | ScanRequest>> => {
   if (tool === "bash") return scanBash(subject, options)
   if (!PATH_TOOLS.has(tool)) return Effect.succeed([{ permission: tool, patterns: [subject], always: [subject] }])
-  const target = path.resolve(options.cwd, expandTilde(subject, options.home ?? process.env.HOME ?? "/"))
+  const target = path.resolve(options.cwd, expandTilde(subject, options.home ?? os.homedir()))
   const kind = DIRECTORY_TOOLS.has(tool) ? "directory" : "file"
   return Effect.succeed(pathRequests(options.cwd, permissionFor(tool), target, { kind, always: [path.join(kind === "file" ? path.dirname(target) : target, "*")] }))
 }
