@@ -1,5 +1,8 @@
 export * as Tool from "./Tool.ts"
 export { ToolError, type ToolContext, type ToolResult, type Info as ToolInfo } from "./Tool.ts"
 export * from "./Registry.ts"
+export * from "./ToolChoice.ts"
 export * from "./builtin/index.ts"
 export type { Evidence, Reducer } from "@reins/reduce"
+export { replaceText, type ReplaceResult } from "./builtin/Replace.ts"
+export { decodeText, encodeText, keepFinalNewline } from "./builtin/TextFile.ts"

@@ -35,9 +35,8 @@ describe("edit tool", () => {
     const { cwd, contents } = setup("foo bar foo baz foo")
     const r = await runTool(edit, { filePath: "f.ts", oldString: "foo", newString: "qux" }, { cwd })
     expect(r._tag).toBe("Failure")
-    expect(r.failure.message).toContain(
-      "Found multiple matches for oldString. Provide more surrounding context to make the match unique, or set replaceAll."
-    )
+    expect(r.failure.message).toContain("Found multiple matches for oldString")
+    expect(r.failure.message).toContain("at line 1 (3 matches)")
     expect(contents()).toBe("foo bar foo baz foo")
   })
 
@@ -54,7 +53,7 @@ describe("edit tool", () => {
     expect(same.failure.message).toContain("identical")
     const missing = await runTool(edit, { filePath: "f.ts", oldString: "xyz", newString: "q" }, { cwd })
     expect(missing.failure.message).toBe(
-      `Could not find oldString in ${path.join(cwd, "f.ts")}. Re-read the file with the read tool and copy the exact text, including whitespace.`
+      `Could not find oldString in ${path.join(cwd, "f.ts")}. No part of the file resembles it. Re-read the file with the read tool and copy the exact text, including whitespace.`
     )
   })
 
@@ -63,6 +62,36 @@ describe("edit tool", () => {
     const r = await runTool(edit, { filePath: "f.ts", oldString: "one\ntwo", newString: "uno\ndos\nmas" }, { cwd })
     expect(r._tag).toBe("Success")
     expect(contents()).toBe("uno\r\ndos\r\nmas\r\nthree\r\n")
+  })
+
+  test("a BOM is kept, and so is the file's final-newline state", async () => {
+    const bom = setup("\uFEFFfirst\nsecond\n")
+    const r = await runTool(edit, { filePath: "f.ts", oldString: "second\n", newString: "2nd" }, { cwd: bom.cwd })
+    expect(r._tag).toBe("Success")
+    expect(fs.readFileSync(bom.file)).toEqual(Buffer.from("\uFEFFfirst\n2nd\n"))
+    const bare = setup("one\r\ntwo")
+    const added = await runTool(edit, { filePath: "f.ts", oldString: "two", newString: "2\n" }, { cwd: bare.cwd })
+    expect(added._tag).toBe("Success")
+    expect(bare.contents()).toBe("one\r\n2")
+  })
+
+  test("a CRLF file matched by a fuzzy replacer stays CRLF, and the result names the replacer and line", async () => {
+    const { cwd, contents } = setup("a\r\n    if (x) {\r\n        go()\r\n    }\r\nb\r\n")
+    const r = await runTool(edit, { filePath: "f.ts", oldString: "if (x) {\n    go()\n}", newString: "if (y) {\n    stop()\n}" }, { cwd })
+    expect(r._tag).toBe("Success")
+    expect(contents()).toBe("a\r\n    if (y) {\r\n        stop()\r\n    }\r\nb\r\n")
+    expect(r.success.output).toContain("at line 2 (matched by the line-trimmed matcher)")
+    expect(r.success.metadata.diff).toContain("-    if (x) {\n-        go()")
+  })
+
+  test("not found: the error shows the nearest lines with their numbers and leaves the file alone", async () => {
+    const body = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the file`).join("\n") + "\n"
+    const { cwd, contents } = setup(body)
+    const r = await runTool(edit, { filePath: "f.ts", oldString: "line 12 of the file\nsomething else entirely here\nline 14 of the file", newString: "x" }, { cwd })
+    expect(r._tag).toBe("Failure")
+    expect(r.failure.message).toContain("lines 12-14")
+    expect(r.failure.message).toContain("00013| line 13 of the file")
+    expect(contents()).toBe(body)
   })
 
   test("an empty oldString creates a new file but refuses a non-empty one", async () => {

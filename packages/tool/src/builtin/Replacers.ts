@@ -1,75 +1,256 @@
-/** Where one match of `oldString` sits in the file: `content.slice(start, end)`. */
-export interface Span {
-  readonly start: number
-  readonly end: number
-}
+import { commonIndent, Haystack, searchLines, type Span } from "./Haystack.ts"
+import { similarityAtLeast } from "./Similarity.ts"
 
-/** One way of finding `oldString` in a file; tried in order until one matches. */
+export { Haystack, type Span }
+
+/** One way of finding `oldString` in a file; the ladder tries them in order until one is usable. */
 export interface Replacer {
   readonly name: string
+  /** Only tried when every occurrence is to be replaced. */
+  readonly replaceAllOnly?: boolean
   /** All non-overlapping matches, in file order. */
-  find(content: string, oldString: string): Array<Span>
+  find(file: Haystack, oldString: string): Array<Span>
+  /** The replacement text for this replacer's matches, when it differs from `newString`. */
+  adjust?(oldString: string, newString: string): string
+}
+
+/** Block-anchor: the middle lines' similarity needed, and the line-count drift allowed. */
+export const BLOCK_ANCHOR_SIMILARITY = 0.65
+export const blockAnchorDrift = (lines: number) => Math.max(1, Math.floor(lines * 0.25))
+
+/** Keeps spans that do not overlap one already kept, in file order. */
+const disjoint = (spans: ReadonlyArray<Span>): Array<Span> => {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end)
+  const kept: Array<Span> = []
+  for (const span of sorted) {
+    const last = kept[kept.length - 1]
+    if (last === undefined || span.start >= last.end) kept.push(span)
+  }
+  return kept
+}
+
+const indexAll = (content: string, text: string): Array<Span> => {
+  const spans: Array<Span> = []
+  if (text === "") return spans
+  let index = content.indexOf(text)
+  while (index !== -1) {
+    spans.push({ start: index, end: index + text.length })
+    index = content.indexOf(text, index + text.length)
+  }
+  return spans
+}
+
+/**
+ * The first line each candidate block of `count` lines could start at: blocks whose line `offset`
+ * has the trimmed text `key` (the first non-blank line of the search).
+ */
+const candidateStarts = (file: Haystack, trimmedSearch: ReadonlyArray<string>, count: number) => {
+  const offset = trimmedSearch.findIndex((line) => line !== "")
+  if (offset === -1) return []
+  return file
+    .linesTrimmedTo(trimmedSearch[offset]!)
+    .map((line) => line - offset)
+    .filter((start) => start >= 0 && start + count <= file.lines.length)
+}
+
+/** Whole-line blocks accepted by `accept(start)`, as non-overlapping spans. */
+const lineBlocks = (file: Haystack, oldString: string, accept: (start: number, count: number) => boolean) => {
+  const { lines, endsWithNewline } = searchLines(oldString)
+  const trimmed = lines.map((line) => line.trim())
+  const spans: Array<Span> = []
+  for (const start of candidateStarts(file, trimmed, lines.length)) {
+    if (accept(start, lines.length)) spans.push(file.block(start, start + lines.length - 1, endsWithNewline))
+  }
+  return disjoint(spans)
 }
 
 /** The text exactly as given. */
 export const exact: Replacer = {
   name: "exact",
-  find: (content, oldString) => {
-    const spans: Array<Span> = []
-    if (oldString === "") return spans
-    let index = content.indexOf(oldString)
-    while (index !== -1) {
-      spans.push({ start: index, end: index + oldString.length })
-      index = content.indexOf(oldString, index + oldString.length)
-    }
-    return spans
+  find: (file, oldString) => indexAll(file.content, oldString)
+}
+
+/** Whole lines equal after trimming each: forgives indentation and trailing spaces. */
+export const lineTrimmed: Replacer = {
+  name: "line-trimmed",
+  find: (file, oldString) => {
+    const wanted = searchLines(oldString).lines.map((line) => line.trim())
+    return lineBlocks(file, oldString, (start) => wanted.every((line, j) => file.trimmed[start + j] === line))
   }
 }
 
 /**
- * Whole lines whose trimmed text equals the trimmed lines of `oldString`: forgives indentation
- * and trailing spaces. The span covers the file's own text of those lines.
+ * At least 3 lines whose first and last lines match (trimmed) and whose middle is similar enough
+ * (≥ 0.65 by edit distance), allowing the block to have a few lines more or fewer.
  */
-export const lineTrimmed: Replacer = {
-  name: "line-trimmed",
-  find: (content, oldString) => {
+export const blockAnchor: Replacer = {
+  name: "block-anchor",
+  find: (file, oldString) => {
+    const { lines, endsWithNewline } = searchLines(oldString)
+    const n = lines.length
+    if (n < 3) return []
+    const first = lines[0]!.trim()
+    const last = lines[n - 1]!.trim()
+    if (first === "" || last === "") return []
+    const middle = lines.slice(1, -1).map((line) => line.trim()).join("\n")
+    const drift = blockAnchorDrift(n)
     const spans: Array<Span> = []
-    const wanted = oldString.split("\n").map((line) => line.trim())
-    const endsWithNewline = wanted.length > 1 && wanted[wanted.length - 1] === ""
-    if (endsWithNewline) wanted.pop()
-    if (wanted.every((line) => line === "")) return spans
-    const lines = content.split("\n")
-    const starts: Array<number> = []
-    let offset = 0
-    for (const line of lines) {
-      starts.push(offset)
-      offset += line.length + 1
+    for (const start of file.linesTrimmedTo(first)) {
+      let best: { end: number; score: number } | undefined
+      for (let size = Math.max(3, n - drift); size <= n + drift; size++) {
+        const end = start + size - 1
+        if (end >= file.lines.length) break
+        if (file.trimmed[end] !== last) continue
+        const score = similarityAtLeast(middle, file.trimmed.slice(start + 1, end).join("\n"), BLOCK_ANCHOR_SIMILARITY)
+        if (score >= BLOCK_ANCHOR_SIMILARITY && (best === undefined || score > best.score)) best = { end, score }
+      }
+      if (best) spans.push(file.block(start, best.end, endsWithNewline))
     }
-    for (let i = 0; i + wanted.length <= lines.length; i++) {
-      let same = true
-      for (let j = 0; j < wanted.length && same; j++) same = lines[i + j]!.trim() === wanted[j]
-      if (!same) continue
-      const lastIndex = i + wanted.length - 1
-      const last = lines[lastIndex]!
-      const hasNext = lastIndex < lines.length - 1
-      // Keep the line ending outside the span unless oldString ended with one too.
-      const end = endsWithNewline && hasNext ? starts[lastIndex]! + last.length + 1 : starts[lastIndex]! + last.length - (last.endsWith("\r") ? 1 : 0)
-      spans.push({ start: starts[i]!, end })
-      i = lastIndex
+    return disjoint(spans)
+  }
+}
+
+const isSpace = (code: number) => code === 32 || code === 10 || code === 9 || code === 13 || code === 12 || code === 11 || code === 0xa0
+
+/**
+ * Where a match of `wanted` (whitespace collapsed to single spaces, trimmed) starting at `from`
+ * ends, when every space in it stands for a run of whitespace in `content`; -1 when it does not match.
+ */
+const matchCollapsed = (content: string, from: number, wanted: string) => {
+  let i = from
+  for (let j = 0; j < wanted.length; j++) {
+    if (wanted.charCodeAt(j) === 32) {
+      if (i >= content.length || !isSpace(content.charCodeAt(i))) return -1
+      while (i < content.length && isSpace(content.charCodeAt(i))) i++
+    } else if (content.charCodeAt(i) === wanted.charCodeAt(j)) i++
+    else return -1
+  }
+  return i
+}
+
+/** The text with every run of whitespace (newlines included) treated as one space. */
+export const whitespaceNormalized: Replacer = {
+  name: "whitespace-normalized",
+  find: (file, oldString) => {
+    const wanted = oldString.trim().replace(/\s+/g, " ")
+    if (wanted === "") return []
+    // Each match starts with the first word, so only its occurrences are tried.
+    const word = wanted.split(" ", 1)[0]!
+    const spans: Array<Span> = []
+    let at = file.content.indexOf(word)
+    while (at !== -1) {
+      const end = matchCollapsed(file.content, at, wanted)
+      if (end !== -1) spans.push({ start: at, end })
+      at = file.content.indexOf(word, end !== -1 ? end : at + 1)
     }
     return spans
   }
 }
 
-/** The replacers `edit` tries, in order. */
-export const replacers: ReadonlyArray<Replacer> = [exact, lineTrimmed]
+/** Lines with their shared indentation removed and trailing spaces dropped. */
+const dedent = (lines: ReadonlyArray<string>) => {
+  const indent = commonIndent(lines) ?? ""
+  return lines.map((line) => (line.trim() === "" ? "" : line.slice(indent.length).trimEnd()))
+}
 
-/** Replaces the given spans (in file order, non-overlapping) with `replacement`. */
-export const applySpans = (content: string, spans: ReadonlyArray<Span>, replacement: string) => {
+/** Whole lines equal once each side's common indentation is removed: keeps the relative indentation. */
+export const indentationFlexible: Replacer = {
+  name: "indentation-flexible",
+  find: (file, oldString) => {
+    const wanted = dedent(searchLines(oldString).lines)
+    return lineBlocks(file, oldString, (start, count) => {
+      const block = dedent(file.lines.slice(start, start + count))
+      return block.every((line, j) => line === wanted[j])
+    })
+  }
+}
+
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "'": "'", '"': '"', "`": "`", "\\": "\\", $: "$" }
+
+/** Turns escape sequences written literally (`\n`, `\t`, `\"` …) into the characters they stand for. */
+export const unescape = (text: string) => text.replace(/\\([ntr'"`\\$])/g, (_, c: string) => ESCAPES[c]!)
+
+/** The text with literally written escapes (`\n`, `\t`, `\"`) read as the characters they name. */
+export const escapeNormalized: Replacer = {
+  name: "escape-normalized",
+  find: (file, oldString) => {
+    const wanted = unescape(oldString)
+    if (wanted === oldString) return []
+    const spans = exact.find(file, wanted)
+    return spans.length > 0 ? spans : lineTrimmed.find(file, wanted)
+  },
+  // A newString written the same way gets the same reading; one with real newlines is left alone.
+  adjust: (oldString, newString) => (unescape(oldString).includes("\n") && !newString.includes("\n") ? unescape(newString) : newString)
+}
+
+/** The text without its leading and trailing whitespace, matched exactly. */
+export const trimmedBoundary: Replacer = {
+  name: "trimmed-boundary",
+  find: (file, oldString) => {
+    const trimmed = oldString.trim()
+    return trimmed === oldString ? [] : exact.find(file, trimmed)
+  }
+}
+
+/**
+ * At least 3 lines, the same number in the file, first and last lines matching (trimmed) and at
+ * least half of the middle lines equal after trimming.
+ */
+export const contextAware: Replacer = {
+  name: "context-aware",
+  find: (file, oldString) => {
+    const { lines } = searchLines(oldString)
+    const n = lines.length
+    if (n < 3) return []
+    const trimmed = lines.map((line) => line.trim())
+    if (trimmed[0] === "" || trimmed[n - 1] === "") return []
+    return lineBlocks(file, oldString, (start) => {
+      if (file.trimmed[start + n - 1] !== trimmed[n - 1]) return false
+      let same = 0
+      for (let j = 1; j < n - 1; j++) if (file.trimmed[start + j] === trimmed[j]) same++
+      return same * 2 >= n - 2
+    })
+  }
+}
+
+/**
+ * For replaceAll: every occurrence, each of which may differ from `oldString` in its own way
+ * (indentation, spacing, surrounding whitespace). A rung above stops at the first kind it finds;
+ * this one gathers all of them.
+ */
+export const multiOccurrence: Replacer = {
+  name: "multi-occurrence",
+  replaceAllOnly: true,
+  find: (file, oldString) => {
+    const spans: Array<Span> = []
+    for (const replacer of [exact, lineTrimmed, indentationFlexible, whitespaceNormalized, trimmedBoundary]) {
+      for (const span of replacer.find(file, oldString)) {
+        if (!spans.some((kept) => span.start < kept.end && kept.start < span.end)) spans.push(span)
+      }
+    }
+    return spans.sort((a, b) => a.start - b.start)
+  }
+}
+
+/** The replacers `edit` tries, in order. */
+export const replacers: ReadonlyArray<Replacer> = [
+  exact,
+  lineTrimmed,
+  blockAnchor,
+  whitespaceNormalized,
+  indentationFlexible,
+  escapeNormalized,
+  trimmedBoundary,
+  contextAware,
+  multiOccurrence
+]
+
+/** Replaces the given spans (in file order, non-overlapping) with their replacements. */
+export const applySpans = (content: string, spans: ReadonlyArray<Span>, replacement: string | ((span: Span) => string)) => {
   let out = ""
   let cursor = 0
   for (const span of spans) {
-    out += content.slice(cursor, span.start) + replacement
+    out += content.slice(cursor, span.start) + (typeof replacement === "string" ? replacement : replacement(span))
     cursor = span.end
   }
   return out + content.slice(cursor)

@@ -1,8 +1,9 @@
-import { Effect, Schema, Semaphore } from "effect"
+import { Effect, Schema } from "effect"
 import { define, render } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
-import { applySpans, replacers } from "./Replacers.ts"
+import { replaceText } from "./Replace.ts"
+import { decodeBytes, encodeText, keepFinalNewline, withFileLocks } from "./TextFile.ts"
 import template from "./edit.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -11,22 +12,6 @@ const Parameters = Schema.Struct({
   newString: Schema.String.annotate({ description: "The text to replace it with (must differ from oldString)" }),
   replaceAll: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence of oldString (default false)" }))
 })
-
-// One lock per file, so two edits of the same file never interleave their read and write.
-const locks = new Map<string, Semaphore.Semaphore>()
-
-const lockFor = Effect.fnUntraced(function* (target: string) {
-  const existing = locks.get(target)
-  if (existing) return existing
-  const made = yield* Semaphore.make(1)
-  const raced = locks.get(target)
-  if (raced) return raced
-  locks.set(target, made)
-  return made
-})
-
-/** Gives `text` the file's line endings. */
-const withEndings = (text: string, crlf: boolean) => (crlf ? text.replace(/\r?\n/g, "\r\n") : text.replace(/\r\n/g, "\n"))
 
 const createFile = Effect.fnUntraced(function* (target: string, content: string, existed: boolean, title: string) {
   yield* writeText(target, content)
@@ -43,6 +28,8 @@ interface EditArgs {
   readonly replaceAll?: boolean
 }
 
+const lf = (text: string) => text.replace(/\r\n/g, "\n")
+
 const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, title: string) {
   const stat = yield* statPath(target)
   if (stat?.isDirectory()) return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
@@ -57,33 +44,19 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   }
   const bytes = yield* readBytes(target)
   if (isBinary(target, bytes)) return yield* fail(`${target} is a binary file and cannot be edited as text.`)
-  const content = new TextDecoder().decode(bytes)
-  const crlf = content.includes("\r\n")
-  const oldString = withEndings(args.oldString, crlf)
-  const newString = withEndings(args.newString, crlf)
-  for (const replacer of replacers) {
-    const spans = replacer.find(content, oldString)
-    if (spans.length === 0) continue
-    if (spans.length > 1 && args.replaceAll !== true) {
-      return yield* fail(
-        `Found multiple matches for oldString. Provide more surrounding context to make the match unique, or set replaceAll. (${spans.length} matches in ${target}, found by the ${replacer.name} matcher.)`
-      )
-    }
-    const updated = applySpans(content, spans, newString)
-    if (updated === content) {
-      return yield* fail(`The edit would leave ${target} unchanged: the matched text already equals newString. Re-read the file to check its current content.`)
-    }
-    yield* writeText(target, updated)
-    const count = spans.length
-    return {
-      title,
-      output: `Edited ${target}: replaced ${count} occurrence${count === 1 ? "" : "s"} (matched by the ${replacer.name} matcher).`,
-      metadata: { filePath: target, replacer: replacer.name, replacements: count, diff: lineDiff(target, content, updated) }
-    }
+  // Matching works on LF text; the file's CRLF endings and BOM are restored on write.
+  const file = decodeBytes(bytes)
+  const result = replaceText(file.text, lf(args.oldString), lf(args.newString), { file: target, ...(args.replaceAll !== undefined ? { replaceAll: args.replaceAll } : {}) })
+  if (!result.ok) return yield* fail(result.message)
+  const updated = keepFinalNewline(file.text, result.text)
+  yield* writeText(target, encodeText(file, updated))
+  const count = result.replacements
+  const where = count === 1 ? `line ${result.lines[0]}` : `lines ${result.lines.join(", ")}`
+  return {
+    title,
+    output: `Edited ${target}: replaced ${count} occurrence${count === 1 ? "" : "s"} at ${where} (matched by the ${result.replacer} matcher).`,
+    metadata: { filePath: target, replacer: result.replacer, replacements: count, diff: lineDiff(target, file.text, updated) }
   }
-  return yield* fail(
-    `Could not find oldString in ${target}. Re-read the file with the read tool and copy the exact text, including whitespace.`
-  )
 })
 
 /** The `edit` tool: replaces a unique (or every) occurrence of a string in a file. */
@@ -101,7 +74,6 @@ export const edit = define("edit", {
         return yield* fail("oldString and newString are identical, so there is nothing to change. Give the new text as newString.")
       }
       const target = resolvePath(ctx, args.filePath)
-      const lock = yield* lockFor(target)
-      return yield* lock.withPermits(1)(editFile(target, args, displayPath(ctx, target)))
+      return yield* withFileLocks([target], editFile(target, args, displayPath(ctx, target)))
     })
 })

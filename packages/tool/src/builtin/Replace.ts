@@ -1,0 +1,125 @@
+import { commonIndent, Haystack, type Span } from "./Haystack.ts"
+import { notFoundMessage } from "./NotFound.ts"
+import { applySpans, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
+
+/** What the ladder made of one edit. */
+export type ReplaceResult =
+  | {
+      readonly ok: true
+      readonly text: string
+      /** The replacer whose matches were used. */
+      readonly replacer: string
+      readonly replacements: number
+      /** 1-based line of each replaced match in the original text. */
+      readonly lines: ReadonlyArray<number>
+    }
+  | { readonly ok: false; readonly reason: "not-found" | "multiple" | "identical" | "too-large" | "unchanged"; readonly message: string }
+
+export interface ReplaceOptions {
+  readonly replaceAll?: boolean
+  /** How the file is named in messages. */
+  readonly file: string
+}
+
+const lineCount = (text: string) => text.split("\n").length
+
+/**
+ * A match far larger than what was asked for is a wrong match: at least max(old + 3, 2 × old)
+ * lines, or for multi-line text more than max(len + 500, 4 × len) characters.
+ */
+export const tooLarge = (oldString: string, matched: string) => {
+  const oldLines = lineCount(oldString.replace(/\n$/, ""))
+  const lines = lineCount(matched.replace(/\n$/, ""))
+  if (lines >= Math.max(oldLines + 3, 2 * oldLines)) return true
+  return oldLines > 1 && matched.length > Math.max(oldString.length + 500, 4 * oldString.length)
+}
+
+/**
+ * `newString` shifted to the indentation of the matched lines, when it was written at the same
+ * indentation as `oldString` and that differs from the file's.
+ */
+const reindent = (oldString: string, newString: string, matched: string) => {
+  const oldIndent = commonIndent(oldString.split("\n"))
+  const newIndent = commonIndent(newString.split("\n"))
+  const fileIndent = commonIndent(matched.split("\n"))
+  if (oldIndent === undefined || fileIndent === undefined || newIndent !== oldIndent || oldIndent === fileIndent) return newString
+  return newString
+    .split("\n")
+    .map((line) => (line.trim() !== "" && line.startsWith(oldIndent) ? fileIndent + line.slice(oldIndent.length) : line))
+    .join("\n")
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+const multipleMessage = (file: Haystack, spans: ReadonlyArray<Span>, replacer: string, name: string) => {
+  const perLine = new Map<number, number>()
+  for (const span of spans) perLine.set(file.lineOf(span.start), (perLine.get(file.lineOf(span.start)) ?? 0) + 1)
+  const where = [...perLine].map(([line, n]) => (n === 1 ? `${line}` : `${line} (${n} matches)`))
+  const shown = where.slice(0, 12).join(", ") + (where.length > 12 ? `, … (${where.length - 12} more lines)` : "")
+  return (
+    `Found multiple matches for oldString in ${name}: ${spans.length} matches (${replacer} matcher), at line${where.length === 1 ? "" : "s"} ${shown}. ` +
+    "Add more surrounding context to oldString to make the match unique, or set replaceAll to change every occurrence."
+  )
+}
+
+/** The rungs a replaceAll widens with `multi-occurrence`: those that only forgive whitespace. */
+const WIDENED = new Set(["exact", "line-trimmed", "whitespace-normalized", "indentation-flexible", "trimmed-boundary"])
+
+/**
+ * Runs the replacer ladder on `content` (LF line endings): the first replacer with a usable match
+ * wins. Usable means unique without replaceAll, at least one with it, and not far larger than
+ * `oldString`. Pure: the caller reads and writes the file.
+ */
+export const replaceText = (content: string, oldString: string, newString: string, options: ReplaceOptions): ReplaceResult => {
+  if (oldString === newString) {
+    return { ok: false, reason: "identical", message: "oldString and newString are identical, so there is nothing to change. Give the new text as newString." }
+  }
+  const file = new Haystack(content)
+  const replaceAll = options.replaceAll === true
+  let multiple: { spans: ReadonlyArray<Span>; replacer: string } | undefined
+  let refused: { replacer: string; lines: number } | undefined
+  for (const replacer of replacers) {
+    if (replacer.replaceAllOnly && !replaceAll) continue
+    const found = replacer.find(file, oldString)
+    const spans = found.filter((span) => !tooLarge(oldString, content.slice(span.start, span.end)))
+    if (spans.length < found.length && refused === undefined) {
+      const big = found.find((span) => !spans.includes(span))!
+      refused = { replacer: replacer.name, lines: lineCount(content.slice(big.start, big.end)) }
+    }
+    if (spans.length === 0) continue
+    if (spans.length > 1 && !replaceAll) {
+      multiple ??= { spans, replacer: replacer.name }
+      continue
+    }
+    let used: Replacer = replacer
+    let chosen = spans
+    if (replaceAll && WIDENED.has(replacer.name)) {
+      const wider = multiOccurrence.find(file, oldString).filter((span) => !tooLarge(oldString, content.slice(span.start, span.end)))
+      if (wider.length > spans.length) {
+        used = multiOccurrence
+        chosen = wider
+      }
+    }
+    const base = used.adjust?.(oldString, newString) ?? newString
+    const text = applySpans(content, chosen, (span) => (span.lines ? reindent(oldString, base, content.slice(span.start, span.end)) : base))
+    if (text === content) {
+      return {
+        ok: false,
+        reason: "unchanged",
+        message: `The edit would leave ${options.file} unchanged: the matched text already equals newString. Re-read the file to check its current content.`
+      }
+    }
+    return { ok: true, text, replacer: used.name, replacements: chosen.length, lines: chosen.map((span) => file.lineOf(span.start)) }
+  }
+  if (multiple) return { ok: false, reason: "multiple", message: multipleMessage(file, multiple.spans, multiple.replacer, options.file) }
+  if (refused) {
+    return {
+      ok: false,
+      reason: "too-large",
+      message:
+        `Could not find oldString in ${options.file}. The closest match (${refused.replacer} matcher) spans ${plural(refused.lines, "line")}, far more than oldString's ` +
+        `${plural(lineCount(oldString), "line")}, so it was refused. Re-read the file and copy the exact text you want to replace.`
+    }
+  }
+  return { ok: false, reason: "not-found", message: notFoundMessage(file, oldString, options.file) }
+}

@@ -1,0 +1,217 @@
+import { describe, expect, test } from "bun:test"
+import { replaceText, tooLarge } from "../src/builtin/Replace.ts"
+import { Haystack, replacers } from "../src/builtin/Replacers.ts"
+import { boundedDistance, similarityAtLeast } from "../src/builtin/Similarity.ts"
+
+const run = (content: string, oldString: string, newString: string, replaceAll = false) =>
+  replaceText(content, oldString, newString, { file: "f.ts", replaceAll })
+
+/** The replacers that, on their own, find exactly one match (the ones that could solve the edit). */
+const solvers = (content: string, oldString: string) =>
+  replacers.filter((r) => !r.replaceAllOnly && r.find(new Haystack(content), oldString).length === 1).map((r) => r.name)
+
+const ok = (result: ReturnType<typeof run>) => {
+  if (!result.ok) throw new Error(`expected a match, got: ${result.message}`)
+  return result
+}
+
+describe("the replacer ladder: each rung with a case only it solves", () => {
+  test("exact", () => {
+    const r = ok(run("const a = 1\nconst b = 2\n", "const b = 2", "const b = 3"))
+    expect(r.replacer).toBe("exact")
+    expect(r.text).toBe("const a = 1\nconst b = 3\n")
+    expect(r.lines).toEqual([2])
+  })
+
+  test("line-trimmed: the lines match once trimmed, but their relative indentation differs", () => {
+    const content = "  foo(a)\n  bar()\nx = foo(a) bar()\n"
+    const oldString = "foo(a)\n    bar()"
+    expect(solvers(content, oldString)).toEqual(["line-trimmed"])
+    const r = ok(run(content, oldString, "foo(b)\n    baz()"))
+    expect(r.replacer).toBe("line-trimmed")
+    // newString was written at oldString's indentation, so it is shifted to the file's.
+    expect(r.text).toBe("  foo(b)\n      baz()\nx = foo(a) bar()\n")
+  })
+
+  test("block-anchor: first and last lines anchor, the middle gained a line", () => {
+    const content = [
+      "function total(items) {",
+      "  let sum = 0",
+      "  // add up the prices",
+      "  for (const item of items) sum += item.price",
+      "  return sum",
+      "}",
+      ""
+    ].join("\n")
+    const oldString = "function total(items) {\n  let sum = 0\n  for (const item of items) sum += item.price\n  return sum\n}"
+    expect(solvers(content, oldString)).toEqual(["block-anchor"])
+    const r = ok(run(content, oldString, "function total(items) {\n  return items.reduce((s, i) => s + i.price, 0)\n}"))
+    expect(r.replacer).toBe("block-anchor")
+    expect(r.text).toBe("function total(items) {\n  return items.reduce((s, i) => s + i.price, 0)\n}\n")
+  })
+
+  test("whitespace-normalized: `const   x    =     5;` found by `const x = 5;`", () => {
+    const content = "let y = 1\nconst   x    =     5;\n"
+    expect(solvers(content, "const x = 5;")).toEqual(["whitespace-normalized"])
+    const r = ok(run(content, "const x = 5;", "const x = 6;"))
+    expect(r.replacer).toBe("whitespace-normalized")
+    expect(r.text).toBe("let y = 1\nconst x = 6;\n")
+  })
+
+  test("indentation-flexible: only one block has the same relative indentation", () => {
+    const content = "    foo()\n      bar()\nfoo()\nbar()\n"
+    const oldString = "  foo()\n    bar()"
+    expect(solvers(content, oldString)).toEqual(["indentation-flexible"])
+    const r = ok(run(content, oldString, "  foo(1)\n    bar(1)"))
+    expect(r.replacer).toBe("indentation-flexible")
+    // newString was written at oldString's indentation, so it is shifted to the file's.
+    expect(r.text).toBe("    foo(1)\n      bar(1)\nfoo()\nbar()\n")
+  })
+
+  test("escape-normalized: a literal \\n in oldString against a real newline", () => {
+    const content = "const s = [\n  alpha,\n  beta\n]\n"
+    const oldString = "  alpha,\\n  beta"
+    expect(solvers(content, oldString)).toEqual(["escape-normalized"])
+    const r = ok(run(content, oldString, "  alpha,\\n  gamma"))
+    expect(r.replacer).toBe("escape-normalized")
+    expect(r.text).toBe("const s = [\n  alpha,\n  gamma\n]\n")
+  })
+
+  test("trimmed-boundary: the trimmed text is unique where a whitespace-blind search is not", () => {
+    const content = "x = foo  bar\ny = foo bar + 1\n"
+    const oldString = "\tfoo bar\t"
+    expect(solvers(content, oldString)).toEqual(["trimmed-boundary"])
+    const r = ok(run(content, oldString, "baz"))
+    expect(r.replacer).toBe("trimmed-boundary")
+    expect(r.text).toBe("x = foo  bar\ny = baz + 1\n")
+  })
+
+  test("context-aware: same line count, half the middle equal, the rest too different for block-anchor", () => {
+    const content = [
+      "export function load(path) {",
+      '  const raw = readFileSync(path, "utf8")',
+      '  return JSON.parse(raw, function reviver(key, value) { return typeof value === "string" ? value.trim() : value })',
+      "}",
+      ""
+    ].join("\n")
+    const oldString = 'export function load(path) {\n  const raw = readFileSync(path, "utf8")\n  return parse(raw)\n}'
+    expect(solvers(content, oldString)).toEqual(["context-aware"])
+    const r = ok(run(content, oldString, "export const load = (path) => JSON.parse(readFileSync(path, \"utf8\"))"))
+    expect(r.replacer).toBe("context-aware")
+    expect(r.text).toBe('export const load = (path) => JSON.parse(readFileSync(path, "utf8"))\n')
+  })
+
+  test("multi-occurrence: replaceAll reaches occurrences that differ from each other in whitespace", () => {
+    const content = "foo(a,\n  b)\nif (x) {\n  foo(a,\n      b)\n}\nfoo(a, b)\n"
+    const r = ok(run(content, "foo(a,\n  b)", "foo(a,\n  c)", true))
+    expect(r.replacer).toBe("multi-occurrence")
+    expect(r.replacements).toBe(3)
+    expect(r.text).not.toContain("b)")
+    // Without replaceAll the exact match is unique, and is the only one changed.
+    const single = ok(run(content, "foo(a,\n  b)", "foo(a,\n  c)"))
+    expect(single.replacer).toBe("exact")
+    expect(single.text.match(/b\)/g)?.length).toBe(2)
+  })
+})
+
+describe("the ladder refuses what it must", () => {
+  test("anchors whose middle is unrelated are not a match", () => {
+    const content = "function a() {\n  return database.connect(options)\n}\n"
+    const r = run(content, 'function a() {\n  console.log("hello world")\n}', "x")
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.reason).toBe("not-found")
+  })
+
+  test("a span far larger than the search text is refused", () => {
+    const lines = run("call(foo(a,\n\n\n\n b))\n", "foo(a, b)", "foo(c)")
+    expect(lines.ok).toBe(false)
+    if (!lines.ok) expect(lines.message).toContain("far more than oldString's 1 line")
+    const chars = run(`x\na${" ".repeat(600)}\nb\n`, "a\nb", "c")
+    expect(chars.ok).toBe(false)
+    expect(tooLarge("a\nb", `a${" ".repeat(600)}\nb`)).toBe(true)
+    expect(tooLarge("a\nb", "a \nb")).toBe(false)
+    expect(tooLarge("one", "one\ntwo\nthree")).toBe(false)
+    expect(tooLarge("one", "one\ntwo\nthree\nfour")).toBe(true)
+  })
+
+  test("`test` in test/test/different/test without replaceAll: multiple matches with their lines", () => {
+    const r = run("test\ntest\ndifferent\ntest", "test", "x")
+    expect(r.ok).toBe(false)
+    if (!r.ok) {
+      expect(r.reason).toBe("multiple")
+      expect(r.message).toContain("3 matches")
+      expect(r.message).toContain("lines 1, 2, 4")
+      expect(r.message).toContain("Add more surrounding context to oldString to make the match unique, or set replaceAll")
+    }
+  })
+
+  test("replaceAll foo → qux in `foo bar foo baz foo`", () => {
+    const r = ok(run("foo bar foo baz foo", "foo", "qux", true))
+    expect(r.text).toBe("qux bar qux baz qux")
+    expect(r.replacer).toBe("exact")
+    expect(r.replacements).toBe(3)
+  })
+
+  test("identical strings and a no-op match are refused", () => {
+    expect(run("abc", "abc", "abc")).toMatchObject({ ok: false, reason: "identical" })
+  })
+})
+
+describe("the not-found message points at the nearest text", () => {
+  const source = Array.from({ length: 80 }, (_, i) => {
+    if (i === 40) return "export function price(item: Item, qty: number): number {"
+    if (i === 41) return "  const base = item.unitPrice * qty"
+    if (i === 42) return "  const discount = qty >= 10 ? 0.1 : 0"
+    if (i === 43) return "  return Math.round(base * (1 - discount) * 100) / 100"
+    if (i === 44) return "}"
+    return `const value${i} = compute(${i}) // line ${i + 1}`
+  }).join("\n")
+
+  test("a changed middle line: the region's line numbers, the difference, and what to re-read", () => {
+    const oldString = [
+      "export function price(item: Item, quantity: number): number {",
+      "  const base = item.price * qty",
+      "  const discount = qty > 10 ? 0.2 : 0",
+      "  return Math.round(base * (1 - discount) * 100) / 100",
+      "}"
+    ].join("\n")
+    const r = run(source, oldString, "x")
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.message).toContain("Could not find oldString in f.ts")
+    expect(r.message).toContain("lines 41-45")
+    expect(r.message).toContain("2 of 5 lines of oldString match")
+    expect(r.message).toContain('line 42 differs: you wrote "const base = item.price * qty", the file has "const base = item.unitPrice * qty"')
+    expect(r.message).toContain("00042|   const base = item.unitPrice * qty")
+    expect(r.message).toContain("00038| ")
+    expect(r.message).toContain("00048| ")
+    expect(r.message).not.toContain("00037| ")
+    expect(r.message).toContain("Re-read lines 38-48 with the read tool (offset 38, limit 11)")
+  })
+
+  test("no identical line: the line sharing the most words is the nearest", () => {
+    const r = run(source, "  const discount = quantity >= 10 ? 0.15 : 0", "x")
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.message).toContain("00043|   const discount = qty >= 10 ? 0.1 : 0")
+  })
+
+  test("spacing and quote differences are named", () => {
+    const r = run("a\nconst s = \u201Chello\u201D\nb\n", 'const s = "hello"', "x")
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.message).toContain('line 2 differs in quote, dash or space characters: you wrote "const s = \\"hello\\""')
+    const spaced = run("const  total=sum(a,b)\nnext()\n", "const total = sum(a, b)\nnext()\nmore()", "x")
+    expect(spaced.ok).toBe(false)
+    if (!spaced.ok) expect(spaced.message).toContain("line 1 differs in spacing")
+  })
+})
+
+describe("similarity", () => {
+  test("bounded edit distance agrees with the full one inside the bound", () => {
+    expect(boundedDistance("kitten", "sitting", 5)).toBe(3)
+    expect(boundedDistance("kitten", "sitting", 2)).toBeGreaterThan(2)
+    expect(boundedDistance("", "abc", 5)).toBe(3)
+    expect(similarityAtLeast("abcdef", "abcdef", 0.65)).toBe(1)
+    expect(similarityAtLeast("abcdefghij", "abcdefghiX", 0.65)).toBeCloseTo(0.9)
+    expect(similarityAtLeast("abcdefghij", "zyxwvutsrq", 0.65)).toBe(0)
+  })
+})
