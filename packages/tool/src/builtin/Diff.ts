@@ -61,12 +61,15 @@ const diffOps = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): A
   ]
 }
 
+/** The lines of a text; a final newline ends the last line rather than starting an empty one. */
+const linesOf = (text: string) => (text === "" ? [] : text.replace(/\r?\n$/, "").split(/\r?\n/))
+
 /**
  * A unified diff of two texts (line endings ignored), with 3 lines of context per hunk.
  * Empty when nothing changed.
  */
 export const lineDiff = (name: string, before: string, after: string): string => {
-  const ops = diffOps(before.split(/\r?\n/), after.split(/\r?\n/))
+  const ops = diffOps(linesOf(before), linesOf(after))
   const changed = ops.flatMap((op, index) => (op.kind === " " ? [] : [index]))
   if (changed.length === 0) return ""
   // Group changes whose gap of kept lines is small enough to share context.

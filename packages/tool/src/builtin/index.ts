@@ -1,3 +1,4 @@
+import { applyPatch } from "./apply_patch.ts"
 import { bash } from "./bash.ts"
 import { edit } from "./edit.ts"
 import { glob } from "./glob.ts"
@@ -6,7 +7,7 @@ import { list } from "./list.ts"
 import { read } from "./read.ts"
 import { write } from "./write.ts"
 
-export { bash, edit, glob, grep, list, read, write }
+export { applyPatch, bash, edit, glob, grep, list, read, write }
 
 /** The built-in tools, in the order they are offered to the model. */
-export const builtins = [bash, read, glob, grep, list, write, edit] as const
+export const builtins = [bash, read, glob, grep, list, write, edit, applyPatch] as const

@@ -1,0 +1,53 @@
+import { Effect, Result, Schema } from "effect"
+import { define, render } from "../Tool.ts"
+import { displayPath, pathNeeds } from "./Files.ts"
+import { parsePatch, type FileOp } from "./Patch.ts"
+import { applyPatchText, changeDiff, patchTargets, summarize } from "./PatchApply.ts"
+import template from "./apply_patch.txt" with { type: "text" }
+
+const Parameters = Schema.Struct({
+  patchText: Schema.String.annotate({
+    description: "The whole patch, from *** Begin Patch to *** End Patch, in the format described above"
+  })
+})
+
+const verb = { add: "Add", delete: "Delete", update: "Update" } as const
+
+/** Titles for the permission question, one per path the operation touches. */
+const titles = (op: FileOp): ReadonlyArray<string> =>
+  op.type === "update" && op.movePath !== undefined
+    ? [`Update ${op.path} and move it to ${op.movePath}`, `Move ${op.path} to ${op.movePath}`]
+    : [`${verb[op.type]} ${op.path}`]
+
+/** The `apply_patch` tool: adds, deletes, updates and moves files from one patch, all or nothing. */
+export const applyPatch = define("apply_patch", {
+  description: render(template, {}),
+  parameters: Parameters,
+  truncate: false,
+  permissions: (args, ctx) => {
+    // A patch that does not parse needs nothing: execute fails with the parse error and writes nothing.
+    const parsed = parsePatch(args.patchText)
+    if (Result.isFailure(parsed)) return []
+    return parsed.success.flatMap((op) => {
+      const targets = patchTargets(ctx.cwd, [op])
+      const named = titles(op)
+      return targets.flatMap((target, i) => pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: named[i]! }))
+    })
+  },
+  execute: (args, ctx) =>
+    Effect.gen(function* () {
+      const plan = yield* applyPatchText(ctx.cwd, args.patchText)
+      const files = plan.changes.map((change) => ({
+        path: change.path,
+        type: change.type,
+        ...(change.movePath !== undefined ? { movePath: change.movePath } : {}),
+        diff: changeDiff(plan.cwd, change)
+      }))
+      const only = plan.changes.length === 1 ? plan.changes[0] : undefined
+      return {
+        title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
+        output: summarize(plan),
+        metadata: { files, diff: files.map((f) => f.diff).filter((d) => d !== "").join("\n") }
+      }
+    })
+})
