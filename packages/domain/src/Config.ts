@@ -59,6 +59,10 @@ export const ToolOutputConfig = Schema.Struct({
 })
 export type ToolOutputConfig = typeof ToolOutputConfig.Type
 
+/** Which file-editing tools the model is offered: by model family (`auto`), or forced for every model. */
+export const EditToolSetting = Schema.Literals(["auto", "edit", "apply_patch"])
+export type EditToolSetting = typeof EditToolSetting.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -74,7 +78,12 @@ export const Config = Schema.Struct({
   /** How rules combine: the last matching rule wins (the default), or any matching deny wins. */
   permission_mode: Schema.optional(Schema.Literals(["last-match", "deny-wins"])),
   /** Seconds a question waits for an answer before the non-interactive policy decides. */
-  permission_timeout: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+  permission_timeout: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  /**
+   * `auto` (the default) offers GPT-family models (`gpt-`, `codex` in the id) `apply_patch` and
+   * the others `edit` and `write`; `edit` or `apply_patch` offers that choice to every model.
+   */
+  edit_tool: Schema.optional(EditToolSetting)
 })
 export type Config = typeof Config.Type
 

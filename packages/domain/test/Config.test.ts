@@ -49,3 +49,13 @@ describe("PermissionGrant", () => {
     expect(() => Schema.decodeUnknownSync(PermissionGrant)(missing)).toThrow()
   })
 })
+
+describe("edit_tool", () => {
+  test("auto, edit and apply_patch parse; anything else names the field", async () => {
+    for (const value of ["auto", "edit", "apply_patch"] as const) {
+      expect(await Effect.runPromise(readConfigFile(writeConfig({ edit_tool: value })))).toEqual({ edit_tool: value })
+    }
+    const bad = await Effect.runPromise(Effect.flip(readConfigFile(writeConfig({ edit_tool: "patch" }))))
+    expect(bad.field).toBe("edit_tool")
+  })
+})

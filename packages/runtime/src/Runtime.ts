@@ -4,7 +4,7 @@ import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromCon
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { SessionService, SessionSettings } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
-import { ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
+import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
@@ -99,6 +99,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
     Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
+    Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers])
   )
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? SessionStore.layer, options.provider ?? Provider.layer)

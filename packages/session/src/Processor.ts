@@ -63,6 +63,8 @@ export const makeProcessor = Effect.gen(function* () {
 
   const step = Effect.fn("SessionProcessor.step")(function* (input: StepInput) {
     const { assistant, request, cwd } = input
+    // Only what this model was offered may run: a GPT model calling `edit` gets the unknown-tool answer.
+    const offered = registry.forModel(request.model.modelID)
     const base = { sessionID: assistant.sessionID, messageID: assistant.id }
     const texts = new Map<string, TextPart | ReasoningPart>()
     const calls = new Map<string, { part: ToolPart; done: Deferred.Deferred<void> }>()
@@ -79,10 +81,10 @@ export const makeProcessor = Effect.gen(function* () {
     const runTool = (callID: string, input: Record<string, unknown>) =>
       Effect.gen(function* () {
         const entry = calls.get(callID)!
-        const tool = registry.get(entry.part.tool)
+        const tool = offered.find((t) => t.id === entry.part.tool)
         const start = yield* Clock.currentTimeMillis
         if (!tool) {
-          const names = registry.tools.map((t) => t.id).join(", ")
+          const names = offered.map((t) => t.id).join(", ")
           yield* setTool(callID, {
             ...entry.part,
             state: { status: "error", input, error: `There is no tool named "${entry.part.tool}". Available tools: ${names}.`, time: { start, end: start } }
@@ -183,7 +185,9 @@ export const makeProcessor = Effect.gen(function* () {
           case "tool-call": {
             const entry = yield* ensureTool(event.callID, event.name)
             const input = typeof event.input === "object" && event.input !== null && !Array.isArray(event.input) ? (event.input as Record<string, unknown>) : {}
-            if (event.invalid) {
+            // A call to a tool this model was not offered gets the no-such-tool answer from runTool,
+            // whether or not the provider flagged it invalid.
+            if (event.invalid && offered.some((t) => t.id === event.name)) {
               const now = yield* Clock.currentTimeMillis
               yield* setTool(event.callID, {
                 ...entry.part,

@@ -99,7 +99,7 @@ export class SessionService extends Context.Service<SessionService, {
       })
 
       const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
-        const tools = registry.tools.map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+        const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
         // changes between steps defeats the provider's prompt cache.
         const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))

@@ -4,7 +4,7 @@ import { Bus, DataDir, Ids, WorkDir, emptyUsage, type AssistantMessage, type Eve
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
 import { Provider, ProviderError, type ModelEvent } from "@reins/provider"
 import { SessionStore, type MessageWithParts } from "@reins/storage"
-import { ToolRegistry, builtins } from "@reins/tool"
+import { ToolRegistry, bash, builtins, edit, write, type ToolInfo } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -27,13 +27,13 @@ const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent> | ProviderError
   }))
 }
 
-const layerFor = (provider: Layer.Layer<Provider>) => {
+const layerFor = (provider: Layer.Layer<Provider>, tools: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>> = builtins) => {
   const cwd = tmp()
   const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, provider)
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   return {
     cwd,
-    layer: ToolRegistry.layer(builtins).pipe(
+    layer: ToolRegistry.layer(tools).pipe(
       Layer.provideMerge(guarded),
       Layer.provide(Layer.mergeAll(
         Layer.succeed(DataDir, tmp()),
@@ -46,8 +46,8 @@ const layerFor = (provider: Layer.Layer<Provider>) => {
 
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: { ...emptyUsage, input: 10, output: 5 }, cost: 0.01 })
 
-const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError) => {
-  const { cwd, layer } = layerFor(scripted([events]))
+const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError, options: { modelID?: string; tools?: Parameters<typeof layerFor>[1] } = {}) => {
+  const { cwd, layer } = layerFor(scripted([events]), options.tools)
   return Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* SessionStore
@@ -56,7 +56,7 @@ const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError) => {
       yield* bus.listen((e) => Effect.sync(() => void seen.push(e)))
       yield* store.createSession({ id: "ses_1", title: "t", directory: cwd, time: { created: 0, updated: 0 } })
       yield* store.putMessage({ id: "msg_0", sessionID: "ses_1", role: "user", time: { created: 0 } })
-      const assistant: AssistantMessage = { id: "msg_1", sessionID: "ses_1", role: "assistant", parentID: "msg_0", model: { providerID: "p", modelID: "m" }, time: { created: 1 }, usage: emptyUsage, cost: 0 }
+      const assistant: AssistantMessage = { id: "msg_1", sessionID: "ses_1", role: "assistant", parentID: "msg_0", model: { providerID: "p", modelID: options.modelID ?? "m" }, time: { created: 1 }, usage: emptyUsage, cost: 0 }
       yield* store.putMessage(assistant)
       const processor = yield* makeProcessor
       const outcome = yield* Effect.result(processor.step({ assistant, cwd, request: { model: assistant.model, system: [], messages: [], tools: [] } }))
@@ -97,6 +97,31 @@ describe("stream processor", () => {
     const { messages } = await runStep([{ type: "tool-call", callID: "c1", name: "nope", input: {} }, finish("tool-calls")])
     const tool = messages[1]!.parts.find((p) => p.type === "tool")
     expect(tool?.type === "tool" && tool.state.status === "error" && tool.state.error).toContain("Available tools: bash")
+  })
+
+  test("a tool that exists but was not offered to this model is answered as unknown (tool choice)", async () => {
+    // A stand-in apply_patch: GPT models are offered it instead of edit and write.
+    const applyPatch = Effect.succeed<ToolInfo>({ id: "apply_patch", description: "patch", parameters: {}, execute: () => Effect.succeed({ title: "", output: "patched", truncated: false }) })
+    const tools = [bash, write, edit, applyPatch]
+    const gpt = await runStep(
+      [
+        { type: "tool-call", callID: "c1", name: "edit", input: { filePath: "a.txt", oldString: "a", newString: "b" } },
+        { type: "tool-call", callID: "c2", name: "write", input: { filePath: "a.txt", content: "x" }, invalid: "provider says unknown" },
+        { type: "tool-call", callID: "c3", name: "apply_patch", input: {} },
+        finish("tool-calls")
+      ],
+      { modelID: "gpt-test", tools }
+    )
+    const states = gpt.messages[1]!.parts.flatMap((p) => (p.type === "tool" ? [p.state] : []))
+    expect(states.map((s) => (s.status === "error" ? s.error : s.status))).toEqual([
+      'There is no tool named "edit". Available tools: bash, apply_patch.',
+      'There is no tool named "write". Available tools: bash, apply_patch.',
+      "completed"
+    ])
+    expect(fs.existsSync(path.join(gpt.cwd, "a.txt"))).toBe(false)
+    const other = await runStep([{ type: "tool-call", callID: "c1", name: "apply_patch", input: {} }, finish("tool-calls")], { modelID: "claude-sonnet-4", tools })
+    const tool = other.messages[1]!.parts.find((p) => p.type === "tool")
+    expect(tool?.type === "tool" && tool.state.status === "error" && tool.state.error).toBe('There is no tool named "apply_patch". Available tools: bash, write, edit.')
   })
 
   test("a stream that ends early closes every open part", async () => {
