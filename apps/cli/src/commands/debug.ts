@@ -4,6 +4,8 @@ import { builtinReducers, evidenceLine, runReducers } from "@reins/reduce"
 import { cut, MAX_BYTES, MAX_LINES } from "@reins/truncate"
 import * as fs from "node:fs"
 import { failure, usage } from "../CliError.ts"
+import { applyPatchCommand } from "./debugApplyPatch.ts"
+import { editCommand } from "./debugEdit.ts"
 import { permission } from "./debugPermission.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
@@ -86,6 +88,6 @@ const truncate = Command.make(
 ).pipe(Command.withDescription("Cut a text to the limits as reins would (without writing a spill file)"))
 
 export const debug = Command.make("debug").pipe(
-  Command.withDescription("Tools for looking at what reins does: output reduction, truncation, permissions"),
-  Command.withSubcommands([reduce, truncate, permission])
+  Command.withDescription("Tools for looking at what reins does: output reduction, truncation, permissions, edits"),
+  Command.withSubcommands([reduce, truncate, permission, editCommand, applyPatchCommand])
 )
