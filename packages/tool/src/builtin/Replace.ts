@@ -1,6 +1,7 @@
 import { commonIndent, Haystack, type Span } from "./Haystack.ts"
 import { notFoundMessage } from "./NotFound.ts"
 import { applySpans, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
+import { keepFinalNewline, type TextFile } from "./TextFile.ts"
 
 /** What the ladder made of one edit. */
 export type ReplaceResult =
@@ -122,4 +123,15 @@ export const replaceText = (content: string, oldString: string, newString: strin
     }
   }
   return { ok: false, reason: "not-found", message: notFoundMessage(file, oldString, options.file) }
+}
+
+const lf = (text: string) => text.replace(/\r\n/g, "\n")
+
+/**
+ * The edit of a decoded file: the strings' line endings made LF to match its text, and the file's
+ * final-newline state kept. The caller writes `text` back with `encodeText`.
+ */
+export const editDecoded = (file: TextFile, oldString: string, newString: string, options: ReplaceOptions): ReplaceResult => {
+  const result = replaceText(file.text, lf(oldString), lf(newString), options)
+  return result.ok ? { ...result, text: keepFinalNewline(file.text, result.text) } : result
 }

@@ -2,8 +2,8 @@ import { Effect, Schema } from "effect"
 import { define, render } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
-import { replaceText } from "./Replace.ts"
-import { decodeBytes, encodeText, keepFinalNewline, withFileLocks } from "./TextFile.ts"
+import { editDecoded } from "./Replace.ts"
+import { decodeBytes, encodeText, withFileLocks } from "./TextFile.ts"
 import template from "./edit.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -28,8 +28,6 @@ interface EditArgs {
   readonly replaceAll?: boolean
 }
 
-const lf = (text: string) => text.replace(/\r\n/g, "\n")
-
 const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, title: string) {
   const stat = yield* statPath(target)
   if (stat?.isDirectory()) return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
@@ -46,9 +44,9 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   if (isBinary(target, bytes)) return yield* fail(`${target} is a binary file and cannot be edited as text.`)
   // Matching works on LF text; the file's CRLF endings and BOM are restored on write.
   const file = decodeBytes(bytes)
-  const result = replaceText(file.text, lf(args.oldString), lf(args.newString), { file: target, ...(args.replaceAll !== undefined ? { replaceAll: args.replaceAll } : {}) })
+  const result = editDecoded(file, args.oldString, args.newString, { file: target, ...(args.replaceAll !== undefined ? { replaceAll: args.replaceAll } : {}) })
   if (!result.ok) return yield* fail(result.message)
-  const updated = keepFinalNewline(file.text, result.text)
+  const updated = result.text
   yield* writeText(target, encodeText(file, updated))
   const count = result.replacements
   const where = count === 1 ? `line ${result.lines[0]}` : `lines ${result.lines.join(", ")}`
