@@ -43,33 +43,17 @@ describe("editing tools by model family, through the CLI", () => {
     expect(fs.readFileSync(path.join(p.cwd, "a.txt"), "utf8")).toBe("a\n")
   })
 
-  test("another model is offered edit and write and not apply_patch", async () => {
-    const p = await withModel("qwen2.5-coder:14b", [{ text: "ok" }])
+  const cases: ReadonlyArray<[string, string, Record<string, unknown>, ReadonlyArray<string>, ReadonlyArray<string>]> = [
+    ["another model is offered edit and write and not apply_patch", "qwen2.5-coder:14b", {}, ["edit", "write"], ["apply_patch"]],
+    ['"edit_tool": "edit" offers a GPT model edit and write', "gpt-test", { edit_tool: "edit" }, ["edit", "write"], ["apply_patch"]],
+    ['"edit_tool": "apply_patch" offers any model apply_patch only', "qwen2.5-coder:14b", { edit_tool: "apply_patch" }, ["apply_patch"], ["edit", "write"]]
+  ]
+  test.each(cases)("%s", async (_name, model, config, offeredTools, hidden) => {
+    const p = await withModel(model, [{ text: "ok" }], config)
     const r = await reins(["run", "--format", "json", "hi"], p)
     expect(r.code).toBe(0)
     const tools = offered(p.server.requests)
-    expect(tools).toContain("edit")
-    expect(tools).toContain("write")
-    expect(tools).not.toContain("apply_patch")
-  })
-
-  test('"edit_tool": "edit" offers a GPT model edit and write', async () => {
-    const p = await withModel("gpt-test", [{ text: "ok" }], { edit_tool: "edit" })
-    const r = await reins(["run", "--format", "json", "hi"], p)
-    expect(r.code).toBe(0)
-    const tools = offered(p.server.requests)
-    expect(tools).toContain("edit")
-    expect(tools).toContain("write")
-    expect(tools).not.toContain("apply_patch")
-  })
-
-  test('"edit_tool": "apply_patch" offers any model apply_patch only', async () => {
-    const p = await withModel("qwen2.5-coder:14b", [{ text: "ok" }], { edit_tool: "apply_patch" })
-    const r = await reins(["run", "--format", "json", "hi"], p)
-    expect(r.code).toBe(0)
-    const tools = offered(p.server.requests)
-    expect(tools).toContain("apply_patch")
-    expect(tools).not.toContain("edit")
-    expect(tools).not.toContain("write")
+    for (const id of offeredTools) expect(tools).toContain(id)
+    for (const id of hidden) expect(tools).not.toContain(id)
   })
 })
