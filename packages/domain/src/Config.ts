@@ -63,6 +63,34 @@ export type ToolOutputConfig = typeof ToolOutputConfig.Type
 export const EditToolSetting = Schema.Literals(["auto", "edit", "apply_patch"])
 export type EditToolSetting = typeof EditToolSetting.Type
 
+/** When and how the context is compacted (SPEC §2 T7–T12). */
+export const CompactionConfig = Schema.Struct({
+  /** Compact when the context is about to overflow (default true). */
+  auto: Schema.optional(Schema.Boolean),
+  /** Tokens kept free for the model's answer (default min(20_000, the model's output limit)). */
+  reserved: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** User turns kept verbatim after a compaction (default 2). */
+  tail_turns: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** Tools whose outputs are never pruned (default ["skill"]). */
+  protected_tools: Schema.optional(Schema.Array(Schema.String)),
+  /** Outputs over this many lines keep their first and last lines when pruned instead of being dropped (default 0: dropped). */
+  prune_keep_lines: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** A file whose text replaces the summary template. */
+  template: Schema.optional(Schema.String)
+})
+export type CompactionConfig = typeof CompactionConfig.Type
+
+/** When a run of tool calls counts as a loop (SPEC §1 T6). */
+export const DoomLoopConfig = Schema.Struct({
+  /** Identical calls (tool + arguments) in one turn (default 3). */
+  identical: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))),
+  /** Repeats of a cycle of calls such as A,B,A,B,A,B (default 3). */
+  cycles: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))),
+  /** Identical call + result pairs (default 2). */
+  pairs: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
+})
+export type DoomLoopConfig = typeof DoomLoopConfig.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -79,6 +107,8 @@ export const Config = Schema.Struct({
   permission_mode: Schema.optional(Schema.Literals(["last-match", "deny-wins"])),
   /** Seconds a question waits for an answer before the non-interactive policy decides. */
   permission_timeout: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  compaction: Schema.optional(CompactionConfig),
+  doom_loop: Schema.optional(DoomLoopConfig),
   /**
    * `auto` (the default) offers GPT-family models (`gpt-`, `codex` in the id) `apply_patch` and
    * the others `edit` and `write`; `edit` or `apply_patch` offers that choice to every model.

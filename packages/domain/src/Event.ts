@@ -56,6 +56,28 @@ export const PermissionReplied = Schema.Struct({
   message: Schema.optional(Schema.String)
 })
 
+/** Compaction began: why, and the tokens the context held. */
+export const CompactionStarted = Schema.Struct({
+  type: Schema.Literal("compaction.started"),
+  sessionID: Schema.String,
+  reason: Schema.Literals(["overflow", "provider", "manual"]),
+  tokens: Schema.Number
+})
+/** Compaction finished: what was pruned and summarised, the summary, and the tokens before and after. */
+export const CompactionCompleted = Schema.Struct({
+  type: Schema.Literal("compaction.completed"),
+  sessionID: Schema.String,
+  /** The summary message. */
+  messageID: Schema.String,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  /** Tool parts whose output is now hidden from the model. */
+  pruned: Schema.Array(Schema.String),
+  /** Messages the summary replaces. */
+  summarised: Schema.Array(Schema.String),
+  summary: Schema.String
+})
+
 /** Every change to a session, as published on the bus and printed by `reins run --format json`. */
 export const Event = Schema.Union([
   SessionCreated,
@@ -65,6 +87,8 @@ export const Event = Schema.Union([
   SessionStatus,
   SessionError,
   PermissionAsked,
-  PermissionReplied
+  PermissionReplied,
+  CompactionStarted,
+  CompactionCompleted
 ])
 export type Event = typeof Event.Type

@@ -25,9 +25,17 @@ export const UserMessage = Schema.Struct({
   sessionID: Schema.String,
   role: Schema.Literal("user"),
   time: Schema.Struct({ created: Schema.Number }),
+  /**
+   * Flags views and the loop read: `compaction_continue` (a message the loop wrote after
+   * compaction, hidden from the text view), `pinned` (never summarised away), `queued` (sent while
+   * the session was running: shown to the model as a system reminder).
+   */
   metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 export type UserMessage = typeof UserMessage.Type
+
+/** A user message's flag from `metadata`. */
+export const userFlag = (message: UserMessage, flag: "compaction_continue" | "pinned" | "queued") => message.metadata?.[flag] === true
 
 export const AssistantMessage = Schema.Struct({
   id: Schema.String,
@@ -39,7 +47,19 @@ export const AssistantMessage = Schema.Struct({
   finish: Schema.optional(Schema.String),
   error: Schema.optional(MessageError),
   usage: Usage,
-  cost: Schema.Number
+  cost: Schema.Number,
+  /** Set on a compaction's summary message: the head it replaces for the model (T8). */
+  summary: Schema.optional(
+    Schema.Struct({
+      /** The first message kept verbatim after the summary; absent when nothing is kept. */
+      tailStart: Schema.optional(Schema.String),
+      /** Messages the summary stands for (pinned ones are carried verbatim instead). */
+      summarised: Schema.Array(Schema.String),
+      pinned: Schema.Array(Schema.String),
+      /** Compaction started by overflow (true) or asked for (`reins compact`). */
+      auto: Schema.Boolean
+    })
+  )
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 

@@ -43,10 +43,14 @@ export const ToolStateRunning = Schema.Struct({
 export const ToolStateCompleted = Schema.Struct({
   status: Schema.Literal("completed"),
   input: Schema.Record(Schema.String, Schema.Unknown),
+  /** The whole output; kept when the part is pruned. */
   output: Schema.String,
   title: Schema.String,
   metadata: Metadata,
-  time: Schema.Struct({ start: Schema.Number, end: Schema.Number })
+  /** `compacted`: when pruning hid the output from the model (T9). */
+  time: Schema.Struct({ start: Schema.Number, end: Schema.Number, compacted: Schema.optional(Schema.Number) }),
+  /** What the model sees instead of `output` once pruned: a placeholder, or the first and last lines. */
+  pruned: Schema.optional(Schema.String)
 })
 export const ToolStateError = Schema.Struct({
   status: Schema.Literal("error"),
@@ -69,6 +73,17 @@ export const ToolPart = Schema.Struct({
 })
 export type ToolPart = typeof ToolPart.Type
 
+/** A file or image attached to a user message. */
+export const FilePart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("file"),
+  mime: Schema.String,
+  filename: Schema.optional(Schema.String),
+  /** A data: URL or a file: URL. */
+  url: Schema.String
+})
+export type FilePart = typeof FilePart.Type
+
 export const StepStartPart = Schema.Struct({ ...base, type: Schema.Literal("step-start") })
 export type StepStartPart = typeof StepStartPart.Type
 
@@ -82,7 +97,7 @@ export const StepFinishPart = Schema.Struct({
 export type StepFinishPart = typeof StepFinishPart.Type
 
 /** Everything a message is made of. */
-export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, StepStartPart, StepFinishPart])
+export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, FilePart, StepStartPart, StepFinishPart])
 export type Part = typeof Part.Type
 
 /** True while a tool call still waits for an outcome. */
