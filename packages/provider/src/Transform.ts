@@ -1,5 +1,7 @@
-import type { ModelMessage } from "ai"
+import type { FilePart, ModelMessage, TextPart } from "ai"
 import type { Message, Part, ProviderType } from "@reins/domain"
+
+type UserContent = TextPart | FilePart
 
 export interface MessageWithParts {
   readonly info: Message
@@ -9,9 +11,14 @@ export interface MessageWithParts {
 // Anthropic accepts only [a-zA-Z0-9_-] in tool-call ids (T22).
 const sanitizeId = (id: string, type: ProviderType) => (type === "anthropic" ? id.replace(/[^a-zA-Z0-9_-]/g, "_") : id)
 
+/** What the model sees of a pruned tool output when no lines were kept. */
+export const prunedPlaceholder = (tool: string) => `[Old ${tool} tool result content cleared to save context]`
+
 const toolOutput = (part: Extract<Part, { type: "tool" }>) => {
   switch (part.state.status) {
     case "completed":
+      // A pruned output (T9) is shown as its placeholder or kept lines; the store keeps the whole.
+      if (part.state.time.compacted !== undefined) return { type: "text" as const, value: part.state.pruned ?? prunedPlaceholder(part.tool) }
       return { type: "text" as const, value: part.state.output }
     case "error":
       return { type: "error-text" as const, value: part.state.error }
@@ -28,7 +35,13 @@ export const toModelMessages = (messages: ReadonlyArray<MessageWithParts>, type:
   const out: Array<ModelMessage> = []
   for (const { info, parts } of messages) {
     if (info.role === "user") {
-      const content = parts.flatMap((p) => (p.type === "text" && p.text.trim() !== "" ? [{ type: "text" as const, text: p.text }] : []))
+      const content = parts.flatMap((p): Array<UserContent> =>
+        p.type === "text" && p.text.trim() !== ""
+          ? [{ type: "text" as const, text: p.text }]
+          : p.type === "file"
+            ? [{ type: "file" as const, data: p.url, mediaType: p.mime, ...(p.filename !== undefined ? { filename: p.filename } : {}) }]
+            : []
+      )
       if (content.length > 0) out.push({ role: "user", content })
       continue
     }
