@@ -86,7 +86,7 @@ export const DoomLoopConfig = Schema.Struct({
   identical: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))),
   /** Repeats of a cycle of calls such as A,B,A,B,A,B (default 3). */
   cycles: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))),
-  /** Identical call + result pairs (default 2). */
+  /** The same call getting the same result this many times (default 3). */
   pairs: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
 })
 export type DoomLoopConfig = typeof DoomLoopConfig.Type

@@ -2,7 +2,7 @@ import { Clock, Effect, Layer } from "effect"
 import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { SessionService, SessionSettings } from "@reins/session"
+import { DoomLoopSettings, SessionService, SessionSettings, defaultDoomLoopLimits } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
@@ -98,6 +98,11 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       maxDelayMs: config.retry?.max_delay_ms ?? 30_000
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
+    Layer.succeed(DoomLoopSettings, {
+      identical: config.doom_loop?.identical ?? defaultDoomLoopLimits.identical,
+      cycles: config.doom_loop?.cycles ?? defaultDoomLoopLimits.cycles,
+      pairs: config.doom_loop?.pairs ?? defaultDoomLoopLimits.pairs
+    }),
     Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
     Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers])

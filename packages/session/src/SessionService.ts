@@ -1,8 +1,10 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
+import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
+import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import { makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
 
@@ -73,6 +75,8 @@ export class SessionService extends Context.Service<SessionService, {
       const processor = yield* makeProcessor
       const settings = yield* SessionSettings
       const cwd = yield* WorkDir
+      const permission = yield* Permission
+      const doomLoopLimits = yield* DoomLoopSettings
       const busy = new Set<string>()
 
       const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
@@ -98,16 +102,41 @@ export class SessionService extends Context.Service<SessionService, {
         return fixed.length
       })
 
+      /**
+       * T6: after a step, a loop in the turn's calls is a `doom_loop` question. Allowed, the turn
+       * goes on; rejected (the non-interactive policy), the turn ends with the reason stored.
+       */
+      const guardLoop = Effect.fnUntraced(function* (sessionID: string, steps: number, guard: DoomLoopGuard, messages: ReadonlyArray<MessageWithParts>) {
+        const found = guard.check(messages)
+        if (!found) return undefined
+        const asked = yield* Effect.result(permission.ask({ sessionID, permission: "doom_loop", patterns: found.tools, always: found.tools, title: found.message }))
+        if (asked._tag === "Success") {
+          guard.allow()
+          return undefined
+        }
+        const last = messages.findLast((m) => m.info.role === "assistant")
+        if (!last || last.info.role !== "assistant") return undefined
+        const error = { reason: "doom_loop", message: `Stopped a doom loop: ${found.message}.` }
+        const stopped: AssistantMessage = { ...last.info, error }
+        yield* store.putMessage(stopped)
+        yield* bus.publish({ type: "message.updated", message: stopped })
+        yield* bus.publish({ type: "session.error", sessionID, error })
+        return turnResult(sessionID, steps, yield* store.messages(sessionID))
+      })
+
       const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
         const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
         // changes between steps defeats the provider's prompt cache.
         const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
+        const guard = makeDoomLoopGuard(doomLoopLimits)
         let steps = 0
         while (true) {
           const messages = yield* store.messages(session.id)
           const done = steps > 0 && turnDone(messages) ? turnResult(session.id, steps, messages) : undefined
           if (done) return done
+          const stopped = steps > 0 ? yield* guardLoop(session.id, steps, guard, messages) : undefined
+          if (stopped) return stopped
           steps++
           const final = settings.maxSteps !== undefined && steps >= settings.maxSteps
           const now = yield* Clock.currentTimeMillis

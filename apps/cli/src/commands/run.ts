@@ -67,6 +67,8 @@ export const run = Command.make("run", flags, (input) =>
       const turn = yield* sessions.prompt({ sessionID, text, model })
       printer.finish()
       if (input.format === "text") err(`\nsession ${turn.sessionID} · ${turn.steps} step${turn.steps === 1 ? "" : "s"}\n`)
+      // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
+      if (turn.assistant.error) return yield* failure(turn.assistant.error.message)
     }).pipe(
       Effect.onInterrupt(() =>
         Effect.sync(() => {
