@@ -1,4 +1,5 @@
 import { Clock, Effect, Layer } from "effect"
+import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
 import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
@@ -10,7 +11,7 @@ import { RetentionLive, spillDirectory, Truncate, TruncateSettings, settingsFrom
 import { layerTelemetry } from "./Telemetry.ts"
 
 /** Everything a composed runtime offers to its caller. */
-export type RuntimeServices = SessionService | SessionStore | Bus | Provider | ToolRegistry | Permission
+export type RuntimeServices = SessionService | SessionStore | Bus | Provider | ToolRegistry | Permission | Compaction
 
 export interface RuntimeOptions {
   /** The project directory the agent works in. */
@@ -66,7 +67,7 @@ const projectGrants = Layer.effect(
 )
 
 /** Composes a runtime from options; each part can be swapped without touching the others. */
-export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError> => {
+export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError> => {
   const config = options.config ?? {}
   const env = options.env ?? process.env
   const yolo = options.permission?.yolo ?? false
@@ -111,7 +112,10 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
   const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
-  const session = SessionService.layer.pipe(Layer.provideMerge(tools))
+  // The summary template file named in config is read once, when the runtime starts.
+  const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
+  const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))
+  const session = SessionService.layer.pipe(Layer.provideMerge(compaction))
   const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
   return session.pipe(Layer.provide(settings), Layer.provideMerge(telemetry))
 }

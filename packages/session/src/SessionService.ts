@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
+import { Compaction, continuation, modelView, tokenCount, estimateMessages, type CompactionError } from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
@@ -61,7 +62,7 @@ const turnResult = (sessionID: string, steps: number, messages: ReadonlyArray<Me
 /** Creates sessions and runs turns of the agent loop on them. */
 export class SessionService extends Context.Service<SessionService, {
   create(input: { readonly directory: string; readonly title?: string }): Effect.Effect<Session, StoreError>
-  prompt(input: PromptInput): Effect.Effect<TurnResult, ProviderError | StoreError | SessionBusyError>
+  prompt(input: PromptInput): Effect.Effect<TurnResult, ProviderError | StoreError | SessionBusyError | CompactionError>
   /** Closes tool parts left open by a process that died; returns how many were fixed. */
   repair(sessionID: string): Effect.Effect<number, StoreError>
 }>()("reins/session/SessionService") {
@@ -76,6 +77,7 @@ export class SessionService extends Context.Service<SessionService, {
       const settings = yield* SessionSettings
       const cwd = yield* WorkDir
       const permission = yield* Permission
+      const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
       const busy = new Set<string>()
 
@@ -124,6 +126,23 @@ export class SessionService extends Context.Service<SessionService, {
         return turnResult(sessionID, steps, yield* store.messages(sessionID))
       })
 
+      /**
+       * T7–T11: compacts the session, then writes the message the loop goes on with (a replay of
+       * the user's request, its attachments as notes, or a synthetic continue), flagged so views hide it.
+       */
+      const compactAndContinue = Effect.fnUntraced(function* (sessionID: string, model: ModelRef, reason: "overflow" | "provider", tokens: number) {
+        const before = yield* store.messages(sessionID)
+        yield* compaction.compact({ sessionID, model, reason, tokens })
+        const next = continuation(before)
+        const now = yield* Clock.currentTimeMillis
+        const message: UserMessage = { id: yield* ids.next("msg"), sessionID, role: "user", time: { created: now }, metadata: { compaction_continue: true, continuation: next.kind } }
+        yield* store.putMessage(message)
+        yield* bus.publish({ type: "message.updated", message })
+        const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: message.id, type: "text", text: next.text, synthetic: true }
+        yield* store.putPart(part)
+        yield* bus.publish({ type: "part.updated", part })
+      })
+
       const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
         const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
@@ -131,6 +150,8 @@ export class SessionService extends Context.Service<SessionService, {
         const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
         const guard = makeDoomLoopGuard(doomLoopLimits)
         let steps = 0
+        // The step after a compaction must not overflow again: that would loop forever.
+        let compactedAt = -1
         while (true) {
           const messages = yield* store.messages(session.id)
           const done = steps > 0 && turnDone(messages) ? turnResult(session.id, steps, messages) : undefined
@@ -152,11 +173,13 @@ export class SessionService extends Context.Service<SessionService, {
           }
           yield* store.putMessage(assistant)
           yield* bus.publish({ type: "message.updated", message: assistant })
-          yield* processor
+          // The model sees the summary, pinned messages and tail instead of the compacted head.
+          const view = modelView(messages)
+          const stepped = yield* processor
             .step({
               assistant,
               cwd,
-              request: { model, system: final ? [...system, MAX_STEPS_NOTE] : system, messages, tools: final ? [] : tools, ...(final ? { toolChoice: "none" as const } : {}) }
+              request: { model, system: final ? [...system, MAX_STEPS_NOTE] : system, messages: view, tools: final ? [] : tools, ...(final ? { toolChoice: "none" as const } : {}) }
             })
             .pipe(
               Effect.tap((o) =>
@@ -178,9 +201,28 @@ export class SessionService extends Context.Service<SessionService, {
                   "session.id": session.id,
                   "session.step": steps
                 }
-              })
+              }),
+              Effect.result
             )
+          if (stepped._tag === "Failure") {
+            const error = stepped.failure
+            // A provider's "context too long" is compacted, never retried as is (T7, T23).
+            if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto && compactedAt !== steps - 1) {
+              yield* compactAndContinue(session.id, model, "provider", estimateMessages(view))
+              compactedAt = steps
+              continue
+            }
+            return yield* Effect.fail(error)
+          }
           if (final) return turnResult(session.id, steps, yield* store.messages(session.id))!
+          if (compaction.overflows(stepped.success.usage, model) && compactedAt !== steps - 1) {
+            const after = yield* store.messages(session.id)
+            // A finished turn leaves compaction to the next one: nothing is waiting to continue.
+            if (!turnDone(after)) {
+              yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage))
+              compactedAt = steps
+            }
+          }
         }
       })
 

@@ -1,3 +1,4 @@
+import { Compaction } from "@reins/compaction"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Stream } from "effect"
 import { Bus, DataDir, Ids, WorkDir, emptyUsage, type Event, type Part } from "@reins/domain"
@@ -185,7 +186,7 @@ const runTurn = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { no
   const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, scripted(steps))
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   const layer = SessionService.layer.pipe(
-    Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))),
+    Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
     Layer.provide(Layer.mergeAll(
       Layer.succeed(DataDir, tmp()),
       Layer.succeed(WorkDir, cwd),

@@ -82,7 +82,8 @@ export const run = Command.make("run", flags, (input) =>
       Effect.catchTags({
         ProviderError: (e) => Effect.fail(failure(`${e.reason === "overflow" ? "context overflow: " : ""}${e.message}`)),
         StoreError: (e) => Effect.fail(failure(e.message)),
-        SessionBusyError: (e) => Effect.fail(failure(e.message))
+        SessionBusyError: (e) => Effect.fail(failure(e.message)),
+        CompactionError: (e) => Effect.fail(e.reason === "template" ? usage(e.message) : failure(e.message))
       })
     )
   })

@@ -1,0 +1,180 @@
+import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { Bus, Ids, emptyUsage, type AssistantMessage, type ModelRef, type Part, type Usage } from "@reins/domain"
+import { Provider, type ProviderError } from "@reins/provider"
+import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
+import { CompactionError } from "./CompactionError.ts"
+import { estimateMessages } from "./Estimate.ts"
+import { isOverflow, usableTokens } from "./Overflow.ts"
+import { pinnedIds } from "./Pinned.ts"
+import { applyParts, dropOldestOutputs, planPrune, visibleOutputs } from "./Prune.ts"
+import { CompactionSettings } from "./Settings.ts"
+import { selectTail, tailBudget } from "./Tail.ts"
+import { summaryRequest } from "./Template.ts"
+import { isSummaryMessage, latestSummary, modelView } from "./View.ts"
+
+/** User turns whose tool outputs are never pruned (T9). */
+export const PRUNE_PROTECT_TURNS = 2
+/** Times the summary call is retried with fewer tool outputs after the summariser's own context overflowed. */
+export const MAX_SUMMARY_RETRIES = 4
+
+/** What started a compaction: the overflow check (T7), a provider's context error (T23), or the user. */
+export type CompactionReason = "overflow" | "provider" | "manual"
+
+export interface CompactInput {
+  readonly sessionID: string
+  /** The model that writes the summary (the session's model). */
+  readonly model: ModelRef
+  readonly reason: CompactionReason
+  /** Tokens the context held when compaction started. */
+  readonly tokens: number
+}
+
+export interface CompactResult {
+  readonly summaryMessageID: string
+  /** Estimate of the model view after compaction (without the system prompt). */
+  readonly tokensAfter: number
+  /** Tool parts pruned by this compaction. */
+  readonly pruned: ReadonlyArray<string>
+  /** Messages summarised by this compaction (the stored summary also lists those of the summary it updates). */
+  readonly summarised: ReadonlyArray<string>
+}
+
+interface SummaryOutput {
+  readonly text: string
+  readonly finish: string
+  readonly usage: Usage
+  readonly cost: number
+}
+
+const tooLarge = (sessionID: string) =>
+  new CompactionError({
+    reason: "too-large",
+    message:
+      `The conversation is too large to summarise even after dropping old tool outputs; start a new session with \`reins run\` ` +
+      `(the history of ${sessionID} is kept and can be read with \`reins sessions show ${sessionID}\`).`
+  })
+
+/** Compacts a session's context (T7–T12): prunes old outputs, summarises the head, keeps a verbatim tail. */
+export class Compaction extends Context.Service<Compaction, {
+  compact(input: CompactInput): Effect.Effect<CompactResult, CompactionError | ProviderError | StoreError>
+  /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
+  overflows(usage: Usage, model: ModelRef): boolean
+  readonly settings: CompactionSettings
+}>()("reins/compaction/Compaction") {
+  static readonly layer = Layer.effect(
+    Compaction,
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const provider = yield* Provider
+      const bus = yield* Bus
+      const ids = yield* Ids
+      const settings = yield* CompactionSettings
+
+      const callModel = (model: ModelRef, request: ReturnType<typeof summaryRequest>) =>
+        provider.stream({ model, system: request.system, messages: request.messages, tools: [], toolChoice: "none" }).pipe(
+          Stream.runFold(
+            (): SummaryOutput => ({ text: "", finish: "unknown", usage: emptyUsage, cost: 0 }),
+            (acc, event): SummaryOutput => {
+              if (event.type === "text-delta") return { ...acc, text: acc.text + event.text }
+              if (event.type === "finish-step") return { ...acc, finish: event.finishReason, usage: event.usage, cost: acc.cost + event.cost }
+              return acc
+            }
+          )
+        )
+
+      // On the summariser's own overflow, retry with the head's oldest tool outputs dropped:
+      // half of them, then a quarter, … down to none.
+      const summarise = Effect.fnUntraced(function* (
+        sessionID: string,
+        model: ModelRef,
+        input: { readonly head: ReadonlyArray<MessageWithParts>; readonly pinned: ReadonlyArray<MessageWithParts>; readonly previous: string | undefined }
+      ) {
+        const { head, pinned, previous } = input
+        const outputs = visibleOutputs(head)
+        const now = yield* Clock.currentTimeMillis
+        for (let attempt = 0; ; attempt++) {
+          const keep = Math.floor(outputs / 2 ** attempt)
+          const shrunk = attempt === 0 ? head : dropOldestOutputs(head, keep, now)
+          const result = yield* Effect.result(callModel(model, summaryRequest({ head: shrunk, pinned, previous, template: settings.template })))
+          if (result._tag === "Success") return result.success
+          if (result.failure.reason !== "overflow") return yield* result.failure
+          if (attempt >= MAX_SUMMARY_RETRIES || keep === 0) return yield* tooLarge(sessionID)
+          yield* Effect.annotateCurrentSpan({ "compaction.retry": attempt + 1, "compaction.outputs_kept": Math.floor(outputs / 2 ** (attempt + 1)) })
+        }
+      })
+
+      const compact = Effect.fn("Compaction.compact")(function* (input: CompactInput) {
+        const { sessionID, model } = input
+        yield* Effect.annotateCurrentSpan({ "session.id": sessionID, "compaction.reason": input.reason, "compaction.tokens_before": input.tokens })
+        yield* bus.publish({ type: "compaction.started", sessionID, reason: input.reason, tokens: input.tokens })
+        const stored = yield* store.messages(sessionID)
+        const start = yield* Clock.currentTimeMillis
+
+        const pruned = planPrune(stored, { protectedTools: settings.protectedTools, keepLines: settings.pruneKeepLines, protectTurns: PRUNE_PROTECT_TURNS, now: start })
+        if (pruned.length > 0) yield* store.putParts(pruned)
+        const messages = applyParts(stored, pruned)
+
+        // Only what the model still sees verbatim is summarised: the previous summary stands for
+        // everything before its tail and is passed in to be updated.
+        const previous = latestSummary(messages)
+        const pinned = new Set([...pinnedIds(messages), ...(previous?.pinned ?? [])])
+        const region = messages.slice(previous?.tailIndex ?? 0).filter((m) => !isSummaryMessage(m))
+        const budget = tailBudget(usableTokens(provider.info(model), settings))
+        const tailIndex = selectTail(region, { tailTurns: settings.tailTurns, budget })
+        const tailStart = region[tailIndex]?.info.id
+        const head = region.slice(0, tailIndex).filter((m) => !pinned.has(m.info.id))
+        if (head.length === 0) {
+          return yield* new CompactionError({
+            reason: "nothing-to-summarise",
+            message: "Nothing to summarise: the conversation since the last summary is already only the recent turns that are kept verbatim."
+          })
+        }
+
+        // Pinned messages before the tail are shown verbatim before the summary: the summariser gets them as context.
+        const tailPosition = tailStart === undefined ? messages.length : messages.findIndex((m) => m.info.id === tailStart)
+        const pinnedBefore = messages.slice(0, tailPosition).filter((m) => pinned.has(m.info.id))
+        const summary = yield* summarise(sessionID, model, { head, pinned: pinnedBefore, previous: previous?.text })
+        const text = summary.text.trim()
+        if (text === "") return yield* new CompactionError({ reason: "empty-summary", message: "The model returned an empty summary; the conversation was left as it was." })
+
+        const summarised = head.map((m) => m.info.id)
+        const end = yield* Clock.currentTimeMillis
+        const lastUser = messages.findLast((m) => m.info.role === "user")
+        const info: AssistantMessage = {
+          id: yield* ids.next("msg"),
+          sessionID,
+          role: "assistant",
+          parentID: lastUser?.info.id ?? "",
+          model,
+          time: { created: start, completed: end },
+          finish: summary.finish,
+          usage: summary.usage,
+          cost: summary.cost,
+          summary: {
+            ...(tailStart !== undefined ? { tailStart } : {}),
+            summarised: [...(previous?.info.summary.summarised ?? []), ...summarised],
+            pinned: pinnedBefore.map((m) => m.info.id),
+            auto: input.reason !== "manual"
+          }
+        }
+        const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: info.id, type: "text", text, time: { start, end } }
+        yield* store.putMessage(info)
+        yield* store.putPart(part)
+        yield* bus.publish({ type: "message.updated", message: info })
+        yield* bus.publish({ type: "part.updated", part })
+
+        const tokensAfter = estimateMessages(modelView([...messages, { info, parts: [part] }]))
+        const prunedIds = pruned.map((p) => p.id)
+        yield* Effect.annotateCurrentSpan({ "compaction.tokens_after": tokensAfter, "compaction.pruned": prunedIds.length, "compaction.summarised": summarised.length })
+        yield* bus.publish({ type: "compaction.completed", sessionID, messageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text })
+        return { summaryMessageID: info.id, tokensAfter, pruned: prunedIds, summarised } satisfies CompactResult
+      })
+
+      return Compaction.of({
+        compact,
+        overflows: (usage, model) => isOverflow(usage, provider.info(model), settings),
+        settings
+      })
+    })
+  )
+}

@@ -1,0 +1,11 @@
+import { Schema } from "effect"
+
+/** Why a compaction could not be done. */
+export const CompactionErrorReason = Schema.Literals(["too-large", "nothing-to-summarise", "empty-summary", "template"])
+export type CompactionErrorReason = typeof CompactionErrorReason.Type
+
+/** One error for compaction failures, with a message a person or a model can act on. */
+export class CompactionError extends Schema.TaggedError<CompactionError>()("CompactionError", {
+  reason: CompactionErrorReason,
+  message: Schema.String
+}) {}
