@@ -40,6 +40,12 @@ const cases = (lines: number) => {
       old: [fn(k)[0], `  const scaled = input * ${k} // scale`, `  if (scaled > 1000) {`, `    return scaled - ${k}`, `  return scaled + ${k}`, `}`].join("\n")
     },
     {
+      // `}` starts and ends every function: block-anchor has a candidate at every one
+      name: "miss, anchors everywhere",
+      expect: "not-found",
+      old: ["}", "", ...Array.from({ length: 30 }, (_, i) => `  const other${i} = lookup(table, ${i}) ?? fallback`), "}"].join("\n")
+    },
+    {
       name: "miss (whole ladder)",
       expect: "not-found",
       old: [`  if (scaled > 1000) {`, `    console.log("overflow", scaled)`, `    throw new RangeError("too large")`, `  }`].join("\n")

@@ -75,6 +75,13 @@ describe("edit tool", () => {
     expect(bare.contents()).toBe("one\r\n2")
   })
 
+  test("a file with mixed line endings keeps every untouched line's ending", async () => {
+    const { cwd, contents } = setup("a\r\nb\nc\r\n")
+    const r = await runTool(edit, { filePath: "f.ts", oldString: "a", newString: "A" }, { cwd })
+    expect(r._tag).toBe("Success")
+    expect(contents()).toBe("A\r\nb\nc\r\n")
+  })
+
   test("a CRLF file matched by a fuzzy replacer stays CRLF, and the result names the replacer and line", async () => {
     const { cwd, contents } = setup("a\r\n    if (x) {\r\n        go()\r\n    }\r\nb\r\n")
     const r = await runTool(edit, { filePath: "f.ts", oldString: "if (x) {\n    go()\n}", newString: "if (y) {\n    stop()\n}" }, { cwd })

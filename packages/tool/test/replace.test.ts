@@ -105,8 +105,10 @@ describe("the replacer ladder: each rung with a case only it solves", () => {
     const content = "foo(a,\n  b)\nif (x) {\n  foo(a,\n      b)\n}\nfoo(a, b)\n"
     const r = ok(run(content, "foo(a,\n  b)", "foo(a,\n  c)", true))
     expect(r.replacer).toBe("multi-occurrence")
-    expect(r.replacements).toBe(3)
-    expect(r.text).not.toContain("b)")
+    expect(r.replacements).toBe(2)
+    // the exact one and the differently indented one; a one-line `foo(a, b)` is another text
+    // newString's relative indentation is kept, shifted to each occurrence's own indentation
+    expect(r.text).toBe("foo(a,\n  c)\nif (x) {\n  foo(a,\n    c)\n}\nfoo(a, b)\n")
     // Without replaceAll the exact match is unique, and is the only one changed.
     const single = ok(run(content, "foo(a,\n  b)", "foo(a,\n  c)"))
     expect(single.replacer).toBe("exact")
@@ -154,6 +156,51 @@ describe("the ladder refuses what it must", () => {
 
   test("identical strings and a no-op match are refused", () => {
     expect(run("abc", "abc", "abc")).toMatchObject({ ok: false, reason: "identical" })
+  })
+})
+
+describe("review regressions", () => {
+  test("replaceAll does not widen into substrings of unrelated code", () => {
+    const r = ok(run("  x = 1\n  x = 1\nmax = 10\n", "  x = 1\n", "  y = 2\n", true))
+    expect(r.text).toBe("  y = 2\n  y = 2\nmax = 10\n")
+    const tabs = ok(run("\tcount(1)\n\tcount(2)\nlet counter = account\n", "\tcount", "\ttotal", true))
+    expect(tabs.text).toBe("\ttotal(1)\n\ttotal(2)\nlet counter = account\n")
+  })
+
+  test("loose matchers keep the file's own indentation and newlines", () => {
+    expect(ok(run("x\n  foo  bar\n", "  foo bar", "  baz")).text).toBe("x\n  baz\n")
+    expect(ok(run("foo  bar\nnext\n", "foo bar\n", "baz\n")).text).toBe("baz\nnext\n")
+    expect(ok(run("x=foo;\n", "\n  foo\n", "\n  bar\n")).text).toBe("x=bar;\n")
+  })
+
+  test("a loose match does not start or end inside a word", () => {
+    expect(run("let counter = 1\n", "count ", "total ")).toMatchObject({ ok: false })
+  })
+
+  test("escape-normalized reads newString's escapes too", () => {
+    expect(ok(run('const s = "a"\n', 'const s = \\"a\\"', 'const s = \\"b\\"')).text).toBe('const s = "b"\n')
+  })
+
+  test("overlapping occurrences are several matches", () => {
+    expect(run("aaa", "aa", "X")).toMatchObject({ ok: false, reason: "multiple" })
+    expect(run("A\nx\nA\nx\nA\n", "A\nx\nA", "Q")).toMatchObject({ ok: false, reason: "multiple" })
+  })
+
+  test("the empty string after a final newline is not a line to match: no line is added", () => {
+    expect(ok(run("  foo\n", "foo\n\n", "bar\n\n")).text).toBe("  bar\n")
+  })
+
+  test("block-anchor with anchors on every other line gives up instead of stalling", () => {
+    const file = Array.from({ length: 3000 }, (_, i) => (i % 2 === 0 ? `  doSomething(${i}, "value number ${i}")` : "}")).join("\n")
+    const search = ["}", ...Array.from({ length: 78 }, (_, i) => `  doOtherThing(${i}, "another value ${i}")`), "}"].join("\n")
+    const r = run(file, search, "x")
+    expect(r.ok).toBe(false)
+  })
+
+  test("a similarity of exactly the threshold passes", () => {
+    const a = "a".repeat(180)
+    const b = "b".repeat(63) + "a".repeat(117)
+    expect(similarityAtLeast(a, b, 0.65)).toBeCloseTo(0.65)
   })
 })
 

@@ -35,6 +35,12 @@ export class Haystack {
     return this._starts
   }
 
+  /** Lines that hold text: the empty string after a final newline is not a line. */
+  get lineCount(): number {
+    const lines = this.lines
+    return lines.length > 1 && lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
+  }
+
   get trimmed(): Array<string> {
     return (this._trimmed ??= this.lines.map((line) => line.trim()))
   }

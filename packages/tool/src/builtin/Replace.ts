@@ -1,6 +1,6 @@
 import { commonIndent, Haystack, type Span } from "./Haystack.ts"
 import { notFoundMessage } from "./NotFound.ts"
-import { applySpans, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
+import { applySpans, disjoint, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
 import { keepFinalNewline, type TextFile } from "./TextFile.ts"
 
 /** What the ladder made of one edit. */
@@ -63,8 +63,8 @@ const multipleMessage = (file: Haystack, spans: ReadonlyArray<Span>, replacer: s
   )
 }
 
-/** The rungs a replaceAll widens with `multi-occurrence`: those that only forgive whitespace. */
-const WIDENED = new Set(["exact", "line-trimmed", "whitespace-normalized", "indentation-flexible", "trimmed-boundary"])
+/** The rungs a replaceAll widens with `multi-occurrence`: the whole-line ones that only forgive whitespace. */
+const WIDENED = new Set(["exact", "line-trimmed", "indentation-flexible"])
 
 /**
  * Runs the replacer ladder on `content` (LF line endings): the first replacer with a usable match
@@ -93,10 +93,10 @@ export const replaceText = (content: string, oldString: string, newString: strin
       continue
     }
     let used: Replacer = replacer
-    let chosen = spans
+    let chosen = disjoint(spans)
     if (replaceAll && WIDENED.has(replacer.name)) {
       const wider = multiOccurrence.find(file, oldString).filter((span) => !tooLarge(oldString, content.slice(span.start, span.end)))
-      if (wider.length > spans.length) {
+      if (wider.length > chosen.length) {
         used = multiOccurrence
         chosen = wider
       }

@@ -8,7 +8,7 @@ export interface Replacer {
   readonly name: string
   /** Only tried when every occurrence is to be replaced. */
   readonly replaceAllOnly?: boolean
-  /** All non-overlapping matches, in file order. */
+  /** Every match in file order; matches may overlap (they then count as several, and replaceAll keeps the first). */
   find(file: Haystack, oldString: string): Array<Span>
   /** The replacement text for this replacer's matches, when it differs from `newString`. */
   adjust?(oldString: string, newString: string): string
@@ -17,9 +17,11 @@ export interface Replacer {
 /** Block-anchor: the middle lines' similarity needed, and the line-count drift allowed. */
 export const BLOCK_ANCHOR_SIMILARITY = 0.65
 export const blockAnchorDrift = (lines: number) => Math.max(1, Math.floor(lines * 0.25))
+/** Edit-distance cells block-anchor may spend on one search (about 0.2 s) before giving up. */
+export const BLOCK_ANCHOR_WORK = 40_000_000
 
 /** Keeps spans that do not overlap one already kept, in file order. */
-const disjoint = (spans: ReadonlyArray<Span>): Array<Span> => {
+export const disjoint = (spans: ReadonlyArray<Span>): Array<Span> => {
   const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end)
   const kept: Array<Span> = []
   for (const span of sorted) {
@@ -29,15 +31,43 @@ const disjoint = (spans: ReadonlyArray<Span>): Array<Span> => {
   return kept
 }
 
+/** Every occurrence of `text`, overlapping ones included (`aa` occurs twice in `aaa`). */
 const indexAll = (content: string, text: string): Array<Span> => {
   const spans: Array<Span> = []
   if (text === "") return spans
   let index = content.indexOf(text)
   while (index !== -1) {
     spans.push({ start: index, end: index + text.length })
-    index = content.indexOf(text, index + text.length)
+    index = content.indexOf(text, index + 1)
   }
   return spans
+}
+
+const WORD = /[A-Za-z0-9_$]/
+
+/**
+ * A loose match must not start or end inside a word: `count` is not found in `counter`.
+ * Only checked where the searched text itself begins or ends with a word character.
+ */
+const atWordBoundaries = (content: string, span: Span) => {
+  const first = content[span.start]!
+  const last = content[span.end - 1]!
+  if (WORD.test(first) && span.start > 0 && WORD.test(content[span.start - 1]!)) return false
+  if (WORD.test(last) && span.end < content.length && WORD.test(content[span.end]!)) return false
+  return true
+}
+
+/**
+ * For matchers that leave oldString's surrounding whitespace out of the span: the same leading and
+ * trailing whitespace is taken off newString, so the file's own indentation and newlines stay.
+ */
+const withoutOuterWhitespace = (oldString: string, newString: string) => {
+  const lead = oldString.slice(0, oldString.length - oldString.trimStart().length)
+  const trail = oldString.slice(oldString.trimEnd().length)
+  let out = newString
+  if (lead !== "" && out.startsWith(lead)) out = out.slice(lead.length)
+  if (trail !== "" && out.endsWith(trail)) out = out.slice(0, out.length - trail.length)
+  return out
 }
 
 /**
@@ -50,7 +80,7 @@ const candidateStarts = (file: Haystack, trimmedSearch: ReadonlyArray<string>, c
   return file
     .linesTrimmedTo(trimmedSearch[offset]!)
     .map((line) => line - offset)
-    .filter((start) => start >= 0 && start + count <= file.lines.length)
+    .filter((start) => start >= 0 && start + count <= file.lineCount)
 }
 
 /** Whole-line blocks accepted by `accept(start)`, as non-overlapping spans. */
@@ -61,7 +91,7 @@ const lineBlocks = (file: Haystack, oldString: string, accept: (start: number, c
   for (const start of candidateStarts(file, trimmed, lines.length)) {
     if (accept(start, lines.length)) spans.push(file.block(start, start + lines.length - 1, endsWithNewline))
   }
-  return disjoint(spans)
+  return spans
 }
 
 /** The text exactly as given. */
@@ -95,18 +125,24 @@ export const blockAnchor: Replacer = {
     const middle = lines.slice(1, -1).map((line) => line.trim()).join("\n")
     const drift = blockAnchorDrift(n)
     const spans: Array<Span> = []
+    // Common anchors (`}`) make many candidates: past this much edit-distance work the anchors
+    // cannot single out a block, and the rung gives up rather than stall the edit.
+    let work = 0
     for (const start of file.linesTrimmedTo(first)) {
       let best: { end: number; score: number } | undefined
       for (let size = Math.max(3, n - drift); size <= n + drift; size++) {
         const end = start + size - 1
-        if (end >= file.lines.length) break
+        if (end >= file.lineCount) break
         if (file.trimmed[end] !== last) continue
-        const score = similarityAtLeast(middle, file.trimmed.slice(start + 1, end).join("\n"), BLOCK_ANCHOR_SIMILARITY)
+        const candidate = file.trimmed.slice(start + 1, end).join("\n")
+        work += Math.max(middle.length, candidate.length) * (1 + 2 * Math.ceil((1 - BLOCK_ANCHOR_SIMILARITY) * Math.max(middle.length, candidate.length)))
+        if (work > BLOCK_ANCHOR_WORK) return []
+        const score = similarityAtLeast(middle, candidate, BLOCK_ANCHOR_SIMILARITY)
         if (score >= BLOCK_ANCHOR_SIMILARITY && (best === undefined || score > best.score)) best = { end, score }
       }
       if (best) spans.push(file.block(start, best.end, endsWithNewline))
     }
-    return disjoint(spans)
+    return spans
   }
 }
 
@@ -140,11 +176,12 @@ export const whitespaceNormalized: Replacer = {
     let at = file.content.indexOf(word)
     while (at !== -1) {
       const end = matchCollapsed(file.content, at, wanted)
-      if (end !== -1) spans.push({ start: at, end })
-      at = file.content.indexOf(word, end !== -1 ? end : at + 1)
+      if (end !== -1 && atWordBoundaries(file.content, { start: at, end })) spans.push({ start: at, end })
+      at = file.content.indexOf(word, at + 1)
     }
     return spans
-  }
+  },
+  adjust: withoutOuterWhitespace
 }
 
 /** Lines with their shared indentation removed and trailing spaces dropped. */
@@ -179,8 +216,8 @@ export const escapeNormalized: Replacer = {
     const spans = exact.find(file, wanted)
     return spans.length > 0 ? spans : lineTrimmed.find(file, wanted)
   },
-  // A newString written the same way gets the same reading; one with real newlines is left alone.
-  adjust: (oldString, newString) => (unescape(oldString).includes("\n") && !newString.includes("\n") ? unescape(newString) : newString)
+  // The model escaped oldString once too often, so newString was written the same way.
+  adjust: (_oldString, newString) => unescape(newString)
 }
 
 /** The text without its leading and trailing whitespace, matched exactly. */
@@ -188,8 +225,9 @@ export const trimmedBoundary: Replacer = {
   name: "trimmed-boundary",
   find: (file, oldString) => {
     const trimmed = oldString.trim()
-    return trimmed === oldString ? [] : exact.find(file, trimmed)
-  }
+    return trimmed === oldString ? [] : exact.find(file, trimmed).filter((span) => atWordBoundaries(file.content, span))
+  },
+  adjust: withoutOuterWhitespace
 }
 
 /**
@@ -215,7 +253,7 @@ export const contextAware: Replacer = {
 
 /**
  * For replaceAll: every occurrence, each of which may differ from `oldString` in its own way
- * (indentation, spacing, surrounding whitespace). A rung above stops at the first kind it finds;
+ * (exactly, or in indentation and trailing spaces). A rung above stops at the first kind it finds;
  * this one gathers all of them.
  */
 export const multiOccurrence: Replacer = {
@@ -223,7 +261,8 @@ export const multiOccurrence: Replacer = {
   replaceAllOnly: true,
   find: (file, oldString) => {
     const spans: Array<Span> = []
-    for (const replacer of [exact, lineTrimmed, indentationFlexible, whitespaceNormalized, trimmedBoundary]) {
+    // Only whole-line matchers widen: the loose substring ones would reach into unrelated code.
+    for (const replacer of [exact, lineTrimmed, indentationFlexible]) {
       for (const span of replacer.find(file, oldString)) {
         if (!spans.some((kept) => span.start < kept.end && kept.start < span.end)) spans.push(span)
       }

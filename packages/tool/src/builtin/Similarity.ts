@@ -8,7 +8,8 @@ export const similarityAtLeast = (a: string, b: string, threshold: number): numb
   if (a === b) return 1
   const longer = Math.max(a.length, b.length)
   if (longer === 0) return 1
-  const allowed = Math.floor((1 - threshold) * longer)
+  // The epsilon keeps a similarity of exactly `threshold` from being lost to rounding (1 - 0.65 = 0.3499…).
+  const allowed = Math.floor((1 - threshold) * longer + 1e-9)
   if (Math.abs(a.length - b.length) > allowed) return 0
   if (characterBound(a, b) > allowed) return 0
   const distance = boundedDistance(a, b, allowed)

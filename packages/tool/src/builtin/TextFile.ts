@@ -14,7 +14,8 @@ const BOM = "\uFEFF"
 export const decodeText = (raw: string): TextFile => {
   const bom = raw.startsWith(BOM)
   const body = bom ? raw.slice(1) : raw
-  const crlf = body.includes("\r\n")
+  // Only a file whose every line ends in CRLF is converted; mixed endings are left exactly as they are.
+  const crlf = body.includes("\r\n") && !/(^|[^\r])\n/.test(body)
   return { text: crlf ? body.replace(/\r\n/g, "\n") : body, bom, crlf }
 }
 
