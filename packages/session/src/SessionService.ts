@@ -208,7 +208,13 @@ export class SessionService extends Context.Service<SessionService, {
             const error = stepped.failure
             // A provider's "context too long" is compacted, never retried as is (T7, T23).
             if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto && compactedAt !== steps - 1) {
-              yield* compactAndContinue(session.id, model, "provider", estimateMessages(view))
+              // With nothing to summarise (one huge first message) the provider's own error says it best.
+              yield* compactAndContinue(session.id, model, "provider", estimateMessages(view)).pipe(
+                Effect.catchIf(
+                  (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
+                  () => Effect.fail(error)
+                )
+              )
               compactedAt = steps
               continue
             }
