@@ -1,4 +1,5 @@
 import { Haystack, searchLines } from "./Haystack.ts"
+import { plainPunctuation } from "./Punctuation.ts"
 import { unescape } from "./Replacers.ts"
 
 /** Lines of context shown around the nearest region. */
@@ -102,14 +103,6 @@ const align = (search: ReadonlyArray<string>, region: ReadonlyArray<string>, fir
   while (i < m) ops.push({ kind: "file", i: first + i++ })
   return ops
 }
-
-const UNICODE: Array<[RegExp, string]> = [
-  [/[\u2010-\u2015\u2212]/g, "-"],
-  [/[\u2018\u2019\u201A\u201B]/g, "'"],
-  [/[\u201C\u201D\u201E\u201F]/g, '"'],
-  [/[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g, " "]
-]
-const plainPunctuation = (text: string) => UNICODE.reduce((acc, [pattern, to]) => acc.replace(pattern, to), text)
 
 /** How a line the model wrote differs from the file's line. */
 const difference = (wrote: string, has: string) => {

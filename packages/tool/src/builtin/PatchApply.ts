@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ToolError } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
+import { plainPunctuation } from "./Punctuation.ts"
 import { fail, isBinary, isInside, readBytes, statPath } from "./Files.ts"
 import { oldLinesOf, parsePatch, touchedPaths, type FileOp, type Hunk } from "./Patch.ts"
 import { decodeBytes, encodeText, keepFinalNewline, withFileLocks } from "./TextFile.ts"
@@ -11,13 +12,7 @@ import { decodeBytes, encodeText, keepFinalNewline, withFileLocks } from "./Text
 // Seeking: where a hunk's lines are in a file
 
 /** Maps typographic dashes, quotes and spaces to ASCII and trims: the loosest rung of the fuzz ladder. */
-export const normalise = (line: string) =>
-  line
-    .replace(/[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g, "-")
-    .replace(/[\u2018\u2019\u201A\u201B]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F]/g, '"')
-    .replace(/[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g, " ")
-    .trim()
+export const normalise = (line: string) => plainPunctuation(line).trim()
 
 /** The fuzz ladder, strictest first; a match is sought at every position on one rung before the next. */
 export const FUZZ = [
