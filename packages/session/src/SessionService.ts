@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
-import { Compaction, continuation, modelView, tokenCount, estimateMessages, type CompactionError } from "@reins/compaction"
+import { Compaction, continuation, modelView, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
@@ -65,6 +65,8 @@ export class SessionService extends Context.Service<SessionService, {
   prompt(input: PromptInput): Effect.Effect<TurnResult, ProviderError | StoreError | SessionBusyError | CompactionError>
   /** Closes tool parts left open by a process that died; returns how many were fixed. */
   repair(sessionID: string): Effect.Effect<number, StoreError>
+  /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
+  compact(input: { readonly sessionID: string; readonly model: ModelRef }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
 }>()("reins/session/SessionService") {
   static readonly layer = Layer.effect(
     SessionService,
@@ -275,7 +277,19 @@ export class SessionService extends Context.Service<SessionService, {
         )
       })
 
-      return SessionService.of({ create, prompt, repair })
+      const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
+        if (busy.has(input.sessionID)) {
+          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `Session ${input.sessionID} is running a turn; it compacts itself when its context fills up.` })
+        }
+        busy.add(input.sessionID)
+        return yield* Effect.gen(function* () {
+          yield* store.getSession(input.sessionID)
+          const messages = yield* store.messages(input.sessionID)
+          return yield* compaction.compact({ sessionID: input.sessionID, model: input.model, reason: "manual", tokens: estimateMessages(modelView(messages)) })
+        }).pipe(Effect.ensuring(Effect.sync(() => busy.delete(input.sessionID))))
+      })
+
+      return SessionService.of({ create, prompt, repair, compact })
     })
   )
 }
