@@ -1,6 +1,6 @@
-import type { Message, Part, PermissionGrant, Session } from "@reins/domain"
+import type { AssistantMessage, Message, Part, PermissionGrant, Session, UserMessage } from "@reins/domain"
 import { Effect } from "effect"
-import type { ListSessionsOptions, MessageWithParts, SessionStore } from "./SessionStore.ts"
+import type { ListSessionsOptions, MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
 import { sessionNotFound, StoreError } from "./StoreError.ts"
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -26,6 +26,8 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   const messagesById = new Map<string, Message>()
   const partsById = new Map<string, Part>()
   const grantsById = new Map<string, PermissionGrant>()
+  const runs = new Map<string, SessionRun>()
+  const sameClaim = (a: SessionRun, b: SessionRun) => a.pid === b.pid && a.host === b.host && a.time.started === b.time.started
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
     if (sessions.has(session.id)) {
@@ -80,7 +82,10 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
     for (const part of parts) partsById.set(part.id, part)
   })
 
-  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string) {
+  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
+    const from = options.from
+    const include = new Set(options.include ?? [])
+    const selected = (message: Message) => from === undefined || utf8Order(message.id, from) >= 0 || include.has(message.id)
     const partsByMessage = new Map<string, Array<Part>>()
     for (const part of partsById.values()) {
       if (part.sessionID !== sessionID) continue
@@ -89,13 +94,56 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
       else list.push(part)
     }
     return [...messagesById.values()]
-      .filter((message) => message.sessionID === sessionID)
+      .filter((message) => message.sessionID === sessionID && selected(message))
       .sort(byId)
       .map((info): MessageWithParts => ({ info, parts: (partsByMessage.get(info.id) ?? []).sort(byId) }))
   })
 
+  const summaries = Effect.fn("SessionStore.summaries")(function* (sessionID: string) {
+    return [...messagesById.values()]
+      .filter((m): m is AssistantMessage => m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined)
+      .sort((a, b) => byId(b, a))
+  })
+
+  const claimRun = Effect.fn("SessionStore.claimRun")(function* (run: SessionRun, isLive: RunIsLive) {
+    if (!sessions.has(run.sessionID)) return yield* missing(`claim session ${run.sessionID}`, "session")
+    const held = runs.get(run.sessionID)
+    if (held !== undefined && !sameClaim(held, run) && isLive(held)) return held
+    runs.set(run.sessionID, run)
+    return undefined
+  })
+
+  const getRun = Effect.fn("SessionStore.getRun")(function* (sessionID: string) {
+    return runs.get(sessionID)
+  })
+
+  const heartbeatRun = Effect.fnUntraced(function* (run: SessionRun, time: number) {
+    const held = runs.get(run.sessionID)
+    if (held !== undefined && sameClaim(held, run)) runs.set(run.sessionID, { ...held, time: { ...held.time, heartbeat: time } })
+  })
+
+  const releaseRun = Effect.fn("SessionStore.releaseRun")(function* (run: SessionRun, seen: number) {
+    const held = runs.get(run.sessionID)
+    if (held === undefined || !sameClaim(held, run)) return true
+    if (held.queued > seen) return false
+    runs.delete(run.sessionID)
+    return true
+  })
+
+  const queueMessage = Effect.fn("SessionStore.queueMessage")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
+    const held = runs.get(message.sessionID)
+    if (held === undefined || !isLive(held)) return undefined
+    if (parts.some((part) => part.messageID !== message.id)) return yield* missing(`queue message ${message.id}`, "message")
+    messagesById.set(message.id, message)
+    for (const part of parts) partsById.set(part.id, part)
+    const queued = { ...held, queued: held.queued + 1 }
+    runs.set(message.sessionID, queued)
+    return queued
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     if (!sessions.delete(id)) return yield* sessionNotFound(id)
+    runs.delete(id)
     const gone = new Set<string>()
     for (const message of messagesById.values()) {
       if (message.sessionID === id) gone.add(message.id)
@@ -139,6 +187,12 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
+    summaries,
+    claimRun,
+    getRun,
+    heartbeatRun,
+    releaseRun,
+    queueMessage,
     deleteSession,
     listGrants,
     addGrant,

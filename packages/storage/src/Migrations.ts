@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite"
 import m0000 from "../migrations/0000_init.sql" with { type: "text" }
 import m0001 from "../migrations/0001_permission_grant.sql" with { type: "text" }
+import m0002 from "../migrations/0002_session_run.sql" with { type: "text" }
 
 /** One drizzle-kit migration: its journal tag and its SQL. */
 export interface Migration {
@@ -14,7 +15,8 @@ export interface Migration {
 /** Every migration, oldest first. */
 export const migrations: ReadonlyArray<Migration> = [
   { tag: "0000_init", sql: m0000 },
-  { tag: "0001_permission_grant", sql: m0001 }
+  { tag: "0001_permission_grant", sql: m0001 },
+  { tag: "0002_session_run", sql: m0002 }
 ]
 
 const BREAKPOINT = "--> statement-breakpoint"

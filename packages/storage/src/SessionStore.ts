@@ -1,4 +1,4 @@
-import { DataDir, type Message, type Part, type PermissionGrant, type Session } from "@reins/domain"
+import { DataDir, type AssistantMessage, type Message, type Part, type PermissionGrant, type Session, type UserMessage } from "@reins/domain"
 import { Context, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { makeMemoryStore } from "./MemoryStore.ts"
@@ -12,6 +12,31 @@ export interface ListSessionsOptions {
   /** At most this many sessions (the newest). */
   readonly limit?: number
 }
+
+/** Which messages `SessionStore.messages` reads: all of them unless `from` is set. */
+export interface MessagesOptions {
+  /** Only messages whose id is ≥ this one (a compaction boundary)… */
+  readonly from?: string
+  /** …and, whatever their id, these (the pinned messages before the boundary). */
+  readonly include?: ReadonlyArray<string>
+}
+
+/**
+ * The process running a turn of a session (T5). Another process that wants to talk to the session
+ * queues its message for this run instead of starting a second loop.
+ */
+export interface SessionRun {
+  readonly sessionID: string
+  readonly pid: number
+  /** The machine's hostname: a pid means something only there. */
+  readonly host: string
+  readonly time: { readonly started: number; readonly heartbeat: number }
+  /** Messages queued for this run since it claimed the session. */
+  readonly queued: number
+}
+
+/** Whether a stored run still holds its session (its process is alive, its heartbeat recent). */
+export type RunIsLive = (run: SessionRun) => boolean
 
 /** A message with its parts, as `SessionStore.messages` returns it. */
 export interface MessageWithParts {
@@ -37,8 +62,26 @@ export class SessionStore extends Context.Service<SessionStore, {
   putPart(part: Part): Effect.Effect<void, StoreError>
   /** Inserts or replaces many parts in one transaction: all are saved or none. */
   putParts(parts: ReadonlyArray<Part>): Effect.Effect<void, StoreError>
-  /** A session's messages ordered by id, each with its parts ordered by id. */
-  messages(sessionID: string): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
+  /** A session's messages (all, or those `options` selects) ordered by id, each with its parts ordered by id. */
+  messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
+  /** A session's compaction summaries (assistant messages with `summary`), newest first, without parts; indexed. */
+  summaries(sessionID: string): Effect.Effect<ReadonlyArray<AssistantMessage>, StoreError>
+  /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
+  claimRun(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
+  /** The run holding a session, live or not. */
+  getRun(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
+  /** Records that a claimed run is still alive. */
+  heartbeatRun(run: SessionRun, time: number): Effect.Effect<void, StoreError>
+  /**
+   * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
+   * returns false and the run goes on to answer them. True when released (or no longer held).
+   */
+  releaseRun(run: SessionRun, seen: number): Effect.Effect<boolean, StoreError>
+  /**
+   * Stores a user message and its parts for the live run holding the session, atomically with that
+   * check, and counts it as queued; returns the run, or undefined (nothing stored) if none is live.
+   */
+  queueMessage(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
   /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
   deleteSession(id: string): Effect.Effect<void, StoreError>
   /** The grants of one project (every project when undefined), by project, then creation time, then id. */

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite"
-import type { Message, Part, PermissionGrant, Session } from "@reins/domain"
+import type { AssistantMessage, Message, Part, PermissionGrant, Session, UserMessage } from "@reins/domain"
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Clock, Effect } from "effect"
@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as schema from "./schema.ts"
-import type { MessageWithParts, SessionStore } from "./SessionStore.ts"
+import type { MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
 import { sessionNotFound, StoreError, toStoreError } from "./StoreError.ts"
 
 const PRAGMAS = [
@@ -57,6 +57,43 @@ const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) VALUES 
 
 const UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created, data) VALUES (?1, ?2, ?3, ?4)
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
+
+// From a boundary: the messages at or after it, and the listed ones (pinned) before it. UNION ALL
+// keeps each half on the (session_id, id) index; parts follow through their (message_id, id) index.
+const WINDOW_IDS = `SELECT id FROM message WHERE session_id = ?1 AND id >= ?2
+  UNION ALL SELECT id FROM message WHERE session_id = ?1 AND id < ?2 AND id IN (SELECT value FROM json_each(?3))`
+const SELECT_WINDOW_MESSAGES = `SELECT data FROM message WHERE id IN (${WINDOW_IDS}) ORDER BY id`
+const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW_IDS}) ORDER BY message_id, id`
+// The same expression as the partial index message_summary_idx, so the planner uses it.
+const SELECT_SUMMARIES = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL ORDER BY id DESC`
+
+interface RunRow {
+  readonly session_id: string
+  readonly pid: number
+  readonly host: string
+  readonly time_started: number
+  readonly time_heartbeat: number
+  readonly queued: number
+}
+const SELECT_RUN = "SELECT session_id, pid, host, time_started, time_heartbeat, queued FROM session_run WHERE session_id = ?1"
+const UPSERT_RUN = `INSERT INTO session_run (session_id, pid, host, time_started, time_heartbeat, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+  ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, host = excluded.host, time_started = excluded.time_started,
+  time_heartbeat = excluded.time_heartbeat, queued = excluded.queued`
+// A claim is one (pid, host, start): a later claim by the same process is another.
+const CLAIM = "session_id = ?1 AND pid = ?2 AND host = ?3 AND time_started = ?4"
+const HEARTBEAT_RUN = `UPDATE session_run SET time_heartbeat = ?5 WHERE ${CLAIM}`
+const RELEASE_RUN = `DELETE FROM session_run WHERE ${CLAIM} AND queued <= ?5`
+const COUNT_QUEUED = "UPDATE session_run SET queued = queued + 1 WHERE session_id = ?1"
+
+const runOf = (row: RunRow): SessionRun => ({
+  sessionID: row.session_id,
+  pid: row.pid,
+  host: row.host,
+  time: { started: row.time_started, heartbeat: row.time_heartbeat },
+  queued: row.queued
+})
+
+const sameClaim = (a: SessionRun, b: SessionRun) => a.pid === b.pid && a.host === b.host && a.time.started === b.time.started
 
 const sessionRow = (session: Session) => ({
   id: session.id,
@@ -111,6 +148,40 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
   const writePart = (value: Part) => upsertPart.run(value.id, value.messageID, value.sessionID, JSON.stringify(value))
   const writeParts = client.transaction((values: ReadonlyArray<Part>) => {
     for (const value of values) writePart(value)
+  })
+  const selectWindowMessages = client.prepare<{ data: string }, [string, string, string]>(SELECT_WINDOW_MESSAGES)
+  const selectWindowParts = client.prepare<{ data: string }, [string, string, string]>(SELECT_WINDOW_PARTS)
+  const readWindow = client.transaction((sessionID: string, from: string, include: string) => [
+    selectWindowMessages.all(sessionID, from, include),
+    selectWindowParts.all(sessionID, from, include)
+  ] as const)
+  const selectSummaries = client.prepare<{ data: string }, [string]>(SELECT_SUMMARIES)
+  const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
+  const upsertRun = client.prepare<void, [string, number, string, number, number, number]>(UPSERT_RUN)
+  const heartbeat = client.prepare<void, [string, number, string, number, number]>(HEARTBEAT_RUN)
+  const release = client.prepare<void, [string, number, string, number, number]>(RELEASE_RUN)
+  const countQueued = client.prepare<void, [string]>(COUNT_QUEUED)
+  const claimKey = (run: SessionRun) => [run.sessionID, run.pid, run.host, run.time.started] as const
+
+  const claim = client.transaction((run: SessionRun, isLive: RunIsLive): SessionRun | undefined => {
+    const row = selectRun.get(run.sessionID)
+    const held = row === null ? undefined : runOf(row)
+    if (held !== undefined && !sameClaim(held, run) && isLive(held)) return held
+    upsertRun.run(...claimKey(run), run.time.heartbeat, run.queued)
+    return undefined
+  })
+  const releaseClaim = client.transaction((run: SessionRun, seen: number): boolean => {
+    if (release.run(...claimKey(run), seen).changes > 0) return true
+    const row = selectRun.get(run.sessionID)
+    return row === null || !sameClaim(runOf(row), run)
+  })
+  const queue = client.transaction((message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): SessionRun | undefined => {
+    const row = selectRun.get(message.sessionID)
+    if (row === null || !isLive(runOf(row))) return undefined
+    upsertMessage.run(message.id, message.sessionID, message.time.created, JSON.stringify(message))
+    for (const part of parts) writePart(part)
+    countQueued.run(message.sessionID)
+    return { ...runOf(row), queued: row.queued + 1 }
   })
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (value: Session) {
@@ -176,10 +247,22 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     yield* attempt(() => `save ${values.length} parts`, () => writeParts.immediate(values))
   })
 
-  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string) {
+  const windowRows = (sessionID: string, from: string, include: ReadonlyArray<string>) => {
+    const [messageRows, partRows] = readWindow.deferred(sessionID, from, JSON.stringify(include))
+    return [
+      messageRows.map((row) => ({ data: JSON.parse(row.data) as Message })),
+      partRows.map((row) => ({ data: JSON.parse(row.data) as Part }))
+    ] as const
+  }
+
+  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
+    const from = options.from
     const [messageRows, partRows] = yield* attempt(
       () => `read the messages of session ${sessionID}`,
-      () => db.transaction(() => [selectMessages.all({ sessionID }), selectParts.all({ sessionID })] as const)
+      () =>
+        from === undefined
+          ? db.transaction(() => [selectMessages.all({ sessionID }), selectParts.all({ sessionID })] as const)
+          : windowRows(sessionID, from, options.include ?? [])
     )
     const partsByMessage = new Map<string, Array<Part>>()
     for (const { data } of partRows) {
@@ -188,6 +271,32 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
       else list.push(data)
     }
     return messageRows.map(({ data }): MessageWithParts => ({ info: data, parts: partsByMessage.get(data.id) ?? [] }))
+  })
+
+  const summaries = Effect.fn("SessionStore.summaries")(function* (sessionID: string) {
+    const rows = yield* attempt(() => `read the summaries of session ${sessionID}`, () => selectSummaries.all(sessionID))
+    return rows.map((row) => JSON.parse(row.data) as AssistantMessage)
+  })
+
+  const claimRun = Effect.fn("SessionStore.claimRun")(function* (run: SessionRun, isLive: RunIsLive) {
+    return yield* attempt(() => `claim session ${run.sessionID} for a turn`, () => claim.immediate(run, isLive))
+  })
+
+  const getRun = Effect.fn("SessionStore.getRun")(function* (sessionID: string) {
+    const row = yield* attempt(() => `read the run of session ${sessionID}`, () => selectRun.get(sessionID))
+    return row === null ? undefined : runOf(row)
+  })
+
+  const heartbeatRun = Effect.fnUntraced(function* (run: SessionRun, time: number) {
+    yield* attempt(() => `mark session ${run.sessionID} as still running`, () => heartbeat.run(...claimKey(run), time))
+  })
+
+  const releaseRun = Effect.fn("SessionStore.releaseRun")(function* (run: SessionRun, seen: number) {
+    return yield* attempt(() => `release session ${run.sessionID}`, () => releaseClaim.immediate(run, seen))
+  })
+
+  const queueMessage = Effect.fn("SessionStore.queueMessage")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
+    return yield* attempt(() => `queue message ${message.id}`, () => queue.immediate(message, parts, isLive))
   })
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
@@ -259,6 +368,12 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
+    summaries,
+    claimRun,
+    getRun,
+    heartbeatRun,
+    releaseRun,
+    queueMessage,
     deleteSession,
     listGrants,
     addGrant,

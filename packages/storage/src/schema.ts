@@ -1,4 +1,5 @@
 import type { Message, Part, Session } from "@reins/domain"
+import { sql } from "drizzle-orm"
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
 
 // Each session, message and part row keeps the whole domain object as JSON in `data`; the other
@@ -34,7 +35,13 @@ export const message = sqliteTable(
     timeCreated: integer("time_created").notNull(),
     data: text("data", { mode: "json" }).$type<Message>().notNull()
   },
-  (table) => [index("message_session_id_idx").on(table.sessionID, table.id)]
+  (table) => [
+    index("message_session_id_idx").on(table.sessionID, table.id),
+    // Compaction summaries only: the loop finds the newest one every step without reading the session.
+    index("message_summary_idx")
+      .on(table.sessionID, table.id)
+      .where(sql`json_extract(data, '$.summary') IS NOT NULL`)
+  ]
 )
 
 /** One row per message part; deleted with its message. */
@@ -70,3 +77,18 @@ export const permissionGrant = sqliteTable(
     index("permission_grant_project_idx").on(table.project)
   ]
 )
+
+/**
+ * The process running a turn of a session, if any (T5): another process queues its message instead
+ * of starting a second loop. `queued` counts the messages queued since the claim.
+ */
+export const sessionRun = sqliteTable("session_run", {
+  sessionID: text("session_id")
+    .primaryKey()
+    .references(() => session.id, { onDelete: "cascade" }),
+  pid: integer("pid").notNull(),
+  host: text("host").notNull(),
+  timeStarted: integer("time_started").notNull(),
+  timeHeartbeat: integer("time_heartbeat").notNull(),
+  queued: integer("queued").notNull()
+})
