@@ -11,6 +11,7 @@ import { CompactionSettings } from "./Settings.ts"
 import { selectTail, tailBudget } from "./Tail.ts"
 import { summaryRequest } from "./Template.ts"
 import { isSummaryMessage, latestSummary, modelView } from "./View.ts"
+import { readWindow } from "./Window.ts"
 
 /** User turns whose tool outputs are never pruned (T9). */
 export const PRUNE_PROTECT_TURNS = 2
@@ -106,8 +107,7 @@ export class Compaction extends Context.Service<Compaction, {
       const compact = Effect.fn("Compaction.compact")(function* (input: CompactInput) {
         const { sessionID, model } = input
         yield* Effect.annotateCurrentSpan({ "session.id": sessionID, "compaction.reason": input.reason, "compaction.tokens_before": input.tokens })
-        yield* bus.publish({ type: "compaction.started", sessionID, reason: input.reason, tokens: input.tokens })
-        const stored = yield* store.messages(sessionID)
+        const stored = yield* readWindow(store, sessionID)
         const start = yield* Clock.currentTimeMillis
 
         const pruned = planPrune(stored, { protectedTools: settings.protectedTools, keepLines: settings.pruneKeepLines, protectTurns: PRUNE_PROTECT_TURNS, now: start })
@@ -130,6 +130,8 @@ export class Compaction extends Context.Service<Compaction, {
           })
         }
 
+        // Started once there is something to summarise: a compaction that had nothing to do did not happen.
+        yield* bus.publish({ type: "compaction.started", sessionID, reason: input.reason, tokens: input.tokens })
         // Pinned messages before the tail are shown verbatim before the summary: the summariser gets them as context.
         const tailPosition = tailStart === undefined ? messages.length : messages.findIndex((m) => m.info.id === tailStart)
         const pinnedBefore = messages.slice(0, tailPosition).filter((m) => pinned.has(m.info.id))

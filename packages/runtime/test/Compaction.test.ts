@@ -133,4 +133,15 @@ describe("compaction in a running session", () => {
     await expect(session(steps, ["hello"], { auto: false })).rejects.toThrow(/maximum context length/)
     expect(server!.requests).toHaveLength(1)
   })
+
+  test("an overflowing step with nothing to summarise goes on without compacting", async () => {
+    const steps: Array<ScriptedStep> = [
+      { toolCalls: [{ name: "bash", arguments: { command: "echo small" } }], usage: { prompt_tokens: 15_500, completion_tokens: 10 } },
+      { text: "DONE-ANYWAY" }
+    ]
+    const { results, events } = await session(steps, ["one short task"])
+    expect(results[0]!.text).toBe("DONE-ANYWAY")
+    expect(events.some((e) => e.type === "compaction.started" || e.type === "compaction.completed")).toBe(false)
+    expect(server!.remaining()).toBe(0)
+  })
 })

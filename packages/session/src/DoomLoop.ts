@@ -4,6 +4,8 @@ import type { MessageWithParts } from "@reins/storage"
 
 /** One tool call of a turn as the guard sees it. */
 export interface ToolCall {
+  /** The tool part's id. */
+  readonly id?: string
   readonly tool: string
   /** The arguments as canonical JSON (keys sorted), so equal inputs compare equal. */
   readonly input: string
@@ -46,11 +48,12 @@ export const canonical = (value: unknown): string =>
 
 /**
  * The tool calls of the current turn in order: every tool part of every assistant message after
- * the last user message that a person wrote (a compaction's synthetic "continue" does not start a
- * turn). `start` identifies the turn, so a caller can tell when a new one began.
+ * the last user message that starts a turn (a compaction's synthetic "continue" and a message
+ * queued into the running turn do not). `start` identifies the turn, so a caller can tell when a
+ * new one began.
  */
 export const turnCalls = (messages: ReadonlyArray<MessageWithParts>): { readonly start: string | undefined; readonly calls: ReadonlyArray<ToolCall> } => {
-  const startIndex = messages.findLastIndex((m) => m.info.role === "user" && !userFlag(m.info, "compaction_continue"))
+  const startIndex = messages.findLastIndex((m) => m.info.role === "user" && !userFlag(m.info, "compaction_continue") && !userFlag(m.info, "queued"))
   const calls: Array<ToolCall> = []
   for (const m of messages.slice(startIndex + 1)) {
     if (m.info.role !== "assistant") continue
@@ -58,7 +61,7 @@ export const turnCalls = (messages: ReadonlyArray<MessageWithParts>): { readonly
       if (part.type !== "tool") continue
       const state = part.state
       const result = state.status === "completed" ? state.output : state.status === "error" ? state.error : undefined
-      calls.push({ tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) })
+      calls.push({ id: part.id, tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) })
     }
   }
   return { start: messages[startIndex]?.info.id, calls }
@@ -124,7 +127,11 @@ export const detect = (calls: ReadonlyArray<ToolCall>, limits: DoomLoopLimits = 
   return undefined
 }
 
-/** The guard of one turn: checks the calls added since the last check; `allow` restarts the count. */
+/**
+ * The guard of one turn: checks the calls added since the last check; `allow` restarts the count.
+ * It keeps the turn's calls itself, so calls a compaction moved out of the messages it is given
+ * (the loop reads from the last summary on) still count.
+ */
 export interface DoomLoopGuard {
   check(messages: ReadonlyArray<MessageWithParts>): DoomLoop | undefined
   allow(): void
@@ -132,18 +139,24 @@ export interface DoomLoopGuard {
 
 export const makeDoomLoopGuard = (limits: DoomLoopLimits = defaultDoomLoopLimits): DoomLoopGuard => {
   let turn: string | undefined
+  let calls = new Map<string, ToolCall>()
   let from = 0
   let checked = 0
   return {
     check: (messages) => {
-      const { start, calls } = turnCalls(messages)
-      if (start !== turn) {
-        turn = start
+      const current = turnCalls(messages)
+      // A newer turn start is a new turn; an older one only means the turn's own start was summarised.
+      if (current.start !== undefined && (turn === undefined || current.start > turn)) {
+        turn = current.start
+        calls = new Map()
         from = 0
         checked = 0
       }
-      const found = detect(calls, limits, from, checked)
-      checked = calls.length
+      // Map order is first insertion: a call keeps its place as its result arrives.
+      for (const [i, call] of current.calls.entries()) calls.set(call.id ?? `#${i}`, call)
+      const all = [...calls.values()]
+      const found = detect(all, limits, from, checked)
+      checked = all.length
       return found
     },
     allow: () => {

@@ -1,13 +1,14 @@
-import { Clock, Context, Effect, Layer, Schema } from "effect"
-import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
-import { Compaction, continuation, modelView, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
+import { Clock, Context, Deferred, Effect, type Exit, Layer, Schema } from "effect"
+import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
+import { Compaction, continuation, modelView, readWindow, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
-import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
+import { SessionStore, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import { makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
+import { RunSettings, busyMessage, heartbeat, newRun, runIsLive, thisProcess } from "./Runs.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -24,6 +25,26 @@ export interface PromptInput {
   readonly text: string
   readonly model: ModelRef
 }
+
+/** A message stored for a turn already running (T5): the model reads it at that turn's next step. */
+export interface QueuedMessage {
+  readonly sessionID: string
+  readonly messageID: string
+  /** The run that will read it. */
+  readonly run: SessionRun
+}
+
+type PromptError = ProviderError | StoreError | SessionBusyError | CompactionError
+
+/** This process's hold on a session: its claim once stored; for a turn, where joiners wait for its result. */
+interface Holder {
+  run?: SessionRun
+  readonly done?: Deferred.Deferred<TurnResult, PromptError>
+}
+
+/** How long a prompt waits, at most, for a turn of this process that is just starting or ending. */
+const JOIN_ATTEMPTS = 50
+const JOIN_RETRY_MS = 20
 
 export interface TurnResult {
   readonly sessionID: string
@@ -62,7 +83,17 @@ const turnResult = (sessionID: string, steps: number, messages: ReadonlyArray<Me
 /** Creates sessions and runs turns of the agent loop on them. */
 export class SessionService extends Context.Service<SessionService, {
   create(input: { readonly directory: string; readonly title?: string }): Effect.Effect<Session, StoreError>
-  prompt(input: PromptInput): Effect.Effect<TurnResult, ProviderError | StoreError | SessionBusyError | CompactionError>
+  /**
+   * Runs a turn on the message. If this process is already running a turn of the session, the
+   * message joins it (queued, T5) and the result is that turn's. If another process is, fails with
+   * SessionBusyError: `queue` is for that.
+   */
+  prompt(input: PromptInput): Effect.Effect<TurnResult, PromptError>
+  /**
+   * Stores the message for the turn running on the session, in this process or another, which reads
+   * it at its next step wrapped in a system reminder. Undefined (nothing stored) when no turn runs.
+   */
+  queue(input: { readonly sessionID: string; readonly text: string }): Effect.Effect<QueuedMessage | undefined, StoreError>
   /** Closes tool parts left open by a process that died; returns how many were fixed. */
   repair(sessionID: string): Effect.Effect<number, StoreError>
   /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
@@ -81,7 +112,11 @@ export class SessionService extends Context.Service<SessionService, {
       const permission = yield* Permission
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
-      const busy = new Set<string>()
+      const timing = yield* RunSettings
+      const self = thisProcess()
+      // The turns this process runs, by session: a prompt for one of them joins it.
+      const running = new Map<string, Holder>()
+      const isLive = Effect.map(Clock.currentTimeMillis, (now) => runIsLive(now, self, running, timing))
 
       const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
         const now = yield* Clock.currentTimeMillis
@@ -91,8 +126,8 @@ export class SessionService extends Context.Service<SessionService, {
         return session
       })
 
-      const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
-        const messages = yield* store.messages(sessionID)
+      // Open tool parts are only ever in the last turn, which is never behind a summary.
+      const repairWindow = Effect.fnUntraced(function* (messages: ReadonlyArray<MessageWithParts>) {
         const now = yield* Clock.currentTimeMillis
         const fixed: Array<Part> = []
         for (const m of messages) {
@@ -104,6 +139,31 @@ export class SessionService extends Context.Service<SessionService, {
         }
         if (fixed.length > 0) yield* store.putParts(fixed)
         return fixed.length
+      })
+
+      const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
+        return yield* repairWindow(yield* readWindow(store, sessionID))
+      })
+
+      /** Stores a user message (and its text part) and tells the bus. */
+      const userMessage = Effect.fnUntraced(function* (sessionID: string, text: string, metadata?: UserMessage["metadata"]) {
+        const now = yield* Clock.currentTimeMillis
+        const message: UserMessage = { id: yield* ids.next("msg"), sessionID, role: "user", time: { created: now }, ...(metadata ? { metadata } : {}) }
+        const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: message.id, type: "text", text }
+        return { message, part }
+      })
+
+      const announce = Effect.fnUntraced(function* (message: UserMessage, parts: ReadonlyArray<Part>) {
+        yield* bus.publish({ type: "message.updated", message })
+        for (const part of parts) yield* bus.publish({ type: "part.updated", part })
+      })
+
+      const queue = Effect.fn("SessionService.queue")(function* (input: { readonly sessionID: string; readonly text: string }) {
+        const { message, part } = yield* userMessage(input.sessionID, input.text, { queued: true })
+        const run = yield* store.queueMessage(message, [part], yield* isLive)
+        if (run === undefined) return undefined
+        yield* announce(message, [part])
+        return { sessionID: input.sessionID, messageID: message.id, run } satisfies QueuedMessage
       })
 
       /**
@@ -125,27 +185,45 @@ export class SessionService extends Context.Service<SessionService, {
         yield* store.putMessage(stopped)
         yield* bus.publish({ type: "message.updated", message: stopped })
         yield* bus.publish({ type: "session.error", sessionID, error })
-        return turnResult(sessionID, steps, yield* store.messages(sessionID))
+        return turnResult(sessionID, steps, messages.map((m) => (m === last ? { info: stopped, parts: m.parts } : m)))
       })
 
       /**
        * T7–T11: compacts the session, then writes the message the loop goes on with (a replay of
        * the user's request, its attachments as notes, or a synthetic continue), flagged so views hide it.
        */
-      const compactAndContinue = Effect.fnUntraced(function* (sessionID: string, model: ModelRef, reason: "overflow" | "provider", tokens: number) {
-        const before = yield* store.messages(sessionID)
+      const compactAndContinue = Effect.fnUntraced(function* (
+        sessionID: string,
+        model: ModelRef,
+        reason: "overflow" | "provider",
+        tokens: number,
+        before: ReadonlyArray<MessageWithParts>
+      ) {
         yield* compaction.compact({ sessionID, model, reason, tokens })
         const next = continuation(before)
-        const now = yield* Clock.currentTimeMillis
-        const message: UserMessage = { id: yield* ids.next("msg"), sessionID, role: "user", time: { created: now }, metadata: { compaction_continue: true, continuation: next.kind } }
+        const { message, part } = yield* userMessage(sessionID, next.text, { compaction_continue: true, continuation: next.kind })
+        const synthetic: Part = { ...part, synthetic: true }
         yield* store.putMessage(message)
-        yield* bus.publish({ type: "message.updated", message })
-        const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: message.id, type: "text", text: next.text, synthetic: true }
-        yield* store.putPart(part)
-        yield* bus.publish({ type: "part.updated", part })
+        yield* store.putPart(synthetic)
+        yield* announce(message, [synthetic])
+        return message.id
       })
 
-      const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef) {
+      /**
+       * T5: user messages that appeared since the last step (queued by another caller). Reported once;
+       * the model sees them after everything else this step, whatever their ids say.
+       */
+      const freshUsers = (messages: ReadonlyArray<MessageWithParts>, known: Set<string>) => {
+        const fresh = new Set<string>()
+        for (const m of messages) {
+          if (m.info.role !== "user" || known.has(m.info.id)) continue
+          known.add(m.info.id)
+          fresh.add(m.info.id)
+        }
+        return fresh
+      }
+
+      const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef, run: SessionRun) {
         const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
         // changes between steps defeats the provider's prompt cache.
@@ -154,10 +232,25 @@ export class SessionService extends Context.Service<SessionService, {
         let steps = 0
         // The step after a compaction must not overflow again: that would loop forever.
         let compactedAt = -1
+        // User messages the model has been shown (or the loop wrote); anything else is queued news.
+        const known = new Set<string>()
+        let queuedSeen = 0
+        let first = true
         while (true) {
-          const messages = yield* store.messages(session.id)
-          const done = steps > 0 && turnDone(messages) ? turnResult(session.id, steps, messages) : undefined
-          if (done) return done
+          // From the last summary on (two indexed reads), not the whole session: a step costs the
+          // same at step 300 as at step 10.
+          const messages = yield* readWindow(store, session.id)
+          if (first) {
+            for (const m of messages) if (m.info.role === "user") known.add(m.info.id)
+            first = false
+          }
+          const fresh = freshUsers(messages, known)
+          for (const m of messages) if (fresh.has(m.info.id) && m.info.role === "user" && userFlag(m.info, "queued")) queuedSeen++
+          if (fresh.size === 0 && steps > 0 && turnDone(messages)) {
+            // Released only if nothing was queued since this read; else the turn goes on to answer it.
+            if (yield* store.releaseRun(run, queuedSeen)) return turnResult(session.id, steps, messages)!
+            continue
+          }
           const stopped = steps > 0 ? yield* guardLoop(session.id, steps, guard, messages) : undefined
           if (stopped) return stopped
           steps++
@@ -175,8 +268,10 @@ export class SessionService extends Context.Service<SessionService, {
           }
           yield* store.putMessage(assistant)
           yield* bus.publish({ type: "message.updated", message: assistant })
-          // The model sees the summary, pinned messages and tail instead of the compacted head.
-          const view = modelView(messages)
+          // The model sees the summary, pinned messages and tail instead of the compacted head;
+          // messages queued since the last step come last.
+          const shown = modelView(messages)
+          const view = fresh.size === 0 ? shown : [...shown.filter((m) => !fresh.has(m.info.id)), ...shown.filter((m) => fresh.has(m.info.id))]
           const stepped = yield* processor
             .step({
               assistant,
@@ -211,56 +306,115 @@ export class SessionService extends Context.Service<SessionService, {
             // A provider's "context too long" is compacted, never retried as is (T7, T23).
             if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto && compactedAt !== steps - 1) {
               // With nothing to summarise (one huge first message) the provider's own error says it best.
-              yield* compactAndContinue(session.id, model, "provider", estimateMessages(view)).pipe(
+              const wrote = yield* compactAndContinue(session.id, model, "provider", estimateMessages(view), messages).pipe(
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
                   () => Effect.fail(error)
                 )
               )
+              known.add(wrote)
               compactedAt = steps
               continue
             }
             return yield* Effect.fail(error)
           }
-          if (final) return turnResult(session.id, steps, yield* store.messages(session.id))!
+          if (final) return turnResult(session.id, steps, yield* readWindow(store, session.id))!
           if (compaction.overflows(stepped.success.usage, model) && compactedAt !== steps - 1) {
-            const after = yield* store.messages(session.id)
+            const after = yield* readWindow(store, session.id)
             // A finished turn leaves compaction to the next one: nothing is waiting to continue.
             if (!turnDone(after)) {
-              yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage))
+              // All of it is the verbatim tail already: go on; a provider that then refuses ends the turn.
+              const wrote = yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage), after).pipe(
+                Effect.catchIf(
+                  (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
+                  (e) => Effect.as(Effect.logWarning(e.message), undefined)
+                )
+              )
+              if (wrote !== undefined) known.add(wrote)
               compactedAt = steps
             }
           }
         }
       })
 
-      const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
-        if (busy.has(input.sessionID)) {
-          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `Session ${input.sessionID} is already running a turn in this process.` })
+      /**
+       * Claims the session for this process, or says who holds it. The holder is registered first,
+       * so that to this process its own claim is live from the moment it is stored.
+       */
+      const claim = Effect.fnUntraced(function* (sessionID: string, holder: Holder) {
+        if (running.has(sessionID)) return { _tag: "here" } as const
+        running.set(sessionID, holder)
+        const release = Effect.sync(() => void (running.get(sessionID) === holder && running.delete(sessionID)))
+        const run = newRun(sessionID, self, yield* Clock.currentTimeMillis)
+        const held = yield* store.claimRun(run, yield* isLive).pipe(Effect.onError(() => release))
+        if (held !== undefined) {
+          yield* release
+          return { _tag: "held", held } as const
         }
-        busy.add(input.sessionID)
-        yield* Effect.annotateCurrentSpan({ "session.id": input.sessionID })
-        return yield* Effect.gen(function* () {
-          yield* repair(input.sessionID)
-          let session = yield* store.getSession(input.sessionID)
-          const now = yield* Clock.currentTimeMillis
-          const user: UserMessage = { id: yield* ids.next("msg"), sessionID: session.id, role: "user", time: { created: now } }
-          yield* store.putMessage(user)
-          yield* bus.publish({ type: "message.updated", message: user })
-          const part: Part = { id: yield* ids.next("prt"), sessionID: session.id, messageID: user.id, type: "text", text: input.text }
-          yield* store.putPart(part)
-          yield* bus.publish({ type: "part.updated", part })
-          const isFirst = session.title === "New session"
-          session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, time: { ...session.time, updated: now } }
-          yield* store.updateSession(session)
-          yield* bus.publish({ type: "session.updated", session })
-          yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
-          return yield* loop(session, user, input.model)
+        holder.run = run
+        return { _tag: "claimed", run } as const
+      })
+
+      /** Runs `body` holding the session: heartbeat meanwhile, released (and joiners told) after. */
+      const holding = <A>(sessionID: string, holder: Holder, run: SessionRun, body: Effect.Effect<A, PromptError>) =>
+        Effect.gen(function* () {
+          yield* Effect.forkChild(heartbeat(store, run, timing))
+          return yield* body
         }).pipe(
+          Effect.onExit((exit) =>
+            Effect.gen(function* () {
+              // A joiner may have started the next turn once this one released the session.
+              if (running.get(sessionID) === holder) running.delete(sessionID)
+              yield* store.releaseRun(run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
+              if (holder.done) yield* Deferred.done(holder.done, exit as Exit.Exit<TurnResult, PromptError>)
+            })
+          )
+        )
+
+      const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun) {
+        yield* repairWindow(yield* readWindow(store, input.sessionID))
+        let session = yield* store.getSession(input.sessionID)
+        const { message: user, part } = yield* userMessage(session.id, input.text)
+        yield* store.putMessage(user)
+        yield* store.putPart(part)
+        yield* announce(user, [part])
+        const now = user.time.created
+        const isFirst = session.title === "New session"
+        session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, time: { ...session.time, updated: now } }
+        yield* store.updateSession(session)
+        yield* bus.publish({ type: "session.updated", session })
+        yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
+        return yield* loop(session, user, input.model, run)
+      })
+
+      const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
+        yield* Effect.annotateCurrentSpan({ "session.id": input.sessionID })
+        yield* store.getSession(input.sessionID)
+        for (let attempt = 0; ; attempt++) {
+          // This process runs the session already: the message joins that turn.
+          const joined = running.get(input.sessionID)
+          if (joined?.done && (yield* queue(input))) return yield* Deferred.await(joined.done)
+          const holder: Holder = { done: yield* Deferred.make<TurnResult, PromptError>() }
+          const claimed = joined ? ({ _tag: "here" } as const) : yield* claim(input.sessionID, holder)
+          if (claimed._tag === "claimed") return yield* turn(input, holder, claimed.run)
+          // A turn here is ending or starting, or a compaction runs: try again shortly.
+          if (claimed._tag === "here" && attempt < JOIN_ATTEMPTS) {
+            yield* Effect.sleep(JOIN_RETRY_MS)
+            continue
+          }
+          const held = claimed._tag === "held" ? busyMessage(claimed.held, self) : `Session ${input.sessionID} is busy in this process.`
+          return yield* new SessionBusyError({
+            sessionID: input.sessionID,
+            message: `${held} Your message can be queued for that turn (reins run --session ${input.sessionID} does so), or wait for it to finish.`
+          })
+        }
+      })
+
+      const turn = (input: PromptInput, holder: Holder, run: SessionRun) =>
+        holding(input.sessionID, holder, run, startTurn(input, run)).pipe(
           Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
           Effect.ensuring(
             Effect.gen(function* () {
-              busy.delete(input.sessionID)
               const now = yield* Clock.currentTimeMillis
               const current = yield* store.getSession(input.sessionID)
               yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
@@ -275,21 +429,23 @@ export class SessionService extends Context.Service<SessionService, {
             })
           )
         )
-      })
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
-        if (busy.has(input.sessionID)) {
-          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `Session ${input.sessionID} is running a turn; it compacts itself when its context fills up.` })
+        yield* store.getSession(input.sessionID)
+        const holder: Holder = {}
+        const claimed = yield* claim(input.sessionID, holder)
+        if (claimed._tag !== "claimed") {
+          const held = claimed._tag === "held" ? busyMessage(claimed.held, self) : `Session ${input.sessionID} is running a turn in this process.`
+          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${held} A running turn compacts itself when its context fills up.` })
         }
-        busy.add(input.sessionID)
-        return yield* Effect.gen(function* () {
-          yield* store.getSession(input.sessionID)
-          const messages = yield* store.messages(input.sessionID)
+        const body = Effect.gen(function* () {
+          const messages = yield* readWindow(store, input.sessionID)
           return yield* compaction.compact({ sessionID: input.sessionID, model: input.model, reason: "manual", tokens: estimateMessages(modelView(messages)) })
-        }).pipe(Effect.ensuring(Effect.sync(() => busy.delete(input.sessionID))))
+        })
+        return yield* holding(input.sessionID, holder, claimed.run, body)
       })
 
-      return SessionService.of({ create, prompt, repair, compact })
+      return SessionService.of({ create, prompt, queue, repair, compact })
     })
   )
 }
