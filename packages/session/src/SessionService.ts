@@ -34,7 +34,8 @@ export interface QueuedMessage {
   readonly run: SessionRun
 }
 
-type PromptError = ProviderError | StoreError | SessionBusyError | CompactionError
+/** What a turn can fail with. */
+export type PromptError = ProviderError | StoreError | SessionBusyError | CompactionError
 
 /** This process's hold on a session: its claim once stored; for a turn, where joiners wait for its result. */
 interface Holder {

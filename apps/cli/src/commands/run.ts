@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
-import { SessionService } from "@reins/session"
+import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, usage } from "../CliError.ts"
 import { jsonPrinter, textPrinter } from "../Output.ts"
@@ -64,8 +64,28 @@ export const run = Command.make("run", flags, (input) =>
         : input.continue
           ? ((yield* store.latestSession(setup.cwd)) ?? (yield* sessions.create({ directory: setup.cwd }))).id
           : (yield* sessions.create({ directory: setup.cwd })).id
-      const turn = yield* sessions.prompt({ sessionID, text, model })
+      // T5: a session another process is running gets the message queued for that turn instead.
+      const send = (attempt: number): Effect.Effect<{ readonly turn: TurnResult } | { readonly queued: QueuedMessage }, PromptError> =>
+        sessions.prompt({ sessionID, text, model }).pipe(
+          Effect.map((turn) => ({ turn })),
+          Effect.catchTag("SessionBusyError", (busy) =>
+            Effect.gen(function* () {
+              const queued = yield* sessions.queue({ sessionID, text })
+              if (queued) return { queued }
+              // the other turn ended in between: run it here after all
+              return attempt < 2 ? yield* send(attempt + 1) : yield* busy
+            })
+          )
+        )
+      const sent = yield* send(0)
       printer.finish()
+      if ("queued" in sent) {
+        const { run, messageID } = sent.queued
+        if (input.format === "json") out(`${JSON.stringify({ type: "message.queued", sessionID, messageID, pid: run.pid, host: run.host })}\n`)
+        else err(`Session ${sessionID} is running in another reins process (pid ${run.pid}): your message was queued, and that turn reads it at its next step. Follow it with: reins sessions show ${sessionID}\n`)
+        return
+      }
+      const turn = sent.turn
       if (input.format === "text") err(`\nsession ${turn.sessionID} · ${turn.steps} step${turn.steps === 1 ? "" : "s"}\n`)
       // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
       if (turn.assistant.error) return yield* failure(turn.assistant.error.message)
