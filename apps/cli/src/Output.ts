@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import type { Event, ToolPart } from "@reins/domain"
 
+type CompactionCompleted = Extract<Event, { type: "compaction.completed" }>
+
 const firstLine = (s: string, max = 120) => {
   const line = s.split("\n")[0] ?? ""
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
@@ -23,7 +25,18 @@ export const outputNote = (metadata: Record<string, unknown>) => {
   return undefined
 }
 
-/** `--format json`: one event object per line on stdout. */
+/** A count with thousands separators: 14,200. */
+export const count = (n: number) => Math.round(n).toLocaleString("en-US")
+
+/** `1 message`, `2 messages`. */
+export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** What a compaction did, in one phrase: `14,200 → 3,100 tokens; 12 messages summarised, 5 tool outputs pruned`. */
+export const compactionSummary = (event: Pick<CompactionCompleted, "tokensBefore" | "tokensAfter" | "summarised" | "pruned">) =>
+  `${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens; ${plural(event.summarised.length, "message", "messages")} summarised, ` +
+  `${plural(event.pruned.length, "tool output", "tool outputs")} pruned`
+
+/** `--format json`: one event object per line on stdout (compaction events included). */
 export const jsonPrinter = (write: (s: string) => void) => (event: Event) => Effect.sync(() => write(`${JSON.stringify(event)}\n`))
 
 /** Text mode: the answer streams to stdout; short tool and status lines go to stderr. */
@@ -50,7 +63,8 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
       switch (event.type) {
         case "part.updated": {
           const part = event.part
-          if (part.type === "text" && event.delta) writeOut(event.delta)
+          // synthetic text (the loop's continuation after a compaction) is for the model, not the reader
+          if (part.type === "text" && event.delta && !part.synthetic) writeOut(event.delta)
           if (part.type === "tool" && part.state.status === "running" && !announced.has(part.callID)) {
             announced.add(part.callID)
             writeErr(`→ ${part.tool} ${subject(part)}`)
@@ -72,6 +86,12 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
         case "permission.replied":
           if (event.by === "policy" && event.reply === "reject") writeErr(`✗ permission denied by the non-interactive policy (use --permission allow or --yolo)`)
           if (event.granted) writeErr(`✓ always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`)
+          return
+        case "compaction.started":
+          writeErr(`compacting context (${event.reason}, ~${count(event.tokens)} tokens)…`)
+          return
+        case "compaction.completed":
+          writeErr(`compacted: ${compactionSummary(event)}`)
           return
         default:
           return

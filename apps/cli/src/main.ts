@@ -1,6 +1,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
 import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
@@ -9,7 +10,7 @@ import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([run, sessions, permissions, debug])
+  Command.withSubcommands([run, compact, sessions, permissions, debug])
 )
 
 Command.run(reins, { version: VERSION }).pipe(

@@ -33,11 +33,15 @@ export interface CompactInput {
 export interface CompactResult {
   readonly summaryMessageID: string
   /** Estimate of the model view after compaction (without the system prompt). */
+  /** Tokens the context held when compaction started (the caller's figure). */
+  readonly tokensBefore: number
   readonly tokensAfter: number
   /** Tool parts pruned by this compaction. */
   readonly pruned: ReadonlyArray<string>
   /** Messages summarised by this compaction (the stored summary also lists those of the summary it updates). */
   readonly summarised: ReadonlyArray<string>
+  /** The summary's text. */
+  readonly summary: string
 }
 
 interface SummaryOutput {
@@ -111,7 +115,6 @@ export class Compaction extends Context.Service<Compaction, {
         const start = yield* Clock.currentTimeMillis
 
         const pruned = planPrune(stored, { protectedTools: settings.protectedTools, keepLines: settings.pruneKeepLines, protectTurns: PRUNE_PROTECT_TURNS, now: start })
-        if (pruned.length > 0) yield* store.putParts(pruned)
         const messages = applyParts(stored, pruned)
 
         // Only what the model still sees verbatim is summarised: the previous summary stands for
@@ -160,6 +163,8 @@ export class Compaction extends Context.Service<Compaction, {
           }
         }
         const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: info.id, type: "text", text, time: { start, end } }
+        // Only a compaction that succeeded changes the session: pruned outputs are stored with the summary.
+        if (pruned.length > 0) yield* store.putParts(pruned)
         yield* store.putMessage(info)
         yield* store.putPart(part)
         yield* bus.publish({ type: "message.updated", message: info })
@@ -169,7 +174,7 @@ export class Compaction extends Context.Service<Compaction, {
         const prunedIds = pruned.map((p) => p.id)
         yield* Effect.annotateCurrentSpan({ "compaction.tokens_after": tokensAfter, "compaction.pruned": prunedIds.length, "compaction.summarised": summarised.length })
         yield* bus.publish({ type: "compaction.completed", sessionID, messageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text })
-        return { summaryMessageID: info.id, tokensAfter, pruned: prunedIds, summarised } satisfies CompactResult
+        return { summaryMessageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text } satisfies CompactResult
       })
 
       return Compaction.of({

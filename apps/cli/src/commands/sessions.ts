@@ -1,11 +1,14 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import type { Part } from "@reins/domain"
+import { userFlag, type AssistantMessage, type Part } from "@reins/domain"
 import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { plural } from "../Output.ts"
 import { time, withStore } from "../Store.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
 const id = Argument.String("id").pipe(Argument.withDescription("Session id (see reins sessions list)"))
+
+const PRUNED_NOTE = "(pruned for the model)"
 
 const renderPart = (part: Part): string | undefined => {
   switch (part.type) {
@@ -16,7 +19,11 @@ const renderPart = (part: Part): string | undefined => {
     case "tool": {
       const s = part.state
       const head = `[${part.tool}] ${JSON.stringify(s.input)}`
-      if (s.status === "completed") return `${head} → ${s.output.split("\n").slice(0, 3).join(" ⏎ ").slice(0, 200)}`
+      if (s.status === "completed") {
+        // the store keeps the whole output; the model only sees the pruned text since the compaction
+        const pruned = s.time.compacted !== undefined ? ` ${PRUNED_NOTE}` : ""
+        return `${head} → ${s.output.split("\n").slice(0, 3).join(" ⏎ ").slice(0, 200)}${pruned}`
+      }
       if (s.status === "error") return `${head} ✗ ${s.interrupted ? "interrupted" : s.error.split("\n")[0]}`
       return `${head} (${s.status})`
     }
@@ -25,14 +32,45 @@ const renderPart = (part: Part): string | undefined => {
   }
 }
 
-const renderMessages = (messages: ReadonlyArray<MessageWithParts>) =>
-  messages
-    .map(({ info, parts }) => {
+/** Tool parts a compaction pruned: stamped `time.compacted` while it ran. */
+const prunedBy = (summary: AssistantMessage, messages: ReadonlyArray<MessageWithParts>) => {
+  const start = summary.time.created
+  const end = summary.time.completed ?? start
+  return messages
+    .flatMap((m) => m.parts)
+    .filter((p) => p.type === "tool" && p.state.status === "completed" && p.state.time.compacted !== undefined && p.state.time.compacted >= start && p.state.time.compacted <= end)
+    .length
+}
+
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => (line === "" ? "" : `  ${line}`))
+    .join("\n")
+
+/**
+ * The text view: a compaction's summary is a marker line and the summary, indented; the loop's
+ * continuation after a compaction (`compaction_continue`) is hidden. `--format json` shows everything.
+ */
+const renderMessages = (messages: ReadonlyArray<MessageWithParts>) => {
+  // a summary lists the messages of the summary it updates too; count each once, where it was first summarised
+  const seen = new Set<string>()
+  return messages
+    .flatMap(({ info, parts }) => {
+      if (info.role === "user" && userFlag(info, "compaction_continue")) return []
       const body = parts.flatMap((p) => renderPart(p) ?? []).join("\n")
+      if (info.role === "assistant" && info.summary) {
+        const fresh = info.summary.summarised.filter((id) => !seen.has(id))
+        for (const id of fresh) seen.add(id)
+        const what = `${plural(fresh.length, "message", "messages")} summarised, ${plural(prunedBy(info, messages), "tool output", "tool outputs")} pruned`
+        const error = info.error ? `\n  error (${info.error.reason}): ${info.error.message}` : ""
+        return [`── compacted (${info.summary.auto ? "auto" : "manual"}): ${what} ──${error}\nsummary:\n${indent(body)}`]
+      }
       const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${info.error.message}` : ""
-      return `── ${info.role} ${time(info.time.created)}${extra}\n${body}`
+      return [`── ${info.role} ${time(info.time.created)}${extra}\n${body}`]
     })
     .join("\n\n")
+}
 
 const list = Command.make("list", { format }, ({ format }) =>
   withStore(() =>
