@@ -1,6 +1,7 @@
 /**
  * A scripted OpenAI-compatible Chat Completions server for end-to-end tests and benchmarks.
- * Every `POST /v1/chat/completions` consumes the next scripted step, in arrival order.
+ * Every `POST /v1/chat/completions` consumes the next scripted step, in arrival order, unless
+ * `options.respond` answers the request itself.
  */
 
 export type ScriptedToolCall = { name: string; arguments: Record<string, unknown> | string; id?: string }
@@ -20,10 +21,39 @@ export type ScriptedStep =
   | { error: { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> } }
   | { hang: true }
 
+/** One chat-completions request the server received. */
+export interface ScriptedRequest {
+  /** The parsed body (the raw text when it is not JSON; undefined with `keepBodies: false`). */
+  body: any
+  headers: Record<string, string>
+  /** `performance.now()` when the request's body had been read. */
+  receivedAt: number
+  /** `performance.now()` when the response was sent: a stream's last chunk queued, else the response built; unset for a hang. */
+  respondedAt?: number
+  /** Characters of the raw request body (the default `prompt_tokens` is a quarter of this, rounded up). */
+  bodyLength: number
+}
+
+/** Options of `startScriptedServer`. */
+export interface ScriptedServerOptions {
+  port?: number
+  /** Once the steps are used up, answer every further request with the last one. */
+  repeatLast?: boolean
+  /**
+   * Consulted first for every chat-completions request (its parsed body and 0-based index among
+   * them): a step answers it without consuming the script; undefined falls back to the next step.
+   */
+  respond?: (body: any, index: number) => ScriptedStep | undefined
+  /** Called once a response has been sent completely (when `respondedAt` is set), with the request's index. */
+  onResponded?: (index: number) => void
+  /** False: `requests[i].body` is not kept (the raw text of a non-JSON body still is), so a long benchmark does not hold every body. */
+  keepBodies?: boolean
+}
+
 export interface ScriptedServer {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string
-  requests: Array<{ body: any; headers: Record<string, string> }>
+  requests: Array<ScriptedRequest>
   /** Steps not yet consumed (with repeatLast, it stays at 0 once exhausted). */
   remaining(): number
   stop(): Promise<void>
@@ -71,7 +101,7 @@ function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof re
   }
 }
 
-function streamResponse(step: ContentStep, model: string, rawBody: string): Response {
+function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}): Response {
   const id = `chatcmpl-${randomId()}`
   const created = Math.floor(Date.now() / 1000)
   const calls = resolveCalls(step)
@@ -102,6 +132,7 @@ function streamResponse(step: ContentStep, model: string, rawBody: string): Resp
       const frame = frames[i++]
       if (frame === undefined) return controller.close()
       controller.enqueue(encoder.encode(frame))
+      if (i === frames.length) onSent()
     },
   })
   return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
@@ -135,10 +166,7 @@ function hangResponse(stream: boolean): Response {
   return new Response(body, { headers: { "content-type": stream ? "text/event-stream" : "application/json" } })
 }
 
-export async function startScriptedServer(
-  steps: ReadonlyArray<ScriptedStep>,
-  options: { port?: number; repeatLast?: boolean } = {},
-): Promise<ScriptedServer> {
+export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const script = [...steps]
   const requests: ScriptedServer["requests"] = []
   let next = 0
@@ -165,24 +193,31 @@ export async function startScriptedServer(
       }
       const rawBody = await req.text()
       const headers = Object.fromEntries(req.headers)
+      const record: ScriptedRequest = { body: rawBody, headers, receivedAt: performance.now(), bodyLength: rawBody.length }
+      const index = requests.length
+      const sent = <R>(response: R): R => {
+        record.respondedAt = performance.now()
+        options.onResponded?.(index)
+        return response
+      }
+      requests.push(record)
       let body: any
       try {
         body = JSON.parse(rawBody)
       } catch {
-        requests.push({ body: rawBody, headers })
-        return errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error")
+        return sent(errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error"))
       }
-      requests.push({ body, headers })
-      const step = takeStep()
-      if (step === undefined) return errorResponse(500, "scripted server: no more steps", "server_error")
+      record.body = options.keepBodies === false ? undefined : body
+      const step = options.respond?.(body, index) ?? takeStep()
+      if (step === undefined) return sent(errorResponse(500, "scripted server: no more steps", "server_error"))
       const stream = body?.stream === true
       if ("error" in step) {
         const e = step.error
-        return errorResponse(e.status, e.message, e.type, e.code ?? null, e.headers)
+        return sent(errorResponse(e.status, e.message, e.type, e.code ?? null, e.headers))
       }
       if ("hang" in step) return hangResponse(stream)
       const model = typeof body?.model === "string" ? body.model : SCRIPTED_MODEL_ID
-      return stream ? streamResponse(step, model, rawBody) : jsonResponse(step, model, rawBody)
+      return stream ? streamResponse(step, model, rawBody, () => sent(undefined)) : sent(await jsonResponse(step, model, rawBody))
     },
   })
 

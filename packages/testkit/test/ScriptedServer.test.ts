@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { APICallError, generateText, jsonSchema, streamText, tool, type TextStreamPart, type ToolSet } from "ai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { tmpdir } from "node:os"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "../src/index.ts"
+import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "../src/index.ts"
 
 let server: ScriptedServer | undefined
 afterEach(async () => {
@@ -10,7 +10,7 @@ afterEach(async () => {
   server = undefined
 })
 
-async function setup(steps: ScriptedStep[], options?: { repeatLast?: boolean }) {
+async function setup(steps: ScriptedStep[], options?: ScriptedServerOptions) {
   server = await startScriptedServer(steps, options)
   const provider = createOpenAICompatible({ name: "scripted", baseURL: server.url, apiKey: "x", includeUsage: true })
   return { server, model: provider.chatModel("test-model") }
@@ -101,6 +101,26 @@ describe("ScriptedServer with the AI SDK", () => {
     expect(body.tools[0].function.name).toBe("bash")
     expect(body.tools[0].function.parameters.required).toEqual(["command"])
     expect(headers.authorization).toBe("Bearer x")
+  })
+
+  test("respond answers a request without using the script; times and sizes are recorded; keepBodies: false drops bodies", async () => {
+    const responded: number[] = []
+    const { server, model } = await setup([{ text: "from the script" }], {
+      respond: (body) => (body.tools === undefined ? { text: "answered by respond" } : undefined),
+      onResponded: (index) => void responded.push(index),
+      keepBodies: false,
+    })
+    const first = await streamText({ model, prompt: "no tools", maxRetries: 0 }).text
+    const second = await streamText({ model, prompt: "with tools", tools, maxRetries: 0 }).text
+    expect([first, second]).toEqual(["answered by respond", "from the script"])
+    expect(server.remaining()).toBe(0)
+    expect(responded).toEqual([0, 1])
+    for (const r of server.requests) {
+      expect(r.body).toBeUndefined()
+      expect(r.bodyLength).toBeGreaterThan(0)
+      expect(r.respondedAt).toBeGreaterThanOrEqual(r.receivedAt)
+    }
+    expect(server.requests[1]!.receivedAt).toBeGreaterThanOrEqual(server.requests[0]!.respondedAt!)
   })
 
   test("non-stream requests get a chat.completion", async () => {
