@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { PromptError } from "@reins/session"
 
 /** A command that ends badly: one line for the user and the exit code (2 = usage or config). */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", {
@@ -8,3 +9,20 @@ export class CliError extends Schema.TaggedError<CliError>()("CliError", {
 
 export const usage = (message: string) => new CliError({ message, code: 2 })
 export const failure = (message: string) => new CliError({ message, code: 1 })
+
+/**
+ * A runtime error as one line and an exit code: a bad summary template is a config error (2);
+ * provider, store, busy-session and other compaction errors are failures (1).
+ */
+export const fromRuntimeError = (error: PromptError | CliError): CliError => {
+  switch (error._tag) {
+    case "CliError":
+      return error
+    case "ProviderError":
+      return failure(`${error.reason === "overflow" ? "context overflow: " : ""}${error.message}`)
+    case "CompactionError":
+      return error.reason === "template" ? usage(error.message) : failure(error.message)
+    default:
+      return failure(error.message)
+  }
+}

@@ -1,25 +1,17 @@
 // Long sessions through the composed runtime and the scripted server: overflow → prune + summary →
 // the loop goes on by itself; a provider's "maximum context length" error does the same.
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
 import type { Event } from "@reins/domain"
 import { Bus } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
 import { Tool, bash, read } from "@reins/tool"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { makeRuntime } from "../src/Runtime.ts"
+import { scriptedRuntimes } from "./support.ts"
 
+const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-})
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-compact-")))
 
 // A stand-in for the skill tool: its outputs are protected from pruning by default.
 const skill = Tool.define("skill", {
@@ -30,21 +22,13 @@ const skill = Tool.define("skill", {
 
 /** Runs the given user turns on one session; returns every request the server saw, the events and the stored messages. */
 const session = async (steps: ReadonlyArray<ScriptedStep>, turns: ReadonlyArray<string>, compaction: Record<string, unknown> = {}) => {
-  server = await startScriptedServer(steps)
-  const cwd = tmp()
-  const layer = makeRuntime({
-    cwd,
-    dataDir: tmp(),
-    env: {},
-    config: {
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { small: { context: 16_000, output: 2_000 } } } },
-      retry: { attempts: 2, initial_delay_ms: 1, max_delay_ms: 5 },
-      compaction
-    },
-    store: SessionStore.layerMemory,
-    tools: [bash, read, skill],
-    permission: { yolo: true }
+  const made = await runtime(steps, {
+    models: { small: { context: 16_000, output: 2_000 } },
+    config: { retry: { attempts: 2, initial_delay_ms: 1, max_delay_ms: 5 }, compaction },
+    tools: [bash, read, skill]
   })
+  const { cwd, layer } = made
+  server = made.server
   return Effect.runPromise(
     Effect.gen(function* () {
       const events: Array<Event> = []

@@ -7,35 +7,25 @@ import { userFlag } from "@reins/domain"
 import { modelView, readWindow } from "@reins/compaction"
 import { SessionService, newRun } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import * as fs from "node:fs"
+import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
 import * as os from "node:os"
 import * as path from "node:path"
-import { makeRuntime } from "../src/Runtime.ts"
+import { scriptedRuntimes, tmp } from "./support.ts"
 
+const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
 const children: Array<ReturnType<typeof Bun.spawn>> = []
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
+afterEach(() => {
   for (const child of children.splice(0)) child.kill()
 })
 
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-queue-")))
 const model = { providerID: "local", modelID: "m" }
 
+// The SQLite store: the claim and the queue are its transactions.
 const setup = async (steps: ReadonlyArray<ScriptedStep>) => {
-  server = await startScriptedServer(steps)
-  const cwd = tmp()
-  const layer = makeRuntime({
-    cwd,
-    dataDir: tmp(),
-    env: {},
-    config: { provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } } },
-    store: SessionStore.layerSqlite(path.join(tmp(), "reins.db")),
-    permission: { yolo: true }
-  })
-  return { cwd, layer }
+  const made = await runtime(steps, { store: SessionStore.layerSqlite(path.join(tmp(), "reins.db")) })
+  server = made.server
+  return made
 }
 
 const until = (condition: () => boolean) =>

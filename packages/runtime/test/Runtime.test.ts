@@ -1,38 +1,22 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { Bus, type Event } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { makeRuntime } from "../src/Runtime.ts"
+import { scriptedRuntimes, tmp } from "./support.ts"
 
+const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-})
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-rt-")))
 
 const setup = async (steps: ReadonlyArray<ScriptedStep>, extra: { maxSteps?: number } = {}) => {
-  server = await startScriptedServer(steps)
-  const cwd = tmp()
-  const layer = makeRuntime({
-    cwd,
-    dataDir: tmp(),
-    env: {},
-    config: {
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
-      retry: { attempts: 3, initial_delay_ms: 1, max_delay_ms: 5 },
-      ...(extra.maxSteps ? { agent: { steps: extra.maxSteps } } : {})
-    },
-    store: SessionStore.layerMemory,
-    permission: { yolo: true }
+  const made = await runtime(steps, {
+    config: { retry: { attempts: 3, initial_delay_ms: 1, max_delay_ms: 5 }, ...(extra.maxSteps ? { agent: { steps: extra.maxSteps } } : {}) }
   })
-  return { cwd, layer }
+  server = made.server
+  return made
 }
 
 const model = { providerID: "local", modelID: "m" }
@@ -49,26 +33,19 @@ const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) =>
 
 describe("spill files", () => {
   test("a spilled output can be grepped and read back without a prompt, even when asks are denied", async () => {
-    const cwd = tmp()
     const dataDir = tmp()
     const spill = path.join(dataDir, "tool-output")
-    server = await startScriptedServer([
-      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] },
-      { toolCalls: [{ name: "grep", arguments: { pattern: "^299999$", path: spill } }] },
-      { toolCalls: [{ name: "read", arguments: { filePath: path.join(spill, "SPILLED"), offset: 150000, limit: 2 } }] },
-      { text: "found it" }
-    ])
-    const layer = makeRuntime({
-      cwd,
-      dataDir,
-      env: {},
-      config: {
-        provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
-        permission: { bash: "allow" }
-      },
-      store: SessionStore.layerMemory,
-      permission: { nonInteractive: "deny" }
-    })
+    const made = await runtime(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] },
+        { toolCalls: [{ name: "grep", arguments: { pattern: "^299999$", path: spill } }] },
+        { toolCalls: [{ name: "read", arguments: { filePath: path.join(spill, "SPILLED"), offset: 150000, limit: 2 } }] },
+        { text: "found it" }
+      ],
+      { dataDir, config: { permission: { bash: "allow" } }, permission: { nonInteractive: "deny" } }
+    )
+    const { cwd, layer } = made
+    server = made.server
     const asked: Array<Event> = []
     const messages = await Effect.runPromise(
       Effect.gen(function* () {

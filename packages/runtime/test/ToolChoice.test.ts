@@ -1,22 +1,13 @@
 // Which editing tools each model is offered, through the composed runtime and a scripted server.
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import type { ScriptedStep } from "@reins/testkit"
 import { Tool, bash, edit, read, write } from "@reins/tool"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { makeRuntime } from "../src/Runtime.ts"
+import { scriptedRuntimes } from "./support.ts"
 
-let server: ScriptedServer | undefined
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-})
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-choice-")))
+const runtime = scriptedRuntimes()
 
 // A stand-in with the real tool's id: which tools are offered does not depend on what it does.
 const applyPatch = Tool.define("apply_patch", {
@@ -27,19 +18,10 @@ const applyPatch = Tool.define("apply_patch", {
 
 /** Runs one turn for `modelID`; returns the tool names of each request and the stored tool parts. */
 const turn = async (modelID: string, steps: ReadonlyArray<ScriptedStep>, editTool?: "auto" | "edit" | "apply_patch") => {
-  server = await startScriptedServer(steps)
-  const cwd = tmp()
-  const layer = makeRuntime({
-    cwd,
-    dataDir: tmp(),
-    env: {},
-    config: {
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { [modelID]: { context: 32_000, output: 2_000 } } } },
-      ...(editTool ? { edit_tool: editTool } : {})
-    },
-    store: SessionStore.layerMemory,
-    tools: [bash, read, write, edit, applyPatch],
-    permission: { yolo: true }
+  const { server, cwd, layer } = await runtime(steps, {
+    models: { [modelID]: { context: 32_000, output: 2_000 } },
+    config: editTool ? { edit_tool: editTool } : {},
+    tools: [bash, read, write, edit, applyPatch]
   })
   const messages = await Effect.runPromise(
     Effect.gen(function* () {

@@ -4,7 +4,7 @@ import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { failure, usage } from "../CliError.ts"
+import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { compactionSummary, count } from "../Output.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
 import { VERSION } from "../version.ts"
@@ -63,12 +63,7 @@ export const compact = Command.make("compact", flags, (input) =>
 
     yield* program.pipe(
       Effect.provide(layer),
-      Effect.catchTags({
-        ProviderError: (e) => Effect.fail(failure(`${e.reason === "overflow" ? "context overflow: " : ""}${e.message}`)),
-        StoreError: (e) => Effect.fail(failure(e.message)),
-        SessionBusyError: (e) => Effect.fail(failure(e.message)),
-        CompactionError: (e) => Effect.fail(e.reason === "template" ? usage(e.message) : failure(e.message))
-      })
+      Effect.mapError(fromRuntimeError)
     )
   })
 ).pipe(Command.withDescription("Summarise a session's older turns now, to free its context"))

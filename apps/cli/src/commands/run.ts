@@ -4,7 +4,7 @@ import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { failure, usage } from "../CliError.ts"
+import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { jsonPrinter, textPrinter } from "../Output.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
 import { ttyPrompter } from "../TtyPrompter.ts"
@@ -99,12 +99,7 @@ export const run = Command.make("run", flags, (input) =>
     )
     yield* program.pipe(
       Effect.provide(layer),
-      Effect.catchTags({
-        ProviderError: (e) => Effect.fail(failure(`${e.reason === "overflow" ? "context overflow: " : ""}${e.message}`)),
-        StoreError: (e) => Effect.fail(failure(e.message)),
-        SessionBusyError: (e) => Effect.fail(failure(e.message)),
-        CompactionError: (e) => Effect.fail(e.reason === "template" ? usage(e.message) : failure(e.message))
-      })
+      Effect.mapError(fromRuntimeError)
     )
   })
 ).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))
