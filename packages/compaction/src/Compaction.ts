@@ -111,6 +111,9 @@ export class Compaction extends Context.Service<Compaction, {
       const compact = Effect.fn("Compaction.compact")(function* (input: CompactInput) {
         const { sessionID, model } = input
         yield* Effect.annotateCurrentSpan({ "session.id": sessionID, "compaction.reason": input.reason, "compaction.tokens_before": input.tokens })
+        // The summary's id is taken before reading: a message queued while the summary is written
+        // sorts after it, so the next window (from the summary when no tail is kept) still has it.
+        const summaryID = yield* ids.next("msg")
         const stored = yield* readWindow(store, sessionID)
         const start = yield* Clock.currentTimeMillis
 
@@ -146,7 +149,7 @@ export class Compaction extends Context.Service<Compaction, {
         const end = yield* Clock.currentTimeMillis
         const lastUser = messages.findLast((m) => m.info.role === "user")
         const info: AssistantMessage = {
-          id: yield* ids.next("msg"),
+          id: summaryID,
           sessionID,
           role: "assistant",
           parentID: lastUser?.info.id ?? "",

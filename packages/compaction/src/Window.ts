@@ -8,8 +8,10 @@ import type { SessionStore } from "@reins/storage"
  * model's context however long the session grows (two indexed queries, no full read).
  */
 export const readWindow = Effect.fnUntraced(function* (store: SessionStore["Service"], sessionID: string) {
-  const summaries = yield* store.summaries(sessionID)
-  const latest = summaries.find((m) => m.time.completed !== undefined && m.error === undefined)
+  const latest = yield* store.latestSummary(sessionID)
   if (latest?.summary === undefined) return yield* store.messages(sessionID)
-  return yield* store.messages(sessionID, { from: latest.summary.tailStart ?? latest.id, include: latest.summary.pinned })
+  const tail = latest.summary.tailStart
+  // A tail starts before its summary; the smaller id guards against a clock that stepped back.
+  const from = tail !== undefined && tail < latest.id ? tail : latest.id
+  return yield* store.messages(sessionID, { from, include: latest.summary.pinned })
 })

@@ -35,24 +35,29 @@ export const processAlive = (pid: number): boolean => {
 
 /**
  * Whether a stored claim still holds its session, judged at `now` by `self`: a claim of this
- * process holds while `running` (this process's turns) has the session; one of another process on
- * this machine while that process exists and beats; one from elsewhere while it beats.
+ * process holds while it is the one `running` (this process's holds) has for the session; one of
+ * another process on this machine while that process exists and beats; one from elsewhere while it beats.
  */
-export const runIsLive = (now: number, self: RunOwner, running: { has(sessionID: string): boolean }, timing: RunTiming): RunIsLive => (run) => {
-  if (run.host === self.host) {
-    if (run.pid === self.pid) return running.has(run.sessionID)
-    if (!processAlive(run.pid)) return false
+export const runIsLive =
+  (now: number, self: RunOwner, running: { get(sessionID: string): { readonly run?: SessionRun } | undefined }, timing: RunTiming): RunIsLive =>
+  (run) => {
+    if (run.host === self.host) {
+      if (run.pid === self.pid) {
+        const mine = running.get(run.sessionID)?.run
+        return mine !== undefined && mine.time.started === run.time.started
+      }
+      if (!processAlive(run.pid)) return false
+    }
+    return now - run.time.heartbeat < timing.staleMs
   }
-  return now - run.time.heartbeat < timing.staleMs
-}
 
-/** A claim for `sessionID` by this process, starting now. */
-export const newRun = (sessionID: string, self: RunOwner, now: number): SessionRun => ({
+/** A claim for `sessionID` by this process, starting now; `takesMessages: false` (a compaction) refuses queued ones. */
+export const newRun = (sessionID: string, self: RunOwner, now: number, takesMessages = true): SessionRun => ({
   sessionID,
   pid: self.pid,
   host: self.host,
   time: { started: now, heartbeat: now },
-  queued: 0
+  queued: takesMessages ? 0 : -1
 })
 
 /** Refreshes a claim every `heartbeatMs` until interrupted; a failed write is logged, not fatal. */

@@ -46,6 +46,8 @@ interface Holder {
 /** How long a prompt waits, at most, for a turn of this process that is just starting or ending. */
 const JOIN_ATTEMPTS = 50
 const JOIN_RETRY_MS = 20
+/** The pause before a turn that could not release its session (a message was just queued) reads again. */
+const RELEASE_RETRY_MS = 10
 
 export interface TurnResult {
   readonly sessionID: string
@@ -198,9 +200,13 @@ export class SessionService extends Context.Service<SessionService, {
         model: ModelRef,
         reason: "overflow" | "provider",
         tokens: number,
-        before: ReadonlyArray<MessageWithParts>
+        window: ReadonlyArray<MessageWithParts>,
+        turnStart: MessageWithParts
       ) {
         yield* compaction.compact({ sessionID, model, reason, tokens })
+        // Once an earlier compaction summarised the turn's own request, the window starts later:
+        // continue from that request, not from an older pinned one.
+        const before = window.some((m) => m.info.id === turnStart.info.id) ? window : [turnStart, ...window.filter((m) => m.info.id > turnStart.info.id)]
         const next = continuation(before)
         const { message, part } = yield* userMessage(sessionID, next.text, { compaction_continue: true, continuation: next.kind })
         const synthetic: Part = { ...part, synthetic: true }
@@ -224,7 +230,8 @@ export class SessionService extends Context.Service<SessionService, {
         return fresh
       }
 
-      const loop = Effect.fnUntraced(function* (session: Session, user: UserMessage, model: ModelRef, run: SessionRun) {
+      const loop = Effect.fnUntraced(function* (session: Session, turnStart: MessageWithParts, model: ModelRef, run: SessionRun, known: Set<string>) {
+        const user = turnStart.info
         const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
         // changes between steps defeats the provider's prompt cache.
@@ -233,23 +240,21 @@ export class SessionService extends Context.Service<SessionService, {
         let steps = 0
         // The step after a compaction must not overflow again: that would loop forever.
         let compactedAt = -1
-        // User messages the model has been shown (or the loop wrote); anything else is queued news.
-        const known = new Set<string>()
+        // `known`: the user messages there before the session was claimed, then those the model was
+        // shown or the loop wrote; any other is a message queued for this run.
+        known.add(user.id)
         let queuedSeen = 0
-        let first = true
         while (true) {
           // From the last summary on (two indexed reads), not the whole session: a step costs the
           // same at step 300 as at step 10.
           const messages = yield* readWindow(store, session.id)
-          if (first) {
-            for (const m of messages) if (m.info.role === "user") known.add(m.info.id)
-            first = false
-          }
           const fresh = freshUsers(messages, known)
           for (const m of messages) if (fresh.has(m.info.id) && m.info.role === "user" && userFlag(m.info, "queued")) queuedSeen++
           if (fresh.size === 0 && steps > 0 && turnDone(messages)) {
             // Released only if nothing was queued since this read; else the turn goes on to answer it.
             if (yield* store.releaseRun(run, queuedSeen)) return turnResult(session.id, steps, messages)!
+            // Queued but not yet visible to this read: give the writer a moment.
+            yield* Effect.sleep(RELEASE_RETRY_MS)
             continue
           }
           const stopped = steps > 0 ? yield* guardLoop(session.id, steps, guard, messages) : undefined
@@ -307,7 +312,7 @@ export class SessionService extends Context.Service<SessionService, {
             // A provider's "context too long" is compacted, never retried as is (T7, T23).
             if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto && compactedAt !== steps - 1) {
               // With nothing to summarise (one huge first message) the provider's own error says it best.
-              const wrote = yield* compactAndContinue(session.id, model, "provider", estimateMessages(view), messages).pipe(
+              const wrote = yield* compactAndContinue(session.id, model, "provider", estimateMessages(view), messages, turnStart).pipe(
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
                   () => Effect.fail(error)
@@ -325,7 +330,7 @@ export class SessionService extends Context.Service<SessionService, {
             // A finished turn leaves compaction to the next one: nothing is waiting to continue.
             if (!turnDone(after)) {
               // All of it is the verbatim tail already: go on; a provider that then refuses ends the turn.
-              const wrote = yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage), after).pipe(
+              const wrote = yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage), after, turnStart).pipe(
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
                   (e) => Effect.as(Effect.logWarning(e.message), undefined)
@@ -346,7 +351,7 @@ export class SessionService extends Context.Service<SessionService, {
         if (running.has(sessionID)) return { _tag: "here" } as const
         running.set(sessionID, holder)
         const release = Effect.sync(() => void (running.get(sessionID) === holder && running.delete(sessionID)))
-        const run = newRun(sessionID, self, yield* Clock.currentTimeMillis)
+        const run = newRun(sessionID, self, yield* Clock.currentTimeMillis, holder.done !== undefined)
         const held = yield* store.claimRun(run, yield* isLive).pipe(Effect.onError(() => release))
         if (held !== undefined) {
           yield* release
@@ -359,21 +364,22 @@ export class SessionService extends Context.Service<SessionService, {
       /** Runs `body` holding the session: heartbeat meanwhile, released (and joiners told) after. */
       const holding = <A>(sessionID: string, holder: Holder, run: SessionRun, body: Effect.Effect<A, PromptError>) =>
         Effect.gen(function* () {
-          yield* Effect.forkChild(heartbeat(store, run, timing))
+          // Scoped to the hold: the heartbeat stops when the turn does.
+          yield* Effect.forkScoped(Effect.interruptible(heartbeat(store, run, timing)))
           return yield* body
         }).pipe(
+          Effect.scoped,
           Effect.onExit((exit) =>
             Effect.gen(function* () {
+              yield* store.releaseRun(run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
               // A joiner may have started the next turn once this one released the session.
               if (running.get(sessionID) === holder) running.delete(sessionID)
-              yield* store.releaseRun(run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
               if (holder.done) yield* Deferred.done(holder.done, exit as Exit.Exit<TurnResult, PromptError>)
             })
           )
         )
 
-      const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun) {
-        yield* repairWindow(yield* readWindow(store, input.sessionID))
+      const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
         const { message: user, part } = yield* userMessage(session.id, input.text)
         yield* store.putMessage(user)
@@ -385,7 +391,7 @@ export class SessionService extends Context.Service<SessionService, {
         yield* store.updateSession(session)
         yield* bus.publish({ type: "session.updated", session })
         yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
-        return yield* loop(session, user, input.model, run)
+        return yield* loop(session, { info: user, parts: [part] }, input.model, run, known)
       })
 
       const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
@@ -394,10 +400,29 @@ export class SessionService extends Context.Service<SessionService, {
         for (let attempt = 0; ; attempt++) {
           // This process runs the session already: the message joins that turn.
           const joined = running.get(input.sessionID)
-          if (joined?.done && (yield* queue(input))) return yield* Deferred.await(joined.done)
+          if (joined?.done) {
+            const queued = yield* queue(input)
+            if (queued && joined.run && queued.run.time.started === joined.run.time.started && queued.run.pid === joined.run.pid) {
+              return yield* Deferred.await(joined.done)
+            }
+            if (queued) {
+              // That turn ended and another process's took the message: it answers there.
+              return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busyMessage(queued.run, self)} Your message was queued for that turn.` })
+            }
+          }
+          // What is there before the claim: anything that appears after it was queued for this turn.
+          const before = yield* readWindow(store, input.sessionID)
           const holder: Holder = { done: yield* Deferred.make<TurnResult, PromptError>() }
-          const claimed = joined ? ({ _tag: "here" } as const) : yield* claim(input.sessionID, holder)
-          if (claimed._tag === "claimed") return yield* turn(input, holder, claimed.run)
+          // Uninterruptible until the hold's finalizer is in place, so an interrupt cannot leak the claim.
+          const started = yield* Effect.uninterruptibleMask((restore) =>
+            Effect.gen(function* () {
+              const claimed = joined ? ({ _tag: "here" } as const) : yield* claim(input.sessionID, holder)
+              if (claimed._tag !== "claimed") return { ran: false, claimed } as const
+              return { ran: true, result: yield* turn(input, holder, claimed.run, before, restore) } as const
+            })
+          )
+          if (started.ran) return started.result
+          const { claimed } = started
           // A turn here is ending or starting, or a compaction runs: try again shortly.
           if (claimed._tag === "here" && attempt < JOIN_ATTEMPTS) {
             yield* Effect.sleep(JOIN_RETRY_MS)
@@ -411,8 +436,16 @@ export class SessionService extends Context.Service<SessionService, {
         }
       })
 
-      const turn = (input: PromptInput, holder: Holder, run: SessionRun) =>
-        holding(input.sessionID, holder, run, startTurn(input, run)).pipe(
+      const turn = (
+        input: PromptInput,
+        holder: Holder,
+        run: SessionRun,
+        before: ReadonlyArray<MessageWithParts>,
+        restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+      ) => {
+        const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
+        const body = Effect.andThen(repairWindow(before), startTurn(input, run, known))
+        return holding(input.sessionID, holder, run, restore(body)).pipe(
           Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
           Effect.ensuring(
             Effect.gen(function* () {
@@ -430,6 +463,7 @@ export class SessionService extends Context.Service<SessionService, {
             })
           )
         )
+      }
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
         yield* store.getSession(input.sessionID)

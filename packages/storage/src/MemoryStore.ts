@@ -99,10 +99,10 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
       .map((info): MessageWithParts => ({ info, parts: (partsByMessage.get(info.id) ?? []).sort(byId) }))
   })
 
-  const summaries = Effect.fn("SessionStore.summaries")(function* (sessionID: string) {
+  const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {
     return [...messagesById.values()]
-      .filter((m): m is AssistantMessage => m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined)
-      .sort((a, b) => byId(b, a))
+      .filter((m): m is AssistantMessage => m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined && m.time.completed !== undefined && m.error === undefined)
+      .sort((a, b) => byId(b, a))[0]
   })
 
   const claimRun = Effect.fn("SessionStore.claimRun")(function* (run: SessionRun, isLive: RunIsLive) {
@@ -132,7 +132,7 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
 
   const queueMessage = Effect.fn("SessionStore.queueMessage")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
     const held = runs.get(message.sessionID)
-    if (held === undefined || !isLive(held)) return undefined
+    if (held === undefined || held.queued < 0 || !isLive(held)) return undefined
     if (parts.some((part) => part.messageID !== message.id)) return yield* missing(`queue message ${message.id}`, "message")
     messagesById.set(message.id, message)
     for (const part of parts) partsById.set(part.id, part)
@@ -187,7 +187,7 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
-    summaries,
+    latestSummary,
     claimRun,
     getRun,
     heartbeatRun,

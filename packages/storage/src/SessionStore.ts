@@ -31,7 +31,7 @@ export interface SessionRun {
   /** The machine's hostname: a pid means something only there. */
   readonly host: string
   readonly time: { readonly started: number; readonly heartbeat: number }
-  /** Messages queued for this run since it claimed the session. */
+  /** Messages queued for this run since it claimed the session; -1: a claim that takes none (a compaction). */
   readonly queued: number
 }
 
@@ -64,8 +64,8 @@ export class SessionStore extends Context.Service<SessionStore, {
   putParts(parts: ReadonlyArray<Part>): Effect.Effect<void, StoreError>
   /** A session's messages (all, or those `options` selects) ordered by id, each with its parts ordered by id. */
   messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
-  /** A session's compaction summaries (assistant messages with `summary`), newest first, without parts; indexed. */
-  summaries(sessionID: string): Effect.Effect<ReadonlyArray<AssistantMessage>, StoreError>
+  /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
+  latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
   /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
   claimRun(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
   /** The run holding a session, live or not. */

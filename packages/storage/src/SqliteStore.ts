@@ -65,7 +65,8 @@ const WINDOW_IDS = `SELECT id FROM message WHERE session_id = ?1 AND id >= ?2
 const SELECT_WINDOW_MESSAGES = `SELECT data FROM message WHERE id IN (${WINDOW_IDS}) ORDER BY id`
 const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW_IDS}) ORDER BY message_id, id`
 // The same expression as the partial index message_summary_idx, so the planner uses it.
-const SELECT_SUMMARIES = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL ORDER BY id DESC`
+const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL
+  AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
 
 interface RunRow {
   readonly session_id: string
@@ -155,7 +156,7 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     selectWindowMessages.all(sessionID, from, include),
     selectWindowParts.all(sessionID, from, include)
   ] as const)
-  const selectSummaries = client.prepare<{ data: string }, [string]>(SELECT_SUMMARIES)
+  const selectLatestSummary = client.prepare<{ data: string }, [string]>(SELECT_LATEST_SUMMARY)
   const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
   const upsertRun = client.prepare<void, [string, number, string, number, number, number]>(UPSERT_RUN)
   const heartbeat = client.prepare<void, [string, number, string, number, number]>(HEARTBEAT_RUN)
@@ -177,7 +178,7 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
   })
   const queue = client.transaction((message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): SessionRun | undefined => {
     const row = selectRun.get(message.sessionID)
-    if (row === null || !isLive(runOf(row))) return undefined
+    if (row === null || row.queued < 0 || !isLive(runOf(row))) return undefined
     upsertMessage.run(message.id, message.sessionID, message.time.created, JSON.stringify(message))
     for (const part of parts) writePart(part)
     countQueued.run(message.sessionID)
@@ -273,9 +274,9 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     return messageRows.map(({ data }): MessageWithParts => ({ info: data, parts: partsByMessage.get(data.id) ?? [] }))
   })
 
-  const summaries = Effect.fn("SessionStore.summaries")(function* (sessionID: string) {
-    const rows = yield* attempt(() => `read the summaries of session ${sessionID}`, () => selectSummaries.all(sessionID))
-    return rows.map((row) => JSON.parse(row.data) as AssistantMessage)
+  const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {
+    const row = yield* attempt(() => `read the latest summary of session ${sessionID}`, () => selectLatestSummary.get(sessionID))
+    return row === null ? undefined : (JSON.parse(row.data) as AssistantMessage)
   })
 
   const claimRun = Effect.fn("SessionStore.claimRun")(function* (run: SessionRun, isLive: RunIsLive) {
@@ -368,7 +369,7 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     putPart,
     putParts,
     messages,
-    summaries,
+    latestSummary,
     claimRun,
     getRun,
     heartbeatRun,

@@ -129,7 +129,9 @@ describe("indexed reads", () => {
     const db = new Database(":memory:")
     migrate(db, 0)
     const plan = (query: string) => db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${query}`).all().map((row) => row.detail).join("\n")
-    const summaries = plan(`SELECT data FROM message WHERE session_id = 's' AND json_extract(data, '$.summary') IS NOT NULL ORDER BY id DESC`)
+    const summaries = plan(
+      `SELECT data FROM message WHERE session_id = 's' AND json_extract(data, '$.summary') IS NOT NULL AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
+    )
     expect(summaries).toContain("message_summary_idx")
     const window = plan(
       `SELECT data FROM part WHERE message_id IN (SELECT id FROM message WHERE session_id = 's' AND id >= 'm' UNION ALL SELECT id FROM message WHERE session_id = 's' AND id < 'm' AND id IN (SELECT value FROM json_each('[]'))) ORDER BY message_id, id`

@@ -15,6 +15,7 @@ const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<Session
 
 const summary = (id: string, sessionID: string, tailStart?: string): AssistantMessage => ({
   ...(assistantMessage(id, sessionID, "msg_001") as AssistantMessage),
+  time: { created: 2_000, completed: 2_500 },
   summary: { ...(tailStart ? { tailStart } : {}), summarised: [], pinned: [], auto: true }
 })
 
@@ -49,7 +50,7 @@ for (const [name, makeLayer] of implementations) {
       expect(result.all).toHaveLength(5)
     })
 
-    test("summaries: only messages with a summary, newest first", async () => {
+    test("latestSummary: the newest summary that finished without error", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
@@ -60,13 +61,17 @@ for (const [name, makeLayer] of implementations) {
           yield* store.putMessage(summary("msg_002", "ses_a"))
           yield* store.putMessage(assistantMessage("msg_003", "ses_a", "msg_001"))
           yield* store.putMessage(summary("msg_004", "ses_a", "msg_003"))
-          yield* store.putMessage(summary("msg_005", "ses_b"))
-          return { a: yield* store.summaries("ses_a"), none: yield* store.summaries("ses_zzz") }
+          // newer, but failed or unfinished
+          yield* store.putMessage({ ...summary("msg_005", "ses_a"), error: { reason: "x", message: "failed" } })
+          const { completed: _c, ...unfinished } = summary("msg_006", "ses_a").time as { created: number; completed?: number }
+          yield* store.putMessage({ ...summary("msg_006", "ses_a"), time: unfinished })
+          yield* store.putMessage(summary("msg_007", "ses_b"))
+          return { a: yield* store.latestSummary("ses_a"), none: yield* store.latestSummary("ses_zzz") }
         })
       )
-      expect(result.a.map((m) => m.id)).toEqual(["msg_004", "msg_002"])
-      expect(result.a[0]!.summary?.tailStart).toBe("msg_003")
-      expect(result.none).toEqual([])
+      expect(result.a?.id).toBe("msg_004")
+      expect(result.a?.summary?.tailStart).toBe("msg_003")
+      expect(result.none).toBeUndefined()
     })
 
     test("a live claim holds the session; a dead one is taken over; the same claim again is a no-op", async () => {
@@ -124,6 +129,21 @@ for (const [name, makeLayer] of implementations) {
       expect(result.after).toBeUndefined()
       expect(result.twice).toBe(true)
       expect(shape(result.messages)).toEqual([["msg_001", ["prt_001"]]])
+    })
+
+    test("a claim that takes no messages (queued -1, a compaction) refuses queued messages", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          yield* store.createSession(session("ses_a"))
+          yield* store.claimRun({ ...claim("ses_a", 100), queued: -1 }, alive)
+          const m = userMessage("msg_001", "ses_a")
+          return { queued: yield* store.queueMessage(m, [textPart("prt_001", m, "hi")], alive), messages: yield* store.messages("ses_a") }
+        })
+      )
+      expect(result.queued).toBeUndefined()
+      expect(result.messages).toEqual([])
     })
 
     test("a release by a claim that was taken over leaves the new claim alone", async () => {

@@ -1,0 +1,110 @@
+// Races around queued messages and compaction, found in review: a message queued between the claim
+// and the first read, the continuation after a second compaction in one turn, and a message sent
+// while `compact` holds the session.
+import { describe, expect, test } from "bun:test"
+import { Effect, Fiber, Layer } from "effect"
+import { userFlag } from "@reins/domain"
+import { SessionService } from "@reins/session"
+import { SessionStore, makeMemoryStore } from "@reins/storage"
+import type { ScriptedServer } from "@reins/testkit"
+import * as path from "node:path"
+import { scriptedRuntimes, tmp } from "./support.ts"
+
+const runtime = scriptedRuntimes()
+const model = { providerID: "local", modelID: "m" }
+
+describe("queued messages and compaction, racing", () => {
+  test("a message queued right after the claim, before the loop's first read, is in the first request; the turn ends", async () => {
+    let releases = 0
+    const inner = makeMemoryStore()
+    const store: SessionStore["Service"] = {
+      ...inner,
+      // another process queues the moment the claim is stored
+      claimRun: (run, isLive) =>
+        inner.claimRun(run, isLive).pipe(
+          Effect.tap((held) =>
+            held !== undefined
+              ? Effect.void
+              : Effect.asVoid(inner.queueMessage(
+                  { id: "msg_000000000000queued", sessionID: run.sessionID, role: "user", time: { created: 1 }, metadata: { queued: true } },
+                  [{ id: "prt_000000000000queued", sessionID: run.sessionID, messageID: "msg_000000000000queued", type: "text", text: "QUEUED-EARLY" }],
+                  () => true
+                ))
+          )
+        ),
+      releaseRun: (run, seen) => Effect.suspend(() => (releases++, inner.releaseRun(run, seen)))
+    }
+    const { server, cwd, layer } = await runtime([{ text: "answer" }, { text: "never" }], { store: Layer.succeed(SessionStore, store) })
+    const turn = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "hello", model })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(turn.text).toBe("answer")
+    expect(server.requests).toHaveLength(1)
+    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain("QUEUED-EARLY")
+    // released at the first try (and once more, a no-op, when the hold ends)
+    expect(releases).toBeLessThanOrEqual(2)
+  })
+
+  test("a second compaction in one turn continues with that turn's request, not an older pinned one", async () => {
+    const big = { name: "bash", arguments: { command: "seq 100000 103000" } }
+    const echo = (c: string) => ({ name: "bash", arguments: { command: `echo ${c}` } })
+    const overflow = { usage: { prompt_tokens: 15_000, completion_tokens: 10 } }
+    const { cwd, layer } = await runtime(
+      [
+        { text: "answer one" },
+        { toolCalls: [big] },
+        { toolCalls: [big] },
+        { toolCalls: [echo("a")], ...overflow },
+        { text: "## Objective\nSUMMARY ONE" },
+        { toolCalls: [echo("b")] },
+        { toolCalls: [echo("c")], ...overflow },
+        { text: "## Objective\nSUMMARY TWO" },
+        { text: "done" }
+      ],
+      { models: { m: { context: 16_000, output: 2_000 } } }
+    )
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        yield* sessions.prompt({ sessionID: session.id, text: "FIRST-TASK do x", model })
+        const turn = yield* sessions.prompt({ sessionID: session.id, text: "SECOND-TASK do y", model })
+        return { turn, all: yield* (yield* SessionStore).messages(session.id) }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.turn.text).toBe("done")
+    const continuations = out.all.filter((m) => m.info.role === "user" && userFlag(m.info, "compaction_continue"))
+    expect(continuations).toHaveLength(2)
+    for (const c of continuations) expect(c.parts.map((p) => (p.type === "text" ? p.text : ""))).toEqual(["SECOND-TASK do y"])
+  })
+
+  test("a message sent while `compact` holds the session is not queued (nobody would answer it)", async () => {
+    let server: ScriptedServer | undefined
+    const made = await runtime([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "## Objective\nSUMMARY", delayMs: 300 }], {
+      config: { compaction: { tail_turns: 1 } },
+      store: SessionStore.layerSqlite(path.join(tmp(), "reins.db"))
+    })
+    server = made.server
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: made.cwd })
+        for (const text of ["one", "two", "three"]) yield* sessions.prompt({ sessionID: session.id, text, model })
+        const compacting = yield* Effect.forkChild(sessions.compact({ sessionID: session.id, model }))
+        while (server!.requests.length < 4) {
+          if (compacting.pollUnsafe()) return yield* Effect.die(new Error(`compact ended early: ${JSON.stringify(compacting.pollUnsafe())}`))
+          yield* Effect.sleep(10)
+        }
+        const queued = yield* sessions.queue({ sessionID: session.id, text: "SENT-DURING-COMPACT" })
+        yield* Fiber.join(compacting)
+        return { queued, messages: yield* (yield* SessionStore).messages(session.id) }
+      }).pipe(Effect.provide(made.layer), Effect.scoped)
+    )
+    expect(out.queued).toBeUndefined()
+    expect(JSON.stringify(out.messages)).not.toContain("SENT-DURING-COMPACT")
+  })
+})
