@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Schedule } from "effect"
-import type { RunIsLive, SessionRun, SessionStore } from "@reins/storage"
+import { sameClaim, type RunIsLive, type SessionRun, type SessionStore } from "@reins/storage"
 import * as os from "node:os"
 
 /** How a running turn proves it is alive to other processes (T5). */
@@ -44,7 +44,7 @@ export const runIsLive =
     if (run.host === self.host) {
       if (run.pid === self.pid) {
         const mine = running.get(run.sessionID)?.run
-        return mine !== undefined && mine.time.started === run.time.started
+        return mine !== undefined && sameClaim(mine, run)
       }
       if (!processAlive(run.pid)) return false
     }

@@ -3,7 +3,7 @@ import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMess
 import { Compaction, continuation, modelView, readWindow, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
-import { SessionStore, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
+import { SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import { makeProcessor } from "./Processor.ts"
@@ -402,7 +402,7 @@ export class SessionService extends Context.Service<SessionService, {
           const joined = running.get(input.sessionID)
           if (joined?.done) {
             const queued = yield* queue(input)
-            if (queued && joined.run && queued.run.time.started === joined.run.time.started && queued.run.pid === joined.run.pid) {
+            if (queued && joined.run && sameClaim(queued.run, joined.run)) {
               return yield* Deferred.await(joined.done)
             }
             if (queued) {

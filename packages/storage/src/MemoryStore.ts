@@ -1,6 +1,7 @@
 import type { AssistantMessage, Message, Part, PermissionGrant, Session, UserMessage } from "@reins/domain"
 import { Effect } from "effect"
 import type { ListSessionsOptions, MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
+import { sameClaim } from "./Claim.ts"
 import { sessionNotFound, StoreError } from "./StoreError.ts"
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -27,7 +28,6 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   const partsById = new Map<string, Part>()
   const grantsById = new Map<string, PermissionGrant>()
   const runs = new Map<string, SessionRun>()
-  const sameClaim = (a: SessionRun, b: SessionRun) => a.pid === b.pid && a.host === b.host && a.time.started === b.time.started
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
     if (sessions.has(session.id)) {

@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as schema from "./schema.ts"
 import type { MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
+import { sameClaim } from "./Claim.ts"
 import { sessionNotFound, StoreError, toStoreError } from "./StoreError.ts"
 
 const PRAGMAS = [
@@ -93,8 +94,6 @@ const runOf = (row: RunRow): SessionRun => ({
   time: { started: row.time_started, heartbeat: row.time_heartbeat },
   queued: row.queued
 })
-
-const sameClaim = (a: SessionRun, b: SessionRun) => a.pid === b.pid && a.host === b.host && a.time.started === b.time.started
 
 const sessionRow = (session: Session) => ({
   id: session.id,
