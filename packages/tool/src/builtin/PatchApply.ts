@@ -6,7 +6,7 @@ import { lineDiff } from "./Diff.ts"
 import { plainPunctuation } from "./Punctuation.ts"
 import { fail, isBinary, isInside, readBytes, statPath } from "./Files.ts"
 import { oldLinesOf, parsePatch, touchedPaths, type FileOp, type Hunk } from "./Patch.ts"
-import { decodeBytes, encodeText, keepFinalNewline, withFileLocks } from "./TextFile.ts"
+import { decodeBytes, encodeText, keepFinalNewline, readOnlyReason, withFileLocks } from "./TextFile.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Seeking: where a hunk's lines are in a file
@@ -126,7 +126,11 @@ export interface FileChange {
   readonly fuzz: number
 }
 
-/** A file to write: its encoded content, the mode to give it, and the bytes it replaces (to roll back). */
+/**
+ * A file to write: its encoded content, the mode to give a new file, and the bytes it replaces.
+ * A write with `original` changes an existing file in place (through a symlink, keeping its mode,
+ * owner and links); one without creates the file.
+ */
 interface Write {
   readonly target: string
   readonly content: string
@@ -134,12 +138,27 @@ interface Write {
   readonly original?: Uint8Array
 }
 
+/** A path to delete, and what puts it back: its bytes and mode, or the link it was (a symlink is removed, not its target). */
+interface Removal {
+  readonly target: string
+  readonly original: Uint8Array
+  readonly mode: number
+  readonly link?: string
+}
+
+/** The removal of `target`, remembering a symbolic link as a link. */
+const removal = (target: string, original: Uint8Array, mode: number) =>
+  Effect.map(
+    Effect.tryPromise(() => fs.promises.readlink(target)).pipe(Effect.orElseSucceed(() => undefined)),
+    (link): Removal => ({ target, original, mode, ...(link !== undefined ? { link } : {}) })
+  )
+
 /** A validated patch: what changes, and the writes and removals that make it so. */
 export interface Plan {
   readonly cwd: string
   readonly changes: ReadonlyArray<FileChange>
   readonly writes: ReadonlyArray<Write>
-  readonly removals: ReadonlyArray<{ readonly target: string; readonly original: Uint8Array; readonly mode: number }>
+  readonly removals: ReadonlyArray<Removal>
 }
 
 /** How a path is shown: relative when inside `cwd`. */
@@ -152,6 +171,11 @@ const existingFile = Effect.fnUntraced(function* (target: string, file: string, 
   const stat = yield* statPath(target)
   if (stat === undefined) return yield* fail(missing)
   if (stat.isDirectory()) return yield* fail(`${file} is a directory, not a file. Fix the path in the patch; nothing was changed.`)
+  // Files are changed in place, as edit does: a read-only file is refused, never replaced.
+  const readOnly = yield* readOnlyReason(target, stat)
+  if (readOnly !== undefined) {
+    return yield* fail(`Cannot change ${file}: ${readOnly}. Leave it out of the patch, or ask the user to make it writable; nothing was changed.`)
+  }
   return stat
 })
 
@@ -172,7 +196,7 @@ const planOp = Effect.fnUntraced(function* (cwd: string, op: FileOp) {
     const bytes = yield* readBytes(target)
     const before = isBinary(target, bytes) ? "" : decodeBytes(bytes).text
     const change: FileChange = { type: "delete", path: target, before, after: "", hunks: 0, fuzz: 0 }
-    return { change, writes: [], removals: [{ target, original: bytes, mode: stat.mode }] }
+    return { change, writes: [], removals: [yield* removal(target, bytes, stat.mode)] }
   }
   const stat = yield* existingFile(
     target,
@@ -189,13 +213,13 @@ const planOp = Effect.fnUntraced(function* (cwd: string, op: FileOp) {
   const dest = op.movePath === undefined ? undefined : path.resolve(cwd, op.movePath)
   if (dest === undefined || dest === target) {
     const change: FileChange = { type: "update", path: target, before: decoded.text, after, hunks: op.hunks.length, fuzz }
-    return { change, writes: [{ target, content, mode: stat.mode, original: bytes }], removals: [] }
+    return { change, writes: [{ target, content, original: bytes }], removals: [] }
   }
   if ((yield* statPath(dest)) !== undefined) {
     return yield* fail(`Cannot move ${file} to ${shown(cwd, dest)}: the destination already exists. Move to a new path, or delete it first; nothing was changed.`)
   }
   const change: FileChange = { type: "move", path: target, movePath: dest, before: decoded.text, after, hunks: op.hunks.length, fuzz }
-  return { change, writes: [{ target: dest, content, mode: stat.mode }], removals: [{ target, original: bytes, mode: stat.mode }] }
+  return { change, writes: [{ target: dest, content, mode: stat.mode }], removals: [yield* removal(target, bytes, stat.mode)] }
 })
 
 /** Plans already-parsed operations: reads and validates every file and computes every new content; writes nothing. */
@@ -227,7 +251,7 @@ export const planPatch = (cwd: string, patchText: string): Effect.Effect<Plan, T
   })
 
 // ---------------------------------------------------------------------------------------------
-// Committing: stage every write beside its target, then swap them in, undoing on any failure
+// Committing: new files staged beside their targets, existing files rewritten in place, undoing on any failure
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -244,6 +268,7 @@ interface Staged extends Write {
   readonly temp: string
 }
 
+/** Writes each new file to a temp file beside it, so no half-written file ever appears under its name. */
 const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged: Array<Staged>, createdDirs: Array<string>) {
   for (const write of writes) {
     const dir = path.dirname(write.target)
@@ -256,12 +281,15 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
     const temp = path.join(dir, `.${path.basename(write.target)}.reins-patch-${suffix}`)
     yield* io(`Could not write ${write.target}`, () => fs.promises.writeFile(temp, write.content, { flag: "wx", ...(write.mode !== undefined ? { mode: write.mode } : {}) }))
     staged.push({ ...write, temp })
-    // writeFile's mode is filtered by the umask; chmod gives the replacement the original's exact mode.
+    // writeFile's mode is filtered by the umask; chmod gives a moved file the original's exact mode.
     if (write.mode !== undefined) yield* io(`Could not set the mode of ${write.target}`, () => fs.promises.chmod(temp, write.mode! & 0o7777))
   }
 })
 
-/** Writes a plan to disk: all writes staged as temp files, renamed over their targets, then removals; any failure undoes what was done. */
+/**
+ * Writes a plan to disk: new files staged and renamed in, existing files rewritten in place (a
+ * symlink keeps pointing at its target, which changes), then removals; any failure undoes what was done.
+ */
 export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) {
   const staged: Array<Staged> = []
   const createdDirs: Array<string> = []
@@ -274,15 +302,26 @@ export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) 
     return unrestored
   })
   yield* Effect.gen(function* () {
-    yield* stage(plan.writes, staged, createdDirs)
+    yield* stage(
+      plan.writes.filter((w) => w.original === undefined),
+      staged,
+      createdDirs
+    )
+    for (const w of plan.writes) {
+      const original = w.original
+      if (original === undefined) continue
+      // registered first: a write that fails half-way has already changed the file
+      undo.push({ target: w.target, run: () => fs.promises.writeFile(w.target, original) })
+      yield* io(`Could not write ${w.target}`, () => fs.promises.writeFile(w.target, w.content))
+    }
     for (const s of staged) {
-      yield* io(`Could not replace ${s.target}`, () => fs.promises.rename(s.temp, s.target))
-      const original = s.original
-      undo.push({ target: s.target, run: original ? () => fs.promises.writeFile(s.target, original) : () => fs.promises.unlink(s.target) })
+      yield* io(`Could not create ${s.target}`, () => fs.promises.rename(s.temp, s.target))
+      undo.push({ target: s.target, run: () => fs.promises.unlink(s.target) })
     }
     for (const r of plan.removals) {
       yield* io(`Could not delete ${r.target}`, () => fs.promises.unlink(r.target))
-      undo.push({ target: r.target, run: () => fs.promises.writeFile(r.target, r.original, { mode: r.mode }) })
+      const link = r.link
+      undo.push({ target: r.target, run: link !== undefined ? () => fs.promises.symlink(link, r.target) : () => fs.promises.writeFile(r.target, r.original, { mode: r.mode }) })
     }
   }).pipe(
     Effect.catch((e) =>

@@ -1,4 +1,5 @@
 import { Effect, Semaphore } from "effect"
+import * as fs from "node:fs"
 
 /** A text file as the edit tools see it: the text with LF endings, and how to write it back. */
 export interface TextFile {
@@ -22,9 +23,26 @@ export const decodeText = (raw: string): TextFile => {
 /** Decodes file bytes as UTF-8, keeping a BOM visible to `decodeText`. */
 export const decodeBytes = (bytes: Uint8Array): TextFile => decodeText(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes))
 
-/** The bytes to write for `text` (LF) in the file's original style. */
+/**
+ * The bytes to write for `text` (LF) in the file's original style. Only the line breaks become
+ * CRLF: a `\r` that is part of a line's content (`foo\r\r\n`) stays where it was.
+ */
 export const encodeText = (file: Pick<TextFile, "bom" | "crlf">, text: string) =>
-  (file.bom ? BOM : "") + (file.crlf ? text.replace(/\r?\n/g, "\r\n") : text)
+  (file.bom ? BOM : "") + (file.crlf ? text.replace(/\n/g, "\r\n") : text)
+
+/**
+ * Why an existing file must not be rewritten: no write bit at all (read-only, which even root
+ * respects here), or no write access for this process. Undefined when it may be written.
+ */
+export const readOnlyReason = (target: string, stat: fs.Stats): Effect.Effect<string | undefined> => {
+  if (stat.isFile() && (stat.mode & 0o222) === 0) {
+    return Effect.succeed(`it is read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")})`)
+  }
+  return Effect.tryPromise(() => fs.promises.access(target, fs.constants.W_OK)).pipe(
+    Effect.as(undefined),
+    Effect.orElseSucceed(() => "this process may not write it")
+  )
+}
 
 /**
  * Gives `updated` the final-newline state of `original`: an edit never adds or drops the newline
