@@ -139,4 +139,57 @@ describe("bash tool", () => {
     const left = execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${n}`)
     expect(left).toEqual([])
   })
+  test("a 300 KiB command runs (it is passed on stdin, not as one argument: no E2BIG)", async () => {
+    const cwd = tempDir()
+    const words = Array.from({ length: 30_000 }, (_, i) => `w${i}`).join(" ")
+    const command = `cat <<'EOF' > big.txt\n${words}\nEOF\necho "$(wc -w < big.txt) words"\nexit 5`
+    expect(command.length).toBeGreaterThan(300 * 1024 / 2)
+    const padded = `${command}\n${"# padding\n".repeat(16_000)}`
+    expect(padded.length).toBeGreaterThan(300 * 1024)
+    const r = await runTool(bash, { command: `${padded}` }, { cwd })
+    expect(r._tag).toBe("Success")
+    expect(r.success.output).toBe("30000 words\n\n(exit code 5)")
+    expect(fs.readFileSync(path.join(cwd, "big.txt"), "utf8")).toBe(`${words}\n`)
+  })
+  test("a 300 KiB single echo prints exactly its argument", async () => {
+    const text = "x".repeat(300 * 1024)
+    const dir = tempDir()
+    const sink = new Sink(path.join(dir, "out.txt"))
+    const outcome = await Effect.runPromise(runCommand(`echo ${text}`, dir, 60_000, sink))
+    const capture = sink.close()
+    expect(outcome.exitCode).toBe(0)
+    expect(capture.totalBytes).toBe(text.length + 1)
+  })
+  // what passing the command on stdin must not change
+  const same: ReadonlyArray<readonly [string, string, string]> = [
+    ["the command's own stdin is empty", "cat; echo rc=$?", "rc=0\n"],
+    ["no helper variable is left in the environment", "set | grep -c -i reins_command", "0\n"],
+    ["cwd is the working directory", "basename \"$PWD\"", "<cwd>\n"],
+    ["stderr joins stdout in order", "echo a; echo b >&2; echo c", "a\nb\nc\n"],
+    ["a syntax error is reported with exit code 2", "echo ok; if then", "<syntax>"],
+    ["exit ends the command with its code", "echo before; exit 7; echo after", "before\n"],
+    ["trailing newlines and quotes are kept", "printf '%s\\n' \"it's\" 'a \"b\"'\n\n\n", "it's\na \"b\"\n"],
+    ["a heredoc at the very end without a newline", "cat <<X\nhello\nX", "hello\n"],
+    ["return outside a function fails as with -c", "return 3; echo after $?", "<return>"],
+    ["positional parameters are empty", 'echo "[$#][$*]"', "[0][]\n"]
+  ]
+  for (const [name, command, expected] of same) {
+    test(`stdin-passed command: ${name}`, async () => {
+      const dir = tempDir()
+      const sink = new Sink(path.join(tempDir(), "out.txt"))
+      const outcome = await Effect.runPromise(runCommand(command, dir, 60_000, sink))
+      const text = sink.close().text ?? ""
+      if (expected === "<syntax>") {
+        expect(outcome.exitCode).toBe(2)
+        expect(text).toContain("syntax error")
+      } else if (expected === "<return>") {
+        expect(text).toContain("return")
+        expect(text).toContain("can only `return'")
+        expect(text).toContain("after 2")
+      } else {
+        expect(text).toBe(expected.replace("<cwd>", path.basename(dir)))
+        expect(outcome.exitCode).toBe(name.startsWith("exit") ? 7 : name.startsWith("no helper") ? 1 : 0)
+      }
+    })
+  }
 })

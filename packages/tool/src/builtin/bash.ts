@@ -1,10 +1,11 @@
-import { Effect, Schema } from "effect"
+import { Deferred, Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
 import { define, render, ToolError } from "../Tool.ts"
+import { identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
@@ -27,31 +28,31 @@ interface Outcome {
   readonly timedOut: boolean
 }
 
-/** Kills the whole process group so children of the shell die too. */
-const killGroup = (pid: number | undefined) => {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, "SIGKILL")
-  } catch {
-    // the group is already gone
-  }
-}
+// The command comes on stdin, not as an argument: one argv string is capped at 128 KiB
+// (MAX_ARG_STRLEN, E2BIG). The shell reads all of it (the command substitution is expanded before
+// eval's redirection applies), then evaluates it with /dev/null as its stdin, as before, and
+// stderr joined to stdout: exit code, cwd, env and error messages as with `-c`.
+const BOOTSTRAP = 'exec 2>&1; eval "$(cat)" </dev/null'
 
 /**
  * Runs `command` as a real child process in its own process group, streaming its output into
  * `sink` as it comes. stderr is joined to stdout inside the shell (`exec 2>&1`), so the two
  * interleave in the order the command wrote them. Interrupting the effect (Ctrl+C, a
- * cancelled step) kills the group; so does the timeout.
+ * cancelled step) kills the group; so does the timeout. `onStart` gets the group's id.
  */
-export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink) =>
+export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const child = spawn(shell, ["-c", `exec 2>&1\n${command}`], {
+    const child = spawn(shell, ["-c", BOOTSTRAP], {
       cwd,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
     })
+    // A shell that dies before reading all of it closes the pipe (EPIPE): its exit says why.
+    child.stdin.on("error", () => {})
+    child.stdin.end(command)
+    if (child.pid !== undefined) onStart?.(child.pid)
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
     child.stderr.on("data", write)
@@ -105,13 +106,32 @@ export const bash = define("bash", {
         memoryBytes: Math.max(1024 * 1024, 4 * limits.maxBytes),
         keepBytes: Math.max(128 * 1024, 2 * limits.maxBytes)
       })
-      // progress: every second, the bytes so far and the last lines (also what an interrupt keeps)
+      // progress: at once the process group (so a later reins can stop it if this one is killed),
+      // then every second the bytes so far and the last lines (also what an interrupt keeps)
+      let group: GroupRecord | undefined
       const report = Effect.suspend(() => {
         const p = sink.peek()
-        return ctx.progress?.({ outputBytes: p.totalBytes, outputLines: p.totalLines, tail: p.tail, ...(p.file ? { outputPath: p.file } : {}) }) ?? Effect.void
+        return (
+          ctx.progress?.({
+            outputBytes: p.totalBytes,
+            outputLines: p.totalLines,
+            tail: p.tail,
+            ...(p.file ? { outputPath: p.file } : {}),
+            ...(group ? { process: group } : {})
+          }) ?? Effect.void
+        )
       })
-      const outcome = yield* runCommand(args.command, cwd, timeout, sink).pipe(
-        Effect.raceFirst(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report)))),
+      const started = yield* Deferred.make<number>()
+      const reporting = Deferred.await(started).pipe(
+        Effect.flatMap(identify),
+        Effect.flatMap((record) => {
+          group = record
+          return record ? report : Effect.void
+        }),
+        Effect.andThen(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report))))
+      )
+      const outcome = yield* runCommand(args.command, cwd, timeout, sink, (pid) => Deferred.doneUnsafe(started, Effect.succeed(pid))).pipe(
+        Effect.raceFirst(reporting),
         Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))))
       )
       const capture = sink.close()

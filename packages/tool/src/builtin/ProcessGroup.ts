@@ -1,0 +1,111 @@
+import { Effect, Predicate } from "effect"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+
+/**
+ * A running command's process group, as bash records it in its tool part while the command runs,
+ * so that a later reins can stop the command if this one died without stopping it (SIGKILL).
+ * `start` is the leader's start time (field 22 of /proc/<pid>/stat, clock ticks since boot) and
+ * `boot` the kernel's boot id: together with the pid they name one process, never a later one
+ * that reused the pid.
+ */
+export interface GroupRecord {
+  readonly pgid: number
+  readonly start: number
+  readonly boot: string
+  readonly host: string
+}
+
+/** What `reap` did with a recorded group. */
+export type Reaped =
+  /** The group was still running and was killed. */
+  | "killed"
+  /** Nothing of it is left. */
+  | "gone"
+  /** Its pid now belongs to another process (or group): left alone. */
+  | "replaced"
+  /** Recorded on another machine or before a reboot, or this system has no /proc: left alone. */
+  | "elsewhere"
+
+/** Kills the whole process group so children of the shell die too. */
+export const killGroup = (pgid: number | undefined) => {
+  if (pgid === undefined) return
+  try {
+    process.kill(-pgid, "SIGKILL")
+  } catch {
+    // the group is already gone
+  }
+}
+
+interface Stat {
+  readonly pgrp: number
+  readonly session: number
+  readonly start: number
+}
+
+// The command name (field 2) is in parentheses and may hold spaces or parentheses itself:
+// the fields that follow are counted from the last ")".
+const parseStat = (text: string): Stat | undefined => {
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  const pgrp = Number(fields[2])
+  const session = Number(fields[3])
+  const start = Number(fields[19])
+  return Number.isInteger(pgrp) && Number.isInteger(session) && Number.isInteger(start) ? { pgrp, session, start } : undefined
+}
+
+const readText = (file: string) =>
+  Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(Effect.option, Effect.map((o) => (o._tag === "Some" ? o.value : undefined)))
+
+const statOf = (pid: number) => Effect.map(readText(`/proc/${pid}/stat`), (text) => (text === undefined ? undefined : parseStat(text)))
+
+const bootID = Effect.map(readText("/proc/sys/kernel/random/boot_id"), (text) => text?.trim())
+
+/** The record of the group `pid` leads (a child spawned detached), or undefined where there is no /proc or it has exited. */
+export const identify = (pid: number): Effect.Effect<GroupRecord | undefined> =>
+  Effect.gen(function* () {
+    const stat = yield* statOf(pid)
+    const boot = yield* bootID
+    if (stat === undefined || boot === undefined) return undefined
+    return { pgid: pid, start: stat.start, boot, host: os.hostname() }
+  })
+
+/** The record kept in a tool part's metadata under `process`, if it is one. */
+export const recordOf = (metadata: unknown): GroupRecord | undefined => {
+  if (!Predicate.hasProperty(metadata, "process")) return undefined
+  const p = metadata.process
+  if (!Predicate.hasProperty(p, "pgid") || !Predicate.hasProperty(p, "start") || !Predicate.hasProperty(p, "boot") || !Predicate.hasProperty(p, "host")) return undefined
+  const { pgid, start, boot, host } = p
+  if (!Number.isInteger(pgid) || !Number.isInteger(start) || typeof boot !== "string" || typeof host !== "string") return undefined
+  return { pgid: pgid as number, start: start as number, boot, host }
+}
+
+// Members of the recorded group once its leader has exited (a shell killed by SIGPIPE after reins
+// died leaves its background jobs): while any member lives, Linux keeps the group's id from being
+// reused, so a process in that group and session, started no earlier than the leader, is ours.
+const survivors = (record: GroupRecord) =>
+  Effect.gen(function* () {
+    const entries = yield* Effect.tryPromise(() => fs.readdir("/proc")).pipe(Effect.orElseSucceed((): Array<string> => []))
+    const pids = entries.filter((name) => /^\d+$/.test(name)).map(Number)
+    const stats = yield* Effect.forEach(pids, statOf, { concurrency: 16 })
+    return stats.filter((s) => s !== undefined && s.pgrp === record.pgid && s.session === record.pgid && s.start >= record.start).length
+  })
+
+/**
+ * Kills a recorded group if it is still the same one: its leader alive with the recorded start
+ * time, or (the leader gone) members of that group left. A pid now used by another process is
+ * never signalled.
+ */
+export const reap = (record: GroupRecord): Effect.Effect<Reaped> =>
+  Effect.gen(function* () {
+    const boot = yield* bootID
+    if (boot === undefined || boot !== record.boot || record.host !== os.hostname()) return "elsewhere"
+    const leader = yield* statOf(record.pgid)
+    if (leader !== undefined) {
+      if (leader.start !== record.start || leader.pgrp !== record.pgid) return "replaced"
+      killGroup(record.pgid)
+      return "killed"
+    }
+    if ((yield* survivors(record)) === 0) return "gone"
+    killGroup(record.pgid)
+    return "killed"
+  })
