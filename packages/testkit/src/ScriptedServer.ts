@@ -17,9 +17,20 @@ export type ScriptedStep =
       delayMs?: number
       /** Delay between streamed chunks. */
       chunkDelayMs?: number
+      /** Stream only the first n chunks (text, tool calls, the finish, usage and `[DONE]` are chunks), then hold the connection open. */
+      stallAfterChunks?: number
+      /** Stream only the first n chunks, then end the response cleanly: no finish reason, no `[DONE]`. */
+      closeAfterChunks?: number
     }
   | { error: { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> } }
   | { hang: true }
+  /**
+   * Holds the request open until the client goes: `"headers"` sends nothing at all; `"body"` sends
+   * the headers of an event stream and then not one byte.
+   */
+  | { stall: "headers" | "body" }
+  /** Answers with exactly this (e.g. an HTML page with status 200, as a wrong `baseURL` gets). */
+  | { raw: { status?: number; contentType?: string; body: string } }
 
 /** One chat-completions request the server received. */
 export interface ScriptedRequest {
@@ -32,6 +43,8 @@ export interface ScriptedRequest {
   respondedAt?: number
   /** Characters of the raw request body (the default `prompt_tokens` is a quarter of this, rounded up). */
   bodyLength: number
+  /** `performance.now()` when the client went away before the response was complete (aborted, or the stream cancelled). */
+  abortedAt?: number
 }
 
 /** Options of `startScriptedServer`. */
@@ -61,7 +74,7 @@ export interface ScriptedServer {
 
 export const SCRIPTED_MODEL_ID = "scripted-model"
 
-type ContentStep = Exclude<ScriptedStep, { error: unknown } | { hang: true }>
+type ContentStep = Exclude<ScriptedStep, { error: unknown } | { hang: true } | { stall: unknown } | { raw: unknown }>
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const randomId = () => crypto.randomUUID().replaceAll("-", "").slice(0, 24)
@@ -101,7 +114,11 @@ function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof re
   }
 }
 
-function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}): Response {
+/** Resolves when the client goes away. */
+const untilAborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })))
+
+function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}, onCancel: () => void = () => {}): Response {
   const id = `chatcmpl-${randomId()}`
   const created = Math.floor(Date.now() / 1000)
   const calls = resolveCalls(step)
@@ -129,11 +146,14 @@ function streamResponse(step: ContentStep, model: string, rawBody: string, onSen
     async pull(controller) {
       const wait = i === 0 ? step.delayMs : step.chunkDelayMs
       if (wait) await sleep(wait)
+      if (i === step.closeAfterChunks) return controller.close()
+      if (i === step.stallAfterChunks) return new Promise<void>(() => {}) // held until the client cancels
       const frame = frames[i++]
       if (frame === undefined) return controller.close()
       controller.enqueue(encoder.encode(frame))
       if (i === frames.length) onSent()
     },
+    cancel: onCancel,
   })
   return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
 }
@@ -166,6 +186,30 @@ function hangResponse(stream: boolean): Response {
   return new Response(body, { headers: { "content-type": stream ? "text/event-stream" : "application/json" } })
 }
 
+/**
+ * Bun.serve sends a response's headers only with its first body byte, so headers followed by
+ * nothing come from this node:http listener instead; the scripted server redirects there (a 307
+ * keeps the method and body).
+ */
+async function startHeadersOnlyServer() {
+  const { createServer } = await import("node:http")
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    res.flushHeaders()
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}/stalled`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
 export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const script = [...steps]
   const requests: ScriptedServer["requests"] = []
@@ -175,6 +219,8 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
     if (next < script.length) return script[next++]
     return options.repeatLast ? script[script.length - 1] : undefined
   }
+
+  let headersOnly: Promise<Awaited<ReturnType<typeof startHeadersOnlyServer>>> | undefined
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -201,6 +247,8 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
         return response
       }
       requests.push(record)
+      const aborted = () => void (record.respondedAt === undefined && (record.abortedAt ??= performance.now()))
+      req.signal.addEventListener("abort", aborted, { once: true })
       let body: any
       try {
         body = JSON.parse(rawBody)
@@ -216,8 +264,19 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
         return sent(errorResponse(e.status, e.message, e.type, e.code ?? null, e.headers))
       }
       if ("hang" in step) return hangResponse(stream)
+      if ("stall" in step) {
+        if (step.stall === "headers") return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
+        headersOnly ??= startHeadersOnlyServer()
+        return Response.redirect((await headersOnly).url, 307)
+      }
+      if ("raw" in step) {
+        const { status = 200, contentType = "text/html; charset=utf-8", body: text } = step.raw
+        return sent(new Response(text, { status, headers: { "content-type": contentType } }))
+      }
       const model = typeof body?.model === "string" ? body.model : SCRIPTED_MODEL_ID
-      return stream ? streamResponse(step, model, rawBody, () => sent(undefined)) : sent(await jsonResponse(step, model, rawBody))
+      return stream
+        ? streamResponse(step, model, rawBody, () => sent(undefined), aborted)
+        : sent(await jsonResponse(step, model, rawBody))
     },
   })
 
@@ -225,6 +284,9 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
     remaining: () => Math.max(0, script.length - next),
-    stop: () => server.stop(true),
+    stop: async () => {
+      await server.stop(true)
+      await (await headersOnly)?.stop()
+    },
   }
 }

@@ -177,3 +177,72 @@ test("cli prints the URL and serves the script", async () => {
     await Bun.file(script).delete()
   }
 })
+
+describe("ScriptedServer: providers that hang or misbehave", () => {
+  const post = (url: string, signal?: AbortSignal) =>
+    fetch(`${url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", stream: true, messages: [] }), ...(signal ? { signal } : {}) })
+
+  test("stall headers: no response until the client gives up, which the server records", async () => {
+    server = await startScriptedServer([{ stall: "headers" }])
+    const controller = new AbortController()
+    const answer = post(server.url, controller.signal).then(() => "answered", (e: Error) => e.name)
+    await Bun.sleep(150)
+    controller.abort()
+    expect(await answer).toBe("AbortError")
+    await Bun.sleep(50)
+    expect(server.requests[0]!.abortedAt).toBeNumber()
+    expect(server.requests[0]!.respondedAt).toBeUndefined()
+  })
+
+  test("stall body: event-stream headers arrive, then not one byte", async () => {
+    server = await startScriptedServer([{ stall: "body" }, { text: "after" }])
+    const response = await post(server.url)
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("text/event-stream")
+    const reader = response.body!.getReader()
+    const first = await Promise.race([reader.read().then(() => "bytes"), Bun.sleep(200).then(() => "nothing")])
+    expect(first).toBe("nothing")
+    await reader.cancel()
+    const model = createOpenAICompatible({ name: "s", baseURL: server.url }).chatModel("m")
+    expect(await streamText({ model, prompt: "hi", maxRetries: 0 }).text).toBe("after")
+  })
+
+  test("stallAfterChunks streams part of the answer and holds the connection open", async () => {
+    const { model } = await setup([{ text: "one two three four five six", stallAfterChunks: 2 }])
+    const controller = new AbortController()
+    const parts: string[] = []
+    const done = (async () => {
+      for await (const part of streamText({ model, prompt: "hi", maxRetries: 0, abortSignal: controller.signal }).fullStream) {
+        parts.push(part.type)
+        if (part.type === "text-delta") setTimeout(() => controller.abort(), 150)
+      }
+    })()
+    await done
+    expect(parts).toContain("text-delta")
+    expect(parts).not.toContain("finish-step")
+    expect(parts.at(-1)).toBe("abort")
+    for (let i = 0; i < 50 && server!.requests[0]!.abortedAt === undefined; i++) await Bun.sleep(10)
+    expect(server!.requests[0]!.abortedAt).toBeNumber()
+  })
+
+  test("closeAfterChunks ends the stream without a finish reason", async () => {
+    const { model } = await setup([{ text: "one two three four five six", closeAfterChunks: 2 }, { text: "whole", closeAfterChunks: 0 }])
+    const parts = await collect(streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {} }).fullStream)
+    expect(parts.filter((p) => p.type === "text-delta").length).toBeGreaterThan(0)
+    const err = parts.find((p) => p.type === "error")
+    expect(err?.type === "error" && (err.error as Error).message).toContain("without a finish reason")
+    const empty = await collect(streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {} }).fullStream)
+    expect(empty.filter((p) => p.type === "text-delta")).toHaveLength(0)
+    expect(empty.some((p) => p.type === "error")).toBe(true)
+  })
+
+  test("raw answers with the given status, content type and body", async () => {
+    server = await startScriptedServer([{ raw: { body: "<html><title>Welcome to nginx!</title></html>" } }, { raw: { status: 502, contentType: "text/plain", body: "bad gateway" } }])
+    const page = await post(server.url)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    expect(await page.text()).toContain("Welcome to nginx!")
+    const gateway = await post(server.url)
+    expect([gateway.status, await gateway.text()]).toEqual([502, "bad gateway"])
+  })
+})
