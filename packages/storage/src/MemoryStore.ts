@@ -1,7 +1,7 @@
 import type { AssistantMessage, Message, Part, PermissionGrant, Session, UserMessage } from "@reins/domain"
 import { Effect } from "effect"
 import type { ListSessionsOptions, MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
-import { sameClaim } from "./Claim.ts"
+import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 import { sessionNotFound, StoreError } from "./StoreError.ts"
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -29,6 +29,14 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   const grantsById = new Map<string, PermissionGrant>()
   const runs = new Map<string, SessionRun>()
 
+  // Like SQLite: a write under a claim checks it first (one process: nothing comes in between).
+  const checkClaim = (sessionIDs: ReadonlyArray<string>) =>
+    Effect.flatMap(WritingClaim, (claim) => {
+      if (claim === undefined || !sessionIDs.includes(claim.sessionID)) return Effect.void
+      const holder = runs.get(claim.sessionID)
+      return holder !== undefined && sameClaim(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
+    })
+
   const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
     if (sessions.has(session.id)) {
       return yield* new StoreError({
@@ -40,6 +48,7 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   })
 
   const updateSession = Effect.fn("SessionStore.updateSession")(function* (session: Session) {
+    yield* checkClaim([session.id])
     if (!sessions.has(session.id)) return yield* sessionNotFound(session.id)
     sessions.set(session.id, session)
   })
@@ -65,18 +74,21 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
   })
 
   const putMessage = Effect.fnUntraced(function* (message: Message) {
+    yield* checkClaim([message.sessionID])
     if (!sessions.has(message.sessionID)) return yield* missing(`save message ${message.id}`, "session")
     messagesById.set(message.id, message)
   })
 
   // Hot path (every streamed delta): no span.
   const putPart = Effect.fnUntraced(function* (part: Part) {
+    yield* checkClaim([part.sessionID])
     if (!messagesById.has(part.messageID)) return yield* missing(`save part ${part.id}`, "message")
     partsById.set(part.id, part)
   })
 
   const putParts = Effect.fn("SessionStore.putParts")(function* (parts: ReadonlyArray<Part>) {
     // All or nothing, like the SQLite transaction.
+    yield* checkClaim(parts.map((part) => part.sessionID))
     const orphan = parts.find((part) => !messagesById.has(part.messageID))
     if (orphan !== undefined) return yield* missing(`save ${parts.length} parts`, "message")
     for (const part of parts) partsById.set(part.id, part)
@@ -119,7 +131,9 @@ export const makeMemoryStore = (): SessionStore["Service"] => {
 
   const heartbeatRun = Effect.fnUntraced(function* (run: SessionRun, time: number) {
     const held = runs.get(run.sessionID)
-    if (held !== undefined && sameClaim(held, run)) runs.set(run.sessionID, { ...held, time: { ...held.time, heartbeat: time } })
+    if (held === undefined || !sameClaim(held, run)) return false
+    runs.set(run.sessionID, { ...held, time: { ...held.time, heartbeat: time } })
+    return true
   })
 
   const releaseRun = Effect.fn("SessionStore.releaseRun")(function* (run: SessionRun, seen: number) {

@@ -44,7 +44,10 @@ export interface MessageWithParts {
   readonly parts: ReadonlyArray<Part>
 }
 
-/** Sessions, messages and parts, and the permission grants kept per project; every write is atomic. */
+/**
+ * Sessions, messages and parts, and the permission grants kept per project; every write is atomic.
+ * Under a `WritingClaim`, writes to that claim's session also check the claim in the same transaction.
+ */
 export class SessionStore extends Context.Service<SessionStore, {
   /** Stores a new session; fails if the id is taken. */
   createSession(session: Session): Effect.Effect<void, StoreError>
@@ -70,8 +73,8 @@ export class SessionStore extends Context.Service<SessionStore, {
   claimRun(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
   /** The run holding a session, live or not. */
   getRun(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
-  /** Records that a claimed run is still alive. */
-  heartbeatRun(run: SessionRun, time: number): Effect.Effect<void, StoreError>
+  /** Records that a claimed run is still alive; false (nothing written) when the claim no longer holds its session. */
+  heartbeatRun(run: SessionRun, time: number): Effect.Effect<boolean, StoreError>
   /**
    * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
    * returns false and the run goes on to answer them. True when released (or no longer held).

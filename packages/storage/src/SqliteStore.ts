@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as schema from "./schema.ts"
 import type { MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
-import { sameClaim } from "./Claim.ts"
+import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 import { sessionNotFound, StoreError, toStoreError } from "./StoreError.ts"
 
 const PRAGMAS = [
@@ -170,6 +170,23 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     upsertRun.run(...claimKey(run), run.time.heartbeat, run.queued)
     return undefined
   })
+  // A write under a claim: the claim is checked in the write's own transaction (BEGIN IMMEDIATE,
+  // so no other process can take the session over between the check and the write).
+  const checkClaim = (claim: SessionRun) => {
+    const row = selectRun.get(claim.sessionID)
+    const holder = row === null ? undefined : runOf(row)
+    if (holder === undefined || !sameClaim(holder, claim)) throw takenOver(claim, holder)
+  }
+  const claimed = client.transaction((claim: SessionRun, write: () => unknown): unknown => {
+    checkClaim(claim)
+    return write()
+  })
+  const underClaim = <A>(claim: SessionRun, write: () => A): A => claimed.immediate(claim, write) as A
+  /** Runs `write` (to `sessionIDs`) checking the fiber's WritingClaim first if it is one of theirs. */
+  const guarded = <A>(sessionIDs: ReadonlyArray<string>, action: () => string, write: () => A) =>
+    Effect.flatMap(WritingClaim, (claim) =>
+      claim !== undefined && sessionIDs.includes(claim.sessionID) ? attempt(action, () => underClaim(claim, write)) : attempt(action, write)
+    )
   const releaseClaim = client.transaction((run: SessionRun, seen: number): boolean => {
     if (release.run(...claimKey(run), seen).changes > 0) return true
     const row = selectRun.get(run.sessionID)
@@ -193,7 +210,8 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
 
   const updateSession = Effect.fn("SessionStore.updateSession")(function* (value: Session) {
     const { id: _id, ...row } = sessionRow(value)
-    const updated = yield* attempt(
+    const updated = yield* guarded(
+      [value.id],
       () => `update session ${value.id}`,
       () => db.update(session).set(row).where(eq(session.id, value.id)).returning({ id: session.id }).all()
     )
@@ -231,7 +249,8 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
 
   // Called several times per step: a prepared statement, no span.
   const putMessage = Effect.fnUntraced(function* (value: Message) {
-    yield* attempt(
+    yield* guarded(
+      [value.sessionID],
       () => `save message ${value.id}`,
       () => upsertMessage.run(value.id, value.sessionID, value.time.created, JSON.stringify(value))
     )
@@ -239,12 +258,15 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
 
   // Hot path (every streamed delta): no span.
   const putPart = Effect.fnUntraced(function* (value: Part) {
-    yield* attempt(() => `save part ${value.id}`, () => writePart(value))
+    yield* guarded([value.sessionID], () => `save part ${value.id}`, () => writePart(value))
   })
 
   const putParts = Effect.fn("SessionStore.putParts")(function* (values: ReadonlyArray<Part>) {
     if (values.length === 0) return
-    yield* attempt(() => `save ${values.length} parts`, () => writeParts.immediate(values))
+    const claim = yield* WritingClaim
+    yield* claim !== undefined && values.some((v) => v.sessionID === claim.sessionID)
+      ? attempt(() => `save ${values.length} parts`, () => underClaim(claim, () => writeParts(values)))
+      : attempt(() => `save ${values.length} parts`, () => writeParts.immediate(values))
   })
 
   const windowRows = (sessionID: string, from: string, include: ReadonlyArray<string>) => {
@@ -288,7 +310,7 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
   })
 
   const heartbeatRun = Effect.fnUntraced(function* (run: SessionRun, time: number) {
-    yield* attempt(() => `mark session ${run.sessionID} as still running`, () => heartbeat.run(...claimKey(run), time))
+    return yield* attempt(() => `mark session ${run.sessionID} as still running`, () => heartbeat.run(...claimKey(run), time).changes > 0)
   })
 
   const releaseRun = Effect.fn("SessionStore.releaseRun")(function* (run: SessionRun, seen: number) {

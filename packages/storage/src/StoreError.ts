@@ -1,7 +1,7 @@
 import { Predicate, Schema } from "effect"
 
-/** Why a store operation failed. */
-export const StoreErrorReason = Schema.Literals(["not-found", "io", "disk-full", "corrupt"])
+/** Why a store operation failed; "taken-over": a write under a claim another process has taken (see `WritingClaim`). */
+export const StoreErrorReason = Schema.Literals(["not-found", "io", "disk-full", "corrupt", "taken-over"])
 export type StoreErrorReason = typeof StoreErrorReason.Type
 
 /** The one error of the session store; `message` says what happened and what to do. */

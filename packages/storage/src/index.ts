@@ -1,5 +1,5 @@
 export * from "./SessionStore.ts"
-export { sameClaim } from "./Claim.ts"
+export { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 export { StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"
 export { makeSqliteStore, openDatabase } from "./SqliteStore.ts"
