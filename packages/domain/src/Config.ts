@@ -14,12 +14,29 @@ export type ModelLimits = typeof ModelLimits.Type
 export const ProviderType = Schema.Literals(["openai-compatible", "openai", "anthropic"])
 export type ProviderType = typeof ProviderType.Type
 
+const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * Seconds a provider may stay silent before the attempt fails and is retried like a dropped
+ * connection; 0 turns a limit off. Unset fields fall back to `provider_timeout`, then the defaults.
+ */
+export const ProviderTimeoutConfig = Schema.Struct({
+  /** From sending the request to the response headers (default 60). */
+  connect: Schema.optional(Seconds),
+  /** From the headers to the first bytes of the stream (default 180). */
+  first_byte: Schema.optional(Seconds),
+  /** The longest gap between two chunks of the stream (default 120). */
+  idle: Schema.optional(Seconds)
+})
+export type ProviderTimeoutConfig = typeof ProviderTimeoutConfig.Type
+
 export const ProviderConfig = Schema.Struct({
   type: ProviderType,
   baseURL: Schema.optional(Schema.String),
   apiKey: Schema.optional(Schema.String),
   headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  models: Schema.optional(Schema.Record(Schema.String, ModelLimits))
+  models: Schema.optional(Schema.Record(Schema.String, ModelLimits)),
+  timeout: Schema.optional(ProviderTimeoutConfig)
 })
 export type ProviderConfig = typeof ProviderConfig.Type
 
@@ -99,6 +116,8 @@ export const Config = Schema.Struct({
   permission: Schema.optional(PermissionConfig),
   agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))) })),
   retry: Schema.optional(RetryConfig),
+  /** Timeouts for every provider; `provider.<id>.timeout` overrides them field by field. */
+  provider_timeout: Schema.optional(ProviderTimeoutConfig),
   instructions: Schema.optional(Schema.Array(Schema.String)),
   tool_output: Schema.optional(ToolOutputConfig),
   /** Where "always" replies are kept: for the session only (the default) or for the project, across runs. */
