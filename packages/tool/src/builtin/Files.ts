@@ -1,7 +1,7 @@
 import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isInside, pathRequests } from "@reins/permission"
+import { isInside, pathRequests, realLocation } from "@reins/permission"
 import { ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 
 /** A `failed` ToolError; the message tells the model what to do next. */
@@ -20,14 +20,20 @@ export const displayPath = (ctx: ToolContext, target: string) =>
 
 /**
  * The needs of a tool touching `target`: `external_directory` first when it lies outside the
- * working directory, then the tool's own permission on the absolute path.
+ * working directory, then the tool's own permission on the absolute path — and on the real
+ * location too when a symlink leads elsewhere, so a link to `.env` is judged as `.env`.
  */
 export const pathNeeds = (
   ctx: ToolContext,
   permission: string,
   target: string,
   options: { readonly kind: "file" | "directory"; readonly always: ReadonlyArray<string>; readonly title?: string }
-): Array<PermissionNeed> => pathRequests(ctx.cwd, permission, target, options)
+): Array<PermissionNeed> => {
+  const real = realLocation(target)
+  return pathRequests(ctx.cwd, permission, target, options).map((need) =>
+    need.permission === permission && real !== target ? { ...need, patterns: [...need.patterns, real] } : need
+  )
+}
 
 /** A directory glob for "always allow": everything beside (or below) the target. */
 export const dirGlob = (target: string, kind: "file" | "directory") => path.join(kind === "file" ? path.dirname(target) : target, "*")
@@ -39,12 +45,54 @@ export const statPath = (target: string) =>
     catch: (e) => fail(`Could not stat ${target}: ${describe(e)}`)
   })
 
-/** Reads a whole file as bytes. */
+/** What a path that is not a regular file is, for messages; undefined for a regular file. */
+export const specialKind = (stat: fs.Stats) =>
+  stat.isFile()
+    ? undefined
+    : stat.isDirectory()
+      ? "a directory"
+      : stat.isFIFO()
+        ? "a FIFO (named pipe)"
+        : stat.isSocket()
+          ? "a socket"
+          : stat.isCharacterDevice()
+            ? "a character device"
+            : stat.isBlockDevice()
+              ? "a block device"
+              : "not a regular file"
+
+/** The refusal for a path that is not a regular file: reading it could block forever or never end. */
+export const notRegular = (target: string, kind: string) =>
+  fail(
+    `${target} is ${kind}, not a regular file, and is not read: reading it could block forever or never end. ` +
+      "Only regular files can be read; use bash with a bounded command (e.g. timeout 5 head -c 1000) if you really need its data."
+  )
+
+// O_NONBLOCK: opening a FIFO for reading without a writer returns at once instead of hanging.
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY
+
+/**
+ * Reads a whole regular file as bytes. It is opened without blocking and checked on the open
+ * descriptor, so a FIFO or device (even one swapped in after a stat) is refused, never waited on.
+ */
 export const readBytes = (target: string) =>
-  Effect.tryPromise({
-    try: () => fs.promises.readFile(target),
-    catch: (e) => fail(`Could not read ${target}: ${describe(e)}. Check the path and permissions.`)
-  })
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => fs.promises.open(target, OPEN_FLAGS),
+      catch: (e) => fail(`Could not read ${target}: ${describe(e)}. Check the path and permissions.`)
+    }),
+    (handle) =>
+      Effect.gen(function* () {
+        const stat = yield* Effect.tryPromise({ try: () => handle.stat(), catch: (e) => fail(`Could not read ${target}: ${describe(e)}.`) })
+        const kind = specialKind(stat)
+        if (kind !== undefined) return yield* notRegular(target, kind)
+        return yield* Effect.tryPromise({
+          try: () => handle.readFile(),
+          catch: (e) => fail(`Could not read ${target}: ${describe(e)}. Check the path and permissions.`)
+        })
+      }),
+    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+  )
 
 /** Writes a file, creating its parent directories. */
 export const writeText = (target: string, content: string) =>
@@ -97,41 +145,11 @@ export const readDirectory = Effect.fnUntraced(function* (dir: string) {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 })
 
-/**
- * Every regular file below `root` (symlinks are not followed), skipping directories for which
- * `skipDir` answers true. Unreadable directories are counted, not fatal.
- */
-export const walkFiles = Effect.fnUntraced(function* (root: string, skipDir: (entry: Entry) => boolean) {
-  const files: Array<Entry> = []
-  let unreadable = 0
-  const stack: Array<string> = [""]
-  while (stack.length > 0) {
-    const rel = stack.pop()!
-    const dir = rel === "" ? root : path.join(root, rel)
-    const entries = yield* readDirectory(dir)
-    if (entries === undefined) {
-      unreadable++
-      continue
-    }
-    for (const e of [...entries].reverse()) {
-      const entry: Entry = { path: path.join(dir, e.name), rel: rel === "" ? e.name : `${rel}/${e.name}`, name: e.name, isDirectory: e.isDirectory }
-      if (e.isDirectory) {
-        if (!skipDir(entry)) stack.push(entry.rel)
-      } else if (e.isFile) files.push(entry)
-    }
-  }
-  return { files, unreadable }
-})
-
 /** Modification time in ms; a file that vanished or cannot be stat'ed only sorts last. */
 export const mtimeOf = (target: string) =>
   Effect.try({ try: () => fs.statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? 0, catch: (e) => fail(describe(e)) }).pipe(
     Effect.orElseSucceed(() => 0)
   )
-
-/** A note for directories a walk could not read. */
-export const unreadableNote = (count: number) =>
-  count > 0 ? `\n(${count} director${count === 1 ? "y" : "ies"} could not be read and were skipped.)` : ""
 
 /** Checks that `dir` is a directory the search can start from. */
 export const searchRoot = Effect.fnUntraced(function* (dir: string) {

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { define, render } from "../Tool.ts"
-import { displayPath, fail, isBinary, pathNeeds, readBytes, readDirectory, resolvePath, statPath } from "./Files.ts"
+import { displayPath, fail, isBinary, notRegular, pathNeeds, readBytes, readDirectory, resolvePath, specialKind, statPath } from "./Files.ts"
 import template from "./read.txt" with { type: "text" }
 
 export const DEFAULT_LIMIT = 2000
@@ -77,6 +77,9 @@ export const read = define("read", {
       if (stat.isDirectory()) {
         return yield* fail(`${target} is a directory, not a file. Use the list tool to see what it contains.`)
       }
+      // a FIFO, socket or device is refused before it is opened: reading one can block forever
+      const kind = specialKind(stat)
+      if (kind !== undefined) return yield* notRegular(target, kind)
       const bytes = yield* readBytes(target)
       if (isBinary(target, bytes)) {
         return yield* fail(`${target} is a binary file and cannot be read as text. Use bash with a suitable tool if you need to inspect it.`)

@@ -1,0 +1,62 @@
+// The grep search, run as its own process by GrepProcess.ts so that a regex that backtracks for
+// minutes can be killed at once. Self-contained on purpose: the bundle copies this file as it is
+// (imported `with { type: "file" }`), so it may import only Node's built-ins.
+//
+// stdin: one JSON object (GrepJob). stdout: one JSON line per file that matched or failed.
+import * as fs from "node:fs"
+
+interface GrepJob {
+  readonly pattern: string
+  readonly files: ReadonlyArray<string>
+  /** Matching lines kept per file. */
+  readonly limit: number
+  readonly maxLineLength: number
+  readonly maxFileBytes: number
+}
+
+// O_NONBLOCK: a FIFO swapped in after the walk opens at once and is then refused by fstat.
+const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY
+
+const search = (job: GrepJob, regex: RegExp, file: string) => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(file, FLAGS)
+    const stat = fs.fstatSync(fd)
+    if (!stat.isFile() || stat.size > job.maxFileBytes) return undefined
+    const bytes = Buffer.alloc(stat.size)
+    let read = 0
+    while (read < bytes.length) {
+      const n = fs.readSync(fd, bytes, read, bytes.length - read, read)
+      if (n === 0) break
+      read += n
+    }
+    const content = bytes.subarray(0, read)
+    if (content.subarray(0, 8192).includes(0)) return undefined
+    const lines = content.toString("utf8").split(/\r?\n/)
+    const found: Array<[number, string]> = []
+    let count = 0
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!
+      if (!regex.test(line)) continue
+      count++
+      if (found.length < job.limit) found.push([i + 1, line.length > job.maxLineLength ? `${line.slice(0, job.maxLineLength)}…` : line])
+    }
+    return count === 0 ? undefined : { path: file, mtime: stat.mtimeMs, count, lines: found }
+  } catch {
+    return { path: file, unreadable: true }
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+const job = (await Bun.stdin.json()) as GrepJob
+const regex = new RegExp(job.pattern)
+const out: Array<string> = []
+for (const file of job.files) {
+  const result = search(job, regex, file)
+  if (result !== undefined) out.push(`${JSON.stringify(result)}\n`)
+}
+await Bun.write(Bun.stdout, out.join(""))
+
+/** Importers take this module `with { type: "file" }`: its default is then this file's path. */
+export default import.meta.path
