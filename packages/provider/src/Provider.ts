@@ -1,10 +1,11 @@
 import { Clock, Context, Effect, Layer, Stream } from "effect"
 import type { LanguageModel } from "ai"
-import type { ModelRef, ProviderConfig, Usage } from "@reins/domain"
+import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
 import { cost, modelInfo, type ModelInfo } from "./Models.ts"
 import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
-import { classify, ProviderError } from "./ProviderError.ts"
+import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.ts"
 import { RetryPolicy, retryDelay } from "./Retry.ts"
+import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
@@ -20,6 +21,8 @@ export interface ProviderRequest {
 export interface ProviderSettings {
   readonly providers: Readonly<Record<string, ProviderConfig>>
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Timeouts for every provider (`provider_timeout`); a provider's own `timeout` wins field by field. */
+  readonly timeout?: ProviderTimeoutConfig
 }
 
 export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provider/Settings", {
@@ -61,17 +64,23 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
       })
     }
     const options = { apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}) }
-    // T21: each SDK module is imported only when its provider is used.
+    // T21: each SDK module is imported only when its provider is used. The model is made per call,
+    // around that call's watched fetch.
     return yield* Effect.tryPromise({
-      try: async (): Promise<LanguageModel> => {
+      try: async (): Promise<(fetch: typeof globalThis.fetch) => LanguageModel> => {
         switch (config.type) {
-          case "anthropic":
-            return (await import("@ai-sdk/anthropic")).createAnthropic(options)(ref.modelID)
-          case "openai":
-            return (await import("@ai-sdk/openai")).createOpenAI(options)(ref.modelID)
+          case "anthropic": {
+            const { createAnthropic } = await import("@ai-sdk/anthropic")
+            return (fetch) => createAnthropic({ ...options, fetch })(ref.modelID)
+          }
+          case "openai": {
+            const { createOpenAI } = await import("@ai-sdk/openai")
+            return (fetch) => createOpenAI({ ...options, fetch })(ref.modelID)
+          }
           case "openai-compatible": {
             const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-            return createOpenAICompatible({ name: ref.providerID, baseURL: config.baseURL ?? "", includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) })(ref.modelID)
+            const compatible = { name: ref.providerID, baseURL: config.baseURL ?? "", includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) }
+            return (fetch) => createOpenAICompatible({ ...compatible, fetch })(ref.modelID)
           }
         }
       },
@@ -102,6 +111,13 @@ export const toUsage = (u: SdkUsage | undefined): Usage => {
   }
 }
 
+const gaveUp = (error: ProviderError, attempts: number) =>
+  new ProviderError({
+    reason: error.reason,
+    message: `gave up after ${attempts} attempts: ${error.message}`,
+    ...(error.status !== undefined ? { status: error.status } : {})
+  })
+
 /** Streams model calls over the AI SDK, with classified errors and retries. */
 export class Provider extends Context.Service<Provider, {
   stream(request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError>
@@ -112,7 +128,7 @@ export class Provider extends Context.Service<Provider, {
     Effect.gen(function* () {
       const settings = yield* ProviderSettings
       const policy = yield* RetryPolicy
-      const models = new Map<string, { model: LanguageModel; config: ProviderConfig }>()
+      const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig }>()
       const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
 
       const resolve = (ref: ModelRef) => {
@@ -129,9 +145,19 @@ export class Provider extends Context.Service<Provider, {
             const { streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
             const controller = new AbortController()
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+            const limits = resolveTimeouts(settings.timeout, config.timeout)
+            const fetch = yield* watchedFetch(limits, request.model.providerID, config.baseURL)
             const price = info(request.model)
+            // start-step is held until the provider sends something: a call that fails before
+            // that has emitted nothing and can still be retried.
+            let held = false
+            const release = (events: ReadonlyArray<ModelEvent>): ReadonlyArray<ModelEvent> => {
+              if (!held || events.length === 0) return events
+              held = false
+              return [{ type: "start-step" }, ...events]
+            }
             const result = streamText({
-              model,
+              model: model(fetch),
               system: request.system.join("\n\n"),
               messages: toModelMessages(request.messages, config.type),
               tools: Object.fromEntries(
@@ -147,7 +173,8 @@ export class Provider extends Context.Service<Provider, {
               Stream.mapEffect((part): Effect.Effect<ReadonlyArray<ModelEvent>, ProviderError> => {
                 switch (part.type) {
                   case "start-step":
-                    return Effect.succeed([{ type: "start-step" }])
+                    held = true
+                    return Effect.succeed([])
                   case "text-start":
                   case "text-end":
                   case "reasoning-start":
@@ -167,6 +194,8 @@ export class Provider extends Context.Service<Provider, {
                     return Effect.succeed([{ type: "tool-call", callID: part.toolCallId, name: part.toolName, input: part.input, ...(invalid ? { invalid } : {}) }])
                   }
                   case "finish-step": {
+                    // The SDK's word for a stream that ended before the provider's finish reason.
+                    if (part.finishReason === "interrupted") return Effect.fail(unfinishedStreamError())
                     const usage = toUsage(part.usage)
                     return Effect.succeed([{ type: "finish-step", finishReason: part.finishReason, usage, cost: cost(price, usage) }])
                   }
@@ -176,6 +205,7 @@ export class Provider extends Context.Service<Provider, {
                     return Effect.succeed([])
                 }
               }),
+              Stream.map(release),
               Stream.flattenIterable
             )
             return events
@@ -189,7 +219,8 @@ export class Provider extends Context.Service<Provider, {
           return attempt(request).pipe(
             Stream.tap(() => Effect.sync(() => void (emitted = true))),
             Stream.catchTag("ProviderError", (error) => {
-              if (emitted || !error.retryable || n >= policy.attempts) return Stream.fail(error)
+              if (emitted || !error.retryable) return Stream.fail(error)
+              if (n >= policy.attempts) return Stream.fail(n > 1 ? gaveUp(error, n) : error)
               const delayMs = retryDelay(error, n, policy)
               return Stream.concat(
                 Stream.succeed<ModelEvent>({ type: "retry", attempt: n, delayMs, message: error.message }),

@@ -67,7 +67,9 @@ interface ApiCallErrorLike {
   readonly statusCode?: number
   readonly responseBody?: string
   readonly responseHeaders?: Record<string, string>
+  readonly isRetryable?: boolean
   readonly message: string
+  readonly cause?: unknown
 }
 
 const isApiCallError = (u: unknown): u is ApiCallErrorLike =>
@@ -75,15 +77,49 @@ const isApiCallError = (u: unknown): u is ApiCallErrorLike =>
 
 const NETWORK = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|socket hang up|fetch failed|network|Unable to connect|connection.*closed/i
 
+/**
+ * Hints a runtime adds to its errors for the developer of the program, not for its user (Bun:
+ * "For more information, pass `verbose: true` in the second argument to fetch()").
+ */
+const RUNTIME_HINTS: ReadonlyArray<RegExp> = [/\s*[^.!?\n]*\bverbose: ?true\b[^.!?\n]*[.!?]?/gi]
+
+/** A message without the runtime's hints for developers. */
+export const withoutRuntimeHints = (message: string) => RUNTIME_HINTS.reduce((text, hint) => text.replace(hint, ""), message).trim()
+
+/** The SDK's words for a stream that ended before the provider said why it stopped. */
+const NO_FINISH = /stream ended without a finish reason/i
+
+/** A stream the provider closed before its finish reason: transient, so retried while nothing was emitted. */
+export const unfinishedStreamError = () =>
+  new ProviderError({ reason: "transient", message: "the provider closed the stream before it finished (no finish reason)" })
+
+const causes = (error: unknown): ReadonlyArray<unknown> => {
+  const chain: Array<unknown> = []
+  for (let e = error; e !== undefined && e !== null && !chain.includes(e); e = (e as { cause?: unknown }).cause) chain.push(e)
+  return chain
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error))
+
 /** Maps anything the AI SDK or fetch throws into a ProviderError. */
 export const classify = (error: unknown, now: number = Date.now()): ProviderError => {
-  if (error instanceof ProviderError) return error
-  const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+  const chain = causes(error)
+  // Reins' own errors (a timeout, a page that is not a stream) come back wrapped by the SDK.
+  const own = chain.find((e): e is ProviderError => e instanceof ProviderError)
+  if (own) return own
+  const message = withoutRuntimeHints(messageOf(error))
+  if (NO_FINISH.test(message)) return unfinishedStreamError()
   if (isApiCallError(error)) {
     const status = error.statusCode
     const text = `${error.message} ${error.responseBody ?? ""}`
     const retryAfterMs = retryAfterFromHeaders(error.responseHeaders, now)
-    const base = { message: error.message || `HTTP ${status}`, ...(status !== undefined ? { status } : {}) }
+    const base = { message: withoutRuntimeHints(error.message) || `HTTP ${status}`, ...(status !== undefined ? { status } : {}) }
+    // A successful response whose body broke off: say what broke, retry it like any dropped connection.
+    if (status !== undefined && status < 300) {
+      const cause = chain.slice(1).map(messageOf).map(withoutRuntimeHints).find((m) => m !== "") ?? base.message
+      const broken = { message: `the response stream broke off: ${cause}`, status }
+      return new ProviderError({ reason: error.isRetryable || NETWORK.test(cause) ? "transient" : "invalid", ...broken })
+    }
     if (isOverflowMessage(text)) return new ProviderError({ reason: "overflow", ...base })
     if (status === 429) return new ProviderError({ reason: "rate-limit", ...base, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
     if (status === 401 || status === 403) {

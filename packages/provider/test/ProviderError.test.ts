@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { classify, OVERFLOW_PATTERNS, ProviderError, retryAfterFromHeaders } from "../src/ProviderError.ts"
+import { classify, OVERFLOW_PATTERNS, ProviderError, retryAfterFromHeaders, withoutRuntimeHints } from "../src/ProviderError.ts"
 import { retryDelay } from "../src/Retry.ts"
 import { modelInfo, UNKNOWN_MODEL } from "../src/Models.ts"
 
@@ -41,5 +41,28 @@ describe("catalogue", () => {
     expect(modelInfo(undefined, "claude-sonnet-4-5-20250929").context).toBe(200_000)
     expect(modelInfo({ type: "openai-compatible", models: { x: { context: 8000, output: 1000 } } }, "x")).toMatchObject({ context: 8000 })
     expect(modelInfo(undefined, "my-local-model")).toEqual(UNKNOWN_MODEL)
+  })
+})
+
+describe("messages without runtime hints", () => {
+  const BUN_RESET = "ECONNRESET: The socket connection was closed unexpectedly. For more information, pass `verbose: true` in the second argument to fetch()"
+  test("Bun's hint for developers is dropped, the rest kept", () => {
+    expect(withoutRuntimeHints(BUN_RESET)).toBe("ECONNRESET: The socket connection was closed unexpectedly.")
+    expect(withoutRuntimeHints("Unable to connect. Is the computer able to access the url?")).toBe("Unable to connect. Is the computer able to access the url?")
+    expect(withoutRuntimeHints("bad field `model`")).toBe("bad field `model`")
+  })
+  test("classify drops it from every error it maps", () => {
+    const reset = Object.assign(new TypeError(BUN_RESET), { code: "ECONNRESET" })
+    expect(classify(reset)).toMatchObject({ reason: "transient", message: "ECONNRESET: The socket connection was closed unexpectedly." })
+    const broken = { statusCode: 200, message: "Failed to process successful response", isRetryable: true, cause: reset }
+    expect(classify(broken)).toMatchObject({ reason: "transient", message: "the response stream broke off: ECONNRESET: The socket connection was closed unexpectedly." })
+    expect(classify({ statusCode: 502, message: `Cannot connect to API: ${BUN_RESET}` }).message).toBe("Cannot connect to API: ECONNRESET: The socket connection was closed unexpectedly.")
+  })
+  test("reins' own error wrapped by the SDK comes back as it was", () => {
+    const own = new ProviderError({ reason: "transient", message: "the provider sent nothing" })
+    expect(classify({ statusCode: 200, message: "Failed to process successful response", cause: own })).toBe(own)
+  })
+  test("a stream that ended without a finish reason is transient", () => {
+    expect(classify(new Error("Response stream ended without a finish reason.")).reason).toBe("transient")
   })
 })

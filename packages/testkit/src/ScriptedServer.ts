@@ -17,6 +17,8 @@ export type ScriptedStep =
       delayMs?: number
       /** Delay between streamed chunks. */
       chunkDelayMs?: number
+      /** How many pieces the text is streamed in, at most (default 6). */
+      textChunks?: number
       /** Stream only the first n chunks (text, tool calls, the finish, usage and `[DONE]` are chunks), then hold the connection open. */
       stallAfterChunks?: number
       /** Stream only the first n chunks, then end the response cleanly: no finish reason, no `[DONE]`. */
@@ -126,7 +128,7 @@ function streamResponse(step: ContentStep, model: string, rawBody: string, onSen
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
   const deltas: Array<Record<string, unknown>> = []
   for (const r of splitPieces(step.reasoning ?? "", 4)) deltas.push({ reasoning_content: r })
-  for (const t of splitPieces(step.text ?? "", 6)) deltas.push({ content: t })
+  for (const t of splitPieces(step.text ?? "", step.textChunks ?? 6)) deltas.push({ content: t })
   calls.forEach((c, index) => {
     deltas.push({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] })
     for (const a of splitPieces(c.args, 3)) deltas.push({ tool_calls: [{ index, function: { arguments: a } }] })
@@ -191,9 +193,10 @@ function hangResponse(stream: boolean): Response {
  * nothing come from this node:http listener instead; the scripted server redirects there (a 307
  * keeps the method and body).
  */
-async function startHeadersOnlyServer() {
+async function startHeadersOnlyServer(onClosed: (index: number) => void) {
   const { createServer } = await import("node:http")
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
+    res.on("close", () => onClosed(Number(req.url?.split("/").at(-1))))
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
     res.flushHeaders()
   })
@@ -201,7 +204,7 @@ async function startHeadersOnlyServer() {
   const address = server.address()
   const port = typeof address === "object" && address !== null ? address.port : 0
   return {
-    url: `http://127.0.0.1:${port}/stalled`,
+    url: (index: number) => `http://127.0.0.1:${port}/stalled/${index}`,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -266,8 +269,8 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       if ("hang" in step) return hangResponse(stream)
       if ("stall" in step) {
         if (step.stall === "headers") return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
-        headersOnly ??= startHeadersOnlyServer()
-        return Response.redirect((await headersOnly).url, 307)
+        headersOnly ??= startHeadersOnlyServer((i) => void (requests[i] && (requests[i].abortedAt ??= performance.now())))
+        return Response.redirect((await headersOnly).url(index), 307)
       }
       if ("raw" in step) {
         const { status = 200, contentType = "text/html; charset=utf-8", body: text } = step.raw
