@@ -49,6 +49,11 @@ export interface GrantStore {
 /** Rules in force, what "ask" becomes without a person, and an optional interactive prompter. */
 export interface PermissionSettings {
   readonly rules: ReadonlyArray<Rule>
+  /**
+   * Rules that hold for one session only, after `rules` and before "always" grants (the runtime
+   * lets a session read its own spill folder, and no other session's).
+   */
+  readonly sessionRules?: (sessionID: string) => ReadonlyArray<Rule>
   readonly nonInteractive: "allow" | "deny"
   readonly prompter?: Prompter
   readonly mode?: Mode
@@ -154,7 +159,12 @@ export class Permission extends Context.Service<Permission, {
       })
 
       const rulesFor = (sessionID: string) =>
-        Effect.map(loadProject, (project) => [...settings.rules, ...project, ...(granted.get(sessionID) ?? [])])
+        Effect.map(loadProject, (project) => [
+          ...settings.rules,
+          ...(settings.sessionRules?.(sessionID) ?? []),
+          ...project,
+          ...(granted.get(sessionID) ?? [])
+        ])
 
       const policy: Answer = { reply: settings.nonInteractive === "allow" ? "once" : "reject" }
       const timeoutMs = settings.timeoutMs ?? (settings.prompter ? undefined : 0)

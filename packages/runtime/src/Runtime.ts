@@ -7,7 +7,7 @@ import { DoomLoopSettings, SessionService, SessionSettings, defaultDoomLoopLimit
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
-import { RetentionLive, spillDirectory, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
+import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
 
 /** Everything a composed runtime offers to its caller. */
@@ -72,19 +72,24 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const env = options.env ?? process.env
   const yolo = options.permission?.yolo ?? false
   const timeoutMs = options.permission?.timeoutMs ?? (config.permission_timeout !== undefined ? config.permission_timeout * 1000 : undefined)
-  // Spill files live in the data dir, outside the worktree: reading them back never needs a prompt.
+  // Spill files live in the data dir, outside the worktree, one folder per session: a session reads
+  // its own back without a prompt, any other session's asks, and nothing writes there but reins.
   const spill = spillDirectory(options.dataDir)
-  const spillRules = ["read", "grep", "external_directory"].flatMap((permission) =>
-    [...new Set([spill, realLocation(spill)])].flatMap((dir) => [dir, `${dir}/*`].map((pattern) => ({ permission, pattern, action: "allow" as const })))
-  )
+  const spillDirs = (dir: string) => [...new Set([dir, realLocation(dir)])].flatMap((d) => [d, `${d}/*`])
+  const spillRules = (sessionID: string) =>
+    ["read", "grep", "glob", "list", "external_directory"].flatMap((permission) =>
+      spillDirs(spillFolder(spill, sessionID)).map((pattern) => ({ permission, pattern, action: "allow" as const }))
+    )
+  const spillWrites = spillDirs(spill).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
   const rules = yolo
-    ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }]
-    : [...defaultRules, ...spillRules, ...fromConfig(config.permission)]
+    ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
+    : [...defaultRules, ...fromConfig(config.permission), ...spillWrites]
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
     Layer.succeed(PermissionSettings, {
       rules,
+      sessionRules: spillRules,
       nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
       ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {}),
       ...(config.permission_mode ? { mode: config.permission_mode } : {}),

@@ -32,39 +32,99 @@ const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) =>
   )
 
 describe("spill files", () => {
-  test("a spilled output can be grepped and read back without a prompt, even when asks are denied", async () => {
+  test("a session reads its own spill files without a prompt; another session is asked; nobody writes there", async () => {
     const dataDir = tmp()
     const spill = path.join(dataDir, "tool-output")
-    const made = await runtime(
-      [
-        { toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] },
-        { toolCalls: [{ name: "grep", arguments: { pattern: "^299999$", path: spill } }] },
-        { toolCalls: [{ name: "read", arguments: { filePath: path.join(spill, "SPILLED"), offset: 150000, limit: 2 } }] },
-        { text: "found it" }
-      ],
-      { dataDir, config: { permission: { bash: "allow" } }, permission: { nonInteractive: "deny" } }
-    )
+    let file = ""
+    // the path comes from the truncation notice the model was shown
+    const own = (body: any) => {
+      file ||= /saved in (\S+?\.txt)/.exec(JSON.stringify(body.messages))?.[1] ?? ""
+      return file
+    }
+    const script: Array<(body: any) => ScriptedStep> = [
+      () => ({ toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] }),
+      (body) => ({ toolCalls: [{ name: "grep", arguments: { pattern: "^299999$", path: path.dirname(own(body)) } }] }),
+      () => ({ toolCalls: [{ name: "read", arguments: { filePath: file, offset: 150000, limit: 2 } }] }),
+      () => ({ toolCalls: [{ name: "grep", arguments: { pattern: "^12345$", path: file } }] }),
+      () => ({ toolCalls: [{ name: "list", arguments: { path: path.dirname(file) } }] }),
+      () => ({ toolCalls: [{ name: "write", arguments: { filePath: path.join(path.dirname(file), "forged.txt"), content: "x" } }] }),
+      () => ({ toolCalls: [{ name: "edit", arguments: { filePath: file, oldString: "299999", newString: "forged" } }] }),
+      () => ({ text: "found it" }),
+      // a second session
+      () => ({ toolCalls: [{ name: "read", arguments: { filePath: file } }] }),
+      () => ({ toolCalls: [{ name: "grep", arguments: { pattern: "^1$", path: file } }] }),
+      () => ({ toolCalls: [{ name: "grep", arguments: { pattern: "^1$", path: spill } }] }),
+      () => ({ toolCalls: [{ name: "list", arguments: { path: spill } }] }),
+      () => ({ toolCalls: [{ name: "glob", arguments: { pattern: "**/*.txt", path: spill } }] }),
+      () => ({ text: "not mine" })
+    ]
+    const made = await runtime([], {
+      dataDir,
+      config: { permission: { bash: "allow", edit: "allow" } },
+      permission: { nonInteractive: "deny" },
+      server: { respond: (body, index) => script[index]?.(body) }
+    })
     const { cwd, layer } = made
     server = made.server
-    const asked: Array<Event> = []
-    const messages = await Effect.runPromise(
+    const asked: Array<Event & { type: "permission.asked" }> = []
+    const [mine, theirs, secondID] = await Effect.runPromise(
       Effect.gen(function* () {
         const bus = yield* Bus
         yield* bus.listen((e) => Effect.sync(() => void (e.type === "permission.asked" && asked.push(e))))
         const sessions = yield* SessionService
-        const session = yield* sessions.create({ directory: cwd })
-        yield* sessions.prompt({ sessionID: session.id, text: "count", model })
-        return yield* (yield* SessionStore).messages(session.id)
+        const store = yield* SessionStore
+        const tools = (id: string) =>
+          Effect.map(store.messages(id), (ms) => ms.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : [])))
+        const first = yield* sessions.create({ directory: cwd })
+        yield* sessions.prompt({ sessionID: first.id, text: "count", model })
+        const second = yield* sessions.create({ directory: cwd })
+        yield* sessions.prompt({ sessionID: second.id, text: "peek", model })
+        return [yield* tools(first.id), yield* tools(second.id), second.id] as const
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
-    const tools = messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : []))
-    expect(tools.map((t) => `${t.tool}:${t.state.status}`)).toEqual(["bash:completed", "grep:completed", "read:error"])
-    const grep = tools[1]!.state
-    expect(grep.status === "completed" && grep.output).toContain("Line 299999: 299999")
-    // the read failed only because the script cannot know the file's name: not for permission
-    const read = tools[2]!.state
-    expect(read.status === "error" && read.error).toContain("not found")
-    expect(asked).toEqual([])
+    expect(path.dirname(path.dirname(file))).toBe(spill)
+    const status = (t: (typeof mine)[number]) => `${t.tool}:${t.state.status}`
+    expect(mine.map(status)).toEqual(["bash:completed", "grep:completed", "read:completed", "grep:completed", "list:completed", "write:error", "edit:error"])
+    const output = (i: number) => (mine[i]!.state.status === "completed" ? (mine[i]!.state as { output: string }).output : "")
+    expect(output(1)).toContain("Line 299999: 299999")
+    expect(output(2)).toContain("150000| 150000")
+    expect(output(3)).toContain("Line 12345: 12345")
+    // writing there is denied by a rule even though edit is allowed: never asked
+    for (const t of mine.slice(5)) expect(t.state.status === "error" && t.state.error).toContain("deny edit")
+    expect(fs.existsSync(path.join(path.dirname(file), "forged.txt"))).toBe(false)
+    expect(asked.length).toBeGreaterThan(0)
+    expect(asked.every((a) => a.sessionID === secondID)).toBe(true)
+    // another session: every look at the first one's output, or at the whole spill directory, asks
+    expect(theirs.map(status)).toEqual(["read:error", "grep:error", "grep:error", "list:error", "glob:error"])
+    for (const t of theirs) expect(t.state.status === "error" && t.state.error).toContain("needs approval")
+    expect(asked.map((a) => a.permission)).toEqual(["external_directory", "external_directory", "external_directory", "external_directory", "external_directory"])
+  })
+})
+
+describe("spill files under --yolo", () => {
+  test("writing into the spill directory is denied even when everything is allowed", async () => {
+    const dataDir = tmp()
+    const spill = path.join(dataDir, "tool-output")
+    const made = await runtime(
+      [
+        { toolCalls: [{ name: "write", arguments: { filePath: path.join(spill, "ses_other", "call_1.txt"), content: "forged" } }] },
+        { toolCalls: [{ name: "edit", arguments: { filePath: path.join(spill, "x.txt"), oldString: "", newString: "forged" } }] },
+        { text: "done" }
+      ],
+      { dataDir, permission: { yolo: true } }
+    )
+    server = made.server
+    const parts = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: made.cwd })
+        yield* sessions.prompt({ sessionID: session.id, text: "forge", model })
+        return (yield* (yield* SessionStore).messages(session.id)).flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : []))
+      }).pipe(Effect.provide(made.layer), Effect.scoped)
+    )
+    expect(parts.map((p) => p.state.status)).toEqual(["error", "error"])
+    for (const p of parts) expect(p.state.status === "error" && p.state.error).toContain("deny edit")
+    expect(fs.existsSync(spill) ? fs.readdirSync(spill, { recursive: true }) : []).toEqual([])
   })
 })
 

@@ -123,8 +123,8 @@ describe("bash tool", () => {
   })
   test("a full disk while spilling is a clear tool error that still names the exit code", async () => {
     const dataDir = tempDir("reins-data-")
-    fs.mkdirSync(path.join(dataDir, "tool-output"))
-    fs.symlinkSync("/dev/full", path.join(dataDir, "tool-output", "ses_test_call_test.txt"))
+    fs.mkdirSync(path.join(dataDir, "tool-output", "ses_test"), { recursive: true })
+    fs.symlinkSync("/dev/full", path.join(dataDir, "tool-output", "ses_test", "call_test.txt"))
     const r = await runTool(bash, { command: "seq 1 300000" }, { cwd: tempDir(), dataDir })
     expect(r._tag).toBe("Failure")
     expect(r.failure.message).toContain("The disk is full")

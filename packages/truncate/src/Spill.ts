@@ -13,9 +13,16 @@ export const spillDirectory = (dataDir: string) => path.join(dataDir, "tool-outp
 
 const safe = (s: string) => s.replace(/[^\w.-]/g, "_")
 
-/** One file per session and call: `<dir>/<sessionID>_<callID>.txt`. */
+/**
+ * One folder per session, `<dir>/<sessionID>`: the permission rules let a session read its own
+ * folder without a question, and nobody else's.
+ */
+export const spillFolder = (directory: string, sessionID: string) =>
+  path.join(directory, safe(sessionID).replace(/^\.*$/, (dots) => `_${"_".repeat(dots.length)}`))
+
+/** One file per session and call: `<dir>/<sessionID>/<callID>.txt`. */
 export const spillPath = (directory: string, sessionID: string, callID: string) =>
-  path.join(directory, `${safe(sessionID)}_${safe(callID)}.txt`)
+  path.join(spillFolder(directory, sessionID), `${safe(callID)}.txt`)
 
 /** A filesystem error while saving output, as a message the user (or model) can act on. */
 export const spillError = (error: unknown, file: string) => {

@@ -17,14 +17,14 @@ describe("Truncate.apply", () => {
   test("short output passes untouched and writes nothing", async () => {
     const r = await apply("hello\nworld", { direction: "tail", sessionID: "ses_a", callID: "c0" })
     expect(r).toEqual({ content: "hello\nworld", truncated: false, totalLines: 2, totalBytes: 11 })
-    expect(fs.existsSync(path.join(dir, "tool-output", "ses_a_c0.txt"))).toBe(false)
+    expect(fs.existsSync(path.join(dir, "tool-output", "ses_a", "c0.txt"))).toBe(false)
   })
 
   test("a cut output is spilled whole; the notice names the file, the totals and what to do", async () => {
     const text = lines(3000)
     const r = await apply(text, { direction: "tail", sessionID: "ses_1", callID: "call/1" })
     expect(r.truncated).toBe(true)
-    expect(r.outputPath).toBe(path.join(dir, "tool-output", "ses_1_call_1.txt"))
+    expect(r.outputPath).toBe(path.join(dir, "tool-output", "ses_1", "call_1.txt"))
     expect(fs.readFileSync(r.outputPath!, "utf8")).toBe(text)
     expect(r.content).toContain(r.outputPath!)
     expect(r.content).toContain(`3000 lines, ${byteLength(text)} bytes`)
@@ -54,9 +54,9 @@ describe("Truncate.apply", () => {
   })
 
   test("a full disk is a clear error, not a crash", async () => {
-    const spill = path.join(dir, "tool-output")
+    const spill = path.join(dir, "tool-output", "s")
     fs.mkdirSync(spill, { recursive: true })
-    fs.symlinkSync("/dev/full", path.join(spill, "s_full.txt"))
+    fs.symlinkSync("/dev/full", path.join(spill, "full.txt"))
     const exit = await Effect.runPromiseExit(
       Effect.provide(Effect.gen(function* () { return yield* (yield* Truncate).apply(lines(5000), { direction: "tail", sessionID: "s", callID: "full" }) }), layer)
     )
