@@ -14,6 +14,7 @@ import { testReducers } from "../src/reducers/tests/index.ts"
 import { jest } from "../src/reducers/tests/jest.ts"
 import { nodeTest } from "../src/reducers/tests/nodeTest.ts"
 import { pytest } from "../src/reducers/tests/pytest.ts"
+import { unittest } from "../src/reducers/tests/unittest.ts"
 import { vitest } from "../src/reducers/tests/vitest.ts"
 
 const dir = path.join(import.meta.dir, "..", "fixtures", "tests")
@@ -27,11 +28,11 @@ const fixtures = fs
 
 const input = (text: string, command?: string): ReduceInput => ({ text, command, maxLines: MAX_LINES, maxBytes: MAX_BYTES })
 const reduce = (text: string, command?: string) => runReducers(builtinReducers, input(text, command), { minBytes: 0 })
-const all: ReadonlyArray<Reducer> = [goTest, cargoTest, pytest, vitest, jest, bunTest, nodeTest]
+const all: ReadonlyArray<Reducer> = [goTest, cargoTest, pytest, unittest, vitest, jest, bunTest, nodeTest]
 
 describe("choosing a reducer", () => {
   test("every reducer is in testReducers, under its documented name", () => {
-    expect(testReducers.map((r) => r.name).sort()).toEqual(["bun_test", "cargo_test", "go_test", "jest", "node_test", "pytest", "vitest"])
+    expect(testReducers.map((r) => r.name).sort()).toEqual(["bun_test", "cargo_test", "go_test", "jest", "node_test", "pytest", "unittest", "vitest"])
   })
 
   test.each([
@@ -41,6 +42,10 @@ describe("choosing a reducer", () => {
     [cargoTest, "cd crate && cargo +nightly test"],
     [pytest, "python -m pytest -x tests/"],
     [pytest, "uv run pytest -q"],
+    [unittest, "python3 -m unittest -v"],
+    [unittest, "cd api && python -m unittest discover -s tests"],
+    [unittest, "uv run python -m unittest tests.test_cart"],
+    [unittest, "./manage.py test shop"],
     [vitest, "npx vitest run"],
     [jest, "npx jest --ci src/cart"],
     [bunTest, "bun test --bail"],
@@ -119,6 +124,8 @@ describe("what is kept", () => {
     ["cargo-test-failing", 460],
     ["pytest-failing", 440],
     ["pytest-failing-quiet", 440],
+    ["unittest-failing", 405],
+    ["unittest-failing-quiet", 405],
     ["go-test-v-failing", 293],
     ["go-test-json-failing", 293]
   ] as const)("%s counts %i passing tests (suites not counted as tests)", (name, passed) => {
@@ -362,7 +369,12 @@ describe("large inputs", () => {
     ["pytest -v", (i: number) => `tests/test_table.py::test_row[${i}] PASSED                     [ 50%]`, "FAILED tests/test_table.py::test_broken\n=== 1 failed, 9 passed in 1.00s ==="],
     ["cargo test", (i: number) => `test tests::row_${i} ... ok`, "test tests::broken ... FAILED\ntest result: FAILED. 9 passed; 1 failed"],
     ["npx jest --verbose", (i: number) => `    ✓ row ${i} (1 ms)`, "  ● table › broken\n\n    boom\n\nTests:       1 failed, 9 passed, 10 total"],
-    ["node --test", (i: number) => `  ✔ row ${i} (0.1ms)`, "  ✖ broken (0.1ms)\n    Error: boom\nℹ tests 10"]
+    ["node --test", (i: number) => `  ✔ row ${i} (0.1ms)`, "  ✖ broken (0.1ms)\n    Error: boom\nℹ tests 10"],
+    [
+      "python3 -m unittest -v",
+      (i: number) => `test_row_${i} (tests.test_table.TableTests.test_row_${i}) ... ok`,
+      `\n${"=".repeat(70)}\nFAIL: test_broken (tests.test_table.TableTests.test_broken)\n${"-".repeat(70)}\nAssertionError: boom\n\n${"-".repeat(70)}\nRan 10 tests in 1.000s\n\nFAILED (failures=1)`
+    ]
   ] as const)("10 MB of `%s` output is reduced to its failure and summary", (command, line, end) => {
     const lines: Array<string> = []
     let size = 0

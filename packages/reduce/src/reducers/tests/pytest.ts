@@ -6,8 +6,8 @@
  */
 import type { Reducer } from "../../Reducer.ts"
 import { runs, sniff, toLines } from "../../Text.ts"
-import type { FrameSpan } from "./common.ts"
 import { Report, sniffEnd } from "./common.ts"
+import { pythonLibraryFrame } from "./python.ts"
 
 const SECTION = /^={3,} (.+?) ={3,}$/
 const FINAL = /\b(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|no tests ran)\b.* in \d+(?:\.\d+)?s\b/
@@ -19,39 +19,6 @@ const FINAL_BARE = /^\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|desele
 const PROGRESS_V = /^\S+::\S.*? (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?: .*)?\s+\[\s*\d+%\]$/
 const PROGRESS = /^(?:\S+\.py )?[.FEsxX]+\s+\[\s*\d+%\]$/
 const WARNINGS_KEPT = 12
-
-const LIBRARY = /(?:site-packages|dist-packages|[\\/]lib[\\/]python\d(?:\.\d+)?[\\/]|<frozen )/
-
-/**
- * Library frames: a native `File "…/site-packages/x.py", line 3, in f` line (and its source
- * line), or a long-format traceback entry (between `_ _ _` separators) whose location is in a
- * library and that does not hold the `E` lines of the error.
- */
-const pythonLibraryFrame: FrameSpan = (lines, i) => {
-  const line = lines[i]!
-  if (/^\s*File ".*", line \d+/.test(line)) {
-    if (!LIBRARY.test(line)) return 0
-    const next = lines[i + 1]
-    return next !== undefined && !/^\s*File "/.test(next) && /^\s{4,}\S/.test(next) ? 2 : 1
-  }
-  // --tb=short and collection tracebacks: `path.py:126: in import_module` + indented source
-  const short = /^(\S.*?):\d+: in \S+$/.exec(line)
-  if (short) {
-    if (!LIBRARY.test(short[1]!)) return 0
-    let end = i + 1
-    while (end < lines.length && /^\s+\S/.test(lines[end]!) && !/^E\s/.test(lines[end]!)) end++
-    return end - i
-  }
-  if (!/^(?:_ ){5,}_?$/.test(line)) return 0
-  let end = i + 1
-  while (end < lines.length && !/^(?:_ ){5,}_?$/.test(lines[end]!)) end++
-  if (end >= lines.length) return 0
-  const entry = lines.slice(i + 1, end)
-  const where = entry.filter((l) => /^\S.*:\d+: /.test(l) || /^\S.*:\d+:?$/.test(l))
-  if (where.length === 0 || !where.every((l) => LIBRARY.test(l))) return 0
-  if (entry.some((l) => /^E\s/.test(l))) return 0
-  return end - i
-}
 
 const SNIFF = /^={3,} test session starts ={3,}$|^\S+::\S+ (?:PASSED|FAILED|ERROR)\b/
 
