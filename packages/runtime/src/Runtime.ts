@@ -3,7 +3,7 @@ import { Compaction, CompactionSettings, loadSettings, type CompactionError } fr
 import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { DoomLoopSettings, SessionService, SessionSettings, defaultDoomLoopLimits } from "@reins/session"
+import { DoomLoopSettings, RunSettings, SessionService, SessionSettings, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
@@ -104,6 +104,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       maxDelayMs: config.retry?.max_delay_ms ?? 30_000
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
+    Layer.succeed(RunSettings, runTimingFromEnv(env) ?? RunSettings.defaultValue()),
     Layer.succeed(DoomLoopSettings, {
       identical: config.doom_loop?.identical ?? defaultDoomLoopLimits.identical,
       cycles: config.doom_loop?.cycles ?? defaultDoomLoopLimits.cycles,

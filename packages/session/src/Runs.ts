@@ -1,5 +1,5 @@
-import { Clock, Context, Effect, Schedule } from "effect"
-import { sameClaim, type RunIsLive, type SessionRun, type SessionStore } from "@reins/storage"
+import { Cause, Clock, Context, Effect, Exit, Predicate } from "effect"
+import { sameClaim, takenOver, type RunIsLive, type SessionRun, type SessionStore } from "@reins/storage"
 import * as os from "node:os"
 
 /** How a running turn proves it is alive to other processes (T5). */
@@ -13,6 +13,18 @@ export interface RunTiming {
 export const RunSettings = Context.Reference<RunTiming>("reins/session/RunSettings", {
   defaultValue: () => ({ heartbeatMs: 10_000, staleMs: 45_000 })
 })
+
+/**
+ * For tests that stop a real process past the staleness limit: `REINS_TEST_RUN_TIMING=<heartbeatMs>,<staleMs>`
+ * (both positive integers, heartbeat below staleness) replaces the defaults; anything else is ignored.
+ */
+export const runTimingFromEnv = (env: Readonly<Record<string, string | undefined>>): RunTiming | undefined => {
+  const match = /^(\d+),(\d+)$/.exec(env["REINS_TEST_RUN_TIMING"] ?? "")
+  if (!match) return undefined
+  const heartbeatMs = Number(match[1])
+  const staleMs = Number(match[2])
+  return heartbeatMs > 0 && heartbeatMs < staleMs ? { heartbeatMs, staleMs } : undefined
+}
 
 /** Who this process is in a claim. */
 export interface RunOwner {
@@ -60,14 +72,29 @@ export const newRun = (sessionID: string, self: RunOwner, now: number, takesMess
   queued: takesMessages ? 0 : -1
 })
 
-/** Refreshes a claim every `heartbeatMs` until interrupted; a failed write is logged, not fatal. */
+/**
+ * Refreshes a claim every `heartbeatMs` until interrupted; a failed write is logged, not fatal. Fails
+ * with reason "taken-over" once the claim no longer holds the session (this process was stopped or
+ * hung past `staleMs` and another took the session over): the turn racing it stops there.
+ */
 export const heartbeat = (store: SessionStore["Service"], run: SessionRun, timing: RunTiming) =>
-  Clock.currentTimeMillis.pipe(
-    Effect.flatMap((now) => store.heartbeatRun(run, now)),
-    Effect.catch((error) => Effect.logWarning(error.message)),
-    Effect.delay(timing.heartbeatMs),
-    Effect.repeat(Schedule.forever)
+  Effect.forever(
+    Clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) => store.heartbeatRun(run, now)),
+      Effect.catch((error) => Effect.as(Effect.logWarning(error.message), true)),
+      Effect.flatMap((held) =>
+        held ? Effect.void : store.getRun(run.sessionID).pipe(Effect.orElseSucceed(() => undefined), Effect.flatMap((holder) => Effect.fail(takenOver(run, holder))))
+      ),
+      Effect.delay(timing.heartbeatMs)
+    )
   )
+
+/** Whether a turn ended because its session was taken over by another process (it must write nothing more). */
+export const lostClaim = (exit: Exit.Exit<unknown, unknown>): boolean => {
+  if (!Exit.isFailure(exit)) return false
+  const error = Cause.findErrorOption(exit.cause)
+  return error._tag === "Some" && Predicate.isTagged(error.value, "StoreError") && Predicate.hasProperty(error.value, "reason") && error.value.reason === "taken-over"
+}
 
 /** The sentence a second caller gets about a session that is busy elsewhere. */
 export const busyMessage = (run: SessionRun, self: RunOwner): string =>

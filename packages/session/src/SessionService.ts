@@ -3,12 +3,12 @@ import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMess
 import { Compaction, continuation, modelView, readWindow, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
-import { SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
-import { ToolRegistry } from "@reins/tool"
+import { SessionStore, WritingClaim, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
+import { ProcessGroup, ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import { makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
-import { RunSettings, busyMessage, heartbeat, newRun, runIsLive, thisProcess } from "./Runs.ts"
+import { RunSettings, busyMessage, heartbeat, lostClaim, newRun, runIsLive, thisProcess } from "./Runs.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -130,12 +130,16 @@ export class SessionService extends Context.Service<SessionService, {
       })
 
       // Open tool parts are only ever in the last turn, which is never behind a summary.
+      // Called holding the session: the process that left a part open is dead or lost its claim, so
+      // a command it recorded as running (bash's process group) is stopped if it is still the same one.
       const repairWindow = Effect.fnUntraced(function* (messages: ReadonlyArray<MessageWithParts>) {
         const now = yield* Clock.currentTimeMillis
         const fixed: Array<Part> = []
         for (const m of messages) {
           for (const part of m.parts) {
             if (!isOpenTool(part)) continue
+            const group = part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
+            if (group) yield* ProcessGroup.reap(group)
             const start = part.state.status === "running" ? part.state.time.start : now
             fixed.push({ ...part, state: { status: "error", input: part.state.input, error: "The tool call was interrupted before it finished.", interrupted: true, time: { start, end: now } } })
           }
@@ -145,6 +149,9 @@ export class SessionService extends Context.Service<SessionService, {
       })
 
       const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
+        // A live turn's open parts are its own, not left over.
+        const held = yield* store.getRun(sessionID)
+        if (held !== undefined && (yield* isLive)(held)) return 0
         return yield* repairWindow(yield* readWindow(store, sessionID))
       })
 
@@ -363,12 +370,11 @@ export class SessionService extends Context.Service<SessionService, {
 
       /** Runs `body` holding the session: heartbeat meanwhile, released (and joiners told) after. */
       const holding = <A>(sessionID: string, holder: Holder, run: SessionRun, body: Effect.Effect<A, PromptError>) =>
-        Effect.gen(function* () {
-          // Scoped to the hold: the heartbeat stops when the turn does.
-          yield* Effect.forkScoped(Effect.interruptible(heartbeat(store, run, timing)))
-          return yield* body
-        }).pipe(
-          Effect.scoped,
+        // The heartbeat races the body: it stops when the turn does, and it ends the turn with a
+        // "taken-over" error once another process holds the session. Every write of the body checks
+        // the claim too (WritingClaim), so nothing is written between a takeover and the next beat.
+        Effect.interruptible(Effect.raceFirst(body, heartbeat(store, run, timing))).pipe(
+          Effect.provideService(WritingClaim, run),
           Effect.onExit((exit) =>
             Effect.gen(function* () {
               yield* store.releaseRun(run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
@@ -447,8 +453,9 @@ export class SessionService extends Context.Service<SessionService, {
         const body = Effect.andThen(repairWindow(before), startTurn(input, run, known))
         return holding(input.sessionID, holder, run, restore(body)).pipe(
           Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
-          Effect.ensuring(
-            Effect.gen(function* () {
+          // A turn whose session was taken over writes nothing more, not even the session's time.
+          Effect.onExit((exit) =>
+            lostClaim(exit) ? Effect.void : Effect.gen(function* () {
               const now = yield* Clock.currentTimeMillis
               const current = yield* store.getSession(input.sessionID)
               yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })

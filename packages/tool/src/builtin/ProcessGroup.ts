@@ -38,6 +38,8 @@ export const killGroup = (pgid: number | undefined) => {
 }
 
 interface Stat {
+  /** Z: a zombie, dead already (its parent has not collected it). */
+  readonly state: string
   readonly pgrp: number
   readonly session: number
   readonly start: number
@@ -50,7 +52,7 @@ const parseStat = (text: string): Stat | undefined => {
   const pgrp = Number(fields[2])
   const session = Number(fields[3])
   const start = Number(fields[19])
-  return Number.isInteger(pgrp) && Number.isInteger(session) && Number.isInteger(start) ? { pgrp, session, start } : undefined
+  return Number.isInteger(pgrp) && Number.isInteger(session) && Number.isInteger(start) ? { state: fields[0] ?? "", pgrp, session, start } : undefined
 }
 
 const readText = (file: string) =>
@@ -87,7 +89,7 @@ const survivors = (record: GroupRecord) =>
     const entries = yield* Effect.tryPromise(() => fs.readdir("/proc")).pipe(Effect.orElseSucceed((): Array<string> => []))
     const pids = entries.filter((name) => /^\d+$/.test(name)).map(Number)
     const stats = yield* Effect.forEach(pids, statOf, { concurrency: 16 })
-    return stats.filter((s) => s !== undefined && s.pgrp === record.pgid && s.session === record.pgid && s.start >= record.start).length
+    return stats.filter((s) => s !== undefined && s.state !== "Z" && s.pgrp === record.pgid && s.session === record.pgid && s.start >= record.start).length
   })
 
 /**
@@ -100,7 +102,7 @@ export const reap = (record: GroupRecord): Effect.Effect<Reaped> =>
     const boot = yield* bootID
     if (boot === undefined || boot !== record.boot || record.host !== os.hostname()) return "elsewhere"
     const leader = yield* statOf(record.pgid)
-    if (leader !== undefined) {
+    if (leader !== undefined && leader.state !== "Z") {
       if (leader.start !== record.start || leader.pgrp !== record.pgid) return "replaced"
       killGroup(record.pgid)
       return "killed"
