@@ -11,8 +11,9 @@ export const usage = (message: string) => new CliError({ message, code: 2 })
 export const failure = (message: string) => new CliError({ message, code: 1 })
 
 /**
- * A runtime error as one line and an exit code: a bad summary template is a config error (2);
- * provider, store, busy-session and other compaction errors are failures (1).
+ * A runtime error as one line and an exit code: a bad summary template or a compaction reserve the
+ * model cannot hold is a config error (2); provider, store, busy-session and other compaction errors
+ * are failures (1).
  */
 export const fromRuntimeError = (error: PromptError | CliError): CliError => {
   switch (error._tag) {
@@ -21,7 +22,7 @@ export const fromRuntimeError = (error: PromptError | CliError): CliError => {
     case "ProviderError":
       return failure(`${error.reason === "overflow" ? "context overflow: " : ""}${error.message}`)
     case "CompactionError":
-      return error.reason === "template" ? usage(error.message) : failure(error.message)
+      return error.reason === "template" || error.reason === "config" ? usage(error.message) : failure(error.message)
     default:
       return failure(error.message)
   }

@@ -4,7 +4,7 @@ import { Provider, type ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
 import { CompactionError } from "./CompactionError.ts"
 import { estimateMessages } from "./Estimate.ts"
-import { isOverflow, usableTokens } from "./Overflow.ts"
+import { inputLimit, isOverflow, reserveProblem, usableTokens } from "./Overflow.ts"
 import { pinnedIds } from "./Pinned.ts"
 import { applyParts, dropOldestOutputs, planPrune, visibleOutputs } from "./Prune.ts"
 import { CompactionSettings } from "./Settings.ts"
@@ -18,6 +18,11 @@ export const PRUNE_PROTECT_TURNS = 2
 /** Times the summary call is retried with fewer tool outputs after the summariser's own context overflowed. */
 export const MAX_SUMMARY_RETRIES = 4
 
+/** The share of the usable context a summary should stay within on a small window. */
+export const SUMMARY_SHARE = 0.2
+/** The share of the usable context the tail may hold at most, even for its newest 2 messages. */
+export const TAIL_LIMIT_SHARE = 0.5
+
 /** What started a compaction: the overflow check (T7), a provider's context error (T23), or the user. */
 export type CompactionReason = "overflow" | "provider" | "manual"
 
@@ -28,6 +33,11 @@ export interface CompactInput {
   readonly reason: CompactionReason
   /** Tokens the context held when compaction started. */
   readonly tokens: number
+  /**
+   * The request of the turn that is running, if any: it stays verbatim (pinned) so the model keeps
+   * seeing what it was asked while its older steps are summarised.
+   */
+  readonly turn?: string | undefined
 }
 
 export interface CompactResult {
@@ -64,6 +74,10 @@ export class Compaction extends Context.Service<Compaction, {
   compact(input: CompactInput): Effect.Effect<CompactResult, CompactionError | ProviderError | StoreError>
   /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
   overflows(usage: Usage, model: ModelRef): boolean
+  /** The model's input limit (else its context) and the tokens the conversation may fill before compaction (T7). */
+  window(model: ModelRef): { readonly limit: number; readonly usable: number }
+  /** Fails with a `config` error when the settings cannot work with this model (a reserve as large as its input limit). */
+  check(model: ModelRef): Effect.Effect<void, CompactionError>
   readonly settings: CompactionSettings
 }>()("reins/compaction/Compaction") {
   static readonly layer = Layer.effect(
@@ -92,15 +106,20 @@ export class Compaction extends Context.Service<Compaction, {
       const summarise = Effect.fnUntraced(function* (
         sessionID: string,
         model: ModelRef,
-        input: { readonly head: ReadonlyArray<MessageWithParts>; readonly pinned: ReadonlyArray<MessageWithParts>; readonly previous: string | undefined }
+        input: {
+          readonly head: ReadonlyArray<MessageWithParts>
+          readonly pinned: ReadonlyArray<MessageWithParts>
+          readonly previous: string | undefined
+          readonly maxTokens: number
+        }
       ) {
-        const { head, pinned, previous } = input
+        const { head, pinned, previous, maxTokens } = input
         const outputs = visibleOutputs(head)
         const now = yield* Clock.currentTimeMillis
         for (let attempt = 0; ; attempt++) {
           const keep = Math.floor(outputs / 2 ** attempt)
           const shrunk = attempt === 0 ? head : dropOldestOutputs(head, keep, now)
-          const result = yield* Effect.result(callModel(model, summaryRequest({ head: shrunk, pinned, previous, template: settings.template })))
+          const result = yield* Effect.result(callModel(model, summaryRequest({ head: shrunk, pinned, previous, template: settings.template, maxTokens })))
           if (result._tag === "Success") return result.success
           if (result.failure.reason !== "overflow") return yield* result.failure
           if (attempt >= MAX_SUMMARY_RETRIES || keep === 0) return yield* tooLarge(sessionID)
@@ -121,14 +140,17 @@ export class Compaction extends Context.Service<Compaction, {
         const messages = applyParts(stored, pruned)
 
         // Only what the model still sees verbatim is summarised: the previous summary stands for
-        // everything before its tail and is passed in to be updated.
+        // everything before its tail and is passed in to be updated. Pinned: the session's first
+        // request, messages marked pinned, and the running turn's request. A request pinned only
+        // while its turn ran is summarised now, so pinned messages do not pile up turn after turn.
         const previous = latestSummary(messages)
-        const pinned = new Set([...pinnedIds(messages), ...(previous?.pinned ?? [])])
+        const pinned = new Set([...pinnedIds(messages), ...(input.turn !== undefined ? [input.turn] : [])])
+        const released = messages.slice(0, previous?.tailIndex ?? 0).filter((m) => previous?.pinned.has(m.info.id) && !pinned.has(m.info.id))
         const region = messages.slice(previous?.tailIndex ?? 0).filter((m) => !isSummaryMessage(m))
-        const budget = tailBudget(usableTokens(provider.info(model), settings))
-        const tailIndex = selectTail(region, { tailTurns: settings.tailTurns, budget })
+        const usable = usableTokens(provider.info(model), settings)
+        const tailIndex = selectTail(region, { tailTurns: settings.tailTurns, budget: tailBudget(usable), limit: Math.floor(usable * TAIL_LIMIT_SHARE) })
         const tailStart = region[tailIndex]?.info.id
-        const head = region.slice(0, tailIndex).filter((m) => !pinned.has(m.info.id))
+        const head = [...released, ...region.slice(0, tailIndex).filter((m) => !pinned.has(m.info.id))]
         if (head.length === 0) {
           return yield* new CompactionError({
             reason: "nothing-to-summarise",
@@ -141,7 +163,7 @@ export class Compaction extends Context.Service<Compaction, {
         // Pinned messages before the tail are shown verbatim before the summary: the summariser gets them as context.
         const tailPosition = tailStart === undefined ? messages.length : messages.findIndex((m) => m.info.id === tailStart)
         const pinnedBefore = messages.slice(0, tailPosition).filter((m) => pinned.has(m.info.id))
-        const summary = yield* summarise(sessionID, model, { head, pinned: pinnedBefore, previous: previous?.text })
+        const summary = yield* summarise(sessionID, model, { head, pinned: pinnedBefore, previous: previous?.text, maxTokens: Math.floor(usable * SUMMARY_SHARE) })
         const text = summary.text.trim()
         if (text === "") return yield* new CompactionError({ reason: "empty-summary", message: "The model returned an empty summary; the conversation was left as it was." })
 
@@ -180,9 +202,16 @@ export class Compaction extends Context.Service<Compaction, {
         return { summaryMessageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text } satisfies CompactResult
       })
 
+      const check = (model: ModelRef) => {
+        const problem = reserveProblem(provider.info(model), settings, `${model.providerID}/${model.modelID}`)
+        return problem === undefined ? Effect.void : Effect.fail(new CompactionError({ reason: "config", message: problem }))
+      }
+
       return Compaction.of({
         compact,
         overflows: (usage, model) => isOverflow(usage, provider.info(model), settings),
+        window: (model) => ({ limit: inputLimit(provider.info(model)), usable: usableTokens(provider.info(model), settings) }),
+        check,
         settings
       })
     })

@@ -40,21 +40,42 @@ const answers = (message: MessageWithParts) =>
   message.info.finish !== "unknown" &&
   !message.parts.some((p) => p.type === "tool")
 
+// A step the model made for the request: an assistant message (not a summary, no error) with text or a tool call.
+const isStep = (message: MessageWithParts) =>
+  message.info.role === "assistant" &&
+  message.info.summary === undefined &&
+  message.info.error === undefined &&
+  message.parts.some((p) => (p.type === "text" && p.text.trim() !== "") || p.type === "tool")
+
+/** Options of `continuation`. */
+export interface ContinuationOptions {
+  /**
+   * Whether the model already worked on the request (the loop knows: a step of the turn succeeded).
+   * Default: a step of it is among `messages`.
+   */
+  readonly progressed?: boolean
+}
+
 /**
- * T11: what the loop says after compacting, from the messages before the compaction: (a) the last
- * real user message had attachments → its text with one `[Attached <mime>: <name>]` line per file;
- * (b) it was never answered → its text again; (c) otherwise a synthetic "continue" prompt.
+ * T11: what the loop says after compacting, from the messages before the compaction. A request the
+ * model has not worked on yet: (a) with attachments → its text with one `[Attached <mime>: <name>]`
+ * line per file; (b) else its text again. (c) Otherwise a synthetic "continue" prompt: once the turn
+ * made steps, repeating the request as the newest message makes a model start the task over and
+ * run its tool calls again, while the request itself stays in view (compaction pins it).
  * The caller stores the text as a user message with `metadata.compaction_continue = true`.
  */
-export const continuation = (messages: ReadonlyArray<MessageWithParts>): Continuation => {
+export const continuation = (messages: ReadonlyArray<MessageWithParts>, options: ContinuationOptions = {}): Continuation => {
   const index = messages.findLastIndex(startsTurn)
   const last = messages[index]
   if (!last) return { kind: "continue", text: CONTINUE_PROMPT }
+  const after = messages.slice(index + 1)
+  const progressed = options.progressed ?? after.some(isStep)
+  if (progressed || after.some(answers)) return { kind: "continue", text: CONTINUE_PROMPT }
   const files = last.parts.filter((p): p is FilePart => p.type === "file")
   const text = textOf(last)
   if (files.length > 0) {
     return { kind: "media", text: [...(text ? [text] : []), ...files.map(attachmentNote)].join("\n"), source: last.info.id }
   }
-  if (!messages.slice(index + 1).some(answers) && text !== "") return { kind: "replay", text, source: last.info.id }
+  if (text !== "") return { kind: "replay", text, source: last.info.id }
   return { kind: "continue", text: CONTINUE_PROMPT }
 }

@@ -2,11 +2,11 @@ import type { MessageWithParts } from "@reins/storage"
 import { estimateMessage } from "./Estimate.ts"
 import { lastTurnsStart } from "./Turns.ts"
 
-/** Bounds of the tail budget in tokens (T8). */
-export const TAIL_BUDGET_MIN = 2_000
+/** Most tokens the tail budget takes (T8). */
 export const TAIL_BUDGET_MAX = 8_000
-
-/** Messages the tail keeps however large they are (all of them when there are fewer). */
+/** The budget's share of the usable context. */
+export const TAIL_BUDGET_SHARE = 0.25
+/** The tail keeps its newest messages up to this many even over the budget, while they fit in `limit` (T8: at least 2). */
 export const TAIL_MIN_MESSAGES = 2
 
 /** How the verbatim tail is chosen. */
@@ -15,15 +15,25 @@ export interface TailOptions {
   readonly tailTurns?: number
   /** Tokens the tail may hold. */
   readonly budget: number
+  /**
+   * Tokens the tail may hold however few messages it has (default: no limit). Its last
+   * `TAIL_MIN_MESSAGES` messages are kept over the budget only while they stay within this: a small
+   * window summarises even its newest step rather than keep more than fits.
+   */
+  readonly limit?: number
 }
 
-/** T8: the tail's token budget, a quarter of the usable context clamped to 2_000–8_000. */
-export const tailBudget = (usable: number): number => Math.min(TAIL_BUDGET_MAX, Math.max(TAIL_BUDGET_MIN, Math.floor(usable * 0.25)))
+/**
+ * T8: the tail's token budget, a quarter of the usable context, at most 8_000. The SPEC's floor of
+ * 2_000 gives way: on a small window (usable under 8_000) a quarter is what fits beside the summary.
+ */
+export const tailBudget = (usable: number): number => Math.max(0, Math.min(TAIL_BUDGET_MAX, Math.floor(usable * TAIL_BUDGET_SHARE)))
 
 /**
  * T8: index of the first message kept verbatim after a summary (`messages.length` for no tail).
  * The tail is the last `tailTurns` user turns, shrunk from the front while its estimate exceeds
- * `budget`, but never below the last 2 messages.
+ * `budget`, but never below the last 2 messages unless those exceed `limit`. In one long turn the
+ * turn's own older steps are thus summarised and its newest ones kept.
  *
  * Cutting at a message boundary never splits a tool call from its result: reins stores a call and
  * its outcome in the same tool part of one assistant message, and the model view emits the result
@@ -32,10 +42,11 @@ export const tailBudget = (usable: number): number => Math.min(TAIL_BUDGET_MAX, 
 export const selectTail = (messages: ReadonlyArray<MessageWithParts>, options: TailOptions): number => {
   const turns = options.tailTurns ?? 2
   if (turns <= 0) return messages.length
+  const limit = options.limit ?? Number.POSITIVE_INFINITY
   const floor = Math.max(0, messages.length - TAIL_MIN_MESSAGES)
   let start = Math.min(lastTurnsStart(messages, turns), floor)
   let size = messages.slice(start).reduce((sum, m) => sum + estimateMessage(m), 0)
-  while (start < floor && size > options.budget) {
+  while (start < messages.length && size > options.budget && (start < floor || size > limit)) {
     size -= estimateMessage(messages[start]!)
     start++
   }

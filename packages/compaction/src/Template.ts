@@ -15,6 +15,18 @@ export interface SummaryInput {
   readonly pinned?: ReadonlyArray<MessageWithParts> | undefined
   /** Replaces `SUMMARY_TEMPLATE`. */
   readonly template?: string | undefined
+  /** Tokens the summary should stay within (a small window); unset: no limit is asked. */
+  readonly maxTokens?: number | undefined
+}
+
+/** A summary budget is asked for only below this many tokens: a large window has room for any summary. */
+export const SUMMARY_LIMIT_FROM = 4_000
+
+/** The line asking for a short summary when the window is small, or undefined. */
+export const lengthRule = (maxTokens: number | undefined): string | undefined => {
+  if (maxTokens === undefined || maxTokens >= SUMMARY_LIMIT_FROM) return undefined
+  const words = Math.max(50, Math.floor(maxTokens * 0.75))
+  return `The agent's context window is small: keep the whole summary under about ${words} words, keeping the user's rules, what is done, and the next move; drop detail first.`
 }
 
 /** The summariser call without model and tools: the caller passes `tools: []` and `toolChoice: "none"`. */
@@ -54,6 +66,7 @@ export const transcript = (messages: ReadonlyArray<MessageWithParts>): string =>
 export const summaryRequest = (input: SummaryInput): SummaryRequest => {
   const sessionID = input.head[0]?.info.sessionID ?? ""
   const body = transcript(input.head)
+  const limit = lengthRule(input.maxTokens)
   const pinned = input.pinned?.length
     ? [
         "These messages stay in the context verbatim next to your summary; use them to understand the conversation but do not copy them into it:",
@@ -67,13 +80,15 @@ export const summaryRequest = (input: SummaryInput): SummaryRequest => {
           ...pinned,
           fence("previous-summary", input.previous),
           fence("transcript", body),
-          "Update the previous summary with what happened since: keep every section, carry over what still holds (above all the user's rules and constraints), fold in the new work, and move finished items to Completed. Do not summarise the summary itself again or shorten it just for the sake of it. Answer with the updated summary only."
+          "Update the previous summary with what happened since: keep every section, carry over what still holds (above all the user's rules and constraints), fold in the new work, and move finished items to Completed. Do not summarise the summary itself again or shorten it just for the sake of it. Answer with the updated summary only.",
+          ...(limit ? [limit] : [])
         ].join("\n\n")
       : [
           "Below is the conversation so far between the user and a coding agent.",
           ...pinned,
           fence("transcript", body),
-          "Write the summary of this conversation using the sections of your instructions. Answer with the summary only."
+          "Write the summary of this conversation using the sections of your instructions. Answer with the summary only.",
+          ...(limit ? [limit] : [])
         ].join("\n\n")
   return {
     system: [input.template ?? SUMMARY_TEMPLATE],

@@ -4,7 +4,7 @@ import { Bus, Ids, emptyUsage, type Event } from "@reins/domain"
 import { Provider, ProviderSettings, RetryPolicy, prunedPlaceholder } from "@reins/provider"
 import { SessionStore, type MessageWithParts } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { Compaction, CompactionSettings, SUMMARY_TEMPLATE, defaultSettings, modelView, type CompactInput, type CompactionSettings as Settings } from "../src/index.ts"
+import { Compaction, CompactionSettings, SUMMARY_TEMPLATE, defaultSettings, estimateMessages, modelView, type CompactInput, type CompactionSettings as Settings } from "../src/index.ts"
 import { SESSION, history, lines, toolParts } from "./fixtures.ts"
 
 let server: ScriptedServer | undefined
@@ -27,10 +27,10 @@ const OVERFLOW: ScriptedStep = {
 const run = async (
   steps: ReadonlyArray<ScriptedStep>,
   messages: ReadonlyArray<MessageWithParts>,
-  options: { settings?: Settings; input?: Partial<CompactInput>; repeatLast?: boolean } = {}
+  options: { settings?: Settings; input?: Partial<CompactInput>; repeatLast?: boolean; limits?: { context: number; output: number } } = {}
 ) => {
   server = await startScriptedServer(steps, { repeatLast: options.repeatLast ?? false })
-  const providers = { local: { type: "openai-compatible" as const, baseURL: server.url, models: { m: { context: 16_000, output: 2_000 } } } }
+  const providers = { local: { type: "openai-compatible" as const, baseURL: server.url, models: { m: options.limits ?? { context: 16_000, output: 2_000 } } } }
   const layer = Compaction.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Bus.layer, idsLayer, SessionStore.layerMemory, Provider.layer)),
     Layer.provide(
@@ -238,5 +238,63 @@ describe("Compaction.compact", () => {
     if (r.result._tag !== "Failure") throw new Error("expected a failure")
     expect(r.result.failure).toMatchObject({ _tag: "CompactionError", reason: "nothing-to-summarise" })
     expect(r.requests).toHaveLength(0)
+  })
+
+  test("one long turn on a 4k window: its older steps are summarised, its request stays pinned, its newest step verbatim", async () => {
+    const h = history()
+    const task = h.user("ORIGINAL TASK: run 12 steps")
+    const steps = Array.from({ length: 12 }, (_, i) => h.assistant({ tools: [{ tool: "step", input: { n: i + 1 }, output: `STEP-DONE-${i + 1} ${"log ".repeat(150)}` }] }))
+    const r = await run([{ text: SUMMARY }], h.messages, { limits: { context: 4_096, output: 8_192 }, input: { turn: task } })
+    if (r.result._tag !== "Success") throw new Error(String(r.result.failure))
+    const result = r.result.success
+    const summary = r.after.find((m) => m.info.id === result.summaryMessageID)!
+    const info = summary.info.role === "assistant" ? summary.info.summary! : undefined
+    // The tail is what fits a quarter of the 2,731 usable tokens: the newest steps, not the 2,000-token floor.
+    const tailIndex = steps.indexOf(info!.tailStart!)
+    const tail = r.after.filter((m) => steps.slice(tailIndex).includes(m.info.id))
+    expect(estimateMessages(tail)).toBeLessThanOrEqual(682)
+    expect(estimateMessages(r.after.filter((m) => steps.slice(tailIndex - 1).includes(m.info.id)))).toBeGreaterThan(682)
+    expect(tailIndex).toBeGreaterThan(6)
+    expect(info!.summarised).toEqual(steps.slice(0, tailIndex))
+    expect(info!.pinned).toEqual([task])
+    // The summariser is asked to stay short (a fifth of the usable context), and sees the head only.
+    expect(r.requests[0]).toContain("keep the whole summary under about 409 words")
+    expect(r.requests[0]).toContain("STEP-DONE-1 ")
+    expect(r.requests[0]).not.toContain("STEP-DONE-12")
+    // The model's view: the request, the summary, then whole steps (each call with its result).
+    const view = modelView(r.after)
+    expect(texts(view)[0]).toBe("ORIGINAL TASK: run 12 steps")
+    expect(texts(view)[1]).toContain(SUMMARY)
+    const kept = view.slice(2).flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.state.status === "completed" ? [p.state.output.split(" ")[0]] : []))
+    expect(kept.at(-1)).toBe("STEP-DONE-12")
+    expect(kept).toHaveLength(12 - tailIndex)
+  })
+
+  test("a later turn's request is pinned while it runs, then summarised once that turn is over", async () => {
+    const h = history()
+    const first = h.user("FIRST TASK")
+    const a1 = h.assistant({ text: "first done" })
+    const second = h.user("SECOND REQUEST: long work")
+    const s1 = h.assistant({ tools: [{ tool: "bash", output: "work 1" }] })
+    const s2 = h.assistant({ tools: [{ tool: "bash", output: "work 2" }] })
+    h.assistant({ text: "PREVIOUS SUMMARY", summary: { tailStart: s2, summarised: [a1, s1], pinned: [first, second], auto: true } })
+    const answer = h.assistant({ text: "second done" })
+    const third = h.user("third request")
+    h.assistant({ text: "third done" })
+    h.user("fourth request")
+    h.assistant({ text: "fourth done" })
+    // Before: the second request shows verbatim beside the summary.
+    expect(texts(modelView(h.messages)).slice(0, 2)).toEqual(["FIRST TASK", "SECOND REQUEST: long work"])
+    const r = await run([{ text: "UPDATED SUMMARY" }], h.messages, { input: { reason: "manual" } })
+    if (r.result._tag !== "Success") throw new Error(String(r.result.failure))
+    const result = r.result.success
+    expect(result.summarised).toEqual([second, s2, answer])
+    expect(r.requests[0]).toContain("SECOND REQUEST: long work")
+    const summary = r.after.find((m) => m.info.id === result.summaryMessageID)!
+    expect(summary.info.role === "assistant" && summary.info.summary).toMatchObject({ tailStart: third, pinned: [first] })
+    const view = texts(modelView(r.after))
+    expect(view[0]).toBe("FIRST TASK")
+    expect(view[1]).toContain("UPDATED SUMMARY")
+    expect(view.join("\n")).not.toContain("SECOND REQUEST")
   })
 })

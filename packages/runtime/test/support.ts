@@ -2,7 +2,7 @@
 // pointed at the server as provider "local".
 import { afterEach } from "bun:test"
 import { SessionStore } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "@reins/testkit"
 import type { StoreError } from "@reins/storage"
 import type { Layer } from "effect"
 import * as fs from "node:fs"
@@ -26,6 +26,8 @@ export interface ScriptedRuntimeOptions {
   readonly dataDir?: string
   /** Default: yolo. */
   readonly permission?: RuntimeOptions["permission"]
+  /** Options of the scripted server (a `respond` hook, …). */
+  readonly server?: ScriptedServerOptions
 }
 
 /**
@@ -39,7 +41,7 @@ export const scriptedRuntimes = () => {
     server = undefined
   })
   return async (steps: ReadonlyArray<ScriptedStep>, options: ScriptedRuntimeOptions = {}) => {
-    server = await startScriptedServer(steps)
+    server = await startScriptedServer(steps, options.server)
     const cwd = options.cwd ?? tmp()
     const dataDir = options.dataDir ?? tmp()
     const layer = makeRuntime({

@@ -1,6 +1,24 @@
 import { Clock, Context, Deferred, Effect, type Exit, Layer, Schema } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
-import { Compaction, continuation, modelView, readWindow, tokenCount, estimateMessages, type CompactionError, type CompactResult } from "@reins/compaction"
+import {
+  Compaction,
+  compacted,
+  continuation,
+  estimateMessages,
+  estimateText,
+  isStalled,
+  modelView,
+  noStall,
+  nothingCompacted,
+  readWindow,
+  stallError,
+  stepFitted,
+  stepOverflowed,
+  tokenCount,
+  type CompactionError,
+  type CompactResult,
+  type Stall
+} from "@reins/compaction"
 import { Permission } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
 import { SessionStore, WritingClaim, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
@@ -199,8 +217,10 @@ export class SessionService extends Context.Service<SessionService, {
       })
 
       /**
-       * T7–T11: compacts the session, then writes the message the loop goes on with (a replay of
-       * the user's request, its attachments as notes, or a synthetic continue), flagged so views hide it.
+       * T7–T11: compacts the session (the turn's request stays pinned), then writes the message the
+       * loop goes on with, flagged so views hide it: a synthetic continue once the turn has made a
+       * step (a replayed request makes a model start over and re-run its tool calls), else a replay
+       * of the request (its attachments as notes).
        */
       const compactAndContinue = Effect.fnUntraced(function* (
         sessionID: string,
@@ -208,13 +228,14 @@ export class SessionService extends Context.Service<SessionService, {
         reason: "overflow" | "provider",
         tokens: number,
         window: ReadonlyArray<MessageWithParts>,
-        turnStart: MessageWithParts
+        turnStart: MessageWithParts,
+        progressed: boolean
       ) {
-        yield* compaction.compact({ sessionID, model, reason, tokens })
+        yield* compaction.compact({ sessionID, model, reason, tokens, turn: turnStart.info.id })
         // Once an earlier compaction summarised the turn's own request, the window starts later:
         // continue from that request, not from an older pinned one.
         const before = window.some((m) => m.info.id === turnStart.info.id) ? window : [turnStart, ...window.filter((m) => m.info.id > turnStart.info.id)]
-        const next = continuation(before)
+        const next = continuation(before, { progressed })
         const { message, part } = yield* userMessage(sessionID, next.text, { compaction_continue: true, continuation: next.kind })
         const synthetic: Part = { ...part, synthetic: true }
         yield* store.putMessage(message)
@@ -245,8 +266,15 @@ export class SessionService extends Context.Service<SessionService, {
         const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
         const guard = makeDoomLoopGuard(doomLoopLimits)
         let steps = 0
-        // The step after a compaction must not overflow again: that would loop forever.
-        let compactedAt = -1
+        // Whether compaction makes room: compactions in a row after which the next request still
+        // overflows end the turn with a clear error instead of looping (and re-billing summaries).
+        let stall: Stall = noStall
+        // A step of this turn succeeded: a compaction then continues the work instead of replaying the request.
+        let worked = false
+        const stalled = (tokens: number) =>
+          Effect.fail(stallError({ sessionID: session.id, model: `${model.providerID}/${model.modelID}`, ...compaction.window(model), tokens }))
+        // What a request costs besides its messages, for the stalled error's figure.
+        const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))
         // `known`: the user messages there before the session was claimed, then those the model was
         // shown or the loop wrote; any other is a message queued for this run.
         known.add(user.id)
@@ -317,34 +345,41 @@ export class SessionService extends Context.Service<SessionService, {
           if (stepped._tag === "Failure") {
             const error = stepped.failure
             // A provider's "context too long" is compacted, never retried as is (T7, T23).
-            if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto && compactedAt !== steps - 1) {
+            if (error._tag === "ProviderError" && error.reason === "overflow" && compaction.settings.auto) {
+              stall = stepOverflowed(stall)
+              if (isStalled(stall)) return yield* stalled(fixedCost + estimateMessages(view))
               // With nothing to summarise (one huge first message) the provider's own error says it best.
-              const wrote = yield* compactAndContinue(session.id, model, "provider", estimateMessages(view), messages, turnStart).pipe(
+              const wrote = yield* compactAndContinue(session.id, model, "provider", estimateMessages(view), messages, turnStart, worked).pipe(
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
                   () => Effect.fail(error)
                 )
               )
               known.add(wrote)
-              compactedAt = steps
+              stall = compacted(stall)
               continue
             }
             return yield* Effect.fail(error)
           }
           if (final) return turnResult(session.id, steps, yield* readWindow(store, session.id))!
-          if (compaction.overflows(stepped.success.usage, model) && compactedAt !== steps - 1) {
+          worked = true
+          if (!compaction.overflows(stepped.success.usage, model)) stall = stepFitted(stall)
+          else {
+            stall = stepOverflowed(stall)
             const after = yield* readWindow(store, session.id)
             // A finished turn leaves compaction to the next one: nothing is waiting to continue.
             if (!turnDone(after)) {
-              // All of it is the verbatim tail already: go on; a provider that then refuses ends the turn.
-              const wrote = yield* compactAndContinue(session.id, model, "overflow", tokenCount(stepped.success.usage), after, turnStart).pipe(
+              const tokens = tokenCount(stepped.success.usage)
+              if (isStalled(stall)) return yield* stalled(tokens)
+              // All of it is the verbatim tail already: go on; the stall count stops a context that cannot shrink.
+              const wrote = yield* compactAndContinue(session.id, model, "overflow", tokens, after, turnStart, worked).pipe(
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
                   (e) => Effect.as(Effect.logWarning(e.message), undefined)
                 )
               )
               if (wrote !== undefined) known.add(wrote)
-              compactedAt = steps
+              stall = wrote !== undefined ? compacted(stall) : nothingCompacted(stall)
             }
           }
         }
@@ -403,6 +438,8 @@ export class SessionService extends Context.Service<SessionService, {
       const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
         yield* Effect.annotateCurrentSpan({ "session.id": input.sessionID })
         yield* store.getSession(input.sessionID)
+        // A reserve that leaves nothing for the conversation is a config error, before anything is stored.
+        yield* compaction.check(input.model)
         for (let attempt = 0; ; attempt++) {
           // This process runs the session already: the message joins that turn.
           const joined = running.get(input.sessionID)
@@ -474,6 +511,7 @@ export class SessionService extends Context.Service<SessionService, {
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
         yield* store.getSession(input.sessionID)
+        yield* compaction.check(input.model)
         const holder: Holder = {}
         const claimed = yield* claim(input.sessionID, holder)
         if (claimed._tag !== "claimed") {
