@@ -23,7 +23,7 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
     fd = fs.openSync(file, FLAGS)
     const stat = fs.fstatSync(fd)
     if (!stat.isFile() || stat.size > job.maxFileBytes) return undefined
-    const bytes = Buffer.alloc(stat.size)
+    const bytes = Buffer.allocUnsafe(stat.size)
     let read = 0
     while (read < bytes.length) {
       const n = fs.readSync(fd, bytes, read, bytes.length - read, read)
