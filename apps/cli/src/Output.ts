@@ -36,8 +36,46 @@ export const compactionSummary = (event: Pick<CompactionCompleted, "tokensBefore
   `${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens; ${plural(event.summarised.length, "message", "messages")} summarised, ` +
   `${plural(event.pruned.length, "tool output", "tool outputs")} pruned`
 
-/** `--format json`: one event object per line on stdout (compaction events included). */
-export const jsonPrinter = (write: (s: string) => void) => (event: Event) => Effect.sync(() => write(`${JSON.stringify(event)}\n`))
+type PartDelta = Extract<Event, { type: "part.delta" }>
+
+/** `--format json` sends the deltas of one part that arrive within this window as one line. */
+export const DELTA_WINDOW_MS = 100
+/** …and sends them sooner once this many characters are waiting. */
+export const DELTA_MAX_CHARS = 16 * 1024
+
+/**
+ * `--format json`: one event object per line on stdout (compaction events included). A model
+ * streams a few characters per delta, so deltas of one part are joined for up to
+ * `DELTA_WINDOW_MS`; any other event sends them first, so the order of events is kept.
+ */
+export const jsonPrinter = (write: (s: string) => void) => {
+  let pending: PartDelta | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const line = (event: Event) => write(`${JSON.stringify(event)}\n`)
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    const held = pending
+    pending = undefined
+    if (held) line(held)
+  }
+  const handler = (event: Event) =>
+    Effect.sync(() => {
+      if (event.type !== "part.delta") {
+        flush()
+        return line(event)
+      }
+      if (pending && pending.partID === event.partID) {
+        pending = { ...pending, delta: pending.delta + event.delta }
+      } else {
+        flush()
+        pending = event
+        timer = setTimeout(flush, DELTA_WINDOW_MS)
+      }
+      if (pending.delta.length >= DELTA_MAX_CHARS) flush()
+    })
+  return { handler, finish: flush }
+}
 
 /** Text mode: the answer streams to stdout; short tool and status lines go to stderr. */
 export const textPrinter = (out: (s: string) => void, err: (s: string) => void) => {
@@ -61,10 +99,12 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
   const handler = (event: Event) =>
     Effect.sync(() => {
       switch (event.type) {
+        case "part.delta":
+          // streamed answer text; synthetic text (the continuation after a compaction) is never streamed
+          if (event.partType === "text") writeOut(event.delta)
+          return
         case "part.updated": {
           const part = event.part
-          // synthetic text (the loop's continuation after a compaction) is for the model, not the reader
-          if (part.type === "text" && event.delta && !part.synthetic) writeOut(event.delta)
           if (part.type === "tool" && part.state.status === "running" && !announced.has(part.callID)) {
             announced.add(part.callID)
             writeErr(`→ ${part.tool} ${subject(part)}`)

@@ -30,7 +30,7 @@ describe("reins run end to end", () => {
       "bash:pending", "bash:running", "bash:completed",
       "read:pending", "read:running", "read:completed"
     ])
-    const text = evs.filter((e) => e.type === "part.updated" && e.delta).map((e) => e.delta).join("")
+    const text = evs.filter((e) => e.type === "part.delta").map((e) => e.delta).join("")
     expect(text).toBe("notes.txt now has alpha, beta and gamma.")
     const finishes = evs.filter((e) => e.type === "part.updated" && e.part.type === "step-finish").map((e) => e.part.reason)
     expect(finishes).toEqual(["tool-calls", "tool-calls", "tool-calls", "stop"])

@@ -6,11 +6,26 @@ import { Session } from "./Session.ts"
 export const SessionCreated = Schema.Struct({ type: Schema.Literal("session.created"), session: Session })
 export const SessionUpdated = Schema.Struct({ type: Schema.Literal("session.updated"), session: Session })
 export const MessageUpdated = Schema.Struct({ type: Schema.Literal("message.updated"), message: Message })
-/** A part changed; `delta` carries the appended text for streamed text and reasoning. */
+/**
+ * A part changed; the part is whole. Streamed text and reasoning are published whole when they
+ * start and when they end, and as `part.delta` in between. `delta` is no longer set (it was the
+ * appended text, next to a part carrying all the text so far).
+ */
 export const PartUpdated = Schema.Struct({
   type: Schema.Literal("part.updated"),
   part: Part,
   delta: Schema.optional(Schema.String)
+})
+/**
+ * Text appended to a streaming text or reasoning part, named by id only (its session and message
+ * came with the part's first `part.updated`), so a long answer costs about its own length in
+ * events rather than the square of it. The whole part follows in a `part.updated` when it ends.
+ */
+export const PartDelta = Schema.Struct({
+  type: Schema.Literal("part.delta"),
+  partID: Schema.String,
+  partType: Schema.Literals(["text", "reasoning"]),
+  delta: Schema.String
 })
 export const SessionStatus = Schema.Struct({
   type: Schema.Literal("session.status"),
@@ -84,6 +99,7 @@ export const Event = Schema.Union([
   SessionUpdated,
   MessageUpdated,
   PartUpdated,
+  PartDelta,
   SessionStatus,
   SessionError,
   PermissionAsked,

@@ -22,6 +22,12 @@ export interface StepInput {
 export const STRAGGLER_WAIT_MS = 250
 /** Independent tool calls of one step run concurrently, this many at a time. */
 export const TOOL_CONCURRENCY = 4
+/**
+ * A streaming text or reasoning part is stored again once it has grown by a quarter since it was
+ * last stored, and by at least this many characters: bytes written stay linear in its length (not
+ * one whole copy per delta). It is stored whole when it ends or the step is cut off.
+ */
+export const TEXT_STORE_MIN_GROWTH = 4096
 
 /**
  * The error state of a call cut off by an interrupt. What the tool reported while running
@@ -55,8 +61,7 @@ export const makeProcessor = Effect.gen(function* () {
   const registry = yield* ToolRegistry
   const slots = yield* Semaphore.make(TOOL_CONCURRENCY)
 
-  const save = (part: Part, delta?: string) =>
-    store.putPart(part).pipe(Effect.andThen(bus.publish({ type: "part.updated", part, ...(delta !== undefined ? { delta } : {}) })))
+  const save = (part: Part) => store.putPart(part).pipe(Effect.andThen(bus.publish({ type: "part.updated", part })))
 
   const saveMessage = (message: AssistantMessage) =>
     store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
@@ -67,6 +72,8 @@ export const makeProcessor = Effect.gen(function* () {
     const offered = registry.forModel(request.model.modelID)
     const base = { sessionID: assistant.sessionID, messageID: assistant.id }
     const texts = new Map<string, TextPart | ReasoningPart>()
+    // how much of each streaming text the store holds
+    const storedLength = new Map<string, number>()
     const calls = new Map<string, { part: ToolPart; done: Deferred.Deferred<void> }>()
     const fibers: Array<Fiber.Fiber<void, StoreError>> = []
     let outcome: StepOutcome = { finish: "unknown", toolCalls: 0, usage: emptyUsage, cost: 0 }
@@ -157,7 +164,12 @@ export const makeProcessor = Effect.gen(function* () {
             if (!prev) return
             const part = { ...prev, text: prev.text + event.text }
             texts.set(key, part)
-            yield* save(part, event.text)
+            const stored = storedLength.get(key) ?? 0
+            if (part.text.length - stored >= Math.max(TEXT_STORE_MIN_GROWTH, stored / 4)) {
+              storedLength.set(key, part.text.length)
+              yield* store.putPart(part)
+            }
+            yield* bus.publish({ type: "part.delta", partID: part.id, partType: part.type, delta: event.text })
             return
           }
           case "text-end":

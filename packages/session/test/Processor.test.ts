@@ -90,7 +90,9 @@ describe("stream processor", () => {
     expect(parts[3]).toMatchObject({ callID: "c1", state: { status: "completed" } })
     const assistant = messages[1]!.info
     expect(assistant.role === "assistant" && assistant.usage.input).toBe(10)
-    expect(seen.filter((e) => e.type === "part.updated" && e.delta).map((e) => e.type === "part.updated" && e.delta)).toEqual(["think", "Hel", "lo"])
+    expect(seen.flatMap((e) => (e.type === "part.delta" ? [`${e.partType}:${e.delta}`] : []))).toEqual(["reasoning:think", "text:Hel", "text:lo"])
+    // the whole part once it ends, never the text so far with each delta
+    expect(seen.flatMap((e) => (e.type === "part.updated" && e.part.type === "text" ? [e.part.text] : []))).toEqual(["", "Hello"])
   })
 
   test("an unknown tool becomes an error result naming the available tools", async () => {

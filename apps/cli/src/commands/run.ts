@@ -50,7 +50,7 @@ export const run = Command.make("run", flags, (input) =>
     })
     const out = (s: string) => void process.stdout.write(s)
     const err = (s: string) => void process.stderr.write(s)
-    const printer = input.format === "json" ? { handler: jsonPrinter(out), finish: () => {} } : textPrinter(out, err)
+    const printer = input.format === "json" ? jsonPrinter(out) : textPrinter(out, err)
 
     const program = Effect.gen(function* () {
       const bus = yield* Bus
