@@ -1,10 +1,11 @@
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
 import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
+import { runMain } from "./Signals.ts"
 import { sessions } from "./commands/sessions.ts"
 import { VERSION } from "./version.ts"
 
@@ -28,5 +29,6 @@ Command.run(reins, { version: VERSION }).pipe(
   ),
   Effect.scoped,
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  // SIGINT, SIGTERM and SIGHUP interrupt the command (a running turn stops its commands)
+  runMain({ disableErrorReporting: false })
 )

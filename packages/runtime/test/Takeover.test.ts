@@ -61,7 +61,7 @@ const runningCommand = (store: SessionStore["Service"], sessionID: string) =>
 
 /** Whether a process of the group is still running (zombies, dead but not yet collected by their parent, are not). */
 const groupAlive = (pgid: number) =>
-  Bun.spawnSync(["ps", "-o", "stat=", "-g", String(pgid)]).stdout.toString().split("\n").some((stat) => stat.trim() !== "" && !stat.startsWith("Z"))
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).some(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 /** Another process (another pid and host) takes the session over, judging the current claim stale. */
 const takeOver = (store: SessionStore["Service"], sessionID: string) =>

@@ -21,6 +21,6 @@ export const takenOver = (claim: SessionRun, holder: SessionRun | undefined): St
     reason: "taken-over",
     message:
       holder === undefined
-        ? `Session ${claim.sessionID} is no longer held by this reins process (pid ${claim.pid}): its claim went stale and was released elsewhere; this turn stopped without writing. Continue it with reins run --session ${claim.sessionID}.`
+        ? `Session ${claim.sessionID} was taken over by another reins process while this one (pid ${claim.pid}) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ${claim.sessionID}.`
         : `Session ${claim.sessionID} was taken over by another reins process (pid ${holder.pid}${holder.host === claim.host ? "" : ` on ${holder.host}`}) while this one (pid ${claim.pid}) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ${claim.sessionID}.`
   })

@@ -98,8 +98,9 @@ for (const [name, makeLayer] of implementations) {
         })
       )
       expect(failure.reason).toBe("taken-over")
-      expect(failure.message).toContain("is no longer held by this reins process (pid 100)")
-      expect(failure.message).toContain("reins run --session ses_a")
+      expect(failure.message).toBe(
+        "Session ses_a was taken over by another reins process while this one (pid 100) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ses_a."
+      )
     })
   })
 }

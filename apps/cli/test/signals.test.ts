@@ -1,0 +1,157 @@
+// Items 7 and 8 with real processes: a closed terminal (SIGHUP) stops the running command's whole
+// process group like Ctrl+C; a reins killed with SIGKILL leaves it running until the next turn on
+// the session stops it; a reins stopped past the staleness limit loses its session to another and,
+// resumed, exits with a clear error without writing anything more.
+import { beforeAll, describe, expect, test } from "bun:test"
+import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+
+const marker = () => `3${Math.floor(Math.random() * 90000) + 10000}.5`
+
+/** The command of the test: a shell with a background child, both sleeping (`sleep <n>` marks them). */
+const sleepers = (n: string) => ({ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] })
+
+/** How many `sleep <n>` processes are still running (zombies, already dead, show as [sleep] and are not counted). */
+const sleeping = (n: string) =>
+  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === `sleep ${n}`).length
+
+/** The processes of a group still running (a zombie, dead but not yet collected by its parent, is not). */
+const groupMembers = (pgid: number) =>
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+
+const exported = async (p: Project, sessionID: string) => JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)
+
+const toolOf = (session: any) => session.messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+
+const start = (p: Project, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn(BIN, args, { cwd: p.cwd, env: { ...p.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let stderr = ""
+  child.stderr!.on("data", (b) => (stderr += b))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stderr }))
+  )
+  return { child, exited }
+}
+
+/** Waits until the session's bash part is running and has recorded its process group; returns the session id and group. */
+const recorded = async (p: Project) => {
+  for (let i = 0; i < 200; i++) {
+    const list = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout || "[]")
+    const sessionID = list[0]?.id as string | undefined
+    if (sessionID !== undefined) {
+      const tool = toolOf(await exported(p, sessionID))
+      const group = tool?.state?.metadata?.process
+      if (tool?.state?.status === "running" && group) return { sessionID, pgid: group.pgid as number }
+    }
+    await Bun.sleep(50)
+  }
+  throw new Error("the bash call never recorded its process group")
+}
+
+const waitFor = async (condition: () => boolean) => {
+  for (let i = 0; i < 100 && !condition(); i++) await Bun.sleep(30)
+}
+
+const stopped = (child: ChildProcess) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+}
+
+describe("signals and a running command", () => {
+  test("SIGHUP (the terminal closed) kills the command's process group and marks the call interrupted, like Ctrl+C", async () => {
+    const n = marker()
+    const p = await setup([sleepers(n), { text: "never asked" }])
+    const run = start(p, ["run", "--yolo", "sleep please"])
+    try {
+      const { sessionID } = await recorded(p)
+      await waitFor(() => sleeping(n) === 2)
+      expect(sleeping(n)).toBe(2)
+      run.child.kill("SIGHUP")
+      const exit = await run.exited
+      expect(exit.code).toBe(130)
+      await waitFor(() => sleeping(n) === 0)
+      expect(sleeping(n)).toBe(0)
+      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+      expect(p.server.requests).toHaveLength(1)
+    } finally {
+      stopped(run.child)
+    }
+  }, 30_000)
+
+  test("after SIGKILL the group survives; the next run on the session kills it and marks the call interrupted", async () => {
+    const n = marker()
+    const p = await setup([sleepers(n), { text: "picked up again" }])
+    const run = start(p, ["run", "--yolo", "sleep please"])
+    try {
+      const { sessionID, pgid } = await recorded(p)
+      run.child.kill("SIGKILL")
+      await run.exited
+      await Bun.sleep(200)
+      // nothing stopped it: reins had no chance to
+      expect(sleeping(n)).toBe(2)
+      expect(toolOf(await exported(p, sessionID)).state.status).toBe("running")
+
+      const next = await reins(["run", "--session", sessionID, "go on"], p)
+      expect(next.stderr.trim()).toBe(`session ${sessionID} · 1 step`)
+      expect(next.code).toBe(0)
+      expect(next.stdout.trim()).toBe("picked up again")
+      await waitFor(() => sleeping(n) === 0)
+      expect(sleeping(n)).toBe(0)
+      // nothing of the group runs any more (a zombie, dead but not collected by its new parent, may be listed)
+      expect(groupMembers(pgid)).toEqual([])
+      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+    } finally {
+      stopped(run.child)
+    }
+  }, 30_000)
+})
+
+describe("a reins stopped past the staleness limit", () => {
+  test("another run takes the session over; resumed, the first exits non-zero without writing, and the history stays consistent", async () => {
+    const n = marker()
+    const p = await setup([sleepers(n), { text: "answered by the second process" }, { text: "never asked" }])
+    // beat every 100 ms, stale after 1 s
+    const timing = { REINS_TEST_RUN_TIMING: "100,1000" }
+    const first = start(p, ["run", "--yolo", "sleep please"], timing)
+    try {
+      const { sessionID } = await recorded(p)
+      await waitFor(() => sleeping(n) === 2)
+      first.child.kill("SIGSTOP")
+      await Bun.sleep(1_500)
+      const before = await exported(p, sessionID)
+
+      const second = await reins(["run", "--session", sessionID, "take over"], { ...p, env: { ...p.env, ...timing } })
+      expect(second.stderr.trim()).toBe(`session ${sessionID} · 1 step`)
+      expect(second.code).toBe(0)
+      expect(second.stdout.trim()).toBe("answered by the second process")
+      // the second run stopped the first one's command: its process was dead to it
+      await waitFor(() => sleeping(n) === 0)
+      expect(sleeping(n)).toBe(0)
+      const afterSecond = await exported(p, sessionID)
+
+      first.child.kill("SIGCONT")
+      const exit = await first.exited
+      expect(exit.code).toBe(1)
+      expect(exit.stderr).toContain(`reins: Session ${sessionID} was taken over by another reins process`)
+      expect(exit.stderr).toContain(`this one (pid ${first.child.pid}) was stopped or unresponsive; this turn stopped without writing`)
+
+      // the first process wrote nothing once it had lost the session
+      const final = await exported(p, sessionID)
+      expect(final.messages).toEqual(afterSecond.messages)
+      expect(final.session).toEqual(afterSecond.session)
+      expect(final.messages.map((m: any) => m.info.role)).toEqual(["user", "assistant", "user", "assistant"])
+      expect(final.messages.slice(0, 2).map((m: any) => m.info.id)).toEqual(before.messages.map((m: any) => m.info.id))
+      expect(toolOf(final).state).toMatchObject({ status: "error", interrupted: true })
+      expect(final.messages[3].parts.find((x: any) => x.type === "text").text).toBe("answered by the second process")
+      expect(p.server.requests).toHaveLength(2)
+    } finally {
+      first.child.kill("SIGCONT")
+      stopped(first.child)
+    }
+  }, 60_000)
+})
