@@ -1,11 +1,15 @@
 import { Effect } from "effect"
-import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { commandPrefix } from "./Arity.ts"
+import { isReservedName, parseUnprefixed } from "./Keywords.ts"
+import { opaqueUse, opaqueVariable } from "./Opaque.ts"
 import { bashParser, type Node, type Parser } from "./Parser.ts"
+import { checkPaths, type PathContext } from "./PathArgs.ts"
 import { askDirectory, expandTilde, harmlessDevice, isInside, realLocation } from "./Paths.ts"
+import { isName, literal, resolve, type Lookup } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, unwrap } from "./Wrappers.ts"
+import { codeFiles, writtenBy } from "./Writes.ts"
 
 /** One permission a shell command needs, found by the scan. */
 export interface ScanRequest {
@@ -37,43 +41,24 @@ interface Token {
 interface State {
   cwd: string | undefined
   stack: Array<string | undefined>
+  /**
+   * Variables assigned in this command line: their possible values, null when unknown. A name
+   * that is not here has its value from the environment (unknown; HOME and PWD are known).
+   */
+  vars: Map<string, ReadonlyArray<string> | null>
+  /** Inside `sh -c '…'` and the like: the environment of that shell is not known. */
+  inShell: boolean
   readonly worktree: string
   readonly home: string
   readonly parser: Parser
   readonly out: Map<string, ScanRequest>
+  /** Real paths that the command line writes or makes executable. */
+  readonly written: Set<string>
+  /** Requests that run files (real paths): opaque when the line writes one of them. */
+  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<string> }>
 }
 
 const MAX_DEPTH = 8
-
-// Double quotes keep backslashes except before $ ` " \ and newline.
-const unescapeDouble = (s: string) => s.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))
-const unescapeWord = (s: string) => s.replace(/\\(.)/gs, (_, c: string) => (c === "\n" ? "" : c))
-
-/** The value of a word when it is fixed in the text (no expansion, no substitution); else undefined. */
-const literal = (node: Node): string | undefined => {
-  switch (node.type) {
-    case "word":
-    case "number":
-      return unescapeWord(node.text)
-    case "raw_string":
-      return node.text.slice(1, -1)
-    case "string":
-      return node.namedChildren.every((c) => c.type === "string_content") ? unescapeDouble(node.text.slice(1, -1)) : undefined
-    case "concatenation": {
-      let out = ""
-      for (const part of node.namedChildren) {
-        const value = literal(part)
-        if (value === undefined) return undefined
-        out += value
-      }
-      return out
-    }
-    case "command_name":
-      return node.namedChildren.length === 1 ? literal(node.namedChildren[0]!) : undefined
-    default:
-      return undefined
-  }
-}
 
 const token = (node: Node): Token => ({ raw: node.text, lit: literal(node), node })
 
@@ -81,6 +66,24 @@ const add = (st: State, request: ScanRequest) => {
   const key = `${request.permission}\0${request.patterns.join("\0")}`
   const seen = st.out.get(key)
   if (!seen || (request.opaque && !seen.opaque)) st.out.set(key, request)
+  return key
+}
+
+/** The one value a computed word may take (`$PWD/s.sh`), if it is known. */
+const single = (st: State, node: Node) => {
+  const { values } = resolve(node, lookup(st))
+  return values?.length === 1 ? values[0] : undefined
+}
+
+/** What a variable may hold where it is used (see State.vars). */
+const lookup = (st: State): Lookup => (name) => {
+  // a line that sets IFS splits values where it likes
+  if (st.vars.has("IFS")) return undefined
+  const assigned = st.vars.get(name)
+  if (assigned !== undefined) return assigned ?? undefined
+  if (name === "HOME" && !st.inShell) return [st.home]
+  if (name === "PWD" && st.cwd !== undefined) return [st.cwd]
+  return undefined
 }
 
 const unique = (list: ReadonlyArray<string>) => [...new Set(list)]
@@ -92,56 +95,15 @@ const external = (st: State, real: string | undefined) => {
   add(st, { permission: "external_directory", patterns: [pattern], always: [pattern], ...(st.cwd ? { directory: st.cwd } : {}) })
 }
 
+/** What the path checks need from the scan: where a word is, asking for a place, the variables. */
+const pathContext = (st: State): PathContext => ({ cwd: st.cwd, locate: (word) => locate(st, word), external: (real) => external(st, real), lookup: lookup(st) })
+
 /** The real absolute location of a path word, or undefined when it is relative to an unknown dir. */
 const locate = (st: State, given: string): string | undefined => {
   const expanded = expandTilde(given, st.home)
   if (!path.isAbsolute(expanded) && st.cwd === undefined) return undefined
   // joined as written: realLocation takes `..` after the symlinks before it, as the kernel does
   return realLocation(path.isAbsolute(expanded) ? expanded : `${st.cwd ?? "/"}${path.sep}${expanded}`)
-}
-
-const GLOB = /[*?[]/
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
-// Their first operand is a pattern or a program, not a path.
-const PATTERN_FIRST = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "jq", "yq", "perl"])
-
-/** A bare word (`link`) that names a symbolic link in the current directory, which may lead outside. */
-const isSymlink = (st: State, word: string) => {
-  if (st.cwd === undefined || word === "" || GLOB.test(word)) return false
-  try {
-    return fs.lstatSync(path.join(st.cwd, word)).isSymbolicLink()
-  } catch {
-    return false
-  }
-}
-
-/** Words that name a path outside the worktree raise `external_directory` for their directory. */
-const checkPaths = (st: State, words: ReadonlyArray<string | undefined>, name: string) => {
-  let skipPattern = PATTERN_FIRST.has(name)
-  for (let i = 1; i < words.length; i++) {
-    let w = words[i]
-    if (w === undefined) continue
-    if (w === "-e" && skipPattern) {
-      i++
-      skipPattern = false
-      continue
-    }
-    if (w.startsWith("-")) {
-      const eq = w.indexOf("=")
-      if (eq === -1) continue
-      w = w.slice(eq + 1)
-    } else if (skipPattern) {
-      skipPattern = false
-      continue
-    }
-    if (URL_LIKE.test(w)) continue
-    if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !isSymlink(st, w)) continue
-    const glob = w.search(GLOB)
-    const fixed = glob === -1 ? w : path.dirname(w.slice(0, glob) + "x")
-    const real = locate(st, fixed)
-    if (real !== undefined && harmlessDevice(real)) continue
-    external(st, real)
-  }
 }
 
 /** Redirections: writes need `edit` on the target; any target outside the worktree asks for its directory. */
@@ -159,7 +121,8 @@ const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
     // `<file`, `<&3`: stdin comes from somewhere else than the terminal
     if (!writes) stdin = true
     if (destination.type === "number") continue
-    const target = literal(destination)
+    // `> $F` after `F=out.txt`: the one value the line gave it
+    const target = literal(destination) ?? single(st, destination)
     if (target === undefined) {
       if (writes) {
         add(st, {
@@ -169,6 +132,14 @@ const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
           opaque: "the redirection target is computed at run time",
           ...(st.cwd ? { directory: st.cwd } : {})
         })
+      } else {
+        // `< $HOME/.ssh/id_rsa`: read from where the variables say, or from an unknown place
+        const { values } = resolve(destination, lookup(st))
+        for (const value of values ?? []) {
+          const real = locate(st, value)
+          if (real === undefined || !harmlessDevice(real)) external(st, real)
+        }
+        if (values === undefined) external(st, undefined)
       }
       continue
     }
@@ -176,6 +147,7 @@ const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
     if (real !== undefined && harmlessDevice(real)) continue
     external(st, real)
     if (writes) {
+      if (real !== undefined) st.written.add(real)
       const pattern = real ?? target
       add(st, { permission: "edit", patterns: [pattern], always: [path.join(path.dirname(pattern), "*")], ...(st.cwd ? { directory: st.cwd } : {}) })
     }
@@ -187,6 +159,8 @@ interface Found {
   readonly patterns: Array<string>
   readonly always: Array<string>
   opaque?: string
+  /** Real paths of files the command runs as code (its name, a script operand). */
+  readonly runs: Array<string>
 }
 
 const prefixPattern = (words: ReadonlyArray<string>) => `${commandPrefix(words).join(" ") || words[0]} *`
@@ -212,7 +186,11 @@ const nestedCode = (st: State, code: string | undefined, found: Found, depth: nu
  * One layer of a command: wrappers add their own patterns and hand the wrapped command on.
  * `viaXargs`: the words come from `xargs`, which appends more words read from stdin.
  */
-const layer = (st: State, tokens: ReadonlyArray<Token>, suffix: string, fed: boolean, found: Found, depth: number, viaXargs = false) => {
+const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolean, found: Found, depth: number, viaXargs = false) => {
+  // `sudo A=1 cmd`, `time A=1 cmd`: assignments before the command set its environment
+  let start = 0
+  while (start + 1 < all.length && ASSIGNMENT.test(all[start]!.raw)) checkVariable(all[start++]!.raw, found)
+  const tokens = start === 0 ? all : all.slice(start)
   const name = tokens[0]
   if (!name) return
   const raw = tokens.map((t) => t.raw)
@@ -232,12 +210,21 @@ const layer = (st: State, tokens: ReadonlyArray<Token>, suffix: string, fed: boo
   const real = nameValue.includes("/") ? path.basename(nameValue) : nameValue
   const words = [real, ...tokens.slice(1).map((t) => t.lit ?? t.raw)]
   found.patterns.push(rawText, words.join(" ") + suffix)
-  const values = tokens.map((t) => t.lit)
-  const wrapped = unwrap(real, [real, ...values.slice(1)])
+  if (isReservedName(real)) {
+    found.always.push(rawText)
+    found.opaque ??= `\`${real}\` is a shell keyword where a command is expected`
+    return
+  }
+  const values = [real, ...tokens.slice(1).map((t) => t.lit)]
+  const hidden = opaqueUse(real, values, fed)
+  if (hidden !== undefined) found.opaque ??= hidden
+  if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(t.lit ?? t.raw, found)
+  filesOf(st, nameValue, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
+  const wrapped = unwrap(real, values)
   if (wrapped) {
     found.always.push(`${raw[0]} *`, `${real} *`)
     // words holding the placeholder (`{}` of find -exec, xargs -I) are replaced when it runs
-    const marker = placeholder(real, [real, ...values.slice(1)])
+    const marker = placeholder(real, values)
     const inner = marker === undefined ? tokens : tokens.map((t) => (t.lit?.includes(marker) ? { ...t, lit: undefined } : t))
     // xargs appends words from stdin to its command, unless it replaces a placeholder (-I)
     const appends = real === "xargs" && marker === undefined
@@ -259,10 +246,41 @@ const layer = (st: State, tokens: ReadonlyArray<Token>, suffix: string, fed: boo
     }
   } else if (isInterpreter(real) && tokens.slice(1).some((t) => t.node.type === "process_substitution")) {
     found.opaque ??= `${real} may read its program from a process substitution`
-  } else if (fed && readsProgramFromStdin(real, [real, ...values.slice(1)])) found.opaque ??= `${real} reads its program from stdin`
+  } else if (fed && readsProgramFromStdin(real, values)) found.opaque ??= `${real} reads its program from stdin`
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
+// `env 'BASH_FUNC_f%%=() { …; }'`: env takes any name
+const ENV_WORD = /^[A-Za-z_][\w%]*\+?=/
+
+/** `NAME=value` as written, in a command's environment: opaque when programs run code from it. */
+const checkVariable = (rawWord: string, found: Found) => {
+  const eq = rawWord.indexOf("=")
+  const name = rawWord.slice(0, rawWord[eq - 1] === "+" ? eq - 1 : eq)
+  const reason = opaqueVariable(name, rawWord.slice(eq + 1).replace(/^(["'])(.*)\1$/s, "$2"))
+  if (reason !== undefined) found.opaque ??= reason
+}
+
+/**
+ * The files a layer writes (recorded for the line) and runs as code: its name when it is a path
+ * (`./s.sh`), a script (`sh s.sh`, `python3 -m m`), a code file (`awk -f p.awk`).
+ */
+const filesOf = (st: State, nameValue: string, real: string, values: ReadonlyArray<string | undefined>, found: Found) => {
+  for (const file of writtenBy(real, values)) {
+    const at = locate(st, file)
+    if (at !== undefined) st.written.add(at)
+  }
+  const runs = codeFiles(real, values)
+  if (nameValue.includes("/")) runs.push(nameValue)
+  for (const file of runs) {
+    const at = file === "" ? undefined : locate(st, file)
+    if (at !== undefined) found.runs.push(at)
+  }
 }
 
 const CD = new Set(["cd", "pushd", "popd"])
+// builtins that set the variables named by their words
+const SETS_VARIABLES = new Set(["read", "printf", "mapfile", "readarray", "getopts", "let", "declare", "typeset", "local", "export", "readonly"])
 
 const changeDirectory = (st: State, name: string, args: ReadonlyArray<Token>) => {
   if (name === "popd") {
@@ -297,13 +315,23 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
   // `cd`, `builtin cd`, `command cd`: the directory moves; alone it needs no permission
   const cdAt = nameValue !== undefined && CD.has(nameValue) ? 0 : (nameValue === "builtin" || nameValue === "command") && CD.has(tokens[1]?.lit ?? "") ? 1 : -1
   if (cdAt === 0 && redirects.length === 0) return changeDirectory(st, nameValue!, tokens.slice(1))
+  const found: Found = { patterns: [], always: [], runs: [] }
   const stdin = checkRedirects(st, redirects)
   if (st.cwd === undefined || !isInside(st.worktree, st.cwd)) external(st, st.cwd)
-  checkPaths(st, tokens.map((t) => t.lit), nameValue === undefined ? "" : path.basename(nameValue))
+  checkPaths(pathContext(st), tokens, nameValue === undefined ? "" : path.basename(nameValue))
+  // `read D`, `unset D`, `printf -v D`, `let D=1`: D is no longer what the line assigned
+  const setsVariables = SETS_VARIABLES.has(nameValue ?? "") && (nameValue !== "printf" || tokens.some((t) => t.lit === "-v"))
+  for (const t of tokens) {
+    const named = t.lit === undefined ? undefined : isName(t.lit) ? t.lit : /^([A-Za-z_]\w*)(\[.*\])?\+?=/.exec(t.lit)?.[1]
+    if (named === undefined) continue
+    if (st.vars.has(named) || named === "HOME" || named === "PWD" || named === "IFS") st.vars.set(named, null)
+    // `read PAGER`, `printf -v GIT_SSH_COMMAND …`: a variable that runs code, set from elsewhere
+    const reason = setsVariables ? opaqueVariable(named, undefined) : undefined
+    if (reason !== undefined) found.opaque ??= reason
+  }
   const suffix = redirects.map((r) => ` ${redirectText(r)}`).join("")
-  const found: Found = { patterns: [], always: [] }
   layer(st, tokens, suffix, fed || stdin, found, depth)
-  add(st, {
+  const key = add(st, {
     permission: "bash",
     patterns: unique(found.patterns),
     // an opaque command is granted exactly as written, never as a prefix
@@ -311,16 +339,82 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     ...(found.opaque ? { opaque: found.opaque } : {}),
     ...(st.cwd ? { directory: st.cwd } : {})
   })
+  if (found.runs.length > 0) st.runs.push({ key, files: found.runs })
   if (cdAt !== -1) changeDirectory(st, tokens[cdAt]!.lit!, tokens.slice(cdAt + 1))
 }
 
 const SUBSHELL = new Set(["subshell", "command_substitution", "process_substitution", "function_definition"])
+
+/**
+ * An assignment that always runs before what follows it: a statement of the line itself (or the
+ * first of an `&&`/`||` list there), not inside a condition, a loop, a function or a subshell.
+ */
+const definite = (node: Node) => {
+  let at: Node = node
+  if (at.parent?.type === "declaration_command") {
+    at = at.parent
+    // `declare -n D=HOME` (a reference), `-a`, `-i`: not a plain value
+    if (at.namedChildren.some((c) => c.type === "word" && c.text.startsWith("-"))) return false
+  }
+  while (at.parent?.type === "list" && at.parent.namedChildren[0]?.id === at.id) at = at.parent
+  return at.parent?.type === "program"
+}
+
+/** `NAME=value` (also after export/local/declare): opaque when programs run code from it; the value is tracked. */
+const assignment = (st: State, node: Node, depth: number) => {
+  const value = node.childForFieldName("value")
+  if (value) visit(st, value, false, depth)
+  const nameNode = node.childForFieldName("name")
+  if (nameNode?.type !== "variable_name") return
+  const name = nameNode.text
+  const raw = value?.text.replace(/^(["'])(.*)\1$/s, "$2") ?? ""
+  const reason = opaqueVariable(name, raw)
+  if (reason !== undefined) {
+    const text = node.text
+    add(st, { permission: "bash", patterns: [text], always: [text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
+  }
+  // a prefix (`D=x cmd`) sets D for cmd only, after its words are expanded: D is not known after it
+  const appends = node.text.slice(nameNode.endIndex - node.startIndex).startsWith("+=")
+  const values = value === null ? [""] : appends || value.type === "array" ? undefined : resolve(value, lookup(st)).values
+  st.vars.set(name, definite(node) && values !== undefined ? values : null)
+}
+
+/** `for NAME in words; do …; done`: inside the body NAME is one of the words (when they are literal). */
+const forLoop = (st: State, node: Node, fed: boolean, depth: number) => {
+  const variable = node.childForFieldName("variable")
+  const words = node.childrenForFieldName("value")
+  for (const w of words) visit(st, w, false, depth)
+  const values = words.length === 0 || !node.children.some((c) => c.type === "in") ? undefined : words.map(literal)
+  const name = variable?.text
+  if (name !== undefined) st.vars.set(name, values === undefined || values.includes(undefined) ? null : (values as Array<string>))
+  const body = node.childForFieldName("body")
+  if (body) visit(st, body, fed, depth)
+  if (name !== undefined) st.vars.set(name, null)
+}
 
 /** Walks the tree in source order; `fed` means the node's stdin comes from a pipe or heredoc. */
 const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
   switch (node.type) {
     case "command":
       return command(st, node, [], fed, depth)
+    case "variable_assignment":
+      return assignment(st, node, depth)
+    case "for_statement":
+      return forLoop(st, node, fed, depth)
+    case "variable_name":
+      // assigned or read into outside an expansion (`((D = 1))`, `export D`): its value is not known
+      if (node.parent?.type !== "simple_expansion" && node.parent?.type !== "expansion") st.vars.set(node.text, null)
+      return
+    case "expansion":
+      // `${D:=x}`, `${D=x}` assign D
+      if (/^\$\{[A-Za-z_]\w*:?=/.test(node.text)) {
+        const name = node.namedChildren[0]?.text ?? ""
+        st.vars.set(name, null)
+        const reason = opaqueVariable(name, undefined)
+        if (reason !== undefined) add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
+      }
+      for (const child of node.namedChildren) if (child.type !== "variable_name") visit(st, child, fed, depth)
+      return
     case "redirected_statement": {
       const body = node.childForFieldName("body")
       const redirects = node.childrenForFieldName("redirect")
@@ -351,13 +445,21 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
   }
 }
 
-const scanSource = (st: State, source: string, depth: number, nested: boolean) => {
-  const tree = st.parser.parse(source)
+const scanSource = (st: State, written: string, depth: number, nested: boolean) => {
+  // `time { …; }`, `! { …; }`: what follows such a prefix is read without it
+  const { tree, source } = parseUnprefixed(st.parser, written)
   if (!tree) {
-    add(st, { permission: "bash", patterns: [source.trim()], always: [source.trim()], opaque: "the command could not be parsed" })
+    add(st, { permission: "bash", patterns: [written.trim()], always: [written.trim()], opaque: "the command could not be parsed" })
     return
   }
   const saved = st.cwd
+  const vars = st.vars
+  const inShell = st.inShell
+  // a child shell sees only the environment: the line's unexported variables are not its own
+  if (nested) {
+    st.vars = new Map()
+    st.inShell = true
+  }
   try {
     if (tree.rootNode.hasError) {
       add(st, { permission: "bash", patterns: [source.trim()], always: [source.trim()], opaque: "the command is not valid shell syntax" })
@@ -366,7 +468,11 @@ const scanSource = (st: State, source: string, depth: number, nested: boolean) =
   } finally {
     tree.delete()
     // `sh -c '…'` runs in a child shell: its `cd` does not move the outer one
-    if (nested) st.cwd = saved
+    if (nested) {
+      st.cwd = saved
+      st.vars = vars
+      st.inShell = inShell
+    }
   }
 }
 
@@ -374,12 +480,20 @@ const scanSource = (st: State, source: string, depth: number, nested: boolean) =
 const CONTINUATION = /(?<!\\)((?:\\\\)*)\\\r?\n/g
 const INSIDE_WORD = /\S\\\r?\n\S/
 
+/** True when `file` or a directory above it was written (`cp -r x build; sh build/run.sh`). */
+const writtenOrUnder = (written: ReadonlySet<string>, file: string) => {
+  for (let at = file; ; at = path.dirname(at)) {
+    if (written.has(at)) return true
+    if (path.dirname(at) === at) return false
+  }
+}
+
 /** Scans with a loaded parser (synchronous; for benchmarks and the Effect below). */
 export const scanWith = (parser: Parser, source: string, options: ScanOptions): ReadonlyArray<ScanRequest> => {
   const home = options.home ?? os.homedir()
   const worktree = realLocation(options.worktree ?? options.cwd)
   const cwd = realLocation(options.cwd)
-  const st: State = { cwd, stack: [], worktree, home, parser, out: new Map() }
+  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, worktree, home, parser, out: new Map(), written: new Set(), runs: [] }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again
   // with them joined; the union keeps what either reading finds (a comment ends at the newline).
@@ -388,7 +502,14 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
     const joined = source.replace(CONTINUATION, "$1")
     st.cwd = cwd
     st.stack = []
+    st.vars = new Map()
     scanSource(st, joined, 0, false)
+  }
+  // a file that this line writes and then runs: what runs is not in the text
+  for (const run of st.runs) {
+    const request = st.out.get(run.key)
+    if (request === undefined || request.opaque !== undefined || !run.files.some((f) => writtenOrUnder(st.written, f))) continue
+    st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
   }
   return [...st.out.values()]
 }

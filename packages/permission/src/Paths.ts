@@ -72,3 +72,19 @@ export const askDirectory = (real: string) => {
 export const harmlessDevice = (target: string) =>
   target === "/dev/null" || target === "/dev/stdin" || target === "/dev/stdout" || target === "/dev/stderr" || target === "/dev/tty" ||
   target === "/dev/zero" || target === "/dev/random" || target === "/dev/urandom" || target.startsWith("/dev/fd/")
+
+/**
+ * Commands whose operands are files they read, write or run. An operand of theirs that is computed
+ * when the command runs (`cat $X`, `cp "$A" "$B"`) is a file at an unknown place.
+ */
+export const FILE_COMMANDS = new Set([
+  "cat", "tac", "head", "tail", "less", "more", "most", "bat", "batcat", "nl", "rev", "fold", "fmt", "cut", "paste", "sort", "uniq", "comm", "join",
+  "wc", "tr", "od", "xxd", "hexdump", "hd", "strings", "base64", "base32", "basenc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+  "sha512sum", "b2sum", "cksum", "sum", "shasum", "iconv", "diff", "diff3", "sdiff", "cmp", "file", "stat", "ls", "du", "tree", "find", "fd",
+  "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "gsed", "awk", "gawk", "mawk", "nawk", "jq", "yq", "cp", "mv", "ln", "rm", "rmdir",
+  "mkdir", "touch", "truncate", "shred", "unlink", "chmod", "chown", "chgrp", "chattr", "setfacl", "install", "tee", "dd", "split", "csplit",
+  "tar", "gtar", "bsdtar", "zip", "unzip", "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd",
+  "zstdcat", "lz4", "7z", "7za", "cpio", "ar", "scp", "rsync", "sftp", "curl", "wget", "openssl", "gpg", "ssh-keygen", "readlink", "realpath",
+  "source", ".", "vim", "vi", "nvim", "nano", "emacs", "code", "open", "xdg-open", "patch", "sqlite3", "mount", "umount", "losetup", "mkfifo",
+  "mknod", "sponge", "ed", "ex"
+])

@@ -188,6 +188,28 @@ const suCommand = (w: Words): Unwrapped | undefined => {
   return undefined
 }
 
+// bwrap options and how many words each takes
+const BWRAP_VALUES: Record<string, number> = {
+  "--bind": 2, "--bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2, "--dev-bind": 2, "--dev-bind-try": 2, "--symlink": 2, "--setenv": 2,
+  "--file": 2, "--bind-data": 2, "--ro-bind-data": 2, "--chmod": 2, "--overlay": 3, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--dir": 1,
+  "--chdir": 1, "--unsetenv": 1, "--uid": 1, "--gid": 1, "--hostname": 1, "--remount-ro": 1, "--exec-label": 1, "--file-label": 1,
+  "--seccomp": 1, "--add-seccomp-fd": 1, "--info-fd": 1, "--json-status-fd": 1, "--userns": 1, "--userns2": 1, "--pidns": 1,
+  "--lock-file": 1, "--sync-fd": 1, "--args": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--overlay-src": 1,
+  "--tmp-overlay": 1, "--ro-overlay": 1, "--argv0": 1, "--block-fd": 1, "--userns-block-fd": 1, "--mqueue": 1
+}
+
+/** Where the command of `bwrap [options] command …` starts. */
+const bwrapCommand = (w: Words): number => {
+  let i = 1
+  while (i < w.length) {
+    const x = w[i]
+    if (x === undefined || !x.startsWith("--")) return i
+    if (x === "--") return i + 1
+    i += 1 + (BWRAP_VALUES[x] ?? 0)
+  }
+  return i
+}
+
 const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   sudo: (w) => rest(w, skipOptions(w, 1, "ughpCDrtUT", long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"))),
   doas: (w) => rest(w, skipOptions(w, 1, "uC")),
@@ -260,7 +282,30 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
     }
     return undefined
   },
-  trap: (w) => (w.length > 2 && w[1] !== "-" && !(w[1] ?? "").startsWith("-") ? { inners: [], scripts: [1] } : undefined)
+  trap: (w) => (w.length > 2 && w[1] !== "-" && !(w[1] ?? "").startsWith("-") ? { inners: [], scripts: [1] } : undefined),
+  // namespace and sandbox runners (also opaque, see Opaque.ts): the command they run is still judged
+  nsenter: (w) => rest(w, skipOptions(w, 1, "tSG", long("--target", "--setuid", "--setgid", "--user-parent"))),
+  unshare: (w) =>
+    rest(w, skipOptions(w, 1, "RwSG", long("--propagation", "--setgroups", "--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups"))),
+  "systemd-run": (w) =>
+    rest(
+      w,
+      skipOptions(w, 1, "upEMH", long("--unit", "--property", "--description", "--slice", "--setenv", "--uid", "--gid", "--working-directory", "--machine", "--host", "--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property", "--nice", "--service-type", "--expand-environment"))
+    ),
+  firejail: (w) => rest(w, skipOptions(w, 1, "")),
+  bwrap: (w) => rest(w, bwrapCommand(w)),
+  proot: (w) => rest(w, skipOptions(w, 1, "rbwqkivRSm", long("--rootfs", "--bind", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose", "--mount"))),
+  toybox: (w) => rest(w, 1),
+  // `npx -c 'code'` / `npx --call=code` run shell code; `npx pkg` runs a package's program
+  npx: (w) => {
+    for (let i = 1; i < w.length; i++) {
+      const x = w[i]
+      if (x === "-c" || x === "--call") return i + 1 < w.length ? script(i + 1) : undefined
+      if (x?.startsWith("--call=")) return code(x.slice("--call=".length))
+      if (x === undefined || !x.startsWith("-")) return undefined
+    }
+    return undefined
+  }
 }
 
 /** The command(s) that `name` runs, when it is a wrapper with something to run; else undefined. */

@@ -374,7 +374,7 @@ describe("scanBash: regressions", () => {
   test("xargs -I does not append: a wrapper without a command is harmless there", async () => {
     expect(await verdict("ls | xargs -I{} find {} -name x")).toBe("allow")
     expect(await verdict("find . -name '*.c' -exec grep -l main {} \\;")).toBe("allow")
-    expect(await verdict('find "$d" -name "$p" -exec grep -l x {} \\;')).toBe("allow")
+    expect(await verdict('find . -name "$p" -exec grep -l x {} \\;')).toBe("allow")
   })
 
   test("cd with a redirection still moves the directory (and is a request of its own)", async () => {

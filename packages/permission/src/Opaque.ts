@@ -1,0 +1,400 @@
+import { awkRunsCode, sedRunsCode } from "./Programs.ts"
+
+/**
+ * Commands that run code their command line does not show: interpreter one-liners, options that
+ * name a program to run, variables that programs read a command from, sandboxes. Such a command is
+ * opaque: asked, never allowed by a broad rule. Words are literal values (`undefined` when
+ * computed), the command name first.
+ */
+
+type Words = ReadonlyArray<string | undefined>
+
+/** Where an interpreter takes inline code: whole option words, letters of a short cluster. */
+interface Inline {
+  /** Option words whose value is code (`-c`, `--eval`); also attached (`-cCODE`, `--eval=CODE`). */
+  readonly code: ReadonlyArray<string>
+  /** Letters that make a short cluster take code (`perl -ne`). */
+  readonly cluster?: string
+  /** Letters that take the rest of a cluster as a value (nothing after them is a flag). */
+  readonly valueLetters?: string
+  /** Option words that take the next word as a value. */
+  readonly values?: ReadonlyArray<string>
+  /** Subcommands that take code (`deno eval`). */
+  readonly subcommands?: ReadonlyArray<string>
+  readonly ignoreCase?: boolean
+}
+
+const PYTHON: Inline = { code: ["-c"], cluster: "c", valueLetters: "WXm", values: ["-W", "-X", "--check-hash-based-pycs"] }
+const NODE: Inline = { code: ["-e", "-p", "--eval", "--print", "-pe"], values: ["-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "-C", "--conditions"] }
+const PERL: Inline = { code: ["-e", "-E"], cluster: "eE", valueLetters: "iIMmdDxC0l" }
+const RUBY: Inline = { code: ["-e"], cluster: "e", valueLetters: "rIiCxEFKTWUX0l", values: ["-r", "-I", "-C", "-E", "-F"] }
+
+const INLINE: Record<string, Inline> = {
+  python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON,
+  node: NODE, nodejs: NODE, "ts-node": NODE, tsx: NODE,
+  bun: { code: ["-e", "--eval", "-p", "--print"] },
+  deno: { code: [], subcommands: ["eval"] },
+  perl: PERL,
+  ruby: RUBY,
+  php: { code: ["-r", "-R", "-B", "-E", "--run", "--process-code", "--process-begin", "--process-end"], values: ["-c", "-d", "-z", "-t", "-f"] },
+  lua: { code: ["-e"], values: ["-l"] },
+  luajit: { code: ["-e"], values: ["-l", "-j", "-O"] },
+  Rscript: { code: ["-e", "--expr"] },
+  R: { code: ["-e"] },
+  osascript: { code: ["-e"] },
+  julia: { code: ["-e", "-E", "--eval", "--print"] },
+  elixir: { code: ["-e", "--eval"] },
+  erl: { code: ["-eval", "-s", "-run"] },
+  racket: { code: ["-e", "--eval"] },
+  guile: { code: ["-c"] },
+  groovy: { code: ["-e"] },
+  scala: { code: ["-e"] },
+  expect: { code: ["-c"] },
+  pwsh: { code: ["-c", "-command", "-ec", "-encodedcommand", "-e"], ignoreCase: true },
+  powershell: { code: ["-c", "-command", "-ec", "-encodedcommand", "-e"], ignoreCase: true }
+}
+
+/** The inline code flag an interpreter is given before its first operand, if any. */
+const inlineCode = (spec: Inline, words: Words): string | undefined => {
+  for (let i = 1; i < words.length; i++) {
+    const raw = words[i]
+    if (raw === undefined || raw === "--" || raw === "-") return undefined
+    const w = spec.ignoreCase ? raw.toLowerCase() : raw
+    if (!w.startsWith("-")) return spec.subcommands?.includes(w) ? w : undefined
+    const option = w.includes("=") ? w.slice(0, w.indexOf("=")) : w
+    if (spec.code.includes(option)) return option
+    // attached value: `-cCODE`, `-eCODE`
+    if (spec.code.some((c) => c.length === 2 && w.startsWith(c) && !w.startsWith("--"))) return w.slice(0, 2)
+    if (spec.values?.includes(w)) {
+      i++
+      continue
+    }
+    if (spec.cluster && !w.startsWith("--")) {
+      for (const letter of w.slice(1)) {
+        if (spec.cluster.includes(letter)) return `-${letter}`
+        if (spec.valueLetters?.includes(letter)) break
+      }
+    }
+  }
+  return undefined
+}
+
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"])
+
+/** awk's program: `-f file`/`--file` (read from a file), `-e`/`--source` text, or the first operand. */
+const awkProgram = (words: Words): string | undefined => {
+  const sources: Array<string> = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) return sources.length > 0 ? undefined : "awk's program is computed when it runs"
+    if (w === "-f" || w === "--file" || w === "-E" || w === "--exec" || w === "-i" || w === "--include" || w === "-l" || w === "--load") {
+      if (w === "-l" || w === "--load") return "awk loads an extension library"
+      i++
+      continue
+    }
+    if (w === "-e" || w === "--source") {
+      const text = words[++i]
+      if (text === undefined) return "awk's program is computed when it runs"
+      sources.push(text)
+      continue
+    }
+    if (w === "-v" || w === "-F" || w === "--assign" || w === "--field-separator") {
+      i++
+      continue
+    }
+    if (w === "--") {
+      const text = words[i + 1]
+      if (sources.length === 0) sources.push(text ?? "")
+      break
+    }
+    if (w.startsWith("-") && w !== "-") continue
+    if (sources.length === 0 && !words.slice(1, i).some((x) => x === "-f" || x === "--file" || x === "-E" || x === "--exec")) sources.push(w)
+    break
+  }
+  for (const source of sources) {
+    const reason = awkRunsCode(source)
+    if (reason) return reason
+  }
+  return undefined
+}
+
+/** sed's scripts: `-e`/`--expression` texts, or the first operand; `-f` files are checked as files. */
+const sedScripts = (words: Words): string | undefined => {
+  const scripts: Array<string | undefined> = []
+  let file = false
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === "-e" || w === "--expression") {
+      scripts.push(words[++i])
+      continue
+    }
+    if (w?.startsWith("--expression=")) {
+      scripts.push(w.slice("--expression=".length))
+      continue
+    }
+    if (w === "-f" || w === "--file") {
+      file = true
+      i++
+      continue
+    }
+    if (w === "-l" || w === "--line-length") {
+      i++
+      continue
+    }
+    if (w !== undefined && w.startsWith("-") && w.length > 1) {
+      // `-ne 's/…/'`: the e of a cluster takes the next word as a script
+      if (!w.startsWith("--") && w.slice(1).includes("e")) scripts.push(words[++i])
+      continue
+    }
+    if (scripts.length === 0 && !file) scripts.push(w)
+    break
+  }
+  for (const script of scripts) {
+    if (script === undefined) return "the sed script is computed when it runs"
+    const reason = sedRunsCode(script)
+    if (reason) return reason
+  }
+  return undefined
+}
+
+// git configuration keys whose value is a command, a program, or more configuration
+const GIT_CODE_KEY =
+  /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
+
+const gitKey = (setting: string | undefined) => (setting === undefined ? undefined : setting.split("=")[0]!.toLowerCase())
+
+// git subcommand options that run a program
+const GIT_SUBCOMMAND_CODE: Record<string, ReadonlyArray<string>> = {
+  grep: ["-O", "--open-files-in-pager"],
+  rebase: ["-x", "--exec"],
+  difftool: ["-x", "--extcmd"],
+  "filter-branch": ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter", "--subdirectory-filter"],
+  clone: ["-u", "--upload-pack", "--template", "-c", "--config"],
+  fetch: ["--upload-pack"],
+  pull: ["--upload-pack"],
+  push: ["--receive-pack", "--exec"],
+  "ls-remote": ["--upload-pack"],
+  archive: ["--exec"],
+  "send-email": ["--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"],
+  init: ["--template"],
+  submodule: ["foreach"],
+  bisect: ["run"]
+}
+
+/** git: `-c key=value` and `--config-env`, `--exec-path`, `git config` of such keys, subcommand options. */
+const gitCode = (words: Words): string | undefined => {
+  let i = 1
+  for (; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) return undefined
+    if (w === "-c") {
+      const key = gitKey(words[++i])
+      if (key === undefined) return "git -c sets configuration computed when it runs"
+      if (GIT_CODE_KEY.test(key)) return `git -c ${key} runs a command`
+      continue
+    }
+    if (w.startsWith("--config-env")) return "git --config-env takes configuration from the environment"
+    if (w.startsWith("--exec-path=")) return "git --exec-path runs git commands from another directory"
+    if (w === "-C" || w === "--git-dir" || w === "--work-tree" || w === "--namespace" || w === "--super-prefix") {
+      i++
+      continue
+    }
+    if (w.startsWith("-")) continue
+    break
+  }
+  const sub = words[i]
+  const rest = words.slice(i + 1)
+  if (sub === "config") {
+    for (const w of rest) {
+      if (w === undefined) return "git config sets a key computed when it runs"
+      if (!w.startsWith("-") && GIT_CODE_KEY.test(gitKey(w) ?? "")) return `git config sets ${gitKey(w)}, which runs a command`
+    }
+    return undefined
+  }
+  const options = sub === undefined ? undefined : Object.hasOwn(GIT_SUBCOMMAND_CODE, sub) ? GIT_SUBCOMMAND_CODE[sub] : undefined
+  for (const w of rest) {
+    if (w === undefined || options === undefined) continue
+    const option = w.includes("=") ? w.slice(0, w.indexOf("=")) : w
+    if (options.includes(option) || options.some((o) => o.length === 2 && w.startsWith(o) && !w.startsWith("--"))) return `git ${sub} ${option} runs a command`
+  }
+  return undefined
+}
+
+const COMPRESSORS = new Set(["gzip", "pigz", "bzip2", "pbzip2", "lbzip2", "xz", "pixz", "zstd", "pzstd", "lz4", "lzip", "plzip", "lzma", "lzop", "brotli", "compress", "unzstd", "unxz", "gunzip"])
+
+/** A compressor program as tar and others take it: a known compressor and its options, nothing else. */
+const plainCompressor = (value: string | undefined) => {
+  if (value === undefined) return false
+  const [program, ...options] = value.trim().split(/\s+/)
+  return program !== undefined && COMPRESSORS.has(program) && options.every((o) => /^-[A-Za-z0-9=-]*$/.test(o))
+}
+
+/** The value of option `names` in `words`: the next word, or attached (`--opt=v`, `-Xv`); all of them. */
+const optionValues = (words: Words, names: ReadonlyArray<string>): Array<string | undefined> => {
+  const out: Array<string | undefined> = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) continue
+    if (w === "--") break
+    for (const name of names) {
+      if (w === name) out.push(words[i + 1])
+      else if (name.startsWith("--") && w.startsWith(`${name}=`)) out.push(w.slice(name.length + 1))
+      else if (!name.startsWith("--") && w.startsWith(name) && !w.startsWith("--")) out.push(w.slice(name.length))
+    }
+  }
+  return out
+}
+
+const tarCode = (words: Words): string | undefined => {
+  if (optionValues(words, ["--to-command", "--info-script", "--new-volume-script", "-F", "--rsh-command"]).length > 0) return "tar runs a command given in its options"
+  if (optionValues(words, ["--checkpoint-action"]).some((v) => v === undefined || /exec/.test(v))) return "tar runs a command at checkpoints"
+  if (!optionValues(words, ["--use-compress-program", "-I"]).every(plainCompressor)) return "tar runs a compression program given in its options"
+  return undefined
+}
+
+// ssh options whose value runs a local command or loads a library
+const SSH_CODE_OPTIONS = /^(proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider)$/i
+
+/** ssh/scp/sftp `-o Name=value` (or `-oName value`) that runs a command; `-I`/`-S`/`-D` programs. */
+const sshCode = (words: Words, name: string): string | undefined => {
+  for (const value of optionValues(words, ["-o"])) {
+    if (value === undefined) return `${name} -o sets an option computed when it runs`
+    const option = value.trim().split(/[\s=]/)[0] ?? ""
+    if (SSH_CODE_OPTIONS.test(option)) return `${name} -o ${option} runs a command`
+  }
+  if (name === "ssh" && optionValues(words, ["-I"]).length > 0) return "ssh -I loads a library"
+  if ((name === "scp" || name === "sftp") && optionValues(words, ["-S"]).length > 0) return `${name} -S runs another program as ssh`
+  if (name === "sftp" && optionValues(words, ["-D"]).length > 0) return "sftp -D runs a local program"
+  return undefined
+}
+
+const rsyncCode = (words: Words): string | undefined => {
+  for (const value of optionValues(words, ["-e", "--rsh"])) {
+    const [program, ...rest] = value?.trim().split(/\s+/) ?? []
+    if (program !== "ssh" || sshCode(["ssh", ...rest], "ssh") !== undefined || rest.some((w) => !/^[\w@.:=/-]+$/.test(w))) return "rsync runs the remote shell given in its options"
+  }
+  if (!optionValues(words, ["--rsync-path"]).every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
+  return undefined
+}
+
+const VIMS = new Set(["vim", "vi", "nvim", "view", "vimdiff", "nvimdiff", "ex", "gvim", "rvim", "evim", "gview"])
+
+/** vim: `-c cmd`, `--cmd cmd`, `+cmd` (not `+N` or `+/pattern`), `-S file`, `-s scriptin`, `-u file`. */
+const vimCode = (words: Words, fed: boolean): string | undefined => {
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) continue
+    if (w === "--") break
+    if (w === "-c" || w === "--cmd" || w === "-S" || w === "-s" || w === "-w" || w === "-W") return `${words[0]} ${w} runs editor commands`
+    if ((w === "-u" || w === "-U") && !["NONE", "NORC", "DEFAULTS"].includes(words[i + 1] ?? "")) return `${words[0]} ${w} loads editor commands from a file`
+    if (w.startsWith("+") && !/^\+([0-9]*|\/.*|\?.*)$/.test(w)) return `${words[0]} ${w} runs an editor command`
+    if (fed && /^-[a-zA-Z]*[eE]/.test(w)) return `${words[0]} runs editor commands from stdin`
+  }
+  return fed && words[0] === "ex" ? "ex runs editor commands from stdin" : undefined
+}
+
+/** Per command: why it runs code its words do not show. */
+const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefined> = {
+  git: gitCode,
+  tar: tarCode,
+  gtar: tarCode,
+  bsdtar: tarCode,
+  rsync: rsyncCode,
+  ssh: (w) => sshCode(w, "ssh"),
+  scp: (w) => sshCode(w, "scp"),
+  sftp: (w) => sshCode(w, "sftp"),
+  sed: sedScripts,
+  gsed: sedScripts,
+  find: (w) => {
+    if (w.includes("-delete")) return "find -delete removes files"
+    const writes = w.find((x) => x === "-fprint" || x === "-fprint0" || x === "-fprintf" || x === "-fls")
+    return writes ? `find ${writes} writes a file` : undefined
+  },
+  gdb: (w, fed) =>
+    w.some((x) => x !== undefined && /^--?(ex|iex|x|ix|eval-command|init-eval-command|command|init-command)(=|$)/.test(x))
+      ? "gdb runs debugger commands given in its options"
+      : fed
+        ? "gdb reads debugger commands from stdin"
+        : undefined,
+  lldb: (w, fed) =>
+    w.some((x) => x !== undefined && /^(-o|-O|-s|-S|-k|-K|--one-line.*|--source.*)$/.test(x)) || fed ? "lldb runs debugger commands given in its options or stdin" : undefined,
+  ed: (_, fed) => (fed ? "ed reads editor commands (which may run commands) from stdin" : undefined),
+  emacs: (w) => (w.some((x) => x !== undefined && /^--?(eval|load|funcall|script|l|f|x)(=|$)/.test(x)) ? "emacs runs Lisp given in its options" : undefined),
+  less: (w) => (w.some((x) => x !== undefined && /^\+.*[!|]/.test(x)) ? "less runs a command given in its options" : undefined),
+  more: (w) => (w.some((x) => x !== undefined && /^\+.*[!|]/.test(x)) ? "more runs a command given in its options" : undefined),
+  man: (w) => (optionValues(w, ["-P", "--pager", "-H", "--html", "-C", "--config-file"]).length > 0 ? "man runs the program given in its options" : undefined),
+  zip: (w) => (optionValues(w, ["-TT", "--unzip-command"]).length > 0 ? "zip runs the test command given in its options" : undefined),
+  npx: (w) => (optionValues(w, ["--script-shell"]).length > 0 ? "npx runs scripts with the shell given in its options" : undefined),
+  npm: (w) => (optionValues(w, ["--script-shell", "--node-options"]).length > 0 ? "npm runs scripts with the shell given in its options" : undefined),
+  make: (w) =>
+    optionValues(w, ["--eval", "-E"]).length > 0 || w.some((x) => x?.startsWith("SHELL=") || x?.startsWith(".SHELLFLAGS="))
+      ? "make runs recipes given in its options"
+      : undefined,
+  sqlite3: (w) =>
+    w.some((x) => x !== undefined && /^\s*\.(sh|shell|system|load|output\s*\||once\s*\||import\s*['"]?\|)/.test(x)) || optionValues(w, ["-cmd", "-init"]).length > 0
+      ? "sqlite3 runs a command or loads code given in its words"
+      : undefined,
+  tmux: (w) =>
+    w.some((x) => x !== undefined && /^(new|new-session|new-window|neww|split-window|splitw|send-keys|send|run-shell|run|respawn-pane|respawnp|respawn-window|pipe-pane|pipep|if-shell|if|display-popup|popup|source-file|source)$/.test(x))
+      ? "tmux runs a command in a terminal"
+      : undefined,
+  screen: (w) => (w.length > 1 && !w.slice(1).every((x) => x !== undefined && /^-(ls|list|r|R|x|d|D|S|wipe|v|version)$/.test(x)) ? "screen runs a command in a terminal" : undefined),
+  at: () => "at schedules shell code to run later",
+  batch: () => "batch schedules shell code to run later",
+  crontab: (w) => (w.some((x) => x === "-l") ? undefined : "crontab installs shell code that runs later")
+}
+
+const LOADERS = /^ld(-linux[\w.-]*)?\.so(\.\d+)?$|^ld-musl[\w.-]*\.so(\.\d+)?$/
+
+/** Namespace and sandbox runners: paths inside them are not the paths the scan sees. */
+const SANDBOXES = new Set(["nsenter", "unshare", "systemd-run", "firejail", "bwrap", "proot", "toybox", "chroot", "systemd-nspawn", "lxc-attach", "lxc-execute"])
+
+/** Why a simple command runs code its text does not show (a one-liner, an option, a sandbox); else undefined. */
+export const opaqueUse = (name: string, words: Words, fed: boolean): string | undefined => {
+  if (SANDBOXES.has(name)) return `${name} runs a command in another namespace or root`
+  if (LOADERS.test(name)) return `${name} runs a program by hand`
+  if (AWKS.has(name)) return awkProgram(words)
+  if (VIMS.has(name)) return vimCode(words, fed)
+  if (Object.hasOwn(INLINE, name)) {
+    const flag = inlineCode(INLINE[name]!, words)
+    if (flag !== undefined) return `${name} ${flag} runs inline code`
+  }
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
+}
+
+// environment variables that name a program, a library, or code that programs then run
+const CODE_VARIABLES = new Set([
+  "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND",
+  "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR",
+  "SSH_ASKPASS", "SUDO_ASKPASS", "SUDO_EDITOR", "PAGER", "MANPAGER", "MANOPT", "SYSTEMD_PAGER", "BROWSER", "EDITOR", "VISUAL", "FCEDIT",
+  "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "SHELLOPTS", "BASHOPTS", "SHELL",
+  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH",
+  "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONWARNINGS",
+  "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+  "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SVN_SSH", "TAR_OPTIONS", "ZIPOPT", "UNZIPOPT",
+  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "DOTNET_STARTUP_HOOKS", "RUSTC_WRAPPER", "RUSTC", "CARGO_BUILD_RUSTC_WRAPPER",
+  "NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_NODE_OPTIONS", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "INPUTRC", "GDBINIT", "GIT_DIR", "GIT_COMMON_DIR"
+])
+
+// prefixes of families of such variables (exported bash functions, git's numbered config)
+const CODE_PREFIXES = ["BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "LD_", "DYLD_"]
+
+/** PATH with a directory that is relative, empty or computed: a name then runs a file from there. */
+const unsafePath = (value: string | undefined) =>
+  value === undefined
+    ? false
+    : value.split(":").some((dir) => !(dir.startsWith("/") || /^(\$PATH|\$\{PATH\}|\$HOME\/.*|\$\{HOME\}\/.*|~\/.*)$/.test(dir)))
+
+/**
+ * Why assigning `name` (in the environment of a command, `export`, `env NAME=…`, or the shell) makes
+ * programs run code that no command line shows; undefined for ordinary variables. `raw` is the value
+ * as written (variables unexpanded), for PATH.
+ */
+export const opaqueVariable = (name: string, raw: string | undefined): string | undefined => {
+  const upper = name.toUpperCase()
+  if (CODE_VARIABLES.has(upper) || CODE_PREFIXES.some((p) => upper.startsWith(p))) return `${name} names a program or code that other programs run`
+  if (name === "PATH" && unsafePath(raw)) return "PATH puts a relative or computed directory in the command search path"
+  if (name === "GOFLAGS" && /toolexec|exec/.test(raw ?? "-exec")) return "GOFLAGS runs a program around the go tools"
+  if (name === "LESS" && /[+!|]/.test(raw ?? "+")) return "LESS runs commands given in its options"
+  return undefined
+}

@@ -1,0 +1,113 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { Node } from "./Parser.ts"
+import { FILE_COMMANDS, harmlessDevice } from "./Paths.ts"
+import { resolve, UNKNOWN, type Lookup } from "./Words.ts"
+import { isInterpreter } from "./Wrappers.ts"
+
+/**
+ * The words of a command that name paths: each one outside the worktree asks `external_directory`
+ * for its directory, and one whose place cannot be known asks for `*`.
+ */
+
+/** What the checks need from the scan. */
+export interface PathContext {
+  /** The directory the command runs in; undefined when it cannot be known. */
+  readonly cwd: string | undefined
+  /** The real absolute location of a path word; undefined when it cannot be known. */
+  readonly locate: (word: string) => string | undefined
+  /** Asks for the directory of `real` when it is outside the worktree; for `*` when undefined. */
+  readonly external: (real: string | undefined) => void
+  readonly lookup: Lookup
+}
+
+const GLOB = /[*?[]/
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+// Their first operand is a pattern or a program, not a path.
+const PATTERN_FIRST = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "jq", "yq", "perl"])
+
+/** A bare word (`link`) that names a symbolic link in the current directory, which may lead outside. */
+const isSymlink = (ctx: PathContext, word: string) => {
+  if (ctx.cwd === undefined || word === "" || GLOB.test(word)) return false
+  try {
+    return fs.lstatSync(path.join(ctx.cwd, word)).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+const ASSIGNED = /^[A-Za-z_][\w.-]*=/
+// `host:path` of scp and rsync: a remote place (a literal part, a colon, before any slash)
+const REMOTE = /^[^\0/:]+:/
+
+/** One value of a word: a path outside the worktree raises `external_directory` for its directory. */
+const checkValue = (ctx: PathContext, w: string, name: string) => {
+  // `--file=/x`, `if=/x` (dd), `DESTDIR=/x`: the value is the path
+  if (w.startsWith("-")) {
+    const eq = w.indexOf("=")
+    if (eq === -1) return
+    w = w.slice(eq + 1)
+  } else if (name === "dd" && /^(if|of)=/.test(w)) w = w.slice(3)
+  else if (ASSIGNED.test(w) && /^[^=]*=(\/|~|\.\.)/.test(w)) w = w.slice(w.indexOf("=") + 1)
+  if (URL_LIKE.test(w) || harmlessDevice(w)) return
+  if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !isSymlink(ctx, w)) return
+  const glob = w.search(GLOB)
+  const fixed = glob === -1 ? w : path.dirname(w.slice(0, glob) + "x")
+  const real = ctx.locate(fixed)
+  if (real !== undefined && harmlessDevice(real)) return
+  ctx.external(real)
+}
+
+/**
+ * A word with expansions (shape: {@link UNKNOWN} for each) is a path when one is plausible: its
+ * text has a `/` or starts with `~` (`$HOME/.ssh/x`, `"$(pwd)/../x"`, `~$U/x`), or it is an operand
+ * of a command that takes files (`cat $X`, `cp "$A" "$B"`). Then each value it may take is checked
+ * (variables assigned earlier in the line, HOME, PWD), and a value that cannot be known is a place
+ * that cannot be known: `external_directory *`, asked. Elsewhere (`echo $HOME`, `git checkout
+ * $BRANCH`) it is not a path. URLs and `host:path` are not local paths.
+ */
+const checkComputed = (ctx: PathContext, shape: string, values: ReadonlyArray<string> | undefined, files: boolean, name: string) => {
+  if (shape.startsWith("-")) {
+    const eq = shape.indexOf("=")
+    if (eq === -1) return
+    shape = shape.slice(eq + 1)
+  } else if (name === "dd" && /^(if|of)=/.test(shape)) shape = shape.slice(3)
+  else if (ASSIGNED.test(shape)) shape = shape.slice(shape.indexOf("=") + 1)
+  if (!shape.includes(UNKNOWN) || URL_LIKE.test(shape) || REMOTE.test(shape)) return
+  if (!(shape.includes("/") || shape.startsWith("~") || files)) return
+  if (values === undefined) ctx.external(undefined)
+  else for (const value of values) checkValue(ctx, value, name)
+}
+
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"])
+
+/** Words that name a path outside the worktree raise `external_directory` for their directory. */
+export const checkPaths = (ctx: PathContext, tokens: ReadonlyArray<{ readonly lit: string | undefined; readonly node: Node }>, name: string) => {
+  let skipPattern = PATTERN_FIRST.has(name)
+  // `sudo cat $X`: a file command anywhere before a word makes it a file operand
+  let files = FILE_COMMANDS.has(name) || isInterpreter(name)
+  let expression = false
+  for (let i = 1; i < tokens.length; i++) {
+    const t = tokens[i]!
+    const { values, shape } = t.lit !== undefined ? { values: [t.lit], shape: t.lit } : resolve(t.node, ctx.lookup)
+    if (shape === "-e" && skipPattern) {
+      i++
+      skipPattern = false
+      continue
+    }
+    if (skipPattern && !shape.startsWith("-")) {
+      skipPattern = false
+      continue
+    }
+    if (t.lit !== undefined && (FILE_COMMANDS.has(t.lit) || isInterpreter(t.lit))) files = true
+    // find's expression (`-name "$p"`, `-path "$d/*"`) holds patterns, until -exec names a command
+    if (name === "find" && !expression && /^[-(!]/.test(shape)) expression = true
+    if (expression && FIND_EXEC.has(shape)) {
+      expression = false
+      files = false
+      continue
+    }
+    if (t.lit !== undefined) checkValue(ctx, t.lit, name)
+    else if (!expression) checkComputed(ctx, shape, values, files, name)
+  }
+}

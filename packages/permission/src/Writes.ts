@@ -1,0 +1,154 @@
+import { isInterpreter } from "./Wrappers.ts"
+
+/**
+ * Files that a command line creates or changes and then runs: `printf … > s.sh; sh s.sh`,
+ * `curl -o x.py … && python3 x.py`, `chmod +x s.sh && ./s.sh`. What runs is not in the text, so
+ * running such a file is opaque. Words are literal values (`undefined` when computed).
+ */
+
+type Words = ReadonlyArray<string | undefined>
+
+const operands = (words: Words, from = 1) => {
+  const out: Array<string> = []
+  let options = true
+  for (let i = from; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) continue
+    if (options && w === "--") {
+      options = false
+      continue
+    }
+    if (options && w.startsWith("-") && w !== "-") continue
+    out.push(w)
+  }
+  return out
+}
+
+const basenameOfUrl = (url: string | undefined) => {
+  if (url === undefined) return undefined
+  const pathPart = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split(/[?#]/)[0] ?? ""
+  return pathPart.split("/").pop() || undefined
+}
+
+/** `cp a b`, `cp a b dir/`, `cp -t dir a b`: what the copy creates (directories as `dir/name`). */
+const copies = (words: Words): Array<string> => {
+  const target = words.findIndex((w) => w === "-t" || w === "--target-directory")
+  const attached = words.find((w) => w?.startsWith("--target-directory="))
+  const list = operands(words).filter((w, i, all) => !(target !== -1 && all[i] === words[target + 1]))
+  const dir = attached?.slice("--target-directory=".length) ?? (target !== -1 ? words[target + 1] : undefined)
+  if (dir !== undefined) return [dir, ...list.map((f) => `${dir}/${f.split("/").pop()}`)]
+  if (list.length < 2) return list
+  const dest = list[list.length - 1]!
+  // the destination, and the destination as a directory holding each source
+  return [dest, ...list.slice(0, -1).map((f) => `${dest}/${f.split("/").pop()}`)]
+}
+
+/** The files (as written) that a command writes, creates or makes executable. */
+export const writtenBy = (name: string, words: Words): Array<string> => {
+  switch (name) {
+    case "tee":
+    case "touch":
+    case "truncate":
+      return operands(words)
+    case "cp":
+    case "mv":
+    case "install":
+    case "ln":
+    case "rsync":
+      return copies(words)
+    case "chmod":
+      // `chmod +x f`, `chmod 755 f`, `chmod u+x,g+x f`: the first operand is the mode
+      return operands(words).slice(1)
+    case "dd":
+      return words.filter((w): w is string => w?.startsWith("of=") === true).map((w) => w.slice(3))
+    case "sed":
+    case "gsed":
+    case "perl":
+      return words.some((w) => w !== undefined && /^-[a-zA-Z]*i/.test(w)) ? operands(words).slice(1) : []
+    case "curl": {
+      const out: Array<string> = []
+      for (let i = 1; i < words.length; i++) {
+        const w = words[i]
+        if ((w === "-o" || w === "--output") && words[i + 1] !== undefined) out.push(words[i + 1]!)
+        else if (w?.startsWith("--output=")) out.push(w.slice("--output=".length))
+        else if (w === "-O" || w === "--remote-name" || w === "--remote-name-all") out.push(...operands(words).map(basenameOfUrl).filter((x): x is string => x !== undefined))
+      }
+      return out
+    }
+    case "wget": {
+      const out: Array<string> = []
+      for (let i = 1; i < words.length; i++) {
+        const w = words[i]
+        if ((w === "-O" || w === "--output-document") && words[i + 1] !== undefined) out.push(words[i + 1]!)
+        else if (w?.startsWith("--output-document=")) out.push(w.slice("--output-document=".length))
+      }
+      return out.length > 0 ? out : operands(words).map(basenameOfUrl).filter((x): x is string => x !== undefined)
+    }
+    case "unzip":
+    case "tar":
+    case "patch":
+    case "git":
+      // what these write is known only when they run; not counted
+      return []
+    default:
+      return []
+  }
+}
+
+// files that a tool runs by convention (a Makefile, package.json scripts, build.rs, …)
+const IMPLICIT: Record<string, ReadonlyArray<string>> = {
+  make: ["Makefile", "makefile", "GNUmakefile"], gmake: ["Makefile", "makefile", "GNUmakefile"],
+  npm: ["package.json"], pnpm: ["package.json"], yarn: ["package.json"], bun: ["package.json", "bunfig.toml"],
+  just: ["justfile", "Justfile", ".justfile"], rake: ["Rakefile", "rakefile"], cargo: ["build.rs", "Cargo.toml", ".cargo/config.toml"]
+}
+
+const implicitCode = (name: string, words: Words): ReadonlyArray<string> => {
+  if (!Object.hasOwn(IMPLICIT, name)) return []
+  // `make -f other.mk` names its makefile (checked below)
+  if ((name === "make" || name === "gmake") && words.some((w) => w === "-f" || w === "--file" || w === "--makefile")) return []
+  return IMPLICIT[name]!
+}
+
+// options whose value is a file of code, per program
+const CODE_OPTIONS: Record<string, ReadonlyArray<string>> = {
+  sed: ["-f", "--file"], gsed: ["-f", "--file"],
+  awk: ["-f", "--file", "-i", "--include", "-E", "--exec"], gawk: ["-f", "--file", "-i", "--include", "-E", "--exec"], mawk: ["-f"], nawk: ["-f"],
+  make: ["-f", "--file", "--makefile"], gmake: ["-f", "--file", "--makefile"],
+  gdb: ["-x", "--command", "-ix", "--init-command"], lldb: ["-s", "-S", "--source"],
+  vim: ["-S", "-u", "-s"], vi: ["-S", "-u", "-s"], nvim: ["-S", "-u", "-s"], ex: ["-S", "-u"], emacs: ["-l", "--load", "--script"],
+  ssh: ["-F"], scp: ["-F"], sftp: ["-F", "-b"], sqlite3: ["-init"], psql: ["-f", "--file"]
+}
+
+/**
+ * The words of a command that name files it runs as code: a shell's or interpreter's script (and
+ * the values of options before it, `node --require x.js s.js`), `python -m mod`'s module, and
+ * the code files of awk -f, sed -f, make -f, gdb -x, vim -S, ssh -F and the like.
+ */
+export const codeFiles = (name: string, words: Words): Array<string> => {
+  const out: Array<string> = [...implicitCode(name, words)]
+  if (isInterpreter(name) || name === "source" || name === ".") {
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i]
+      if (w === undefined) continue
+      if (w === "-m" && words[i + 1] !== undefined) out.push(`${words[i + 1]}.py`, `${words[i + 1]}/__main__.py`)
+      if (w.startsWith("-")) {
+        if (w.includes("=")) out.push(w.slice(w.indexOf("=") + 1))
+        continue
+      }
+      out.push(w)
+      // the first operand that is not an option's value is the script: its arguments are data
+      if (!words[i - 1]?.startsWith("-") || i === 1) break
+    }
+    return out
+  }
+  const options = Object.hasOwn(CODE_OPTIONS, name) ? CODE_OPTIONS[name]! : []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) continue
+    for (const option of options) {
+      if (w === option && words[i + 1] !== undefined) out.push(words[i + 1]!)
+      else if (option.startsWith("--") && w.startsWith(`${option}=`)) out.push(w.slice(option.length + 1))
+    }
+  }
+  return out
+}
