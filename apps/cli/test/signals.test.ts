@@ -83,6 +83,32 @@ describe("signals and a running command", () => {
     }
   }, 30_000)
 
+  // A real terminal: script(1) runs reins on a pseudo-terminal; killing script closes its master side,
+  // and the kernel hangs up reins, which then writes to a terminal that is gone (EIO).
+  test.skipIf(Bun.which("script") === null)("closing a real terminal (a pty) stops the command's group and marks the call interrupted", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo hi; sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+    const terminal = spawn("script", ["-qfec", `${BIN} run --yolo 'sleep please'`, "/dev/null"], {
+      cwd: p.cwd,
+      env: { ...p.env, SHELL: "/bin/sh" },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    try {
+      const { sessionID } = await recorded(p)
+      await waitFor(() => sleeping(n) === 2)
+      expect(sleeping(n)).toBe(2)
+      terminal.kill("SIGKILL")
+      await waitFor(() => sleeping(n) === 0)
+      expect(sleeping(n)).toBe(0)
+      // reins itself is gone too, and left the call closed
+      await waitFor(() => !Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().includes("run --yolo sleep please"))
+      expect(Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()).not.toContain("run --yolo sleep please")
+      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+    } finally {
+      stopped(terminal)
+    }
+  }, 30_000)
+
   test("after SIGKILL the group survives; the next run on the session kills it and marks the call interrupted", async () => {
     const n = marker()
     const p = await setup([sleepers(n), { text: "picked up again" }])
@@ -104,7 +130,9 @@ describe("signals and a running command", () => {
       expect(sleeping(n)).toBe(0)
       // nothing of the group runs any more (a zombie, dead but not collected by its new parent, may be listed)
       expect(groupMembers(pgid)).toEqual([])
-      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+      const state = toolOf(await exported(p, sessionID)).state
+      expect(state).toMatchObject({ status: "error", interrupted: true })
+      expect(state.error).toContain("Its command was still running after reins stopped, and has now been killed.")
     } finally {
       stopped(run.child)
     }

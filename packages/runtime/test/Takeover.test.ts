@@ -172,6 +172,9 @@ describe("a command left running by a reins that died", () => {
       expect(out.turn.text).toBe("next answer")
       expect(out.parts.some(isOpenTool)).toBe(false)
       expect(out.parts[0]!.state).toMatchObject({ status: "error", interrupted: true })
+      const error = (out.parts[0]!.state as { error: string }).error
+      expect(error.startsWith("The tool call was interrupted before it finished.")).toBe(true)
+      expect(error.includes("has now been killed")).toBe(same)
       await Bun.sleep(100)
       expect(groupAlive(group.pgid)).toBe(!same)
     })

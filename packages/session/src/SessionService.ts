@@ -24,7 +24,7 @@ import type { ProviderError } from "@reins/provider"
 import { SessionStore, WritingClaim, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup, ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
-import { makeProcessor } from "./Processor.ts"
+import { interruptedState, makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
 import { RunSettings, busyMessage, heartbeat, lostClaim, newRun, runIsLive, thisProcess } from "./Runs.ts"
 
@@ -157,9 +157,11 @@ export class SessionService extends Context.Service<SessionService, {
           for (const part of m.parts) {
             if (!isOpenTool(part)) continue
             const group = part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
-            if (group) yield* ProcessGroup.reap(group)
-            const start = part.state.status === "running" ? part.state.time.start : now
-            fixed.push({ ...part, state: { status: "error", input: part.state.input, error: "The tool call was interrupted before it finished.", interrupted: true, time: { start, end: now } } })
+            const reaped = group ? yield* ProcessGroup.reap(group) : undefined
+            // What it reported while running (the last lines, the spill file) is kept, as for Ctrl+C.
+            const state = interruptedState(part.state, now)
+            const note = reaped === "killed" ? "\nIts command was still running after reins stopped, and has now been killed." : ""
+            fixed.push({ ...part, state: state.status === "error" ? { ...state, error: `${state.error}${note}` } : state })
           }
         }
         if (fixed.length > 0) yield* store.putParts(fixed)
