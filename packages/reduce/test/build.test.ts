@@ -73,27 +73,92 @@ describe("build_diagnostics reduction", () => {
     expect(checked).toBe(546)
   })
 
-  test("make: compile commands go, errors stay with their snippets, notes and include chains", () => {
+  test("make: compile commands go, errors first with their snippets, notes and functions, then the warnings", () => {
     const r = reduce(fixture("make-gcc"), "make -k")!
     expect(r.reasons).toEqual(["noise_dropped", "repeats_grouped", "snippets_kept"])
     expect(r.text).not.toMatch(/^cc /m)
     expect(r.text).toContain("… 364 noise lines dropped …")
     const lines = r.text.split("\n")
     const error = lines.indexOf("src/broken/parser.c:25:20: error: ‘struct token’ has no member named ‘txt’; did you mean ‘text’?")
-    expect(lines.slice(error + 1, error + 5)).toEqual([
+    expect(lines.slice(error - 1, error + 5)).toEqual([
+      "src/broken/parser.c: In function ‘token_len’:",
+      "src/broken/parser.c:25:20: error: ‘struct token’ has no member named ‘txt’; did you mean ‘text’?",
       "   25 |     return end - t.txt;",
       "      |                    ^~~",
       "      |                    text",
-      "src/broken/parser.c:26:1: warning: control reaches end of non-void function [-Wreturn-type]"
+      "make: *** [Makefile:15: build/broken/parser.o] Error 1"
     ])
     const undeclared = lines.indexOf("src/broken/report.c:11:20: error: ‘precision’ undeclared (first use in this function)")
+    expect(lines[undeclared - 1]).toBe("src/broken/report.c: In function ‘scaled’:")
     expect(lines[undeclared + 3]).toStartWith("src/broken/report.c:11:20: note: each undeclared identifier")
-    // the header warning is printed once per including file: kept once, with its include chain
+    // every warning comes after the last error, without the function or include chain it is in
+    const firstWarning = lines.findIndex((l) => / warning: /.test(l))
+    expect(firstWarning).toBeGreaterThan(undeclared)
+    expect(r.text).not.toContain("In function ‘legacy_scale’")
+    expect(r.text).not.toContain("In file included from")
+    // the header warning is printed once per including file: kept once
     expect(r.text.match(/include\/legacy\.h:5:9: warning/g)).toHaveLength(1)
-    expect(lines[lines.indexOf("include/legacy.h:5:9: warning: unused variable ‘unused_margin’ [-Wunused-variable]") - 2]).toBe(
-      "In file included from src/broken/parser.c:4:"
-    )
     expect(lines.slice(-3)).toEqual(["make: *** [Makefile:15: build/broken/report.o] Error 1", "make: Target 'app' not remade because of errors.", ""])
+  })
+
+  test("gcc invoked directly: errors first with their notes, each repeated kind of warning as one line", () => {
+    const text = fixture("gcc-direct")
+    const command = "gcc -std=c11 -Wall -Wextra -Iinclude -c src/legacy_report.c src/totals.c"
+    expect(buildDiagnostics.matches(input(text, command))).toBe(true)
+    expect(buildDiagnostics.matches(input(text))).toBe(true)
+    const r = reduce(text, command)!
+    // 41 functions' worth of warnings and their "In function" lines are most of the 34 KB
+    expect(r.text.length / text.length).toBeLessThan(0.1)
+    const lines = r.text.split("\n")
+    // the errors, whole, before any warning; the note from a header keeps its include chain
+    expect(lines.slice(0, 13)).toEqual([
+      "src/totals.c: In function ‘row_total’:",
+      "src/totals.c:5:20: error: too few arguments to function ‘clamp’",
+      "    5 |     int discount = clamp(r->qty / 10);",
+      "      |                    ^~~~~",
+      "In file included from src/totals.c:2:",
+      "include/report.h:10:5: note: declared here",
+      "   10 | int clamp(int value, int lo, int hi);",
+      "      |     ^~~~~",
+      // a warning took this function's line in the output: the error still says where it is
+      "src/totals.c: In function ‘rounded_total’:",
+      "src/totals.c:12:18: error: ‘precision’ undeclared (first use in this function)",
+      "   12 |     return sum * precision;",
+      "      |                  ^~~~~~~~~",
+      "src/totals.c:12:18: note: each undeclared identifier is reported only once for each function it appears in"
+    ])
+    const lastError = lines.findLastIndex((l) => / error: /.test(l))
+    const firstWarning = lines.findIndex((l) => / warning: |^warning: /.test(l))
+    expect(lastError).toBeLessThan(firstWarning)
+    // one line per repeated kind, with its count and a few locations, those in the file with errors first
+    for (const flag of ["-Wsign-compare", "-Wunused-variable", "-Wunused-parameter", "-Wreturn-type"]) {
+      expect(r.text.split(`[${flag}]`)).toHaveLength(2)
+    }
+    expect(r.text).toContain(
+      "warning: comparison of integer expressions of different signedness: ‘int’ and ‘unsigned int’ [-Wsign-compare]  — 41 times: src/totals.c:11:23, src/legacy_report.c:6:23, src/legacy_report.c:15:23, … 38 more"
+    )
+    expect(r.text).toContain("warning: unused variable ‘scratch_01’ [-Wunused-variable]  — 40 times, 40 different messages: src/legacy_report.c:4:9,")
+    // a warning seen once keeps its snippet; no function line of the warnings is left
+    expect(r.text).toContain("src/totals.c:17:22: warning: format ‘%d’ expects argument of type ‘int’, but argument 3 has type ‘double’ [-Wformat=]\n   17 |")
+    expect(r.text).not.toContain("In function ‘report_")
+    expect(r.text).not.toContain("In function ‘print_totals’")
+    expect(r.text).not.toContain("scratch_02")
+    expect(r.reasons).toEqual(["noise_dropped", "repeats_grouped", "snippets_kept"])
+  })
+
+  test("clang's format: repeated warnings of one flag collapse the same way, a few of a kind stay as they were", () => {
+    const warning = (i: number) => `src/gen.c:${10 * i}:9: warning: unused variable 'tmp_${i}' [-Wunused-variable]\n    int tmp_${i} = 0;\n        ^\n`
+    const few = (i: number) => `src/gen.c:${10 * i + 5}:5: warning: implicit conversion loses integer precision: 'long' to 'int' [-Wshorten-64-to-32]\n    return total_${i};\n    ~~~~~~ ^~~~~~~~\n`
+    const text = `${Array.from({ length: 30 }, (_, i) => warning(i + 1)).join("")}${few(1)}${few(2)}` +
+      "src/main.c:4:12: error: use of undeclared identifier 'config'\n    return config.port;\n           ^\n31 warnings and 1 error generated.\n" +
+      `${Array.from({ length: 30 }, (_, i) => warning(i + 1)).join("")}32 warnings generated.\n`
+    const r = reduce(text, "clang -Wall -Wextra -Wshorten-64-to-32 -c src/gen.c src/main.c")!
+    expect(r.text).toStartWith("src/main.c:4:12: error: use of undeclared identifier 'config'\n    return config.port;\n           ^\n")
+    // a second compile printing the same 30 warnings again is not counted twice
+    expect(r.text).toContain("warning: unused variable 'tmp_1' [-Wunused-variable]  — 30 times, 30 different messages: src/gen.c:10:9, src/gen.c:20:9, src/gen.c:30:9, … 27 more")
+    // two of a kind: the first whole, the other's location listed under it
+    expect(r.text).toContain("[-Wshorten-64-to-32]\n    return total_1;\n    ~~~~~~ ^~~~~~~~\n  … the same message at 1 more location:\n    src/gen.c:25:5\n")
+    expect(r.text).toEndWith("31 warnings and 1 error generated.\n32 warnings generated.\n")
   })
 
   test("the same message at many locations becomes one entry listing every location", () => {
@@ -173,7 +238,7 @@ describe("build_diagnostics reduction", () => {
   })
 
   test("runReducers picks build_diagnostics for the fixtures without a command", () => {
-    for (const name of ["make-gcc", "tsc-pretty", "cargo-build", "javac", "mvn-compile", "clang"]) {
+    for (const name of ["make-gcc", "gcc-direct", "tsc-pretty", "cargo-build", "javac", "mvn-compile", "clang"]) {
       const r = runReducers(builtinReducers, input(fixture(name)), { minBytes: 0 })
       expect(r?.evidence.reducer).toBe("build_diagnostics")
     }

@@ -25,6 +25,8 @@ export interface Diag {
   readonly header: string
   readonly body: Array<string>
   readonly context: ReadonlyArray<string>
+  /** The gcc `file: In function ‘f’:` line in effect, also when an earlier diagnostic took it. */
+  readonly scope: string | undefined
   /** Repeats are listed per file (`a.js:3:1 7:1`) rather than location by location. */
   readonly compact: boolean
   readonly mode: Mode
@@ -59,6 +61,11 @@ const RUST_ARROW = /^\s*--> (\S.*?):(\d+):(\d+)$/
 const STYLISH_ROW = /^\s+(\d+):(\d+)\s+(error|warning)\s+(\S.*)$/
 const STYLISH_FILE = /^(?:[A-Za-z]:)?[^\s:][^:]*$/
 const NOTE = /^note: /
+/** gcc's function scope line, `src/a.c: In function ‘f’:` (not an include chain). */
+const SCOPE = /^\S.*: In (?:function|member function|constructor|destructor|static member function|lambda)\b/
+const TOP_LEVEL = /^\S.*: At (?:top level|global scope):/
+const INCLUDED = /^In file included from \S/
+const INCLUDED_MORE = /^\s+from \S.*[:,]$/
 
 const diag = (
   file: string,
@@ -69,10 +76,10 @@ const diag = (
   mode: Mode,
   detail: Detail,
   compact = false
-): Omit<Diag, "context"> => ({ location, file, pos, label, header, body: [], compact, mode, detail, key: "", expectSnippet: mode === "indent" })
+): Omit<Diag, "context" | "scope"> => ({ location, file, pos, label, header, body: [], compact, mode, detail, key: "", expectSnippet: mode === "indent" })
 
 /** The diagnostic this line starts, if it starts one (`next` is the line after it, for rustc's ` --> `). */
-const header = (line: string, next: string | undefined, stylishFile: string | undefined): Omit<Diag, "context"> | undefined => {
+const header = (line: string, next: string | undefined, stylishFile: string | undefined): Omit<Diag, "context" | "scope"> | undefined => {
   const c0 = line.charCodeAt(0)
   if (c0 === 32 || c0 === 9) {
     if (stylishFile === undefined) return undefined
@@ -148,6 +155,7 @@ export const parse = (lines: ReadonlyArray<string>): Parsed => {
   const seen = new Map<string, { kind: "text"; text: string; count: number }>()
   let current: Diag | undefined
   let pending: Array<string> = []
+  let scope: string | undefined
   let stylishFile: string | undefined
   let table = false
   let noise = 0
@@ -228,7 +236,11 @@ export const parse = (lines: ReadonlyArray<string>): Parsed => {
         continue
       }
       close()
-      current = { ...h, context: pending }
+      for (const l of pending) {
+        if (SCOPE.test(l)) scope = l
+        else if (TOP_LEVEL.test(l)) scope = undefined
+      }
+      current = { ...h, context: pending, scope: scope?.startsWith(`${h.file}: `) ? scope : undefined }
       pending = []
       continue
     }
@@ -245,6 +257,18 @@ export const parse = (lines: ReadonlyArray<string>): Parsed => {
       continue
     }
     if (CONTEXT.test(line)) {
+      // an include chain that leads to a note belongs to the diagnostic the note explains
+      if (current && current.mode === "indent" && INCLUDED.test(line)) {
+        let end = i + 1
+        while (end < lines.length && INCLUDED_MORE.test(visible(lines[end]!))) end++
+        const note = end < lines.length ? header(visible(lines[end]!), undefined, undefined) : undefined
+        if (note && note.mode === "indent" && NOTE.test(note.label)) {
+          for (let k = i; k <= end; k++) current.body.push(visible(lines[k]!))
+          current.expectSnippet = true
+          i = end
+          continue
+        }
+      }
       close()
       pending.push(line)
       continue

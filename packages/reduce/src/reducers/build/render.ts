@@ -1,6 +1,9 @@
 /**
- * Renders parsed build output: each distinct diagnostic once, where it first appeared, with its
- * snippet; repeats of the same message listed by location; summaries kept; noise as one marker
+ * Renders parsed build output: errors first, each distinct one once, where it first appeared,
+ * with its snippet, notes and (gcc) the function or include chain it is in; repeats of the same
+ * error listed by location. Warnings follow, before the closing summaries: a kind of warning (one
+ * flag, e.g. `-Wunused-variable`, or one message) seen more than a few times becomes one line with
+ * its count and a few locations, their context lines dropped. Summaries kept; noise as one marker
  * per run.
  */
 import type { ReasonCode } from "../../Reducer.ts"
@@ -20,12 +23,38 @@ const BODY_MAX = 60
 /** Longest run of unrecognised lines kept whole. */
 const RUN_MAX = 60
 const WIDTH = 160
+/** A kind of warning seen more often than this becomes one line. */
+const WARNINGS_FEW = 3
+/** Locations named on that line. */
+const WARNING_LOCATIONS = 3
+
+const NOTE_LABEL = /^(?:note|remark|message)\b/
+
+/** A warning, in any of the formats parsed (not an error, a note or an unlabelled go diagnostic). */
+const isWarning = (d: Diag) => /^(?:warning\b|\[WARNING\])/i.test(d.label) || /\[Warning\/\S*\]$/.test(d.label)
+
+/**
+ * What makes warnings the same kind: the compiler's flag (`[-Wsign-compare]`, javac's
+ * `[deprecation]`), else the message with its quoted names (‘x’, 'x', `x`, "x") left out.
+ */
+const kindOf = (d: Diag) => {
+  const flag = /\[(-W[^\]\s]+)\]$/.exec(d.label) ?? /^warning: \[([\w-]+)\]/.exec(d.label)
+  if (flag) return `flag ${flag[1]}`
+  return `message ${d.label.replace(/‘[^’]*’|'[^']*'|`[^`]*`|"[^"]*"/g, "…")}`
+}
 
 interface Group {
   readonly first: Diag
   readonly all: Array<Diag>
   /** `location\0body` of each occurrence kept, to drop exact reprints. */
   readonly seen: Set<string>
+}
+
+/** The groups of one kind of warning (see kindOf), and how many distinct occurrences they hold. */
+interface Kind {
+  readonly groups: Array<Group>
+  count: number
+  readonly messages: Set<string>
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
@@ -75,9 +104,39 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
     group.all.push(d)
   }
 
+  // kinds of warnings, over every distinct occurrence of every message of that kind
+  const kinds = new Map<string, Kind>()
+  for (const group of groups.values()) {
+    if (group.first.compact || !isWarning(group.first)) continue
+    const id = kindOf(group.first)
+    const kind = kinds.get(id) ?? { groups: [], count: 0, messages: new Set<string>() }
+    kinds.set(id, kind)
+    kind.groups.push(group)
+    kind.count += group.all.length
+    kind.messages.add(group.first.label)
+  }
+
+  // the summaries, blank lines and noise markers at the end stay last, after the warnings
+  let tail = parsed.items.length
+  while (tail > 0) {
+    const item = parsed.items[tail - 1]!
+    if (item.kind === "summary" || item.kind === "blank" || item.kind === "dropped" || (item.kind === "diag" && isWarning(item.diag))) tail--
+    else break
+  }
+
+  // the files with errors: a kind's locations in them are named first
+  const errorFiles = new Set<string>()
+  for (const item of parsed.items) if (item.kind === "diag" && !isWarning(item.diag) && !NOTE_LABEL.test(item.diag.label)) errorFiles.add(item.diag.file)
+
+  // where each diagnostic was printed, to list a kind's locations in that order
+  const order = new Map<Diag, number>()
+  parsed.items.forEach((item, n) => item.kind === "diag" && order.set(item.diag, n))
+
   const out: Array<string> = []
   let snippets = false
   let cut = false
+  let contextDropped = false
+  let lastScope: string | undefined
   let run: Array<string> = []
   const flushRun = () => {
     if (run.length > RUN_MAX) {
@@ -87,7 +146,16 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
     run = []
   }
   const full = (d: Diag) => {
-    out.push(...d.context, d.header)
+    if (isWarning(d)) {
+      if (d.context.length > 0) contextDropped = true
+      lastScope = undefined
+      out.push(d.header)
+    } else {
+      // the function an error is in, unless the line just above already says it
+      const context = d.context.length > 0 ? d.context : d.scope !== undefined && d.scope !== lastScope ? [d.scope] : []
+      out.push(...context, d.header)
+      lastScope = d.scope
+    }
     if (d.body.length > 0) snippets = true
     out.push(...(d.body.length > BODY_MAX ? cutMiddle(d.body, BODY_MAX - 15, 10) : d.body))
     if ((d.mode === "pretty" || d.mode === "rust") && d.body.length > 0) blank()
@@ -96,13 +164,15 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
     if (out.length > 0 && out[out.length - 1] !== "") out.push("")
   }
 
-  for (const item of parsed.items) {
+  const renderItem = (item: Item) => {
     if (item.kind === "text") {
       if (item.count > 1) repeats++
       run.push(item.count > 1 ? `${item.text}  [×${item.count}]` : item.text)
-      continue
+      lastScope = undefined
+      return
     }
     flushRun()
+    if (item.kind !== "diag") lastScope = undefined
     switch (item.kind) {
       case "summary":
         out.push(item.text)
@@ -116,24 +186,60 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
       case "diag": {
         const group = groups.get(item.diag.key)!
         if (group.first !== item.diag) break
-        const all = group.all
-        if (all.length === 1) {
-          full(all[0]!)
-          break
-        }
-        const bodies = all.map((d) => d.body.join("\n"))
-        if (bodies.every((b) => b === "")) {
-          out.push(`${group.first.label}  — ${plural(all.length, "location")}:`, ...locations(all, "  "))
-          break
-        }
-        const shown = bodies.every((b) => b === bodies[0]) ? 1 : Math.min(FULL[group.first.mode], all.length)
-        for (const d of all.slice(0, shown)) full(d)
-        const rest = all.slice(shown)
-        if (rest.length > 0) out.push(`  … the same message at ${plural(rest.length, "more location")}:`, ...locations(rest, "    "))
+        renderGroup(group)
         break
       }
     }
   }
+  const renderGroup = (group: Group) => {
+    const all = group.all
+    if (all.length === 1) return full(all[0]!)
+    const bodies = all.map((d) => d.body.join("\n"))
+    if (bodies.every((b) => b === "")) {
+      out.push(`${group.first.label}  — ${plural(all.length, "location")}:`, ...locations(all, "  "))
+      return
+    }
+    const shown = bodies.every((b) => b === bodies[0]) ? 1 : Math.min(FULL[group.first.mode], all.length)
+    for (const d of all.slice(0, shown)) full(d)
+    const rest = all.slice(shown)
+    if (rest.length > 0) out.push(`  … the same message at ${plural(rest.length, "more location")}:`, ...locations(rest, "    "))
+  }
+  /** A kind of warning seen many times: its first message, the count and the first few locations. */
+  const renderKind = (kind: Kind) => {
+    const all = kind.groups.flatMap((g) => g.all).sort((a, b) => order.get(a)! - order.get(b)!)
+    if (all.some((d) => d.context.length > 0 || d.body.length > 0)) contextDropped = true
+    const different = kind.messages.size > 1 ? `, ${kind.messages.size} different messages` : ""
+    // the files being fixed (those with errors) first
+    const near = all.filter((d) => errorFiles.has(d.file))
+    const shown = [...near, ...all.filter((d) => !errorFiles.has(d.file))].slice(0, WARNING_LOCATIONS)
+    const more = all.length > shown.length ? `, … ${all.length - shown.length} more` : ""
+    out.push(`${shown[0]!.label}  — ${all.length} times${different}: ${shown.map((d) => d.location).join(", ")}${more}`)
+    repeats++
+  }
+
+  // errors and everything else in order, then the warnings, then the closing summaries
+  const warnings: Array<Diag> = []
+  parsed.items.forEach((item, n) => {
+    if (item.kind === "diag" && isWarning(item.diag)) warnings.push(item.diag)
+    else if (n < tail) renderItem(item)
+  })
+  flushRun()
+  if (warnings.length > 0 && out.length > 0) blank()
+  const done = new Set<Kind>()
+  for (const d of warnings) {
+    const group = groups.get(d.key)!
+    if (group.first !== d) continue
+    const kind = group.first.compact ? undefined : kinds.get(kindOf(d))
+    if (kind === undefined || kind.count <= WARNINGS_FEW) renderGroup(group)
+    else if (!done.has(kind)) {
+      done.add(kind)
+      renderKind(kind)
+    }
+  }
+  if (warnings.length > 0 && tail < parsed.items.length) blank()
+  parsed.items.forEach((item, n) => {
+    if (n >= tail && !(item.kind === "diag" && isWarning(item.diag))) renderItem(item)
+  })
   flushRun()
   while (out.length > 0 && out[out.length - 1] === "") out.pop()
 
@@ -143,5 +249,6 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
   if (repeats > 0) reasons.push("repeats_grouped")
   if (snippets) reasons.push("snippets_kept")
   if (cut) reasons.push("middle_dropped")
+  if (contextDropped && !reasons.includes("noise_dropped")) reasons.unshift("noise_dropped")
   return { text: out.join("\n") + "\n", reasons }
 }
