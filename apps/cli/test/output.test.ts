@@ -45,7 +45,9 @@ describe("tool output in a session", () => {
     expect(r.code).toBe(0)
     const progress = events(r.stdout).filter((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" && e.part.state.metadata)
     expect(progress.length).toBeGreaterThan(0)
-    expect(progress[0]!.part.state.metadata.tail).toContain("tick1")
+    // the first report, at once, records the command's process group (for a later reins to stop it if this one dies)
+    expect(progress[0]!.part.state.metadata.process).toMatchObject({ pgid: expect.any(Number), start: expect.any(Number) })
+    expect(progress.some((e) => e.part.state.metadata.tail.includes("tick1"))).toBe(true)
     expect(progress.at(-1)!.part.state.metadata.outputBytes).toBeGreaterThanOrEqual(12)
   })
 
