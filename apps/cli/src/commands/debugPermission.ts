@@ -6,14 +6,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { usage } from "../CliError.ts"
 
-/** `reins debug permission`: what the rules decide for one tool call, as JSON. */
+/** `reins debug permission`: what the rules decide for one tool call (or several, as an array), as JSON. */
 export const permission = Command.make(
   "permission",
   {
     config: Flag.String("config").pipe(Flag.withDescription("A reins.json to use instead of the project's config"), Flag.optional),
     cwd: Flag.String("cwd").pipe(Flag.withDescription("The project directory (default: the current one)"), Flag.optional),
     tool: Flag.String("tool").pipe(Flag.withDescription("The tool: bash, read, edit, write, list, glob, grep, webfetch, …"), Flag.withDefault("bash")),
-    subject: Argument.String("subject").pipe(Argument.withDescription("The command (bash) or path (file tools) to judge"))
+    subjects: Argument.String("subject").pipe(
+      Argument.withDescription("The command (bash) or path (file tools) to judge; several give a JSON array, one result per subject"),
+      Argument.variadic({ min: 1 })
+    )
   },
   (opts) =>
     Effect.gen(function* () {
@@ -24,19 +27,25 @@ export const permission = Command.make(
         : (yield* loadConfig({ cwd, env: process.env }).pipe(Effect.mapError((e) => usage(e.message)))).config
       const rules = [...defaultRules, ...fromConfig(config.permission)]
       const mode = config.permission_mode ?? "last-match"
-      const requests = (yield* requestsFor(opts.tool, opts.subject, { cwd })).map((request) => {
-        const result = check(rules, request, mode)
-        return {
-          permission: request.permission,
-          patterns: request.patterns,
-          always: request.always,
-          action: result.action,
-          rule: result.rule ?? null,
-          ...(request.opaque ? { opaque: request.opaque } : {}),
-          ...(request.directory ? { directory: request.directory } : {})
-        }
+      const judge = Effect.fn(function* (subject: string) {
+        const requests = (yield* requestsFor(opts.tool, subject, { cwd })).map((request) => {
+          const result = check(rules, request, mode)
+          return {
+            permission: request.permission,
+            patterns: request.patterns,
+            always: request.always,
+            action: result.action,
+            rule: result.rule ?? null,
+            ...(request.opaque ? { opaque: request.opaque } : {}),
+            ...(request.directory ? { directory: request.directory } : {})
+          }
+        })
+        const decision = requests.some((r) => r.action === "deny") ? "deny" : requests.some((r) => r.action === "ask") ? "ask" : "allow"
+        return { decision, requests }
       })
-      const decision = requests.some((r) => r.action === "deny") ? "deny" : requests.some((r) => r.action === "ask") ? "ask" : "allow"
-      yield* Console.log(JSON.stringify({ decision, requests }, null, 2))
+      const [only, ...more] = opts.subjects
+      if (only !== undefined && more.length === 0) return yield* Console.log(JSON.stringify(yield* judge(only), null, 2))
+      const results = yield* Effect.forEach(opts.subjects, (subject) => Effect.map(judge(subject), (result) => ({ subject, ...result })))
+      yield* Console.log(JSON.stringify(results, null, 2))
     })
 ).pipe(Command.withDescription("Show what the permission rules decide for a command or path, as JSON"))
