@@ -97,8 +97,9 @@ export const watchedFetch = Effect.fnUntraced(function* (
       const limit = limits[phase]
       const silent = progress.waiting ? (yield* Clock.currentTimeMillis) - progress.since : 0
       if (limit > 0 && progress.waiting && silent >= limit) return progress.cut(timeoutError(phase, limit, providerID, where))
-      // Off, or not waiting on the provider: look again later, when the call may be elsewhere.
-      yield* Effect.sleep(limit > 0 && progress.waiting ? limit - silent : recheck)
+      // Until this wait's deadline, but never longer than the shortest limit: by then the call may
+      // wait in a phase with a shorter one.
+      yield* Effect.sleep(limit > 0 && progress.waiting ? Math.min(limit - silent, recheck) : recheck)
     }
   })
   yield* Effect.forkScoped(watchdog)

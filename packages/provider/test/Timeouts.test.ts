@@ -87,7 +87,8 @@ describe("a provider that stays silent is cut off and retried while nothing was 
   })
 
   test("a stall after part of the answer fails with the idle timeout and is not replayed", async () => {
-    const { events, error } = await run([{ text: "one two three four five six seven", stallAfterChunks: 2 }, { text: "never" }])
+    // Only idle is short: the watchdog, waiting out the long connect limit, still sees the stall.
+    const { events, error } = await run([{ text: "one two three four five six seven", stallAfterChunks: 2 }, { text: "never" }], { timeout: { idle: 0.2 } })
     const e = failure(error)
     expect(e.message).toContain("(idle timeout; set provider.local.timeout.idle")
     expect(text(events)).not.toBe("")
