@@ -1,6 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { withoutRuntimeHints } from "@reins/provider"
 import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
 import { permissions } from "./commands/permissions.ts"
@@ -17,7 +18,7 @@ const reins = Command.make("reins").pipe(
 Command.run(reins, { version: VERSION }).pipe(
   Effect.catchTag("CliError", (e) =>
     Effect.sync(() => {
-      process.stderr.write(`reins: ${e.message}\n`)
+      process.stderr.write(`reins: ${withoutRuntimeHints(e.message)}\n`)
       process.exitCode = e.code
     })
   ),

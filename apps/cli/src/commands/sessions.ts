@@ -1,6 +1,7 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { userFlag, type AssistantMessage, type Part } from "@reins/domain"
+import { withoutRuntimeHints } from "@reins/provider"
 import { SessionStore, type MessageWithParts } from "@reins/storage"
 import { plural } from "../Output.ts"
 import { time, withStore } from "../Store.ts"
@@ -63,10 +64,10 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>) => {
         const fresh = info.summary.summarised.filter((id) => !seen.has(id))
         for (const id of fresh) seen.add(id)
         const what = `${plural(fresh.length, "message", "messages")} summarised, ${plural(prunedBy(info, messages), "tool output", "tool outputs")} pruned`
-        const error = info.error ? `\n  error (${info.error.reason}): ${info.error.message}` : ""
+        const error = info.error ? `\n  error (${info.error.reason}): ${withoutRuntimeHints(info.error.message)}` : ""
         return [`── compacted (${info.summary.auto ? "auto" : "manual"}): ${what} ──${error}\nsummary:\n${indent(body)}`]
       }
-      const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${info.error.message}` : ""
+      const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${withoutRuntimeHints(info.error.message)}` : ""
       return [`── ${info.role} ${time(info.time.created)}${extra}\n${body}`]
     })
     .join("\n\n")

@@ -1,0 +1,77 @@
+// A provider that hangs or answers with something else than an event stream: reins run ends
+// with one clear line (what happened, the key to change) and exit 1, never a runtime's hint.
+import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { ScriptedStep } from "@reins/testkit"
+import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+const RETRY = { retry: { attempts: 2, initial_delay_ms: 1, max_delay_ms: 5 } }
+
+/** Adds `timeout` to provider `local` in the project's reins.json. */
+const withProviderTimeout = (p: Project, timeout: Record<string, number>) => {
+  const file = path.join(p.cwd, "reins.json")
+  const config = JSON.parse(fs.readFileSync(file, "utf8"))
+  config.provider.local.timeout = timeout
+  fs.writeFileSync(file, JSON.stringify(config))
+}
+
+const lastLine = (stderr: string) => stderr.trimEnd().split("\n").at(-1) ?? ""
+
+describe("reins run against a provider that misbehaves", () => {
+  test("a provider that never answers: each attempt is cut at provider.local.timeout.connect, then one clear line and exit 1", async () => {
+    const p = await setup([{ stall: "headers" }, { stall: "headers" }], RETRY)
+    withProviderTimeout(p, { connect: 0.2 })
+    const r = await reins(["run", "hello"], p)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe("")
+    const silent = `the provider at ${p.server.url} sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)`
+    // The retry notice is one short line: it may end in "…", the final line is whole.
+    expect(r.stderr).toStartWith(`! the provider at ${p.server.url} sent no response for 0.2 s (connect timeout`)
+    expect(lastLine(r.stderr)).toBe(`reins: gave up after 2 attempts: ${silent}`)
+    expect(p.server.requests).toHaveLength(2)
+  })
+
+  test("provider_timeout applies to every provider: a stream that stalls mid-answer ends on the idle timeout", async () => {
+    const p = await setup([{ text: "one two three four five six", stallAfterChunks: 2 }], { ...RETRY, provider_timeout: { idle: 0.2 } })
+    const r = await reins(["run", "hello"], p)
+    expect(r.code).toBe(1)
+    expect(lastLine(r.stderr)).toBe(`reins: the provider at ${p.server.url} sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)`)
+    expect(p.server.requests).toHaveLength(1)
+  })
+
+  test("an HTML page with status 200 names the content type and baseURL, and is not retried", async () => {
+    const page: ScriptedStep = { raw: { body: "<html><head><title>Welcome to nginx!</title></head></html>" } }
+    const p = await setup([page, page], RETRY)
+    const r = await reins(["run", "hello"], p)
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `reins: the provider at ${p.server.url} answered with text/html, not an event stream — check baseURL (it usually ends in /v1); it said: "Welcome to nginx!"`
+    ])
+    expect(p.server.requests).toHaveLength(1)
+  })
+
+  test("a connection reset, then a refused connection: the lines carry no hint for developers", async () => {
+    const p = await setup([{ hang: true }], RETRY)
+    const run = reins(["run", "hello"], p)
+    while (p.server.requests.length === 0) await Bun.sleep(10)
+    await Bun.sleep(100)
+    await p.server.stop()
+    const r = await run
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("ECONNRESET")
+    expect(r.stderr).not.toMatch(/verbose|second argument to fetch/)
+    expect(lastLine(r.stderr)).toStartWith("reins: gave up after 2 attempts: ")
+  })
+
+  test("a negative timeout is a config error naming the key", async () => {
+    const p = await setup([{ text: "never" }], { provider_timeout: { first_byte: -1 } })
+    const r = await reins(["run", "hello"], p)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("provider_timeout")
+    expect(p.server.requests).toHaveLength(0)
+  })
+})
