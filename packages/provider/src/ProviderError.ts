@@ -87,7 +87,7 @@ const RUNTIME_HINTS: ReadonlyArray<RegExp> = [/\s*[^.!?\n]*\bverbose: ?true\b[^.
 export const withoutRuntimeHints = (message: string) => RUNTIME_HINTS.reduce((text, hint) => text.replace(hint, ""), message).trim()
 
 /** The SDK's words for a stream that ended before the provider said why it stopped. */
-const NO_FINISH = /stream ended without a finish reason/i
+const NO_FINISH = /stream ended without a finish (reason|chunk)/i
 
 /** A stream the provider closed before its finish reason: transient, so retried while nothing was emitted. */
 export const unfinishedStreamError = () =>

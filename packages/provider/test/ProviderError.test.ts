@@ -64,5 +64,6 @@ describe("messages without runtime hints", () => {
   })
   test("a stream that ended without a finish reason is transient", () => {
     expect(classify(new Error("Response stream ended without a finish reason.")).reason).toBe("transient")
+    expect(classify(new Error("No output generated. The model stream ended without a finish chunk.")).reason).toBe("transient")
   })
 })
