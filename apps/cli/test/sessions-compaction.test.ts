@@ -44,8 +44,11 @@ describe("automatic compaction in the CLI", () => {
     expect(evs.indexOf(started!)).toBeLessThan(evs.indexOf(completed!))
     // the loop's continuation message is an ordinary event in JSON, flagged
     const continued = evs.find((e) => e.type === "message.updated" && e.message.metadata?.compaction_continue === true)
-    expect(continued?.message.metadata).toEqual({ compaction_continue: true, continuation: "replay" })
-    expect(evs.filter((e) => e.type === "part.updated" && e.part.type === "text" && e.part.synthetic === true).map((e) => e.part.text)).toEqual(["third"])
+    // the overflowing step had run a tool: the loop continues the work, it does not replay "third"
+    expect(continued?.message.metadata).toEqual({ compaction_continue: true, continuation: "continue" })
+    const synthetic = evs.filter((e) => e.type === "part.updated" && e.part.type === "text" && e.part.synthetic === true).map((e) => e.part.text as string)
+    expect(synthetic).toHaveLength(1)
+    expect(synthetic[0]).toStartWith("Continue with the task where you left off")
     expect(p.server.requests).toHaveLength(6)
     expect(JSON.stringify(p.server.requests[5]!.body.messages)).toContain("AUTO-SUMMARY-MARKER")
   })
@@ -75,7 +78,7 @@ describe("automatic compaction in the CLI", () => {
     expect(out).toContain("── compacted (auto): 2 messages summarised, 1 tool output pruned ──\nsummary:\n  ## Objective\n  AUTO-SUMMARY-MARKER")
     expect(out).toMatch(/\[bash\] .*OLD-OUTPUT-MARKER.* \(pruned for the model\)/)
     expect(out).not.toMatch(/\[bash\] .*"echo small".* \(pruned for the model\)/) // a recent output is not pruned
-    // three user turns; the loop's replay of "third" is hidden
+    // three user turns; the loop's continuation is hidden
     expect(out.match(/── user /g)).toHaveLength(3)
     expect(out.match(/^third$/gm)).toHaveLength(1)
     // the summary is not an ordinary answer
@@ -87,7 +90,8 @@ describe("automatic compaction in the CLI", () => {
     const { messages } = JSON.parse(json.stdout) as { messages: Array<{ info: any; parts: Array<any> }> }
     const continued = messages.filter((m) => m.info.role === "user" && m.info.metadata?.compaction_continue === true)
     expect(continued).toHaveLength(1)
-    expect(continued[0]!.parts[0]).toMatchObject({ type: "text", text: "third", synthetic: true })
+    expect(continued[0]!.parts[0]).toMatchObject({ type: "text", synthetic: true })
+    expect(continued[0]!.parts[0].text).toStartWith("Continue with the task where you left off")
     const summary = messages.find((m) => m.info.summary !== undefined)!
     expect(summary.info.summary).toMatchObject({ auto: true })
     expect(summary.info.summary.summarised).toHaveLength(2)
