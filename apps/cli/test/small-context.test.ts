@@ -21,10 +21,10 @@ const highest = (text: string, marker: string) => Math.max(0, ...[...text.matchA
  * highest step it sees done (bash results or the summary); its request repeated as the last message
  * makes it start over, as small models do. Each step appends its number to steps.log with bash.
  */
-const model = (body: any): ScriptedStep => {
+const model = (context: number) => (body: any): ScriptedStep => {
   const size = Math.ceil(JSON.stringify(body).length / 4)
-  if (size > CONTEXT) {
-    return { error: { status: 400, message: `This model's maximum context length is ${CONTEXT} tokens. However, your messages resulted in ${size} tokens.`, code: "context_length_exceeded" } }
+  if (size > context) {
+    return { error: { status: 400, message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${size} tokens.`, code: "context_length_exceeded" } }
   }
   const text = JSON.stringify(body.messages)
   const seen = Math.max(highest(text, "STEP-DONE"), highest(text, "PROGRESS"))
@@ -39,8 +39,8 @@ const model = (body: any): ScriptedStep => {
   return { toolCalls: [{ name: "bash", arguments: { command: `echo ${n} >> steps.log && echo STEP-DONE-${n} && seq -f 'log line %g of the step' 1 40` } }] }
 }
 
-const setup = async (compaction: Record<string, unknown>): Promise<Project & { server: ScriptedServer }> => {
-  const server = await startScriptedServer([], { respond: model })
+const setup = async (compaction: Record<string, unknown>, context = CONTEXT): Promise<Project & { server: ScriptedServer }> => {
+  const server = await startScriptedServer([], { respond: model(context) })
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-small-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-small-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
@@ -48,7 +48,7 @@ const setup = async (compaction: Record<string, unknown>): Promise<Project & { s
     path.join(cwd, "reins.json"),
     JSON.stringify({
       model: "local/small",
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { small: { context: CONTEXT, output: CONTEXT } } } },
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { small: { context, output: 8_192 } } } },
       retry: { attempts: 1 },
       compaction
     })
@@ -94,6 +94,28 @@ describe("a small local model through the CLI", () => {
       const compact = await reins(["compact"], p)
       expect(compact.code).toBe(2)
       expect(compact.stderr).toContain('"compaction.reserved" is 8192 tokens')
+    } finally {
+      await p.server.stop()
+    }
+  }, 60_000)
+
+  test("a 4k model with every built-in tool cannot make room: a clear error after a few compactions, exit 1, stdout clean, each call once", async () => {
+    // The system prompt and the tool definitions alone take ~2,400 of the 2,731 usable tokens.
+    const p = await setup({}, 4_096)
+    try {
+      const r = await reins(["run", "--yolo", TASK], p)
+      expect(r.code).toBe(1)
+      const error = r.stderr.split("\n").find((l) => l.startsWith("reins: "))
+      expect(error).toStartWith("reins: The context of local/small stays full however often it is compacted")
+      expect(error).toContain("the system prompt and tool definitions alone ~")
+      expect(error).toContain("Use a model with a larger context")
+      // Only bash's progress lines on stderr besides the compaction notes; nothing but the answer on stdout.
+      expect(r.stdout).not.toContain("WARN")
+      expect(r.stdout).not.toContain("Nothing to summarise")
+      const steps = fs.readFileSync(path.join(p.cwd, "steps.log"), "utf8").trim().split("\n").map(Number)
+      expect(steps).toEqual(Array.from({ length: steps.length }, (_, i) => i + 1))
+      expect(steps.length).toBeLessThan(10)
+      expect(p.server.requests.length).toBeLessThan(16)
     } finally {
       await p.server.stop()
     }

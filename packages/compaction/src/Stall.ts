@@ -40,13 +40,16 @@ export const stallError = (input: {
   readonly usable: number
   /** Tokens the last request held, as counted. */
   readonly tokens: number
+  /** Estimated tokens of what every request carries (system prompt and tool definitions), when known. */
+  readonly fixed?: number | undefined
 }): CompactionError =>
   new CompactionError({
     reason: "no-progress",
     message:
-      `The context of ${input.model} stays full however often it is compacted (${MAX_FUTILE_COMPACTIONS} compactions in a row did not make room): ` +
+      `The context of ${input.model} stays full however often it is compacted (${MAX_FUTILE_COMPACTIONS} times in a row compacting left no room for the next request): ` +
       `the model takes ${n(input.limit)} tokens, ${n(input.usable)} of them for the conversation after the reserve for its answer, and the request still held ~${n(input.tokens)} ` +
-      `(system prompt, tool definitions, the pinned request, the summary and the newest step). Use a model with a larger context, make tool results smaller ` +
+      `(system prompt, tool definitions, the pinned request, the summary and the newest step${input.fixed !== undefined ? `; the system prompt and tool definitions alone ~${n(input.fixed)}` : ""}). ` +
+      `Use a model with a larger context, make tool results smaller ` +
       `("tool_output": {"max_bytes": …, "max_lines": …} in reins.json), use fewer tools or shorter instructions, or lower "compaction.reserved". ` +
       `The session is kept: reins sessions show ${input.sessionID}.`
   })

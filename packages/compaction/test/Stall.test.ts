@@ -25,11 +25,12 @@ describe("compactions without progress", () => {
     expect(isStalled(fold(["over", "nothing", "over", "nothing", "over", "nothing"]))).toBe(true)
   })
   test("the error says what does not fit and what to do", () => {
-    const e = stallError({ sessionID: "ses_1", model: "local/small", limit: 4_096, usable: 2_731, tokens: 3_100 })
+    const e = stallError({ sessionID: "ses_1", model: "local/small", limit: 4_096, usable: 2_731, tokens: 3_100, fixed: 2_400 })
     expect(e.reason).toBe("no-progress")
     expect(e.message).toContain("local/small")
     expect(e.message).toContain("4,096 tokens, 2,731 of them for the conversation")
     expect(e.message).toContain("~3,100")
+    expect(e.message).toContain("the system prompt and tool definitions alone ~2,400")
     expect(e.message).toContain("larger context")
     expect(e.message).toContain('"tool_output"')
     expect(e.message).toContain("reins sessions show ses_1")

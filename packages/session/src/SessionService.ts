@@ -273,10 +273,10 @@ export class SessionService extends Context.Service<SessionService, {
         let stall: Stall = noStall
         // A step of this turn succeeded: a compaction then continues the work instead of replaying the request.
         let worked = false
-        const stalled = (tokens: number) =>
-          Effect.fail(stallError({ sessionID: session.id, model: `${model.providerID}/${model.modelID}`, ...compaction.window(model), tokens }))
-        // What a request costs besides its messages, for the stalled error's figure.
+        // What every request carries besides its messages, for the stalled error's figures.
         const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))
+        const stalled = (tokens: number) =>
+          Effect.fail(stallError({ sessionID: session.id, model: `${model.providerID}/${model.modelID}`, ...compaction.window(model), tokens, fixed: fixedCost }))
         // `known`: the user messages there before the session was claimed, then those the model was
         // shown or the loop wrote; any other is a message queued for this run.
         known.add(user.id)
@@ -375,9 +375,10 @@ export class SessionService extends Context.Service<SessionService, {
               if (isStalled(stall)) return yield* stalled(tokens)
               // All of it is the verbatim tail already: go on; the stall count stops a context that cannot shrink.
               const wrote = yield* compactAndContinue(session.id, model, "overflow", tokens, after, turnStart, worked).pipe(
+                // Noted on the span, not logged: a log line would land in the answer on stdout.
                 Effect.catchIf(
                   (e): e is CompactionError => e._tag === "CompactionError" && e.reason === "nothing-to-summarise",
-                  (e) => Effect.as(Effect.logWarning(e.message), undefined)
+                  (e) => Effect.as(Effect.annotateCurrentSpan("compaction.skipped", e.message), undefined)
                 )
               )
               if (wrote !== undefined) known.add(wrote)
