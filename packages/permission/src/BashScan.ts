@@ -3,13 +3,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { commandPrefix } from "./Arity.ts"
 import { isReservedName, parseUnprefixed } from "./Keywords.ts"
-import { opaqueUse, opaqueVariable } from "./Opaque.ts"
+import { opaqueVariable } from "./Environment.ts"
+import { opaqueUse } from "./Opaque.ts"
 import { bashParser, type Node, type Parser } from "./Parser.ts"
 import { checkPaths, type PathContext } from "./PathArgs.ts"
 import { askDirectory, expandTilde, harmlessDevice, isInside, realLocation } from "./Paths.ts"
 import { isName, literal, resolve, type Lookup } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, unwrap } from "./Wrappers.ts"
-import { codeFiles, writtenBy } from "./Writes.ts"
+import { codeFiles, isCodeFile, runsProjectCode, touchesFiles, writtenBy } from "./Writes.ts"
 
 /** One permission a shell command needs, found by the scan. */
 export interface ScanRequest {
@@ -52,10 +53,16 @@ interface State {
   readonly home: string
   readonly parser: Parser
   readonly out: Map<string, ScanRequest>
-  /** Real paths that the command line writes or makes executable. */
-  readonly written: Set<string>
-  /** Requests that run files (real paths): opaque when the line writes one of them. */
-  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<string> }>
+  /** Files that the command line writes or makes executable (located only if something runs a file). */
+  readonly written: Array<Place>
+  /** Requests that run files: opaque when the line writes one of them. */
+  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<Place>; readonly project: boolean; readonly own: readonly [number, number] }>
+}
+
+/** A path word and the directory it was used in; located when needed (that costs system calls). */
+interface Place {
+  readonly cwd: string | undefined
+  readonly word: string
 }
 
 const MAX_DEPTH = 8
@@ -99,11 +106,11 @@ const external = (st: State, real: string | undefined) => {
 const pathContext = (st: State): PathContext => ({ cwd: st.cwd, locate: (word) => locate(st, word), external: (real) => external(st, real), lookup: lookup(st) })
 
 /** The real absolute location of a path word, or undefined when it is relative to an unknown dir. */
-const locate = (st: State, given: string): string | undefined => {
+const locate = (st: State, given: string, cwd = st.cwd): string | undefined => {
   const expanded = expandTilde(given, st.home)
-  if (!path.isAbsolute(expanded) && st.cwd === undefined) return undefined
+  if (!path.isAbsolute(expanded) && cwd === undefined) return undefined
   // joined as written: realLocation takes `..` after the symlinks before it, as the kernel does
-  return realLocation(path.isAbsolute(expanded) ? expanded : `${st.cwd ?? "/"}${path.sep}${expanded}`)
+  return realLocation(path.isAbsolute(expanded) ? expanded : `${cwd ?? "/"}${path.sep}${expanded}`)
 }
 
 /** Redirections: writes need `edit` on the target; any target outside the worktree asks for its directory. */
@@ -147,7 +154,7 @@ const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
     if (real !== undefined && harmlessDevice(real)) continue
     external(st, real)
     if (writes) {
-      if (real !== undefined) st.written.add(real)
+      if (real !== undefined) st.written.push({ cwd: st.cwd, word: real })
       const pattern = real ?? target
       add(st, { permission: "edit", patterns: [pattern], always: [path.join(path.dirname(pattern), "*")], ...(st.cwd ? { directory: st.cwd } : {}) })
     }
@@ -159,8 +166,10 @@ interface Found {
   readonly patterns: Array<string>
   readonly always: Array<string>
   opaque?: string
-  /** Real paths of files the command runs as code (its name, a script operand). */
-  readonly runs: Array<string>
+  /** Files the command runs as code (its name, a script operand). */
+  readonly runs: Array<Place>
+  /** The command may run any code file of the project (an interpreter, a test runner, a build). */
+  project: boolean
 }
 
 const prefixPattern = (words: ReadonlyArray<string>) => `${commandPrefix(words).join(" ") || words[0]} *`
@@ -219,7 +228,9 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   const hidden = opaqueUse(real, values, fed)
   if (hidden !== undefined) found.opaque ??= hidden
   if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(t.lit ?? t.raw, found)
-  filesOf(st, nameValue, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
+  if (nameValue.includes("/")) found.runs.push({ cwd: st.cwd, word: nameValue })
+  if (runsProjectCode(real)) found.project = true
+  if (touchesFiles(real)) filesOf(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
   const wrapped = unwrap(real, values)
   if (wrapped) {
     found.always.push(`${raw[0]} *`, `${real} *`)
@@ -262,20 +273,12 @@ const checkVariable = (rawWord: string, found: Found) => {
 }
 
 /**
- * The files a layer writes (recorded for the line) and runs as code: its name when it is a path
- * (`./s.sh`), a script (`sh s.sh`, `python3 -m m`), a code file (`awk -f p.awk`).
+ * The files a layer writes (recorded for the line) and runs as code: a script (`sh s.sh`,
+ * `python3 -m m`), a code file (`awk -f p.awk`), a Makefile.
  */
-const filesOf = (st: State, nameValue: string, real: string, values: ReadonlyArray<string | undefined>, found: Found) => {
-  for (const file of writtenBy(real, values)) {
-    const at = locate(st, file)
-    if (at !== undefined) st.written.add(at)
-  }
-  const runs = codeFiles(real, values)
-  if (nameValue.includes("/")) runs.push(nameValue)
-  for (const file of runs) {
-    const at = file === "" ? undefined : locate(st, file)
-    if (at !== undefined) found.runs.push(at)
-  }
+const filesOf = (st: State, real: string, values: ReadonlyArray<string | undefined>, found: Found) => {
+  for (const word of writtenBy(real, values)) st.written.push({ cwd: st.cwd, word })
+  for (const word of codeFiles(real, values)) if (word !== "") found.runs.push({ cwd: st.cwd, word })
 }
 
 const CD = new Set(["cd", "pushd", "popd"])
@@ -315,7 +318,8 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
   // `cd`, `builtin cd`, `command cd`: the directory moves; alone it needs no permission
   const cdAt = nameValue !== undefined && CD.has(nameValue) ? 0 : (nameValue === "builtin" || nameValue === "command") && CD.has(tokens[1]?.lit ?? "") ? 1 : -1
   if (cdAt === 0 && redirects.length === 0) return changeDirectory(st, nameValue!, tokens.slice(1))
-  const found: Found = { patterns: [], always: [], runs: [] }
+  const found: Found = { patterns: [], always: [], runs: [], project: false }
+  const writes = st.written.length
   const stdin = checkRedirects(st, redirects)
   if (st.cwd === undefined || !isInside(st.worktree, st.cwd)) external(st, st.cwd)
   checkPaths(pathContext(st), tokens, nameValue === undefined ? "" : path.basename(nameValue))
@@ -339,7 +343,7 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     ...(found.opaque ? { opaque: found.opaque } : {}),
     ...(st.cwd ? { directory: st.cwd } : {})
   })
-  if (found.runs.length > 0) st.runs.push({ key, files: found.runs })
+  if (found.runs.length > 0 || found.project) st.runs.push({ key, files: found.runs, project: found.project, own: [writes, st.written.length] })
   if (cdAt !== -1) changeDirectory(st, tokens[cdAt]!.lit!, tokens.slice(cdAt + 1))
 }
 
@@ -481,10 +485,26 @@ const CONTINUATION = /(?<!\\)((?:\\\\)*)\\\r?\n/g
 const INSIDE_WORD = /\S\\\r?\n\S/
 
 /** True when `file` or a directory above it was written (`cp -r x build; sh build/run.sh`). */
-const writtenOrUnder = (written: ReadonlySet<string>, file: string) => {
-  for (let at = file; ; at = path.dirname(at)) {
+const writtenOrUnder = (written: ReadonlySet<string>, file: string | undefined) => {
+  for (let at = file; at !== undefined; at = path.dirname(at)) {
     if (written.has(at)) return true
     if (path.dirname(at) === at) return false
+  }
+  return false
+}
+
+/** A file that this line writes and then runs: what runs is not in the text, so the run is opaque. */
+const writtenThenRun = (st: State) => {
+  if (st.runs.length === 0 || st.written.length === 0) return
+  const written = new Set(st.written.map((w) => locate(st, w.word, w.cwd)).filter((x): x is string => x !== undefined))
+  for (const run of st.runs) {
+    const request = st.out.get(run.key)
+    if (request === undefined || request.opaque !== undefined) continue
+    // `echo … > helper.py && python3 main.py`: main.py may import it; a test runner may collect it
+    // (what a command itself writes, `python3 gen.py > out.py`, is its output)
+    const code = run.project && st.written.some((w, i) => (i < run.own[0] || i >= run.own[1]) && isCodeFile(w.word))
+    if (!code && !run.files.some((f) => writtenOrUnder(written, locate(st, f.word, f.cwd)))) continue
+    st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
   }
 }
 
@@ -493,7 +513,7 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
   const home = options.home ?? os.homedir()
   const worktree = realLocation(options.worktree ?? options.cwd)
   const cwd = realLocation(options.cwd)
-  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, worktree, home, parser, out: new Map(), written: new Set(), runs: [] }
+  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again
   // with them joined; the union keeps what either reading finds (a comment ends at the newline).
@@ -505,12 +525,7 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
     st.vars = new Map()
     scanSource(st, joined, 0, false)
   }
-  // a file that this line writes and then runs: what runs is not in the text
-  for (const run of st.runs) {
-    const request = st.out.get(run.key)
-    if (request === undefined || request.opaque !== undefined || !run.files.some((f) => writtenOrUnder(st.written, f))) continue
-    st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
-  }
+  writtenThenRun(st)
   return [...st.out.values()]
 }
 

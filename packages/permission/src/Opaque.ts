@@ -2,9 +2,9 @@ import { awkRunsCode, sedRunsCode } from "./Programs.ts"
 
 /**
  * Commands that run code their command line does not show: interpreter one-liners, options that
- * name a program to run, variables that programs read a command from, sandboxes. Such a command is
- * opaque: asked, never allowed by a broad rule. Words are literal values (`undefined` when
- * computed), the command name first.
+ * name a program to run, sandboxes (variables are in Environment.ts). Such a command is opaque:
+ * asked, never allowed by a broad rule. Words are literal values (`undefined` when computed),
+ * the command name first.
  */
 
 type Words = ReadonlyArray<string | undefined>
@@ -161,6 +161,15 @@ const sedScripts = (words: Words): string | undefined => {
 const GIT_CODE_KEY =
   /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
 
+// a program run with a file (pager, editor, askpass) that does nothing else with it
+const HARMLESS_PROGRAM = /^((\/usr)?\/bin\/)?(true|false|:|cat|echo|less|more|most|head|tail|vi|vim|nvim|nano|emacs|ed|code --wait|sccache|ccache)( -[A-Za-z]+)*$/
+
+/** True for a pager, editor or wrapper value that runs nothing but itself (`cat`, `true`, `less -R`). */
+export const harmlessProgram = (value: string | undefined) => value !== undefined && (value.trim() === "" || HARMLESS_PROGRAM.test(value.trim()))
+
+// keys that name a pager or an editor: `cat`, `true` and the like run nothing else
+const HARMLESS_KEY = /^(core\.(pager|editor)|sequence\.editor|pager\..*)$/
+
 const gitKey = (setting: string | undefined) => (setting === undefined ? undefined : setting.split("=")[0]!.toLowerCase())
 
 // git subcommand options that run a program
@@ -190,7 +199,7 @@ const gitCode = (words: Words): string | undefined => {
     if (w === "-c") {
       const key = gitKey(words[++i])
       if (key === undefined) return "git -c sets configuration computed when it runs"
-      if (GIT_CODE_KEY.test(key)) return `git -c ${key} runs a command`
+      if (GIT_CODE_KEY.test(key) && !(HARMLESS_KEY.test(key) && harmlessProgram(words[i]!.slice(words[i]!.indexOf("=") + 1)))) return `git -c ${key} runs a command`
       continue
     }
     if (w.startsWith("--config-env")) return "git --config-env takes configuration from the environment"
@@ -268,11 +277,14 @@ const sshCode = (words: Words, name: string): string | undefined => {
   return undefined
 }
 
+/** A remote shell given as text (`ssh -p 2222`, `ssh -i key`): ssh with options that run nothing else. */
+export const plainSsh = (value: string | undefined) => {
+  const [program, ...rest] = value?.trim().split(/\s+/) ?? []
+  return (program === "ssh" || program === "/usr/bin/ssh") && sshCode(["ssh", ...rest], "ssh") === undefined && rest.every((w) => /^[\w@.:=/~+-]+$/.test(w))
+}
+
 const rsyncCode = (words: Words): string | undefined => {
-  for (const value of optionValues(words, ["-e", "--rsh"])) {
-    const [program, ...rest] = value?.trim().split(/\s+/) ?? []
-    if (program !== "ssh" || sshCode(["ssh", ...rest], "ssh") !== undefined || rest.some((w) => !/^[\w@.:=/-]+$/.test(w))) return "rsync runs the remote shell given in its options"
-  }
+  for (const value of optionValues(words, ["-e", "--rsh"])) if (!plainSsh(value)) return "rsync runs the remote shell given in its options"
   if (!optionValues(words, ["--rsync-path"]).every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
   return undefined
 }
@@ -360,41 +372,4 @@ export const opaqueUse = (name: string, words: Words, fed: boolean): string | un
     if (flag !== undefined) return `${name} ${flag} runs inline code`
   }
   return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
-}
-
-// environment variables that name a program, a library, or code that programs then run
-const CODE_VARIABLES = new Set([
-  "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND",
-  "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR",
-  "SSH_ASKPASS", "SUDO_ASKPASS", "SUDO_EDITOR", "PAGER", "MANPAGER", "MANOPT", "SYSTEMD_PAGER", "BROWSER", "EDITOR", "VISUAL", "FCEDIT",
-  "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "SHELLOPTS", "BASHOPTS", "SHELL",
-  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH",
-  "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONBREAKPOINT", "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONWARNINGS",
-  "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
-  "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SVN_SSH", "TAR_OPTIONS", "ZIPOPT", "UNZIPOPT",
-  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "DOTNET_STARTUP_HOOKS", "RUSTC_WRAPPER", "RUSTC", "CARGO_BUILD_RUSTC_WRAPPER",
-  "NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_NODE_OPTIONS", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "INPUTRC", "GDBINIT", "GIT_DIR", "GIT_COMMON_DIR"
-])
-
-// prefixes of families of such variables (exported bash functions, git's numbered config)
-const CODE_PREFIXES = ["BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "LD_", "DYLD_"]
-
-/** PATH with a directory that is relative, empty or computed: a name then runs a file from there. */
-const unsafePath = (value: string | undefined) =>
-  value === undefined
-    ? false
-    : value.split(":").some((dir) => !(dir.startsWith("/") || /^(\$PATH|\$\{PATH\}|\$HOME\/.*|\$\{HOME\}\/.*|~\/.*)$/.test(dir)))
-
-/**
- * Why assigning `name` (in the environment of a command, `export`, `env NAME=…`, or the shell) makes
- * programs run code that no command line shows; undefined for ordinary variables. `raw` is the value
- * as written (variables unexpanded), for PATH.
- */
-export const opaqueVariable = (name: string, raw: string | undefined): string | undefined => {
-  const upper = name.toUpperCase()
-  if (CODE_VARIABLES.has(upper) || CODE_PREFIXES.some((p) => upper.startsWith(p))) return `${name} names a program or code that other programs run`
-  if (name === "PATH" && unsafePath(raw)) return "PATH puts a relative or computed directory in the command search path"
-  if (name === "GOFLAGS" && /toolexec|exec/.test(raw ?? "-exec")) return "GOFLAGS runs a program around the go tools"
-  if (name === "LESS" && /[+!|]/.test(raw ?? "+")) return "LESS runs commands given in its options"
-  return undefined
 }

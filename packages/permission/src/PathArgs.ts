@@ -89,6 +89,9 @@ export const checkPaths = (ctx: PathContext, tokens: ReadonlyArray<{ readonly li
   let expression = false
   for (let i = 1; i < tokens.length; i++) {
     const t = tokens[i]!
+    // a computed word can only be a path by its literal parts (a `/`, a leading `~`) or as a file
+    // operand: other words are not looked at further (the tree is costly to walk)
+    if (t.lit === undefined && (expression || (!files && !skipPattern && !/[/~]/.test(t.node.text)))) continue
     const { values, shape } = t.lit !== undefined ? { values: [t.lit], shape: t.lit } : resolve(t.node, ctx.lookup)
     if (shape === "-e" && skipPattern) {
       i++
@@ -108,6 +111,6 @@ export const checkPaths = (ctx: PathContext, tokens: ReadonlyArray<{ readonly li
       continue
     }
     if (t.lit !== undefined) checkValue(ctx, t.lit, name)
-    else if (!expression) checkComputed(ctx, shape, values, files, name)
+    else checkComputed(ctx, shape, values, files, name)
   }
 }

@@ -43,6 +43,12 @@ const copies = (words: Words): Array<string> => {
   return [dest, ...list.slice(0, -1).map((f) => `${dest}/${f.split("/").pop()}`)]
 }
 
+const WRITERS = new Set(["tee", "touch", "truncate", "cp", "mv", "install", "ln", "rsync", "chmod", "dd", "sed", "gsed", "perl", "curl", "wget"])
+
+/** True when {@link writtenBy} or {@link codeFiles} may find something for `name`. */
+export const touchesFiles = (name: string) =>
+  WRITERS.has(name) || isInterpreter(name) || name === "source" || name === "." || Object.hasOwn(CODE_OPTIONS, name) || Object.hasOwn(IMPLICIT, name)
+
 /** The files (as written) that a command writes, creates or makes executable. */
 export const writtenBy = (name: string, words: Words): Array<string> => {
   switch (name) {
@@ -152,3 +158,17 @@ export const codeFiles = (name: string, words: Words): Array<string> => {
   }
   return out
 }
+
+// programs that run the project's code files by convention (tests, builds, imports)
+const RUNNERS = new Set([
+  "make", "gmake", "npm", "npx", "pnpm", "yarn", "bun", "bunx", "deno", "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "cargo",
+  "go", "gradle", "gradlew", "mvn", "mvnw", "just", "rake", "bundle", "rspec", "phpunit", "composer", "dotnet", "swift", "mix", "sbt", "ctest"
+])
+
+/** True when `name` may run any code file of the project (an import, a test, a build script). */
+export const runsProjectCode = (name: string) => isInterpreter(name) || RUNNERS.has(name)
+
+const CODE_FILE = /\.(py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|lua|sh|bash|zsh|go|rs|java|kt|swift|ex|exs|r|jl|mk)$|(^|\/)(Makefile|makefile|GNUmakefile|justfile|Rakefile|Gemfile|conftest\.py|setup\.py|package\.json|build\.rs|Cargo\.toml|pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|build\.gradle(\.kts)?|pom\.xml)$/i
+
+/** True for a file name that a runner may load as code (`helper.py`, `test_x.py`, `Makefile`). */
+export const isCodeFile = (file: string) => CODE_FILE.test(file)
