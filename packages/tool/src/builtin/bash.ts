@@ -29,10 +29,18 @@ interface Outcome {
 }
 
 // The command comes on stdin, not as an argument: one argv string is capped at 128 KiB
-// (MAX_ARG_STRLEN, E2BIG). The shell reads all of it (the command substitution is expanded before
-// eval's redirection applies), then evaluates it with /dev/null as its stdin, as before, and
-// stderr joined to stdout: exit code, cwd, env and error messages as with `-c`.
-const BOOTSTRAP = 'exec 2>&1; eval "$(cat)" </dev/null'
+// (MAX_ARG_STRLEN, E2BIG). The shell reads all of it, then evaluates it with /dev/null as its stdin,
+// as before, and stderr joined to stdout: exit code, cwd, env and error messages as with `-c`.
+// bash reads a short command with its own `read` (no process started; it reads a byte at a time
+// from a pipe), a long one, or any with another sh, with cat, found by `command -p` whatever PATH is.
+// The helper variable is unset first: in bash on a line of its own, so the command is line 2, as
+// it was after the `exec 2>&1` line that `-c` used to get.
+const READ_BUILTIN_MAX = 16 * 1024
+const bootstrap = (command: string) => {
+  if (shell !== "/bin/bash") return 'exec 2>&1; __reins_command=$(command -p cat); eval "unset __reins_command; $__reins_command" </dev/null'
+  const read = command.length <= READ_BUILTIN_MAX ? "IFS= read -r -d '' __reins_command" : "__reins_command=$(command -p cat)"
+  return `exec 2>&1; ${read}; eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
+}
 
 /**
  * Runs `command` as a real child process in its own process group, streaming its output into
@@ -43,7 +51,7 @@ const BOOTSTRAP = 'exec 2>&1; eval "$(cat)" </dev/null'
 export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const child = spawn(shell, ["-c", BOOTSTRAP], {
+    const child = spawn(shell, ["-c", bootstrap(command)], {
       cwd,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
