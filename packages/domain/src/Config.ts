@@ -84,9 +84,13 @@ export type EditToolSetting = typeof EditToolSetting.Type
 export const CompactionConfig = Schema.Struct({
   /** Compact when the context is about to overflow (default true). */
   auto: Schema.optional(Schema.Boolean),
-  /** Tokens kept free for the model's answer (default min(20_000, the model's output limit)). */
+  /**
+   * Tokens kept free for the model's answer (default: the model's output limit, at most a third of
+   * its input limit or context, and at most 20_000 with a separate input limit). Must be below the
+   * model's input limit (else its context): a larger reserve is a config error when a turn starts.
+   */
   reserved: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  /** User turns kept verbatim after a compaction (default 2). */
+  /** User turns kept verbatim after a compaction (default 2), within a quarter of the usable context; 0 keeps none. */
   tail_turns: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   /** Tools whose outputs are never pruned (default ["skill"]). */
   protected_tools: Schema.optional(Schema.Array(Schema.String)),
