@@ -63,7 +63,7 @@ const stopped = (child: ChildProcess) => {
 }
 
 describe("signals and a running command", () => {
-  test("SIGHUP (the terminal closed) kills the command's process group and marks the call interrupted, like Ctrl+C", async () => {
+  for (const signal of ["SIGHUP", "SIGTERM"] as const) test(`${signal} kills the command's process group and marks the call interrupted, like Ctrl+C`, async () => {
     const n = marker()
     const p = await setup([sleepers(n), { text: "never asked" }])
     const run = start(p, ["run", "--yolo", "sleep please"])
@@ -71,7 +71,7 @@ describe("signals and a running command", () => {
       const { sessionID } = await recorded(p)
       await waitFor(() => sleeping(n) === 2)
       expect(sleeping(n)).toBe(2)
-      run.child.kill("SIGHUP")
+      run.child.kill(signal)
       const exit = await run.exited
       expect(exit.code).toBe(130)
       await waitFor(() => sleeping(n) === 0)
