@@ -9,7 +9,7 @@ import { bashParser, type Node, type Parser } from "./Parser.ts"
 import { checkPaths, type PathContext } from "./PathArgs.ts"
 import { askDirectory, expandTilde, harmlessDevice, isInside, realLocation } from "./Paths.ts"
 import { isName, literal, resolve, type Lookup } from "./Words.ts"
-import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, unwrap } from "./Wrappers.ts"
+import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
 import { codeFiles, isCodeFile, runsProjectCode, touchesFiles, writtenBy } from "./Writes.ts"
 
 /** One permission a shell command needs, found by the scan. */
@@ -258,6 +258,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   } else if (isInterpreter(real) && tokens.slice(1).some((t) => t.node.type === "process_substitution")) {
     found.opaque ??= `${real} may read its program from a process substitution`
   } else if (fed && readsProgramFromStdin(real, values)) found.opaque ??= `${real} reads its program from stdin`
+  else if (fed && startsShell(real, values)) found.opaque ??= `${real} starts a shell that reads its commands from stdin`
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/

@@ -53,11 +53,12 @@ const VARIABLES: Record<string, Check> = {
   TAR_OPTIONS: matching(/to-command|checkpoint-action|compress-program|info-script|new-volume-script|rsh-command|-I|-F/),
   ZIPOPT: matching(/-TT|unzip-command/),
   GOFLAGS: matching(/exec/),
+  RUSTFLAGS: matching(/linker|link-arg|-Z|plugin/), CARGO_ENCODED_RUSTFLAGS: always, CARGO_HOME: always, CARGO_BUILD_RUSTC: always,
   PATH: unsafePath
 }
 
 // families: exported bash functions, git's numbered configuration
-const PREFIXES = ["BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"]
+const PREFIXES = ["BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "CARGO_TARGET_"]
 
 /**
  * Why assigning `name` makes programs run code that no command line shows; undefined for ordinary

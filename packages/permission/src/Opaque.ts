@@ -79,76 +79,94 @@ const inlineCode = (spec: Inline, words: Words): string | undefined => {
   return undefined
 }
 
-const AWKS = new Set(["awk", "gawk", "mawk", "nawk"])
+/** Options read the way getopt reads them: short clusters (`-vo X`, `-oX`), `--long=v`, `--long v`. */
+interface Options {
+  /** Short letters that take a value: the rest of the cluster, or the next word. */
+  readonly short: string
+  /** Short letters whose value can only be attached (`sed -i.bak`, `man -Hfirefox`). */
+  readonly attached?: string
+  /** Long options that take the next word when no `=` is given. */
+  readonly long?: ReadonlyArray<string>
+  /** Options end at the first operand (awk's program), rather than anywhere (GNU). */
+  readonly stopAtOperand?: boolean
+}
 
-/** awk's program: `-f file`/`--file` (read from a file), `-e`/`--source` text, or the first operand. */
-const awkProgram = (words: Words): string | undefined => {
-  const sources: Array<string> = []
+interface Parsed {
+  readonly options: ReadonlyArray<{ readonly name: string; readonly value: string | undefined }>
+  readonly operands: ReadonlyArray<string | undefined>
+}
+
+const parseOptions = (words: Words, spec: Options): Parsed => {
+  const options: Array<{ name: string; value: string | undefined }> = []
+  const operands: Array<string | undefined> = []
+  let ended = false
   for (let i = 1; i < words.length; i++) {
     const w = words[i]
-    if (w === undefined) return sources.length > 0 ? undefined : "awk's program is computed when it runs"
-    if (w === "-f" || w === "--file" || w === "-E" || w === "--exec" || w === "-i" || w === "--include" || w === "-l" || w === "--load") {
-      if (w === "-l" || w === "--load") return "awk loads an extension library"
-      i++
-      continue
-    }
-    if (w === "-e" || w === "--source") {
-      const text = words[++i]
-      if (text === undefined) return "awk's program is computed when it runs"
-      sources.push(text)
-      continue
-    }
-    if (w === "-v" || w === "-F" || w === "--assign" || w === "--field-separator") {
-      i++
+    if (ended || w === undefined || !w.startsWith("-") || w === "-") {
+      operands.push(w)
+      if (spec.stopAtOperand) ended = true
       continue
     }
     if (w === "--") {
-      const text = words[i + 1]
-      if (sources.length === 0) sources.push(text ?? "")
-      break
+      ended = true
+      continue
     }
-    if (w.startsWith("-") && w !== "-") continue
-    if (sources.length === 0 && !words.slice(1, i).some((x) => x === "-f" || x === "--file" || x === "-E" || x === "--exec")) sources.push(w)
-    break
+    if (w.startsWith("--")) {
+      const eq = w.indexOf("=")
+      const name = eq === -1 ? w : w.slice(0, eq)
+      const value = eq !== -1 ? w.slice(eq + 1) : spec.long?.includes(name) ? words[++i] : undefined
+      options.push({ name, value })
+      continue
+    }
+    for (let j = 1; j < w.length; j++) {
+      const letter = w[j]!
+      if (spec.short.includes(letter)) {
+        options.push({ name: `-${letter}`, value: j + 1 < w.length ? w.slice(j + 1) : words[++i] })
+        break
+      }
+      if (spec.attached?.includes(letter)) {
+        options.push({ name: `-${letter}`, value: w.slice(j + 1) })
+        break
+      }
+      options.push({ name: `-${letter}`, value: undefined })
+    }
   }
+  return { options, operands }
+}
+
+/** The values of the named options (a value is `undefined` when computed or missing). */
+const valuesOf = (parsed: Parsed, ...names: ReadonlyArray<string>) => parsed.options.filter((o) => names.includes(o.name)).map((o) => o.value)
+const has = (parsed: Parsed, ...names: ReadonlyArray<string>) => parsed.options.some((o) => names.includes(o.name))
+
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"])
+
+const AWK_OPTIONS: Options = {
+  short: "fvFeEilW",
+  long: ["--file", "--assign", "--field-separator", "--source", "--exec", "--include", "--load"],
+  stopAtOperand: true
+}
+
+/** awk's program: `-e`/`--source` texts, or the first operand unless `-f`/`-E`/`-i` name files. */
+const awkProgram = (words: Words): string | undefined => {
+  const parsed = parseOptions(words, AWK_OPTIONS)
+  if (has(parsed, "-l", "--load")) return "awk loads an extension library"
+  const sources = valuesOf(parsed, "-e", "--source")
+  if (sources.length === 0 && !has(parsed, "-f", "--file", "-E", "--exec", "-i", "--include")) sources.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
   for (const source of sources) {
+    if (source === undefined) return "awk's program is computed when it runs"
     const reason = awkRunsCode(source)
     if (reason) return reason
   }
   return undefined
 }
 
-/** sed's scripts: `-e`/`--expression` texts, or the first operand; `-f` files are checked as files. */
+const SED_OPTIONS: Options = { short: "efl", attached: "i", long: ["--expression", "--file", "--line-length"] }
+
+/** sed's scripts: `-e`/`--expression` texts, or the first operand unless `-f` names a file. */
 const sedScripts = (words: Words): string | undefined => {
-  const scripts: Array<string | undefined> = []
-  let file = false
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]
-    if (w === "-e" || w === "--expression") {
-      scripts.push(words[++i])
-      continue
-    }
-    if (w?.startsWith("--expression=")) {
-      scripts.push(w.slice("--expression=".length))
-      continue
-    }
-    if (w === "-f" || w === "--file") {
-      file = true
-      i++
-      continue
-    }
-    if (w === "-l" || w === "--line-length") {
-      i++
-      continue
-    }
-    if (w !== undefined && w.startsWith("-") && w.length > 1) {
-      // `-ne 's/…/'`: the e of a cluster takes the next word as a script
-      if (!w.startsWith("--") && w.slice(1).includes("e")) scripts.push(words[++i])
-      continue
-    }
-    if (scripts.length === 0 && !file) scripts.push(w)
-    break
-  }
+  const parsed = parseOptions(words, SED_OPTIONS)
+  const scripts = valuesOf(parsed, "-e", "--expression")
+  if (scripts.length === 0 && !has(parsed, "-f", "--file")) scripts.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
   for (const script of scripts) {
     if (script === undefined) return "the sed script is computed when it runs"
     const reason = sedRunsCode(script)
@@ -254,26 +272,39 @@ const optionValues = (words: Words, names: ReadonlyArray<string>): Array<string 
   return out
 }
 
+const TAR_OPTIONS: Options = {
+  short: "bCfFgHIKLNTVX",
+  long: ["--to-command", "--info-script", "--new-volume-script", "--rsh-command", "--use-compress-program", "--checkpoint-action", "--file", "--directory"]
+}
+
 const tarCode = (words: Words): string | undefined => {
-  if (optionValues(words, ["--to-command", "--info-script", "--new-volume-script", "-F", "--rsh-command"]).length > 0) return "tar runs a command given in its options"
-  if (optionValues(words, ["--checkpoint-action"]).some((v) => v === undefined || /exec/.test(v))) return "tar runs a command at checkpoints"
-  if (!optionValues(words, ["--use-compress-program", "-I"]).every(plainCompressor)) return "tar runs a compression program given in its options"
+  const parsed = parseOptions(words, TAR_OPTIONS)
+  if (has(parsed, "--to-command", "--info-script", "--new-volume-script", "-F", "--rsh-command")) return "tar runs a command given in its options"
+  if (valuesOf(parsed, "--checkpoint-action").some((v) => v === undefined || /exec/.test(v))) return "tar runs a command at checkpoints"
+  if (!valuesOf(parsed, "--use-compress-program", "-I").every(plainCompressor)) return "tar runs a compression program given in its options"
   return undefined
 }
 
 // ssh options whose value runs a local command or loads a library
 const SSH_CODE_OPTIONS = /^(proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider)$/i
 
-/** ssh/scp/sftp `-o Name=value` (or `-oName value`) that runs a command; `-I`/`-S`/`-D` programs. */
+const SSH_LIKE: Record<string, Options> = {
+  ssh: { short: "BbcDEeFIiJLlmOoPpQRSWw" },
+  scp: { short: "cDFiJloPSX" },
+  sftp: { short: "BbcDFiJloPRS" }
+}
+
+/** ssh/scp/sftp `-o Name=value` (or `-oName value`, `-vo …`) that runs a command; `-I`/`-S`/`-D` programs. */
 const sshCode = (words: Words, name: string): string | undefined => {
-  for (const value of optionValues(words, ["-o"])) {
+  const parsed = parseOptions(words, SSH_LIKE[name] ?? SSH_LIKE.ssh!)
+  for (const value of valuesOf(parsed, "-o")) {
     if (value === undefined) return `${name} -o sets an option computed when it runs`
     const option = value.trim().split(/[\s=]/)[0] ?? ""
     if (SSH_CODE_OPTIONS.test(option)) return `${name} -o ${option} runs a command`
   }
-  if (name === "ssh" && optionValues(words, ["-I"]).length > 0) return "ssh -I loads a library"
-  if ((name === "scp" || name === "sftp") && optionValues(words, ["-S"]).length > 0) return `${name} -S runs another program as ssh`
-  if (name === "sftp" && optionValues(words, ["-D"]).length > 0) return "sftp -D runs a local program"
+  if (name === "ssh" && has(parsed, "-I")) return "ssh -I loads a library"
+  if ((name === "scp" || name === "sftp") && has(parsed, "-S")) return `${name} -S runs another program as ssh`
+  if (name === "sftp" && has(parsed, "-D")) return "sftp -D runs a local program"
   return undefined
 }
 
@@ -283,9 +314,12 @@ export const plainSsh = (value: string | undefined) => {
   return (program === "ssh" || program === "/usr/bin/ssh") && sshCode(["ssh", ...rest], "ssh") === undefined && rest.every((w) => /^[\w@.:=/~+-]+$/.test(w))
 }
 
+const RSYNC_OPTIONS: Options = { short: "eBfMT", long: ["--rsh", "--rsync-path", "--filter", "--exclude", "--include", "--files-from", "--block-size"] }
+
 const rsyncCode = (words: Words): string | undefined => {
-  for (const value of optionValues(words, ["-e", "--rsh"])) if (!plainSsh(value)) return "rsync runs the remote shell given in its options"
-  if (!optionValues(words, ["--rsync-path"]).every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
+  const parsed = parseOptions(words, RSYNC_OPTIONS)
+  for (const value of valuesOf(parsed, "-e", "--rsh")) if (!plainSsh(value)) return "rsync runs the remote shell given in its options"
+  if (!valuesOf(parsed, "--rsync-path").every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
   return undefined
 }
 
@@ -303,6 +337,21 @@ const vimCode = (words: Words, fed: boolean): string | undefined => {
     if (fed && /^-[a-zA-Z]*[eE]/.test(w)) return `${words[0]} runs editor commands from stdin`
   }
   return fed && words[0] === "ex" ? "ex runs editor commands from stdin" : undefined
+}
+
+// make variables that name a program its recipes run (`make CC='sh -c …'`)
+const MAKE_PROGRAM = /^(CC|CXX|CPP|LD|AR|AS|FC|RANLIB|STRIP|NM|OBJCOPY|INSTALL|MAKE|RM|CP|MV|LN|MKDIR|ECHO|SED|AWK|PYTHON|PERL|YACC|LEX|[A-Z_]*(CMD|COMMAND|PROG|TOOL|WRAPPER|RUNNER))$/
+
+const makeCode = (words: Words): string | undefined => {
+  if (optionValues(words, ["--eval", "-E"]).length > 0) return "make runs recipes given in its options"
+  for (const w of words.slice(1)) {
+    const eq = w?.indexOf("=") ?? -1
+    if (w === undefined || eq <= 0) continue
+    const name = w.slice(0, eq).replace(/[+:?]$/, "")
+    if (name === "SHELL" || name === ".SHELLFLAGS") return `make ${name}= changes the shell its recipes run in`
+    if (MAKE_PROGRAM.test(name) && !/^[\w.+-]+$/.test(w.slice(eq + 1))) return `make ${name}= names a program its recipes run`
+  }
+  return undefined
 }
 
 /** Per command: why it runs code its words do not show. */
@@ -334,14 +383,24 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   emacs: (w) => (w.some((x) => x !== undefined && /^--?(eval|load|funcall|script|l|f|x)(=|$)/.test(x)) ? "emacs runs Lisp given in its options" : undefined),
   less: (w) => (w.some((x) => x !== undefined && /^\+.*[!|]/.test(x)) ? "less runs a command given in its options" : undefined),
   more: (w) => (w.some((x) => x !== undefined && /^\+.*[!|]/.test(x)) ? "more runs a command given in its options" : undefined),
-  man: (w) => (optionValues(w, ["-P", "--pager", "-H", "--html", "-C", "--config-file"]).length > 0 ? "man runs the program given in its options" : undefined),
+  man: (w) =>
+    has(parseOptions(w, { short: "CPeELmMpRSr", attached: "H", long: ["--pager", "--config-file"] }), "-P", "--pager", "-H", "--html", "-C", "--config-file")
+      ? "man runs the program given in its options"
+      : undefined,
   zip: (w) => (optionValues(w, ["-TT", "--unzip-command"]).length > 0 ? "zip runs the test command given in its options" : undefined),
   npx: (w) => (optionValues(w, ["--script-shell"]).length > 0 ? "npx runs scripts with the shell given in its options" : undefined),
-  npm: (w) => (optionValues(w, ["--script-shell", "--node-options"]).length > 0 ? "npm runs scripts with the shell given in its options" : undefined),
-  make: (w) =>
-    optionValues(w, ["--eval", "-E"]).length > 0 || w.some((x) => x?.startsWith("SHELL=") || x?.startsWith(".SHELLFLAGS="))
-      ? "make runs recipes given in its options"
-      : undefined,
+  npm: (w) =>
+    optionValues(w, ["--script-shell", "--node-options"]).length > 0
+      ? "npm runs scripts with the shell given in its options"
+      : (w[1] === "exec" || w[1] === "x") && optionValues(w, ["-c", "--call"]).length > 0
+        ? "npm exec -c runs shell code"
+        : undefined,
+  cargo: (w) => (optionValues(w, ["--config"]).length > 0 ? "cargo --config can name a runner, a linker or a wrapper" : undefined),
+  go: (w) => (optionValues(w, ["-toolexec", "--toolexec", "-exec", "--exec", "-vettool", "--vettool"]).length > 0 ? "go runs the program given in its options" : undefined),
+  enable: (w) => (w.some((x) => x === undefined || /^-[a-z]*f/.test(x)) ? "enable -f loads a builtin from a library" : undefined),
+  hash: (w) => (w.some((x) => x === undefined || /^-[a-z]*p/.test(x)) ? "hash -p makes a name run another file" : undefined),
+  make: makeCode,
+  gmake: makeCode,
   sqlite3: (w) =>
     w.some((x) => x !== undefined && /^\s*\.(sh|shell|system|load|output\s*\||once\s*\||import\s*['"]?\|)/.test(x)) || optionValues(w, ["-cmd", "-init"]).length > 0
       ? "sqlite3 runs a command or loads code given in its words"
@@ -370,6 +429,8 @@ export const opaqueUse = (name: string, words: Words, fed: boolean): string | un
   if (Object.hasOwn(INLINE, name)) {
     const flag = inlineCode(INLINE[name]!, words)
     if (flag !== undefined) return `${name} ${flag} runs inline code`
+    // `deno run 'data:…'`, `node --import 'data:…'`: the program is in the URL
+    if (words.some((w) => w !== undefined && /^data:/i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a data: URL`
   }
   return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
 }

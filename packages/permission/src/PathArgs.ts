@@ -40,8 +40,36 @@ const ASSIGNED = /^[A-Za-z_][\w.-]*=/
 // `host:path` of scp and rsync: a remote place (a literal part, a colon, before any slash)
 const REMOTE = /^[^\0/:]+:/
 
-/** One value of a word: a path outside the worktree raises `external_directory` for its directory. */
-const checkValue = (ctx: PathContext, w: string, name: string) => {
+const BRACES = /\{([^{}]*(,|\.\.)[^{}]*)\}/
+
+/** `{/etc,x}/passwd` is two paths when it runs: the words a brace expansion gives (at most 16). */
+const expandBraces = (word: string): Array<string> => {
+  const out: Array<string> = []
+  const pending = [word]
+  while (pending.length > 0 && out.length + pending.length <= 16) {
+    const w = pending.pop()!
+    const m = BRACES.exec(w)
+    if (!m) {
+      out.push(w)
+      continue
+    }
+    const inner = m[1]!
+    const range = /^(-?\w+)\.\.(-?\w+)(\.\.-?\d+)?$/.exec(inner)
+    // a range gives words of the same shape as its ends: both ends stand for it
+    const parts = range ? [range[1]!, range[2]!] : inner.split(",")
+    for (const part of parts) pending.push(w.slice(0, m.index) + part + w.slice(m.index + m[0].length))
+  }
+  // more than 16: the braces are kept, and the word is read as written (its fixed part still counts)
+  return pending.length > 0 ? [...out, ...pending.map((w) => w.replace(BRACES, "x"))] : out
+}
+
+/** One value of a word: each path it gives outside the worktree raises `external_directory`. */
+const checkValue = (ctx: PathContext, word: string, name: string) => {
+  if (!word.includes("{")) return checkOne(ctx, word, name)
+  for (const w of expandBraces(word)) checkOne(ctx, w, name)
+}
+
+const checkOne = (ctx: PathContext, w: string, name: string) => {
   // `--file=/x`, `if=/x` (dd), `DESTDIR=/x`: the value is the path
   if (w.startsWith("-")) {
     const eq = w.indexOf("=")

@@ -296,6 +296,9 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   bwrap: (w) => rest(w, bwrapCommand(w)),
   proot: (w) => rest(w, skipOptions(w, 1, "rbwqkivRSm", long("--rootfs", "--bind", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose", "--mount"))),
   toybox: (w) => rest(w, 1),
+  // `pnpm exec cmd …`, `yarn exec cmd …`: any command on PATH (other subcommands run nothing given here)
+  pnpm: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "", long("--filter", "-F", "--workspace-concurrency"))) : undefined),
+  yarn: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "")) : undefined),
   // `npx -c 'code'` / `npx --call=code` run shell code; `npx pkg` runs a package's program
   npx: (w) => {
     for (let i = 1; i < w.length; i++) {
@@ -312,6 +315,16 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
 export const unwrap = (name: string, words: Words): Unwrapped | undefined => {
   if (SHELLS.has(name)) return shellScript(name, words)
   return Object.hasOwn(UNWRAP, name) ? UNWRAP[name]!(words) : undefined
+}
+
+/**
+ * True when `name` with these words starts a login or root shell (`su`, `sudo -s`, `doas -s`) that,
+ * without a command, reads its commands from stdin.
+ */
+export const startsShell = (name: string, words: Words): boolean => {
+  if (name === "su" || name === "runuser" || name === "newgrp" || name === "machinectl") return true
+  if (name !== "sudo" && name !== "doas") return false
+  return words.some((w) => w === undefined || w === "--shell" || w === "--login" || /^-[A-Za-z]*[si]/.test(w))
 }
 
 /** True when `name` runs another command (a wrapper or a shell), even if none is given. */

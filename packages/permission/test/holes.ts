@@ -79,7 +79,10 @@ export const variablePaths: ReadonlyArray<string> = [
   // an unquoted value with blanks is several words; IFS and references change what a value is
   'D="x /etc/passwd"; cat $D',
   'IFS=/; D="x/etc"; cat $D',
-  "declare -n D=HOME; cat $D/.ssh/x"
+  "declare -n D=HOME; cat $D/.ssh/x",
+  // brace expansion makes several paths
+  "cat {/etc,x}/passwd",
+  "cat x{,/../../../etc/passwd}"
 ]
 
 /** Item 3: code that runs without being in the command's words. */
@@ -237,7 +240,31 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "proot -r / ls",
   "chroot / ls",
   "/lib64/ld-linux-x86-64.so.2 ./a.out",
-  "npx -c 'rm x'"
+  "npx -c 'rm x'",
+  "pnpm exec rm x",
+  "yarn exec rm x",
+  "echo 'rm x' | sudo -s",
+  "echo 'rm x' | su",
+  // more options that run code
+  "npm exec -c 'rm x'",
+  "awk --source='BEGIN{system(\"rm x\")}' f",
+  "sed -e'e rm x' f",
+  "sed -ne'1e rm x' f",
+  "ssh -vo ProxyCommand='rm x' host",
+  "rsync -avze 'sh -c x' a host:b",
+  "tar -xIx -f a.tar",
+  "man -Pcat\;x ls",
+  "make CC='sh -c x' all",
+  "make SHELL=./x",
+  "cargo --config 'target.x.runner=\"x\"' run",
+  "go build -toolexec ./x",
+  "go test -exec ./x",
+  "deno run 'data:text/javascript,1'",
+  "node --import 'data:text/javascript,1' s.js",
+  "enable -f ./x.so x",
+  "hash -p ./x ls; ls",
+  "RUSTFLAGS='-C linker=./x' cargo build",
+  "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=./x cargo run"
 ]
 
 /** Ordinary commands: allowed under `"*": "allow"` before and after the fixes. */
@@ -328,6 +355,17 @@ export const ordinary: ReadonlyArray<string> = [
   "LD_LIBRARY_PATH=build/lib ./build/app",
   "echo done > out.txt && python3 report.py",
   "python3 gen.py > generated.py",
+  "make CC=clang",
+  "make -C build install",
+  "cargo build --release",
+  "go test ./...",
+  "pnpm install",
+  "yarn build",
+  "echo pw | sudo -S ls",
+  "ls {src,test}",
+  "cp src/{a,b}.ts /dev/null",
+  "ssh -p 2222 host ls",
+  "rsync -avz a/ host:b/",
   "bun test 2>&1 | tee out.log",
   "make > build.log",
   'printf "%s" PAGER',
