@@ -71,6 +71,8 @@ export const ToolOutputConfig = Schema.Struct({
   reducers: Schema.optional(Schema.Boolean),
   /** Spill files older than this many days are deleted. */
   retention_days: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0))),
+  /** The cap of a streamed output's spill file, in bytes (default 256 MiB): past it the file keeps the start and the end. */
+  spill_max_bytes: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(65_536))),
   /** Per-tool overrides, by tool id (e.g. `"bash"`). */
   tools: Schema.optional(Schema.Record(Schema.String, ToolOutputLimits))
 })

@@ -58,7 +58,7 @@ export const shapeOutput = (
     const room = { maxLines: Math.max(1, limits.maxLines - NOTICE_RESERVE.lines), maxBytes: Math.max(256, limits.maxBytes - NOTICE_RESERVE.bytes) }
     const capture = typeof input.output === "string" ? undefined : input.output
     if (capture?.error) return yield* capture.error
-    const spilled = capture?.file ? { file: capture.file, totalLines: capture.totalLines, totalBytes: capture.totalBytes } : undefined
+    const spilled = capture?.file ? { file: capture.file, totalLines: capture.totalLines, totalBytes: capture.totalBytes, dropped: capture.dropped } : undefined
     const readable = !capture?.file || capture.totalBytes <= (input.fullOutput ? FULL_OUTPUT_MAX_BYTES : READBACK_MAX_BYTES)
     if (!readable) {
       // Too large to hold: a head+tail view from what the sink kept in memory.

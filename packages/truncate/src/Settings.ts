@@ -6,6 +6,8 @@ import type { Direction } from "./Cut.ts"
 export const MAX_LINES = 2_000
 export const MAX_BYTES = 51_200
 export const RETENTION_DAYS = 7
+/** A streamed output's spill file keeps at most this much (its start and its end): 256 MiB. */
+export const SPILL_MAX_BYTES = 256 * 1024 * 1024
 
 /** One tool's overrides; unset fields fall back to the global settings. */
 export interface ToolLimits {
@@ -22,6 +24,8 @@ export interface OutputSettings {
   readonly reducers: boolean
   /** Spill files older than this are deleted. */
   readonly retentionDays: number
+  /** The cap of one streamed output's spill file. */
+  readonly spillMaxBytes: number
   readonly tools: Readonly<Record<string, ToolLimits>>
 }
 
@@ -30,6 +34,7 @@ export const defaultSettings: OutputSettings = {
   maxBytes: MAX_BYTES,
   reducers: true,
   retentionDays: RETENTION_DAYS,
+  spillMaxBytes: SPILL_MAX_BYTES,
   tools: {}
 }
 
@@ -44,6 +49,7 @@ export const settingsFromConfig = (config: ToolOutputConfig | undefined): Output
   maxBytes: config?.max_bytes ?? MAX_BYTES,
   reducers: config?.reducers ?? true,
   retentionDays: config?.retention_days ?? RETENTION_DAYS,
+  spillMaxBytes: config?.spill_max_bytes ?? SPILL_MAX_BYTES,
   tools: Object.fromEntries(
     Object.entries(config?.tools ?? {}).map(([tool, t]) => [
       tool,

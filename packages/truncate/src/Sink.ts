@@ -1,13 +1,18 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { CappedFile, type Dropped } from "./CappedFile.ts"
+import { MemoryGuard } from "./MemoryGuard.ts"
+import { SPILL_MAX_BYTES } from "./Settings.ts"
 import { spillError, type TruncateError } from "./Spill.ts"
 
 /** What a streamed output left behind. */
 export interface Capture {
   /** The whole output, when it stayed within the memory budget. */
   readonly text?: string
-  /** The spill file holding the whole output, when it outgrew the memory budget. */
+  /** The spill file holding the output, when it outgrew the memory budget. */
   readonly file?: string
+  /** What the file left out of the middle because the output was larger than its cap. */
+  readonly dropped?: Dropped
   /** Whole lines from the start and from the end (bounded), for a view without reading back. */
   readonly head: string
   readonly tail: string
@@ -22,6 +27,8 @@ export interface SinkOptions {
   readonly memoryBytes: number
   /** How much of the start and of the end is kept in memory once spilling. */
   readonly keepBytes: number
+  /** The spill file's cap: past it, the file keeps the start and the end (default `SPILL_MAX_BYTES`). */
+  readonly maxFileBytes?: number
 }
 
 export const defaultSinkOptions: SinkOptions = { memoryBytes: 1024 * 1024, keepBytes: 128 * 1024 }
@@ -30,13 +37,17 @@ const NEWLINE = 0x0a
 
 /**
  * Receives a command's output as it is produced. Small output stays in memory; past
- * `memoryBytes` everything goes to the spill file as it arrives and only a bounded head and
- * tail stay in memory, so memory is flat however large the output.
+ * `memoryBytes` everything goes to the spill file as it arrives (synchronously, so nothing queues
+ * behind the disk) and only a bounded head and tail stay in memory, so memory is flat however
+ * large the output. The file itself is capped at `maxFileBytes` (see `CappedFile`).
  */
 export class Sink {
   private chunks: Array<Buffer> = []
   private buffered = 0
   private fd: number | undefined
+  private capped: CappedFile | undefined
+  private guard: MemoryGuard | undefined
+  private dropped: Dropped | undefined
   private spilling = false
   private head: Buffer | undefined
   private tailChunks: Array<Buffer> = []
@@ -65,10 +76,13 @@ export class Sink {
     }
     this.keepTail(chunk)
     this.toDisk(chunk)
+    this.guard?.streamed(chunk.length)
   }
 
   private startSpilling() {
     this.spilling = true
+    // dead pipe buffers pile up only in a large output: guard from here on
+    this.guard = new MemoryGuard()
     const all = Buffer.concat(this.chunks)
     this.chunks = []
     this.buffered = 0
@@ -76,7 +90,8 @@ export class Sink {
     this.keepTail(all)
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true })
-      this.fd = fs.openSync(this.file, "w")
+      this.fd = fs.openSync(this.file, "w+")
+      this.capped = new CappedFile(this.fd, this.file, this.options.maxFileBytes ?? SPILL_MAX_BYTES)
     } catch (e) {
       this.error = spillError(e, this.file)
       return
@@ -94,10 +109,9 @@ export class Sink {
   }
 
   private toDisk(chunk: Buffer) {
-    if (this.fd === undefined || this.error) return
+    if (this.capped === undefined || this.error) return
     try {
-      let off = 0
-      while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off)
+      this.capped.write(chunk)
     } catch (e) {
       this.error = spillError(e, this.file)
       this.closeFd()
@@ -112,6 +126,7 @@ export class Sink {
       // already closed
     }
     this.fd = undefined
+    this.capped = undefined
   }
 
   /** A look while the command runs: totals so far, the last lines (up to `bytes`), the file. */
@@ -140,12 +155,19 @@ export class Sink {
       const text = Buffer.concat(this.chunks).toString("utf8")
       return { text, head: text, tail: text, totalBytes: this.bytes, totalLines }
     }
+    if (this.capped && !this.error) {
+      try {
+        this.dropped = this.capped.finish(this.newlines)
+      } catch (e) {
+        this.error = spillError(e, this.file)
+      }
+    }
     this.closeFd()
     const head = this.head ?? Buffer.alloc(0)
     const tail = Buffer.concat(this.tailChunks)
     const tailFrom = tail.length > this.options.keepBytes ? tail.length - this.options.keepBytes : 0
     return {
-      ...(this.error ? { error: this.error } : { file: this.file }),
+      ...(this.error ? { error: this.error } : { file: this.file, ...(this.dropped ? { dropped: this.dropped } : {}) }),
       head: wholeLinesFromStart(head),
       tail: wholeLinesFromEnd(tail.subarray(tailFrom)),
       totalBytes: this.bytes,

@@ -2,7 +2,8 @@ import { Context, Effect, Layer } from "effect"
 import { DataDir } from "@reins/domain"
 import { byteLength, countLines, cut, type Direction } from "./Cut.ts"
 import { TruncateSettings, type OutputSettings } from "./Settings.ts"
-import { Sink, type SinkOptions } from "./Sink.ts"
+import type { Dropped } from "./CappedFile.ts"
+import { defaultSinkOptions, Sink, type SinkOptions } from "./Sink.ts"
 import { spillDirectory, spillError, spillPath, type TruncateError, writeSpill } from "./Spill.ts"
 
 export interface TruncateOptions {
@@ -13,8 +14,8 @@ export interface TruncateOptions {
   readonly maxBytes?: number
   /** The full output when `text` is a reduction of it: that is what gets spilled. */
   readonly original?: string
-  /** The full output is already on disk (streamed while the command ran). */
-  readonly spilled?: { readonly file: string; readonly totalLines: number; readonly totalBytes: number }
+  /** The full output is already on disk (streamed while the command ran), less `dropped` if it was capped. */
+  readonly spilled?: { readonly file: string; readonly totalLines: number; readonly totalBytes: number; readonly dropped?: Dropped | undefined }
   /** A line shown before the output, e.g. a reducer's evidence. */
   readonly header?: string
   /** What the model sees, when `text` is already a view of the full output. */
@@ -38,9 +39,12 @@ export const NOTICE_RESERVE = { lines: 8, bytes: 2048 }
 const shown = (direction: Direction) =>
   direction === "head" ? "the first part is shown" : direction === "tail" ? "the last part is shown" : "the first and last parts are shown"
 
-/** The instruction after a cut: where the rest is and how to get at it. */
-export const notice = (file: string, totalLines: number, totalBytes: number, what: string) =>
-  `The full output (${totalLines} lines, ${totalBytes} bytes) is saved in ${file}; ${what}. ` +
+/** The instruction after a cut: where the rest is and how to get at it (and what even the file lacks). */
+export const notice = (file: string, totalLines: number, totalBytes: number, what: string, dropped?: Dropped) =>
+  (dropped
+    ? `The output (${totalLines} lines, ${totalBytes} bytes) was too large to keep whole: ${file} holds its start and its end, ` +
+      `and ${dropped.bytes} bytes (${dropped.lines} lines) in the middle were dropped (a marker line stands in their place); ${what}. `
+    : `The full output (${totalLines} lines, ${totalBytes} bytes) is saved in ${file}; ${what}. `) +
   `Use the read tool with offset/limit, or grep, on that file to see the rest.`
 
 /** Cuts tool output to what the model can take, spilling the full text to a file. */
@@ -63,7 +67,7 @@ export class Truncate extends Context.Service<Truncate, {
         const file = options.spilled?.file ?? spillPath(directory, options.sessionID, options.callID)
         const header = options.header ? `${options.header}\n` : ""
         // Reserve room for the header and the notice so the whole answer fits the limits.
-        const reserve = header + notice(file, totals.totalLines, totals.totalBytes, shown("head_tail")) + "\n\n"
+        const reserve = header + notice(file, totals.totalLines, totals.totalBytes, shown("head_tail"), options.spilled?.dropped) + "\n\n"
         const body = cut(text, {
           direction: options.direction,
           maxLines: Math.max(1, maxLines - countLines(reserve)),
@@ -75,14 +79,14 @@ export class Truncate extends Context.Service<Truncate, {
           yield* Effect.try({ try: () => writeSpill(file, full), catch: (e) => spillError(e, file) })
         }
         const what = body.truncated ? shown(options.direction) : (options.shown ?? "a reduced view is shown")
-        const note = notice(file, totals.totalLines, totals.totalBytes, what)
+        const note = notice(file, totals.totalLines, totals.totalBytes, what, options.spilled?.dropped)
         const content =
           options.direction === "tail" ? `${header}${note}\n\n${body.text}` : `${header}${body.text}\n\n${note}`
         yield* Effect.annotateCurrentSpan({ "tool.truncated": body.truncated, "tool.output_bytes": totals.totalBytes })
         return { content, truncated: true, outputPath: file, totalLines: totals.totalLines, totalBytes: totals.totalBytes }
       })
-      const sink = (sessionID: string, callID: string, options?: SinkOptions) =>
-        new Sink(spillPath(directory, sessionID, callID), options)
+      const sink = (sessionID: string, callID: string, options: SinkOptions = defaultSinkOptions) =>
+        new Sink(spillPath(directory, sessionID, callID), { maxFileBytes: settings.spillMaxBytes, ...options })
       return Truncate.of({ apply, sink, settings })
     })
   )

@@ -1,4 +1,6 @@
+export * from "./CappedFile.ts"
 export * from "./Cut.ts"
+export * from "./MemoryGuard.ts"
 export * from "./Retention.ts"
 export * from "./Settings.ts"
 export * from "./Sink.ts"
