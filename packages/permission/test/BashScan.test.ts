@@ -375,6 +375,8 @@ describe("scanBash: regressions", () => {
     expect(await verdict("ls | xargs -I{} find {} -name x")).toBe("allow")
     expect(await verdict("find . -name '*.c' -exec grep -l main {} \\;")).toBe("allow")
     expect(await verdict('find . -name "$p" -exec grep -l x {} \\;')).toBe("allow")
+    // a start directory computed at run time is a place that cannot be known (issue 13 item 2)
+    expect(await verdict('find "$d" -name "$p" -exec grep -l x {} \\;')).toBe("ask")
   })
 
   test("cd with a redirection still moves the directory (and is a request of its own)", async () => {
