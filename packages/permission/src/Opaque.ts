@@ -108,7 +108,11 @@ const SED_OPTIONS: Options = { short: "efl", attached: "i", long: ["--expression
 const sedScripts = (words: Words): string | undefined => {
   const parsed = parseOptions(words, SED_OPTIONS)
   const scripts = valuesOf(parsed, "-e", "--expression")
-  if (scripts.length === 0 && !has(parsed, "-f", "--file")) scripts.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
+  if (scripts.length === 0 && !has(parsed, "-f", "--file")) {
+    scripts.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
+    // BSD `sed -i '' script f`: the empty word is the suffix, the script comes next
+    if (parsed.operands[0] === "" && parsed.operands.length > 1) scripts.push(parsed.operands[1])
+  }
   for (const script of scripts) {
     if (script === undefined) return "the sed script is computed when it runs"
     const reason = sedRunsCode(script)
