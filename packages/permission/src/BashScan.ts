@@ -198,7 +198,10 @@ const nestedCode = (st: State, code: string | undefined, found: Found, depth: nu
 const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolean, found: Found, depth: number, viaXargs = false) => {
   // `sudo A=1 cmd`, `time A=1 cmd`: assignments before the command set its environment
   let start = 0
-  while (start + 1 < all.length && ASSIGNMENT.test(all[start]!.raw)) checkVariable(all[start++]!.raw, found)
+  while (start + 1 < all.length && ASSIGNMENT.test(all[start]!.lit ?? all[start]!.raw)) {
+    const t = all[start++]!
+    checkVariable(t.lit ?? t.raw, found)
+  }
   const tokens = start === 0 ? all : all.slice(start)
   const name = tokens[0]
   if (!name) return

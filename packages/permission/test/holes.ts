@@ -31,6 +31,7 @@ export const reservedWords: ReadonlyArray<string> = [
   "bash -c 'time { rm x; }'",
   "time A=1 rm x",
   "sudo A=1 rm x",
+  "sudo 'A=1' rm x",
   "echo é; time { rm x; }",
   // a reserved word or punctuation where a command is expected is never a program
   "'{' rm x",
@@ -218,6 +219,7 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "env PAGER='rm x' git log",
   "env -i GIT_SSH_COMMAND='rm x' git fetch",
   "sudo LD_PRELOAD=./x.so ls",
+  "sudo 'LD_PRELOAD=./x.so' ls",
   "export PAGER='rm x'; git log",
   "export GIT_SSH_COMMAND='rm x' && git fetch",
   "declare -x PAGER='rm x'; git log",
