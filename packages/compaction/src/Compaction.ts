@@ -4,7 +4,7 @@ import { Provider, type ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
 import { CompactionError } from "./CompactionError.ts"
 import { estimateMessages } from "./Estimate.ts"
-import { inputLimit, isOverflow, reserveProblem, usableTokens } from "./Overflow.ts"
+import { inputLimit, isOverflow, reservedTokens, reserveProblem, usableTokens } from "./Overflow.ts"
 import { pinnedIds } from "./Pinned.ts"
 import { applyParts, dropOldestOutputs, planPrune, visibleOutputs } from "./Prune.ts"
 import { CompactionSettings } from "./Settings.ts"
@@ -75,7 +75,7 @@ export class Compaction extends Context.Service<Compaction, {
   /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
   overflows(usage: Usage, model: ModelRef): boolean
   /** The model's input limit (else its context) and the tokens the conversation may fill before compaction (T7). */
-  window(model: ModelRef): { readonly limit: number; readonly usable: number }
+  window(model: ModelRef): { readonly limit: number; readonly usable: number; readonly reserved: number }
   /** Fails with a `config` error when the settings cannot work with this model (a reserve as large as its input limit). */
   check(model: ModelRef): Effect.Effect<void, CompactionError>
   readonly settings: CompactionSettings
@@ -90,16 +90,25 @@ export class Compaction extends Context.Service<Compaction, {
       const settings = yield* CompactionSettings
 
       const callModel = (model: ModelRef, request: ReturnType<typeof summaryRequest>) =>
-        provider.stream({ model, system: request.system, messages: request.messages, tools: [], toolChoice: "none" }).pipe(
-          Stream.runFold(
-            (): SummaryOutput => ({ text: "", finish: "unknown", usage: emptyUsage, cost: 0 }),
-            (acc, event): SummaryOutput => {
-              if (event.type === "text-delta") return { ...acc, text: acc.text + event.text }
-              if (event.type === "finish-step") return { ...acc, finish: event.finishReason, usage: event.usage, cost: acc.cost + event.cost }
-              return acc
-            }
+        provider
+          .stream({
+            model,
+            system: request.system,
+            messages: request.messages,
+            tools: [],
+            toolChoice: "none",
+            maxOutputTokens: reservedTokens(provider.info(model), settings)
+          })
+          .pipe(
+            Stream.runFold(
+              (): SummaryOutput => ({ text: "", finish: "unknown", usage: emptyUsage, cost: 0 }),
+              (acc, event): SummaryOutput => {
+                if (event.type === "text-delta") return { ...acc, text: acc.text + event.text }
+                if (event.type === "finish-step") return { ...acc, finish: event.finishReason, usage: event.usage, cost: acc.cost + event.cost }
+                return acc
+              }
+            )
           )
-        )
 
       // On the summariser's own overflow, retry with the head's oldest tool outputs dropped:
       // half of them, then a quarter, … down to none.
@@ -210,7 +219,11 @@ export class Compaction extends Context.Service<Compaction, {
       return Compaction.of({
         compact,
         overflows: (usage, model) => isOverflow(usage, provider.info(model), settings),
-        window: (model) => ({ limit: inputLimit(provider.info(model)), usable: usableTokens(provider.info(model), settings) }),
+        window: (model) => ({
+          limit: inputLimit(provider.info(model)),
+          usable: usableTokens(provider.info(model), settings),
+          reserved: reservedTokens(provider.info(model), settings)
+        }),
         check,
         settings
       })

@@ -15,6 +15,8 @@ export interface ProviderRequest {
   readonly messages: ReadonlyArray<MessageWithParts>
   readonly tools: ReadonlyArray<ToolSpec>
   readonly toolChoice?: "auto" | "none"
+  /** At most this many output tokens (never more than the model's own limit): the reserve the window keeps for the answer. */
+  readonly maxOutputTokens?: number
 }
 
 /** Configured providers (from `reins.json`) and the environment their keys come from. */
@@ -164,7 +166,7 @@ export class Provider extends Context.Service<Provider, {
                 request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
               ),
               ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
-              maxOutputTokens: price.output,
+              maxOutputTokens: request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output,
               maxRetries: 0,
               abortSignal: controller.signal,
               onError: () => {}

@@ -117,6 +117,9 @@ describe("a long single turn on a 4k context", () => {
     const r = await longTurn({})
     if (r.result._tag === "Failure") throw new Error(`the turn failed: ${r.result.failure.message}`)
     expect(r.result.success.text).toBe("ALL-DONE")
+    // No request asks for more output than the reserve (a third of 4,096), although the model's
+    // `output` is 8,192: prompt + max_tokens never exceeds the window (vLLM-style servers refuse that).
+    expect(new Set(r.requests.map((q) => q.body.max_tokens))).toEqual(new Set([1_365]))
     expectEachStepOnce(r.executions, 30)
     expect(compactions(r.events)).toBeGreaterThan(1)
     // The pinned request stays verbatim in every request after a compaction.

@@ -319,7 +319,16 @@ export class SessionService extends Context.Service<SessionService, {
             .step({
               assistant,
               cwd,
-              request: { model, system: final ? [...system, MAX_STEPS_NOTE] : system, messages: view, tools: final ? [] : tools, ...(final ? { toolChoice: "none" as const } : {}) }
+              request: {
+                model,
+                system: final ? [...system, MAX_STEPS_NOTE] : system,
+                messages: view,
+                tools: final ? [] : tools,
+                ...(final ? { toolChoice: "none" as const } : {}),
+                // the answer may fill what the window keeps free for it, not more (a 4k model whose
+                // `output` is 8k would otherwise be asked for more than its whole window)
+                maxOutputTokens: compaction.window(model).reserved
+              }
             })
             .pipe(
               Effect.tap((o) =>
