@@ -4,7 +4,7 @@ import { Provider, type ProviderError } from "@reins/provider"
 import { SessionStore, type MessageWithParts, type StoreError } from "@reins/storage"
 import { CompactionError } from "./CompactionError.ts"
 import { estimateMessages } from "./Estimate.ts"
-import { inputLimit, isOverflow, reservedTokens, reserveProblem, usableTokens } from "./Overflow.ts"
+import { inputLimit, isOverflow, maxOutputTokens, reserveProblem, usableTokens } from "./Overflow.ts"
 import { pinnedIds } from "./Pinned.ts"
 import { applyParts, dropOldestOutputs, planPrune, visibleOutputs } from "./Prune.ts"
 import { CompactionSettings } from "./Settings.ts"
@@ -74,8 +74,8 @@ export class Compaction extends Context.Service<Compaction, {
   compact(input: CompactInput): Effect.Effect<CompactResult, CompactionError | ProviderError | StoreError>
   /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
   overflows(usage: Usage, model: ModelRef): boolean
-  /** The model's input limit (else its context) and the tokens the conversation may fill before compaction (T7). */
-  window(model: ModelRef): { readonly limit: number; readonly usable: number; readonly reserved: number }
+  /** The model's input limit, what the conversation may fill of it, and the most output a request asks for. */
+  window(model: ModelRef): { readonly limit: number; readonly usable: number; readonly maxOutput: number }
   /** Fails with a `config` error when the settings cannot work with this model (a reserve as large as its input limit). */
   check(model: ModelRef): Effect.Effect<void, CompactionError>
   readonly settings: CompactionSettings
@@ -97,7 +97,7 @@ export class Compaction extends Context.Service<Compaction, {
             messages: request.messages,
             tools: [],
             toolChoice: "none",
-            maxOutputTokens: reservedTokens(provider.info(model), settings)
+            maxOutputTokens: maxOutputTokens(provider.info(model), settings)
           })
           .pipe(
             Stream.runFold(
@@ -222,7 +222,7 @@ export class Compaction extends Context.Service<Compaction, {
         window: (model) => ({
           limit: inputLimit(provider.info(model)),
           usable: usableTokens(provider.info(model), settings),
-          reserved: reservedTokens(provider.info(model), settings)
+          maxOutput: maxOutputTokens(provider.info(model), settings)
         }),
         check,
         settings

@@ -42,6 +42,14 @@ export const reservedTokens = (limits: ModelLimits, config: OverflowConfig | Com
   return Math.max(0, Math.min(cap, limits.output, Math.floor(inputLimit(limits) * RESERVED_SHARE)))
 }
 
+/**
+ * The most output a request may ask for. With a separate input limit the answer does not share
+ * the conversation's room: the model's own output limit. Else the reserve, so that the
+ * conversation and the answer together fit the context (a 4k model whose `output` is 8k).
+ */
+export const maxOutputTokens = (limits: ModelLimits, config: OverflowConfig | CompactionConfig = {}): number =>
+  limits.input !== undefined && limits.input > 0 ? limits.output : Math.min(limits.output, Math.max(1, reservedTokens(limits, config)))
+
 /** Tokens the conversation may fill before compaction: the input limit (else the context) minus the reserve. */
 export const usableTokens = (limits: ModelLimits, config: OverflowConfig | CompactionConfig = {}): number =>
   inputLimit(limits) - reservedTokens(limits, config)

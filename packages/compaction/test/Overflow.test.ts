@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { emptyUsage } from "@reins/domain"
-import { estimateMessage, estimateText, inputLimit, isOverflow, reserveProblem, reservedTokens, tokenCount, usableTokens } from "../src/index.ts"
+import { estimateMessage, estimateText, inputLimit, isOverflow, maxOutputTokens, reserveProblem, reservedTokens, tokenCount, usableTokens } from "../src/index.ts"
 import { history } from "./fixtures.ts"
 
 const usage = (u: Partial<typeof emptyUsage> & { total?: number }) => ({ ...emptyUsage, ...u })
@@ -69,6 +69,19 @@ describe("overflow (T7)", () => {
     // a separate input limit smaller than the output
     expect(usableTokens({ context: 8_000, input: 6_000, output: 8_000 })).toBe(4_000)
     expect(inputLimit({ context: 8_000, input: 6_000, output: 8_000 })).toBe(6_000)
+  })
+  test("a request asks for at most the reserve when the answer shares the context; the model's own limit with a separate input limit", () => {
+    const cases: ReadonlyArray<[{ context: number; output: number; input?: number }, { reserved?: number }, number]> = [
+      [{ context: 4_096, output: 8_192 }, {}, 1_365], // a third of a small window
+      [{ context: 8_192, output: 8_192 }, {}, 2_730],
+      [{ context: 32_000, output: 4_000 }, {}, 4_000], // the model's output fits: unchanged
+      [{ context: 200_000, output: 64_000 }, {}, 64_000],
+      [{ context: 8_192, output: 4_096 }, { reserved: 1_000 }, 1_000], // a configured reserve
+      [{ context: 8_192, output: 512 }, { reserved: 1_000 }, 512], // never above the model's limit
+      [{ context: 400_000, input: 272_000, output: 128_000 }, {}, 128_000], // output has its own room
+      [{ context: 400_000, input: 272_000, output: 128_000 }, { reserved: 10_000 }, 128_000]
+    ]
+    for (const [limits, config, expected] of cases) expect(maxOutputTokens(limits, config)).toBe(expected)
   })
   test("a configured reserve as large as the input limit is a config problem, said in one line", () => {
     const limits = { context: 4_096, output: 8_192 }

@@ -327,7 +327,7 @@ export class SessionService extends Context.Service<SessionService, {
                 ...(final ? { toolChoice: "none" as const } : {}),
                 // the answer may fill what the window keeps free for it, not more (a 4k model whose
                 // `output` is 8k would otherwise be asked for more than its whole window)
-                maxOutputTokens: compaction.window(model).reserved
+                maxOutputTokens: compaction.window(model).maxOutput
               }
             })
             .pipe(
