@@ -172,6 +172,23 @@ describe("bash tool", () => {
       process.env.PATH = saved
     }
   })
+  test("the user's ~/.bashrc is never read, even when bash would take its socket stdin for sshd's (SHLVL unset)", async () => {
+    const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL }
+    const home = tempDir()
+    fs.writeFileSync(path.join(home, ".bashrc"), "echo RC-SOURCED\n")
+    fs.writeFileSync(path.join(home, ".bash_profile"), "echo PROFILE-SOURCED\n")
+    process.env.HOME = home
+    delete process.env.SHLVL
+    try {
+      const sink = new Sink(path.join(tempDir(), "out.txt"))
+      const outcome = await Effect.runPromise(runCommand("echo ran", tempDir(), 60_000, sink))
+      expect(sink.close().text).toBe("ran\n")
+      expect(outcome.exitCode).toBe(0)
+    } finally {
+      process.env.HOME = saved.HOME
+      if (saved.SHLVL !== undefined) process.env.SHLVL = saved.SHLVL
+    }
+  })
   test("a long command (read with cat) behaves as a short one (read by bash itself)", async () => {
     const pad = `: ${"x".repeat(20_000)}`
     for (const [command, expected, code] of [

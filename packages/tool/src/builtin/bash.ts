@@ -51,7 +51,8 @@ const bootstrap = (command: string) => {
 export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const child = spawn(shell, ["-c", bootstrap(command)], {
+    // --norc: bash run with a socket as stdin (Bun's pipes) and SHLVL < 2 would read ~/.bashrc as if under sshd
+    const child = spawn(shell, [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), "-c", bootstrap(command)], {
       cwd,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
