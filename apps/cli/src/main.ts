@@ -1,5 +1,5 @@
 import { NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { Command } from "effect/cli"
 import { withoutRuntimeHints } from "@reins/provider"
 import { compact } from "./commands/compact.ts"
@@ -29,6 +29,8 @@ Command.run(reins, { version: VERSION }).pipe(
     })
   ),
   Effect.scoped,
+  // stdout is the answer (or JSON for scripts): warnings from any layer go to stderr
+  Effect.provideService(Logger.LogToStderr, true),
   Effect.provide(NodeServices.layer),
   // SIGINT, SIGTERM and SIGHUP interrupt the command (a running turn stops its commands)
   runMain({ disableErrorReporting: false })
