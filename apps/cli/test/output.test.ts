@@ -2,18 +2,11 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { execSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, events, projects, reins } from "./support.ts"
+import { ensureBuilt, events, lastToolResult, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-
-/** The text of the tool result the model received in the last request. */
-const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {
-  const messages = requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>
-  const tool = messages.filter((m) => m.role === "tool").at(-1)!
-  return typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content)
-}
 
 describe("tool output in a session", () => {
   test("a large bash output reaches the model reduced, with evidence in the event, the store and the notice", async () => {

@@ -4,17 +4,11 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, projects, reins } from "./support.ts"
+import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-
-const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {
-  const messages = requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>
-  const tool = messages.filter((m) => m.role === "tool").at(-1)!
-  return typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content)
-}
 
 describe("grep in the built CLI", () => {
   test("searches in its own process, leaves .env and ignored files out, and says so", async () => {

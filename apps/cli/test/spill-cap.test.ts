@@ -1,17 +1,10 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import { ensureBuilt, events, projects, reins } from "./support.ts"
+import { ensureBuilt, events, lastToolResult, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-
-/** The text of the tool result the model received in the last request. */
-const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {
-  const messages = requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>
-  const tool = messages.filter((m) => m.role === "tool").at(-1)!
-  return typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content)
-}
 
 describe("the spill file's cap (tool_output.spill_max_bytes)", () => {
   test("a bash output past the cap keeps its start and end on disk, and the model is told what was dropped", async () => {

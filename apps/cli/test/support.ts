@@ -61,6 +61,13 @@ export const reins = (args: ReadonlyArray<string>, p: Project, stdin = "") =>
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 
+/** The text of the tool result the model received in the last request. */
+export const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {
+  const messages = requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>
+  const tool = messages.filter((m) => m.role === "tool").at(-1)!
+  return typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content)
+}
+
 /** Parses `--format json` output: one event per line. */
 export const events = (stdout: string) =>
   stdout
