@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { applyPatch } from "../src/builtin/apply_patch.ts"
 import { edit } from "../src/builtin/edit.ts"
+import { write } from "../src/builtin/write.ts"
 import { runTool, tempDir } from "./helpers.ts"
 
 const patch = (...lines: Array<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
@@ -22,6 +23,13 @@ const linked = (content: string) => {
 // Each tool, as a function that changes line "b" to "B" in a file.
 const tools = [
   ["edit", (cwd: string, file: string) => edited(cwd, file, "b", "B")],
+  [
+    "write",
+    async (cwd: string, file: string) => {
+      const now = fs.readFileSync(path.join(cwd, file), "utf8")
+      return runTool(write, { filePath: file, content: now.replace("b\r\n", "B\r\n").replace(/^(\uFEFF?a\n)b\n/, "$1B\n") }, { cwd })
+    }
+  ],
   ["apply_patch", (cwd: string, file: string) => applied(cwd, patch(`*** Update File: ${file}`, "@@", " a", "-b", "+B"))]
 ] as const
 

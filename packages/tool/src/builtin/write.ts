@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { define, render } from "../Tool.ts"
 import { displayPath, fail, pathNeeds, resolvePath, statPath, writeText } from "./Files.ts"
+import { readOnlyReason } from "./TextFile.ts"
 import template from "./write.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -23,6 +24,11 @@ export const write = define("write", {
       const stat = yield* statPath(target)
       if (stat?.isDirectory()) {
         return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
+      }
+      // written in place like edit and apply_patch: a read-only file is refused, not overwritten
+      const readOnly = stat === undefined ? undefined : yield* readOnlyReason(target, stat)
+      if (readOnly !== undefined) {
+        return yield* fail(`Cannot write ${target}: ${readOnly}. Leave it unchanged, or ask the user to make it writable; nothing was changed.`)
       }
       yield* writeText(target, args.content)
       const bytes = Buffer.byteLength(args.content)
