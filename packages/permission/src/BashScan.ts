@@ -10,7 +10,7 @@ import { checkPaths, type PathContext } from "./PathArgs.ts"
 import { askDirectory, expandTilde, harmlessDevice, isInside, realLocation } from "./Paths.ts"
 import { isName, literal, resolve, type Lookup } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
-import { codeFiles, isCodeFile, runsProjectCode, touchesFiles, writtenBy } from "./Writes.ts"
+import { codeFiles, configCode, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
 
 /** One permission a shell command needs, found by the scan. */
 export interface ScanRequest {
@@ -56,7 +56,7 @@ interface State {
   /** Files that the command line writes or makes executable (located only if something runs a file). */
   readonly written: Array<Place>
   /** Requests that run files: opaque when the line writes one of them. */
-  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<Place>; readonly project: boolean; readonly own: readonly [number, number] }>
+  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<Place>; readonly project: boolean; readonly config?: RegExp; readonly own: readonly [number, number] }>
 }
 
 /** A path word and the directory it was used in; located when needed (that costs system calls). */
@@ -170,6 +170,8 @@ interface Found {
   readonly runs: Array<Place>
   /** The command may run any code file of the project (an interpreter, a test runner, a build). */
   project: boolean
+  /** Files that configure the command to run code (git's hooks and config). */
+  config?: RegExp
 }
 
 const prefixPattern = (words: ReadonlyArray<string>) => `${commandPrefix(words).join(" ") || words[0]} *`
@@ -233,6 +235,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(t.lit ?? t.raw, found)
   if (nameValue.includes("/")) found.runs.push({ cwd: st.cwd, word: nameValue })
   if (runsProjectCode(real)) found.project = true
+  found.config ??= configCode(real)
   if (touchesFiles(real)) filesOf(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
   const wrapped = unwrap(real, values)
   if (wrapped) {
@@ -282,7 +285,11 @@ const checkVariable = (rawWord: string, found: Found) => {
  */
 const filesOf = (st: State, real: string, values: ReadonlyArray<string | undefined>, found: Found) => {
   for (const word of writtenBy(real, values)) st.written.push({ cwd: st.cwd, word })
-  for (const word of codeFiles(real, values)) if (word !== "") found.runs.push({ cwd: st.cwd, word })
+  for (const word of codeFiles(real, values)) {
+    const unreadable = unreadableCode(real, word)
+    if (unreadable !== undefined) found.opaque ??= unreadable
+    else if (word !== "") found.runs.push({ cwd: st.cwd, word: word! })
+  }
 }
 
 const CD = new Set(["cd", "pushd", "popd"])
@@ -301,7 +308,9 @@ const changeDirectory = (st: State, name: string, args: ReadonlyArray<Token>) =>
     st.cwd = st.home
     return
   }
-  st.cwd = target.lit === undefined || target.lit === "-" ? undefined : locate(st, target.lit)
+  // `CDPATH=/; cd etc`: a name that is not `./`, `../` or absolute is looked up in CDPATH first
+  const searched = st.vars.has("CDPATH") && target.lit !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target.lit)
+  st.cwd = target.lit === undefined || target.lit === "-" || searched ? undefined : locate(st, target.lit)
 }
 
 /** A redirection as written; a heredoc only up to its delimiter (its body and what follows are scanned apart). */
@@ -347,7 +356,9 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     ...(found.opaque ? { opaque: found.opaque } : {}),
     ...(st.cwd ? { directory: st.cwd } : {})
   })
-  if (found.runs.length > 0 || found.project) st.runs.push({ key, files: found.runs, project: found.project, own: [writes, st.written.length] })
+  if (found.runs.length > 0 || found.project || found.config) {
+    st.runs.push({ key, files: found.runs, project: found.project, ...(found.config ? { config: found.config } : {}), own: [writes, st.written.length] })
+  }
   if (cdAt !== -1) changeDirectory(st, tokens[cdAt]!.lit!, tokens.slice(cdAt + 1))
 }
 
@@ -439,6 +450,15 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
         else if (!child.type.startsWith("heredoc_")) visit(st, child, true, depth)
       }
       return
+    case "command_substitution": {
+      // `$(< file)` reads the file: its redirection is checked like any other
+      const redirects = node.childrenForFieldName("redirect")
+      if (redirects.length > 0) checkRedirects(st, redirects)
+      const saved = st.cwd
+      for (const child of node.namedChildren) if (!redirects.some((r) => r.id === child.id)) visit(st, child, fed, depth)
+      st.cwd = saved
+      return
+    }
     case "pipeline": {
       const saved = st.cwd
       node.namedChildren.forEach((child, i) => visit(st, child, fed || i > 0, depth))
@@ -506,7 +526,8 @@ const writtenThenRun = (st: State) => {
     if (request === undefined || request.opaque !== undefined) continue
     // `echo … > helper.py && python3 main.py`: main.py may import it; a test runner may collect it
     // (what a command itself writes, `python3 gen.py > out.py`, is its output)
-    const code = run.project && st.written.some((w, i) => (i < run.own[0] || i >= run.own[1]) && isCodeFile(w.word))
+    const others = st.written.filter((_, i) => i < run.own[0] || i >= run.own[1])
+    const code = (run.project && others.some((w) => isCodeFile(w.word))) || (run.config !== undefined && others.some((w) => run.config!.test(w.word)))
     if (!code && !run.files.some((f) => writtenOrUnder(written, locate(st, f.word, f.cwd)))) continue
     st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
   }

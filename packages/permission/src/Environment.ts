@@ -28,7 +28,7 @@ const VARIABLES: Record<string, Check> = {
   EDITOR: program, VISUAL: program, SUDO_EDITOR: program, FCEDIT: program, GIT_ASKPASS: program, SSH_ASKPASS: program, SUDO_ASKPASS: program,
   RUSTC_WRAPPER: program, CARGO_BUILD_RUSTC_WRAPPER: program,
   SHELL: (v) => !/^((\/usr)?\/bin\/)?(ba|da|z|k|fi|)sh$/.test(v ?? ""),
-  GIT_EXTERNAL_DIFF: always, GIT_PROXY_COMMAND: always, BROWSER: always, RUSTC: always, RSYNC_CONNECT_PROG: always,
+  GIT_EXTERNAL_DIFF: always, GIT_ALLOW_PROTOCOL: matching(/ext/), GIT_PROXY_COMMAND: always, BROWSER: always, RUSTC: always, RSYNC_CONNECT_PROG: always,
   // configuration and code that programs load
   GIT_CONFIG: always, GIT_CONFIG_GLOBAL: always, GIT_CONFIG_SYSTEM: always, GIT_CONFIG_PARAMETERS: always, GIT_CONFIG_COUNT: always,
   GIT_EXEC_PATH: always, GIT_TEMPLATE_DIR: always, GIT_DIR: always, GIT_COMMON_DIR: always,

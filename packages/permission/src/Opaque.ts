@@ -160,10 +160,12 @@ const gitCode = (words: Words): string | undefined => {
   for (; i < words.length; i++) {
     const w = words[i]
     if (w === undefined) return undefined
-    if (w === "-c") {
-      const key = gitKey(words[++i])
+    // `-c key=value`, `-ckey=value`
+    if (w.startsWith("-c") && !w.startsWith("--")) {
+      const setting = w === "-c" ? words[++i] : w.slice(2)
+      const key = gitKey(setting)
       if (key === undefined) return "git -c sets configuration computed when it runs"
-      if (GIT_CODE_KEY.test(key) && !(HARMLESS_KEY.test(key) && harmlessProgram(words[i]!.slice(words[i]!.indexOf("=") + 1)))) return `git -c ${key} runs a command`
+      if (GIT_CODE_KEY.test(key) && !(HARMLESS_KEY.test(key) && harmlessProgram(setting!.slice(setting!.indexOf("=") + 1)))) return `git -c ${key} runs a command`
       continue
     }
     if (w.startsWith("--config-env")) return "git --config-env takes configuration from the environment"
@@ -177,6 +179,8 @@ const gitCode = (words: Words): string | undefined => {
   }
   const sub = words[i]
   const rest = words.slice(i + 1)
+  // `ext::cmd` remotes run a command (when the ext protocol is allowed)
+  if (rest.some((w) => w !== undefined && /^ext::/i.test(w))) return "git's ext:: transport runs a command"
   if (sub === "config") {
     for (const w of rest) {
       if (w === undefined) return "git config sets a key computed when it runs"
@@ -248,6 +252,7 @@ const RSYNC_OPTIONS: Options = { short: "eBfMT", long: ["--rsh", "--rsync-path",
 
 const rsyncCode = (words: Words): string | undefined => {
   const parsed = parseOptions(words, RSYNC_OPTIONS)
+  if (parsed.options.some((o) => o.name === "--remove-source-files" || o.name.startsWith("--delete") || o.name === "--del")) return "rsync removes files (--delete, --remove-source-files)"
   for (const value of valuesOf(parsed, "-e", "--rsh")) if (!plainSsh(value)) return "rsync runs the remote shell given in its options"
   if (!valuesOf(parsed, "--rsync-path").every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
   return undefined
@@ -283,6 +288,30 @@ const makeCode = (words: Words): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * sqlite3: dot-commands that run programs, load code or name files (`.shell`, `.output`, `.read`,
+ * `.open`, `ATTACH`), `-cmd`/`-init`, and commands read from stdin.
+ */
+const sqliteCode = (w: Words, fed: boolean): string | undefined => {
+  if (fed) return "sqlite3 reads dot-commands (which can run programs) from stdin"
+  if (optionValues(w, ["-cmd", "-init"]).length > 0) return "sqlite3 runs commands given in its options"
+  if (w.some((x) => x === undefined || /(^|;)\s*\.(sh|shell|system|load|output|once|import|read|open|backup|save|restore|clone|log|excel|cd)\b|\battach\b|\bvacuum\s+into\b|\bload_extension\b|\bwritefile\b|\bedit\s*\(/i.test(x)))
+    return "sqlite3 runs a command, loads code or names a file in its words"
+  return undefined
+}
+
+/** mysql/mariadb: `system`, `\!`, `source`, files in SQL, and commands from stdin. */
+const mysqlCode = (w: Words, fed: boolean): string | undefined => {
+  if (fed) return `${w[0]} reads commands (which can run programs) from stdin`
+  const code = optionValues(w, ["-e", "--execute", "--init-command"])
+  if (code.some((v) => v === undefined || /\bsystem\b|\\!|\\\.|\bsource\b|\btee\b|\bpager\b|\binto\s+(out|dump)file\b|\bload_file\b|\bload\s+data\b/i.test(v))) return `${w[0]} -e runs a command or touches a file`
+  return undefined
+}
+
+/** Maven: the exec plugin runs the program its properties name. */
+const mavenCode = (w: Words): string | undefined =>
+  w.some((x) => x === undefined || /^(exec:|org\.codehaus\.mojo:exec-maven-plugin)|^-Dexec\.(executable|args)/.test(x)) ? "maven's exec plugin runs the program given in its words" : undefined
 
 /** Per command: why it runs code its words do not show. */
 const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefined> = {
@@ -331,15 +360,25 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   hash: (w) => (w.some((x) => x === undefined || /^-[a-z]*p/.test(x)) ? "hash -p makes a name run another file" : undefined),
   make: makeCode,
   gmake: makeCode,
-  sqlite3: (w) =>
-    w.some((x) => x !== undefined && /^\s*\.(sh|shell|system|load|output\s*\||once\s*\||import\s*['"]?\|)/.test(x)) || optionValues(w, ["-cmd", "-init"]).length > 0
-      ? "sqlite3 runs a command or loads code given in its words"
-      : undefined,
   tmux: (w) =>
     w.some((x) => x !== undefined && /^(new|new-session|new-window|neww|split-window|splitw|send-keys|send|run-shell|run|respawn-pane|respawnp|respawn-window|pipe-pane|pipep|if-shell|if|display-popup|popup|source-file|source)$/.test(x))
       ? "tmux runs a command in a terminal"
       : undefined,
   screen: (w) => (w.length > 1 && !w.slice(1).every((x) => x !== undefined && /^-(ls|list|r|R|x|d|D|S|wipe|v|version)$/.test(x)) ? "screen runs a command in a terminal" : undefined),
+  sqlite3: sqliteCode,
+  psql: (w, fed) => {
+    if (fed) return "psql reads commands (which can run programs) from stdin"
+    const parsed = parseOptions(w, { short: "cfdhpUvoLTFPRW", long: ["--command", "--file", "--dbname", "--host", "--port", "--username", "--set", "--variable", "--output", "--log-file"] })
+    if (valuesOf(parsed, "-c", "--command").some((v) => v === undefined || /\\(!|o|g|w|i|ir|copy|lo_|setenv)|\bprogram\b/i.test(v))) return "psql -c runs a meta-command that runs a program or touches a file"
+    if (has(parsed, "-f", "--file", "-o", "--output", "-L", "--log-file")) return "psql runs or writes a file given in its options"
+    return undefined
+  },
+  mysql: mysqlCode,
+  mariadb: mysqlCode,
+  unlink: () => "unlink removes a file",
+  shred: () => "shred destroys a file's contents",
+  mvn: mavenCode,
+  mvnw: mavenCode,
   at: () => "at schedules shell code to run later",
   batch: () => "batch schedules shell code to run later",
   crontab: (w) => (w.some((x) => x === "-l") ? undefined : "crontab installs shell code that runs later")

@@ -69,14 +69,23 @@ const checkValue = (ctx: PathContext, word: string, name: string) => {
   for (const w of expandBraces(word)) checkOne(ctx, w, name)
 }
 
+// `-o/tmp/x`, `-C../x`, `-t/dir`: a short option of output, directory or file with its path attached
+const ATTACHED_PATH = /^-[oOCdDftT](?=[/~]|\.\.(\/|$))/
+// curl's `-d @file`, `-F name=@file`, `name=<file`: the file is read and sent
+const CURL_FILE = /^(?:[^=@<]*=)?[@<](?=[/~.])/
+
 const checkOne = (ctx: PathContext, w: string, name: string) => {
   // `--file=/x`, `if=/x` (dd), `DESTDIR=/x`: the value is the path
   if (w.startsWith("-")) {
     const eq = w.indexOf("=")
-    if (eq === -1) return
-    w = w.slice(eq + 1)
+    if (ATTACHED_PATH.test(w) && (eq === -1 || eq > w.search(/[/~.]/))) w = w.slice(2)
+    else if (eq === -1) return
+    else w = w.slice(eq + 1)
   } else if (name === "dd" && /^(if|of)=/.test(w)) w = w.slice(3)
+  else if ((name === "curl" || name === "http" || name === "https") && CURL_FILE.test(w)) w = w.replace(CURL_FILE, "")
   else if (ASSIGNED.test(w) && /^[^=]*=(\/|~|\.\.)/.test(w)) w = w.slice(w.indexOf("=") + 1)
+  // `file:///etc/passwd` is a local path whatever reads it
+  if (/^file:\/\//i.test(w)) w = decodeURI(w.slice(7).replace(/^[^/]*/, "")) || "/"
   if (URL_LIKE.test(w) || harmlessDevice(w)) return
   if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !isSymlink(ctx, w)) return
   const glob = w.search(GLOB)
@@ -115,6 +124,8 @@ export const checkPaths = (ctx: PathContext, tokens: ReadonlyArray<{ readonly li
   // `sudo cat $X`: a file command anywhere before a word makes it a file operand
   let files = FILE_COMMANDS.has(name) || isInterpreter(name)
   let expression = false
+  // `tar -P`: members with absolute names and `..` are written where they say
+  if ((name === "tar" || name === "gtar" || name === "bsdtar") && tokens.some((t) => t.lit === undefined || t.lit === "--absolute-names" || /^-[A-Za-z]*P/.test(t.lit) || (/^[A-Za-z]+$/.test(t.lit) && t.lit.includes("P") && t === tokens[1]))) ctx.external(undefined)
   for (let i = 1; i < tokens.length; i++) {
     const t = tokens[i]!
     // a computed word can only be a path by its literal parts (a `/`, a leading `~`) or as a file

@@ -71,7 +71,7 @@ export const askDirectory = (real: string) => {
 /** Device files every shell command may use without a question. */
 export const harmlessDevice = (target: string) =>
   target === "/dev/null" || target === "/dev/stdin" || target === "/dev/stdout" || target === "/dev/stderr" || target === "/dev/tty" ||
-  target === "/dev/zero" || target === "/dev/random" || target === "/dev/urandom" || target.startsWith("/dev/fd/")
+  target === "/dev/zero" || target === "/dev/random" || target === "/dev/urandom" || /^\/dev\/fd\/\d+$/.test(target)
 
 /**
  * Commands whose operands are files they read, write or run. An operand of theirs that is computed

@@ -210,7 +210,141 @@ const bwrapCommand = (w: Words): number => {
   return i
 }
 
+/**
+ * `tool sub [options] cmd …` (`uv run`, `poetry run`, `npm exec`, `bundle exec`): after the
+ * subcommand and its options a command from PATH runs. A computed subcommand may be one of them.
+ */
+const subcommand =
+  (subs: ReadonlyArray<string>, withValue = "", values: ReadonlyArray<string> = []) =>
+  (w: Words): Unwrapped | undefined => {
+    const sub = w[1]
+    if (sub === undefined) return code(undefined)
+    return subs.includes(sub) ? rest(w, skipOptions(w, 2, withValue, new Set(values))) : undefined
+  }
+
+/** `mise exec tool@1 -- cmd …`, `kubectl exec pod -- cmd …`: the command follows `--`. */
+const afterDashes = (subs: ReadonlyArray<string>, codeOptions: ReadonlyArray<string> = []) => (w: Words): Unwrapped | undefined => {
+  if (w[1] === undefined) return code(undefined)
+  if (!subs.includes(w[1])) return undefined
+  for (let i = 2; i < w.length; i++) {
+    const x = w[i]
+    if (x === undefined) return code(undefined)
+    if (x === "--") return rest(w, i + 1)
+    if (codeOptions.includes(x)) return i + 1 < w.length ? script(i + 1) : undefined
+    const eq = x.indexOf("=")
+    if (eq > 0 && codeOptions.includes(x.slice(0, eq))) return code(x.slice(eq + 1))
+  }
+  return undefined
+}
+
+/** `ssh host cmd …`: the remote shell runs the words after the host, joined with spaces. */
+const sshCommand = (w: Words): Unwrapped | undefined => {
+  const host = skipOptions(w, 1, "BbcDEeFIiJLlmOoPpQRSWw")
+  const words = w.slice(host + 1)
+  if (words.length === 0) return undefined
+  return code(words.some((x) => x === undefined) ? undefined : words.join(" "))
+}
+
+/** Commands unknown to the scan when a word is not an option (`hyperfine --version` runs none). */
+const operandsGiven = (w: Words): Unwrapped | undefined => (w.slice(1).some((x) => x === undefined || !x.startsWith("-")) ? code(undefined) : undefined)
+
+/** Version managers, environment and task runners, launchers: the command they start is judged. */
+const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
+  uv: (w) => (w[1] === "tool" && w[2] === "run" ? rest(w, skipOptions(w, 3, "pw", long("--from", "--with", "--python", "--index", "--index-url"))) : subcommand(["run"], "pw", ["--with", "--python", "--package", "--extra", "--group", "--env-file", "--directory", "--project", "--index", "--index-url", "--with-requirements", "--with-editable"])(w)),
+  uvx: (w) => rest(w, skipOptions(w, 1, "pw", long("--from", "--with", "--python", "--index", "--index-url", "--with-requirements", "--with-editable"))),
+  poetry: subcommand(["run"], "CP", ["--directory", "--project"]),
+  pipenv: subcommand(["run"]),
+  pdm: subcommand(["run"], "p", ["--project", "--venv"]),
+  hatch: subcommand(["run"], "e", ["--env"]),
+  rye: subcommand(["run"]),
+  pixi: subcommand(["run", "exec", "x"], "e", ["--environment", "--manifest-path", "--spec", "-s"]),
+  devbox: subcommand(["run"], "c", ["--config", "--environment"]),
+  conda: subcommand(["run"], "np", ["--name", "--prefix", "--cwd"]),
+  mamba: subcommand(["run"], "np", ["--name", "--prefix", "--cwd"]),
+  micromamba: subcommand(["run"], "np", ["--name", "--prefix", "--cwd"]),
+  bundle: subcommand(["exec"], "", ["--gemfile"]),
+  asdf: subcommand(["exec"]),
+  mise: afterDashes(["exec", "x"], ["-c", "--command"]),
+  rtx: afterDashes(["exec", "x"], ["-c", "--command"]),
+  direnv: (w) => (w[1] === undefined ? code(undefined) : w[1] === "exec" ? rest(w, 3) : undefined),
+  "nix-shell": (w) => {
+    for (let i = 1; i < w.length; i++) {
+      const x = w[i]
+      if (x === "--run" || x === "--command") return i + 1 < w.length ? script(i + 1) : undefined
+    }
+    return undefined
+  },
+  nix: (w) => {
+    if (w[1] !== "develop" && w[1] !== "shell") return undefined
+    const at = w.findIndex((x, i) => i > 1 && (x === "-c" || x === "--command"))
+    return at !== -1 ? rest(w, at + 1) : undefined
+  },
+  docker: (w) => (w[1] === "exec" || (w[1] === "container" && w[2] === "exec") ? rest(w, skipOptions(w, w[1] === "exec" ? 2 : 3, "euw", long("--env", "--user", "--workdir", "--env-file", "--detach-keys")) + 1) : undefined),
+  podman: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "euw", long("--env", "--user", "--workdir", "--env-file", "--detach-keys", "--preserve-fd")) + 1) : undefined),
+  kubectl: afterDashes(["exec", "debug", "run"]),
+  oc: afterDashes(["exec", "debug", "run", "rsh"]),
+  vagrant: (w) => {
+    const at = w.findIndex((x) => x === "-c" || x === "--command")
+    return w[1] === "ssh" && at !== -1 && at + 1 < w.length ? script(at + 1) : undefined
+  },
+  ssh: sshCommand,
+  // JavaScript package runners: a package's program or any command on PATH
+  npx: (w) => {
+    for (let i = 1; i < w.length; i++) {
+      const x = w[i]
+      if (x === "-c" || x === "--call") return i + 1 < w.length ? script(i + 1) : undefined
+      if (x?.startsWith("--call=")) return code(x.slice("--call=".length))
+    }
+    return rest(w, skipOptions(w, 1, "pw", long("--package", "--workspace", "--cache", "--userconfig")))
+  },
+  bunx: (w) => rest(w, skipOptions(w, 1, "p", long("--package"))),
+  bun: (w) => (w[1] === "x" ? rest(w, skipOptions(w, 2, "p", long("--package"))) : w[1] === "exec" ? code(w.slice(2).some((x) => x === undefined) ? undefined : w.slice(2).join(" ")) : undefined),
+  npm: (w) => (w[1] === "exec" || w[1] === "x" ? rest(w, skipOptions(w, 2, "pw", long("--package", "--workspace"))) : undefined),
+  // launchers that run their operand as a command
+  gosu: (w) => rest(w, 2),
+  "su-exec": (w) => rest(w, 2),
+  setuidgid: (w) => rest(w, 2),
+  envuidgid: (w) => rest(w, 2),
+  envdir: (w) => rest(w, 2),
+  setarch: (w) => rest(w, skipOptions(w, 2, "")),
+  linux32: (w) => rest(w, skipOptions(w, 1, "")),
+  linux64: (w) => rest(w, skipOptions(w, 1, "")),
+  runcon: (w) => ((w[1] ?? "-").startsWith("-") ? rest(w, skipOptions(w, 1, "urtl", long("--user", "--role", "--type", "--range"))) : rest(w, 2)),
+  setpriv: (w) =>
+    rest(w, skipOptions(w, 1, "", long("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"))),
+  chpst: (w) => rest(w, skipOptions(w, 1, "uUbe/nlLmdofpcrt")),
+  softlimit: (w) => rest(w, skipOptions(w, 1, "amdosletrfpc")),
+  "dumb-init": (w) => rest(w, skipOptions(w, 1, "r", long("--rewrite"))),
+  tini: (w) => rest(w, skipOptions(w, 1, "pe")),
+  faketime: (w) => rest(w, skipOptions(w, 1, "p", long("--date-prog")) + 1),
+  torsocks: (w) => rest(w, skipOptions(w, 1, "upaP", long("--user", "--pass", "--address", "--port"))),
+  proxychains: (w) => rest(w, skipOptions(w, 1, "f")),
+  proxychains4: (w) => rest(w, skipOptions(w, 1, "f")),
+  run0: (w) => rest(w, skipOptions(w, 1, "ugD", long("--user", "--group", "--chdir", "--property", "--description", "--slice", "--nice", "--setenv", "--unit", "--machine", "--background"))),
+  please: (w) => rest(w, skipOptions(w, 1, "cdrtu")),
+  ltrace: (w) => rest(w, skipOptions(w, 1, "aADeFlnopsuwx")),
+  catchsegv: (w) => rest(w, 1),
+  "xvfb-run": (w) => rest(w, skipOptions(w, 1, "efnpsw", long("--error-file", "--auth-file", "--server-num", "--xauth-protocol", "--server-args", "--wait"))),
+  "dbus-run-session": (w) => rest(w, skipOptions(w, 1, "", long("--config-file", "--dbus-daemon"))),
+  "systemd-inhibit": (w) => rest(w, skipOptions(w, 1, "", long("--what", "--who", "--why", "--mode"))),
+  ts: (w) => rest(w, skipOptions(w, 1, "LDNw")),
+  tsp: (w) => rest(w, skipOptions(w, 1, "LDNw")),
+  nq: (w) => rest(w, skipOptions(w, 1, "")),
+  numactl: (w) => rest(w, skipOptions(w, 1, "CimNpPw", long("--physcpubind", "--interleave", "--membind", "--cpunodebind", "--preferred", "--preferred-many", "--weighted-interleave"))),
+  cgexec: (w) => rest(w, skipOptions(w, 1, "g")),
+  prlimit: (w) => (w.some((x) => x === "-p" || x === "--pid" || (x ?? "").startsWith("--pid=")) ? undefined : rest(w, skipOptions(w, 1, "", long("--output")))),
+  daemonize: (w) => rest(w, skipOptions(w, 1, "ceopluE")),
+  // they build commands from templates, several strings of shell code, or run them in a job system
+  sem: (w) => operandsGiven(w),
+  hyperfine: (w) => operandsGiven(w),
+  perf: (w) => (["record", "stat", "trace", "top", "script", "c2c", "mem", "sched", "lock", "kvm", "ftrace", "kwork", "iostat"].includes(w[1] ?? "record") ? code(undefined) : undefined),
+  mpirun: (w) => operandsGiven(w),
+  mpiexec: (w) => operandsGiven(w),
+  srun: (w) => operandsGiven(w)
+}
+
 const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
+  ...RUNNERS,
   sudo: (w) => rest(w, skipOptions(w, 1, "ughpCDrtUT", long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"))),
   doas: (w) => rest(w, skipOptions(w, 1, "uC")),
   env: envCommand,
@@ -274,15 +408,27 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   chrt: (w) => (w.some((x) => x === "-p" || x === "--pid") ? undefined : rest(w, skipOptions(w, 1, "T", long("--sched-runtime", "--sched-period", "--sched-deadline")) + 1)),
   strace: (w) => rest(w, skipOptions(w, 1, "abeEIoOpPsSuUX")),
   valgrind: (w) => rest(w, skipOptions(w, 1, "")),
+  // `script -c code`, `-qc code`, `-c'code'`, `--command=code` (-E -I -O -B -T -m take values)
   script: (w) => {
     for (let i = 1; i < w.length; i++) {
       const x = w[i]
-      if (x === "-c" || x === "--command") return i + 1 < w.length ? script(i + 1) : undefined
-      if (x?.startsWith("--command=")) return code(x.slice("--command=".length))
+      if (x === undefined) return code(undefined)
+      if (x === "--command") return i + 1 < w.length ? script(i + 1) : undefined
+      if (x.startsWith("--command=")) return code(x.slice("--command=".length))
+      if (!x.startsWith("-") || x.startsWith("--")) continue
+      for (let j = 1; j < x.length; j++) {
+        if (x[j] === "c") return j + 1 < x.length ? code(x.slice(j + 1)) : i + 1 < w.length ? script(i + 1) : undefined
+        if ("EIOBTm".includes(x[j]!)) break
+      }
     }
     return undefined
   },
-  trap: (w) => (w.length > 2 && w[1] !== "-" && !(w[1] ?? "").startsWith("-") ? { inners: [], scripts: [1] } : undefined),
+  // `trap 'code' SIG…`, `trap -- 'code' SIG…` (`trap -p`, `trap -l`, `trap - SIG` run nothing)
+  trap: (w) => {
+    const at = w[1] === "--" ? 2 : 1
+    const x = w[at]
+    return w.length > at + 1 && x !== "-" && (at === 2 || !(x ?? "").startsWith("-")) ? { inners: [], scripts: [at] } : undefined
+  },
   // namespace and sandbox runners (also opaque, see Opaque.ts): the command they run is still judged
   nsenter: (w) => rest(w, skipOptions(w, 1, "tSG", long("--target", "--setuid", "--setgid", "--user-parent"))),
   unshare: (w) =>
@@ -297,18 +443,10 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   proot: (w) => rest(w, skipOptions(w, 1, "rbwqkivRSm", long("--rootfs", "--bind", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose", "--mount"))),
   toybox: (w) => rest(w, 1),
   // `pnpm exec cmd …`, `yarn exec cmd …`: any command on PATH (other subcommands run nothing given here)
-  pnpm: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "", long("--filter", "-F", "--workspace-concurrency"))) : undefined),
-  yarn: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "")) : undefined),
-  // `npx -c 'code'` / `npx --call=code` run shell code; `npx pkg` runs a package's program
-  npx: (w) => {
-    for (let i = 1; i < w.length; i++) {
-      const x = w[i]
-      if (x === "-c" || x === "--call") return i + 1 < w.length ? script(i + 1) : undefined
-      if (x?.startsWith("--call=")) return code(x.slice("--call=".length))
-      if (x === undefined || !x.startsWith("-")) return undefined
-    }
-    return undefined
-  }
+  pnpm: (w) => (w[1] === "exec" || w[1] === "dlx" ? rest(w, skipOptions(w, 2, "", long("--filter", "-F", "--workspace-concurrency", "--package"))) : undefined),
+  // `yarn node …` runs node itself
+  yarn: (w) => (w[1] === "exec" || w[1] === "dlx" ? rest(w, skipOptions(w, 2, "p", long("--package"))) : w[1] === "node" ? rest(w, 1) : undefined),
+  "sudo-rs": (w) => rest(w, skipOptions(w, 1, "ughpCDrtUT", long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"))),
 }
 
 /** The command(s) that `name` runs, when it is a wrapper with something to run; else undefined. */
@@ -323,7 +461,7 @@ export const unwrap = (name: string, words: Words): Unwrapped | undefined => {
  */
 export const startsShell = (name: string, words: Words): boolean => {
   if (name === "su" || name === "runuser" || name === "newgrp" || name === "machinectl") return true
-  if (name !== "sudo" && name !== "doas") return false
+  if (name !== "sudo" && name !== "doas" && name !== "sudo-rs" && name !== "run0") return false
   return words.some((w) => w === undefined || w === "--shell" || w === "--login" || /^-[A-Za-z]*[si]/.test(w))
 }
 
@@ -362,7 +500,9 @@ export const placeholder = (name: string, words: Words): string | undefined => {
 const INTERPRETERS = new Set([
   ...SHELLS,
   "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "bun", "deno", "perl", "ruby", "php", "lua", "luajit",
-  "Rscript", "R", "osascript", "pwsh", "powershell", "tclsh", "irb", "ts-node", "tsx", "groovy", "julia", "elixir", "racket"
+  "Rscript", "R", "osascript", "pwsh", "powershell", "tclsh", "irb", "ts-node", "tsx", "groovy", "julia", "elixir", "racket",
+  // they read a program from stdin too, and can run commands from it
+  "expect", "wish", "ghci", "jshell", "gnuplot", "octave", "dc"
 ])
 
 const INLINE_CODE = new Set(["-c", "-e", "-m", "-p", "-E", "-r", "--eval", "--print", "--command"])
@@ -403,6 +543,8 @@ export const readsProgramFromStdin = (name: string, words: Words): boolean => {
       continue
     }
     if (INLINE_CODE.has(w)) return false
+    // `deno run -`, `bun run -`: the program follows the subcommand
+    if (w === "run" && (name === "deno" || name === "bun")) continue
     if (!w.startsWith("-")) return false
   }
   return true

@@ -43,7 +43,7 @@ const copies = (words: Words): Array<string> => {
   return [dest, ...list.slice(0, -1).map((f) => `${dest}/${f.split("/").pop()}`)]
 }
 
-const WRITERS = new Set(["tee", "touch", "truncate", "cp", "mv", "install", "ln", "rsync", "chmod", "dd", "sed", "gsed", "perl", "curl", "wget"])
+const WRITERS = new Set(["tee", "touch", "truncate", "cp", "mv", "install", "ln", "rsync", "chmod", "dd", "sed", "gsed", "perl", "curl", "wget", "npm", "pnpm", "yarn", "bun"])
 
 /** True when {@link writtenBy} or {@link codeFiles} may find something for `name`. */
 export const touchesFiles = (name: string) =>
@@ -90,6 +90,12 @@ export const writtenBy = (name: string, words: Words): Array<string> => {
       }
       return out.length > 0 ? out : operands(words).map(basenameOfUrl).filter((x): x is string => x !== undefined)
     }
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun":
+      // `npm pkg set scripts.x=…`, `npm set-script x …`: the scripts change
+      return words.includes("set-script") || (words.includes("pkg") && words.some((w) => w === "set" || w === "delete")) ? ["package.json"] : []
     case "unzip":
     case "tar":
     case "patch":
@@ -125,13 +131,20 @@ const CODE_OPTIONS: Record<string, ReadonlyArray<string>> = {
   ssh: ["-F"], scp: ["-F"], sftp: ["-F", "-b"], sqlite3: ["-init"], psql: ["-f", "--file"]
 }
 
+// stdin and pipes as file names
+const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/
+
+/** Why a code file named in a command's words cannot be read: stdin, a pipe, a computed name. */
+export const unreadableCode = (name: string, file: string | undefined): string | undefined =>
+  file === undefined ? `${name} runs code from a file named at run time` : STDIN_FILE.test(file) ? `${name} reads its code from stdin or a pipe` : undefined
+
 /**
  * The words of a command that name files it runs as code: a shell's or interpreter's script (and
  * the values of options before it, `node --require x.js s.js`), `python -m mod`'s module, and
  * the code files of awk -f, sed -f, make -f, gdb -x, vim -S, ssh -F and the like.
  */
-export const codeFiles = (name: string, words: Words): Array<string> => {
-  const out: Array<string> = [...implicitCode(name, words)]
+export const codeFiles = (name: string, words: Words): Array<string | undefined> => {
+  const out: Array<string | undefined> = [...implicitCode(name, words)]
   if (isInterpreter(name) || name === "source" || name === ".") {
     for (let i = 1; i < words.length; i++) {
       const w = words[i]
@@ -152,7 +165,8 @@ export const codeFiles = (name: string, words: Words): Array<string> => {
     const w = words[i]
     if (w === undefined) continue
     for (const option of options) {
-      if (w === option && words[i + 1] !== undefined) out.push(words[i + 1]!)
+      // a computed value (`-f <(…)`, `-f $F`) is undefined: code from a place nobody can read
+      if (w === option && i + 1 < words.length) out.push(words[i + 1])
       else if (option.startsWith("--") && w.startsWith(`${option}=`)) out.push(w.slice(option.length + 1))
     }
   }
@@ -164,6 +178,12 @@ const RUNNERS = new Set([
   "make", "gmake", "npm", "npx", "pnpm", "yarn", "bun", "bunx", "deno", "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "cargo",
   "go", "gradle", "gradlew", "mvn", "mvnw", "just", "rake", "bundle", "rspec", "phpunit", "composer", "dotnet", "swift", "mix", "sbt", "ctest"
 ])
+
+// files whose contents make git run commands: hooks, configuration, attributes (filters), hook managers
+const GIT_CODE = /(^|\/)\.git\/(hooks|config|info|modules)(\/|$)|(^|\/)\.(gitattributes|gitmodules|gitconfig|husky|githooks|lefthook\.yml|pre-commit-config\.yaml)(\/|$)/
+
+/** Files (by their path) that make `name` run code when a line writes them before it runs. */
+export const configCode = (name: string): RegExp | undefined => (name === "git" ? GIT_CODE : undefined)
 
 /** True when `name` may run any code file of the project (an import, a test, a build script). */
 export const runsProjectCode = (name: string) => isInterpreter(name) || RUNNERS.has(name)
