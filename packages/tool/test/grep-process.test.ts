@@ -46,6 +46,35 @@ describe("grep runs off the main thread", () => {
     expect(searchChildren()).toEqual([])
   }, 30_000)
 
+  test("a search whose reins was killed (SIGKILL: no finalizer ran) stops by itself", async () => {
+    const cwd = tempDir()
+    // every line backtracks for about a second here: 300 of them keep an orphan busy for minutes
+    fs.writeFileSync(path.join(cwd, "trap.txt"), `${"a".repeat(40)}!\n`.repeat(300))
+    const standIn = path.join(cwd, "stand-in.ts")
+    fs.writeFileSync(
+      standIn,
+      `import { grep } from ${JSON.stringify(path.join(import.meta.dir, "../src/builtin/grep.ts"))}\n` +
+        `import { runTool } from ${JSON.stringify(path.join(import.meta.dir, "helpers.ts"))}\n` +
+        `await runTool(grep, { pattern: ${JSON.stringify(CATASTROPHIC)} }, { cwd: ${JSON.stringify(cwd)} })\n`
+    )
+    const reins = Bun.spawn(["bun", standIn], { cwd, stdio: ["ignore", "ignore", "ignore"] })
+    const orphans = () =>
+      spawnSync("ps", ["-o", "pid=,ppid=,args=", "-e"], { encoding: "utf8" })
+        .stdout.split("\n")
+        .map((line) => line.trim().split(/\s+/))
+        .filter(([pid, ppid, ...args]) => args.join(" ").includes("GrepChild.ts") && (ppid === String(reins.pid) || started.includes(pid!)))
+    const started: Array<string> = []
+    for (let i = 0; i < 500 && started.length === 0; i++) {
+      started.push(...orphans().map(([pid]) => pid!))
+      await Bun.sleep(20)
+    }
+    expect(started.length).toBe(1)
+    reins.kill("SIGKILL")
+    await reins.exited
+    for (let i = 0; i < 250 && orphans().length > 0; i++) await Bun.sleep(20)
+    expect(orphans()).toEqual([])
+  }, 30_000)
+
   test("an ordinary search under the same short timeout finishes", async () => {
     const cwd = projectWithTrap()
     fs.writeFileSync(path.join(cwd, "b.txt"), "needle\n")

@@ -12,6 +12,25 @@ interface GrepJob {
   readonly limit: number
   readonly maxLineLength: number
   readonly maxFileBytes: number
+  /** The parent's timeout (ms): past it the child stops on its own, even with nobody left to kill it. */
+  readonly timeoutMs?: number
+}
+
+/** The exit code of a search that stopped itself at its deadline (GrepProcess reports a timeout). */
+export const DEADLINE_EXIT = 124
+
+// reins kills this process on interrupt or timeout, but a reins killed itself (SIGKILL, a crash)
+// cannot: between two lines the search looks at the clock, and gives up past its deadline or once
+// its parent is gone (it was re-parented), instead of spinning on a catastrophic pattern for hours.
+const parent = process.ppid
+let deadline = Number.POSITIVE_INFINITY
+let lookedAt = Date.now()
+const keepGoing = () => {
+  const now = Date.now()
+  if (now > deadline) process.exit(DEADLINE_EXIT)
+  if (now - lookedAt < 100) return
+  lookedAt = now
+  if (process.ppid !== parent) process.exit(1)
 }
 
 // O_NONBLOCK: a FIFO swapped in after the walk opens at once and is then refused by fstat.
@@ -36,6 +55,7 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
     const found: Array<[number, string]> = []
     let count = 0
     for (let i = 0; i < lines.length; i++) {
+      keepGoing()
       const line = lines[i]!
       if (!regex.test(line)) continue
       count++
@@ -50,6 +70,7 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
 }
 
 const job = (await Bun.stdin.json()) as GrepJob
+if (job.timeoutMs !== undefined && job.timeoutMs > 0) deadline = Date.now() + job.timeoutMs
 const regex = new RegExp(job.pattern)
 const out: Array<string> = []
 for (const file of job.files) {

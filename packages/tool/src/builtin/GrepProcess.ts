@@ -7,6 +7,9 @@ import { DEFAULT_TIMEOUT } from "./bash.ts"
 // `type: "file"`: the bundle copies the script next to it; from source this is its absolute path.
 import childScript from "./GrepChild.ts" with { type: "file" }
 
+/** GrepChild's exit code when it stopped at its own deadline (kept in step with DEADLINE_EXIT there). */
+const DEADLINE_EXIT = 124
+
 /** How long one grep search may run before it is killed (ms); bash's default timeout. */
 export const GrepTimeout = Context.Reference<number>("reins/tool/GrepTimeout", { defaultValue: () => DEFAULT_TIMEOUT })
 
@@ -80,7 +83,8 @@ export const grepFiles = (job: {
       child.stderr.on("data", (b: Buffer) => err.push(b))
       // the child may die (killed, crashed) before it has read everything
       child.stdin.on("error", () => undefined)
-      child.stdin.end(JSON.stringify(job))
+      // the child gets the timeout too: it stops itself if this process dies without killing it
+      child.stdin.end(JSON.stringify({ ...job, timeoutMs }))
       const timer = setTimeout(() => {
         timedOut = true
         killChild(child.pid)
@@ -91,7 +95,7 @@ export const grepFiles = (job: {
       })
       child.on("close", (code, signal) => {
         clearTimeout(timer)
-        if (timedOut) return resume(Effect.fail(timeoutError(job.pattern, timeoutMs)))
+        if (timedOut || code === DEADLINE_EXIT) return resume(Effect.fail(timeoutError(job.pattern, timeoutMs)))
         if (code !== 0) {
           const detail = Buffer.concat(err).toString("utf8").trim().split("\n").slice(-3).join(" ")
           return resume(
