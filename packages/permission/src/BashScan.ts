@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { commandPrefix } from "./Arity.ts"
@@ -49,6 +50,14 @@ interface State {
   vars: Map<string, ReadonlyArray<string> | null>
   /** Inside `sh -c '…'` and the like: the environment of that shell is not known. */
   inShell: boolean
+  /** `exec <file`, `exec <<<…`: stdin of every later command comes from there. */
+  stdinFed: boolean
+  /** Set by a `cd`: whether shell code (a function, a trap, an alias) moves the shell. */
+  moved: boolean
+  /** Functions and aliases whose code changes directory: after a call the directory is unknown. */
+  readonly movers: Set<string>
+  /** `shopt -s cdable_vars`/`autocd`: a name may change directory in ways the words do not show. */
+  cdNames: boolean
   readonly worktree: string
   readonly home: string
   readonly parser: Parser
@@ -172,6 +181,8 @@ interface Found {
   project: boolean
   /** Files that configure the command to run code (git's hooks and config). */
   config?: RegExp
+  /** Its code changes the shell's directory (a trap, an alias): unknown after it. */
+  moves?: boolean
 }
 
 const prefixPattern = (words: ReadonlyArray<string>) => `${commandPrefix(words).join(" ") || words[0]} *`
@@ -190,7 +201,14 @@ const expands = (node: Node): boolean => {
 const nestedCode = (st: State, code: string | undefined, found: Found, depth: number, who: string) => {
   if (code === undefined) found.opaque ??= `${who} runs shell code built at run time`
   else if (depth >= MAX_DEPTH) found.opaque ??= "shell code nested too deeply to follow"
-  else scanSource(st, code, depth + 1, true)
+  else {
+    const moved = st.moved
+    st.moved = false
+    scanSource(st, code, depth + 1, true)
+    // a trap or an alias runs in this shell: a `cd` in it moves the commands after it
+    if (st.moved && (who === "trap" || who === "alias")) found.moves = true
+    st.moved ||= moved
+  }
 }
 
 /**
@@ -233,7 +251,18 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   const hidden = opaqueUse(real, values, fed)
   if (hidden !== undefined) found.opaque ??= hidden
   if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(t.lit ?? t.raw, found)
-  if (nameValue.includes("/")) found.runs.push({ cwd: st.cwd, word: nameValue })
+  if (nameValue.includes("/")) {
+    found.runs.push({ cwd: st.cwd, word: nameValue })
+    const where = path.resolve(st.cwd ?? "/", expandTilde(nameValue, st.home))
+    // `/proc/self/exe`, `/dev/fd/3`: a process's program or an open file, not what the name says
+    if (/^\/(proc|dev)\//.test(where)) found.opaque ??= "the command is a process's or an open file's program"
+    else if (isInside(st.worktree, where)) {
+      // `./del` → /bin/rm: a link in the project is judged as what it points to
+      const target = locate(st, nameValue)
+      const base = target === undefined ? real : path.basename(target)
+      if (base !== real) found.patterns.push([base, ...words.slice(1)].join(" ") + suffix)
+    }
+  }
   if (runsProjectCode(real)) found.project = true
   found.config ??= configCode(real)
   if (touchesFiles(real)) filesOf(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
@@ -297,19 +326,26 @@ const CD = new Set(["cd", "pushd", "popd"])
 const SETS_VARIABLES = new Set(["read", "printf", "mapfile", "readarray", "getopts", "let", "declare", "typeset", "local", "export", "readonly"])
 
 const changeDirectory = (st: State, name: string, args: ReadonlyArray<Token>) => {
+  st.moved = true
+  const operands = args.filter((t) => !(t.lit ?? "").startsWith("-") || t.lit === "-")
+  // `pushd +1`, `popd -0`: the directory stack is rotated; `pushd` alone swaps its top two
+  if (name !== "cd" && (operands.some((t) => t.lit === undefined || /^[+-]\d+$/.test(t.lit)) || (name === "pushd" && operands.length === 0))) {
+    st.cwd = undefined
+    st.stack = []
+    return
+  }
   if (name === "popd") {
     st.cwd = st.stack.pop() ?? st.cwd
     return
   }
   if (name === "pushd") st.stack.push(st.cwd)
-  const operands = args.filter((t) => !(t.lit ?? "").startsWith("-") || t.lit === "-")
   const target = operands[0]
   if (!target) {
     st.cwd = st.home
     return
   }
   // `CDPATH=/; cd etc`: a name that is not `./`, `../` or absolute is looked up in CDPATH first
-  const searched = st.vars.has("CDPATH") && target.lit !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target.lit)
+  const searched = (st.cdNames || st.vars.has("CDPATH")) && target.lit !== undefined && !/^(\/|\.\.?(\/|$)|~)/.test(target.lit)
   st.cwd = target.lit === undefined || target.lit === "-" || searched ? undefined : locate(st, target.lit)
 }
 
@@ -323,10 +359,14 @@ const redirectText = (r: Node) => {
 const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean, depth: number) => {
   // substitutions anywhere inside run first, in their own subshell
   for (const child of node.namedChildren) visit(st, child, false, depth)
+  // the parser splits `a[\$\(rm\ x\)]` into several words: the whole command is looked at too
+  subscriptCode(st, node)
   const name = node.childForFieldName("name")
   if (!name) return
-  const tokens = [token(name), ...node.childrenForFieldName("argument").map(token)]
   const redirects = [...node.childrenForFieldName("redirect"), ...outer]
+  // `sh 0<<<'…'`, `exec 0< s`: the parser reads the descriptor as an argument
+  const args = node.childrenForFieldName("argument").filter((a) => !(a.type === "number" && redirects.some((r) => r.startIndex === a.endIndex)))
+  const tokens = [token(name), ...args.map(token)]
   const nameValue = tokens[0]!.lit
   // `cd`, `builtin cd`, `command cd`: the directory moves; alone it needs no permission
   const cdAt = nameValue !== undefined && CD.has(nameValue) ? 0 : (nameValue === "builtin" || nameValue === "command") && CD.has(tokens[1]?.lit ?? "") ? 1 : -1
@@ -334,6 +374,8 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
   const found: Found = { patterns: [], always: [], runs: [], project: false }
   const writes = st.written.length
   const stdin = checkRedirects(st, redirects)
+  // `exec <<< 'rm x'; bash`: later commands read what exec put on stdin
+  if (nameValue === "exec" && tokens.length === 1 && stdin) st.stdinFed = true
   if (st.cwd === undefined || !isInside(st.worktree, st.cwd)) external(st, st.cwd)
   checkPaths(pathContext(st), tokens, nameValue === undefined ? "" : path.basename(nameValue))
   // `read D`, `unset D`, `printf -v D`, `let D=1`: D is no longer what the line assigned
@@ -347,7 +389,7 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     if (reason !== undefined) found.opaque ??= reason
   }
   const suffix = redirects.map((r) => ` ${redirectText(r)}`).join("")
-  layer(st, tokens, suffix, fed || stdin, found, depth)
+  layer(st, tokens, suffix, fed || stdin || st.stdinFed, found, depth)
   const key = add(st, {
     permission: "bash",
     patterns: unique(found.patterns),
@@ -360,9 +402,30 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     st.runs.push({ key, files: found.runs, project: found.project, ...(found.config ? { config: found.config } : {}), own: [writes, st.written.length] })
   }
   if (cdAt !== -1) changeDirectory(st, tokens[cdAt]!.lit!, tokens.slice(cdAt + 1))
+  if (found.moves || (nameValue !== undefined && st.movers.has(nameValue))) st.cwd = undefined
+  if (nameValue === "alias" && found.moves) for (const t of tokens.slice(1)) st.movers.add((t.lit ?? "").split("=")[0]!)
+  // `shopt -s autocd` (a directory name as a command moves there), `cdable_vars` (`cd NAME` uses $NAME)
+  if (nameValue === "shopt" && tokens.some((t) => t.lit === undefined || t.lit === "autocd" || t.lit === "cdable_vars")) {
+    st.cdNames = true
+    if (tokens.some((t) => t.lit === undefined || t.lit === "autocd")) st.cwd = undefined
+  }
+  if (st.cdNames && st.cwd !== undefined && nameValue !== undefined && !CD.has(nameValue) && nameValue !== "shopt") {
+    const dir = locate(st, nameValue)
+    if (dir !== undefined && isDirectory(dir)) st.cwd = undefined
+  }
+}
+
+const isDirectory = (file: string) => {
+  try {
+    return fs.statSync(file).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 const SUBSHELL = new Set(["subshell", "command_substitution", "process_substitution", "function_definition"])
+// `a[$(…)]`, ``a[`…`]``, also escaped: a command substitution inside a subscript
+const SUBSCRIPT_CODE = /\w\[[^\]]*(\$\(|`)/
 
 /**
  * An assignment that always runs before what follows it: a statement of the line itself (or the
@@ -411,6 +474,12 @@ const forLoop = (st: State, node: Node, fed: boolean, depth: number) => {
   if (name !== undefined) st.vars.set(name, null)
 }
 
+/** `'a[$(rm x)]'`: a subscript evaluated as arithmetic (let, (( )), test -v, read, unset) runs it. */
+const subscriptCode = (st: State, node: Node) => {
+  if (!node.text.includes("[") || !SUBSCRIPT_CODE.test(node.text.replaceAll("\\", ""))) return
+  add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: "an array subscript holds a command substitution (arithmetic runs it)", ...(st.cwd ? { directory: st.cwd } : {}) })
+}
+
 /** Walks the tree in source order; `fed` means the node's stdin comes from a pipe or heredoc. */
 const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
   switch (node.type) {
@@ -424,7 +493,29 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
       // assigned or read into outside an expansion (`((D = 1))`, `export D`): its value is not known
       if (node.parent?.type !== "simple_expansion" && node.parent?.type !== "expansion") st.vars.set(node.text, null)
       return
+    case "function_definition": {
+      const saved = st.cwd
+      const moved = st.moved
+      st.moved = false
+      for (const child of node.namedChildren) visit(st, child, fed, depth)
+      const fname = node.childForFieldName("name")?.text
+      if (st.moved && fname !== undefined) st.movers.add(fname)
+      st.moved ||= moved
+      st.cwd = saved
+      return
+    }
+    case "process_substitution":
+      // `>(sh)`: what is written to the pipe is the stdin of the commands inside
+      for (const child of node.namedChildren) visit(st, child, fed || node.text.startsWith(">("), depth)
+      return
+    case "word":
+    case "raw_string":
+    case "string_content":
+    case "ansi_c_string":
+      return subscriptCode(st, node)
     case "expansion":
+      // `${x@P}` expands x as a prompt: command substitutions in its value run
+      if (/@P\}$/.test(node.text)) add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: "a prompt expansion (@P) runs command substitutions in a value", ...(st.cwd ? { directory: st.cwd } : {}) })
       // `${D:=x}`, `${D=x}` assign D
       if (/^\$\{[A-Za-z_]\w*:?=/.test(node.text)) {
         const name = node.namedChildren[0]?.text ?? ""
@@ -466,6 +557,7 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
       return
     }
     default: {
+      if (node.type === "concatenation") subscriptCode(st, node)
       const saved = st.cwd
       for (const child of node.namedChildren) visit(st, child, fed, depth)
       if (SUBSHELL.has(node.type)) st.cwd = saved
@@ -538,7 +630,7 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
   const home = options.home ?? os.homedir()
   const worktree = realLocation(options.worktree ?? options.cwd)
   const cwd = realLocation(options.cwd)
-  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
+  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, stdinFed: false, moved: false, movers: new Set(), cdNames: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again
   // with them joined; the union keeps what either reading finds (a comment ends at the newline).

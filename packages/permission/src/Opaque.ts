@@ -376,6 +376,7 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   mysql: mysqlCode,
   mariadb: mysqlCode,
   unlink: () => "unlink removes a file",
+  fc: (w) => (w.some((x) => x === "-l") ? undefined : "fc runs commands from the history"),
   shred: () => "shred destroys a file's contents",
   mvn: mavenCode,
   mvnw: mavenCode,

@@ -102,7 +102,19 @@ export const variablePaths: ReadonlyArray<string> = [
   "7z x a.7z -o/tmp",
   "gcc -o/tmp/x a.c",
   "make -C/tmp",
-  "tar -C/tmp -xf a.tar"
+  "tar -C/tmp -xf a.tar",
+  // the directory moved by code that runs in this shell, or by a rotated stack
+  "pushd /etc; pushd $PWD; pushd +1; cat passwd",
+  "pushd /etc; pushd $PWD; pushd; cat passwd",
+  "pushd /etc; pushd $PWD; popd +0; cat passwd",
+  "pushd /etc; pushd $PWD; pushd -1; cat passwd",
+  "f() { cd /etc; }; f; cat passwd",
+  "function g { pushd /etc; }; g; cat passwd",
+  "alias c='cd /etc'; c; cat passwd",
+  "trap 'cd /etc' DEBUG; cat passwd",
+  "shopt -s cdable_vars; E=/etc; cd E; cat passwd",
+  "E=/etc; shopt -s cdable_vars; cd E; cat passwd",
+  "shopt -s autocd; /etc; cat passwd"
 ]
 
 /** Item 3: code that runs without being in the command's words. */
@@ -412,7 +424,38 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "echo 'rm x' > .husky/pre-commit && git commit -m x",
   "npm pkg set scripts.x='rm x' && npm run x",
   "npm set-script x 'rm x' && npm run x",
-  "mvn exec:exec -Dexec.executable=rm -Dexec.args=x"
+  "mvn exec:exec -Dexec.executable=rm -Dexec.args=x",
+  // arithmetic runs command substitutions in array subscripts; @P runs them in a value
+  "x='a[$(rm x)]'; (( x ))",
+  "x='a[$(rm x)]'; echo $(( x ))",
+  "x='a[$(rm x)]'; [[ $x -eq 1 ]]",
+  "let 'a[$(rm x)]=1'",
+  "test -v 'a[$(rm x)]'",
+  "[[ -v 'a[$(rm x)]' ]]",
+  "unset 'a[$(rm x)]'",
+  "printf -v 'a[$(rm x)]' x",
+  "declare 'a[$(rm x)]=1'",
+  "read 'a[$(rm x)]' <<< 1",
+  "declare -i n='a[`rm x`]'",
+  "let a[\\$\\(rm\\ x\\)]=1",
+  "x='$(rm x)'; echo \"${x@P}\"",
+  "x='`rm x`'; echo ${x@P}",
+  // a process's program, an open file, a link in the project to another program
+  "/proc/self/exe -c 'rm x'",
+  "/proc/$$/exe -c 'rm x'",
+  "/proc/self/fd/255 x",
+  "/dev/fd/3 x",
+  "../../../../proc/self/exe -c 'rm x'",
+  // history, stdin set for the rest of the line, a process substitution that is written to
+  "fc -s",
+  "set -o history; history -s 'rm x'; fc -s rm",
+  "exec <<< 'rm x'; bash",
+  "exec 0<<<'rm x'; sh",
+  "exec < s.sh; bash",
+  "sh 0<<<'rm x'",
+  "echo rm x > >(sh)",
+  "tee >(bash) <<< 'rm x'",
+  "echo rm x | tee >(sh)"
 ]
 
 /** Ordinary commands: allowed under `"*": "allow"` before and after the fixes. */
