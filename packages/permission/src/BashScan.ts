@@ -118,8 +118,25 @@ const pathContext = (st: State): PathContext => ({ cwd: st.cwd, locate: (word) =
 const locate = (st: State, given: string, cwd = st.cwd): string | undefined => {
   const expanded = expandTilde(given, st.home)
   if (!path.isAbsolute(expanded) && cwd === undefined) return undefined
+  const absolute = path.isAbsolute(expanded) ? expanded : `${cwd ?? "/"}${path.sep}${expanded}`
+  // `/dev/fd/0/..`, `/proc/self/cwd/x`: where they lead depends on the process that opens them
+  if (throughProcess(absolute)) return undefined
   // joined as written: realLocation takes `..` after the symlinks before it, as the kernel does
-  return realLocation(path.isAbsolute(expanded) ? expanded : `${cwd ?? "/"}${path.sep}${expanded}`)
+  return realLocation(absolute)
+}
+
+const PROCESS_DEPENDENT = /^\/(proc|dev\/fd|dev\/std(in|out|err))(\/|$)/
+
+/** True when a path goes through /proc, /dev/fd or /dev/stdin with more after it (read lexically). */
+const throughProcess = (absolute: string) => {
+  if (!absolute.includes("/proc") && !absolute.includes("/dev/")) return false
+  let current = "/"
+  for (const part of absolute.split("/")) {
+    if (part === "" || part === ".") continue
+    if (PROCESS_DEPENDENT.test(current) && current !== "/proc") return true
+    current = part === ".." ? path.dirname(current) : path.join(current, part)
+  }
+  return false
 }
 
 /** Redirections: writes need `edit` on the target; any target outside the worktree asks for its directory. */

@@ -90,6 +90,8 @@ export const variablePaths: ReadonlyArray<string> = [
   "export CDPATH=/; cd etc; cat passwd",
   "cat /dev/fd/../../etc/passwd",
   "cat /dev/fd/0/../../../etc/passwd",
+  "cat /proc/self/cwd/../x",
+  "cat /dev/stdin/../../x",
   "echo $(< /etc/passwd)",
   "x=$(</etc/passwd); echo $x",
   "cat <<< $(</etc/passwd)",
