@@ -37,6 +37,27 @@ describe("bash tool", () => {
     expect(r.failure.reason).toBe("permission")
     expect(Bun.file(`${cwd}/marker`).size).toBe(0)
   })
+  test("a command with a NUL byte is refused before it runs: bash would drop the byte (r\\0m → rm) past a deny rule, or cut the command", async () => {
+    const rules = [
+      { permission: "bash", pattern: "*", action: "allow" as const },
+      { permission: "bash", pattern: "rm *", action: "deny" as const }
+    ]
+    const pad = `: ${"x".repeat(20_000)}\n`
+    for (const command of ["r\u0000m -f victim", `${pad}r\u0000m -f victim`, "echo ok\u0000; rm -f victim", `${pad}echo ok; r\u0000m -f victim`]) {
+      const cwd = tempDir()
+      fs.writeFileSync(path.join(cwd, "victim"), "v")
+      const r = await runTool(bash, { command }, { cwd, rules })
+      expect(r._tag).toBe("Failure")
+      // (a visible rm is denied by its rule first)
+      expect(r.failure.message).toMatch(/contains a NUL byte|rules deny bash for "rm -f victim"/)
+      expect(fs.existsSync(path.join(cwd, "victim"))).toBe(true)
+    }
+    const bare = await runTool(bash, { command: "echo a\u0000b" }, { cwd: tempDir(), rules })
+    expect(bare.failure.message).toBe("The command contains a NUL byte (\\0), which a shell command cannot hold; nothing was run. Remove it (to produce one, write printf '\\0').")
+    // printf makes one without the command holding it
+    const ok = await runTool(bash, { command: "printf 'a\\0b' | wc -c" }, { cwd: tempDir(), rules })
+    expect(ok.success.output).toContain("3")
+  })
   test("stdout and stderr interleave in the order they were written", async () => {
     const r = await runTool(bash, { command: "for i in 1 2 3; do echo out$i; echo err$i >&2; done" }, { cwd: tempDir() })
     expect(r.success.output).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\n\n(exit code 0)")

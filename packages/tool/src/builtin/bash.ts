@@ -108,6 +108,15 @@ export const bash = define("bash", {
       if (!fs.existsSync(cwd)) {
         return yield* new ToolError({ reason: "failed", message: `The workdir ${cwd} does not exist. Use an existing directory.` })
       }
+      // The shell reading the command from stdin cuts it at a NUL byte (a short one) or drops the
+      // byte and joins what is around it (a long one: `r\0m` runs rm, which the scan judged as
+      // `r\0m`); no shell command can hold one, so a command with one is refused before it runs.
+      if (args.command.includes("\u0000")) {
+        return yield* new ToolError({
+          reason: "failed",
+          message: "The command contains a NUL byte (\\0), which a shell command cannot hold; nothing was run. Remove it (to produce one, write printf '\\0')."
+        })
+      }
       const timeout = Math.min(args.timeout ?? DEFAULT_TIMEOUT, MAX_TIMEOUT)
       const truncate = yield* Truncate
       const limits = limitsFor(truncate.settings, "bash")
