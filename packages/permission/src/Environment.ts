@@ -54,7 +54,14 @@ const VARIABLES: Record<string, Check> = {
   ZIPOPT: matching(/-TT|unzip-command/),
   GOFLAGS: matching(/exec/),
   RUSTFLAGS: matching(/linker|link-arg|-Z|plugin/), CARGO_ENCODED_RUSTFLAGS: always, CARGO_HOME: always, CARGO_BUILD_RUSTC: always,
-  PATH: unsafePath
+  PATH: unsafePath,
+  // make reads options and more makefiles from these
+  MAKEFLAGS: matching(/eval|SHELL|(^|\s)-[a-zA-Z]*[fE]|--file|--makefile/), GNUMAKEFLAGS: matching(/eval|SHELL|(^|\s)-[a-zA-Z]*[fE]|--file|--makefile/),
+  MFLAGS: matching(/eval|SHELL|(^|\s)-[a-zA-Z]*[fE]|--file|--makefile/), MAKEFILES: always,
+  NPM_CONFIG_USERCONFIG: always, NPM_CONFIG_GLOBALCONFIG: always, NPM_CONFIG_PREFIX: always,
+  // git writes its traces to a file named here
+  GIT_TRACE: matching(/[/~.]/), GIT_TRACE2: matching(/[/~.]/), GIT_TRACE2_EVENT: matching(/[/~.]/), GIT_TRACE2_PERF: matching(/[/~.]/),
+  GIT_TRACE_PACKET: matching(/[/~.]/), GIT_TRACE_PERFORMANCE: matching(/[/~.]/), GIT_TRACE_SETUP: matching(/[/~.]/), GIT_TRACE_CURL: matching(/[/~.]/)
 }
 
 // families: exported bash functions, git's numbered configuration

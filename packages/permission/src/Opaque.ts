@@ -39,6 +39,8 @@ const INLINE: Record<string, Inline> = {
   ruby: RUBY,
   php: { code: ["-r", "-R", "-B", "-E", "--run", "--process-code", "--process-begin", "--process-end"], values: ["-c", "-d", "-z", "-t", "-f"] },
   lua: { code: ["-e"], values: ["-l"] },
+  ipython: { code: ["-c"] },
+  ipython3: { code: ["-c"] },
   luajit: { code: ["-e"], values: ["-l", "-j", "-O"] },
   Rscript: { code: ["-e", "--expr"] },
   R: { code: ["-e"] },
@@ -123,7 +125,7 @@ const sedScripts = (words: Words): string | undefined => {
 
 // git configuration keys whose value is a command, a program, or more configuration
 const GIT_CODE_KEY =
-  /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
+  /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
 
 // a program run with a file (pager, editor, askpass) that does nothing else with it
 const HARMLESS_PROGRAM = /^((\/usr)?\/bin\/)?(true|false|:|cat|echo|less|more|most|head|tail|vi|vim|nvim|nano|emacs|ed|code --wait|sccache|ccache)( -[A-Za-z]+)*$/
@@ -313,6 +315,21 @@ const mysqlCode = (w: Words, fed: boolean): string | undefined => {
 const mavenCode = (w: Words): string | undefined =>
   w.some((x) => x === undefined || /^(exec:|org\.codehaus\.mojo:exec-maven-plugin)|^-Dexec\.(executable|args)/.test(x)) ? "maven's exec plugin runs the program given in its words" : undefined
 
+// python modules that run code given in their arguments
+const PYTHON_CODE_MODULES = /^(timeit|pdb|IPython|cProfile|profile|trace)$/
+
+/** `python -m timeit 'code'`, `-m pdb -c '!…'`: the module runs code from its words. */
+const pythonModule = (words: Words): string | undefined => {
+  const at = words.indexOf("-m")
+  const module = at === -1 ? undefined : words[at + 1]
+  if (at === -1 || !(module === undefined || PYTHON_CODE_MODULES.test(module))) return undefined
+  return words.length > at + 2 && !words.slice(at + 2).every((w) => w === "-h" || w === "--help") ? `python -m ${module ?? "…"} runs code given in its words` : undefined
+}
+
+/** `perl -M'Mod;system(…)'`: a -M/-m value is pasted into a `use` statement. */
+const perlModule = (words: Words): string | undefined =>
+  words.some((w) => w !== undefined && /^-[mM]/.test(w) && !/^-[mM]-?[\w:]*(=[\w:,.-]*)?$/.test(w)) ? "perl -M pastes code into a use statement" : undefined
+
 /** Per command: why it runs code its words do not show. */
 const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefined> = {
   git: gitCode,
@@ -349,7 +366,7 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   zip: (w) => (optionValues(w, ["-TT", "--unzip-command"]).length > 0 ? "zip runs the test command given in its options" : undefined),
   npx: (w) => (optionValues(w, ["--script-shell"]).length > 0 ? "npx runs scripts with the shell given in its options" : undefined),
   npm: (w) =>
-    optionValues(w, ["--script-shell", "--node-options"]).length > 0
+    optionValues(w, ["--script-shell", "--node-options", "--userconfig", "--globalconfig"]).length > 0
       ? "npm runs scripts with the shell given in its options"
       : (w[1] === "exec" || w[1] === "x") && optionValues(w, ["-c", "--call"]).length > 0
         ? "npm exec -c runs shell code"
@@ -376,6 +393,12 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   mysql: mysqlCode,
   mariadb: mysqlCode,
   unlink: () => "unlink removes a file",
+  perl: perlModule,
+  php: (w) => (w.some((x) => x !== undefined && /auto_(prepend|append)_file/.test(x)) ? "php -d auto_prepend_file runs another file" : undefined),
+  python: pythonModule,
+  python3: pythonModule,
+  python2: pythonModule,
+  pypy3: pythonModule,
   fc: (w) => (w.some((x) => x === "-l") ? undefined : "fc runs commands from the history"),
   shred: () => "shred destroys a file's contents",
   mvn: mavenCode,

@@ -63,7 +63,13 @@ export const sedRunsCode = (script: string): string | undefined => {
     }
     const c = at(i++)
     if (c === "{") continue
-    if (c === "#" || c === ":" || c === "a" || c === "i" || c === "c" || c === "r" || c === "R") {
+    if (c === "r" || c === "R") {
+      // `r /etc/passwd`: a file read into the output, named in the script
+      const file = toLineEnd()
+      if (/^[/~]|(^|\/)\.\.(\/|$)/.test(file)) return "sed reads a file named in its script"
+      continue
+    }
+    if (c === "#" || c === ":" || c === "a" || c === "i" || c === "c") {
       // text, label or file name up to the end of the line (`a\` continues on escaped newlines)
       while (i < n && at(i) !== "\n") i += at(i) === "\\" ? 2 : 1
       continue
@@ -138,6 +144,8 @@ export const awkRunsCode = (program: string): string | undefined => {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(program.slice(i))![0]
       i += word.length
       if (word === "system" && /^\s*\(/.test(program.slice(i))) return "awk runs a command (system)"
+      // `getline line < "/etc/passwd"`: a file named in the program
+      if (word === "getline" && /^\s*([A-Za-z_][\w\[\]$]*\s*)?</.test(program.slice(i))) return "awk reads a file named in its program"
       if (word === "print" || word === "printf") {
         printing = true
         depth = 0

@@ -214,19 +214,40 @@ const bwrapCommand = (w: Words): number => {
  * `tool sub [options] cmd …` (`uv run`, `poetry run`, `npm exec`, `bundle exec`): after the
  * subcommand and its options a command from PATH runs. A computed subcommand may be one of them.
  */
+/**
+ * Where subcommand `subs` is: the first operand, after global options, one of which may take a
+ * value (`uv --directory d run …`, `docker -H h exec …`); -1 when another subcommand is given,
+ * undefined when a computed word may be it.
+ */
+const subAt = (w: Words, subs: ReadonlyArray<string>): number | undefined => {
+  for (let i = 1; i < w.length; i++) {
+    const x = w[i]
+    if (x === undefined) return undefined
+    if (subs.includes(x)) return i
+    if (x.startsWith("-") || (i > 1 && (w[i - 1] ?? "").startsWith("-"))) continue
+    return -1
+  }
+  return -1
+}
+
+/**
+ * `tool sub [options] cmd …` (`uv run`, `poetry run`, `npm exec`, `bundle exec`): after the
+ * subcommand and its options a command from PATH runs.
+ */
 const subcommand =
   (subs: ReadonlyArray<string>, withValue = "", values: ReadonlyArray<string> = []) =>
   (w: Words): Unwrapped | undefined => {
-    const sub = w[1]
-    if (sub === undefined) return code(undefined)
-    return subs.includes(sub) ? rest(w, skipOptions(w, 2, withValue, new Set(values))) : undefined
+    const at = subAt(w, subs)
+    if (at === undefined) return code(undefined)
+    return at === -1 ? undefined : rest(w, skipOptions(w, at + 1, withValue, new Set(values)))
   }
 
 /** `mise exec tool@1 -- cmd …`, `kubectl exec pod -- cmd …`: the command follows `--`. */
 const afterDashes = (subs: ReadonlyArray<string>, codeOptions: ReadonlyArray<string> = []) => (w: Words): Unwrapped | undefined => {
-  if (w[1] === undefined) return code(undefined)
-  if (!subs.includes(w[1])) return undefined
-  for (let i = 2; i < w.length; i++) {
+  const at = subAt(w, subs)
+  if (at === undefined) return code(undefined)
+  if (at === -1) return undefined
+  for (let i = at + 1; i < w.length; i++) {
     const x = w[i]
     if (x === undefined) return code(undefined)
     if (x === "--") return rest(w, i + 1)
@@ -237,10 +258,19 @@ const afterDashes = (subs: ReadonlyArray<string>, codeOptions: ReadonlyArray<str
   return undefined
 }
 
+/** `docker exec [options] container cmd …` (also `docker container exec`, podman). */
+const containerExec = (w: Words): Unwrapped | undefined => {
+  const found = subAt(w, ["exec", "container"])
+  const at = found !== undefined && w[found] === "container" ? (w[found + 1] === "exec" ? found + 1 : -1) : found
+  if (at === undefined || at === -1) return undefined
+  return rest(w, skipOptions(w, at + 1, "euw", long("--env", "--user", "--workdir", "--env-file", "--detach-keys", "--preserve-fd")) + 1)
+}
+
 /** `ssh host cmd …`: the remote shell runs the words after the host, joined with spaces. */
 const sshCommand = (w: Words): Unwrapped | undefined => {
   const host = skipOptions(w, 1, "BbcDEeFIiJLlmOoPpQRSWw")
-  const words = w.slice(host + 1)
+  // ssh reads options after the host too (`ssh host -t cmd`)
+  const words = w.slice(w[host + 1]?.startsWith("-") ? skipOptions(w, host + 1, "BbcDEeFIiJLlmOoPpQRSWw") : host + 1)
   if (words.length === 0) return undefined
   return code(words.some((x) => x === undefined) ? undefined : words.join(" "))
 }
@@ -279,9 +309,13 @@ const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
     const at = w.findIndex((x, i) => i > 1 && (x === "-c" || x === "--command"))
     return at !== -1 ? rest(w, at + 1) : undefined
   },
-  docker: (w) => (w[1] === "exec" || (w[1] === "container" && w[2] === "exec") ? rest(w, skipOptions(w, w[1] === "exec" ? 2 : 3, "euw", long("--env", "--user", "--workdir", "--env-file", "--detach-keys")) + 1) : undefined),
-  podman: (w) => (w[1] === "exec" ? rest(w, skipOptions(w, 2, "euw", long("--env", "--user", "--workdir", "--env-file", "--detach-keys", "--preserve-fd")) + 1) : undefined),
-  kubectl: afterDashes(["exec", "debug", "run"]),
+  docker: (w) => containerExec(w),
+  podman: (w) => containerExec(w),
+  // `kubectl exec pod -- cmd`, and the older `kubectl exec pod cmd`
+  kubectl: (w) => {
+    const at = subAt(w, ["exec"])
+    return afterDashes(["exec", "debug", "run"])(w) ?? (at !== undefined && at !== -1 && !w.includes("--") ? rest(w, skipOptions(w, at + 1, "cnf", long("--container", "--namespace", "--filename", "--context", "--kubeconfig", "--pod-running-timeout")) + 1) : undefined)
+  },
   oc: afterDashes(["exec", "debug", "run", "rsh"]),
   vagrant: (w) => {
     const at = w.findIndex((x) => x === "-c" || x === "--command")
@@ -298,8 +332,13 @@ const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
     return rest(w, skipOptions(w, 1, "pw", long("--package", "--workspace", "--cache", "--userconfig")))
   },
   bunx: (w) => rest(w, skipOptions(w, 1, "p", long("--package"))),
-  bun: (w) => (w[1] === "x" ? rest(w, skipOptions(w, 2, "p", long("--package"))) : w[1] === "exec" ? code(w.slice(2).some((x) => x === undefined) ? undefined : w.slice(2).join(" ")) : undefined),
-  npm: (w) => (w[1] === "exec" || w[1] === "x" ? rest(w, skipOptions(w, 2, "pw", long("--package", "--workspace"))) : undefined),
+  bun: (w) => {
+    const at = subAt(w, ["x", "exec"])
+    if (at === undefined || at === -1) return undefined
+    const words = w.slice(at + 1)
+    return w[at] === "x" ? rest(w, skipOptions(w, at + 1, "p", long("--package"))) : code(words.some((x) => x === undefined) ? undefined : words.join(" "))
+  },
+  npm: subcommand(["exec", "x"], "pw", ["--package", "--workspace"]),
   // launchers that run their operand as a command
   gosu: (w) => rest(w, 2),
   "su-exec": (w) => rest(w, 2),
@@ -334,6 +373,30 @@ const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
   cgexec: (w) => rest(w, skipOptions(w, 1, "g")),
   prlimit: (w) => (w.some((x) => x === "-p" || x === "--pid" || (x ?? "").startsWith("--pid=")) ? undefined : rest(w, skipOptions(w, 1, "", long("--output")))),
   daemonize: (w) => rest(w, skipOptions(w, 1, "ceopluE")),
+  // compiler caches run their first word as the compiler
+  ccache: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
+  sccache: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
+  distcc: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
+  icecc: (w) => rest(w, 1),
+  chronic: (w) => rest(w, skipOptions(w, 1, "")),
+  ifne: (w) => rest(w, skipOptions(w, 1, "")),
+  // moreutils' pee runs each operand as shell code
+  pee: (w) => ({ inners: [], scripts: [], code: w.slice(1).filter((x) => x === undefined || !x.startsWith("-")) }),
+  lckdo: (w) => rest(w, skipOptions(w, 1, "w") + 1),
+  rlwrap: (w) => rest(w, skipOptions(w, 1, "aAbCefFgHlopPqsStwz")),
+  eatmydata: (w) => rest(w, skipOptions(w, 1, "")),
+  fakechroot: (w) => rest(w, skipOptions(w, 1, "cdeEl", long("--config-dir", "--use-system-libs", "--environment", "--lib"))),
+  cpulimit: (w) => rest(w, skipOptions(w, 1, "lpe", long("--limit", "--pid", "--exe"))),
+  trickle: (w) => rest(w, skipOptions(w, 1, "udwtlns")),
+  dtach: (w) => (/^-[cAnN]$/.test(w[1] ?? "") ? rest(w, skipOptions(w, 3, "erz")) : undefined),
+  abduco: (w) => (/^-[cAn]$/.test(w[1] ?? "") ? rest(w, skipOptions(w, 3, "e")) : undefined),
+  uftrace: (w) => (w[1] === "record" || w[1] === "live" ? rest(w, skipOptions(w, 2, "dFNTtDAReUu")) : undefined),
+  heaptrack: (w) => rest(w, skipOptions(w, 1, "o")),
+  // terminal emulators: `-e cmd …` (`-e` takes the rest), or `--` then the command
+  xterm: (w) => {
+    const at = w.findIndex((x) => x === "-e" || x === "--")
+    return at === -1 ? undefined : rest(w, at + 1)
+  },
   // they build commands from templates, several strings of shell code, or run them in a job system
   sem: (w) => operandsGiven(w),
   hyperfine: (w) => operandsGiven(w),

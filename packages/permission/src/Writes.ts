@@ -176,7 +176,8 @@ export const codeFiles = (name: string, words: Words): Array<string | undefined>
 // programs that run the project's code files by convention (tests, builds, imports)
 const RUNNERS = new Set([
   "make", "gmake", "npm", "npx", "pnpm", "yarn", "bun", "bunx", "deno", "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "cargo",
-  "go", "gradle", "gradlew", "mvn", "mvnw", "just", "rake", "bundle", "rspec", "phpunit", "composer", "dotnet", "swift", "mix", "sbt", "ctest"
+  "go", "gradle", "gradlew", "mvn", "mvnw", "just", "rake", "bundle", "rspec", "phpunit", "composer", "dotnet", "swift", "mix", "sbt", "ctest",
+  "cmake", "meson", "bazel", "bazelisk", "task", "pre-commit", "foreman", "honcho", "direnv", "uv", "poetry", "pipenv", "pdm", "hatch"
 ])
 
 // files whose contents make git run commands: hooks, configuration, attributes (filters), hook managers
@@ -188,7 +189,8 @@ export const configCode = (name: string): RegExp | undefined => (name === "git" 
 /** True when `name` may run any code file of the project (an import, a test, a build script). */
 export const runsProjectCode = (name: string) => isInterpreter(name) || RUNNERS.has(name)
 
-const CODE_FILE = /\.(py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|lua|sh|bash|zsh|go|rs|java|kt|swift|ex|exs|r|jl|mk)$|(^|\/)(Makefile|makefile|GNUmakefile|justfile|Rakefile|Gemfile|conftest\.py|setup\.py|package\.json|build\.rs|Cargo\.toml|pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|build\.gradle(\.kts)?|pom\.xml)$/i
+const CODE_FILE =
+  /\.(py|pyw|pth|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|lua|sh|bash|zsh|go|rs|java|kt|kts|swift|ex|exs|r|jl|mk|cmake|bzl|sbt|scala|csproj|fsproj|vbproj|props|targets|gemspec)$|(^|\/)(Makefile|makefile|GNUmakefile|justfile|Rakefile|Gemfile|conftest\.py|setup\.py|package\.json|build\.rs|Cargo\.toml|pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|pom\.xml|CMakeLists\.txt|meson\.build|BUILD(\.bazel)?|WORKSPACE(\.bazel)?|MODULE\.bazel|composer\.json|deno\.jsonc?|Taskfile\.ya?ml|\.pre-commit-config\.yaml|Procfile|\.envrc|\.npmrc|\.yarnrc(\.yml)?|bunfig\.toml|config\.toml)$/i
 
 /** True for a file name that a runner may load as code (`helper.py`, `test_x.py`, `Makefile`). */
 export const isCodeFile = (file: string) => CODE_FILE.test(file)
