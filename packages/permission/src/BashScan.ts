@@ -56,6 +56,8 @@ interface State {
   moved: boolean
   /** Functions and aliases whose code changes directory: after a call the directory is unknown. */
   readonly movers: Set<string>
+  /** Aliases defined by the line: their text replaces their name where it is used. */
+  readonly aliases: Map<string, string>
   /** `shopt -s cdable_vars`/`autocd`: a name may change directory in ways the words do not show. */
   cdNames: boolean
   readonly worktree: string
@@ -215,13 +217,17 @@ const expands = (node: Node): boolean => {
 }
 
 /** Runs `code` found inside a word (`env -S…`, `--command=…`, alias values) through the scan. */
-const nestedCode = (st: State, code: string | undefined, found: Found, depth: number, who: string) => {
+const nestedCode = (st: State, code: string | undefined, found: Found, depth: number, who: string, fed = false) => {
   if (code === undefined) found.opaque ??= `${who} runs shell code built at run time`
   else if (depth >= MAX_DEPTH) found.opaque ??= "shell code nested too deeply to follow"
   else {
     const moved = st.moved
+    const stdinFed = st.stdinFed
     st.moved = false
+    // `ssh host sh <<< 'rm x'`: the code's commands read the wrapper's stdin
+    st.stdinFed ||= fed
     scanSource(st, code, depth + 1, true)
+    st.stdinFed = stdinFed
     // a trap or an alias runs in this shell: a `cd` in it moves the commands after it
     if (st.moved && (who === "trap" || who === "alias")) found.moves = true
     st.moved ||= moved
@@ -259,6 +265,9 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   const real = nameValue.includes("/") ? path.basename(nameValue) : nameValue
   const words = [real, ...tokens.slice(1).map((t) => t.lit ?? t.raw)]
   found.patterns.push(rawText, words.join(" ") + suffix)
+  // `alias u='uv run'; u rm x`: the alias's text with the words after it is what runs
+  const alias = st.aliases.get(nameValue)
+  if (alias !== undefined && name.raw === nameValue) nestedCode(st, `${alias} ${raw.slice(1).join(" ")}`, found, depth, "alias", fed)
   if (isReservedName(real)) {
     found.always.push(rawText)
     found.opaque ??= `\`${real}\` is a shell keyword where a command is expected`
@@ -292,8 +301,8 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
     // xargs appends words from stdin to its command, unless it replaces a placeholder (-I)
     const appends = real === "xargs" && marker === undefined
     for (const [start, end] of wrapped.inners) layer(st, inner.slice(start, end), suffix, fed || real === "xargs", found, depth, appends)
-    for (const index of wrapped.scripts) nestedCode(st, inner[index]?.lit, found, depth, real)
-    for (const text of wrapped.code ?? []) nestedCode(st, text, found, depth, real)
+    for (const index of wrapped.scripts) nestedCode(st, inner[index]?.lit, found, depth, real, fed)
+    for (const text of wrapped.code ?? []) nestedCode(st, text, found, depth, real, fed)
     return
   }
   found.always.push(prefixPattern(raw), prefixPattern(words))
@@ -304,6 +313,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
     // an alias is shell code that runs where its name is used
     for (const t of tokens.slice(1)) {
       const eq = t.lit?.indexOf("=") ?? 0
+      if (eq > 0) st.aliases.set(t.lit!.slice(0, eq), t.lit!.slice(eq + 1))
       if (eq > 0) nestedCode(st, t.lit!.slice(eq + 1), found, depth, real)
       else if (t.lit === undefined) found.opaque ??= "alias defines shell code built at run time"
     }
@@ -647,7 +657,7 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
   const home = options.home ?? os.homedir()
   const worktree = realLocation(options.worktree ?? options.cwd)
   const cwd = realLocation(options.cwd)
-  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, stdinFed: false, moved: false, movers: new Set(), cdNames: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
+  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, stdinFed: false, moved: false, movers: new Set(), aliases: new Map(), cdNames: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again
   // with them joined; the union keeps what either reading finds (a comment ends at the newline).

@@ -22,6 +22,8 @@ interface Inline {
   readonly values?: ReadonlyArray<string>
   /** Subcommands that take code (`deno eval`). */
   readonly subcommands?: ReadonlyArray<string>
+  /** Subcommands after which options go on (`deno repl --eval`). */
+  readonly through?: ReadonlyArray<string>
   readonly ignoreCase?: boolean
 }
 
@@ -34,7 +36,14 @@ const INLINE: Record<string, Inline> = {
   python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON,
   node: NODE, nodejs: NODE, "ts-node": NODE, tsx: NODE,
   bun: { code: ["-e", "--eval", "-p", "--print"] },
-  deno: { code: [], subcommands: ["eval"] },
+  deno: { code: ["--eval", "--eval-file"], subcommands: ["eval"], through: ["repl", "run"] },
+  gnuplot: { code: ["-e"] },
+  octave: { code: ["--eval"] },
+  matlab: { code: ["-batch", "-r"] },
+  dc: { code: ["-e", "--expression"] },
+  mongo: { code: ["--eval"] },
+  mongosh: { code: ["--eval"] },
+  lftp: { code: ["-c", "-e"] },
   perl: PERL,
   ruby: RUBY,
   php: { code: ["-r", "-R", "-B", "-E", "--run", "--process-code", "--process-begin", "--process-end"], values: ["-c", "-d", "-z", "-t", "-f"] },
@@ -63,6 +72,7 @@ const inlineCode = (spec: Inline, words: Words): string | undefined => {
     const raw = words[i]
     if (raw === undefined || raw === "--" || raw === "-") return undefined
     const w = spec.ignoreCase ? raw.toLowerCase() : raw
+    if (!w.startsWith("-") && spec.through?.includes(w) && i === 1) continue
     if (!w.startsWith("-")) return spec.subcommands?.includes(w) ? w : undefined
     const option = w.includes("=") ? w.slice(0, w.indexOf("=")) : w
     if (spec.code.includes(option)) return option
@@ -222,7 +232,7 @@ const tarCode = (words: Words): string | undefined => {
 }
 
 // ssh options whose value runs a local command or loads a library
-const SSH_CODE_OPTIONS = /^(proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider)$/i
+const SSH_CODE_OPTIONS = /^(proxycommand|localcommand|remotecommand|knownhostscommand|pkcs11provider|securitykeyprovider)$/i
 
 const SSH_LIKE: Record<string, Options> = {
   ssh: { short: "BbcDEeFIiJLlmOoPpQRSWw" },
@@ -330,6 +340,33 @@ const pythonModule = (words: Words): string | undefined => {
 const perlModule = (words: Words): string | undefined =>
   words.some((w) => w !== undefined && /^-[mM]/.test(w) && !/^-[mM]-?[\w:]*(=[\w:,.-]*)?$/.test(w)) ? "perl -M pastes code into a use statement" : undefined
 
+/** `hg --config k=v`, `svn --config-option …`, `--editor-cmd`: settings that name programs. */
+const vcsCode = (words: Words): string | undefined => {
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) continue
+    const value = w === "--config" || w === "--config-option" ? words[i + 1] : w.startsWith("--config=") || w.startsWith("--config-option=") ? w.slice(w.indexOf("=") + 1) : undefined
+    if ((w === "--config" || w === "--config-option") && value === undefined) return `${words[0]} ${w} sets configuration computed when it runs`
+    if (value !== undefined && /(^|[.:])(alias|hooks|extensions|pager|merge-tools|extdiff)\.|ui\.(editor|merge|ssh|remotecmd)|editor|-cmd|merge-tool|ssh|diff-cmd|diff3-cmd/i.test(value)) return `${words[0]} ${w} sets a command to run`
+    if (/^--(editor-cmd|diff-cmd|diff3-cmd)(=|$)/.test(w) || (words[0] === "cvs" && w === "-e")) return `${words[0]} ${w} runs the program given`
+  }
+  return undefined
+}
+
+/** LaTeX engines: `--shell-escape` lets a document run commands. */
+const texCode = (words: Words): string | undefined =>
+  words.some((w) => w === undefined || /^--?(shell-escape|enable-write18)$/.test(w)) ? `${words[0]} lets the document run commands (shell escape)` : undefined
+
+/** ImageMagick: `|cmd` names, `msl:` scripts, `ephemeral:` (deletes its input). */
+const magickCode = (words: Words): string | undefined =>
+  words.slice(1).some((w) => w === undefined || /^(\||msl:|ephemeral:)/i.test(w)) ? `${words[0]} runs a command, a script or deletes a file named in its words` : undefined
+
+/** Package managers' persistent configuration: script shells, node options, user config files. */
+const packageConfig = (words: Words): string | undefined =>
+  (words[1] === "config" && (words[2] === "set" || words[2] === "edit")) || words[1] === "set"
+    ? `${words[0]} config set changes configuration that later commands run with`
+    : undefined
+
 /** Per command: why it runs code its words do not show. */
 const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefined> = {
   git: gitCode,
@@ -339,7 +376,6 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   rsync: rsyncCode,
   ssh: (w) => sshCode(w, "ssh"),
   scp: (w) => sshCode(w, "scp"),
-  sftp: (w) => sshCode(w, "sftp"),
   sed: sedScripts,
   gsed: sedScripts,
   find: (w) => {
@@ -366,11 +402,12 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   zip: (w) => (optionValues(w, ["-TT", "--unzip-command"]).length > 0 ? "zip runs the test command given in its options" : undefined),
   npx: (w) => (optionValues(w, ["--script-shell"]).length > 0 ? "npx runs scripts with the shell given in its options" : undefined),
   npm: (w) =>
-    optionValues(w, ["--script-shell", "--node-options", "--userconfig", "--globalconfig"]).length > 0
+    packageConfig(w) ??
+    (optionValues(w, ["--script-shell", "--node-options", "--userconfig", "--globalconfig"]).length > 0
       ? "npm runs scripts with the shell given in its options"
       : (w[1] === "exec" || w[1] === "x") && optionValues(w, ["-c", "--call"]).length > 0
         ? "npm exec -c runs shell code"
-        : undefined,
+        : undefined),
   cargo: (w) => (optionValues(w, ["--config"]).length > 0 ? "cargo --config can name a runner, a linker or a wrapper" : undefined),
   go: (w) => (optionValues(w, ["-toolexec", "--toolexec", "-exec", "--exec", "-vettool", "--vettool"]).length > 0 ? "go runs the program given in its options" : undefined),
   enable: (w) => (w.some((x) => x === undefined || /^-[a-z]*f/.test(x)) ? "enable -f loads a builtin from a library" : undefined),
@@ -393,6 +430,29 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   mysql: mysqlCode,
   mariadb: mysqlCode,
   unlink: () => "unlink removes a file",
+  hg: vcsCode,
+  svn: vcsCode,
+  cvs: vcsCode,
+  pdflatex: texCode, xelatex: texCode, lualatex: texCode, latex: texCode, tex: texCode, pdftex: texCode, luatex: texCode, etex: texCode,
+  latexmk: (w) => (w.some((x) => x === undefined || /^-(e|r|(pdf|xe|lua|dvi|ps)?latex=?|pdflatex.*|bibtex=.*|biber=.*|makeindex=.*|dvipdf=.*|ps2pdf=.*|pdf_previewer=.*|.*viewer=.*)$/.test(x)) ? "latexmk runs Perl or a program given in its options" : undefined),
+  groff: (w) => (w.includes("-U") ? "groff -U lets the document run commands" : undefined),
+  troff: (w) => (w.includes("-U") ? "troff -U lets the document run commands" : undefined),
+  gs: (w) => (w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x)) ? "ghostscript runs a command or unsafe PostScript" : undefined),
+  ghostscript: (w) => (w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x)) ? "ghostscript runs a command or unsafe PostScript" : undefined),
+  convert: magickCode, magick: magickCode, mogrify: magickCode, identify: magickCode, composite: magickCode, montage: magickCode,
+  just: (w) =>
+    w.some((x) => x === undefined || /^(-c|--command|--shell-command)$/.test(x)) || optionValues(w, ["--shell"]).some((v) => v === undefined || !/^((\/usr)?\/bin\/)?(ba|z|da)?sh$/.test(v))
+      ? "just runs a command or a shell given in its options"
+      : undefined,
+  cmake: (w) => {
+    const at = w.indexOf("-E")
+    const tool = at === -1 ? undefined : w[at + 1]
+    return at !== -1 && (tool === undefined || /^(rm|remove|remove_directory)$/.test(tool)) ? "cmake -E removes files" : undefined
+  },
+  sftp: (w, fed) => (fed ? "sftp reads commands (with ! shell escapes) from stdin" : sshCode(w, "sftp")),
+  ftp: (_, fed) => (fed ? "ftp reads commands (with ! shell escapes) from stdin" : undefined),
+  yarn: packageConfig,
+  pnpm: packageConfig,
   perl: perlModule,
   php: (w) => (w.some((x) => x !== undefined && /auto_(prepend|append)_file/.test(x)) ? "php -d auto_prepend_file runs another file" : undefined),
   python: pythonModule,
@@ -422,8 +482,9 @@ export const opaqueUse = (name: string, words: Words, fed: boolean): string | un
   if (Object.hasOwn(INLINE, name)) {
     const flag = inlineCode(INLINE[name]!, words)
     if (flag !== undefined) return `${name} ${flag} runs inline code`
-    // `deno run 'data:…'`, `node --import 'data:…'`: the program is in the URL
+    // `deno run 'data:…'`, `node --import 'data:…'`: the program is in the URL; or on a server
     if (words.some((w) => w !== undefined && /^data:/i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a data: URL`
+    if (words.some((w) => w !== undefined && /^https?:\/\//i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a URL`
   }
   return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
 }

@@ -392,6 +392,14 @@ const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
   abduco: (w) => (/^-[cAn]$/.test(w[1] ?? "") ? rest(w, skipOptions(w, 3, "e")) : undefined),
   uftrace: (w) => (w[1] === "record" || w[1] === "live" ? rest(w, skipOptions(w, 2, "dFNTtDAReUu")) : undefined),
   heaptrack: (w) => rest(w, skipOptions(w, 1, "o")),
+  // `cmake -E env [--unset=N] [N=V]… cmd …`, `cmake -E time cmd …`
+  cmake: (w) => {
+    const at = w.indexOf("-E")
+    if (at === -1 || (w[at + 1] !== "env" && w[at + 1] !== "time")) return undefined
+    let i = at + 2
+    if (w[at + 1] === "env") while (i < w.length && (w[i] === undefined || /^--(unset|modify)=|^--$|^[A-Za-z_]\w*=/.test(w[i]!))) i++
+    return rest(w, i)
+  },
   // terminal emulators: `-e cmd …` (`-e` takes the rest), or `--` then the command
   xterm: (w) => {
     const at = w.findIndex((x) => x === "-e" || x === "--")
@@ -524,6 +532,8 @@ export const unwrap = (name: string, words: Words): Unwrapped | undefined => {
  */
 export const startsShell = (name: string, words: Words): boolean => {
   if (name === "su" || name === "runuser" || name === "newgrp" || name === "machinectl") return true
+  // `ssh host` without a command: the remote shell reads stdin
+  if (name === "ssh") return sshCommand(words) === undefined
   if (name !== "sudo" && name !== "doas" && name !== "sudo-rs" && name !== "run0") return false
   return words.some((w) => w === undefined || w === "--shell" || w === "--login" || /^-[A-Za-z]*[si]/.test(w))
 }
@@ -565,7 +575,7 @@ const INTERPRETERS = new Set([
   "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "bun", "deno", "perl", "ruby", "php", "lua", "luajit",
   "Rscript", "R", "osascript", "pwsh", "powershell", "tclsh", "irb", "ts-node", "tsx", "groovy", "julia", "elixir", "racket",
   // they read a program from stdin too, and can run commands from it
-  "expect", "wish", "ghci", "jshell", "gnuplot", "octave", "dc"
+  "expect", "wish", "ghci", "jshell", "gnuplot", "octave", "dc", "m4", "mongo", "mongosh", "lftp"
 ])
 
 const INLINE_CODE = new Set(["-c", "-e", "-m", "-p", "-E", "-r", "--eval", "--print", "--command"])

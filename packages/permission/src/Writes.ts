@@ -128,7 +128,7 @@ const CODE_OPTIONS: Record<string, ReadonlyArray<string>> = {
   make: ["-f", "--file", "--makefile"], gmake: ["-f", "--file", "--makefile"],
   gdb: ["-x", "--command", "-ix", "--init-command"], lldb: ["-s", "-S", "--source"],
   vim: ["-S", "-u", "-s"], vi: ["-S", "-u", "-s"], nvim: ["-S", "-u", "-s"], ex: ["-S", "-u"], emacs: ["-l", "--load", "--script"],
-  ssh: ["-F"], scp: ["-F"], sftp: ["-F", "-b"], sqlite3: ["-init"], psql: ["-f", "--file"]
+  ssh: ["-F"], scp: ["-F"], sftp: ["-F", "-b"], sqlite3: ["-init"], psql: ["-f", "--file"], cmake: ["-P", "-C"], lftp: ["-f"]
 }
 
 // stdin and pipes as file names
