@@ -144,7 +144,9 @@ export class Provider extends Context.Service<Provider, {
         Stream.unwrap(
           Effect.gen(function* () {
             const { model, config } = yield* resolve(request.model)
-            const { streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
+            // the low-memory variant has one consumer: plain streamText tees its stream and the unread
+            // branch keeps every chunk of the answer (about 1 KB per delta)
+            const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
             const controller = new AbortController()
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
             const limits = resolveTimeouts(settings.timeout, config.timeout)
