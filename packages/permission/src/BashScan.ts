@@ -8,7 +8,7 @@ import { opaqueUse } from "./Opaque.ts"
 import { bashParser, type Node, type Parser } from "./Parser.ts"
 import { checkPaths } from "./PathArgs.ts"
 import { expandTilde, isInside, realLocation } from "./Paths.ts"
-import { add, checkRedirects, external, isDirectory, locate, lookup, MAX_DEPTH, pathContext, single, token, unique, type Place, type ScanOptions, type ScanRequest, type State, type Token } from "./ScanState.ts"
+import { add, checkRedirects, external, isDirectory, isSymlink, locate, lookup, MAX_DEPTH, pathContext, single, token, unique, type Place, type ScanOptions, type ScanRequest, type State, type Token } from "./ScanState.ts"
 import { isName, literal, resolve } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
 import { codeFiles, configCode, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
@@ -107,7 +107,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
     const where = path.resolve(st.cwd ?? "/", expandTilde(nameValue, st.home))
     // `/proc/self/exe`, `/dev/fd/3`: a process's program or an open file, not what the name says
     if (/^\/(proc|dev)\//.test(where)) found.opaque ??= "the command is a process's or an open file's program"
-    else if (isInside(st.worktree, where)) {
+    else if (isInside(st.worktree, where) && isSymlink(where)) {
       // `./del` → /bin/rm: a link in the project is judged as what it points to
       const target = locate(st, nameValue)
       const base = target === undefined ? real : path.basename(target)

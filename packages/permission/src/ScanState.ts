@@ -195,3 +195,6 @@ export const isDirectory = (file: string) => {
     return false
   }
 }
+
+/** True when `file` itself is a symbolic link (one system call; false when it does not exist). */
+export const isSymlink = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true
