@@ -1,5 +1,6 @@
-// Issue 13 items 16–17: edit and apply_patch change files in place (through symlinks, keeping the
-// mode, the inode and every byte they do not touch) and refuse read-only files.
+// Issue 13 items 16–17: edit, write and apply_patch change a file where it is (through symlinks,
+// keeping its mode, its hard links and every byte they do not touch), whole or not at all, and
+// refuse read-only files.
 import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -33,7 +34,7 @@ const tools = [
   ["apply_patch", (cwd: string, file: string) => applied(cwd, patch(`*** Update File: ${file}`, "@@", " a", "-b", "+B"))]
 ] as const
 
-describe.each(tools)("%s writes in place", (_name, change) => {
+describe.each(tools)("%s changes the file where it is", (_name, change) => {
   test("through a symlink: the link stays a link and its target changes", async () => {
     const { cwd, real } = linked("a\nb\nc\n")
     const r = await change(cwd, "link.txt")
@@ -43,7 +44,7 @@ describe.each(tools)("%s writes in place", (_name, change) => {
     expect(real()).toBe("a\nB\nc\n")
   })
 
-  test("keeps the mode, the inode and hard links", async () => {
+  test("a file with hard links is rewritten in place: the mode, the inode and every link keep it", async () => {
     const cwd = tempDir()
     const file = path.join(cwd, "run.sh")
     fs.writeFileSync(file, "a\nb\nc\n")
@@ -54,6 +55,20 @@ describe.each(tools)("%s writes in place", (_name, change) => {
     expect(fs.statSync(file).mode & 0o7777).toBe(0o751)
     expect(fs.statSync(file).ino).toBe(inode)
     expect(fs.readFileSync(path.join(cwd, "hard.sh"), "utf8")).toBe("a\nB\nc\n")
+  })
+
+  test("replaces a file whole (a reader of the old file keeps the old bytes; no temp file is left), keeping mode and owner", async () => {
+    const { cwd, real } = linked("a\nb\nc\n")
+    const file = path.join(cwd, "real.txt")
+    fs.chmodSync(file, 0o640)
+    const before = fs.openSync(file, "r")
+    expect((await change(cwd, "link.txt"))._tag).toBe("Success")
+    // a crash mid-write could only have left the temp file, never a half-written real.txt
+    expect(fs.readFileSync(before, "utf8")).toBe("a\nb\nc\n")
+    fs.closeSync(before)
+    expect(real()).toBe("a\nB\nc\n")
+    expect(fs.statSync(file).mode & 0o7777).toBe(0o640)
+    expect(fs.readdirSync(cwd).sort()).toEqual(["link.txt", "real.txt"])
   })
 
   test.each([

@@ -5,6 +5,7 @@ import type { ToolError } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
 import { plainPunctuation } from "./Punctuation.ts"
 import { fail, isBinary, isInside, readBytes, statPath } from "./Files.ts"
+import { replaceContent } from "./SafeWrite.ts"
 import { oldLinesOf, parsePatch, touchedPaths, type FileOp, type Hunk } from "./Patch.ts"
 import { decodeBytes, encodeText, keepFinalNewline, readOnlyReason, withFileLocks } from "./TextFile.ts"
 
@@ -128,8 +129,8 @@ export interface FileChange {
 
 /**
  * A file to write: its encoded content, the mode to give a new file, and the bytes it replaces.
- * A write with `original` changes an existing file in place (through a symlink, keeping its mode,
- * owner and links); one without creates the file.
+ * A write with `original` replaces an existing file's content (through a symlink, keeping its mode,
+ * owner and hard links); one without creates the file.
  */
 interface Write {
   readonly target: string
@@ -251,7 +252,7 @@ export const planPatch = (cwd: string, patchText: string): Effect.Effect<Plan, T
   })
 
 // ---------------------------------------------------------------------------------------------
-// Committing: new files staged beside their targets, existing files rewritten in place, undoing on any failure
+// Committing: new files staged beside their targets, existing files replaced, undoing on any failure
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -287,8 +288,8 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
 })
 
 /**
- * Writes a plan to disk: new files staged and renamed in, existing files rewritten in place (a
- * symlink keeps pointing at its target, which changes), then removals; any failure undoes what was done.
+ * Writes a plan to disk: new files staged and renamed in, existing files replaced through their
+ * symlinks keeping their mode (`replaceContent`), then removals; any failure undoes what was done.
  */
 export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) {
   const staged: Array<Staged> = []
@@ -311,8 +312,8 @@ export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) 
       const original = w.original
       if (original === undefined) continue
       // registered first: a write that fails half-way has already changed the file
-      undo.push({ target: w.target, run: () => fs.promises.writeFile(w.target, original) })
-      yield* io(`Could not write ${w.target}`, () => fs.promises.writeFile(w.target, w.content))
+      undo.push({ target: w.target, run: () => replaceContent(w.target, original) })
+      yield* io(`Could not write ${w.target}`, () => replaceContent(w.target, w.content))
     }
     for (const s of staged) {
       yield* io(`Could not create ${s.target}`, () => fs.promises.rename(s.temp, s.target))
