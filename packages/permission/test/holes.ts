@@ -116,7 +116,15 @@ export const variablePaths: ReadonlyArray<string> = [
   "trap 'cd /etc' DEBUG; cat passwd",
   "shopt -s cdable_vars; E=/etc; cd E; cat passwd",
   "E=/etc; shopt -s cdable_vars; cd E; cat passwd",
-  "shopt -s autocd; /etc; cat passwd"
+  "shopt -s autocd; /etc; cat passwd",
+  // positional parameters, references and variables holding a whole place
+  "set -- /etc; cat $1/passwd",
+  "f() { cat $1/passwd; }; f /etc",
+  "local -n r=HOME; cat $r/x",
+  "D=~/.ssh; cat $D/id_rsa",
+  "D=/; ls $D",
+  "echo x >> $HOME/.bashrc",
+  "install -m 755 x $HOME/bin/x"
 ]
 
 /** Item 3: code that runs without being in the command's words. */
@@ -485,6 +493,8 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "echo 'x' > settings.gradle && gradle build",
   "echo 'preload=[\"./x.ts\"]' > bunfig.toml && bun test",
   // ssh's remote shell fed from stdin, RemoteCommand; an alias's text with the words after it
+  "bash /dev/fd/3 3<<EOF\nrm x\nEOF",
+  "bash 3<<< 'rm x' /dev/fd/3",
   "ssh host < cmds",
   "echo rm x | ssh host",
   "ssh host bash < s.sh",
