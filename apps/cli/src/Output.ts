@@ -137,8 +137,10 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void) 
           return
       }
     })
+  // may run twice (after the answer, then on the way out): the line is ended once
   const finish = () => {
     if (printedText && !atLineStart) out("\n")
+    atLineStart = true
   }
   return { handler, finish }
 }

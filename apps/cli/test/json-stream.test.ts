@@ -30,6 +30,19 @@ describe("streamed text in --format json", () => {
     expect(deltas.every((e) => evs.indexOf(e) > first && evs.indexOf(e) < last)).toBe(true)
   })
 
+  test("a stream that breaks after some text fails the run, and every delta streamed before is printed", async () => {
+    const p = await setup([{ text: answer, textChunks: 5000, closeAfterChunks: 40 }])
+    const r = await reins(["run", "--format", "json", "answer at length"], p)
+    expect(r.code).toBe(1)
+    const evs = events(r.stdout)
+    const streamed = evs.filter((e) => e.type === "part.delta").map((e) => e.delta).join("")
+    expect(streamed.length).toBeGreaterThan(0)
+    expect(answer.startsWith(streamed)).toBe(true)
+    // the stored part ends with the same text the deltas carried
+    const last = evs.filter((e) => e.type === "part.updated" && e.part.type === "text").at(-1)
+    expect(last?.part.text).toBe(streamed)
+  })
+
   test("text mode prints the answer once, exactly", async () => {
     const p = await setup([{ text: answer, textChunks: 5000 }])
     const r = await reins(["run", "answer at length"], p)

@@ -90,12 +90,9 @@ export const run = Command.make("run", flags, (input) =>
       // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
       if (turn.assistant.error) return yield* failure(turn.assistant.error.message)
     }).pipe(
-      Effect.onInterrupt(() =>
-        Effect.sync(() => {
-          printer.finish()
-          process.exitCode = 130
-        })
-      )
+      Effect.onInterrupt(() => Effect.sync(() => void (process.exitCode = 130))),
+      // whatever ends the turn (an error, a takeover, Ctrl+C), the deltas held back are printed
+      Effect.ensuring(Effect.sync(() => printer.finish()))
     )
     yield* program.pipe(
       Effect.provide(layer),
