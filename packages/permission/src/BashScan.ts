@@ -473,8 +473,9 @@ const writtenThenRun = (st: State) => {
 /** Scans with a loaded parser (synchronous; for benchmarks and the Effect below). */
 export const scanWith = (parser: Parser, source: string, options: ScanOptions): ReadonlyArray<ScanRequest> => {
   const home = options.home ?? os.homedir()
-  const worktree = realLocation(options.worktree ?? options.cwd)
   const cwd = realLocation(options.cwd)
+  // usually the same directory: resolved once
+  const worktree = options.worktree === undefined || options.worktree === options.cwd ? cwd : realLocation(options.worktree)
   const st: State = { cwd, stack: [], vars: new Map(), inShell: false, stdinFed: false, moved: false, movers: new Set(), aliases: new Map(), cdNames: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again

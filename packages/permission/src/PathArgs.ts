@@ -30,7 +30,8 @@ const PATTERN_FIRST = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed
 const isSymlink = (ctx: PathContext, word: string) => {
   if (ctx.cwd === undefined || word === "" || GLOB.test(word)) return false
   try {
-    return fs.lstatSync(path.join(ctx.cwd, word)).isSymbolicLink()
+    // most bare words name no file: no ENOENT error built for each of them
+    return fs.lstatSync(path.join(ctx.cwd, word), { throwIfNoEntry: false })?.isSymbolicLink() ?? false
   } catch {
     return false
   }
