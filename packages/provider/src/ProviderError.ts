@@ -77,6 +77,9 @@ const isApiCallError = (u: unknown): u is ApiCallErrorLike =>
 
 const NETWORK = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|socket hang up|fetch failed|network|Unable to connect|connection.*closed/i
 
+// getaddrinfo's failures, with the host when the message names it
+const DNS = /\b(ENOTFOUND|EAI_AGAIN|EAI_NONAME)\b(?:\s+([\w.-]+))?/
+
 /**
  * Hints a runtime adds to its errors for the developer of the program, not for its user (Bun:
  * "For more information, pass `verbose: true` in the second argument to fetch()").
@@ -131,6 +134,14 @@ export const classify = (error: unknown, now: number = Date.now()): ProviderErro
     return new ProviderError({ reason: "invalid", ...base })
   }
   if (isOverflowMessage(message)) return new ProviderError({ reason: "overflow", message })
+  // a name that does not resolve: a typo in baseURL, or no network (retried: DNS can be flaky)
+  const unresolved = chain.map(messageOf).join(" ").match(DNS)
+  if (unresolved) {
+    return new ProviderError({
+      reason: "transient",
+      message: `could not find the provider's host${unresolved[2] ? ` ${unresolved[2]}` : ""} (${unresolved[1]}): check baseURL in reins.json and the network`
+    })
+  }
   if (NETWORK.test(message)) return new ProviderError({ reason: "transient", message })
   return new ProviderError({ reason: "invalid", message })
 }

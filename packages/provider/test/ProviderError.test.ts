@@ -58,6 +58,18 @@ describe("messages without runtime hints", () => {
     expect(classify(broken)).toMatchObject({ reason: "transient", message: "the response stream broke off: ECONNRESET: The socket connection was closed unexpectedly." })
     expect(classify({ statusCode: 502, message: `Cannot connect to API: ${BUN_RESET}` }).message).toBe("Cannot connect to API: ECONNRESET: The socket connection was closed unexpectedly.")
   })
+  test("a host that does not resolve names the host and says to check baseURL (retried)", () => {
+    const cases = [
+      Object.assign(new Error("getaddrinfo ENOTFOUND no-such-host.invalid"), { code: "ENOTFOUND" }),
+      new Error("Cannot connect to API", { cause: Object.assign(new Error("getaddrinfo ENOTFOUND no-such-host.invalid"), { code: "ENOTFOUND" }) }),
+      Object.assign(new Error("getaddrinfo EAI_AGAIN no-such-host.invalid"), { code: "EAI_AGAIN" })
+    ]
+    for (const error of cases) {
+      const mapped = classify(error)
+      expect(mapped.reason).toBe("transient")
+      expect(mapped.message).toMatch(/^could not find the provider's host no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN)\): check baseURL in reins\.json and the network$/)
+    }
+  })
   test("reins' own error wrapped by the SDK comes back as it was", () => {
     const own = new ProviderError({ reason: "transient", message: "the provider sent nothing" })
     expect(classify({ statusCode: 200, message: "Failed to process successful response", cause: own })).toBe(own)
