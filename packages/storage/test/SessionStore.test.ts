@@ -1,16 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, type Layer } from "effect"
-import * as path from "node:path"
+import { Effect } from "effect"
 import { SessionStore } from "../src/SessionStore.ts"
 import type { StoreError } from "../src/StoreError.ts"
-import { assistantMessage, grant, run, session, shape, tempDir, textPart, toolPart, userMessage } from "./support.ts"
+import { assistantMessage, grant, implementations, run, session, shape, textPart, toolPart, userMessage } from "./support.ts"
 
 // One behavioural suite, run against every implementation: they must not drift apart.
-const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<SessionStore, StoreError>]> = [
-  ["memory", () => SessionStore.layerMemory],
-  ["sqlite", () => SessionStore.layerSqlite(path.join(tempDir(), "reins.db"))]
-]
-
 for (const [name, makeLayer] of implementations) {
   describe(`SessionStore (${name})`, () => {
     test("lists sessions newest updated first, filters by directory, limits", async () => {

@@ -2,16 +2,9 @@
 // process queue a message for a running turn (T5) — the same behaviour from both stores.
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, Message } from "@reins/domain"
-import { Effect, type Layer } from "effect"
-import * as path from "node:path"
-import { SessionStore, type SessionRun } from "../src/SessionStore.ts"
-import type { StoreError } from "../src/StoreError.ts"
-import { assistantMessage, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
-
-const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<SessionStore, StoreError>]> = [
-  ["memory", () => SessionStore.layerMemory],
-  ["sqlite", () => SessionStore.layerSqlite(path.join(tempDir(), "reins.db"))]
-]
+import { Effect } from "effect"
+import { SessionStore } from "../src/SessionStore.ts"
+import { assistantMessage, claim, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
 
 const summary = (id: string, sessionID: string, tailStart?: string): AssistantMessage => ({
   ...(assistantMessage(id, sessionID, "msg_001") as AssistantMessage),
@@ -19,7 +12,6 @@ const summary = (id: string, sessionID: string, tailStart?: string): AssistantMe
   summary: { ...(tailStart ? { tailStart } : {}), summarised: [], pinned: [], auto: true }
 })
 
-const claim = (sessionID: string, pid: number, started = 1): SessionRun => ({ sessionID, pid, host: "box", time: { started, heartbeat: started }, queued: 0 })
 const alive = () => true
 const dead = () => false
 

@@ -2,19 +2,11 @@
 // old claim writes nothing, whichever write it is; other sessions and claim-less writes are untouched.
 import { describe, expect, test } from "bun:test"
 import type { Session } from "@reins/domain"
-import { Effect, type Layer } from "effect"
-import * as path from "node:path"
+import { Effect } from "effect"
 import { WritingClaim } from "../src/Claim.ts"
-import { SessionStore, type SessionRun } from "../src/SessionStore.ts"
-import type { StoreError } from "../src/StoreError.ts"
-import { assistantMessage, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
+import { SessionStore } from "../src/SessionStore.ts"
+import { assistantMessage, claim, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
 
-const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<SessionStore, StoreError>]> = [
-  ["memory", () => SessionStore.layerMemory],
-  ["sqlite", () => SessionStore.layerSqlite(path.join(tempDir(), "reins.db"))]
-]
-
-const claim = (sessionID: string, pid: number, host = "box", started = 1): SessionRun => ({ sessionID, pid, host, time: { started, heartbeat: started }, queued: 0 })
 const dead = () => false
 
 for (const [name, makeLayer] of implementations) {
@@ -35,7 +27,7 @@ for (const [name, makeLayer] of implementations) {
           yield* under(store.putPart(textPart("prt_001", user, "before")))
           const beatWhileHeld = yield* store.heartbeatRun(mine, 10)
           // another process (another pid, another host) takes the stale claim over
-          const theirs = claim("ses_a", 200, "other-box", 5)
+          const theirs = claim("ses_a", 200, 5, "other-box")
           yield* store.claimRun(theirs, dead)
           const before = yield* store.messages("ses_a")
           const assistant = assistantMessage("msg_002", "ses_a", "msg_001")
