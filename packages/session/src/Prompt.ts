@@ -1,51 +1,70 @@
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import header from "./header.txt" with { type: "text" }
 
 const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"]
 
+/** How long the env block waits for `git status` before it leaves the status out. */
+export const GIT_STATUS_TIMEOUT_MS = 2_000
+
+const exists = (file: string) => Effect.promise(() => fs.promises.access(file).then(() => true, () => false))
+
 /** The worktree root: the nearest directory with `.git`, else the start directory. */
-export const worktreeRoot = (start: string) => {
+export const worktreeRoot = Effect.fnUntraced(function* (start: string) {
   let dir = path.resolve(start)
   while (true) {
-    if (fs.existsSync(path.join(dir, ".git"))) return dir
+    if (yield* exists(path.join(dir, ".git"))) return dir
     const parent = path.dirname(dir)
     if (parent === dir) return path.resolve(start)
     dir = parent
   }
-}
+})
 
 /** Instruction files from cwd up to the worktree root; in each directory the first name that exists wins. */
-export const findInstructions = (cwd: string, root: string = worktreeRoot(cwd)) => {
+export const findInstructions = Effect.fnUntraced(function* (cwd: string, root?: string) {
+  const top = root ?? (yield* worktreeRoot(cwd))
   const found: Array<string> = []
   let dir = path.resolve(cwd)
   while (true) {
-    const name = INSTRUCTION_FILES.find((n) => fs.existsSync(path.join(dir, n)))
-    if (name) found.push(path.join(dir, name))
-    if (dir === root) break
+    for (const name of INSTRUCTION_FILES) {
+      if (!(yield* exists(path.join(dir, name)))) continue
+      found.push(path.join(dir, name))
+      break
+    }
+    if (dir === top) break
     const parent = path.dirname(dir)
     if (parent === dir) break
     dir = parent
   }
   return found.reverse()
-}
+})
 
-const gitStatus = (cwd: string) => {
-  const out = Effect.runSync(
-    Effect.try(() => execFileSync("git", ["status", "--short", "--branch"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2_000 })).pipe(
-      Effect.orElseSucceed(() => "")
-    )
+/**
+ * `git status --short --branch` as a child process: never blocks the loop, is killed when the
+ * turn is interrupted, and gives up (an empty status) after `timeoutMs` or on any failure.
+ */
+export const gitStatus = (cwd: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Effect.Effect<string> =>
+  Effect.callback<string>((resume) => {
+    const child = spawn("git", ["status", "--short", "--branch"], { cwd, stdio: ["ignore", "pipe", "ignore"] })
+    const chunks: Array<Buffer> = []
+    child.stdout.on("data", (b: Buffer) => chunks.push(b))
+    child.on("error", () => resume(Effect.succeed("")))
+    child.on("close", (code) => resume(Effect.succeed(code === 0 ? Buffer.concat(chunks).toString("utf8") : "")))
+    return Effect.sync(() => void child.kill("SIGKILL"))
+  }).pipe(
+    Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.succeed("") }),
+    Effect.map((out) => {
+      const lines = out.trimEnd().split("\n")
+      return lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more`].join("\n") : lines.join("\n")
+    })
   )
-  const lines = out.trimEnd().split("\n")
-  return lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more`].join("\n") : lines.join("\n")
-}
 
 /** The env block, rebuilt for every call: where, what platform, when, and git status. */
-export const envBlock = (cwd: string, now: Date) => {
-  const root = worktreeRoot(cwd)
-  const status = fs.existsSync(path.join(root, ".git")) ? gitStatus(cwd) : ""
+export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
+  const root = yield* worktreeRoot(cwd)
+  const status = (yield* exists(path.join(root, ".git"))) ? yield* gitStatus(cwd) : ""
   return [
     "<env>",
     `Working directory: ${cwd}`,
@@ -55,10 +74,14 @@ export const envBlock = (cwd: string, now: Date) => {
     status ? `Git status:\n${status}` : "Not a git repository",
     "</env>"
   ].join("\n")
-}
+})
 
 /** System prompt in two parts (T10): a static header, then env and instructions. */
-export const systemPrompt = (cwd: string, now: Date): ReadonlyArray<string> => {
-  const instructions = findInstructions(cwd).map((file) => `Instructions from ${file}:\n${fs.readFileSync(file, "utf8")}`)
-  return [header.trim(), [envBlock(cwd, now), ...instructions].join("\n\n")]
-}
+export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date) {
+  const files = yield* findInstructions(cwd)
+  const instructions = yield* Effect.forEach(files, (file) =>
+    Effect.promise(() => fs.promises.readFile(file, "utf8").then((text) => `Instructions from ${file}:\n${text}`, () => undefined))
+  )
+  const env = yield* envBlock(cwd, now)
+  return [header.trim(), [env, ...instructions.filter((i) => i !== undefined)].join("\n\n")] as ReadonlyArray<string>
+})

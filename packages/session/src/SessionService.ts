@@ -265,7 +265,7 @@ export class SessionService extends Context.Service<SessionService, {
         const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
         // Built once per turn: git status costs a process per step, and a system prompt that
         // changes between steps defeats the provider's prompt cache.
-        const system = systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
+        const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
         const guard = makeDoomLoopGuard(doomLoopLimits)
         let steps = 0
         // Whether compaction makes room: compactions in a row after which the next request still

@@ -1,11 +1,14 @@
 import { describe, expect, test } from "bun:test"
+import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { envBlock, findInstructions, systemPrompt, worktreeRoot } from "../src/Prompt.ts"
+import { envBlock, findInstructions, gitStatus, systemPrompt, worktreeRoot } from "../src/Prompt.ts"
+
+const run = Effect.runPromise
 
 describe("system prompt", () => {
-  test("instructions are found walking up to the worktree root, first name wins per directory", () => {
+  test("instructions are found walking up to the worktree root, first name wins per directory", async () => {
     const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-prompt-")))
     const root = path.join(outside, "repo")
     const sub = path.join(root, "pkg", "src")
@@ -15,22 +18,50 @@ describe("system prompt", () => {
     fs.writeFileSync(path.join(root, "AGENTS.md"), "root rules")
     fs.writeFileSync(path.join(root, "CLAUDE.md"), "ignored: AGENTS.md wins")
     fs.writeFileSync(path.join(root, "pkg", "CLAUDE.md"), "package rules")
-    expect(worktreeRoot(sub)).toBe(root)
-    expect(findInstructions(sub)).toEqual([path.join(root, "AGENTS.md"), path.join(root, "pkg", "CLAUDE.md")])
-    const [header, rest] = systemPrompt(sub, new Date(0))
+    expect(await run(worktreeRoot(sub))).toBe(root)
+    expect(await run(findInstructions(sub))).toEqual([path.join(root, "AGENTS.md"), path.join(root, "pkg", "CLAUDE.md")])
+    const [header, rest] = await run(systemPrompt(sub, new Date(0)))
     expect(header).toContain("reins")
     expect(rest).toContain("root rules")
     expect(rest).toContain("package rules")
     expect(rest).not.toContain("outside the repo")
     expect(rest).not.toContain("ignored")
   })
-  test("the env block names the directory and git status", () => {
+  test("the env block names the directory and git status", async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-env-")))
-    expect(envBlock(dir, new Date(0))).toContain("Not a git repository")
+    expect(await run(envBlock(dir, new Date(0)))).toContain("Not a git repository")
     Bun.spawnSync(["git", "init", "-q"], { cwd: dir })
     fs.writeFileSync(path.join(dir, "new.txt"), "x")
-    const block = envBlock(dir, new Date(0))
+    const block = await run(envBlock(dir, new Date(0)))
     expect(block).toContain(`Working directory: ${dir}`)
     expect(block).toContain("?? new.txt")
+  })
+
+  test("git status runs as a child process: a git that hangs is killed at the timeout, or when the turn is interrupted", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-git-")))
+    const bin = path.join(dir, "bin")
+    fs.mkdirSync(bin)
+    const marker = path.join(dir, "git-pids")
+    // a `git` that records its pid and never answers
+    fs.writeFileSync(path.join(bin, "git"), `#!/bin/sh\necho $$ >> ${marker}\nexec sleep 300\n`, { mode: 0o755 })
+    const saved = process.env.PATH
+    process.env.PATH = `${bin}:${saved}`
+    try {
+      expect(await run(gitStatus(dir, 200))).toBe("")
+      const fiber = Effect.runFork(gitStatus(dir, 60_000))
+      while (!fs.existsSync(marker) || fs.readFileSync(marker, "utf8").trim().split("\n").length < 2) await Bun.sleep(10)
+      await Effect.runPromise(Fiber.interrupt(fiber))
+    } finally {
+      process.env.PATH = saved
+    }
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return !fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z")
+      } catch {
+        return false
+      }
+    }
+    for (const pid of fs.readFileSync(marker, "utf8").trim().split("\n").map(Number)) expect(alive(pid)).toBe(false)
   })
 })
