@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import * as os from "node:os"
 import { defaultDataDir, loadConfig, type Config, type ModelRef } from "@reins/domain"
 import { ENV_KEYS, parseModel, providerConfig } from "@reins/provider"
 import { usage } from "./CliError.ts"
@@ -14,8 +15,9 @@ export interface Setup {
 export const loadSetup = Effect.gen(function* () {
   const cwd = process.cwd()
   const env = process.env
-  const { config } = yield* loadConfig({ cwd, env }).pipe(Effect.mapError((e) => usage(e.message)))
-  return { cwd, dataDir: defaultDataDir(env), config, env } satisfies Setup
+  const home = os.homedir()
+  const { config } = yield* loadConfig({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))
+  return { cwd, dataDir: defaultDataDir(env, home), config, env } satisfies Setup
 })
 
 const NO_MODEL =

@@ -1,6 +1,5 @@
 import { Effect, Schema, SchemaIssue } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { Config } from "./Config.ts"
@@ -19,8 +18,8 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 const PROJECT_FILES = ["reins.jsonc", "reins.json"]
 
 /** Where config files are looked for, lowest precedence first. */
-export const configFiles = (options: { cwd: string; env: Record<string, string | undefined>; home?: string }) => {
-  const home = options.home ?? os.homedir()
+export const configFiles = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) => {
+  const home = options.home
   const files: Array<string> = []
   const globalDir = options.env.XDG_CONFIG_HOME ? path.join(options.env.XDG_CONFIG_HOME, "reins") : path.join(home, ".config", "reins")
   for (const name of ["reins.json", "reins.jsonc"]) {
@@ -92,7 +91,7 @@ export const mergeConfig = (a: Record<string, unknown>, b: Record<string, unknow
 }
 
 /** Loads and merges every config file that applies to `cwd`; returns the files used too. */
-export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home?: string }) =>
+export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
   Effect.gen(function* () {
     const files = configFiles(options)
     let merged: Record<string, unknown> = {}

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Random } from "effect"
 
 /** Prefixes of the ids reins hands out: sessions, messages, parts, permission asks, saved grants. */
 export type Prefix = "ses" | "msg" | "prt" | "per" | "grt"
@@ -13,7 +13,7 @@ const RANDOM_LENGTH = 14
 export const makeAscending = () => {
   let lastMs = 0
   let counter = 0
-  return (prefix: Prefix, nowMs: number, random: () => number = Math.random): string => {
+  return (prefix: Prefix, nowMs: number, random: () => number): string => {
     if (nowMs > lastMs) {
       lastMs = nowMs
       counter = 0
@@ -27,14 +27,15 @@ export const makeAscending = () => {
   }
 }
 
-/** Hands out ascending ids; time comes from the Clock so tests can control it. */
+/** Hands out ascending ids; time comes from the Clock and randomness from Effect's Random, so tests can control both. */
 export class Ids extends Context.Service<Ids, {
   next(prefix: Prefix): Effect.Effect<string>
 }>()("reins/domain/Ids") {
   static readonly layer = Layer.sync(Ids, () => {
     const ascending = makeAscending()
     return Ids.of({
-      next: (prefix) => Effect.map(Clock.currentTimeMillis, (ms) => ascending(prefix, ms))
+      next: (prefix) =>
+        Effect.map(Effect.all([Clock.currentTimeMillis, Random.Random]), ([ms, random]) => ascending(prefix, ms, () => random.nextDoubleUnsafe()))
     })
   })
 }

@@ -1,14 +1,16 @@
 import { Context } from "effect"
-import * as os from "node:os"
 import * as path from "node:path"
 
-/** Default data directory: `REINS_DATA_DIR`, else `$XDG_DATA_HOME/reins`, else `~/.local/share/reins`. */
-export const defaultDataDir = (env: Record<string, string | undefined> = process.env) =>
-  env.REINS_DATA_DIR ??
-  (env.XDG_DATA_HOME ? path.join(env.XDG_DATA_HOME, "reins") : path.join(os.homedir(), ".local", "share", "reins"))
+/**
+ * The data directory an environment names: `REINS_DATA_DIR`, else `$XDG_DATA_HOME/reins`, else
+ * `$HOME/.local/share/reins`. The caller passes the environment and the home directory (the CLI entry
+ * passes its own); library code never reads them from the process.
+ */
+export const defaultDataDir = (env: Readonly<Record<string, string | undefined>>, home: string) =>
+  env.REINS_DATA_DIR ?? (env.XDG_DATA_HOME ? path.join(env.XDG_DATA_HOME, "reins") : path.join(home, ".local", "share", "reins"))
 
-/** Where the database and spill files live. */
-export const DataDir = Context.Reference<string>("reins/domain/DataDir", { defaultValue: () => defaultDataDir() })
+/** Where the database and spill files live. Required: the runtime provides it from its options; there is no default. */
+export class DataDir extends Context.Service<DataDir, string>()("reins/domain/DataDir") {}
 
-/** The directory the agent works in (tools resolve relative paths against it). */
-export const WorkDir = Context.Reference<string>("reins/domain/WorkDir", { defaultValue: () => process.cwd() })
+/** The directory the agent works in (tools resolve relative paths against it). Required: no `process.cwd()` default. */
+export class WorkDir extends Context.Service<WorkDir, string>()("reins/domain/WorkDir") {}

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
+import { Effect, Layer, Random } from "effect"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { loadConfig } from "../src/ConfigLoader.ts"
-import { makeAscending } from "../src/Id.ts"
+import { Ids, makeAscending } from "../src/Id.ts"
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-cfg-")))
 
@@ -55,11 +56,27 @@ describe("config loader", () => {
 describe("ids", () => {
   test("sort by creation time, even within one millisecond", () => {
     const next = makeAscending()
-    const a = next("msg", 1000)
-    const b = next("msg", 1000)
-    const c = next("msg", 999)
-    const d = next("msg", 2000)
+    const a = next("msg", 1000, Math.random)
+    const b = next("msg", 1000, Math.random)
+    const c = next("msg", 999, Math.random)
+    const d = next("msg", 2000, Math.random)
     expect(a.startsWith("msg_")).toBe(true)
     expect([d, c, b, a].sort()).toEqual([a, b, c, d])
+  })
+
+  test("the random part comes from Effect's Random service: a seed repeats it, another seed changes it", async () => {
+    const two = Effect.gen(function* () {
+      const ids = yield* Ids
+      return [yield* ids.next("ses"), yield* ids.next("ses")]
+    }).pipe(Effect.provide(Layer.merge(Ids.layer, TestClock.layer())))
+    const [a, b, c] = await Promise.all([
+      Effect.runPromise(two.pipe(Random.withSeed("reins"))),
+      Effect.runPromise(two.pipe(Random.withSeed("reins"))),
+      Effect.runPromise(two.pipe(Random.withSeed("other")))
+    ])
+    expect(a).toEqual(b)
+    expect(a![0]).not.toBe(a![1])
+    expect(c![0]!.slice(0, 16)).toBe(a![0]!.slice(0, 16))
+    expect(c![0]).not.toBe(a![0])
   })
 })

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Random, Stream } from "effect"
 import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
 import { cost, modelInfo, type ModelInfo } from "./Models.ts"
@@ -19,7 +19,7 @@ export interface ProviderRequest {
   readonly maxOutputTokens?: number
 }
 
-/** Configured providers (from `reins.json`) and the environment their keys come from. */
+/** Configured providers (from `reins.json`) and the environment their keys come from (the runtime passes its `env` option; nothing is read from `process.env`). */
 export interface ProviderSettings {
   readonly providers: Readonly<Record<string, ProviderConfig>>
   readonly env: Readonly<Record<string, string | undefined>>
@@ -28,7 +28,7 @@ export interface ProviderSettings {
 }
 
 export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provider/Settings", {
-  defaultValue: () => ({ providers: {}, env: process.env })
+  defaultValue: () => ({ providers: {}, env: {} })
 })
 
 /** Environment variables that hold each provider type's API key. */
@@ -130,6 +130,8 @@ export class Provider extends Context.Service<Provider, {
     Effect.gen(function* () {
       const settings = yield* ProviderSettings
       const policy = yield* RetryPolicy
+      // Jitter comes from Effect's Random service (seedable in tests), not Math.random.
+      const random = yield* Random.Random
       const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig }>()
       const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
 
@@ -225,7 +227,7 @@ export class Provider extends Context.Service<Provider, {
             Stream.catchTag("ProviderError", (error) => {
               if (emitted || !error.retryable) return Stream.fail(error)
               if (n >= policy.attempts) return Stream.fail(n > 1 ? gaveUp(error, n) : error)
-              const delayMs = retryDelay(error, n, policy)
+              const delayMs = retryDelay(error, n, policy, () => random.nextDoubleUnsafe())
               return Stream.concat(
                 Stream.succeed<ModelEvent>({ type: "retry", attempt: n, delayMs, message: error.message }),
                 Stream.concat(Stream.fromEffectDrain(Effect.sleep(delayMs)), withRetry(request, n + 1))

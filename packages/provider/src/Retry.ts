@@ -14,9 +14,9 @@ export const RetryPolicy = Context.Reference<RetryPolicy>("reins/provider/RetryP
 
 /**
  * Delay before retry number `attempt` (1-based): the provider's own hint when given, else
- * initial × 2^(attempt−1) capped, with ±20% jitter.
+ * initial × 2^(attempt−1) capped, with ±20% jitter drawn from `random` (in [0, 1)).
  */
-export const retryDelay = (error: ProviderError, attempt: number, policy: RetryPolicy, random: () => number = Math.random) => {
+export const retryDelay = (error: ProviderError, attempt: number, policy: RetryPolicy, random: () => number) => {
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, policy.maxDelayMs * 4)
   const base = Math.min(policy.initialDelayMs * 2 ** (attempt - 1), policy.maxDelayMs)
   return Math.round(base * (0.8 + random() * 0.4))

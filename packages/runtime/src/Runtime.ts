@@ -16,7 +16,7 @@ export type RuntimeServices = SessionService | SessionStore | Bus | Provider | T
 export interface RuntimeOptions {
   /** The project directory the agent works in. */
   readonly cwd: string
-  /** Where the database and spill files live (default `REINS_DATA_DIR` or `~/.local/share/reins`). */
+  /** Where the database and spill files live (the CLI passes `REINS_DATA_DIR`, else `~/.local/share/reins`: see `defaultDataDir`). */
   readonly dataDir: string
   readonly config?: Config
   readonly env?: Readonly<Record<string, string | undefined>>

@@ -99,7 +99,7 @@ export class SessionStore extends Context.Service<SessionStore, {
     Layer.effect(SessionStore, Effect.flatMap(openDatabase(file), (db) => makeSqliteStore(db, file)))
 
   /** SQLite at `${DataDir}/reins.db`. */
-  static readonly layer: Layer.Layer<SessionStore, StoreError> = Layer.unwrap(
+  static readonly layer: Layer.Layer<SessionStore, StoreError, DataDir> = Layer.unwrap(
     Effect.map(DataDir, (dataDir) => SessionStore.layerSqlite(path.join(dataDir, "reins.db")))
   )
 

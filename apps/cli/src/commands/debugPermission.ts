@@ -3,6 +3,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { loadConfig, readConfigFile } from "@reins/domain"
 import { check, defaultRules, fromConfig, requestsFor } from "@reins/permission"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { usage } from "../CliError.ts"
 
@@ -24,7 +25,7 @@ export const permission = Command.make(
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) return yield* usage(`--cwd ${cwd} is not a directory`)
       const config = Option.isSome(opts.config)
         ? yield* readConfigFile(path.resolve(opts.config.value)).pipe(Effect.mapError((e) => usage(e.message)))
-        : (yield* loadConfig({ cwd, env: process.env }).pipe(Effect.mapError((e) => usage(e.message)))).config
+        : (yield* loadConfig({ cwd, env: process.env, home: os.homedir() }).pipe(Effect.mapError((e) => usage(e.message)))).config
       const rules = [...defaultRules, ...fromConfig(config.permission)]
       const mode = config.permission_mode ?? "last-match"
       const judge = Effect.fn(function* (subject: string) {
