@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Message, MessageError } from "./Message.ts"
+import { AssistantMessage, Message, MessageError } from "./Message.ts"
 import { Part } from "./Part.ts"
 import { Session } from "./Session.ts"
 
@@ -108,3 +108,25 @@ export const Event = Schema.Union([
   CompactionCompleted
 ])
 export type Event = typeof Event.Type
+
+/** What a finished turn gives its caller: its last assistant message and that message's text. */
+export const TurnResult = Schema.Struct({
+  sessionID: Schema.String,
+  steps: Schema.Number,
+  /** The last assistant message of the turn. */
+  assistant: AssistantMessage,
+  /** The text of that message. */
+  text: Schema.String
+})
+export type TurnResult = typeof TurnResult.Type
+
+/**
+ * The last event of a turn consumed as a stream (`SessionService.stream`), carrying its result.
+ * Not published on the bus: observers see the turn end with `session.status` idle.
+ */
+export const TurnFinished = Schema.Struct({ type: Schema.Literal("turn.finished"), result: TurnResult })
+export type TurnFinished = typeof TurnFinished.Type
+
+/** The events of one turn, as `SessionService.stream` yields them: the session's bus events, then `turn.finished`. */
+export const SessionEvent = Schema.Union([Event, TurnFinished])
+export type SessionEvent = typeof SessionEvent.Type

@@ -1,5 +1,5 @@
-import { Clock, Context, Deferred, Effect, type Exit, Layer, Schema } from "effect"
-import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type UserMessage } from "@reins/domain"
+import { Clock, Context, Deferred, Effect, type Exit, Layer, Option, Schema, Stream } from "effect"
+import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -27,6 +27,7 @@ import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomL
 import { interruptedState, makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
 import { RunSettings, busyMessage, heartbeat, lostClaim, newRun, runIsLive, thisProcess } from "./Runs.ts"
+import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -67,14 +68,8 @@ const JOIN_RETRY_MS = 20
 /** The pause before a turn that could not release its session (a message was just queued) reads again. */
 const RELEASE_RETRY_MS = 10
 
-export interface TurnResult {
-  readonly sessionID: string
-  readonly steps: number
-  /** The last assistant message of the turn. */
-  readonly assistant: AssistantMessage
-  /** The text of that message. */
-  readonly text: string
-}
+/** The result of a turn: its last assistant message and that message's text (defined in domain, with the turn's events). */
+export type { TurnResult }
 
 const MAX_STEPS_NOTE =
   "You have reached the maximum number of steps for this task. Do not call any tools. Answer now: summarise what you did and what remains."
@@ -111,6 +106,15 @@ export class SessionService extends Context.Service<SessionService, {
    */
   prompt(input: PromptInput): Effect.Effect<TurnResult, PromptError>
   /**
+   * The turn `prompt` runs, as its events: the session's messages, parts (with `part.delta`s),
+   * tool states, permission questions and replies, compactions, statuses and errors, in order,
+   * then `turn.finished` with the result. Stopping the stream (an interrupt, `Stream.take`)
+   * interrupts the turn as Ctrl+C does; the stream ends once the turn's cleanup is done. Between
+   * the turn and the consumer is a bounded buffer (`TurnStreamSettings`; see `makeTurnBuffer`
+   * for what happens when it is full). The events still go to the bus.
+   */
+  stream(input: PromptInput): Stream.Stream<SessionEvent, PromptError>
+  /**
    * Stores the message for the turn running on the session, in this process or another, which reads
    * it at its next step wrapped in a system reminder. Undefined (nothing stored) when no turn runs.
    */
@@ -134,6 +138,7 @@ export class SessionService extends Context.Service<SessionService, {
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
       const timing = yield* RunSettings
+      const streamSettings = yield* TurnStreamSettings
       const self = thisProcess()
       // The turns this process runs, by session: a prompt for one of them joins it.
       const running = new Map<string, Holder>()
@@ -447,7 +452,7 @@ export class SessionService extends Context.Service<SessionService, {
         return yield* loop(session, { info: user, parts: [part] }, input.model, run, known)
       })
 
-      const prompt = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
+      const runTurn = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
         yield* Effect.annotateCurrentSpan({ "session.id": input.sessionID })
         yield* store.getSession(input.sessionID)
         // A reserve that leaves nothing for the conversation is a config error, before anything is stored.
@@ -490,6 +495,16 @@ export class SessionService extends Context.Service<SessionService, {
           })
         }
       })
+
+      const stream = (input: PromptInput) => turnStream(bus, input.sessionID, streamSettings.buffer, runTurn(input))
+
+      // The turn's stream run to its end: the result `turn.finished` carries.
+      const prompt = (input: PromptInput) =>
+        stream(input).pipe(
+          Stream.filter((event) => event.type === "turn.finished"),
+          Stream.runLast,
+          Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("A turn's stream ended without its result")))
+        )
 
       const turn = (
         input: PromptInput,
@@ -537,7 +552,7 @@ export class SessionService extends Context.Service<SessionService, {
         return yield* holding(input.sessionID, holder, claimed.run, body)
       })
 
-      return SessionService.of({ create, prompt, queue, repair, compact })
+      return SessionService.of({ create, prompt, stream, queue, repair, compact })
     })
   )
 }
