@@ -34,8 +34,8 @@ export interface Shaped {
 }
 
 const readBack = (file: string) =>
-  Effect.try({
-    try: () => fs.readFileSync(file, "utf8"),
+  Effect.tryPromise({
+    try: () => fs.promises.readFile(file, "utf8"),
     catch: (e) => new TruncateError({ reason: "io", message: `Could not read the saved output ${file} back: ${(e as Error).message}` })
   })
 

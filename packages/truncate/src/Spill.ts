@@ -32,8 +32,8 @@ export const spillError = (error: unknown, file: string) => {
     : new TruncateError({ reason: "io", message: `Could not save the full tool output to ${file}: ${(error as Error).message}` })
 }
 
-/** Writes a whole output to its spill file (synchronously: outputs here are bounded). */
-export const writeSpill = (file: string, text: string) => {
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, text)
+/** Writes a whole output to its spill file, without blocking the event loop (an output can be megabytes). */
+export const writeSpill = async (file: string, text: string) => {
+  await fs.promises.mkdir(path.dirname(file), { recursive: true })
+  await fs.promises.writeFile(file, text)
 }

@@ -76,7 +76,7 @@ export class Truncate extends Context.Service<Truncate, {
         const partial = body.truncated || options.original !== undefined || options.spilled !== undefined
         if (!partial) return { content: text, truncated: false, totalLines: totals.totalLines, totalBytes: totals.totalBytes }
         if (!options.spilled) {
-          yield* Effect.try({ try: () => writeSpill(file, full), catch: (e) => spillError(e, file) })
+          yield* Effect.tryPromise({ try: () => writeSpill(file, full), catch: (e) => spillError(e, file) })
         }
         const what = body.truncated ? shown(options.direction) : (options.shown ?? "a reduced view is shown")
         const note = notice(file, totals.totalLines, totals.totalBytes, what, options.spilled?.dropped)
