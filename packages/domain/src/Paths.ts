@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import * as os from "node:os"
 import * as path from "node:path"
 
 /**
@@ -14,3 +15,9 @@ export class DataDir extends Context.Service<DataDir, string>()("reins/domain/Da
 
 /** The directory the agent works in (tools resolve relative paths against it). Required: no `process.cwd()` default. */
 export class WorkDir extends Context.Service<WorkDir, string>()("reins/domain/WorkDir") {}
+
+/**
+ * The home directory `~` and `$HOME` stand for in permission patterns and in scanned commands. A
+ * setting: the runtime provides its `home` option; the default (the process's home) serves tests.
+ */
+export const HomeDir = Context.Reference<string>("reins/domain/HomeDir", { defaultValue: () => os.homedir() })

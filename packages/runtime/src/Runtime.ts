@@ -1,6 +1,6 @@
 import { Clock, Effect, Layer } from "effect"
 import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
-import { Bus, DataDir, Ids, WorkDir, type Config } from "@reins/domain"
+import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { DoomLoopSettings, RunSettings, SessionService, SessionSettings, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
@@ -9,6 +9,7 @@ import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@rein
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
+import * as os from "node:os"
 
 /** Everything a composed runtime offers to its caller. */
 export type RuntimeServices = SessionService | SessionStore | Bus | Provider | ToolRegistry | Permission | Compaction
@@ -20,6 +21,8 @@ export interface RuntimeOptions {
   readonly dataDir: string
   readonly config?: Config
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** What `~` and `$HOME` mean in permission patterns and scanned commands (default the process's home directory). */
+  readonly home?: string
   /** Session storage; default SQLite in `dataDir`. */
   readonly store?: Layer.Layer<SessionStore, StoreError>
   /** The model provider; default the AI SDK provider layer. */
@@ -70,6 +73,7 @@ const projectGrants = Layer.effect(
 export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError> => {
   const config = options.config ?? {}
   const env = options.env ?? process.env
+  const home = options.home ?? os.homedir()
   const yolo = options.permission?.yolo ?? false
   const timeoutMs = options.permission?.timeoutMs ?? (config.permission_timeout !== undefined ? config.permission_timeout * 1000 : undefined)
   // Spill files live in the data dir, outside the worktree, one folder per session: a session reads
@@ -83,10 +87,11 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const spillWrites = spillDirs(spill).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
-    : [...defaultRules, ...fromConfig(config.permission), ...spillWrites]
+    : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
+    Layer.succeed(HomeDir, home),
     Layer.succeed(PermissionSettings, {
       rules,
       sessionRules: spillRules,

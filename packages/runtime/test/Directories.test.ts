@@ -89,4 +89,32 @@ describe("the runtime provides them from its options", () => {
     expect(server.requests).toHaveLength(1)
     expect(fs.existsSync(path.join(dataDir, "reins.db"))).toBe(true)
   })
+
+  test("`~` in permission patterns and in scanned commands is the runtime's home option", async () => {
+    const home = tmp("reins-home-")
+    fs.mkdirSync(path.join(home, "open"))
+    const { server, layer } = await runtime(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo hi > ~/guarded/a.txt" } }] },
+        { toolCalls: [{ name: "write", arguments: { filePath: path.join(home, "guarded", "b.txt"), content: "x" } }] },
+        { toolCalls: [{ name: "write", arguments: { filePath: path.join(home, "open", "c.txt"), content: "x" } }] },
+        { text: "done" }
+      ],
+      { config: { permission: { "*": "allow", edit: { "*": "allow", "~/guarded/*": "deny" } } }, permission: { nonInteractive: "deny" }, home }
+    )
+    const states = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: "/" })
+        yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+        const messages = yield* (yield* SessionStore).messages(session.id)
+        return messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool" ? [p.state] : [])))
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(server.requests).toHaveLength(4)
+    expect(states.map((s) => s.status)).toEqual(["error", "error", "completed"])
+    for (const s of states.slice(0, 2)) expect(s.status === "error" && s.error).toContain(path.join(home, "guarded"))
+    expect(fs.existsSync(path.join(home, "guarded"))).toBe(false)
+    expect(fs.readFileSync(path.join(home, "open", "c.txt"), "utf8")).toBe("x")
+  })
 })

@@ -24,6 +24,8 @@ export interface ScriptedRuntimeOptions {
   readonly tools?: RuntimeOptions["tools"]
   readonly cwd?: string
   readonly dataDir?: string
+  /** What `~` means to the permission rules and the bash scan. */
+  readonly home?: string
   /** Default: yolo. */
   readonly permission?: RuntimeOptions["permission"]
   /** Options of the scripted server (a `respond` hook, …). */
@@ -54,7 +56,8 @@ export const scriptedRuntimes = () => {
       } as RuntimeOptions["config"],
       store: options.store ?? SessionStore.layerMemory,
       ...(options.tools ? { tools: options.tools } : {}),
-      permission: options.permission ?? { yolo: true }
+      permission: options.permission ?? { yolo: true },
+      ...(options.home !== undefined ? { home: options.home } : {})
     })
     return { server, cwd, dataDir, layer }
   }

@@ -116,7 +116,8 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
         }
         const args = decoded.value as P["Type"]
         const needs = spec.permissions?.(args, ctx) ?? []
-        const list = Effect.isEffect(needs) ? yield* needs : needs
+        // with the context the tool was built in, as execute: settings the runtime provides (HomeDir)
+        const list = Effect.isEffect(needs) ? yield* needs.pipe(Effect.provideContext(services)) : needs
         yield* permission.authorize(list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }))).pipe(
           Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message }))
         )

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
+import { HomeDir } from "@reins/domain"
 import { define, render, ToolError } from "../Tool.ts"
 import { identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
@@ -99,9 +100,9 @@ export const bash = define("bash", {
   truncate: "tail",
   // T18: every command in the text is its own request, found by the tree-sitter scan
   permissions: (args, ctx) =>
-    scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd }).pipe(
-      Effect.map((requests) => requests.map((request) => ({ ...request, command: args.command })))
-    ),
+    Effect.flatMap(Effect.service(HomeDir), (home) =>
+      scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd, home })
+    ).pipe(Effect.map((requests) => requests.map((request) => ({ ...request, command: args.command })))),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const cwd = args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd
