@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
@@ -56,21 +56,30 @@ export const run = Command.make("run", flags, (input) =>
       const bus = yield* Bus
       const store = yield* SessionStore
       const sessions = yield* SessionService
-      yield* bus.listen(printer.handler)
+      // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
+      const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
       const sessionID = Option.isSome(input.session)
         ? (yield* store.getSession(input.session.value).pipe(
             Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)))
           )).id
         : input.continue
-          ? ((yield* store.latestSession(setup.cwd)) ?? (yield* sessions.create({ directory: setup.cwd }))).id
-          : (yield* sessions.create({ directory: setup.cwd })).id
+          ? ((yield* store.latestSession(setup.cwd)) ?? (yield* create)).id
+          : (yield* create).id
+      // The turn as a stream: its events rendered as they come (text or json lines), its result last.
+      const streamed = sessions.stream({ sessionID, text, model }).pipe(
+        Stream.tap((event) => (event.type === "turn.finished" ? Effect.void : printer.handler(event))),
+        Stream.filter((event) => event.type === "turn.finished"),
+        Stream.runLast,
+        Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("The turn's stream ended without its result")))
+      )
       // T5: a session another process is running gets the message queued for that turn instead.
       const send = (attempt: number): Effect.Effect<{ readonly turn: TurnResult } | { readonly queued: QueuedMessage }, PromptError> =>
-        sessions.prompt({ sessionID, text, model }).pipe(
+        streamed.pipe(
           Effect.map((turn) => ({ turn })),
           Effect.catchTag("SessionBusyError", (busy) =>
             Effect.gen(function* () {
-              const queued = yield* sessions.queue({ sessionID, text })
+              // the queued message's events, as the bus has them (no turn of this process streams them)
+              const queued = yield* Effect.scoped(Effect.andThen(bus.listen(printer.handler), sessions.queue({ sessionID, text })))
               if (queued) return { queued }
               // the other turn ended in between: run it here after all
               return attempt < 2 ? yield* send(attempt + 1) : yield* busy
