@@ -181,4 +181,37 @@ describe("SessionService.stream", () => {
     const tools = out.events.flatMap((e) => (toolOf(e) ? [toolOf(e)!] : []))
     expect(tools.filter((t) => t.state.status === "completed").map((t) => t.callID).length).toBeGreaterThanOrEqual(2)
   })
+
+  test("the README's example: the first failed tool call ends the stream and the turn; the session goes on", async () => {
+    // The stopped turn may have sent its next request already: the answer to "go on" does not depend on it.
+    const { cwd, layer } = await runtime([{ text: "let me try", toolCalls: [{ name: "no_such_tool", arguments: {} }] }, { text: "not read" }], {
+      server: { respond: (body) => (JSON.stringify(body.messages).includes("go on") ? { text: "after the stop" } : undefined) }
+    })
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const store = yield* SessionStore
+        const session = yield* sessions.create({ directory: cwd })
+        let printed = ""
+        const seen: Array<SessionEvent> = []
+        yield* sessions.stream({ sessionID: session.id, text: "run the tests", model }).pipe(
+          Stream.takeUntil((event) => event.type === "part.updated" && event.part.type === "tool" && event.part.state.status === "error"),
+          Stream.runForEach((event) =>
+            Effect.sync(() => {
+              seen.push(event)
+              if (event.type === "part.delta" && event.partType === "text") printed += event.delta
+            })
+          )
+        )
+        const parts = (yield* store.messages(session.id)).flatMap((m) => m.parts)
+        const next = yield* sessions.prompt({ sessionID: session.id, text: "go on", model })
+        return { printed, seen, parts, next }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.printed).toBe("let me try")
+    expect(toolOf(out.seen.at(-1)!)?.state.status).toBe("error")
+    expect(out.seen.some((e) => e.type === "turn.finished")).toBe(false)
+    expect(out.parts.filter(isOpenTool)).toEqual([])
+    expect(out.next.text).toBe("after the stop")
+  })
 })
