@@ -132,6 +132,7 @@ export class Provider extends Context.Service<Provider, {
       const policy = yield* RetryPolicy
       // Jitter comes from Effect's Random service (seedable in tests), not Math.random.
       const random = yield* Random.Random
+      const clock = yield* Clock.Clock
       const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig }>()
       const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
 
@@ -175,7 +176,7 @@ export class Provider extends Context.Service<Provider, {
               abortSignal: controller.signal,
               onError: () => {}
             })
-            const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) => classify(e)).pipe(
+            const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) => classify(e, clock.currentTimeMillisUnsafe())).pipe(
               Stream.mapEffect((part): Effect.Effect<ReadonlyArray<ModelEvent>, ProviderError> => {
                 switch (part.type) {
                   case "start-step":

@@ -104,8 +104,8 @@ const causes = (error: unknown): ReadonlyArray<unknown> => {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error))
 
-/** Maps anything the AI SDK or fetch throws into a ProviderError. */
-export const classify = (error: unknown, now: number = Date.now()): ProviderError => {
+/** Maps anything the AI SDK or fetch throws into a ProviderError; `now` (ms, from the Clock) dates a `retry-after` given as a date. */
+export const classify = (error: unknown, now: number): ProviderError => {
   const chain = causes(error)
   // Reins' own errors (a timeout, a page that is not a stream) come back wrapped by the SDK.
   const own = chain.find((e): e is ProviderError => e instanceof ProviderError)

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { classify, OVERFLOW_PATTERNS, ProviderError, retryAfterFromHeaders, withoutRuntimeHints } from "../src/ProviderError.ts"
+import { classify as classifyAt, OVERFLOW_PATTERNS, ProviderError, retryAfterFromHeaders, withoutRuntimeHints } from "../src/ProviderError.ts"
 import { retryDelay } from "../src/Retry.ts"
 import { modelInfo, UNKNOWN_MODEL } from "../src/Models.ts"
+
+/** At a fixed time: none of these errors carries a retry-after date. */
+const classify = (error: unknown) => classifyAt(error, 0)
 
 describe("classify", () => {
   test("overflow messages from several providers", () => {
