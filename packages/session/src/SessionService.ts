@@ -1,4 +1,4 @@
-import { Clock, Context, Deferred, Effect, type Exit, Layer, Option, Schema, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Layer, Option, Stream } from "effect"
 import { Bus, Ids, WorkDir, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
@@ -26,7 +26,9 @@ import { ProcessGroup, ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import { interruptedState, makeProcessor } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
-import { RunSettings, busyMessage, heartbeat, lostClaim, newRun, runIsLive, thisProcess } from "./Runs.ts"
+import { SessionBusyError, type PromptError } from "./Errors.ts"
+import { busyMessage, lostClaim } from "./Runs.ts"
+import { SessionRuns } from "./SessionRuns.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
@@ -34,10 +36,7 @@ export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>
   defaultValue: () => ({})
 })
 
-export class SessionBusyError extends Schema.TaggedError<SessionBusyError>()("SessionBusyError", {
-  sessionID: Schema.String,
-  message: Schema.String
-}) {}
+export { SessionBusyError, type PromptError }
 
 export interface PromptInput {
   readonly sessionID: string
@@ -53,18 +52,9 @@ export interface QueuedMessage {
   readonly run: SessionRun
 }
 
-/** What a turn can fail with. */
-export type PromptError = ProviderError | StoreError | SessionBusyError | CompactionError
 
-/** This process's hold on a session: its claim once stored; for a turn, where joiners wait for its result. */
-interface Holder {
-  run?: SessionRun
-  readonly done?: Deferred.Deferred<TurnResult, PromptError>
-}
-
-/** How long a prompt waits, at most, for a turn of this process that is just starting or ending. */
+/** How many times, at most, a prompt waits for a hold of this process on the session to end before it says the session is busy. */
 const JOIN_ATTEMPTS = 50
-const JOIN_RETRY_MS = 20
 /** The pause before a turn that could not release its session (a message was just queued) reads again. */
 const RELEASE_RETRY_MS = 10
 
@@ -124,7 +114,8 @@ export class SessionService extends Context.Service<SessionService, {
   /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
   compact(input: { readonly sessionID: string; readonly model: ModelRef }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
 }>()("reins/session/SessionService") {
-  static readonly layer = Layer.effect(
+  /** The service over a `SessionRuns` provided by the caller. */
+  static readonly layerWithRuns = Layer.effect(
     SessionService,
     Effect.gen(function* () {
       const store = yield* SessionStore
@@ -137,12 +128,9 @@ export class SessionService extends Context.Service<SessionService, {
       const permission = yield* Permission
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
-      const timing = yield* RunSettings
       const streamSettings = yield* TurnStreamSettings
-      const self = thisProcess()
-      // The turns this process runs, by session: a prompt for one of them joins it.
-      const running = new Map<string, Holder>()
-      const isLive = Effect.map(Clock.currentTimeMillis, (now) => runIsLive(now, self, running, timing))
+      const runs = yield* SessionRuns
+      const isLive = runs.isLive
 
       const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
         const now = yield* Clock.currentTimeMillis
@@ -402,41 +390,6 @@ export class SessionService extends Context.Service<SessionService, {
         }
       })
 
-      /**
-       * Claims the session for this process, or says who holds it. The holder is registered first,
-       * so that to this process its own claim is live from the moment it is stored.
-       */
-      const claim = Effect.fnUntraced(function* (sessionID: string, holder: Holder) {
-        if (running.has(sessionID)) return { _tag: "here" } as const
-        running.set(sessionID, holder)
-        const release = Effect.sync(() => void (running.get(sessionID) === holder && running.delete(sessionID)))
-        const run = newRun(sessionID, self, yield* Clock.currentTimeMillis, holder.done !== undefined)
-        const held = yield* store.claimRun(run, yield* isLive).pipe(Effect.onError(() => release))
-        if (held !== undefined) {
-          yield* release
-          return { _tag: "held", held } as const
-        }
-        holder.run = run
-        return { _tag: "claimed", run } as const
-      })
-
-      /** Runs `body` holding the session: heartbeat meanwhile, released (and joiners told) after. */
-      const holding = <A>(sessionID: string, holder: Holder, run: SessionRun, body: Effect.Effect<A, PromptError>) =>
-        // The heartbeat races the body: it stops when the turn does, and it ends the turn with a
-        // "taken-over" error once another process holds the session. Every write of the body checks
-        // the claim too (WritingClaim), so nothing is written between a takeover and the next beat.
-        Effect.interruptible(Effect.raceFirst(body, heartbeat(store, run, timing))).pipe(
-          Effect.provideService(WritingClaim, run),
-          Effect.onExit((exit) =>
-            Effect.gen(function* () {
-              yield* store.releaseRun(run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
-              // A joiner may have started the next turn once this one released the session.
-              if (running.get(sessionID) === holder) running.delete(sessionID)
-              if (holder.done) yield* Deferred.done(holder.done, exit as Exit.Exit<TurnResult, PromptError>)
-            })
-          )
-        )
-
       const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
         const { message: user, part } = yield* userMessage(session.id, input.text)
@@ -459,39 +412,30 @@ export class SessionService extends Context.Service<SessionService, {
         yield* compaction.check(input.model)
         for (let attempt = 0; ; attempt++) {
           // This process runs the session already: the message joins that turn.
-          const joined = running.get(input.sessionID)
-          if (joined?.done) {
+          const joined = runs.current(input.sessionID)
+          if (joined?.result) {
             const queued = yield* queue(input)
             if (queued && joined.run && sameClaim(queued.run, joined.run)) {
-              return yield* Deferred.await(joined.done)
+              return yield* Deferred.await(joined.result)
             }
             if (queued) {
               // That turn ended and another process's took the message: it answers there.
-              return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busyMessage(queued.run, self)} Your message was queued for that turn.` })
+              return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busyMessage(queued.run, runs.self)} Your message was queued for that turn.` })
             }
           }
           // What is there before the claim: anything that appears after it was queued for this turn.
           const before = yield* readWindow(store, input.sessionID)
-          const holder: Holder = { done: yield* Deferred.make<TurnResult, PromptError>() }
-          // Uninterruptible until the hold's finalizer is in place, so an interrupt cannot leak the claim.
-          const started = yield* Effect.uninterruptibleMask((restore) =>
-            Effect.gen(function* () {
-              const claimed = joined ? ({ _tag: "here" } as const) : yield* claim(input.sessionID, holder)
-              if (claimed._tag !== "claimed") return { ran: false, claimed } as const
-              return { ran: true, result: yield* turn(input, holder, claimed.run, before, restore) } as const
-            })
-          )
-          if (started.ran) return started.result
-          const { claimed } = started
-          // A turn here is ending or starting, or a compaction runs: try again shortly.
-          if (claimed._tag === "here" && attempt < JOIN_ATTEMPTS) {
-            yield* Effect.sleep(JOIN_RETRY_MS)
+          const held = yield* turn(input, yield* Deferred.make<TurnResult, PromptError>(), before)
+          if (held._tag === "ran") return held.value
+          // A turn here is ending or starting, or a compaction runs: once it has let the session go, try again.
+          if (held._tag === "here" && attempt < JOIN_ATTEMPTS) {
+            yield* Deferred.await(held.holder.released)
             continue
           }
-          const held = claimed._tag === "held" ? busyMessage(claimed.held, self) : `Session ${input.sessionID} is busy in this process.`
+          const busy = held._tag === "held" ? busyMessage(held.held, runs.self) : `Session ${input.sessionID} is busy in this process.`
           return yield* new SessionBusyError({
             sessionID: input.sessionID,
-            message: `${held} Your message can be queued for that turn (reins run --session ${input.sessionID} does so), or wait for it to finish.`
+            message: `${busy} Your message can be queued for that turn (reins run --session ${input.sessionID} does so), or wait for it to finish.`
           })
         }
       })
@@ -506,20 +450,14 @@ export class SessionService extends Context.Service<SessionService, {
           Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("A turn's stream ended without its result")))
         )
 
-      const turn = (
-        input: PromptInput,
-        holder: Holder,
-        run: SessionRun,
-        before: ReadonlyArray<MessageWithParts>,
-        restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-      ) => {
+      /** A turn holding the session, if it is free; its end (idle, or its error) told after the hold is released. */
+      const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
-        const body = Effect.andThen(repairWindow(before), startTurn(input, run, known))
-        return holding(input.sessionID, holder, run, restore(body)).pipe(
+        return runs.hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known))).pipe(
           Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
           // A turn whose session was taken over writes nothing more, not even the session's time.
           Effect.onExit((exit) =>
-            lostClaim(exit) ? Effect.void : Effect.gen(function* () {
+            lostClaim(exit) || (Exit.isSuccess(exit) && exit.value._tag !== "ran") ? Effect.void : Effect.gen(function* () {
               const now = yield* Clock.currentTimeMillis
               const current = yield* store.getSession(input.sessionID)
               yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
@@ -539,20 +477,20 @@ export class SessionService extends Context.Service<SessionService, {
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
         yield* store.getSession(input.sessionID)
         yield* compaction.check(input.model)
-        const holder: Holder = {}
-        const claimed = yield* claim(input.sessionID, holder)
-        if (claimed._tag !== "claimed") {
-          const held = claimed._tag === "held" ? busyMessage(claimed.held, self) : `Session ${input.sessionID} is running a turn in this process.`
-          return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${held} A running turn compacts itself when its context fills up.` })
-        }
         const body = Effect.gen(function* () {
           const messages = yield* readWindow(store, input.sessionID)
           return yield* compaction.compact({ sessionID: input.sessionID, model: input.model, reason: "manual", tokens: estimateMessages(modelView(messages)) })
         })
-        return yield* holding(input.sessionID, holder, claimed.run, body)
+        const held = yield* runs.hold(input.sessionID, undefined, () => body)
+        if (held._tag === "ran") return held.value
+        const busy = held._tag === "held" ? busyMessage(held.held, runs.self) : `Session ${input.sessionID} is running a turn in this process.`
+        return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busy} A running turn compacts itself when its context fills up.` })
       })
 
       return SessionService.of({ create, prompt, stream, queue, repair, compact })
     })
   )
+
+  /** The service with its own `SessionRuns`. */
+  static readonly layer = SessionService.layerWithRuns.pipe(Layer.provide(SessionRuns.layer))
 }
