@@ -1,4 +1,4 @@
-import { Cause, Clock, Deferred, Effect, Fiber, Semaphore, Stream } from "effect"
+import { Cause, Clock, Context, Effect, FiberSet, Layer, Semaphore, Stream } from "effect"
 import { Bus, Ids, emptyUsage, isOpenTool, type AssistantMessage, type Part, type ReasoningPart, type TextPart, type ToolPart, type Usage } from "@reins/domain"
 import { Provider, type ModelEvent, type ProviderError, type ProviderRequest } from "@reins/provider"
 import { SessionStore, type StoreError } from "@reins/storage"
@@ -50,8 +50,8 @@ export const interruptedState = (state: ToolPart["state"], end: number): ToolPar
 
 /**
  * The stream processor (T2–T4): consumes the model stream event by event, updating the stored
- * part at once; each tool call runs in its own fiber with a Deferred the step waits on; cleanup
- * runs in `ensuring`, so an interrupt or error leaves no part pending or running.
+ * part at once; each tool call runs in its own fiber of a FiberSet scoped to the step, which the
+ * step awaits; cleanup runs in `ensuring`, so an interrupt or error leaves no part pending or running.
  */
 export const makeProcessor = Effect.gen(function* () {
   const store = yield* SessionStore
@@ -67,6 +67,10 @@ export const makeProcessor = Effect.gen(function* () {
     store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
 
   const step = Effect.fn("SessionProcessor.step")(function* (input: StepInput) {
+    return yield* Effect.scoped(stepScoped(input))
+  })
+
+  const stepScoped = Effect.fnUntraced(function* (input: StepInput) {
     const { assistant, request, cwd } = input
     // Only what this model was offered may run: a GPT model calling `edit` gets the unknown-tool answer.
     const offered = registry.forModel(request.model.modelID)
@@ -74,8 +78,9 @@ export const makeProcessor = Effect.gen(function* () {
     const texts = new Map<string, TextPart | ReasoningPart>()
     // how much of each streaming text the store holds
     const storedLength = new Map<string, number>()
-    const calls = new Map<string, { part: ToolPart; done: Deferred.Deferred<void> }>()
-    const fibers: Array<Fiber.Fiber<void, StoreError>> = []
+    const calls = new Map<string, { part: ToolPart }>()
+    // The step's tool calls, one fiber each: awaited together, interrupted together.
+    const running = yield* FiberSet.make<void, StoreError>()
     let outcome: StepOutcome = { finish: "unknown", toolCalls: 0, usage: emptyUsage, cost: 0 }
 
     const setTool = (callID: string, part: ToolPart) =>
@@ -121,7 +126,6 @@ export const makeProcessor = Effect.gen(function* () {
         }
       }).pipe(
         Effect.onInterrupt(() => markInterrupted(callID)),
-        Effect.ensuring(Effect.suspend(() => Deferred.succeed(calls.get(callID)!.done, undefined))),
         Semaphore.withPermits(slots, 1)
       )
 
@@ -138,7 +142,7 @@ export const makeProcessor = Effect.gen(function* () {
         const existing = calls.get(callID)
         if (existing) return existing
         const part: ToolPart = { id: yield* ids.next("prt"), ...base, type: "tool", callID, tool: name, state: { status: "pending", input: {}, raw: "" } }
-        const entry = { part, done: yield* Deferred.make<void>() }
+        const entry = { part }
         calls.set(callID, entry)
         yield* save(part)
         return entry
@@ -210,10 +214,9 @@ export const makeProcessor = Effect.gen(function* () {
                   time: { start: now, end: now }
                 }
               })
-              yield* Deferred.succeed(entry.done, undefined)
               return
             }
-            fibers.push(yield* Effect.forkChild(runTool(event.callID, input)))
+            yield* FiberSet.run(running, runTool(event.callID, input))
             return
           }
           case "finish-step":
@@ -234,7 +237,7 @@ export const makeProcessor = Effect.gen(function* () {
 
     // On interrupt or error: stop running tools (bounded wait), then close whatever is still open.
     const cleanup = Effect.gen(function* () {
-      yield* Effect.timeoutOption(Fiber.interruptAll(fibers), STRAGGLER_WAIT_MS)
+      yield* Effect.timeoutOption(FiberSet.clear(running), STRAGGLER_WAIT_MS)
       const end = yield* Clock.currentTimeMillis
       const open: Array<Part> = []
       for (const [callID, entry] of calls) {
@@ -252,8 +255,8 @@ export const makeProcessor = Effect.gen(function* () {
 
     const result = yield* provider.stream(request).pipe(
       Stream.runForEach(handle),
-      Effect.andThen(Effect.forEach([...calls.values()], (c) => Deferred.await(c.done), { discard: true })),
-      Effect.andThen(Effect.suspend(() => Effect.forEach(fibers, Fiber.join, { discard: true }))),
+      // every call has ended, or one failed (its store write did)
+      Effect.andThen(Effect.raceFirst(FiberSet.awaitEmpty(running), FiberSet.join(running))),
       Effect.ensuring(cleanup),
       Effect.onInterrupt(() =>
         Effect.gen(function* () {
@@ -280,3 +283,8 @@ export const makeProcessor = Effect.gen(function* () {
 })
 
 export type Processor = Effect.Success<typeof makeProcessor>
+
+/** The step processor as a service: one step of a turn at a time, given its assistant message and request. */
+export class SessionProcessor extends Context.Service<SessionProcessor, Processor>()("reins/session/SessionProcessor") {
+  static readonly layer = Layer.effect(SessionProcessor, makeProcessor)
+}

@@ -5,7 +5,7 @@ import type { ProviderError } from "@reins/provider"
 import { SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { SessionBusyError, type PromptError } from "./Errors.ts"
-import { interruptedState } from "./Processor.ts"
+import { SessionProcessor, interruptedState } from "./Processor.ts"
 import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { Turn } from "./Turn.ts"
@@ -220,6 +220,6 @@ export class SessionService extends Context.Service<SessionService, {
     })
   )
 
-  /** The service with its own `SessionRuns` and `Turn`. */
-  static readonly layer = SessionService.layerWithRuns.pipe(Layer.provide(Layer.mergeAll(SessionRuns.layer, Turn.layer)))
+  /** The service with its own `SessionRuns`, `Turn` and `SessionProcessor`. */
+  static readonly layer = SessionService.layerWithRuns.pipe(Layer.provide(Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))))
 }

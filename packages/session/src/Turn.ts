@@ -23,7 +23,7 @@ import { SessionStore, type MessageWithParts, type SessionRun } from "@reins/sto
 import { ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
-import { makeProcessor, type StepOutcome } from "./Processor.ts"
+import { SessionProcessor, type StepOutcome } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
@@ -96,7 +96,7 @@ export class Turn extends Context.Service<
       const bus = yield* Bus
       const ids = yield* Ids
       const registry = yield* ToolRegistry
-      const processor = yield* makeProcessor
+      const processor = yield* SessionProcessor
       const settings = yield* SessionSettings
       const cwd = yield* WorkDir
       const permission = yield* Permission

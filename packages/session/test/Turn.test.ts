@@ -11,7 +11,7 @@ import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { SessionRuns, SessionSettings, Turn, type TurnStep } from "../src/index.ts"
+import { SessionProcessor, SessionRuns, SessionSettings, Turn, type TurnStep } from "../src/index.ts"
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-turn-")))
 
@@ -39,7 +39,7 @@ const turnSteps = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { 
   const requests: Array<ProviderRequest> = []
   const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, scripted(steps, requests))
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
-  const layer = Layer.mergeAll(Turn.layer, SessionRuns.layer).pipe(
+  const layer = Layer.mergeAll(Turn.layer.pipe(Layer.provide(SessionProcessor.layer)), SessionRuns.layer).pipe(
     Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
     Layer.provide(
       Layer.mergeAll(
