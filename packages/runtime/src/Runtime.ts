@@ -3,7 +3,7 @@ import { Compaction, CompactionSettings, loadSettings, type CompactionError } fr
 import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { DoomLoopSettings, RunSettings, SessionService, SessionSettings, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
+import { DoomLoopSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
@@ -126,7 +126,9 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   // The summary template file named in config is read once, when the runtime starts.
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
   const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))
-  const session = SessionService.layer.pipe(Layer.provideMerge(compaction))
+  // The session's parts: the claims of running sessions, the step loop, the step processor.
+  const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))
+  const session = SessionService.layerWithRuns.pipe(Layer.provide(turns), Layer.provideMerge(compaction))
   const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
   return session.pipe(Layer.provide(settings), Layer.provideMerge(telemetry))
 }
