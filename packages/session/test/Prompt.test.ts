@@ -47,9 +47,12 @@ describe("system prompt", () => {
     const saved = process.env.PATH
     process.env.PATH = `${bin}:${saved}`
     try {
+      const started = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l !== "").length : 0)
       expect(await run(gitStatus(dir, 200))).toBe("")
+      // under load the first git may be killed before it wrote its pid: wait for the second's own line
+      const before = started()
       const fiber = Effect.runFork(gitStatus(dir, 60_000))
-      while (!fs.existsSync(marker) || fs.readFileSync(marker, "utf8").trim().split("\n").length < 2) await Bun.sleep(10)
+      while (started() <= before) await Bun.sleep(10)
       await Effect.runPromise(Fiber.interrupt(fiber))
     } finally {
       process.env.PATH = saved
@@ -62,6 +65,6 @@ describe("system prompt", () => {
         return false
       }
     }
-    for (const pid of fs.readFileSync(marker, "utf8").trim().split("\n").map(Number)) expect(alive(pid)).toBe(false)
+    for (const pid of fs.readFileSync(marker, "utf8").split("\n").filter((l) => l !== "").map(Number)) expect(alive(pid)).toBe(false)
   })
 })
