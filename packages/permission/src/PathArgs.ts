@@ -1,7 +1,6 @@
-import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Node } from "./Parser.ts"
-import { FILE_COMMANDS, harmlessDevice } from "./Paths.ts"
+import { FILE_COMMANDS, harmlessDevice, isSymlink } from "./Paths.ts"
 import { resolve, UNKNOWN, type Lookup } from "./Words.ts"
 import { isInterpreter } from "./Wrappers.ts"
 
@@ -27,15 +26,7 @@ const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 const PATTERN_FIRST = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "jq", "yq", "perl"])
 
 /** A bare word (`link`) that names a symbolic link in the current directory, which may lead outside. */
-const isSymlink = (ctx: PathContext, word: string) => {
-  if (ctx.cwd === undefined || word === "" || GLOB.test(word)) return false
-  try {
-    // most bare words name no file: no ENOENT error built for each of them
-    return fs.lstatSync(path.join(ctx.cwd, word), { throwIfNoEntry: false })?.isSymbolicLink() ?? false
-  } catch {
-    return false
-  }
-}
+const namesSymlink = (ctx: PathContext, word: string) => ctx.cwd !== undefined && word !== "" && !GLOB.test(word) && isSymlink(path.join(ctx.cwd, word))
 
 const ASSIGNED = /^[A-Za-z_][\w.-]*=/
 // `host:path` of scp and rsync: a remote place (a literal part, a colon, before any slash)
@@ -88,7 +79,7 @@ const checkOne = (ctx: PathContext, w: string, name: string) => {
   // `file:///etc/passwd` is a local path whatever reads it
   if (/^file:\/\//i.test(w)) w = decodeURI(w.slice(7).replace(/^[^/]*/, "")) || "/"
   if (URL_LIKE.test(w) || harmlessDevice(w)) return
-  if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !isSymlink(ctx, w)) return
+  if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !namesSymlink(ctx, w)) return
   const glob = w.search(GLOB)
   const fixed = glob === -1 ? w : path.dirname(w.slice(0, glob) + "x")
   const real = ctx.locate(fixed)

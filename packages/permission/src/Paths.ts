@@ -58,6 +58,16 @@ export const realLocation = (target: string): string => {
   return current
 }
 
+/** True when `file` itself is a symbolic link: one system call, false when it is missing or cannot be read. */
+export const isSymlink = (file: string) => {
+  try {
+    // most words name no file: no ENOENT error is built for each of them
+    return fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true
+  } catch {
+    return false
+  }
+}
+
 /** The directory to ask about for a path: the path itself when it is a directory, else its parent. */
 export const askDirectory = (real: string) => {
   try {

@@ -196,5 +196,3 @@ export const isDirectory = (file: string) => {
   }
 }
 
-/** True when `file` itself is a symbolic link (one system call; false when it does not exist). */
-export const isSymlink = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true
