@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isInside, pathRequests, realLocation } from "@reins/permission"
-import { replaceContent } from "./SafeWrite.ts"
+import { writeFileSafely } from "./SafeWrite.ts"
 import { ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 
 /** A `failed` ToolError; the message tells the model what to do next. */
@@ -98,12 +98,8 @@ export const readBytes = (target: string) =>
 /** Writes a file, creating its parent directories. */
 export const writeText = (target: string, content: string) =>
   Effect.tryPromise({
-    try: async () => {
-      // an existing file is replaced whole or not at all, through its symlinks, keeping its mode
-      if (await fs.promises.stat(target).then(() => true, () => false)) return replaceContent(target, content)
-      await fs.promises.mkdir(path.dirname(target), { recursive: true })
-      await fs.promises.writeFile(target, content)
-    },
+    // an existing file is replaced whole or not at all, through its symlinks, keeping its mode
+    try: () => writeFileSafely(target, content),
     catch: (e) => fail(`Could not write ${target}: ${describe(e)}. Check that the path is writable.`)
   })
 

@@ -7,7 +7,7 @@ import { plainPunctuation } from "./Punctuation.ts"
 import { fail, isBinary, isInside, readBytes, statPath } from "./Files.ts"
 import { replaceContent } from "./SafeWrite.ts"
 import { oldLinesOf, parsePatch, touchedPaths, type FileOp, type Hunk } from "./Patch.ts"
-import { decodeBytes, encodeText, keepFinalNewline, readOnlyReason, withFileLocks } from "./TextFile.ts"
+import { decodeBytes, encodeText, keepFinalNewline, unwritableReason, withFileLocks } from "./TextFile.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Seeking: where a hunk's lines are in a file
@@ -173,10 +173,8 @@ const existingFile = Effect.fnUntraced(function* (target: string, file: string, 
   if (stat === undefined) return yield* fail(missing)
   if (stat.isDirectory()) return yield* fail(`${file} is a directory, not a file. Fix the path in the patch; nothing was changed.`)
   // Files are changed in place, as edit does: a read-only file is refused, never replaced.
-  const readOnly = yield* readOnlyReason(target, stat)
-  if (readOnly !== undefined) {
-    return yield* fail(`Cannot change ${file}: ${readOnly}. Leave it out of the patch, or ask the user to make it writable; nothing was changed.`)
-  }
+  const unwritable = yield* unwritableReason(target, stat)
+  if (unwritable !== undefined) return yield* fail(`Cannot change ${file}: ${unwritable}; nothing was changed.`)
   return stat
 })
 

@@ -12,7 +12,21 @@ let counter = 0
  */
 export const replaceContent = async (target: string, content: string | Uint8Array): Promise<void> => {
   const real = await fs.promises.realpath(target)
-  const stat = await fs.promises.stat(real)
+  return replaceReal(real, await fs.promises.stat(real), content)
+}
+
+/**
+ * Writes a file: an existing one through `replaceContent`, a new one (or a dangling link's target)
+ * created with its parent directories.
+ */
+export const writeFileSafely = async (target: string, content: string | Uint8Array): Promise<void> => {
+  const real = await fs.promises.realpath(target).catch(() => undefined)
+  if (real !== undefined) return replaceReal(real, await fs.promises.stat(real), content)
+  await fs.promises.mkdir(path.dirname(target), { recursive: true })
+  await fs.promises.writeFile(target, content)
+}
+
+const replaceReal = async (real: string, stat: fs.Stats, content: string | Uint8Array): Promise<void> => {
   if (stat.nlink > 1) return fs.promises.writeFile(real, content)
   const temp = path.join(path.dirname(real), `.${path.basename(real)}.reins-${process.pid}-${++counter}`)
   const mode = stat.mode & 0o7777

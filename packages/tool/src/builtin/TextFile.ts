@@ -1,5 +1,6 @@
 import { Effect, Semaphore } from "effect"
 import * as fs from "node:fs"
+import { specialKind } from "./Files.ts"
 
 /** A text file as the edit tools see it: the text with LF endings, and how to write it back. */
 export interface TextFile {
@@ -31,16 +32,21 @@ export const encodeText = (file: Pick<TextFile, "bom" | "crlf">, text: string) =
   (file.bom ? BOM : "") + (file.crlf ? text.replace(/\n/g, "\r\n") : text)
 
 /**
- * Why an existing file must not be rewritten: no write bit at all (read-only, which even root
- * respects here), or no write access for this process. Undefined when it may be written.
+ * Why an existing path must not be written, with what to do instead; undefined when it may be.
+ * Not a regular file (opening a FIFO for writing waits for a reader, forever if none comes),
+ * read-only (no write bit at all, which even root respects here), or no write access for this process.
  */
-export const readOnlyReason = (target: string, stat: fs.Stats): Effect.Effect<string | undefined> => {
+export const unwritableReason = (target: string, stat: fs.Stats): Effect.Effect<string | undefined> => {
+  const kind = stat.isDirectory() ? undefined : specialKind(stat)
+  if (kind !== undefined) {
+    return Effect.succeed(`it is ${kind}, not a regular file, and is not written: writing to it could block forever. Write a regular file instead`)
+  }
   if (stat.isFile() && (stat.mode & 0o222) === 0) {
-    return Effect.succeed(`it is read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")})`)
+    return Effect.succeed(`it is read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")}). Leave it unchanged, or ask the user to make it writable`)
   }
   return Effect.tryPromise(() => fs.promises.access(target, fs.constants.W_OK)).pipe(
     Effect.as(undefined),
-    Effect.orElseSucceed(() => "this process may not write it")
+    Effect.orElseSucceed(() => "this process may not write it. Leave it unchanged, or ask the user to make it writable")
   )
 }
 

@@ -3,7 +3,7 @@ import { define, render } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
 import { editDecoded } from "./Replace.ts"
-import { decodeBytes, encodeText, readOnlyReason, withFileLocks } from "./TextFile.ts"
+import { decodeBytes, encodeText, unwritableReason, withFileLocks } from "./TextFile.ts"
 import template from "./edit.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -32,10 +32,8 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   const stat = yield* statPath(target)
   if (stat?.isDirectory()) return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
   // Written in place (through a symlink, keeping the mode), so a read-only file is refused, not replaced.
-  const readOnly = stat === undefined ? undefined : yield* readOnlyReason(target, stat)
-  if (readOnly !== undefined) {
-    return yield* fail(`Cannot edit ${target}: ${readOnly}. Leave it unchanged, or ask the user to make it writable; nothing was changed.`)
-  }
+  const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
+  if (unwritable !== undefined) return yield* fail(`Cannot edit ${target}: ${unwritable}; nothing was changed.`)
   if (args.oldString === "") {
     if (stat === undefined || stat.size === 0) return yield* createFile(target, args.newString, stat !== undefined, title)
     return yield* fail(

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { define, render } from "../Tool.ts"
-import { displayPath, fail, pathNeeds, resolvePath, specialKind, statPath, writeText } from "./Files.ts"
-import { readOnlyReason } from "./TextFile.ts"
+import { displayPath, fail, pathNeeds, resolvePath, statPath, writeText } from "./Files.ts"
+import { unwritableReason } from "./TextFile.ts"
 import template from "./write.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -25,16 +25,9 @@ export const write = define("write", {
       if (stat?.isDirectory()) {
         return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
       }
-      // opening a FIFO for writing waits for a reader, forever if none comes: only regular files are written
-      const kind = stat === undefined ? undefined : specialKind(stat)
-      if (kind !== undefined) {
-        return yield* fail(`${target} is ${kind}, not a regular file, and is not written: writing to it could block forever. Write a regular file instead; nothing was changed.`)
-      }
-      // written in place like edit and apply_patch: a read-only file is refused, not overwritten
-      const readOnly = stat === undefined ? undefined : yield* readOnlyReason(target, stat)
-      if (readOnly !== undefined) {
-        return yield* fail(`Cannot write ${target}: ${readOnly}. Leave it unchanged, or ask the user to make it writable; nothing was changed.`)
-      }
+      // written in place like edit and apply_patch: a FIFO, a device or a read-only file is refused
+      const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
+      if (unwritable !== undefined) return yield* fail(`Cannot write ${target}: ${unwritable}; nothing was changed.`)
       yield* writeText(target, args.content)
       const bytes = Buffer.byteLength(args.content)
       return {
