@@ -8,14 +8,9 @@
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, machine, median, project, root, table } from "./support.ts"
+import { BIN, machine, median, project, root, stepsFlag, table } from "./support.ts"
 
-const flag = process.argv.indexOf("--steps")
-const STEPS = flag >= 0 ? Number(process.argv[flag + 1]) : 300
-if (!Number.isInteger(STEPS) || STEPS < 60) {
-  console.error(`--steps wants a whole number of at least 60, got ${process.argv[flag + 1]}`)
-  process.exit(2)
-}
+const STEPS = stepsFlag(300, 60)
 const EARLY_RSS_STEP = 40
 const TARGET = 1.3
 const MiB = 2 ** 20

@@ -17,14 +17,9 @@ import { read } from "@reins/tool"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { machine, median, table } from "./support.ts"
+import { machine, median, stepsFlag, table } from "./support.ts"
 
-const flag = process.argv.indexOf("--steps")
-const STEPS = flag >= 0 ? Number(process.argv[flag + 1]) : 300
-if (!Number.isInteger(STEPS) || STEPS < 2) {
-  console.error(`--steps wants a whole number of at least 2, got ${process.argv[flag + 1]}`)
-  process.exit(2)
-}
+const STEPS = stepsFlag(300, 2)
 /** Steps of a turn on another session run first, so that step 10 of the measured turn is not JIT warm-up. */
 const WARMUP = 40
 const FILES = 40

@@ -45,6 +45,17 @@ export const project = (url: string) => {
   return { cwd, dataDir, env, cleanup: () => { fs.rmSync(cwd, { recursive: true, force: true }); fs.rmSync(dataDir, { recursive: true, force: true }) } }
 }
 
+/** The `--steps N` flag (default `fallback`); a value that is not a whole number of at least `min` ends the bench (exit 2). */
+export const stepsFlag = (fallback: number, min: number) => {
+  const flag = process.argv.indexOf("--steps")
+  const steps = flag >= 0 ? Number(process.argv[flag + 1]) : fallback
+  if (!Number.isInteger(steps) || steps < min) {
+    console.error(`--steps wants a whole number of at least ${min}, got ${process.argv[flag + 1]}`)
+    process.exit(2)
+  }
+  return steps
+}
+
 export const machine = () => {
   const cpu = os.cpus()[0]?.model ?? "unknown cpu"
   return `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, bun ${Bun.version}`
