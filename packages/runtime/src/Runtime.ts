@@ -79,12 +79,14 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   // Spill files live in the data dir, outside the worktree, one folder per session: a session reads
   // its own back without a prompt, any other session's asks, and nothing writes there but reins.
   const spill = spillDirectory(options.dataDir)
-  const spillDirs = (dir: string) => [...new Set([dir, realLocation(dir)])].flatMap((d) => [d, `${d}/*`])
-  const spillRules = (sessionID: string) =>
-    ["read", "grep", "glob", "list", "external_directory"].flatMap((permission) =>
-      spillDirs(spillFolder(spill, sessionID)).map((pattern) => ({ permission, pattern, action: "allow" as const }))
-    )
-  const spillWrites = spillDirs(spill).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
+  // resolved once here: the rules of a session are asked for on every permission check
+  const spillRoots = [...new Set([spill, realLocation(spill)])]
+  const patternsUnder = (dirs: ReadonlyArray<string>) => dirs.flatMap((d) => [d, `${d}/*`])
+  const spillRules = (sessionID: string) => {
+    const own = patternsUnder(spillRoots.map((root) => spillFolder(root, sessionID)))
+    return ["read", "grep", "glob", "list", "external_directory"].flatMap((permission) => own.map((pattern) => ({ permission, pattern, action: "allow" as const })))
+  }
+  const spillWrites = patternsUnder(spillRoots).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
     : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
