@@ -52,7 +52,12 @@ export const gitStatus = (cwd: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Effec
     child.stdout.on("data", (b: Buffer) => chunks.push(b))
     child.on("error", () => resume(Effect.succeed("")))
     child.on("close", (code) => resume(Effect.succeed(code === 0 ? Buffer.concat(chunks).toString("utf8") : "")))
-    return Effect.sync(() => void child.kill("SIGKILL"))
+    // on interrupt (or the timeout) the child is killed and waited for, so none outlives the call
+    return Effect.callback<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done(Effect.void)
+      child.once("close", () => done(Effect.void))
+      child.kill("SIGKILL")
+    }).pipe(Effect.timeoutOrElse({ duration: 1_000, orElse: () => Effect.void }))
   }).pipe(
     Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.succeed("") }),
     Effect.map((out) => {
