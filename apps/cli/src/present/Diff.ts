@@ -1,0 +1,98 @@
+import { plain, type Style } from "./Style.ts"
+
+/** Lines added and removed by a unified diff. */
+export interface DiffStat {
+  readonly added: number
+  readonly removed: number
+}
+
+/** One line of a unified diff, classified. */
+export interface DiffLine {
+  readonly kind: "file" | "hunk" | "add" | "remove" | "context" | "note"
+  readonly text: string
+}
+
+const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/
+
+/**
+ * Classifies the lines of a unified diff (one file or several joined, as apply_patch's metadata has
+ * them). Hunk headers give each hunk's line counts, so a removed line reading `-- x` or an added
+ * `++ x` is never taken for a `---`/`+++` file header.
+ */
+export const parseDiff = (diff: string): ReadonlyArray<DiffLine> => {
+  if (diff === "") return []
+  const lines: Array<DiffLine> = []
+  let oldLeft = 0
+  let newLeft = 0
+  for (const text of diff.split("\n")) {
+    const inHunk = oldLeft > 0 || newLeft > 0
+    const hunk = HUNK.exec(text)
+    if (!inHunk && hunk) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1])
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2])
+      lines.push({ kind: "hunk", text })
+    } else if (inHunk && text.startsWith("+")) {
+      newLeft--
+      lines.push({ kind: "add", text })
+    } else if (inHunk && text.startsWith("-")) {
+      oldLeft--
+      lines.push({ kind: "remove", text })
+    } else if (inHunk && (text.startsWith(" ") || text === "")) {
+      oldLeft--
+      newLeft--
+      lines.push({ kind: "context", text })
+    } else if (text.startsWith("\\")) {
+      lines.push({ kind: "note", text })
+    } else {
+      lines.push({ kind: text.startsWith("--- ") || text.startsWith("+++ ") || text.startsWith("diff ") ? "file" : "note", text })
+    }
+  }
+  return lines
+}
+
+/** Lines added and removed by a unified diff. */
+export const diffStat = (diff: string): DiffStat => {
+  let added = 0
+  let removed = 0
+  for (const line of parseDiff(diff)) {
+    if (line.kind === "add") added++
+    else if (line.kind === "remove") removed++
+  }
+  return { added, removed }
+}
+
+/** `+12 −3` (green and red when coloured); a side with nothing is still shown, so the shape is stable. */
+export const formatStat = (stat: DiffStat, style: Style = plain): string =>
+  `${style.green(`+${stat.added}`)} ${style.red(`${style.glyphs.minus}${stat.removed}`)}`
+
+/** The diff a tool's metadata carries (edit, write, apply_patch), if any. */
+export const diffOf = (metadata: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const diff = metadata?.["diff"]
+  return typeof diff === "string" && diff !== "" ? diff : undefined
+}
+
+/**
+ * A unified diff as lines to print: file headers bold, hunk headers cyan, additions green, removals red.
+ * `maxLines` cuts a long diff and ends it with a line saying how many lines were left out.
+ */
+export const renderDiff = (diff: string, style: Style = plain, maxLines = Number.POSITIVE_INFINITY): ReadonlyArray<string> => {
+  const parsed = parseDiff(diff)
+  const shown = parsed.slice(0, maxLines).map((line) => {
+    switch (line.kind) {
+      case "file":
+        return style.bold(line.text)
+      case "hunk":
+        return style.cyan(line.text)
+      case "add":
+        return style.green(line.text)
+      case "remove":
+        return style.red(line.text)
+      case "note":
+        return style.dim(line.text)
+      case "context":
+        return line.text
+    }
+  })
+  const hidden = parsed.length - shown.length
+  return hidden > 0 ? [...shown, style.dim(`${style.glyphs.ellipsis} ${hidden} more diff line${hidden === 1 ? "" : "s"}`)] : shown
+}
