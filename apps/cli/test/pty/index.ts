@@ -1,0 +1,3 @@
+export * from "./Keys.ts"
+export * from "./ProcessTree.ts"
+export * from "./Pty.ts"
