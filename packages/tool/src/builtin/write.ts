@@ -1,8 +1,12 @@
 import { Effect, Schema } from "effect"
 import { define, render } from "../Tool.ts"
-import { displayPath, fail, pathNeeds, resolvePath, statPath, writeText } from "./Files.ts"
-import { unwritableReason } from "./TextFile.ts"
+import { lineDiff } from "./Diff.ts"
+import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
+import { decodeBytes, decodeText, unwritableReason } from "./TextFile.ts"
 import template from "./write.txt" with { type: "text" }
+
+// A file bigger than this is replaced without a diff in the metadata (reading and diffing it costs more than it shows).
+const MAX_DIFF_BYTES = 1024 * 1024
 
 const Parameters = Schema.Struct({
   filePath: Schema.String.annotate({ description: "The path of the file to write (absolute, or relative to the project directory)" }),
@@ -28,12 +32,19 @@ export const write = define("write", {
       // written in place like edit and apply_patch: a FIFO, a device or a read-only file is refused
       const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
       if (unwritable !== undefined) return yield* fail(`Cannot write ${target}: ${unwritable}; nothing was changed.`)
+      // the text it replaces, for the diff people see (edit and apply_patch have one too); none for a binary or huge file
+      const oldBytes = stat === undefined || stat.size > MAX_DIFF_BYTES ? undefined : yield* readBytes(target).pipe(Effect.orElseSucceed(() => undefined))
+      const before = stat === undefined ? "" : oldBytes === undefined || isBinary(target, oldBytes) ? undefined : decodeBytes(oldBytes).text
       yield* writeText(target, args.content)
       const bytes = Buffer.byteLength(args.content)
       return {
         title: displayPath(ctx, target),
         output: `${stat ? "Overwrote" : "Created"} ${target} (${bytes} bytes).`,
-        metadata: { filePath: target, exists: stat !== undefined }
+        metadata: {
+          filePath: target,
+          exists: stat !== undefined,
+          ...(before === undefined ? {} : { diff: lineDiff(target, before, decodeText(args.content).text) })
+        }
       }
     })
 })
