@@ -1,0 +1,18 @@
+export { addUsage, CHUNK_MIN_CHARS, fromHistory, lastAnswer, reduceTranscript, tokenCount } from "./Fold.ts"
+export { Footer, footerParts, type FooterInfo } from "./Footer.tsx"
+export { Markdown } from "./Markdown.tsx"
+export { PermissionQuestion, questionLines, type PermissionAnswer, type PermissionQuestionProps, type PermissionReply } from "./PermissionQuestion.tsx"
+export {
+  allItems,
+  cacheHitRate,
+  initialTranscript,
+  isDone,
+  type PendingPermission,
+  type TranscriptItem,
+  type TranscriptState,
+  type TranscriptStatus,
+  type TranscriptUsage
+} from "./State.ts"
+export { defaultTheme, makeTheme, ThemeContext, themeFor, useTheme, type Theme } from "./Theme.ts"
+export { ToolView } from "./ToolView.tsx"
+export { Transcript, type TranscriptProps } from "./Transcript.tsx"
