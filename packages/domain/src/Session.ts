@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import type { Message } from "./Message.ts"
+import type { Part } from "./Part.ts"
 
 /** A stored conversation. */
 export const Session = Schema.Struct({
@@ -9,3 +11,9 @@ export const Session = Schema.Struct({
   time: Schema.Struct({ created: Schema.Number, updated: Schema.Number })
 })
 export type Session = typeof Session.Type
+
+/** A message with its parts, as a session's store reads them back (parts ordered by id). */
+export interface MessageWithParts {
+  readonly info: Message
+  readonly parts: ReadonlyArray<Part>
+}

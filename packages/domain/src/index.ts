@@ -1,5 +1,6 @@
 export * from "./Id.ts"
 export * from "./Session.ts"
+export * from "./Run.ts"
 export * from "./Message.ts"
 export * from "./Part.ts"
 export * from "./Event.ts"

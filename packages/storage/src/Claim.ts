@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import type { SessionRun } from "./SessionStore.ts"
+import type { SessionRun } from "@reins/domain"
 import { StoreError } from "./StoreError.ts"
 
 /** Whether two runs are the same claim: one process (pid on a host) from one start; a later claim by it is another. */

@@ -1,8 +1,8 @@
-import { DataDir, type AssistantMessage, type Message, type Part, type PermissionGrant, type Session, type UserMessage } from "@reins/domain"
+import type { AssistantMessage, Message, MessageWithParts, Part, Session } from "@reins/domain"
 import { Context, Effect, Layer } from "effect"
-import * as path from "node:path"
-import { makeMemoryStore } from "./MemoryStore.ts"
-import { makeSqliteStore, openDatabase } from "./SqliteStore.ts"
+import { Database } from "./Database.ts"
+import { makeMemorySessionStore } from "./MemorySessionStore.ts"
+import { makeSqliteSessionStore } from "./SqliteSessionStore.ts"
 import type { StoreError } from "./StoreError.ts"
 
 /** Filters for `SessionStore.listSessions`. */
@@ -22,31 +22,8 @@ export interface MessagesOptions {
 }
 
 /**
- * The process running a turn of a session (T5). Another process that wants to talk to the session
- * queues its message for this run instead of starting a second loop.
- */
-export interface SessionRun {
-  readonly sessionID: string
-  readonly pid: number
-  /** The machine's hostname: a pid means something only there. */
-  readonly host: string
-  readonly time: { readonly started: number; readonly heartbeat: number }
-  /** Messages queued for this run since it claimed the session; -1: a claim that takes none (a compaction). */
-  readonly queued: number
-}
-
-/** Whether a stored run still holds its session (its process is alive, its heartbeat recent). */
-export type RunIsLive = (run: SessionRun) => boolean
-
-/** A message with its parts, as `SessionStore.messages` returns it. */
-export interface MessageWithParts {
-  readonly info: Message
-  readonly parts: ReadonlyArray<Part>
-}
-
-/**
- * Sessions, messages and parts, and the permission grants kept per project; every write is atomic.
- * Under a `WritingClaim`, writes to that claim's session also check the claim in the same transaction.
+ * Sessions, messages and parts; every write is atomic. Under a `WritingClaim`, writes to that
+ * claim's session also check the claim (stored by `RunClaims` in the same `Database`) in the same transaction.
  */
 export class SessionStore extends Context.Service<SessionStore, {
   /** Stores a new session; fails if the id is taken. */
@@ -69,40 +46,12 @@ export class SessionStore extends Context.Service<SessionStore, {
   messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
   /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
   latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
-  /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
-  claimRun(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
-  /** The run holding a session, live or not. */
-  getRun(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
-  /** Records that a claimed run is still alive; false (nothing written) when the claim no longer holds its session. */
-  heartbeatRun(run: SessionRun, time: number): Effect.Effect<boolean, StoreError>
-  /**
-   * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
-   * returns false and the run goes on to answer them. True when released (or no longer held).
-   */
-  releaseRun(run: SessionRun, seen: number): Effect.Effect<boolean, StoreError>
-  /**
-   * Stores a user message and its parts for the live run holding the session, atomically with that
-   * check, and counts it as queued; returns the run, or undefined (nothing stored) if none is live.
-   */
-  queueMessage(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
   /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
   deleteSession(id: string): Effect.Effect<void, StoreError>
-  /** The grants of one project (every project when undefined), by project, then creation time, then id. */
-  listGrants(project?: string): Effect.Effect<ReadonlyArray<PermissionGrant>, StoreError>
-  /** Keeps a grant; the same (project, permission, pattern) again is a no-op that keeps the first row. */
-  addGrant(grant: PermissionGrant): Effect.Effect<void, StoreError>
-  /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
-  revokeGrants(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
 }>()("reins/storage/SessionStore") {
-  /** SQLite at `file` (created with its parent directories; migrated on open; closed with the layer). */
-  static readonly layerSqlite = (file: string): Layer.Layer<SessionStore, StoreError> =>
-    Layer.effect(SessionStore, Effect.flatMap(openDatabase(file), (db) => makeSqliteStore(db, file)))
-
-  /** SQLite at `${DataDir}/reins.db`. */
-  static readonly layer: Layer.Layer<SessionStore, StoreError, DataDir> = Layer.unwrap(
-    Effect.map(DataDir, (dataDir) => SessionStore.layerSqlite(path.join(dataDir, "reins.db")))
+  /** Over the `Database` layer (SQLite or memory); `Storage.layer*` provide it with `RunClaims` and `Grants`. */
+  static readonly layer: Layer.Layer<SessionStore, StoreError, Database> = Layer.effect(
+    SessionStore,
+    Effect.flatMap(Database, (db) => (db._tag === "Sqlite" ? makeSqliteSessionStore(db) : Effect.succeed(makeMemorySessionStore(db.state))))
   )
-
-  /** In-memory Maps with the same behaviour as SQLite; nothing persists. For tests and embedding. */
-  static readonly layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, makeMemoryStore)
 }

@@ -71,3 +71,7 @@ export const sessionNotFound = (id: string) =>
     reason: "not-found",
     message: `Session ${id} not found; \`reins sessions list\` shows the ids.`
   })
+
+/** The memory database's error for a write that refers to a `what` (session, message) that is not stored, as SQLite's foreign keys fail. */
+export const refersToMissing = (action: string, what: string) =>
+  new StoreError({ reason: "io", message: `Could not ${action} in memory: it refers to a ${what} that is not stored.` })

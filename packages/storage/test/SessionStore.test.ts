@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { SessionStore } from "../src/SessionStore.ts"
 import type { StoreError } from "../src/StoreError.ts"
-import { assistantMessage, grant, implementations, run, session, shape, textPart, toolPart, userMessage } from "./support.ts"
+import { assistantMessage, implementations, run, session, shape, textPart, toolPart, userMessage } from "./support.ts"
 
 // One behavioural suite, run against every implementation: they must not drift apart.
 for (const [name, makeLayer] of implementations) {
@@ -221,102 +221,6 @@ for (const [name, makeLayer] of implementations) {
       expect(result.list.map((s) => s.id)).toEqual(["ses_b"])
       expect(shape(result.other)).toEqual([["msg_002", ["prt_002"]]])
       expect(result.reuse.reason).toBe("io")
-    })
-
-    test("grants list by project, then creation time, then id; a project filter keeps only its own", async () => {
-      const result = await run(
-        makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          const empty = yield* store.listGrants()
-          yield* store.addGrant(grant("grt_c", { created: 300 }))
-          yield* store.addGrant(grant("grt_b", { created: 100, project: "/work/other" }))
-          yield* store.addGrant(grant("grt_a", { created: 300 }))
-          yield* store.addGrant(grant("grt_d", { created: 200 }))
-          return {
-            empty,
-            all: yield* store.listGrants(),
-            project: yield* store.listGrants("/work/project"),
-            other: yield* store.listGrants("/work/other"),
-            none: yield* store.listGrants("/nowhere")
-          }
-        })
-      )
-      expect(result.empty).toEqual([])
-      expect(result.all.map((g) => g.id)).toEqual(["grt_b", "grt_d", "grt_a", "grt_c"])
-      expect(result.project.map((g) => g.id)).toEqual(["grt_d", "grt_a", "grt_c"])
-      expect(result.other).toEqual([grant("grt_b", { created: 100, project: "/work/other" })])
-      expect(result.none).toEqual([])
-    })
-
-    test("adding the same grant again keeps the first row; a reused id for another grant fails", async () => {
-      const first = grant("grt_1", { permission: "bash", pattern: "git status*", created: 100 })
-      const result = await run(
-        makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          yield* store.addGrant(first)
-          yield* store.addGrant(first)
-          yield* store.addGrant({ ...first, id: "grt_2", time: { created: 200 } })
-          // Same (project, permission, pattern) wins over the id: still a no-op.
-          yield* store.addGrant(grant("grt_1", { permission: "bash", pattern: "git status*", created: 300 }))
-          // Another project or another permission is another grant.
-          yield* store.addGrant({ ...first, id: "grt_3", project: "/work/other" })
-          yield* store.addGrant({ ...first, id: "grt_4", permission: "edit" })
-          const reused = yield* Effect.flip(store.addGrant(grant("grt_1", { pattern: "npm test" })))
-          return { reused, all: yield* store.listGrants() }
-        })
-      )
-      expect(result.all).toEqual([
-        { ...first, id: "grt_3", project: "/work/other" },
-        first,
-        { ...first, id: "grt_4", permission: "edit" }
-      ])
-      expect(result.reused.reason).toBe("io")
-      expect(result.reused.message).toContain("grt_1")
-      expect(result.reused.message).toContain("already stored")
-    })
-
-    test("revokeGrants deletes those ids and says how many it deleted", async () => {
-      const result = await run(
-        makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          yield* store.addGrant(grant("grt_a"))
-          yield* store.addGrant(grant("grt_b"))
-          yield* store.addGrant(grant("grt_c", { project: "/work/other" }))
-          const nothing = yield* store.revokeGrants([])
-          const two = yield* store.revokeGrants(["grt_a", "grt_c", "grt_a", "grt_missing"])
-          const again = yield* store.revokeGrants(["grt_a"])
-          const left = yield* store.listGrants()
-          // The same grant can be added again once revoked.
-          yield* store.addGrant(grant("grt_a2", { pattern: "pattern of grt_a" }))
-          return { nothing, two, again, left, readded: yield* store.listGrants("/work/project") }
-        })
-      )
-      expect(result.nothing).toBe(0)
-      expect(result.two).toBe(2)
-      expect(result.again).toBe(0)
-      expect(result.left.map((g) => g.id)).toEqual(["grt_b"])
-      expect(result.readded.map((g) => g.id)).toEqual(["grt_a2", "grt_b"])
-    })
-
-    test("grants and sessions are independent", async () => {
-      const result = await run(
-        makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          yield* store.createSession(session("ses_a"))
-          yield* store.addGrant(grant("grt_a"))
-          yield* store.deleteSession("ses_a")
-          const grants = yield* store.listGrants()
-          yield* store.createSession(session("ses_b"))
-          yield* store.revokeGrants(["grt_a"])
-          return { grants, sessions: yield* store.listSessions() }
-        })
-      )
-      expect(result.grants.map((g) => g.id)).toEqual(["grt_a"])
-      expect(result.sessions.map((s) => s.id)).toEqual(["ses_b"])
     })
   })
 }

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test"
 import type { Session } from "@reins/domain"
 import { Effect } from "effect"
 import { WritingClaim } from "../src/Claim.ts"
+import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import { assistantMessage, claim, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
 
@@ -16,19 +17,20 @@ for (const [name, makeLayer] of implementations) {
         makeLayer(),
         Effect.gen(function* () {
           const store = yield* SessionStore
+          const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
           yield* store.createSession(session("ses_b"))
           const mine = claim("ses_a", 100)
-          yield* store.claimRun(mine, dead)
+          yield* claims.claim(mine, dead)
           const user = userMessage("msg_001", "ses_a")
           const under = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, WritingClaim, mine)
           // while held: writes go through
           yield* under(store.putMessage(user))
           yield* under(store.putPart(textPart("prt_001", user, "before")))
-          const beatWhileHeld = yield* store.heartbeatRun(mine, 10)
+          const beatWhileHeld = yield* claims.heartbeat(mine, 10)
           // another process (another pid, another host) takes the stale claim over
           const theirs = claim("ses_a", 200, 5, "other-box")
-          yield* store.claimRun(theirs, dead)
+          yield* claims.claim(theirs, dead)
           const before = yield* store.messages("ses_a")
           const assistant = assistantMessage("msg_002", "ses_a", "msg_001")
           const renamed: Session = { ...session("ses_a"), title: "renamed by the old claim" }
@@ -42,7 +44,7 @@ for (const [name, makeLayer] of implementations) {
           ]
           const failures = []
           for (const write of writes) failures.push(yield* Effect.flip(under(write)))
-          const beatAfter = yield* store.heartbeatRun(mine, 20)
+          const beatAfter = yield* claims.heartbeat(mine, 20)
           // a write to another session, and the same write without the claim, are not guarded
           const other = userMessage("msg_101", "ses_b")
           yield* under(store.putMessage(other))
@@ -55,7 +57,7 @@ for (const [name, makeLayer] of implementations) {
             after: yield* store.messages("ses_a"),
             title: (yield* store.getSession("ses_a")).title,
             other: (yield* store.messages("ses_b")).length,
-            holder: yield* store.getRun("ses_a")
+            holder: yield* claims.get("ses_a")
           }
         })
       )
@@ -80,12 +82,13 @@ for (const [name, makeLayer] of implementations) {
         makeLayer(),
         Effect.gen(function* () {
           const store = yield* SessionStore
+          const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
           const mine = claim("ses_a", 100)
-          yield* store.claimRun(mine, dead)
+          yield* claims.claim(mine, dead)
           const theirs = claim("ses_a", 200)
-          yield* store.claimRun(theirs, dead)
-          yield* store.releaseRun(theirs, 0)
+          yield* claims.claim(theirs, dead)
+          yield* claims.release(theirs, 0)
           return yield* Effect.flip(store.putMessage(userMessage("msg_001", "ses_a")).pipe(Effect.provideService(WritingClaim, mine)))
         })
       )

@@ -3,20 +3,21 @@ import { Effect, type Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { SessionStore, type SessionRun } from "../src/SessionStore.ts"
+import type { SessionRun } from "@reins/domain"
+import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
 
-/** Both stores, each on a fresh database: the same behaviour is asked of each. */
-export const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<SessionStore, StoreError>]> = [
-  ["memory", () => SessionStore.layerMemory],
-  ["sqlite", () => SessionStore.layerSqlite(path.join(tempDir(), "reins.db"))]
+/** Both databases, each fresh, with every storage service over it: the same behaviour is asked of each. */
+export const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services, StoreError>]> = [
+  ["memory", () => Storage.layerMemory],
+  ["sqlite", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))]
 ]
 
 /** A run claim of `pid` on `host`, started (and last beating) at `started`. */
 export const claim = (sessionID: string, pid: number, started = 1, host = "box"): SessionRun => ({ sessionID, pid, host, time: { started, heartbeat: started }, queued: 0 })
 
 /** Runs an effect against a layer, building and closing the layer around it. */
-export const run = <A, E, LE>(layer: Layer.Layer<SessionStore, LE>, effect: Effect.Effect<A, E, SessionStore>) =>
+export const run = <A, E, LE, S extends Storage.Services>(layer: Layer.Layer<S, LE>, effect: Effect.Effect<A, E, S>) =>
   Effect.runPromise(effect.pipe(Effect.provide(layer)))
 
 /** A fresh temporary directory. */

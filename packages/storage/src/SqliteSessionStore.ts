@@ -1,63 +1,14 @@
-import { Database } from "bun:sqlite"
-import type { AssistantMessage, Message, Part, PermissionGrant, Session, UserMessage } from "@reins/domain"
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm"
+import type { Database as SqliteClient } from "bun:sqlite"
+import type { AssistantMessage, Message, MessageWithParts, Part, Session, SessionRun } from "@reins/domain"
+import { and, desc, eq, isNull, sql } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
-import { Clock, Effect } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { migrate } from "./Migrations.ts"
+import { Effect } from "effect"
+import type { SqliteDatabase } from "./Database.ts"
 import * as schema from "./schema.ts"
-import type { MessagesOptions, MessageWithParts, RunIsLive, SessionRun, SessionStore } from "./SessionStore.ts"
+import type { MessagesOptions, SessionStore } from "./SessionStore.ts"
 import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
-import { sessionNotFound, StoreError, toStoreError } from "./StoreError.ts"
-
-const PRAGMAS = [
-  // First, so that the pragmas below and the migrations wait for another process's lock.
-  "PRAGMA busy_timeout = 5000",
-  "PRAGMA journal_mode = WAL",
-  "PRAGMA synchronous = NORMAL",
-  "PRAGMA foreign_keys = ON"
-]
-
-const isInMemory = (file: string) => file === ":memory:" || file === ""
-
-/**
- * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
- * migrations; closes it when the scope closes.
- */
-export const openDatabase = Effect.fnUntraced(function* (file: string) {
-  const now = yield* Clock.currentTimeMillis
-  const db = yield* Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        if (!isInMemory(file)) fs.mkdirSync(path.dirname(file), { recursive: true })
-        return new Database(file, { create: true })
-      },
-      catch: (error) => toStoreError(file, "open the session database", error)
-    }),
-    // close(true) finalizes the statements still open, so the connection really closes (and
-    // checkpoints the WAL) now instead of whenever they are garbage collected.
-    (db) =>
-      Effect.try({
-        try: () => db.close(true),
-        catch: (error) => toStoreError(file, "close the session database", error)
-      }).pipe(Effect.catch((error) => Effect.logWarning(error.message)))
-  )
-  yield* Effect.try({
-    try: () => {
-      for (const pragma of PRAGMAS) db.run(pragma)
-      migrate(db, now)
-    },
-    catch: (error) => toStoreError(file, "prepare the session database", error)
-  })
-  return db
-})
-
-const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)
-  ON CONFLICT (id) DO UPDATE SET message_id = excluded.message_id, session_id = excluded.session_id, data = excluded.data`
-
-const UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created, data) VALUES (?1, ?2, ?3, ?4)
-  ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
+import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
+import { sessionNotFound, toStoreError, type StoreError } from "./StoreError.ts"
 
 // From a boundary: the messages at or after it, and the listed ones (pinned) before it. UNION ALL
 // keeps each half on the (session_id, id) index; parts follow through their (message_id, id) index.
@@ -69,32 +20,6 @@ const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL
   AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
 
-interface RunRow {
-  readonly session_id: string
-  readonly pid: number
-  readonly host: string
-  readonly time_started: number
-  readonly time_heartbeat: number
-  readonly queued: number
-}
-const SELECT_RUN = "SELECT session_id, pid, host, time_started, time_heartbeat, queued FROM session_run WHERE session_id = ?1"
-const UPSERT_RUN = `INSERT INTO session_run (session_id, pid, host, time_started, time_heartbeat, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-  ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, host = excluded.host, time_started = excluded.time_started,
-  time_heartbeat = excluded.time_heartbeat, queued = excluded.queued`
-// A claim is one (pid, host, start): a later claim by the same process is another.
-const CLAIM = "session_id = ?1 AND pid = ?2 AND host = ?3 AND time_started = ?4"
-const HEARTBEAT_RUN = `UPDATE session_run SET time_heartbeat = ?5 WHERE ${CLAIM}`
-const RELEASE_RUN = `DELETE FROM session_run WHERE ${CLAIM} AND queued <= ?5`
-const COUNT_QUEUED = "UPDATE session_run SET queued = queued + 1 WHERE session_id = ?1"
-
-const runOf = (row: RunRow): SessionRun => ({
-  sessionID: row.session_id,
-  pid: row.pid,
-  host: row.host,
-  time: { started: row.time_started, heartbeat: row.time_heartbeat },
-  queued: row.queued
-})
-
 const sessionRow = (session: Session) => ({
   id: session.id,
   directory: session.directory,
@@ -105,16 +30,16 @@ const sessionRow = (session: Session) => ({
   data: session
 })
 
-/** The SessionStore over an open database (see `openDatabase`); `file` names it in errors. */
-export const makeSqliteStore = (db: Database, file: string): Effect.Effect<SessionStore["Service"], StoreError> =>
+/** The SessionStore over the SQLite database (see `Database.layerSqlite`). */
+export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect.Effect<SessionStore["Service"], StoreError> =>
   Effect.try({
-    try: () => build(db, file),
+    try: () => build(client, file),
     catch: (error) => toStoreError(file, "prepare the session queries", error)
   })
 
-const build = (client: Database, file: string): SessionStore["Service"] => {
+const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const db = drizzle({ client, schema })
-  const { session, message, part, permissionGrant } = schema
+  const { session, message, part } = schema
   const attempt = <A>(action: () => string, run: () => A) =>
     Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
 
@@ -157,19 +82,6 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
   ] as const)
   const selectLatestSummary = client.prepare<{ data: string }, [string]>(SELECT_LATEST_SUMMARY)
   const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
-  const upsertRun = client.prepare<void, [string, number, string, number, number, number]>(UPSERT_RUN)
-  const heartbeat = client.prepare<void, [string, number, string, number, number]>(HEARTBEAT_RUN)
-  const release = client.prepare<void, [string, number, string, number, number]>(RELEASE_RUN)
-  const countQueued = client.prepare<void, [string]>(COUNT_QUEUED)
-  const claimKey = (run: SessionRun) => [run.sessionID, run.pid, run.host, run.time.started] as const
-
-  const claim = client.transaction((run: SessionRun, isLive: RunIsLive): SessionRun | undefined => {
-    const row = selectRun.get(run.sessionID)
-    const held = row === null ? undefined : runOf(row)
-    if (held !== undefined && !sameClaim(held, run) && isLive(held)) return held
-    upsertRun.run(...claimKey(run), run.time.heartbeat, run.queued)
-    return undefined
-  })
   // A write under a claim: the claim is checked in the write's own transaction (BEGIN IMMEDIATE,
   // so no other process can take the session over between the check and the write).
   const checkClaim = (claim: SessionRun) => {
@@ -187,19 +99,6 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     Effect.flatMap(WritingClaim, (claim) =>
       claim !== undefined && sessionIDs.includes(claim.sessionID) ? attempt(action, () => underClaim(claim, write)) : attempt(action, write)
     )
-  const releaseClaim = client.transaction((run: SessionRun, seen: number): boolean => {
-    if (release.run(...claimKey(run), seen).changes > 0) return true
-    const row = selectRun.get(run.sessionID)
-    return row === null || !sameClaim(runOf(row), run)
-  })
-  const queue = client.transaction((message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): SessionRun | undefined => {
-    const row = selectRun.get(message.sessionID)
-    if (row === null || row.queued < 0 || !isLive(runOf(row))) return undefined
-    upsertMessage.run(message.id, message.sessionID, message.time.created, JSON.stringify(message))
-    for (const part of parts) writePart(part)
-    countQueued.run(message.sessionID)
-    return { ...runOf(row), queued: row.queued + 1 }
-  })
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (value: Session) {
     yield* attempt(
@@ -300,27 +199,6 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     return row === null ? undefined : (JSON.parse(row.data) as AssistantMessage)
   })
 
-  const claimRun = Effect.fn("SessionStore.claimRun")(function* (run: SessionRun, isLive: RunIsLive) {
-    return yield* attempt(() => `claim session ${run.sessionID} for a turn`, () => claim.immediate(run, isLive))
-  })
-
-  const getRun = Effect.fn("SessionStore.getRun")(function* (sessionID: string) {
-    const row = yield* attempt(() => `read the run of session ${sessionID}`, () => selectRun.get(sessionID))
-    return row === null ? undefined : runOf(row)
-  })
-
-  const heartbeatRun = Effect.fnUntraced(function* (run: SessionRun, time: number) {
-    return yield* attempt(() => `mark session ${run.sessionID} as still running`, () => heartbeat.run(...claimKey(run), time).changes > 0)
-  })
-
-  const releaseRun = Effect.fn("SessionStore.releaseRun")(function* (run: SessionRun, seen: number) {
-    return yield* attempt(() => `release session ${run.sessionID}`, () => releaseClaim.immediate(run, seen))
-  })
-
-  const queueMessage = Effect.fn("SessionStore.queueMessage")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
-    return yield* attempt(() => `queue message ${message.id}`, () => queue.immediate(message, parts, isLive))
-  })
-
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     // One statement: the foreign keys cascade to messages and parts atomically.
     const deleted = yield* attempt(
@@ -328,56 +206,6 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
       () => db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
     )
     if (deleted.length === 0) return yield* sessionNotFound(id)
-  })
-
-  const listGrants = Effect.fn("SessionStore.listGrants")(function* (project?: string) {
-    const rows = yield* attempt(
-      () => (project === undefined ? "list permission grants" : `list the permission grants of ${project}`),
-      () =>
-        db
-          .select()
-          .from(permissionGrant)
-          .where(project === undefined ? undefined : eq(permissionGrant.project, project))
-          .orderBy(permissionGrant.project, permissionGrant.timeCreated, permissionGrant.id)
-          .all()
-    )
-    return rows.map(
-      (row): PermissionGrant => ({
-        id: row.id,
-        project: row.project,
-        permission: row.permission,
-        pattern: row.pattern,
-        time: { created: row.timeCreated }
-      })
-    )
-  })
-
-  const addGrant = Effect.fn("SessionStore.addGrant")(function* (grant: PermissionGrant) {
-    yield* attempt(
-      () => `save permission grant ${grant.id}`,
-      () =>
-        db
-          .insert(permissionGrant)
-          .values({
-            id: grant.id,
-            project: grant.project,
-            permission: grant.permission,
-            pattern: grant.pattern,
-            timeCreated: grant.time.created
-          })
-          // Only the unique (project, permission, pattern) index: a reused id is still an error.
-          .onConflictDoNothing({ target: [permissionGrant.project, permissionGrant.permission, permissionGrant.pattern] })
-          .run()
-    )
-  })
-
-  const revokeGrants = Effect.fn("SessionStore.revokeGrants")(function* (ids: ReadonlyArray<string>) {
-    if (ids.length === 0) return 0
-    const deleted = yield* attempt(
-      () => `revoke ${ids.length} permission grants`,
-      () => db.delete(permissionGrant).where(inArray(permissionGrant.id, [...ids])).returning({ id: permissionGrant.id }).all()
-    )
-    return deleted.length
   })
 
   return {
@@ -391,14 +219,6 @@ const build = (client: Database, file: string): SessionStore["Service"] => {
     putParts,
     messages,
     latestSummary,
-    claimRun,
-    getRun,
-    heartbeatRun,
-    releaseRun,
-    queueMessage,
-    deleteSession,
-    listGrants,
-    addGrant,
-    revokeGrants
+    deleteSession
   }
 }

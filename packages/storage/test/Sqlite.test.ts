@@ -1,28 +1,31 @@
 import { describe, expect, test } from "bun:test"
-import { Database } from "bun:sqlite"
+import { Database as SqliteClient } from "bun:sqlite"
 import { DataDir } from "@reins/domain"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import journal from "../migrations/meta/_journal.json"
 import { migrate, migrations, statements } from "../src/Migrations.ts"
+import { openDatabase } from "../src/Database.ts"
+import { Grants } from "../src/Grants.ts"
 import { SessionStore } from "../src/SessionStore.ts"
-import { makeSqliteStore, openDatabase } from "../src/SqliteStore.ts"
+import { makeSqliteSessionStore } from "../src/SqliteSessionStore.ts"
+import * as Storage from "../src/Storage.ts"
 import { grant, run, session, tempDir, textPart, userMessage } from "./support.ts"
 
 const countRows = (file: string, table: string) => {
-  const db = new Database(file, { readonly: true })
+  const db = new SqliteClient(file, { readonly: true })
   const row = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()
   db.close()
   return row?.n
 }
 
-describe("SessionStore.layerSqlite", () => {
+describe("Database.layerSqlite", () => {
   test("data survives closing and reopening; migrations run once", async () => {
     const file = path.join(tempDir(), "nested", "dirs", "reins.db")
     const user = userMessage("msg_001", "ses_a")
     await run(
-      SessionStore.layerSqlite(file),
+      Storage.layerSqlite(file),
       Effect.gen(function* () {
         const store = yield* SessionStore
         yield* store.createSession(session("ses_a", { updated: 5 }))
@@ -34,7 +37,7 @@ describe("SessionStore.layerSqlite", () => {
     // Closed cleanly: the last connection checkpoints and removes the WAL.
     expect(fs.existsSync(`${file}-wal`)).toBe(false)
     const reopened = await run(
-      SessionStore.layerSqlite(file),
+      Storage.layerSqlite(file),
       Effect.gen(function* () {
         const store = yield* SessionStore
         return { list: yield* store.listSessions(), rows: yield* store.messages("ses_a") }
@@ -66,7 +69,7 @@ describe("SessionStore.layerSqlite", () => {
     const file = path.join(tempDir(), "reins.db")
     const user = userMessage("msg_001", "ses_a")
     await run(
-      SessionStore.layerSqlite(file),
+      Storage.layerSqlite(file),
       Effect.gen(function* () {
         const store = yield* SessionStore
         yield* store.createSession(session("ses_a"))
@@ -79,9 +82,9 @@ describe("SessionStore.layerSqlite", () => {
     expect(countRows(file, "part")).toBe(0)
   })
 
-  test("SessionStore.layer keeps reins.db in the DataDir", async () => {
+  test("Database.layer keeps reins.db in the DataDir", async () => {
     const dataDir = path.join(tempDir(), "data")
-    const layer = SessionStore.layer.pipe(Layer.provide(Layer.succeed(DataDir, dataDir)))
+    const layer = Storage.layer.pipe(Layer.provide(Layer.succeed(DataDir, dataDir)))
     await run(layer, Effect.flatMap(SessionStore, (store) => store.createSession(session("ses_a"))))
     expect(countRows(path.join(dataDir, "reins.db"), "session")).toBe(1)
   })
@@ -101,7 +104,7 @@ describe("SessionStore.layerSqlite", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const db = yield* openDatabase(file)
-          const store = yield* makeSqliteStore(db, file)
+          const store = yield* makeSqliteSessionStore({ _tag: "Sqlite", client: db, file })
           yield* store.createSession(session("ses_a"))
           yield* store.putMessage(user)
           yield* store.putPart(textPart("prt_001", user, "saved before the disk filled up"))
@@ -126,7 +129,7 @@ describe("SessionStore.layerSqlite", () => {
 describe("indexed reads", () => {
   // The loop reads these every step: a scan of the session would grow with its length.
   test("summaries use the partial index; a window reads messages and parts through indexes", () => {
-    const db = new Database(":memory:")
+    const db = new SqliteClient(":memory:")
     migrate(db, 0)
     const plan = (query: string) => db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${query}`).all().map((row) => row.detail).join("\n")
     const summaries = plan(
@@ -159,7 +162,7 @@ describe("Migrations", () => {
   })
 
   test("a failing migration rolls back entirely", () => {
-    const db = new Database(":memory:")
+    const db = new SqliteClient(":memory:")
     const broken = [{ tag: "0001_broken", sql: "CREATE TABLE t (x);--> statement-breakpoint\nNOT SQL" }]
     expect(() => migrate(db, 1, broken)).toThrow()
     expect(db.query("SELECT name FROM sqlite_master WHERE name IN ('t', '__reins_migrations')").all()).toEqual([])
@@ -174,7 +177,7 @@ describe("upgrading a database", () => {
     const file = path.join(tempDir(), "reins.db")
     const old = session("ses_old", { updated: 42 })
     const user = userMessage("msg_001", "ses_old")
-    const db = new Database(file, { create: true })
+    const db = new SqliteClient(file, { create: true })
     expect(migrate(db, 1, migrations.slice(0, 1))).toEqual(["0000_init"])
     db.run(
       "INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES (?, ?, NULL, ?, ?, ?, ?)",
@@ -189,12 +192,13 @@ describe("upgrading a database", () => {
     db.close()
 
     const result = await run(
-      SessionStore.layerSqlite(file),
+      Storage.layerSqlite(file),
       Effect.gen(function* () {
         const store = yield* SessionStore
-        const before = yield* store.listGrants()
-        yield* store.addGrant(grant("grt_a"))
-        return { before, grants: yield* store.listGrants(), sessions: yield* store.listSessions(), rows: yield* store.messages("ses_old") }
+        const grants = yield* Grants
+        const before = yield* grants.list()
+        yield* grants.add(grant("grt_a"))
+        return { before, grants: yield* grants.list(), sessions: yield* store.listSessions(), rows: yield* store.messages("ses_old") }
       })
     )
     expect(result.before).toEqual([])
@@ -202,7 +206,7 @@ describe("upgrading a database", () => {
     expect(result.sessions).toEqual([old])
     expect(result.rows).toEqual([{ info: user, parts: [] }])
 
-    const check = new Database(file, { readonly: true })
+    const check = new SqliteClient(file, { readonly: true })
     const tags = check.query<{ tag: string }, []>("SELECT tag FROM __reins_migrations ORDER BY tag").all()
     const indexes = check
       .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'permission_grant' AND sql IS NOT NULL ORDER BY name")
@@ -219,7 +223,7 @@ describe("upgrading a database", () => {
 describe("error messages", () => {
   test("constraint failures say what is missing", async () => {
     const errors = await run(
-      SessionStore.layerSqlite(path.join(tempDir(), "reins.db")),
+      Storage.layerSqlite(path.join(tempDir(), "reins.db")),
       Effect.gen(function* () {
         const store = yield* SessionStore
         yield* store.createSession(session("ses_a"))

@@ -1,0 +1,102 @@
+import { Database as SqliteClient } from "bun:sqlite"
+import { DataDir, type Message, type Part, type PermissionGrant, type Session, type SessionRun } from "@reins/domain"
+import { Clock, Context, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { migrate } from "./Migrations.ts"
+import { toStoreError, type StoreError } from "./StoreError.ts"
+
+/** One open, migrated SQLite connection; `file` names it in errors. */
+export interface SqliteDatabase {
+  readonly _tag: "Sqlite"
+  readonly client: SqliteClient
+  readonly file: string
+}
+
+/** The tables of the memory database: plain Maps, read and written in one synchronous step per operation. */
+export interface MemoryState {
+  readonly sessions: Map<string, Session>
+  readonly messages: Map<string, Message>
+  readonly parts: Map<string, Part>
+  readonly runs: Map<string, SessionRun>
+  readonly grants: Map<string, PermissionGrant>
+}
+
+/** The memory database: one `MemoryState` every storage service over it shares. */
+export interface MemoryDatabase {
+  readonly _tag: "Memory"
+  readonly state: MemoryState
+}
+
+const PRAGMAS = [
+  // First, so that the pragmas below and the migrations wait for another process's lock.
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA journal_mode = WAL",
+  "PRAGMA synchronous = NORMAL",
+  "PRAGMA foreign_keys = ON"
+]
+
+const isInMemory = (file: string) => file === ":memory:" || file === ""
+
+/**
+ * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
+ * migrations; closes it when the scope closes.
+ */
+export const openDatabase = Effect.fnUntraced(function* (file: string) {
+  const now = yield* Clock.currentTimeMillis
+  const db = yield* Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        if (!isInMemory(file)) fs.mkdirSync(path.dirname(file), { recursive: true })
+        return new SqliteClient(file, { create: true })
+      },
+      catch: (error) => toStoreError(file, "open the session database", error)
+    }),
+    // close(true) finalizes the statements still open, so the connection really closes (and
+    // checkpoints the WAL) now instead of whenever they are garbage collected.
+    (db) =>
+      Effect.try({
+        try: () => db.close(true),
+        catch: (error) => toStoreError(file, "close the session database", error)
+      }).pipe(Effect.catch((error) => Effect.logWarning(error.message)))
+  )
+  yield* Effect.try({
+    try: () => {
+      for (const pragma of PRAGMAS) db.run(pragma)
+      migrate(db, now)
+    },
+    catch: (error) => toStoreError(file, "prepare the session database", error)
+  })
+  return db
+})
+
+/** Orders text as SQLite compares TEXT (UTF-8 bytes, code point order); JS `<` compares UTF-16 code units. */
+export const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+/** Empty memory tables. */
+export const makeMemoryState = (): MemoryState => ({
+  sessions: new Map(),
+  messages: new Map(),
+  parts: new Map(),
+  runs: new Map(),
+  grants: new Map()
+})
+
+/**
+ * The one database the storage services (`SessionStore`, `RunClaims`, `Grants`) share, so that a
+ * write of one is checked against, and seen by, the others: a message queued through `RunClaims`
+ * is read through `SessionStore`, and a write under a claim checks the claim in its own transaction.
+ */
+export class Database extends Context.Service<Database, SqliteDatabase | MemoryDatabase>()("reins/storage/Database") {
+  /** SQLite at `file` (created with its parent directories; migrated once on open; closed with the layer). */
+  static readonly layerSqlite = (file: string): Layer.Layer<Database, StoreError> =>
+    Layer.effect(Database, Effect.map(openDatabase(file), (client) => Database.of({ _tag: "Sqlite", client, file })))
+
+  /** SQLite at `${DataDir}/reins.db`. */
+  static readonly layer: Layer.Layer<Database, StoreError, DataDir> = Layer.unwrap(
+    Effect.map(DataDir, (dataDir) => Database.layerSqlite(path.join(dataDir, "reins.db")))
+  )
+
+  /** Maps with the same behaviour as SQLite; nothing persists. For tests and embedding. */
+  static readonly layerMemory: Layer.Layer<Database> = Layer.sync(Database, () => Database.of({ _tag: "Memory", state: makeMemoryState() }))
+}

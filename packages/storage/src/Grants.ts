@@ -1,0 +1,117 @@
+import type { PermissionGrant } from "@reins/domain"
+import { eq, inArray } from "drizzle-orm"
+import { drizzle } from "drizzle-orm/bun-sqlite"
+import { Context, Effect, Layer } from "effect"
+import { Database, utf8Order, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import * as schema from "./schema.ts"
+import { StoreError, toStoreError } from "./StoreError.ts"
+
+/**
+ * The "always" permission grants kept per project, as rows with ids (what `reins permissions`
+ * lists and revokes). Not permission's `GrantStore` port (rules loaded and saved for a project):
+ * the runtime adapts this to that, so permission never imports storage.
+ */
+export class Grants extends Context.Service<Grants, {
+  /** The grants of one project (every project when undefined), by project, then creation time, then id. */
+  list(project?: string): Effect.Effect<ReadonlyArray<PermissionGrant>, StoreError>
+  /** Keeps a grant; the same (project, permission, pattern) again is a no-op that keeps the first row. */
+  add(grant: PermissionGrant): Effect.Effect<void, StoreError>
+  /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
+  revoke(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
+}>()("reins/storage/Grants") {
+  /** Over the `Database` layer (SQLite or memory). */
+  static readonly layer: Layer.Layer<Grants, never, Database> = Layer.effect(
+    Grants,
+    Effect.map(Database, (db) => (db._tag === "Sqlite" ? makeSqliteGrants(db) : makeMemoryGrants(db.state)))
+  )
+}
+
+/** Grants over the SQLite `permission_grant` table. */
+export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Service"] => {
+  const db = drizzle({ client, schema })
+  const { permissionGrant } = schema
+  const attempt = <A>(action: () => string, run: () => A) =>
+    Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
+  return Grants.of({
+    list: Effect.fn("Grants.list")(function* (project?: string) {
+      const rows = yield* attempt(
+        () => (project === undefined ? "list permission grants" : `list the permission grants of ${project}`),
+        () =>
+          db
+            .select()
+            .from(permissionGrant)
+            .where(project === undefined ? undefined : eq(permissionGrant.project, project))
+            .orderBy(permissionGrant.project, permissionGrant.timeCreated, permissionGrant.id)
+            .all()
+      )
+      return rows.map(
+        (row): PermissionGrant => ({
+          id: row.id,
+          project: row.project,
+          permission: row.permission,
+          pattern: row.pattern,
+          time: { created: row.timeCreated }
+        })
+      )
+    }),
+    add: Effect.fn("Grants.add")(function* (grant: PermissionGrant) {
+      yield* attempt(
+        () => `save permission grant ${grant.id}`,
+        () =>
+          db
+            .insert(permissionGrant)
+            .values({
+              id: grant.id,
+              project: grant.project,
+              permission: grant.permission,
+              pattern: grant.pattern,
+              timeCreated: grant.time.created
+            })
+            // Only the unique (project, permission, pattern) index: a reused id is still an error.
+            .onConflictDoNothing({ target: [permissionGrant.project, permissionGrant.permission, permissionGrant.pattern] })
+            .run()
+      )
+    }),
+    revoke: Effect.fn("Grants.revoke")(function* (ids: ReadonlyArray<string>) {
+      if (ids.length === 0) return 0
+      const deleted = yield* attempt(
+        () => `revoke ${ids.length} permission grants`,
+        () => db.delete(permissionGrant).where(inArray(permissionGrant.id, [...ids])).returning({ id: permissionGrant.id }).all()
+      )
+      return deleted.length
+    })
+  })
+}
+
+// Same order as SQLite: project, time_created, id.
+const grantOrder = (a: PermissionGrant, b: PermissionGrant) =>
+  utf8Order(a.project, b.project) || a.time.created - b.time.created || utf8Order(a.id, b.id)
+
+const grantKey = (grant: PermissionGrant) => JSON.stringify([grant.project, grant.permission, grant.pattern])
+
+/** Grants over the memory database's Map; behaves like the SQLite table (unique key, order). */
+export const makeMemoryGrants = (state: MemoryState): Grants["Service"] => {
+  const grants = state.grants
+  return Grants.of({
+    list: Effect.fn("Grants.list")(function* (project?: string) {
+      return [...grants.values()].filter((grant) => project === undefined || grant.project === project).sort(grantOrder)
+    }),
+    add: Effect.fn("Grants.add")(function* (grant: PermissionGrant) {
+      // Checked in this order so that it matches SQLite's ON CONFLICT on the unique index.
+      const key = grantKey(grant)
+      if ([...grants.values()].some((stored) => grantKey(stored) === key)) return
+      if (grants.has(grant.id)) {
+        return yield* new StoreError({
+          reason: "io",
+          message: `Could not save permission grant ${grant.id} in memory: one with that id is already stored.`
+        })
+      }
+      grants.set(grant.id, grant)
+    }),
+    revoke: Effect.fn("Grants.revoke")(function* (ids: ReadonlyArray<string>) {
+      let deleted = 0
+      for (const id of new Set(ids)) if (grants.delete(id)) deleted++
+      return deleted
+    })
+  })
+}

@@ -1,0 +1,118 @@
+// The storage services share one Database: what one writes, the others read and check, in the same
+// transaction. Composed here from each service's own `layer`, the way an embedder would.
+import { describe, expect, test } from "bun:test"
+import { Effect, Layer } from "effect"
+import * as path from "node:path"
+import { WritingClaim } from "../src/Claim.ts"
+import { Database } from "../src/Database.ts"
+import { Grants } from "../src/Grants.ts"
+import { RunClaims } from "../src/RunClaims.ts"
+import { SessionStore } from "../src/SessionStore.ts"
+import * as Storage from "../src/Storage.ts"
+import { claim, grant, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
+
+const alive = () => true
+const dead = () => false
+
+const databases: ReadonlyArray<readonly [string, () => Layer.Layer<Database, unknown>]> = [
+  ["memory", () => Database.layerMemory],
+  ["sqlite file", () => Database.layerSqlite(path.join(tempDir(), "reins.db"))],
+  // A ":memory:" SQLite database belongs to the one connection that opened it: any row one service
+  // reads back from another proves that both run on that same connection.
+  ["sqlite :memory:", () => Database.layerSqlite(":memory:")]
+]
+
+for (const [name, database] of databases) {
+  describe(`one Database under every storage service (${name})`, () => {
+    const services = () => Layer.mergeAll(SessionStore.layer, RunClaims.layer, Grants.layer).pipe(Layer.provide(database()))
+
+    test("a message queued through RunClaims is read through SessionStore, with its parts", async () => {
+      const result = await run(
+        services(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_a"))
+          yield* claims.claim(claim("ses_a", 100), alive)
+          const queued = userMessage("msg_001", "ses_a")
+          const run = yield* claims.queue(queued, [textPart("prt_001", queued, "also this"), textPart("prt_002", queued, "and that")], alive)
+          return { run, messages: yield* store.messages("ses_a"), held: yield* claims.get("ses_a") }
+        })
+      )
+      expect(result.run?.queued).toBe(1)
+      expect(shape(result.messages)).toEqual([["msg_001", ["prt_001", "prt_002"]]])
+      expect(result.messages[0]?.parts[1]).toEqual(textPart("prt_002", userMessage("msg_001", "ses_a"), "and that"))
+      expect(result.held?.queued).toBe(1)
+    })
+
+    test("a claim stored through RunClaims is what SessionStore's writes under a WritingClaim check", async () => {
+      const mine = claim("ses_a", 100, 1)
+      const theirs = claim("ses_a", 200, 2)
+      const result = await run(
+        services(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_a"))
+          yield* claims.claim(mine, dead)
+          const user = userMessage("msg_001", "ses_a")
+          yield* store.putMessage(user).pipe(Effect.provideService(WritingClaim, mine))
+          yield* claims.claim(theirs, dead)
+          const refused = yield* Effect.flip(store.putPart(textPart("prt_001", user, "late")).pipe(Effect.provideService(WritingClaim, mine)))
+          return { refused, messages: yield* store.messages("ses_a") }
+        })
+      )
+      expect(result.refused.reason).toBe("taken-over")
+      expect(result.refused.message).toContain("pid 200")
+      expect(shape(result.messages)).toEqual([["msg_001", []]])
+    })
+
+    test("deleting a session through SessionStore ends its claim; grants stay", async () => {
+      const result = await run(
+        services(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          const grants = yield* Grants
+          yield* store.createSession(session("ses_a"))
+          yield* claims.claim(claim("ses_a", 100), alive)
+          yield* grants.add(grant("grt_a"))
+          yield* store.deleteSession("ses_a")
+          return { held: yield* claims.get("ses_a"), grants: yield* grants.list() }
+        })
+      )
+      expect(result.held).toBeUndefined()
+      expect(result.grants.map((g) => g.id)).toEqual(["grt_a"])
+    })
+
+    test("a claim needs a stored session", async () => {
+      const error = await run(
+        services(),
+        Effect.flatMap(RunClaims, (claims) => Effect.flip(claims.claim(claim("ses_missing", 100), alive)))
+      )
+      expect(error.reason).toBe("io")
+      expect(error.message).toContain("not stored")
+    })
+  })
+}
+
+describe("Storage layers", () => {
+  test("Storage.layerSqlite opens one connection for all three services", async () => {
+    const result = await run(
+      Storage.layerSqlite(":memory:"),
+      Effect.gen(function* () {
+        yield* (yield* SessionStore).createSession(session("ses_a"))
+        // Only the connection that created the session sees it (":memory:").
+        return yield* (yield* RunClaims).claim(claim("ses_a", 100), alive)
+      })
+    )
+    expect(result).toBeUndefined()
+  })
+
+  test("each run of Storage.layerMemory is a fresh database", async () => {
+    const first = await run(Storage.layerMemory, Effect.flatMap(SessionStore, (store) => Effect.andThen(store.createSession(session("ses_a")), store.listSessions())))
+    const second = await run(Storage.layerMemory, Effect.flatMap(SessionStore, (store) => store.listSessions()))
+    expect(first.map((s) => s.id)).toEqual(["ses_a"])
+    expect(second).toEqual([])
+  })
+})
