@@ -11,7 +11,7 @@ import { modelView } from "@reins/compaction"
 import { Bus, userFlag, type Event } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService, type TurnResult } from "@reins/session"
-import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { read } from "@reins/tool"
 import * as fs from "node:fs"
@@ -181,7 +181,7 @@ const layer = makeRuntime({
     provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m32k: { context: CONTEXT, output: OUTPUT } } } },
     retry: { attempts: 1, initial_delay_ms: 1, max_delay_ms: 5 }
   },
-  store: SessionStore.layerSqlite(path.join(dataDir, "reins.db")),
+  store: Storage.layerSqlite(path.join(dataDir, "reins.db")),
   tools: [read],
   permission: { yolo: true }
 })

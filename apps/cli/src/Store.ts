@@ -1,15 +1,15 @@
 import { Effect } from "effect"
 import { DataDir } from "@reins/domain"
-import { SessionStore, type StoreError } from "@reins/storage"
+import { Storage, type StoreError } from "@reins/storage"
 import { type CliError, failure, usage } from "./CliError.ts"
 import { loadSetup, type Setup } from "./Setup.ts"
 
-/** Runs a command against the session store of the data dir; "not-found" is a usage error (exit 2). */
-export const withStore = <A>(effect: (setup: Setup) => Effect.Effect<A, CliError | StoreError, SessionStore>) =>
+/** Runs a command against the storage of the data dir (sessions, claims, grants); "not-found" is a usage error (exit 2). */
+export const withStore = <A>(effect: (setup: Setup) => Effect.Effect<A, CliError | StoreError, Storage.Services>) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup
     return yield* effect(setup).pipe(
-      Effect.provide(SessionStore.layer),
+      Effect.provide(Storage.layer),
       Effect.provideService(DataDir, setup.dataDir),
       Effect.catchTag("StoreError", (e) => Effect.fail(e.reason === "not-found" ? usage(e.message) : failure(e.message)))
     )

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import type { PermissionGrant } from "@reins/domain"
-import { SessionStore } from "@reins/storage"
+import { Grants, Storage } from "@reins/storage"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,15 +21,15 @@ const project = (): Project => {
 const seed = (p: Project, grants: ReadonlyArray<PermissionGrant>) =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore
-      for (const grant of grants) yield* store.addGrant(grant)
-    }).pipe(Effect.provide(SessionStore.layerSqlite(path.join(p.dataDir, "reins.db"))))
+      const store = yield* Grants
+      for (const grant of grants) yield* store.add(grant)
+    }).pipe(Effect.provide(Storage.layerSqlite(path.join(p.dataDir, "reins.db"))))
   )
 
 const stored = (p: Project) =>
   Effect.runPromise(
-    Effect.flatMap(SessionStore, (store) => store.listGrants()).pipe(
-      Effect.provide(SessionStore.layerSqlite(path.join(p.dataDir, "reins.db")))
+    Effect.flatMap(Grants, (store) => store.list()).pipe(
+      Effect.provide(Storage.layerSqlite(path.join(p.dataDir, "reins.db")))
     )
   )
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
 import { Bus, Ids, emptyUsage, type Event } from "@reins/domain"
 import { Provider, ProviderSettings, RetryPolicy, prunedPlaceholder } from "@reins/provider"
-import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { Compaction, CompactionSettings, SUMMARY_TEMPLATE, defaultSettings, estimateMessages, modelView, type CompactInput, type CompactionSettings as Settings } from "../src/index.ts"
 import { SESSION, history, lines, toolParts } from "./fixtures.ts"
@@ -32,7 +32,7 @@ const run = async (
   server = await startScriptedServer(steps, { repeatLast: options.repeatLast ?? false })
   const providers = { local: { type: "openai-compatible" as const, baseURL: server.url, models: { m: options.limits ?? { context: 16_000, output: 2_000 } } } }
   const layer = Compaction.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(Bus.layer, idsLayer, SessionStore.layerMemory, Provider.layer)),
+    Layer.provideMerge(Layer.mergeAll(Bus.layer, idsLayer, Storage.layerMemory, Provider.layer)),
     Layer.provide(
       Layer.mergeAll(
         Layer.succeed(ProviderSettings, { providers, env: {} }),

@@ -4,7 +4,7 @@ import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { DoomLoopSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
-import { SessionStore, type StoreError } from "@reins/storage"
+import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
@@ -12,7 +12,7 @@ import { layerTelemetry } from "./Telemetry.ts"
 import * as os from "node:os"
 
 /** Everything a composed runtime offers to its caller. */
-export type RuntimeServices = SessionService | SessionStore | Bus | Provider | ToolRegistry | Permission | Compaction
+export type RuntimeServices = SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
 
 export interface RuntimeOptions {
   /** The project directory the agent works in. */
@@ -23,8 +23,8 @@ export interface RuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** What `~` and `$HOME` mean in permission patterns and scanned commands (default the process's home directory). */
   readonly home?: string
-  /** Session storage; default SQLite in `dataDir`. */
-  readonly store?: Layer.Layer<SessionStore, StoreError>
+  /** Storage (sessions, run claims, grants over one database): default `Storage.layer`, SQLite in `dataDir`; `Storage.layerMemory` keeps nothing. */
+  readonly store?: Layer.Layer<Storage.Services, StoreError>
   /** The model provider; default the AI SDK provider layer. */
   readonly provider?: Layer.Layer<Provider>
   /** Tool definitions; default the built-ins. */
@@ -44,22 +44,22 @@ export interface RuntimeOptions {
   readonly version?: string
 }
 
-/** "always" grants kept per project in the session store; a failed write keeps the grant for the session only. */
+/** Permission's `GrantStore` port over storage's `Grants`; a failed write keeps the grant for the session only. */
 const projectGrants = Layer.effect(
   PermissionGrants,
   Effect.gen(function* () {
-    const store = yield* SessionStore
+    const grants = yield* Grants
     const ids = yield* Ids
     return {
       load: (project: string) =>
-        store.listGrants(project).pipe(
-          Effect.map((grants) => grants.map((g) => ({ permission: g.permission, pattern: g.pattern, action: "allow" as const }))),
+        grants.list(project).pipe(
+          Effect.map((saved) => saved.map((g) => ({ permission: g.permission, pattern: g.pattern, action: "allow" as const }))),
           Effect.catch((e) => Effect.as(Effect.logWarning(`Could not load saved permission grants: ${e.message}`), []))
         ),
       save: (project: string, rules: ReadonlyArray<{ readonly permission: string; readonly pattern: string }>) =>
         Effect.forEach(rules, (rule) =>
           Effect.flatMap(Effect.all([ids.next("grt"), Clock.currentTimeMillis]), ([id, created]) =>
-            store.addGrant({ id, project, permission: rule.permission, pattern: rule.pattern, time: { created } })
+            grants.add({ id, project, permission: rule.permission, pattern: rule.pattern, time: { created } })
           )
         ).pipe(
           Effect.asVoid,
@@ -121,7 +121,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers])
   )
-  const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? SessionStore.layer, options.provider ?? Provider.layer)
+  const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
   const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))

@@ -3,7 +3,7 @@ import { afterAll, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { startScriptedServer } from "@reins/testkit"
 import { SessionService } from "@reins/session"
-import { SessionStore } from "@reins/storage"
+import { SessionStore, Storage } from "@reins/storage"
 import { builtins, Tool, ToolError } from "@reins/tool"
 import { Schema } from "effect"
 import { makeRuntime } from "../src/Runtime.ts"
@@ -21,7 +21,7 @@ test("a custom runtime with the memory store and an extra tool", async () => {
     cwd: process.cwd(),
     dataDir: "/tmp/my-agent",
     config: { provider: { local: { type: "openai-compatible", baseURL: server.url } } },
-    store: SessionStore.layerMemory,
+    store: Storage.layerMemory,
     tools: [...builtins, shout],
     permission: { nonInteractive: "deny" }
   })

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
 import { DataDir, WorkDir } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { SessionStore } from "@reins/storage"
+import { SessionStore, Storage } from "@reins/storage"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -24,8 +24,8 @@ describe("WorkDir and DataDir are required", () => {
     const unprovided: Effect.Effect<{ cwd: string; dataDir: string }> = directories
     // @ts-expect-error the spill directory lives in the DataDir: Truncate.layer needs one
     const truncate: Layer.Layer<Truncate> = Truncate.layer
-    // @ts-expect-error the SQLite store keeps reins.db in the DataDir: SessionStore.layer needs one
-    const store: Layer.Layer<SessionStore, unknown> = SessionStore.layer
+    // @ts-expect-error the SQLite store keeps reins.db in the DataDir: Storage.layer needs one
+    const store: Layer.Layer<Storage.Services, unknown> = Storage.layer
     // @ts-expect-error the session loop resolves the worktree from the WorkDir: SessionService.layer needs it
     const session: Layer.Layer<SessionService, unknown> = SessionService.layer.pipe(Layer.provide(Layer.succeed(DataDir, "/data")))
     expect([unprovided, truncate, store, session].every((x) => x !== undefined)).toBe(true)

@@ -6,7 +6,7 @@ import { Effect, Fiber } from "effect"
 import { userFlag } from "@reins/domain"
 import { modelView, readWindow } from "@reins/compaction"
 import { SessionService, newRun } from "@reins/session"
-import { SessionStore } from "@reins/storage"
+import { RunClaims, SessionStore, Storage } from "@reins/storage"
 import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -23,7 +23,7 @@ const model = { providerID: "local", modelID: "m" }
 
 // The SQLite store: the claim and the queue are its transactions.
 const setup = async (steps: ReadonlyArray<ScriptedStep>) => {
-  const made = await runtime(steps, { store: SessionStore.layerSqlite(path.join(tmp(), "reins.db")) })
+  const made = await runtime(steps, { store: Storage.layerSqlite(path.join(tmp(), "reins.db")) })
   server = made.server
   return made
 }
@@ -50,7 +50,7 @@ describe("messages sent to a running session", () => {
         const second = yield* sessions.prompt({ sessionID: session.id, text: "QUEUED-MARKER also check the docs", model })
         const firstResult = yield* Fiber.join(first)
         const messages = yield* store.messages(session.id)
-        return { second, firstResult, messages, run: yield* store.getRun(session.id) }
+        return { second, firstResult, messages, run: yield* (yield* RunClaims).get(session.id) }
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
     expect(out.second.text).toBe("ANSWER to both")
@@ -76,7 +76,7 @@ describe("messages sent to a running session", () => {
         const sessions = yield* SessionService
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
-        yield* store.claimRun(newRun(session.id, { pid: other.pid, host: os.hostname() }, Date.now()), () => true)
+        yield* (yield* RunClaims).claim(newRun(session.id, { pid: other.pid, host: os.hostname() }, Date.now()), () => true)
         const refused = yield* Effect.flip(sessions.prompt({ sessionID: session.id, text: "hello", model }))
         const queued = yield* sessions.queue({ sessionID: session.id, text: "for the other process" })
         const compactRefused = yield* Effect.flip(sessions.compact({ sessionID: session.id, model }))
@@ -104,7 +104,7 @@ describe("messages sent to a running session", () => {
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
         const idle = yield* sessions.queue({ sessionID: session.id, text: "anyone?" })
-        yield* store.claimRun(newRun(session.id, { pid: gone.pid, host: os.hostname() }, Date.now()), () => true)
+        yield* (yield* RunClaims).claim(newRun(session.id, { pid: gone.pid, host: os.hostname() }, Date.now()), () => true)
         const turn = yield* sessions.prompt({ sessionID: session.id, text: "hello", model })
         return { idle, turn, messages: yield* store.messages(session.id) }
       }).pipe(Effect.provide(layer), Effect.scoped)

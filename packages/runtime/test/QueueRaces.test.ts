@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
 import { userFlag } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { SessionStore, makeMemoryStore } from "@reins/storage"
+import { Database, Grants, RunClaims, SessionStore, Storage } from "@reins/storage"
 import type { ScriptedServer } from "@reins/testkit"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
@@ -16,25 +16,32 @@ const model = { providerID: "local", modelID: "m" }
 describe("queued messages and compaction, racing", () => {
   test("a message queued right after the claim, before the loop's first read, is in the first request; the turn ends", async () => {
     let releases = 0
-    const inner = makeMemoryStore()
-    const store: SessionStore["Service"] = {
-      ...inner,
-      // another process queues the moment the claim is stored
-      claimRun: (run, isLive) =>
-        inner.claimRun(run, isLive).pipe(
-          Effect.tap((held) =>
-            held !== undefined
-              ? Effect.void
-              : Effect.asVoid(inner.queueMessage(
-                  { id: "msg_000000000000queued", sessionID: run.sessionID, role: "user", time: { created: 1 }, metadata: { queued: true } },
-                  [{ id: "prt_000000000000queued", sessionID: run.sessionID, messageID: "msg_000000000000queued", type: "text", text: "QUEUED-EARLY" }],
-                  () => true
-                ))
-          )
-        ),
-      releaseRun: (run, seen) => Effect.suspend(() => (releases++, inner.releaseRun(run, seen)))
-    }
-    const { server, cwd, layer } = await runtime([{ text: "answer" }, { text: "never" }], { store: Layer.succeed(SessionStore, store) })
+    // The memory RunClaims with a hook, over the same Database as the other storage services.
+    const claims = Layer.effect(
+      RunClaims,
+      Effect.gen(function* () {
+        const inner = yield* RunClaims
+        return RunClaims.of({
+          ...inner,
+          // another process queues the moment the claim is stored
+          claim: (run, isLive) =>
+            inner.claim(run, isLive).pipe(
+              Effect.tap((held) =>
+                held !== undefined
+                  ? Effect.void
+                  : Effect.asVoid(inner.queue(
+                      { id: "msg_000000000000queued", sessionID: run.sessionID, role: "user", time: { created: 1 }, metadata: { queued: true } },
+                      [{ id: "prt_000000000000queued", sessionID: run.sessionID, messageID: "msg_000000000000queued", type: "text", text: "QUEUED-EARLY" }],
+                      () => true
+                    ))
+              )
+            ),
+          release: (run, seen) => Effect.suspend(() => (releases++, inner.release(run, seen)))
+        })
+      })
+    ).pipe(Layer.provide(RunClaims.layer))
+    const store = Layer.mergeAll(SessionStore.layer, Grants.layer, claims).pipe(Layer.provide(Database.layerMemory))
+    const { server, cwd, layer } = await runtime([{ text: "answer" }, { text: "never" }], { store })
     const turn = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
@@ -91,7 +98,7 @@ describe("queued messages and compaction, racing", () => {
     let server: ScriptedServer | undefined
     const made = await runtime([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "## Objective\nSUMMARY", delayMs: 300 }], {
       config: { compaction: { tail_turns: 1 } },
-      store: SessionStore.layerSqlite(path.join(tmp(), "reins.db"))
+      store: Storage.layerSqlite(path.join(tmp(), "reins.db"))
     })
     server = made.server
     const out = await Effect.runPromise(

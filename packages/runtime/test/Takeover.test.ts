@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { isOpenTool, type Part, type ToolPart } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
+import { RunClaims, SessionStore, Storage, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { ProcessGroup } from "@reins/tool"
 import { spawn } from "node:child_process"
@@ -34,7 +34,7 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, timing: string) => {
     dataDir,
     env: { REINS_TEST_RUN_TIMING: timing },
     config: { provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } } } as RuntimeOptions["config"],
-    store: SessionStore.layerSqlite(path.join(dataDir, "reins.db")),
+    store: Storage.layerSqlite(path.join(dataDir, "reins.db")),
     permission: { yolo: true }
   })
   return { server, cwd, layer }
@@ -64,10 +64,10 @@ const groupAlive = (pgid: number) =>
   Bun.spawnSync(["ps", "-eo", "pgid=,stat="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).some(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 /** Another process (another pid and host) takes the session over, judging the current claim stale. */
-const takeOver = (store: SessionStore["Service"], sessionID: string) =>
+const takeOver = (sessionID: string) =>
   Effect.gen(function* () {
     const other: SessionRun = { sessionID, pid: 424242, host: "other-box", time: { started: Date.now(), heartbeat: Date.now() }, queued: 0 }
-    expect(yield* store.claimRun(other, () => false)).toBeUndefined()
+    expect(yield* (yield* RunClaims).claim(other, () => false)).toBeUndefined()
     return other
   })
 
@@ -87,12 +87,12 @@ describe("a session taken over by another process", () => {
           const session = yield* sessions.create({ directory: cwd })
           const fiber = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "run it", model }))
           const part = yield* runningCommand(store, session.id)
-          yield* takeOver(store, session.id)
+          yield* takeOver(session.id)
           // everything stored at the moment of the takeover: the old turn may add nothing to it
           const atTakeover = yield* store.messages(session.id)
           const exit = yield* Fiber.await(fiber)
           yield* Effect.sleep(800)
-          return { part, atTakeover, exit, after: yield* store.messages(session.id), holder: yield* store.getRun(session.id) }
+          return { part, atTakeover, exit, after: yield* store.messages(session.id), holder: yield* (yield* RunClaims).get(session.id) }
         }).pipe(Effect.provide(layer), Effect.scoped)
       )
       expect(out.exit._tag).toBe("Failure")
@@ -147,7 +147,7 @@ const orphanedTurn = (sessionID: string, record: ProcessGroup.GroupRecord) =>
     }
     yield* store.putPart(part)
     // the dead process's claim
-    yield* store.claimRun({ sessionID, pid: 2_000_000_000, host: os.hostname(), time: { started: 1, heartbeat: 1 }, queued: 0 }, () => false)
+    yield* (yield* RunClaims).claim({ sessionID, pid: 2_000_000_000, host: os.hostname(), time: { started: 1, heartbeat: 1 }, queued: 0 }, () => false)
   })
 
 describe("a command left running by a reins that died", () => {

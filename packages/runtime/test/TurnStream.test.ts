@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test"
 import { Deferred, Effect, Layer, Stream } from "effect"
 import { Bus, isOpenTool, type SessionEvent, type ToolPart } from "@reins/domain"
 import { SessionService, TurnStreamSettings } from "@reins/session"
-import { SessionStore } from "@reins/storage"
+import { RunClaims, SessionStore } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { scriptedRuntimes } from "./support.ts"
 
@@ -119,7 +119,7 @@ describe("SessionService.stream", () => {
         )
         const group = ProcessGroup.recordOf((toolOf(taken[0]!)!.state as { metadata?: unknown }).metadata)!
         const afterStop = yield* store.messages(session.id)
-        const run = yield* store.getRun(session.id)
+        const run = yield* (yield* RunClaims).get(session.id)
         const next = yield* sessions.prompt({ sessionID: session.id, text: "again", model })
         return { group, afterStop, run, next }
       }).pipe(Effect.provide(layer), Effect.scoped)

@@ -1,7 +1,7 @@
 // The runtime tests' common set-up: a scripted server, scratch directories, and makeRuntime
 // pointed at the server as provider "local".
 import { afterEach } from "bun:test"
-import { SessionStore } from "@reins/storage"
+import { Storage } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "@reins/testkit"
 import type { StoreError } from "@reins/storage"
 import type { Layer } from "effect"
@@ -19,7 +19,7 @@ export interface ScriptedRuntimeOptions {
   /** More config, merged over the provider. */
   readonly config?: Record<string, unknown>
   /** Default: the memory store. */
-  readonly store?: Layer.Layer<SessionStore, StoreError>
+  readonly store?: Layer.Layer<Storage.Services, StoreError>
   /** Default: the built-in tools. */
   readonly tools?: RuntimeOptions["tools"]
   readonly cwd?: string
@@ -54,7 +54,7 @@ export const scriptedRuntimes = () => {
         provider: { local: { type: "openai-compatible", baseURL: server.url, models: options.models ?? { m: { context: 32_000, output: 2_000 } } } },
         ...options.config
       } as RuntimeOptions["config"],
-      store: options.store ?? SessionStore.layerMemory,
+      store: options.store ?? Storage.layerMemory,
       ...(options.tools ? { tools: options.tools } : {}),
       permission: options.permission ?? { yolo: true },
       ...(options.home !== undefined ? { home: options.home } : {})

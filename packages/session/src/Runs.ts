@@ -1,5 +1,6 @@
 import { Cause, Clock, Context, Effect, Exit, Predicate } from "effect"
-import { sameClaim, takenOver, type RunIsLive, type SessionRun, type SessionStore } from "@reins/storage"
+import type { RunIsLive, SessionRun } from "@reins/domain"
+import { sameClaim, takenOver, type RunClaims } from "@reins/storage"
 import * as os from "node:os"
 
 /** How a running turn proves it is alive to other processes (T5). */
@@ -77,13 +78,13 @@ export const newRun = (sessionID: string, self: RunOwner, now: number, takesMess
  * with reason "taken-over" once the claim no longer holds the session (this process was stopped or
  * hung past `staleMs` and another took the session over): the turn racing it stops there.
  */
-export const heartbeat = (store: SessionStore["Service"], run: SessionRun, timing: RunTiming) =>
+export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing: RunTiming) =>
   Effect.forever(
     Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => store.heartbeatRun(run, now)),
+      Effect.flatMap((now) => claims.heartbeat(run, now)),
       Effect.catch((error) => Effect.as(Effect.logWarning(error.message), true)),
       Effect.flatMap((held) =>
-        held ? Effect.void : store.getRun(run.sessionID).pipe(Effect.orElseSucceed(() => undefined), Effect.flatMap((holder) => Effect.fail(takenOver(run, holder))))
+        held ? Effect.void : claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined), Effect.flatMap((holder) => Effect.fail(takenOver(run, holder))))
       ),
       Effect.delay(timing.heartbeatMs)
     )

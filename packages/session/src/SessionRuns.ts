@@ -1,6 +1,6 @@
 import { Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
-import type { TurnResult } from "@reins/domain"
-import { SessionStore, WritingClaim, type RunIsLive, type SessionRun, type StoreError } from "@reins/storage"
+import type { RunIsLive, SessionRun, TurnResult } from "@reins/domain"
+import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import { RunSettings, heartbeat, newRun, runIsLive, thisProcess, type RunOwner } from "./Runs.ts"
 
@@ -49,7 +49,7 @@ export class SessionRuns extends Context.Service<SessionRuns, {
   static readonly layer = Layer.effect(
     SessionRuns,
     Effect.gen(function* () {
-      const store = yield* SessionStore
+      const claims = yield* RunClaims
       const timing = yield* RunSettings
       const self = thisProcess()
       const running = new Map<string, Holder>()
@@ -69,7 +69,7 @@ export class SessionRuns extends Context.Service<SessionRuns, {
           const holder: Holder = { released: yield* Deferred.make<void>(), ...(turn ? { result: turn } : {}) }
           running.set(sessionID, holder)
           const run = newRun(sessionID, self, yield* Clock.currentTimeMillis, turn !== undefined)
-          const held = yield* store.claimRun(run, yield* isLive).pipe(Effect.onError(() => free(sessionID, holder)))
+          const held = yield* claims.claim(run, yield* isLive).pipe(Effect.onError(() => free(sessionID, holder)))
           if (held !== undefined) {
             yield* free(sessionID, holder)
             return { _tag: "held", held } as const
@@ -84,7 +84,7 @@ export class SessionRuns extends Context.Service<SessionRuns, {
           (claimed): Effect.Effect<Held<A>, E | StoreError, R> =>
             claimed._tag !== "claimed"
               ? Effect.succeed(claimed)
-              : Effect.raceFirst(use(claimed.run), heartbeat(store, claimed.run, timing)).pipe(
+              : Effect.raceFirst(use(claimed.run), heartbeat(claims, claimed.run, timing)).pipe(
                   Effect.map((value) => ({ _tag: "ran", value }) as const),
                   Effect.provideService(WritingClaim, claimed.run)
                 ),
@@ -92,7 +92,7 @@ export class SessionRuns extends Context.Service<SessionRuns, {
             claimed._tag !== "claimed"
               ? Effect.void
               : Effect.gen(function* () {
-                  yield* store.releaseRun(claimed.run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
+                  yield* claims.release(claimed.run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
                   yield* free(sessionID, claimed.holder)
                   // a turn's body gives its TurnResult and fails with a PromptError
                   const turnExit = exit as Exit.Exit<Held<TurnResult>, PromptError>

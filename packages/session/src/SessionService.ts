@@ -2,7 +2,7 @@ import { Clock, Context, Deferred, Effect, Exit, Layer, Option, Stream } from "e
 import { Bus, Ids, isOpenTool, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
 import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
 import type { ProviderError } from "@reins/provider"
-import { SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
+import { RunClaims, SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { SessionBusyError, type PromptError } from "./Errors.ts"
 import { SessionProcessor, interruptedState } from "./Processor.ts"
@@ -67,6 +67,7 @@ export class SessionService extends Context.Service<SessionService, {
     SessionService,
     Effect.gen(function* () {
       const store = yield* SessionStore
+      const claims = yield* RunClaims
       const bus = yield* Bus
       const ids = yield* Ids
       const turns = yield* Turn
@@ -106,14 +107,14 @@ export class SessionService extends Context.Service<SessionService, {
 
       const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
         // A live turn's open parts are its own, not left over.
-        const held = yield* store.getRun(sessionID)
+        const held = yield* claims.get(sessionID)
         if (held !== undefined && (yield* isLive)(held)) return 0
         return yield* repairWindow(yield* readWindow(store, sessionID))
       })
 
       const queue = Effect.fn("SessionService.queue")(function* (input: { readonly sessionID: string; readonly text: string }) {
         const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true })
-        const run = yield* store.queueMessage(message, [part], yield* isLive)
+        const run = yield* claims.queue(message, [part], yield* isLive)
         if (run === undefined) return undefined
         yield* turns.announce(message, [part])
         return { sessionID: input.sessionID, messageID: message.id, run } satisfies QueuedMessage

@@ -19,7 +19,7 @@ import {
   type Stall
 } from "@reins/compaction"
 import { Permission } from "@reins/permission"
-import { SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
+import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
@@ -93,6 +93,7 @@ export class Turn extends Context.Service<
     Turn,
     Effect.gen(function* () {
       const store = yield* SessionStore
+      const claims = yield* RunClaims
       const bus = yield* Bus
       const ids = yield* Ids
       const registry = yield* ToolRegistry
@@ -226,7 +227,7 @@ export class Turn extends Context.Service<
                 for (const m of messages) if (fresh.has(m.info.id) && m.info.role === "user" && userFlag(m.info, "queued")) st.queuedSeen++
                 if (fresh.size === 0 && st.steps > 0 && turnDone(messages)) {
                   // Released only if nothing was queued since this read; else the turn goes on to answer it.
-                  if (yield* store.releaseRun(run, st.queuedSeen)) return finished(turnResult(session.id, st.steps, messages)!)
+                  if (yield* claims.release(run, st.queuedSeen)) return finished(turnResult(session.id, st.steps, messages)!)
                   // Queued but not yet visible to this read: give the writer a moment.
                   yield* Effect.sleep(RELEASE_RETRY_MS)
                   return again

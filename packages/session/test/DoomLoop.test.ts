@@ -4,7 +4,7 @@ import { Effect, Layer, Stream } from "effect"
 import { Bus, DataDir, Ids, WorkDir, emptyUsage, type Event, type Part } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules, type Prompter } from "@reins/permission"
 import { Provider, ProviderError, type ModelEvent } from "@reins/provider"
-import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { ToolRegistry, builtins } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
@@ -183,7 +183,7 @@ const textStep: ReadonlyArray<ModelEvent> = [{ type: "text-start", id: "t" }, { 
 
 const runTurn = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { nonInteractive: "allow" | "deny"; prompter?: Prompter }) => {
   const cwd = tmp()
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, scripted(steps))
+  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, scripted(steps))
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   const layer = SessionService.layer.pipe(
     Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),

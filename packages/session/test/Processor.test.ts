@@ -3,7 +3,7 @@ import { Effect, Layer, Stream } from "effect"
 import { Bus, DataDir, Ids, WorkDir, emptyUsage, type AssistantMessage, type Event } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
 import { Provider, ProviderError, type ModelEvent } from "@reins/provider"
-import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { ToolRegistry, bash, builtins, edit, write, type ToolInfo } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
@@ -29,7 +29,7 @@ const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent> | ProviderError
 
 const layerFor = (provider: Layer.Layer<Provider>, tools: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>> = builtins) => {
   const cwd = tmp()
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, provider)
+  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, provider)
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   return {
     cwd,

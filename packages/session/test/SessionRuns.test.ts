@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { emptyUsage, type TurnResult } from "@reins/domain"
-import { SessionStore } from "@reins/storage"
+import { RunClaims, SessionStore, Storage } from "@reins/storage"
 import * as os from "node:os"
 import { RunSettings, SessionRuns, newRun, type PromptError } from "../src/index.ts"
 
@@ -11,7 +11,7 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill()
 })
 
-const run = <A, E>(body: Effect.Effect<A, E, SessionRuns | SessionStore>, timing = { heartbeatMs: 10_000, staleMs: 45_000 }) =>
+const run = <A, E>(body: Effect.Effect<A, E, SessionRuns | SessionStore | RunClaims>, timing = { heartbeatMs: 10_000, staleMs: 45_000 }) =>
   Effect.runPromise(
     Effect.gen(function* () {
       // the claims name stored sessions
@@ -19,7 +19,7 @@ const run = <A, E>(body: Effect.Effect<A, E, SessionRuns | SessionStore>, timing
       for (const id of ["ses_a", "ses_b", "ses_c", "ses_d", "ses_e"]) yield* store.createSession({ id, title: id, directory: "/", time: { created: 0, updated: 0 } })
       return yield* body
     }).pipe(
-      Effect.provide(SessionRuns.layer.pipe(Layer.provideMerge(SessionStore.layerMemory), Layer.provide(Layer.succeed(RunSettings, timing)))),
+      Effect.provide(SessionRuns.layer.pipe(Layer.provideMerge(Storage.layerMemory), Layer.provide(Layer.succeed(RunSettings, timing)))),
       Effect.scoped
     )
   )
@@ -36,16 +36,16 @@ describe("SessionRuns", () => {
     const out = await run(
       Effect.gen(function* () {
         const runs = yield* SessionRuns
-        const store = yield* SessionStore
+        const claims = yield* RunClaims
         const done = yield* Deferred.make<TurnResult, PromptError>()
         let during: unknown
         const held = yield* runs.hold("ses_a", done, (claim) =>
           Effect.gen(function* () {
-            during = { stored: yield* store.getRun("ses_a"), claim, here: runs.current("ses_a")?.run, live: (yield* runs.isLive)(claim) }
+            during = { stored: yield* claims.get("ses_a"), claim, here: runs.current("ses_a")?.run, live: (yield* runs.isLive)(claim) }
             return result("ses_a")
           })
         )
-        return { held, during, after: yield* store.getRun("ses_a"), here: runs.current("ses_a"), joined: yield* Deferred.await(done) }
+        return { held, during, after: yield* claims.get("ses_a"), here: runs.current("ses_a"), joined: yield* Deferred.await(done) }
       })
     )
     expect(out.held).toMatchObject({ _tag: "ran", value: { text: "done" } })
@@ -92,8 +92,8 @@ describe("SessionRuns", () => {
     const out = await run(
       Effect.gen(function* () {
         const runs = yield* SessionRuns
-        const store = yield* SessionStore
-        yield* store.claimRun(newRun("ses_c", { pid: other.pid, host: os.hostname() }, Date.now()), () => true)
+        const claims = yield* RunClaims
+        yield* claims.claim(newRun("ses_c", { pid: other.pid, host: os.hostname() }, Date.now()), () => true)
         let ran = false
         const held = yield* runs.hold("ses_c", undefined, () => Effect.sync(() => (ran = true)))
         return { held, ran, here: runs.current("ses_c") }
@@ -108,15 +108,15 @@ describe("SessionRuns", () => {
     const out = await run(
       Effect.gen(function* () {
         const runs = yield* SessionRuns
-        const store = yield* SessionStore
+        const claims = yield* RunClaims
         const done = yield* Deferred.make<TurnResult, PromptError>()
         const started = yield* Deferred.make<void>()
         const fiber = yield* Effect.forkChild(runs.hold("ses_d", done, () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never)))
         yield* Deferred.await(started)
-        const during = yield* store.getRun("ses_d")
+        const during = yield* claims.get("ses_d")
         yield* Fiber.interrupt(fiber)
         const released = runs.current("ses_d")
-        return { during, after: yield* store.getRun("ses_d"), released, joined: yield* Effect.exit(Deferred.await(done)) }
+        return { during, after: yield* claims.get("ses_d"), released, joined: yield* Effect.exit(Deferred.await(done)) }
       })
     )
     expect(out.during?.pid).toBe(process.pid)
@@ -129,12 +129,12 @@ describe("SessionRuns", () => {
     const out = await run(
       Effect.gen(function* () {
         const runs = yield* SessionRuns
-        const store = yield* SessionStore
+        const claims = yield* RunClaims
         const started = yield* Deferred.make<void>()
         const fiber = yield* Effect.forkChild(Effect.exit(runs.hold("ses_e", undefined, () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never))))
         yield* Deferred.await(started)
         // another machine judges this claim stale and takes the session
-        yield* store.claimRun({ ...newRun("ses_e", { pid: 4242, host: "other-box" }, Date.now()) }, () => false)
+        yield* claims.claim({ ...newRun("ses_e", { pid: 4242, host: "other-box" }, Date.now()) }, () => false)
         return yield* Fiber.join(fiber)
       }),
       { heartbeatMs: 5, staleMs: 1000 }

@@ -3,7 +3,7 @@ import { Effect, Layer, Stream } from "effect"
 import { Bus, DataDir, Ids, WorkDir, emptyUsage, type AssistantMessage, type Event, type ModelRef } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
 import { Provider, type ModelEvent } from "@reins/provider"
-import { SessionStore } from "@reins/storage"
+import { SessionStore, Storage } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
@@ -47,7 +47,7 @@ const counted = (file: string, written: { chars: number; writes: number }) =>
           })
       })
     })
-  ).pipe(Layer.provide(SessionStore.layerSqlite(file)))
+  ).pipe(Layer.provide(Storage.layerSqlite(file)))
 
 describe("a streamed answer", () => {
   test("is stored and published in linear size: deltas as part.delta, the whole part when it ends", async () => {

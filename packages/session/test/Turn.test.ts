@@ -5,7 +5,7 @@ import { Effect, Layer, Stream } from "effect"
 import { Bus, DataDir, Ids, WorkDir, emptyUsage } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
 import { Provider, ProviderError, type ModelEvent, type ProviderRequest } from "@reins/provider"
-import { SessionStore } from "@reins/storage"
+import { RunClaims, SessionStore, Storage } from "@reins/storage"
 import { ToolRegistry, builtins } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
 import * as fs from "node:fs"
@@ -37,7 +37,7 @@ const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, requests: Arr
 const turnSteps = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { readonly maxSteps?: number } = {}) => {
   const cwd = tmp()
   const requests: Array<ProviderRequest> = []
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, SessionStore.layerMemory, scripted(steps, requests))
+  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, scripted(steps, requests))
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   const layer = Layer.mergeAll(Turn.layer.pipe(Layer.provide(SessionProcessor.layer)), SessionRuns.layer).pipe(
     Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
@@ -64,7 +64,7 @@ const turnSteps = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { 
         Effect.gen(function* () {
           const out = yield* Stream.runCollect(turn.steps(session, { info: message, parts: [part] }, { providerID: "p", modelID: "m" }, run, new Set()))
           // the loop itself let the session go when the turn was done
-          return { out, claim: yield* store.getRun(session.id) }
+          return { out, claim: yield* (yield* RunClaims).get(session.id) }
         })
       )
       if (held._tag !== "ran") return yield* Effect.die("not held")

@@ -1,7 +1,7 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { PermissionGrant } from "@reins/domain"
-import { SessionStore } from "@reins/storage"
+import { Grants } from "@reins/storage"
 import { usage } from "../CliError.ts"
 import { time, withStore } from "../Store.ts"
 
@@ -42,7 +42,7 @@ const list = Command.make(
   ({ all, format }) =>
     withStore((setup) =>
       Effect.gen(function* () {
-        const grants = yield* (yield* SessionStore).listGrants(all ? undefined : setup.cwd)
+        const grants = yield* (yield* Grants).list(all ? undefined : setup.cwd)
         if (format === "json") return yield* Console.log(JSON.stringify(grants, null, 2))
         if (grants.length === 0) {
           const where = all ? "in any project" : `for ${setup.cwd}`
@@ -69,9 +69,9 @@ const revoke = Command.make(
       }
       return yield* withStore((setup) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore
+          const grants = yield* Grants
           // Every id must exist before any is revoked: a typo revokes nothing.
-          const known = yield* store.listGrants(all ? setup.cwd : undefined)
+          const known = yield* grants.list(all ? setup.cwd : undefined)
           const byId = new Map(known.map((grant) => [grant.id, grant]))
           const unknown = [...new Set(ids)].filter((id) => !byId.has(id))
           if (unknown.length > 0) {
@@ -82,7 +82,7 @@ const revoke = Command.make(
           }
           const targets = all ? known : [...new Set(ids)].flatMap((id) => byId.get(id) ?? [])
           if (targets.length === 0) return yield* Console.log(`No saved permission grants for ${setup.cwd}; nothing to revoke.`)
-          const revoked = yield* store.revokeGrants(targets.map((grant) => grant.id))
+          const revoked = yield* grants.revoke(targets.map((grant) => grant.id))
           for (const grant of targets) yield* Console.log(`Revoked ${grantLine(grant)}  ${grant.project}`)
           yield* Console.log(`${revoked} permission ${plural(revoked)} revoked.`)
         })
