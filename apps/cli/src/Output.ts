@@ -1,18 +1,7 @@
 import { Effect } from "effect"
-import type { Event, ToolPart } from "@reins/domain"
+import type { Event } from "@reins/domain"
 
 type CompactionCompleted = Extract<Event, { type: "compaction.completed" }>
-
-const firstLine = (s: string, max = 120) => {
-  const line = s.split("\n")[0] ?? ""
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
-}
-
-const subject = (part: ToolPart) => {
-  const input = part.state.input
-  const value = input.command ?? input.filePath ?? input.pattern ?? input.path ?? ""
-  return firstLine(String(value), 100)
-}
 
 const kib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`)
 
@@ -75,72 +64,4 @@ export const jsonPrinter = (write: (s: string) => void) => {
       if (pending.delta.length >= DELTA_MAX_CHARS) flush()
     })
   return { handler, finish: flush }
-}
-
-/** Text mode: the answer streams to stdout; short tool and status lines go to stderr. */
-export const textPrinter = (out: (s: string) => void, err: (s: string) => void) => {
-  let atLineStart = true
-  let printedText = false
-  // a running call reports progress repeatedly; announce it once
-  const announced = new Set<string>()
-  const writeOut = (s: string) => {
-    if (s.length === 0) return
-    out(s)
-    printedText = true
-    atLineStart = s.endsWith("\n")
-  }
-  const writeErr = (s: string) => {
-    if (!atLineStart) {
-      out("\n")
-      atLineStart = true
-    }
-    err(`${s}\n`)
-  }
-  const handler = (event: Event) =>
-    Effect.sync(() => {
-      switch (event.type) {
-        case "part.delta":
-          // streamed answer text; synthetic text (the continuation after a compaction) is never streamed
-          if (event.partType === "text") writeOut(event.delta)
-          return
-        case "part.updated": {
-          const part = event.part
-          if (part.type === "tool" && part.state.status === "running" && !announced.has(part.callID)) {
-            announced.add(part.callID)
-            writeErr(`→ ${part.tool} ${subject(part)}`)
-          }
-          if (part.type === "tool" && part.state.status === "completed") {
-            const note = outputNote(part.state.metadata)
-            if (note) writeErr(`  ${note}`)
-          }
-          if (part.type === "tool" && part.state.status === "error") {
-            writeErr(`✗ ${part.tool} ${part.state.interrupted ? "interrupted" : firstLine(part.state.error)}`)
-          }
-          return
-        }
-        case "session.status":
-          if (event.status === "retry") {
-            writeErr(`! ${firstLine(event.message ?? "provider error")}; retrying in ${Math.ceil((event.next ?? 0) / 100) / 10}s (attempt ${(event.attempt ?? 0) + 1})`)
-          }
-          return
-        case "permission.replied":
-          if (event.by === "policy" && event.reply === "reject") writeErr(`✗ permission denied by the non-interactive policy (use --permission allow or --yolo)`)
-          if (event.granted) writeErr(`✓ always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`)
-          return
-        case "compaction.started":
-          writeErr(`compacting context (${event.reason}, ~${count(event.tokens)} tokens)…`)
-          return
-        case "compaction.completed":
-          writeErr(`compacted: ${compactionSummary(event)}`)
-          return
-        default:
-          return
-      }
-    })
-  // may run twice (after the answer, then on the way out): the line is ended once
-  const finish = () => {
-    if (printedText && !atLineStart) out("\n")
-    atLineStart = true
-  }
-  return { handler, finish }
 }

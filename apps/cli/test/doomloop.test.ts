@@ -43,7 +43,7 @@ describe("doom-loop guard (T6) in reins run", () => {
     const p = await setup([loop, loop, loop, loop, { text: "never" }])
     const r = await reins(["run", "what time is it"], p)
     expect(r.code).toBe(1)
-    expect(r.stderr.split("\n").filter((l) => l.startsWith("→ bash"))).toHaveLength(3)
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("✓ bash date +%s%N · exit 0"))).toHaveLength(3)
     expect(r.stderr.trim().split("\n").at(-1)).toBe("reins: Stopped a doom loop: The model called bash with the same arguments 3 times in this turn.")
     expect(r.stdout).not.toContain("never")
   })

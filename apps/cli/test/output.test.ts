@@ -51,7 +51,7 @@ describe("tool output in a session", () => {
     ])
     const r = await reins(["run", "--yolo", "count twice"], p)
     expect(r.code).toBe(0)
-    expect(r.stderr.match(/→ bash/g)).toHaveLength(1)
+    expect(r.stderr.match(/✓ bash/g)).toHaveLength(1)
     expect(r.stderr).toMatch(/↳ reduced by head_tail: 212\.7 KiB → [\d.]+ KiB \(middle_dropped\); full output in \S+tool-output\S+\.txt/)
     expect(r.stdout.trim()).toBe("done")
   })

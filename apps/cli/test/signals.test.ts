@@ -123,7 +123,7 @@ describe("signals and a running command", () => {
       expect(toolOf(await exported(p, sessionID)).state.status).toBe("running")
 
       const next = await reins(["run", "--session", sessionID, "go on"], p)
-      expect(next.stderr.trim()).toBe(`session ${sessionID} · 1 step`)
+      expect(next.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
       expect(next.code).toBe(0)
       expect(next.stdout.trim()).toBe("picked up again")
       await waitFor(() => sleeping(n) === 0)
@@ -154,7 +154,7 @@ describe("a reins stopped past the staleness limit", () => {
       const before = await exported(p, sessionID)
 
       const second = await reins(["run", "--session", sessionID, "take over"], { ...p, env: { ...p.env, ...timing } })
-      expect(second.stderr.trim()).toBe(`session ${sessionID} · 1 step`)
+      expect(second.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
       expect(second.code).toBe(0)
       expect(second.stdout.trim()).toBe("answered by the second process")
       // the second run stopped the first one's command: its process was dead to it

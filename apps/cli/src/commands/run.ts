@@ -1,12 +1,15 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
+import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
-import { jsonPrinter, textPrinter } from "../Output.ts"
+import { jsonPrinter } from "../Output.ts"
+import { liveEnabled, styleFor } from "../present/Style.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
+import { textPrinter } from "../TextPrinter.ts"
 import { ttyPrompter } from "../TtyPrompter.ts"
 import { VERSION } from "../version.ts"
 
@@ -36,6 +39,29 @@ export const run = Command.make("run", flags, (input) =>
     const text = input.message.join(" ").trim() || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && Option.isNone(input.permission)
+    const out = (s: string) => void process.stdout.write(s)
+    const err = (s: string) => void process.stderr.write(s)
+    // text: colour and a spinner on stderr when it is a terminal (NO_COLOR, FORCE_COLOR and TERM=dumb honoured)
+    const human = input.format === "text"
+      ? textPrinter(out, err, {
+          style: styleFor(process.stderr, setup.env),
+          live: liveEnabled(process.stderr.isTTY === true, setup.env),
+          outIsTTY: process.stdout.isTTY === true,
+          cwd: setup.cwd,
+          columns: () => process.stderr.columns ?? 80
+        })
+      : undefined
+    const printer = human ?? jsonPrinter(out)
+    // the spinner stops while a permission question owns the terminal
+    const prompter: Prompter = {
+      ask: (request) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => human?.hold()),
+          () => ttyPrompter.ask(request),
+          () => Effect.sync(() => human?.release())
+        )
+    }
+    let current: string | undefined
     const layer = makeRuntime({
       cwd: setup.cwd,
       dataDir: setup.dataDir,
@@ -45,12 +71,9 @@ export const run = Command.make("run", flags, (input) =>
       permission: {
         yolo: input.yolo,
         nonInteractive: Option.getOrElse(input.permission, () => "deny" as const),
-        ...(interactive ? { prompter: ttyPrompter } : {})
+        ...(interactive ? { prompter } : {})
       }
     })
-    const out = (s: string) => void process.stdout.write(s)
-    const err = (s: string) => void process.stderr.write(s)
-    const printer = input.format === "json" ? jsonPrinter(out) : textPrinter(out, err)
 
     const program = Effect.gen(function* () {
       const bus = yield* Bus
@@ -65,6 +88,8 @@ export const run = Command.make("run", flags, (input) =>
         : input.continue
           ? ((yield* store.latestSession(setup.cwd)) ?? (yield* create)).id
           : (yield* create).id
+      current = sessionID
+      human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
       const streamed = sessions.stream({ sessionID, text, model }).pipe(
         Stream.tap((event) => (event.type === "turn.finished" ? Effect.void : printer.handler(event))),
@@ -95,11 +120,20 @@ export const run = Command.make("run", flags, (input) =>
         return
       }
       const turn = sent.turn
-      if (input.format === "text") err(`\nsession ${turn.sessionID} · ${turn.steps} step${turn.steps === 1 ? "" : "s"}\n`)
+      if (human) err(`\n${human.closing(turn)}\n`)
       // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
       if (turn.assistant.error) return yield* failure(turn.assistant.error.message)
     }).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => void (process.exitCode = 130))),
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          process.exitCode = 130
+          // what the turn cost so far, and how to pick it up again
+          if (human) {
+            human.finish()
+            err(`\n${human.interrupted(current)}\n`)
+          }
+        })
+      ),
       // whatever ends the turn (an error, a takeover, Ctrl+C), the deltas held back are printed
       Effect.ensuring(Effect.sync(() => printer.finish()))
     )

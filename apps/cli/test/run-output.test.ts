@@ -1,0 +1,141 @@
+// `reins run` text output for a person (issue 15, item 2), under a real pty and on pipes: colour and the
+// spinner only on a terminal, NO_COLOR and FORCE_COLOR honoured, one result line per tool, a closing line
+// whose figures are the session's, and after Ctrl+C how to continue.
+import { beforeAll, describe, expect, test } from "bun:test"
+import { sumUsage, usageLine } from "../src/present/Usage.ts"
+import { spawnPty } from "./pty/index.ts"
+import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+const setup = projects()
+
+const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+/** A spinner frame followed by what it waits for. */
+const spinner = (label: string) => new RegExp(`[${FRAMES}] ${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`)
+const SGR_COLOUR = /\x1b\[(?:3\d|9\d|1|2)m/
+const ERASE_LINE = "\r\x1b[2K"
+
+/** The project's env without NO_COLOR (support.ts sets it for every other test). */
+const envOf = (p: Project, extra: Record<string, string> = {}) => {
+  const { NO_COLOR: _, ...rest } = p.env
+  return { ...rest, LANG: "C.UTF-8", ...extra }
+}
+
+const onTty = (p: Project, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+  spawnPty([BIN, ...args], { cwd: p.cwd, env: { ...envOf(p, extra), TERM: "xterm-256color" }, cols: 120, rows: 30 })
+
+const sessionOf = async (p: Project) => JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)[0].id as string
+
+const exported = async (p: Project, sessionID: string) => JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)
+
+const steps = () => [
+  { toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }], usage: { prompt_tokens: 2000, completion_tokens: 40, cached_tokens: 1500 } },
+  { toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5 && echo slept" } }], usage: { prompt_tokens: 2400, completion_tokens: 30, cached_tokens: 2000 } },
+  { text: "All done: notes written.", usage: { prompt_tokens: 2600, completion_tokens: 12, cached_tokens: 2400 } }
+]
+
+describe("reins run on a terminal", () => {
+  test("colour, a spinner while a tool runs (erased), one line per tool, the closing line; stdout has the answer", async () => {
+    const p = await setup(steps())
+    await using pty = onTty(p, ["run", "--yolo", "make notes"])
+    // while bash sleeps, the spinner names it with its elapsed time
+    await pty.waitFor(spinner("bash sleep 1.5 && echo slept ·"), 10_000)
+    expect(await pty.waitExit(15_000)).toBe(0)
+    await pty.settle()
+    const screen = pty.screen()
+    expect(screen).toContain("✓ write notes.txt · +2 −0 · ")
+    expect(screen).toMatch(/✓ bash sleep 1\.5 && echo slept · exit 0 · 1\.\ds/)
+    expect(screen).toContain("All done: notes written.")
+    // the spinner was erased before each line: none is left on the screen
+    expect(screen).not.toMatch(new RegExp(`[${FRAMES}]`))
+    const raw = pty.output()
+    expect(raw).toMatch(SGR_COLOUR)
+    expect(raw).toContain(`\x1b[32m✓\x1b[39m`)
+    expect(raw).toContain(ERASE_LINE)
+
+    // the closing line's figures are the session's: three steps, their tokens and cache reads as stored
+    const sessionID = await sessionOf(p)
+    const stored = (await exported(p, sessionID)).messages.filter((m: any) => m.info.role === "assistant").map((m: any) => m.info)
+    const figures = usageLine(sumUsage(stored))
+    expect(figures).toBe("3 steps · 7k in / 82 out · $0.00 · cache 84%")
+    const closing = screen.split("\n").find((l) => l.startsWith(`session ${sessionID} · `))
+    expect(closing).toStartWith(`session ${sessionID} · ${figures} · `)
+    expect(closing).toMatch(/ · \d+(\.\d)?s$/)
+  }, 30_000)
+
+  test("NO_COLOR: no colour codes, the spinner still shows", async () => {
+    const p = await setup(steps())
+    await using pty = onTty(p, ["run", "--yolo", "make notes"], { NO_COLOR: "1" })
+    await pty.waitFor(spinner("bash sleep 1.5"), 10_000)
+    expect(await pty.waitExit(15_000)).toBe(0)
+    await pty.settle()
+    expect(pty.output()).not.toMatch(SGR_COLOUR)
+    expect(pty.screen()).toMatch(/✓ bash sleep 1\.5 && echo slept · exit 0/)
+  }, 30_000)
+
+  test("TERM=dumb: no colour and no spinner", async () => {
+    const p = await setup(steps())
+    await using pty = spawnPty([BIN, "run", "--yolo", "make notes"], { cwd: p.cwd, env: { ...envOf(p), TERM: "dumb" }, cols: 120, rows: 30 })
+    expect(await pty.waitExit(15_000)).toBe(0)
+    await pty.settle()
+    expect(pty.output()).not.toContain("\x1b[")
+    expect(pty.output()).not.toMatch(new RegExp(`[${FRAMES}]`))
+    expect(pty.screen()).toContain("✓ bash sleep 1.5 && echo slept · exit 0")
+  }, 30_000)
+
+  test("Ctrl+C during a command: the call is marked interrupted, and the way to continue is printed", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }, { text: "continued fine" }])
+    await using pty = onTty(p, ["run", "--yolo", "nap"])
+    await pty.waitFor(spinner("bash sleep 30 ·"), 10_000)
+    await pty.press("ctrl-c")
+    expect(await pty.waitExit(15_000)).toBe(130)
+    await pty.settle()
+    const sessionID = await sessionOf(p)
+    const screen = pty.screen()
+    expect(screen).toMatch(/✗ bash sleep 30 · interrupted after \d+(\.\d)?m?s\n✗ interrupted after /)
+    expect(screen).toContain(`Continue with: reins run --session ${sessionID} "…"\n           or: reins run -c "…" (the latest session here)`)
+    expect(screen).not.toMatch(new RegExp(`[${FRAMES}]`))
+    // the hint works: the session goes on
+    const next = await reins(["run", "--session", sessionID, "go on"], p)
+    expect(next.code).toBe(0)
+    expect(next.stdout.trim()).toBe("continued fine")
+  }, 30_000)
+})
+
+describe("reins run on a pipe", () => {
+  test("no colour, no spinner, no escapes at all; the same lines; stdout is the answer only", async () => {
+    const p = await setup(steps())
+    const r = await reins(["run", "--yolo", "make notes"], { ...p, env: envOf(p) })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("All done: notes written.\n")
+    expect(r.stderr).not.toContain("\x1b")
+    expect(r.stderr).not.toContain("\r")
+    const lines = r.stderr.split("\n")
+    expect(lines[0]).toMatch(/^✓ write notes\.txt · \+2 −0 · \d+ms$/)
+    expect(lines[1]).toMatch(/^✓ bash sleep 1\.5 && echo slept · exit 0 · 1\.\ds$/)
+    expect(lines[3]).toMatch(/^session ses_\w+ · 3 steps · 7k in \/ 82 out · \$0\.00 · cache 84% · [\d.]+m?s$/)
+  }, 30_000)
+
+  test("FORCE_COLOR colours the lines on a pipe, but draws no spinner", async () => {
+    const p = await setup(steps())
+    const r = await reins(["run", "--yolo", "make notes"], { ...p, env: envOf(p, { FORCE_COLOR: "1" }) })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("All done: notes written.\n")
+    expect(r.stderr).toContain("\x1b[32m✓\x1b[39m \x1b[1mbash\x1b[22m")
+    expect(r.stderr).not.toContain(ERASE_LINE)
+    expect(r.stderr).not.toMatch(new RegExp(`[${FRAMES}]`))
+  }, 30_000)
+
+  test("a failing command and a tool error each get their line", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "exit 3" } }] },
+      { toolCalls: [{ name: "read", arguments: { filePath: "missing.txt" } }] },
+      { text: "ok" }
+    ])
+    const r = await reins(["run", "--yolo", "try"], p)
+    expect(r.code).toBe(0)
+    const lines = r.stderr.split("\n")
+    expect(lines[0]).toMatch(/^✗ bash exit 3 · exit 3 · \d+ms$/)
+    expect(lines[1]).toMatch(/^✗ read missing\.txt · File not found: /)
+  }, 30_000)
+})
