@@ -134,7 +134,7 @@ const settle = (state: TranscriptState, live: ReadonlyArray<TranscriptItem>): Tr
 
 /** While a tool runs the status is "tool"; once none does, a turn that was running tools is "thinking" again. */
 const liveStatus = (status: TranscriptState["status"], live: ReadonlyArray<TranscriptItem>): TranscriptState["status"] => {
-  if (status === "idle" || status === "retry") return status
+  if (status === "retry") return status
   const running = live.some((item) => item.kind === "tool" && !isDone(item))
   if (running) return "tool"
   return status === "tool" ? "thinking" : status
@@ -161,10 +161,16 @@ const updated = (previous: TranscriptItem, next: TranscriptItem): TranscriptItem
   return next
 }
 
-const upsertPart = (state: TranscriptState, part: Part): TranscriptState => {
+const upsertPart = (current: TranscriptState, part: Part): TranscriptState => {
+  let state = current
   const kind = state.messages.get(part.messageID) ?? "assistant"
   const item = itemOfPart(part, kind, false)
   if (item === undefined) return state
+  // the model answers again after a retry
+  if (state.status === "retry" && kind === "assistant") {
+    const { retry: _retry, ...rest } = state
+    state = { ...rest, status: "thinking" }
+  }
   const index = findLive(state.live, item.id)
   if (index === -1) {
     // a part already printed does not change on screen

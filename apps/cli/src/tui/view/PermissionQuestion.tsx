@@ -12,13 +12,13 @@ export interface PermissionAnswer {
 }
 
 /** The question's lines, as the TTY prompt shows them: what would run, where, why it is asked, what "always" allows. */
-export const questionLines = (request: PendingPermission, cwd: string): ReadonlyArray<string> => {
+export const questionLines = (request: PendingPermission, cwd: string, arrow = "→"): ReadonlyArray<string> => {
   const lines = [`Permission needed: ${request.permission}${request.title && request.permission !== "bash" ? ` (${request.title})` : ""}`]
   if (request.command && request.command.trim() !== request.patterns[0]) lines.push(`  command: ${request.command.trim().split("\n").join("\n           ")}`)
   lines.push(...request.patterns.map((p, i) => `  ${i === 0 ? "asks for" : "     and"}: ${p}`))
   lines.push(`  in: ${request.directory ?? cwd}`)
   if (request.opaque) lines.push(`  why: ${request.opaque}; reins cannot see what it runs, so a broad allow rule does not cover it`)
-  lines.push(request.rule ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}` : `  rule: none matched (ask)`)
+  lines.push(request.rule ? `  rule: ${request.rule.permission} "${request.rule.pattern}" ${arrow} ${request.rule.action}` : `  rule: none matched (ask)`)
   lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
   return lines
 }
@@ -68,7 +68,7 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
     reply({ reply: chosen.reply })
   })
 
-  const lines = questionLines(props.request, props.cwd ?? process.cwd())
+  const lines = questionLines(props.request, props.cwd ?? process.cwd(), style.glyphs.arrow)
   const options = OPTIONS.map((o, i) => {
     const label = `[${o.key}]${o.label.slice(1)}`
     return i === selected ? style.bold(style.cyan(`${glyphs.user} ${label}`)) : `  ${label}`

@@ -44,3 +44,12 @@ export const defaultTheme = (): Theme => (ambient ??= themeFor(process.stdout, p
 export const ThemeContext = createContext<Theme | undefined>(undefined)
 
 export const useTheme = (): Theme => useContext(ThemeContext) ?? defaultTheme()
+
+/** Text written with Unicode punctuation (→ … −), as an ASCII terminal shows it. */
+export const toAscii = (text: string): string => text.replace(/→/g, "->").replace(/…/g, "...").replace(/[−–—]/g, "-").replace(/·/g, "|")
+
+/** A theme for a Style made elsewhere (the app's), Unicode when its glyphs are. */
+export const themeOf = (style: Style): Theme => {
+  const unicode = style.glyphs.ok !== "+"
+  return { style, glyphs: unicode ? unicodeView : asciiView, unicode }
+}

@@ -3,7 +3,7 @@ import { memo } from "react"
 import { duration } from "../../present/Units.ts"
 import { Markdown } from "./Markdown.tsx"
 import type { ReasoningItem, SummaryItem, TranscriptItem, TranscriptState } from "./State.ts"
-import { useTheme } from "./Theme.ts"
+import { toAscii, useTheme } from "./Theme.ts"
 import { ToolView } from "./ToolView.tsx"
 
 export interface TranscriptProps {
@@ -68,7 +68,7 @@ interface ItemProps {
 
 /** One item of the transcript, with the space above it that separates turns and blocks. */
 export const ItemView = memo((props: ItemProps) => {
-  const { style, glyphs } = useTheme()
+  const { style, glyphs, unicode } = useTheme()
   const { item } = props
   switch (item.kind) {
     case "user":
@@ -115,7 +115,7 @@ export const ItemView = memo((props: ItemProps) => {
       const mark = item.tone === "error" ? `${style.glyphs.fail} ` : item.tone === "warn" ? `${glyphs.warn} ` : ""
       return (
         <Box marginTop={1}>
-          <Text wrap="wrap">{paint(`${mark}${item.text}`)}</Text>
+          <Text wrap="wrap">{paint(`${mark}${unicode ? item.text : toAscii(item.text)}`)}</Text>
         </Box>
       )
     }

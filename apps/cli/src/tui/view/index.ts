@@ -13,6 +13,6 @@ export {
   type TranscriptStatus,
   type TranscriptUsage
 } from "./State.ts"
-export { defaultTheme, makeTheme, ThemeContext, themeFor, useTheme, type Theme } from "./Theme.ts"
+export { defaultTheme, makeTheme, ThemeContext, themeFor, themeOf, toAscii, useTheme, type Theme } from "./Theme.ts"
 export { ToolView } from "./ToolView.tsx"
 export { Transcript, type TranscriptProps } from "./Transcript.tsx"
