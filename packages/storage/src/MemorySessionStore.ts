@@ -1,7 +1,7 @@
-import type { AssistantMessage, Message, MessageWithParts, Part, Session } from "@reins/domain"
+import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type Part, type Session } from "@reins/domain"
 import { Effect } from "effect"
 import { utf8Order, type MemoryState } from "./Database.ts"
-import type { ListSessionsOptions, MessagesOptions, SessionStore } from "./SessionStore.ts"
+import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 import { refersToMissing as missing, sessionNotFound, StoreError } from "./StoreError.ts"
 
@@ -102,6 +102,34 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
       .sort((a, b) => byId(b, a))[0]
   })
 
+  const totals = Effect.fn("SessionStore.totals")(function* (sessionIDs: ReadonlyArray<string>) {
+    const wanted = new Set(sessionIDs)
+    const out = new Map<string, SessionTotals>()
+    for (const message of [...messagesById.values()].sort(byId)) {
+      if (!wanted.has(message.sessionID)) continue
+      const t = out.get(message.sessionID) ?? { messages: 0, steps: 0, usage: emptyUsage, cost: 0 }
+      if (message.role === "user") {
+        out.set(message.sessionID, { ...t, messages: t.messages + 1 })
+        continue
+      }
+      const u = message.usage
+      out.set(message.sessionID, {
+        messages: t.messages + 1,
+        steps: t.steps + 1,
+        usage: {
+          input: t.usage.input + u.input,
+          output: t.usage.output + u.output,
+          reasoning: t.usage.reasoning + u.reasoning,
+          cacheRead: t.usage.cacheRead + u.cacheRead,
+          cacheWrite: t.usage.cacheWrite + u.cacheWrite
+        },
+        cost: t.cost + message.cost,
+        model: message.model
+      })
+    }
+    return out as ReadonlyMap<string, SessionTotals>
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     if (!sessions.delete(id)) return yield* sessionNotFound(id)
     runs.delete(id)
@@ -126,6 +154,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     putParts,
     messages,
     latestSummary,
+    totals,
     deleteSession
   }
 }

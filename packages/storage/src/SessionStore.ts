@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, MessageWithParts, Part, Session } from "@reins/domain"
+import type { AssistantMessage, Message, MessageWithParts, ModelRef, Part, Session, Usage } from "@reins/domain"
 import { Context, Effect, Layer } from "effect"
 import { Database } from "./Database.ts"
 import { makeMemorySessionStore } from "./MemorySessionStore.ts"
@@ -19,6 +19,18 @@ export interface MessagesOptions {
   readonly from?: string
   /** …and, whatever their id, these (the pinned messages before the boundary). */
   readonly include?: ReadonlyArray<string>
+}
+
+/** What a session has cost so far: its messages, and the tokens and cost of its assistant messages (one per step). */
+export interface SessionTotals {
+  /** User and assistant messages. */
+  readonly messages: number
+  /** Assistant messages, i.e. model steps (compaction summaries included). */
+  readonly steps: number
+  readonly usage: Usage
+  readonly cost: number
+  /** The model of the newest assistant message; absent before the first. */
+  readonly model?: ModelRef
 }
 
 /**
@@ -46,6 +58,8 @@ export class SessionStore extends Context.Service<SessionStore, {
   messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
   /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
   latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
+  /** The totals of these sessions, read from their messages without their parts; a session with no message has none. */
+  totals(sessionIDs: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, SessionTotals>, StoreError>
   /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
   deleteSession(id: string): Effect.Effect<void, StoreError>
 }>()("reins/storage/SessionStore") {

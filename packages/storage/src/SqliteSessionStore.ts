@@ -1,11 +1,11 @@
 import type { Database as SqliteClient } from "bun:sqlite"
-import type { AssistantMessage, Message, MessageWithParts, Part, Session, SessionRun } from "@reins/domain"
+import type { AssistantMessage, Message, MessageWithParts, ModelRef, Part, Session, SessionRun } from "@reins/domain"
 import { and, desc, eq, isNull, sql } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Effect } from "effect"
 import type { SqliteDatabase } from "./Database.ts"
 import * as schema from "./schema.ts"
-import type { MessagesOptions, SessionStore } from "./SessionStore.ts"
+import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { sessionNotFound, toStoreError, type StoreError } from "./StoreError.ts"
@@ -17,6 +17,31 @@ const WINDOW_IDS = `SELECT id FROM message WHERE session_id = ?1 AND id >= ?2
 const SELECT_WINDOW_MESSAGES = `SELECT data FROM message WHERE id IN (${WINDOW_IDS}) ORDER BY id`
 const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW_IDS}) ORDER BY message_id, id`
 // The same expression as the partial index message_summary_idx, so the planner uses it.
+// Per session: counts and sums over message rows only (a session's parts, its tool outputs, are never read),
+// and the model of its newest assistant message.
+const SELECT_TOTALS = `SELECT m.session_id AS sessionID, COUNT(*) AS messages,
+  SUM(json_extract(m.data, '$.role') = 'assistant') AS steps,
+  COALESCE(SUM(json_extract(m.data, '$.usage.input')), 0) AS input,
+  COALESCE(SUM(json_extract(m.data, '$.usage.output')), 0) AS output,
+  COALESCE(SUM(json_extract(m.data, '$.usage.reasoning')), 0) AS reasoning,
+  COALESCE(SUM(json_extract(m.data, '$.usage.cacheRead')), 0) AS cacheRead,
+  COALESCE(SUM(json_extract(m.data, '$.usage.cacheWrite')), 0) AS cacheWrite,
+  COALESCE(SUM(json_extract(m.data, '$.cost')), 0) AS cost,
+  (SELECT json_extract(a.data, '$.model') FROM message a WHERE a.session_id = m.session_id AND json_extract(a.data, '$.role') = 'assistant'
+    ORDER BY a.id DESC LIMIT 1) AS model
+  FROM message m WHERE m.session_id IN (SELECT value FROM json_each(?1)) GROUP BY m.session_id`
+interface TotalsRow {
+  readonly sessionID: string
+  readonly messages: number
+  readonly steps: number
+  readonly input: number
+  readonly output: number
+  readonly reasoning: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  readonly cost: number
+  readonly model: string | null
+}
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL
   AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
 
@@ -81,6 +106,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     selectWindowParts.all(sessionID, from, include)
   ] as const)
   const selectLatestSummary = client.prepare<{ data: string }, [string]>(SELECT_LATEST_SUMMARY)
+  const selectTotals = client.prepare<TotalsRow, [string]>(SELECT_TOTALS)
   const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
   // A write under a claim: the claim is checked in the write's own transaction (BEGIN IMMEDIATE,
   // so no other process can take the session over between the check and the write).
@@ -199,6 +225,22 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     return row === null ? undefined : (JSON.parse(row.data) as AssistantMessage)
   })
 
+  const totals = Effect.fn("SessionStore.totals")(function* (sessionIDs: ReadonlyArray<string>) {
+    const rows = yield* attempt(() => `read the totals of ${sessionIDs.length} sessions`, () => selectTotals.all(JSON.stringify(sessionIDs)))
+    return new Map(
+      rows.map((row): [string, SessionTotals] => [
+        row.sessionID,
+        {
+          messages: row.messages,
+          steps: row.steps,
+          usage: { input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite },
+          cost: row.cost,
+          ...(row.model === null ? {} : { model: JSON.parse(row.model) as ModelRef })
+        }
+      ])
+    )
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     // One statement: the foreign keys cascade to messages and parts atomically.
     const deleted = yield* attempt(
@@ -219,6 +261,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     putParts,
     messages,
     latestSummary,
+    totals,
     deleteSession
   }
 }
