@@ -62,6 +62,15 @@ export const rssBytes = (pid: number): number => {
   return m ? Number(m[1]) * 1024 : 0
 }
 
+/** The most memory one process has had resident (VmHWM, its peak RSS) in bytes, 0 when it is gone. */
+export const peakRssBytes = (pid: number): number => {
+  const m = /^VmHWM:\s+(\d+) kB$/m.exec(readText(`/proc/${pid}/status`) ?? "")
+  return m ? Number(m[1]) * 1024 : 0
+}
+
+/** The sum of the peak RSS (VmHWM) of `pid` and its live descendants, in bytes: an upper bound of the tree's peak. */
+export const treePeakRssBytes = (pid: number): number => processTree(pid).reduce((sum, p) => sum + peakRssBytes(p), 0)
+
 /** Resident memory of `pid` and its descendants, in bytes (shared pages are counted once per process). */
 export const treeRssBytes = (pid: number): number => processTree(pid).reduce((sum, p) => sum + rssBytes(p), 0)
 

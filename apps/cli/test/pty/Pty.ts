@@ -126,7 +126,7 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
 
   const lines = () => {
     const buf = term.buffer.active
-    return Array.from({ length: rows }, (_, i) => buf.getLine(buf.baseY + i)?.translateToString(true) ?? "")
+    return Array.from({ length: rows }, (_, i) => (buf.getLine(buf.baseY + i)?.translateToString(true) ?? "").trimEnd())
   }
   const dropBlankTail = (ls: Array<string>) => {
     let end = ls.length
@@ -199,7 +199,7 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
     lines,
     scrollback: () => {
       const buf = term.buffer.active
-      return dropBlankTail(Array.from({ length: buf.length }, (_, i) => buf.getLine(i)?.translateToString(true) ?? ""))
+      return dropBlankTail(Array.from({ length: buf.length }, (_, i) => (buf.getLine(i)?.translateToString(true) ?? "").trimEnd()))
     },
     cursor: () => ({ x: term.buffer.active.cursorX, y: term.buffer.active.cursorY }),
     output: () => raw,
