@@ -42,9 +42,10 @@ export const footerParts = (info: FooterInfo): { readonly left: ReadonlyArray<st
  * One line under the prompt: the figures on the left, the directory and branch on the right; two
  * lines when the terminal is too narrow for both.
  */
-export const Footer = ({ info }: { info: FooterInfo }) => {
+export const Footer = ({ info, width }: { info: FooterInfo; width?: number }) => {
   const { style } = useTheme()
-  const { columns } = useWindowSize()
+  const size = useWindowSize()
+  const columns = width ?? size.columns
   const { left, right } = footerParts(info)
   const window = info.contextWindow
   const share = window !== undefined && window > 0 ? info.usage.contextTokens / window : 0

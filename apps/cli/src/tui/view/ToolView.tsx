@@ -26,6 +26,14 @@ const lastLines = (text: string, n: number): ReadonlyArray<string> => {
 const withoutTrailer = (output: string) =>
   output.replace(/\n*(?:The command timed out after \d+ ms and was killed\.\n)?\(exit code [^)]*\)\s*$/, "")
 
+/** A one-file diff without its file headers (the call's line names the file); several files keep theirs. */
+const singleFileBody = (diff: string) => {
+  const lines = diff.split("\n")
+  if (lines.filter((l) => l.startsWith("--- ")).length !== 1) return diff
+  const hunk = lines.findIndex((l) => l.startsWith("@@"))
+  return hunk > 0 && lines.slice(0, hunk).every((l) => /^(--- |\+\+\+ |Index: |=+$|diff )/.test(l) || l === "") ? lines.slice(hunk).join("\n") : diff
+}
+
 /** What a running call's progress says, as lines: bash's last lines of output. */
 export const liveTail = (part: ToolPart, n = LIVE_TAIL_LINES): ReadonlyArray<string> => {
   if (part.state.status !== "running") return []
@@ -42,7 +50,7 @@ export const resultLines = (part: ToolPart, expanded: boolean, style: Style): Re
   }
   if (s.status !== "completed") return []
   const diff = diffOf(s.metadata)
-  if (diff !== undefined) return renderDiff(diff, style, expanded ? EXPANDED_LINES : DIFF_LINES)
+  if (diff !== undefined) return renderDiff(singleFileBody(diff), style, expanded ? EXPANDED_LINES : DIFF_LINES)
   if (part.tool === "write" && s.metadata["exists"] !== true && typeof s.input["content"] === "string") {
     // a new file without a diff in its metadata: all of it is added
     const added = s.input["content"].replace(/\n$/, "").split("\n")
