@@ -1,5 +1,5 @@
 // The TUI's presentational components rendered by Ink to a fake terminal: what a person sees.
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { renderToString } from "ink"
 import { cleanup, render } from "ink-testing-library"
 import type { ReactNode } from "react"
@@ -8,6 +8,7 @@ import { stripAnsi } from "../src/present/Style.ts"
 import {
   Footer,
   initialTranscript,
+  loadMarkdown,
   makeTheme,
   Markdown,
   PermissionQuestion,
@@ -21,6 +22,8 @@ import {
 import { assistant, completed, delta, EDIT_DIFF, running, SESSION, text, tool, updated, user } from "./tui-view-events.ts"
 
 afterEach(() => cleanup())
+// the app loads the lexer off the path to its first prompt; renderToString draws once, so load it first
+beforeAll(() => loadMarkdown())
 
 const color = makeTheme({ color: true, unicode: true })
 const noColor = makeTheme({ color: false, unicode: true })
@@ -140,6 +143,21 @@ describe("Transcript", () => {
     expect(last.split("hello there").length - 1).toBe(1)
     expect(last).toContain("Streaming words arrive.")
     expect(last).toContain("Second paragraph here.")
+  })
+})
+
+describe("the markdown lexer loads lazily", () => {
+  test("a resumed answer is printed once marked has loaded, rendered, and never raw before", async () => {
+    const proc = Bun.spawn(["bun", "run", `${import.meta.dir}/fixtures/tui-view-lazy.tsx`], { cwd: `${import.meta.dir}/..`, stdout: "pipe", stderr: "pipe" })
+    const out = await new Response(proc.stdout).text()
+    expect(await proc.exited).toBe(0)
+    const { first, last } = JSON.parse(out) as { first: string; last: string }
+    expect(first).toContain("› hi")
+    expect(first).not.toContain("Title")
+    expect(last).toContain("## Title")
+    expect(last).toContain("Some bold text.")
+    expect(last).not.toContain("**")
+    expect(last.split("Title").length - 1).toBe(1)
   })
 })
 

@@ -1,9 +1,33 @@
 import { Box, Text } from "ink"
-import { lexer, type Token, type Tokens } from "marked"
-import { memo, type ReactNode } from "react"
+import type { Token, Tokens } from "marked"
+import { memo, useEffect, useState, type ReactNode } from "react"
 import type { Theme } from "./Theme.ts"
 import { useTheme } from "./Theme.ts"
 import { highlight } from "./Highlight.ts"
+
+// marked is loaded on first use, off the path to the first prompt; until then text shows as written
+let lex: ((text: string) => ReadonlyArray<Token>) | undefined
+let loading: Promise<void> | undefined
+
+/** Loads the markdown lexer (once); the transcript waits for it before printing an answer for good. */
+export const loadMarkdown = (): Promise<void> =>
+  (loading ??= import("marked").then((m) => {
+    lex = (text) => m.lexer(text)
+  }))
+
+/** Whether markdown renders yet; re-renders the caller once it does. */
+export const useMarkdownReady = (): boolean => {
+  const [ready, setReady] = useState(lex !== undefined)
+  useEffect(() => {
+    if (ready) return
+    let live = true
+    void loadMarkdown().then(() => live && setReady(true))
+    return () => {
+      live = false
+    }
+  }, [ready])
+  return ready
+}
 
 /**
  * Markdown as the terminal shows it: marked's lexer (no HTML renderer), each block an Ink box, the
@@ -223,5 +247,7 @@ const blocks = (tokens: ReadonlyArray<Token>, theme: Theme, depth: number, loose
 /** Markdown text rendered for the terminal. Memoised on its text: a finished block is lexed once. */
 export const Markdown = memo(({ text }: { text: string }) => {
   const theme = useTheme()
-  return <Box flexDirection="column">{blocks(lexer(text), theme, 0)}</Box>
+  const ready = useMarkdownReady()
+  if (!ready || lex === undefined) return <Text wrap="wrap">{text.trimEnd()}</Text>
+  return <Box flexDirection="column">{blocks(lex(text), theme, 0)}</Box>
 })

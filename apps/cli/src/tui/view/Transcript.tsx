@@ -1,7 +1,7 @@
 import { Box, Static, Text } from "ink"
 import { memo } from "react"
 import { duration } from "../../present/Units.ts"
-import { Markdown } from "./Markdown.tsx"
+import { Markdown, useMarkdownReady } from "./Markdown.tsx"
 import type { ReasoningItem, SummaryItem, TranscriptItem, TranscriptState } from "./State.ts"
 import { toAscii, useTheme } from "./Theme.ts"
 import { ToolView } from "./ToolView.tsx"
@@ -128,13 +128,21 @@ export const ItemView = memo((props: ItemProps) => {
  * `expanded` or `width` does not re-print what is already printed: re-mount the transcript (a new
  * `key`) after clearing the screen to print it again.
  */
+/** The finished items that can be printed for good now: all, or until the first markdown while the lexer loads. */
+const printable = (items: ReadonlyArray<TranscriptItem>, markdown: boolean) => {
+  if (markdown) return items
+  const first = items.findIndex((item) => item.kind === "text" || item.kind === "summary")
+  return first === -1 ? items : items.slice(0, first)
+}
+
 export const Transcript = (props: TranscriptProps) => {
   const { state, expanded, now, width } = props
+  const markdown = useMarkdownReady()
   const waitingFor = new Set(state.permissions.flatMap((p) => (p.callID ? [p.callID] : [])))
   const cwd = props.cwd === undefined ? {} : { cwd: props.cwd }
   return (
     <>
-      <Static items={state.items as Array<TranscriptItem>}>
+      <Static items={printable(state.items, markdown) as Array<TranscriptItem>}>
         {(item) => (
           <Box key={item.id} width={width} flexDirection="column">
             <ItemView item={item} expanded={expanded.has(item.id)} now={0} waiting={false} final={true} {...cwd} />

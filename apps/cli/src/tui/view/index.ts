@@ -1,6 +1,6 @@
 export { addUsage, CHUNK_MIN_CHARS, fromHistory, lastAnswer, reduceTranscript, tokenCount } from "./Fold.ts"
 export { Footer, footerParts, type FooterInfo } from "./Footer.tsx"
-export { Markdown } from "./Markdown.tsx"
+export { loadMarkdown, Markdown } from "./Markdown.tsx"
 export { PermissionQuestion, questionLines, type PermissionAnswer, type PermissionQuestionProps, type PermissionReply } from "./PermissionQuestion.tsx"
 export {
   allItems,
