@@ -59,7 +59,20 @@ const showPart = (part: Part): Part =>
     ? { ...part, state: { ...part.state, output: toolResultText(part) } }
     : part
 
+// What the model sees of each message, kept while the message is: a loop that keeps its window in
+// memory across steps shows an unchanged message as the same object, not a new copy per step.
+const shown = new WeakMap<MessageWithParts, MessageWithParts>()
+
 const show = (message: MessageWithParts): MessageWithParts => {
+  let seen = shown.get(message)
+  if (seen === undefined) {
+    seen = showUncached(message)
+    shown.set(message, seen)
+  }
+  return seen
+}
+
+const showUncached = (message: MessageWithParts): MessageWithParts => {
   const parts = message.parts.map(showPart)
   if (message.info.role !== "user" || !userFlag(message.info, "queued")) return { info: message.info, parts }
   const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")

@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import { userFlag } from "@reins/domain"
+import { userFlag, type ToolPart } from "@reins/domain"
 import type { MessageWithParts } from "@reins/storage"
 
 /** One tool call of a turn as the guard sees it. */
@@ -57,14 +57,23 @@ export const turnCalls = (messages: ReadonlyArray<MessageWithParts>): { readonly
   const calls: Array<ToolCall> = []
   for (const m of messages.slice(startIndex + 1)) {
     if (m.info.role !== "assistant") continue
-    for (const part of m.parts) {
-      if (part.type !== "tool") continue
-      const state = part.state
-      const result = state.status === "completed" ? state.output : state.status === "error" ? state.error : undefined
-      calls.push({ id: part.id, tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) })
-    }
+    for (const part of m.parts) if (part.type === "tool") calls.push(toolCall(part))
   }
   return { start: messages[startIndex]?.info.id, calls }
+}
+
+// Kept per part while the part is: a turn that keeps its messages in memory across steps passes
+// its old parts as the same objects, so a step does not re-serialise every earlier call's input.
+const callsOfParts = new WeakMap<ToolPart, ToolCall>()
+
+const toolCall = (part: ToolPart): ToolCall => {
+  const known = callsOfParts.get(part)
+  if (known !== undefined) return known
+  const state = part.state
+  const result = state.status === "completed" ? state.output : state.status === "error" ? state.error : undefined
+  const call: ToolCall = { id: part.id, tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) }
+  callsOfParts.set(part, call)
+  return call
 }
 
 const callKey = (call: ToolCall) => `${call.tool}\u0000${call.input}`

@@ -10,7 +10,6 @@ import {
   modelView,
   noStall,
   nothingCompacted,
-  readWindow,
   stallError,
   stepFitted,
   stepOverflowed,
@@ -25,6 +24,7 @@ import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomL
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor, type StepOutcome } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
+import { makeTranscript } from "./Transcript.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -182,22 +182,25 @@ export class Turn extends Context.Service<
         )
 
       /**
-       * T5: user messages that appeared since the last step (queued by another caller). Reported once;
-       * the model sees them after everything else this step, whatever their ids say.
+       * T5: user messages that appeared since the last step (queued by another caller), added to
+       * `fresh`; how many of them were queued. Reported once; the model sees them after everything
+       * else this step, whatever their ids say.
        */
-      const freshUsers = (messages: ReadonlyArray<MessageWithParts>, known: Set<string>) => {
-        const fresh = new Set<string>()
+      const freshUsers = (messages: ReadonlyArray<MessageWithParts>, known: Set<string>, fresh: Set<string>) => {
+        let queued = 0
         for (const m of messages) {
           if (m.info.role !== "user" || known.has(m.info.id)) continue
           known.add(m.info.id)
           fresh.add(m.info.id)
+          if (userFlag(m.info, "queued")) queued++
         }
-        return fresh
+        return queued
       }
 
       /**
        * The step loop of a turn, one element per step (T1): its outcome, a compaction after it, and
-       * the turn's end with its result. Each element is decided from the session as stored.
+       * the turn's end with its result. Each element is decided from the session as stored, kept in
+       * memory across steps (`Transcript`: read whole at the start and after a compaction).
        */
       const steps = (session: Session, turnStart: MessageWithParts, model: ModelRef, run: SessionRun, known: Set<string>): Stream.Stream<TurnStep, PromptError> =>
         Stream.unwrap(
@@ -216,15 +219,17 @@ export class Turn extends Context.Service<
             // shown or the loop wrote; any other is a message queued for this run.
             known.add(user.id)
             const state: LoopState = { steps: 0, stall: noStall, worked: false, queuedSeen: 0 }
+            const transcript = makeTranscript(store, claims, session.id)
+            // What a read that only looks (the step's result, an overflow check) reports as seen: nothing new.
+            const looked = () => state.queuedSeen
             const again = [[], Option.some(state)] as const
             const finished = (result: TurnResult, last?: TurnStep) => [[...(last ? [last] : []), { _tag: "Finished", result } as const], Option.none<LoopState>()] as const
             const next = (st: LoopState) =>
               Effect.gen(function* (): Effect.fn.Return<readonly [ReadonlyArray<TurnStep>, Option.Option<LoopState>], PromptError> {
-                // From the last summary on (two indexed reads), not the whole session: a step costs the
-                // same at step 300 as at step 10.
-                const messages = yield* readWindow(store, session.id)
-                const fresh = freshUsers(messages, known)
-                for (const m of messages) if (fresh.has(m.info.id) && m.info.role === "user" && userFlag(m.info, "queued")) st.queuedSeen++
+                // From the last summary on, and of that only what changed since the last step: a step
+                // costs the same at step 300 as at step 10.
+                const fresh = new Set<string>()
+                const messages = yield* transcript.read((read) => (st.queuedSeen += freshUsers(read, known, fresh)))
                 if (fresh.size === 0 && st.steps > 0 && turnDone(messages)) {
                   // Released only if nothing was queued since this read; else the turn goes on to answer it.
                   if (yield* claims.release(run, st.queuedSeen)) return finished(turnResult(session.id, st.steps, messages)!)
@@ -249,6 +254,7 @@ export class Turn extends Context.Service<
                   cost: 0
                 }
                 yield* store.putMessage(assistant)
+                transcript.from(assistant.id)
                 yield* bus.publish({ type: "message.updated", message: assistant })
                 // The model sees the summary, pinned messages and tail instead of the compacted head;
                 // messages queued since the last step come last.
@@ -299,6 +305,7 @@ export class Turn extends Context.Service<
                     st.stall = stepOverflowed(st.stall)
                     if (isStalled(st.stall)) return yield* stalled(fixedCost + estimateMessages(view))
                     const wrote = yield* compactForTurn(session.id, model, "provider", estimateMessages(view), messages, turnStart, st.worked)
+                    transcript.reset()
                     // With nothing to summarise (one huge first message) the provider's own error says it best.
                     if (wrote === undefined) return yield* Effect.fail(error)
                     known.add(wrote)
@@ -308,18 +315,19 @@ export class Turn extends Context.Service<
                   return yield* Effect.fail(error)
                 }
                 const outcome: TurnStep = { _tag: "Stepped", step: steps, outcome: stepped.success }
-                if (final) return finished(turnResult(session.id, steps, yield* readWindow(store, session.id))!, outcome)
+                if (final) return finished(turnResult(session.id, steps, yield* transcript.read(looked))!, outcome)
                 st.worked = true
                 if (!compaction.overflows(stepped.success.usage, model)) st.stall = stepFitted(st.stall)
                 else {
                   st.stall = stepOverflowed(st.stall)
-                  const after = yield* readWindow(store, session.id)
+                  const after = yield* transcript.read(looked)
                   // A finished turn leaves compaction to the next one: nothing is waiting to continue.
                   if (!turnDone(after)) {
                     const tokens = tokenCount(stepped.success.usage)
                     if (isStalled(st.stall)) return yield* stalled(tokens)
                     // All of it is the verbatim tail already: go on; the stall count stops a context that cannot shrink.
                     const wrote = yield* compactForTurn(session.id, model, "overflow", tokens, after, turnStart, st.worked)
+                    transcript.reset()
                     if (wrote !== undefined) known.add(wrote)
                     st.stall = wrote !== undefined ? compacted(st.stall) : nothingCompacted(st.stall)
                     if (wrote !== undefined) return [[outcome, { _tag: "Compacted", step: steps, reason: "overflow" }], Option.some(st)] as const
