@@ -1,9 +1,16 @@
-import { Console, Effect } from "effect"
+import { Clock, Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { userFlag, type AssistantMessage, type Part } from "@reins/domain"
+import { isOpenTool, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
 import { withoutRuntimeHints } from "@reins/provider"
-import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { RunSettings, runIsLive, runTimingFromEnv, thisProcess } from "@reins/session"
+import { RunClaims, SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
+import { ProcessGroup } from "@reins/tool"
+import { failure } from "../CliError.ts"
 import { plural } from "../Output.ts"
+import { plain, styleFor, type Style } from "../present/Style.ts"
+import { toolLine } from "../present/ToolSummary.ts"
+import { cost as dollars, tokens } from "../present/Units.ts"
+import { emptyTotals, usageLine, type UsageTotals } from "../present/Usage.ts"
 import { time, withStore } from "../Store.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
@@ -11,22 +18,18 @@ const id = Argument.String("id").pipe(Argument.withDescription("Session id (see 
 
 const PRUNED_NOTE = "(pruned for the model)"
 
-const renderPart = (part: Part): string | undefined => {
+/** One part as text: a tool call is one line with its outcome (`✓ bash npm test · exit 0 · 1.2s`), never raw JSON. */
+const renderPart = (part: Part, style: Style, cwd: string): string | undefined => {
   switch (part.type) {
     case "text":
       return part.text
     case "reasoning":
-      return `(thinking) ${part.text.split("\n")[0]}`
+      return style.dim(`(thinking) ${part.text.split("\n")[0]}`)
     case "tool": {
       const s = part.state
-      const head = `[${part.tool}] ${JSON.stringify(s.input)}`
-      if (s.status === "completed") {
-        // the store keeps the whole output; the model only sees the pruned text since the compaction
-        const pruned = s.time.compacted !== undefined ? ` ${PRUNED_NOTE}` : ""
-        return `${head} → ${s.output.split("\n").slice(0, 3).join(" ⏎ ").slice(0, 200)}${pruned}`
-      }
-      if (s.status === "error") return `${head} ✗ ${s.interrupted ? "interrupted" : s.error.split("\n")[0]}`
-      return `${head} (${s.status})`
+      // the store keeps the whole output; the model only sees the pruned text since the compaction
+      const pruned = s.status === "completed" && s.time.compacted !== undefined ? ` ${style.dim(PRUNED_NOTE)}` : ""
+      return `${toolLine(part, style, { cwd })}${pruned}`
     }
     default:
       return undefined
@@ -53,13 +56,13 @@ const indent = (text: string) =>
  * The text view: a compaction's summary is a marker line and the summary, indented; the loop's
  * continuation after a compaction (`compaction_continue`) is hidden. `--format json` shows everything.
  */
-const renderMessages = (messages: ReadonlyArray<MessageWithParts>) => {
+const renderMessages = (messages: ReadonlyArray<MessageWithParts>, style: Style = plain, cwd = "") => {
   // a summary lists the messages of the summary it updates too; count each once, where it was first summarised
   const seen = new Set<string>()
   return messages
     .flatMap(({ info, parts }) => {
       if (info.role === "user" && userFlag(info, "compaction_continue")) return []
-      const body = parts.flatMap((p) => renderPart(p) ?? []).join("\n")
+      const body = parts.flatMap((p) => renderPart(p, style, cwd) ?? []).join("\n")
       if (info.role === "assistant" && info.summary) {
         const fresh = info.summary.summarised.filter((id) => !seen.has(id))
         for (const id of fresh) seen.add(id)
@@ -68,31 +71,59 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>) => {
         return [`── compacted (${info.summary.auto ? "auto" : "manual"}): ${what} ──${error}\nsummary:\n${indent(body)}`]
       }
       const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${withoutRuntimeHints(info.error.message)}` : ""
-      return [`── ${info.role} ${time(info.time.created)}${extra}\n${body}`]
+      const model = info.role === "assistant" ? ` ${style.dim(`· ${info.model.providerID}/${info.model.modelID}`)}` : ""
+      return [`── ${info.role} ${time(info.time.created)}${model}${extra}\n${body}`]
     })
     .join("\n\n")
 }
 
+/** A session's totals in the shape of a turn's closing line. */
+const asTotals = (t: SessionTotals | undefined): UsageTotals => (t === undefined ? emptyTotals : { ...t.usage, steps: t.steps, cost: t.cost })
+
+/** `sessions list --format json`: each session with its model, message count, tokens and cost. */
+const listEntry = (session: Session, t: SessionTotals | undefined) => ({
+  ...session,
+  model: t?.model === undefined ? null : `${t.model.providerID}/${t.model.modelID}`,
+  messages: t?.messages ?? 0,
+  tokens: t?.usage ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+  cost: t?.cost ?? 0
+})
+
 const list = Command.make("list", { format }, ({ format }) =>
-  withStore(() =>
+  withStore((setup) =>
     Effect.gen(function* () {
-      const sessions = yield* (yield* SessionStore).listSessions({ limit: 100 })
-      if (format === "json") return yield* Console.log(JSON.stringify(sessions, null, 2))
+      const store = yield* SessionStore
+      const sessions = yield* store.listSessions({ limit: 100 })
+      const totals = yield* store.totals(sessions.map((s) => s.id))
+      if (format === "json") return yield* Console.log(JSON.stringify(sessions.map((s) => listEntry(s, totals.get(s.id))), null, 2))
       if (sessions.length === 0) return yield* Console.log('No sessions yet. Start one with: reins run "…"')
-      for (const s of sessions) yield* Console.log(`${s.id}  ${time(s.time.updated)}  ${s.title}  (${s.directory})`)
+      const style = styleFor(process.stdout, setup.env)
+      const rows = sessions.map((s) => {
+        const t = listEntry(s, totals.get(s.id))
+        const prompt = t.tokens.input + t.tokens.cacheRead + t.tokens.cacheWrite
+        return [s.id, time(s.time.updated), t.model ?? "-", plural(t.messages, "message", "messages"), `${tokens(prompt)} in / ${tokens(t.tokens.output)} out`, dollars(t.cost)]
+      })
+      // columns padded to their widest cell; the title and directory last, free length
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+      for (const [i, s] of sessions.entries()) {
+        const cells = rows[i]!.map((cell, c) => (c === 0 ? cell : c === 3 || c === 5 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+        yield* Console.log(`${style.bold(cells[0]!)}  ${style.dim(cells[1]!)}  ${cells.slice(2).join("  ")}  ${s.title}  ${style.dim(`(${s.directory})`)}`)
+      }
     })
   )
-).pipe(Command.withDescription("List sessions, newest first"))
+).pipe(Command.withDescription("List sessions, newest first, with their model, messages, tokens and cost"))
 
 const show = Command.make("show", { id, format }, ({ id, format }) =>
-  withStore(() =>
+  withStore((setup) =>
     Effect.gen(function* () {
       const store = yield* SessionStore
       const session = yield* store.getSession(id)
       const messages = yield* store.messages(id)
       if (format === "json") return yield* Console.log(JSON.stringify({ session, messages }, null, 2))
-      yield* Console.log(`${session.title}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n`)
-      yield* Console.log(renderMessages(messages))
+      const style = styleFor(process.stdout, setup.env)
+      const totals = (yield* store.totals([id])).get(id)
+      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n${usageLine(asTotals(totals), style)}\n`)
+      yield* Console.log(renderMessages(messages, style, session.directory))
     })
   )
 ).pipe(Command.withDescription("Show a session's messages"))
@@ -108,8 +139,42 @@ const exportCmd = Command.make("export", { id }, ({ id }) =>
   )
 ).pipe(Command.withDescription("Export a session as JSON"))
 
-/** `reins sessions list|show|export`. */
+/**
+ * `sessions delete ID`: the session with its messages and parts. A session a live reins process is
+ * running is refused (its turn would fail on its next write); a claim left by a process that died is
+ * not in the way.
+ */
+const deleteCmd = Command.make("delete", { id }, ({ id }) =>
+  withStore((setup) =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore
+      const session = yield* store.getSession(id)
+      const run = yield* (yield* RunClaims).get(id)
+      const timing = runTimingFromEnv(setup.env) ?? (yield* RunSettings)
+      const now = yield* Clock.currentTimeMillis
+      // this process runs nothing: `running` is empty, so only another process's live claim counts
+      if (run !== undefined && runIsLive(now, thisProcess(), { get: () => undefined }, timing)(run)) {
+        return yield* failure(
+          `Session ${id} is running in another reins process (pid ${run.pid} on ${run.host}, since ${time(run.time.started)}): ` +
+            "stop that run first (Ctrl+C in its terminal), then delete the session."
+        )
+      }
+      // a command a dead run left running (bash's process group) is stopped, as the next turn on the session would
+      const messages = yield* store.messages(id)
+      let stopped = 0
+      for (const part of messages.flatMap((m) => m.parts)) {
+        const group = isOpenTool(part) && part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
+        if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") stopped++
+      }
+      yield* store.deleteSession(id)
+      const note = stopped === 0 ? "" : `; stopped ${plural(stopped, "command", "commands")} its last run left running`
+      yield* Console.log(`Deleted session ${id} (${session.title}; ${plural(messages.length, "message", "messages")}${note}).`)
+    })
+  )
+).pipe(Command.withDescription("Delete a session with its messages (refused while a reins process is running it)"))
+
+/** `reins sessions list|show|export|delete`. */
 export const sessions = Command.make("sessions").pipe(
-  Command.withDescription("List, show and export stored sessions"),
-  Command.withSubcommands([list, show, exportCmd])
+  Command.withDescription("List, show, export and delete stored sessions"),
+  Command.withSubcommands([list, show, exportCmd, deleteCmd])
 )

@@ -1,0 +1,169 @@
+// `reins sessions list|show|delete` (issue 15, item 3): the list's model, messages, tokens and cost as
+// stored; delete with its refusals; show's tool calls as one readable line each.
+import { beforeAll, describe, expect, test } from "bun:test"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+const setup = projects()
+
+/** The project's model renamed to one the catalogue prices (claude-sonnet-4-5: $3 / $15 / $0.30 per million). */
+const priced = (p: Project) => {
+  const file = path.join(p.cwd, "reins.json")
+  const config = JSON.parse(fs.readFileSync(file, "utf8"))
+  config.model = "local/claude-sonnet-4-5"
+  config.provider.local.models = { "claude-sonnet-4-5": { context: 32000, output: 4000 } }
+  fs.writeFileSync(file, JSON.stringify(config))
+}
+
+/** The processes of a group still running (zombies, dead already, are not counted). */
+const groupMembers = (pgid: number) =>
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+
+const listJson = async (p: Project) => JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout) as Array<any>
+const exported = async (p: Project, id: string) => JSON.parse((await reins(["sessions", "export", id], p)).stdout)
+
+describe("sessions list", () => {
+  test("model, message count, tokens and cost of each session, as stored; text and json", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }], usage: { prompt_tokens: 10_000, completion_tokens: 200, cached_tokens: 8_000 } },
+      { text: "first answer", usage: { prompt_tokens: 12_000, completion_tokens: 100, cached_tokens: 10_000 } },
+      { text: "second answer", usage: { prompt_tokens: 1_000, completion_tokens: 50 } }
+    ])
+    priced(p)
+    expect((await reins(["run", "--yolo", "one"], p)).code).toBe(0)
+    expect((await reins(["run", "two"], p)).code).toBe(0)
+
+    const list = await listJson(p)
+    expect(list).toHaveLength(2)
+    const [second, first] = list
+    // the first session: a user message and two steps; 22,000 prompt tokens of which 18,000 read from the cache
+    expect(first).toMatchObject({
+      model: "local/claude-sonnet-4-5",
+      messages: 3,
+      tokens: { input: 4_000, output: 300, reasoning: 0, cacheRead: 18_000, cacheWrite: 0 }
+    })
+    // 4,000 × $3 + 300 × $15 + 18,000 × $0.30, per million
+    expect(first.cost).toBeCloseTo((4_000 * 3 + 300 * 15 + 18_000 * 0.3) / 1e6, 10)
+    expect(second).toMatchObject({ model: "local/claude-sonnet-4-5", messages: 2, tokens: { input: 1_000, output: 50, cacheRead: 0 } })
+    // the sums are those of the stored messages
+    const stored = (await exported(p, first.id)).messages.filter((m: any) => m.info.role === "assistant")
+    expect(stored.reduce((n: number, m: any) => n + m.info.usage.cacheRead, 0)).toBe(first.tokens.cacheRead)
+    expect(stored.reduce((n: number, m: any) => n + m.info.cost, 0)).toBeCloseTo(first.cost, 12)
+
+    const text = await reins(["sessions", "list"], p)
+    expect(text.code).toBe(0)
+    const lines = text.stdout.trimEnd().split("\n")
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(new RegExp(`^${second.id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  local/claude-sonnet-4-5  2 messages  1k in / 50 out +\\$0\\.0037  two  \\(${p.cwd}\\)$`))
+    expect(lines[1]).toMatch(new RegExp(`^${first.id}  .*  local/claude-sonnet-4-5  3 messages  22k in / 300 out +\\$0\\.02  one  \\(${p.cwd}\\)$`))
+    // no colour on a pipe
+    expect(text.stdout).not.toContain("\x1b")
+  }, 30_000)
+})
+
+describe("sessions delete", () => {
+  test("deletes the session with its messages; an unknown id is a clear error with exit 2", async () => {
+    const p = await setup([{ text: "kept" }, { text: "gone" }])
+    expect((await reins(["run", "keep me"], p)).code).toBe(0)
+    expect((await reins(["run", "delete me"], p)).code).toBe(0)
+    const [doomed, kept] = await listJson(p)
+
+    const r = await reins(["sessions", "delete", doomed.id], p)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe(`Deleted session ${doomed.id} (delete me; 2 messages).\n`)
+    expect((await listJson(p)).map((s) => s.id)).toEqual([kept.id])
+    const shown = await reins(["sessions", "show", doomed.id], p)
+    expect(shown.code).toBe(2)
+
+    const unknown = await reins(["sessions", "delete", "ses_nope"], p)
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toBe("reins: Session ses_nope not found; `reins sessions list` shows the ids.\n")
+    expect((await listJson(p)).map((s) => s.id)).toEqual([kept.id])
+  }, 30_000)
+
+  test("a session a live reins is running is refused (exit 1, nothing deleted); once that run stops, or if its process died, it goes", async () => {
+    const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }
+    const p = await setup([sleepy, sleepy, { text: "never" }])
+    const waitRunning = async () => {
+      for (let i = 0; i < 200; i++) {
+        const id = (await listJson(p))[0]?.id as string | undefined
+        const tool = id === undefined ? undefined : (await exported(p, id)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+        if (tool?.state?.status === "running") return id!
+        await Bun.sleep(50)
+      }
+      throw new Error("the run never started its command")
+    }
+    const start = () => {
+      const child = spawn(BIN, ["run", "--yolo", "nap"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+      return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
+    }
+
+    // a live run: refused
+    const live = start()
+    const id = await waitRunning()
+    const refused = await reins(["sessions", "delete", id], p)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toStartWith(`reins: Session ${id} is running in another reins process (pid ${live.child.pid} on `)
+    expect(refused.stderr).toContain("stop that run first (Ctrl+C in its terminal), then delete the session.")
+    expect((await listJson(p)).map((s) => s.id)).toEqual([id])
+    // stopped with Ctrl+C: its claim is released, and the delete goes through
+    live.child.kill("SIGINT")
+    expect(await live.exited).toBe(130)
+    expect((await reins(["sessions", "delete", id], p)).code).toBe(0)
+
+    // a run killed outright leaves its claim behind, and its command running; a dead process holds nothing
+    const killed = start()
+    const second = await waitRunning()
+    const pgid = (await exported(p, second)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool").state.metadata.process.pgid as number
+    try {
+      killed.child.kill("SIGKILL")
+      await killed.exited
+      expect(groupMembers(pgid).length).toBeGreaterThan(0)
+      const gone = await reins(["sessions", "delete", second], p)
+      expect(gone.code).toBe(0)
+      expect(gone.stdout).toBe(`Deleted session ${second} (nap; 2 messages; stopped 1 command its last run left running).\n`)
+      expect(await listJson(p)).toEqual([])
+      for (let i = 0; i < 100 && groupMembers(pgid).length > 0; i++) await Bun.sleep(30)
+      expect(groupMembers(pgid)).toEqual([])
+    } finally {
+      if (groupMembers(pgid).length > 0) process.kill(-pgid, "SIGKILL")
+    }
+  }, 40_000)
+})
+
+describe("sessions show", () => {
+  test("tool calls as one line each with their outcome, not raw JSON; --format json keeps everything", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }] },
+      { toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "beta", newString: "gamma\ndelta" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: "cat notes.txt; exit 4" } }] },
+      { toolCalls: [{ name: "grep", arguments: { pattern: "a" } }] },
+      { toolCalls: [{ name: "read", arguments: { filePath: "missing.txt" } }] },
+      { text: "finished" }
+    ])
+    expect((await reins(["run", "--yolo", "work"], p)).code).toBe(0)
+    const [session] = await listJson(p)
+    const shown = await reins(["sessions", "show", session.id], p)
+    expect(shown.code).toBe(0)
+    const out = shown.stdout
+    expect(out).toMatch(/^work\nses_\w+ · .+ · \d{4}-\d\d-\d\d \d\d:\d\d\n6 steps · [\d.]+k? in \/ \d+ out · \$0\.00\n/)
+    expect(out).toMatch(/^✓ write notes\.txt · \+2 −0 · \d+ms$/m)
+    expect(out).toMatch(/^✓ edit notes\.txt · \+2 −1 · \d+ms$/m)
+    expect(out).toMatch(/^✗ bash cat notes\.txt; exit 4 · exit 4 · \d+ms$/m)
+    expect(out).toMatch(/^✓ grep a · 4 matches in 2 files · \d+ms$/m)
+    expect(out).toMatch(/^✗ read missing\.txt · File not found: /m)
+    expect(out).toContain("── assistant ")
+    expect(out).toContain(" · local/scripted\n")
+    expect(out).not.toContain('{"')
+    expect(out.trimEnd().endsWith("finished")).toBe(true)
+
+    const json = JSON.parse((await reins(["sessions", "show", session.id, "--format", "json"], p)).stdout)
+    const tools = json.messages.flatMap((m: any) => m.parts).filter((x: any) => x.type === "tool")
+    expect(tools.map((t: any) => t.tool)).toEqual(["write", "edit", "bash", "grep", "read"])
+    expect(tools[2].state.input).toEqual({ command: "cat notes.txt; exit 4" })
+    expect(tools[0].state.metadata.diff).toContain("+alpha")
+  }, 30_000)
+})
