@@ -83,6 +83,29 @@ describe("reins run on a terminal", () => {
     expect(pty.screen()).toContain("✓ bash sleep 1.5 && echo slept · exit 0")
   }, 30_000)
 
+  test("a spinner while the model thinks; none over a permission question, which stays whole until answered", async () => {
+    const p = await setup(
+      [
+        { delayMs: 1500, text: "Looking.", toolCalls: [{ name: "bash", arguments: { command: "touch x.txt" } }] },
+        { text: "Made x.txt." }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    await using pty = onTty(p, ["run", "make x"])
+    await pty.waitFor(spinner("thinking ·"), 10_000)
+    await pty.waitFor("[o]nce  [a]lways  [r]eject:", 10_000)
+    // a few spinner ticks later the question is still the last line: nothing erased or drew over it
+    await Bun.sleep(400)
+    await pty.settle()
+    expect(pty.screen().split("\n").at(-1)).toBe("[o]nce  [a]lways  [r]eject:")
+    expect(pty.screen()).toContain("Permission needed: bash")
+    pty.type("o\r")
+    expect(await pty.waitExit(15_000)).toBe(0)
+    await pty.settle()
+    expect(pty.screen()).toMatch(/\[o\]nce  \[a\]lways  \[r\]eject: o\n✓ bash touch x\.txt · exit 0 · /)
+    expect(pty.screen()).toContain("Made x.txt.")
+  }, 30_000)
+
   test("Ctrl+C during a command: the call is marked interrupted, and the way to continue is printed", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }, { text: "continued fine" }])
     await using pty = onTty(p, ["run", "--yolo", "nap"])
