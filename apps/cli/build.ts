@@ -11,6 +11,8 @@ const result = await Bun.build({
   target: "bun",
   splitting: true,
   minify: true,
+  // Ink loads its React devtools bridge only when DEV=true: not shipped
+  external: ["react-devtools-core"],
   naming: { entry: "reins.js", chunk: "chunks/[name]-[hash].js" }
 })
 if (!result.success) {

@@ -2,6 +2,7 @@ import { NodeServices } from "@effect/platform-node"
 import { Effect, Logger } from "effect"
 import { Command } from "effect/cli"
 import { withoutRuntimeHints } from "@reins/provider"
+import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
 import { permissions } from "./commands/permissions.ts"
@@ -12,10 +13,11 @@ import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([run, compact, sessions, permissions, debug])
+  Command.withSubcommands([chat, run, compact, sessions, permissions, debug])
 )
 
-Command.run(reins, { version: VERSION }).pipe(
+// `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
+Command.runWith(reins, { version: VERSION })(routeArgs(process.argv.slice(2), onTerminal())).pipe(
   Effect.catchTag("CliError", (e) =>
     Effect.sync(() => {
       process.stderr.write(`reins: ${withoutRuntimeHints(e.message)}\n`)

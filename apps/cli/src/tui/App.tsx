@@ -1,0 +1,261 @@
+// The interactive session: the transcript, the permission question or a picker, the status line, the prompt, the footer.
+import { Box, Text, useApp, useInput, useWindowSize } from "ink"
+import { useEffect, useMemo, useRef, useState } from "react"
+import type { Config, ModelRef, SessionEvent } from "@reins/domain"
+import { spinnerLine } from "../present/Spinner.ts"
+import type { OpenQuestion, PermissionBridge } from "./Bridge.ts"
+import { osc52 } from "./Clipboard.ts"
+import type { Controller } from "./Controller.ts"
+import { gitBranch } from "./Git.ts"
+import { remember, saveHistory } from "./History.ts"
+import { contextWindow, modelChoices, modelName } from "./Models.ts"
+import { Picker, type PickerItem } from "./Picker.tsx"
+import { PromptInput } from "./PromptInput.tsx"
+import { HELP, parseSlash } from "./Slash.ts"
+import { Footer, PermissionQuestion, ThemeContext, Transcript, fromHistory, initialTranscript, lastAnswer, reduceTranscript, type Theme, type TranscriptState } from "./view/index.ts"
+
+/** How often the live part of the screen is redrawn while events stream in (ms). */
+const FRAME_MS = 50
+/** How long a resize waits for the next before the transcript is printed again at the new width (ms). */
+const RESIZE_DEBOUNCE_MS = 150
+
+export interface AppProps {
+  readonly controller: Controller
+  readonly bridge: PermissionBridge
+  readonly initial: TranscriptState
+  readonly cwd: string
+  readonly config: Config
+  readonly history: ReadonlyArray<string>
+  readonly historyFile: string
+  readonly theme: Theme
+  /** The user's home, shown as ~ in the footer. */
+  readonly home: string | undefined
+  /** Checks a model typed after /model: its error as one line, or nothing when it can be used. */
+  readonly checkModel: (text: string) => Promise<{ readonly model: ModelRef } | { readonly error: string }>
+  /** Clears the terminal (screen and scrollback) so the transcript can be printed again. */
+  readonly clearScreen: () => void
+  /** Writes to the terminal outside the frame (OSC 52). */
+  readonly writeRaw: (s: string) => void
+}
+
+type Picking =
+  | { readonly kind: "sessions"; readonly items: ReadonlyArray<PickerItem<string>> }
+  | { readonly kind: "model"; readonly items: ReadonlyArray<PickerItem<ModelRef>> }
+
+const when = (ms: number) => {
+  const d = new Date(ms)
+  const pad = (n: number) => String(n).padStart(2, "0")
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+export const App = (props: AppProps) => {
+  const { controller, theme } = props
+  const style = theme.style
+  const app = useApp()
+  const { columns } = useWindowSize()
+  const [transcript, setTranscript] = useState<TranscriptState>(props.initial)
+  const [running, setRunning] = useState(false)
+  const [question, setQuestion] = useState<OpenQuestion | undefined>(undefined)
+  const [picking, setPicking] = useState<Picking | undefined>(undefined)
+  const [history, setHistory] = useState(props.history)
+  const [model, setModel] = useState<ModelRef>(controller.model)
+  const [branch, setBranch] = useState<string | undefined>(undefined)
+  const [expandAll, setExpandAll] = useState(false)
+  // a new key re-mounts the transcript, which prints it whole again (after a resize, a resume, Ctrl+O)
+  const [printKey, setPrintKey] = useState(0)
+  const [now, setNow] = useState(Date.now())
+  const [turnStart, setTurnStart] = useState(0)
+  const pending = useRef<Array<SessionEvent>>([])
+  const flushTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  const seq = useRef(0)
+
+  const reprint = () => {
+    props.clearScreen()
+    setPrintKey((k) => k + 1)
+  }
+  const notice = (text: string, tone: "info" | "error" = "info") =>
+    setTranscript((s) => ({ ...s, items: [...s.items, { kind: "notice", id: `ui-${++seq.current}`, tone, text, done: true }] }))
+
+  // the controller's events, folded at most once a frame
+  useEffect(() => {
+    const flush = () => {
+      flushTimer.current = undefined
+      const batch = pending.current
+      pending.current = []
+      if (batch.length > 0) setTranscript((s) => batch.reduce(reduceTranscript, s))
+    }
+    Object.assign(controller.on, {
+      events: (events: ReadonlyArray<SessionEvent>) => {
+        pending.current.push(...events)
+        flushTimer.current ??= setTimeout(flush, FRAME_MS)
+      },
+      running: (on: boolean) => {
+        if (!on) flush()
+        setRunning(on)
+        if (on) setTurnStart(Date.now())
+      },
+      notice: (text: string, kind: "info" | "error") => notice(text, kind)
+    })
+    return props.bridge.subscribe(setQuestion)
+  }, [])
+
+  useEffect(() => {
+    void gitBranch(props.cwd).then(setBranch)
+  }, [])
+
+  // the clock of spinners and elapsed times ticks only while something runs
+  useEffect(() => {
+    if (!running) return
+    const timer = setInterval(() => setNow(Date.now()), 100)
+    return () => clearInterval(timer)
+  }, [running])
+
+  // a resize re-flows: the transcript printed again at the new width, once the resizing stops
+  const firstWidth = useRef(columns)
+  useEffect(() => {
+    if (columns === firstWidth.current) return
+    const timer = setTimeout(() => {
+      firstWidth.current = columns
+      reprint()
+    }, RESIZE_DEBOUNCE_MS)
+    return () => clearTimeout(timer)
+  }, [columns])
+
+  // Ctrl+C while a question or a picker has the keys still interrupts the turn
+  useInput(
+    (input, key) => {
+      if (key.ctrl && input === "c" && controller.running) void controller.interrupt()
+    },
+    { isActive: question !== undefined }
+  )
+
+  const exit = () => app.exit()
+
+  const openSessions = async () => {
+    const sessions = await controller.sessions()
+    if (sessions.length === 0) return notice("No stored session in this project yet.")
+    setPicking({
+      kind: "sessions",
+      items: sessions.map((s) => ({ label: s.title, detail: `${when(s.time.updated)}  ${s.id}`, value: s.id, current: s.id === controller.sessionID }))
+    })
+  }
+
+  const resume = async (id: string) => {
+    setPicking(undefined)
+    const messages = await controller.resume(id)
+    if (!messages) return
+    setTranscript(fromHistory(messages))
+    reprint()
+  }
+
+  const pickModel = (ref: ModelRef) => {
+    setPicking(undefined)
+    controller.setModel(ref)
+    setModel(ref)
+    notice(`Model: ${modelName(ref)} for the next turns`)
+  }
+
+  const slash = async (name: string, args: ReadonlyArray<string>) => {
+    switch (name) {
+      case "exit":
+      case "quit":
+        return exit()
+      case "help":
+        return notice(HELP)
+      case "new":
+        if (controller.running) return notice("A turn is running: Esc interrupts it, then /new.", "error")
+        controller.newSession()
+        setTranscript(initialTranscript)
+        reprint()
+        return notice("New session: it is stored with your first message.")
+      case "sessions":
+        if (controller.running) return notice("A turn is running: Esc interrupts it, then /sessions.", "error")
+        return openSessions()
+      case "model": {
+        if (args[0]) {
+          const checked = await props.checkModel(args[0])
+          return "error" in checked ? notice(checked.error, "error") : pickModel(checked.model)
+        }
+        const current = modelName(controller.model)
+        return setPicking({
+          kind: "model",
+          items: modelChoices(props.config, controller.model).map((c) => ({
+            label: modelName(c.ref),
+            detail: `${Math.round(c.context / 1000)}k context`,
+            value: c.ref,
+            current: modelName(c.ref) === current
+          }))
+        })
+      }
+      case "compact":
+        if (controller.running) return notice("A turn is running: /compact once it is done.", "error")
+        return controller.compact()
+      case "export":
+        return controller.exportSession(args)
+      case "copy": {
+        const answer = lastAnswer(transcript)
+        if (answer === undefined) return notice("No answer to copy yet.")
+        props.writeRaw(osc52(answer))
+        return notice(`Copied the last answer (${answer.length} characters) to the clipboard with OSC 52 (your terminal must allow clipboard writes).`)
+      }
+      default:
+        return notice(`Unknown command /${name}: /help lists them.`, "error")
+    }
+  }
+
+  const submit = (text: string) => {
+    const next = remember(history, text)
+    if (next !== history) {
+      setHistory(next)
+      void saveHistory(props.historyFile, next).catch(() => undefined)
+    }
+    const command = parseSlash(text)
+    if (command) return void slash(command.name, command.args)
+    void controller.send(text)
+  }
+
+  const expanded = useMemo(
+    () => new Set(expandAll ? [...transcript.items, ...transcript.live].flatMap((i) => (i.kind === "tool" || i.kind === "reasoning" || i.kind === "summary" ? [i.id] : [])) : []),
+    [expandAll, transcript]
+  )
+  const status = transcript.status === "idle" ? "working" : transcript.status === "retry" ? `retrying (${transcript.retry?.message ?? "provider error"})` : transcript.status
+  const keysFree = question === undefined && picking === undefined
+
+  return (
+    <ThemeContext value={theme}>
+    <Box flexDirection="column">
+      <Transcript key={printKey} state={transcript} expanded={expanded} width={columns} now={now} cwd={props.cwd} />
+      {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
+      {picking?.kind === "sessions" ? (
+        <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
+      ) : null}
+      {picking?.kind === "model" ? <Picker title="Model for the next turns" items={picking.items} onPick={pickModel} onCancel={() => setPicking(undefined)} /> : null}
+      {running ? <Text wrap="truncate-end">{spinnerLine(style, status, now - turnStart)}</Text> : null}
+      <PromptInput
+        active={keysFree}
+        running={running}
+        history={history}
+        onSubmit={submit}
+        onInterrupt={() => void controller.interrupt()}
+        onExit={exit}
+        onToggleExpand={() => {
+          setExpandAll((e) => !e)
+          reprint()
+        }}
+        width={columns}
+        style={style}
+      />
+      <Footer
+        info={{
+          model: modelName(model),
+          contextWindow: contextWindow(props.config, model),
+          usage: transcript.usage,
+          cwd: props.cwd,
+          ...(branch ? { branch } : {}),
+          ...(props.home ? { home: props.home } : {})
+        }}
+      />
+    </Box>
+    </ThemeContext>
+  )
+}

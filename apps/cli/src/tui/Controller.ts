@@ -1,0 +1,183 @@
+// What the interactive session does to the session (send, queue, interrupt, resume, compact, export),
+// as plain calls for the UI: each runs an Effect in the runtime's services.
+import * as fs from "node:fs/promises"
+import { Cause, Context, Effect, Exit, Fiber, Stream } from "effect"
+import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
+import { SessionService, ofSession } from "@reins/session"
+import { SessionStore } from "@reins/storage"
+import { exportTarget, toJson, toMarkdown } from "./Export.ts"
+
+type Services = SessionService | SessionStore | Bus
+
+/** What the UI hears from the controller. */
+export interface ControllerEvents {
+  /** Events of the session shown (a turn's, a compaction's), in order, in batches. */
+  readonly events: (events: ReadonlyArray<SessionEvent>) => void
+  /** A turn started (true) or ended (false). */
+  readonly running: (running: boolean) => void
+  /** A line to show under the transcript: what a command did, or why it failed. */
+  readonly notice: (text: string, kind: "info" | "error") => void
+}
+
+/** A failure as one line for the screen. */
+export const failureText = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const message = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+  return message.split("\n")[0] ?? "failed"
+}
+
+export const makeController = (
+  context: Context.Context<Services>,
+  options: { readonly cwd: string; readonly model: ModelRef; readonly sessionID: string | undefined }
+) => {
+  const fork = Effect.runForkWith(context)
+  const promise = Effect.runPromiseExitWith(context)
+  let sessionID = options.sessionID
+  let model = options.model
+  let turn: Fiber.Fiber<void, unknown> | undefined
+  // the UI puts its handlers here once it is mounted
+  const on: { -readonly [K in keyof ControllerEvents]: ControllerEvents[K] } = { events: () => {}, running: () => {}, notice: () => {} }
+
+  const sessionFor = Effect.gen(function* () {
+    if (sessionID !== undefined) return sessionID
+    const created = yield* (yield* SessionService).create({ directory: options.cwd })
+    sessionID = created.id
+    return created.id
+  })
+
+  /** Runs a turn on `text`, its events to the UI as they come. */
+  const startTurn = (text: string) => {
+    on.running(true)
+    const program = Effect.gen(function* () {
+      const id = yield* sessionFor
+      const sessions = yield* SessionService
+      yield* sessions.stream({ sessionID: id, text, model }).pipe(Stream.runForEachArray((batch) => Effect.sync(() => on.events(batch))))
+    })
+    const fiber = fork(program)
+    turn = fiber
+    fiber.addObserver((exit) => {
+      if (turn === fiber) turn = undefined
+      on.running(false)
+      if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) on.notice(failureText(exit.cause), "error")
+    })
+  }
+
+  return {
+    on,
+    get sessionID() {
+      return sessionID
+    },
+    get model() {
+      return model
+    },
+    get running() {
+      return turn !== undefined
+    },
+    /**
+     * Sends a message: a new turn, or, while a turn runs, queued into it (T5: the model reads it
+     * at the turn's next step; its events come through the running turn's stream).
+     */
+    send: async (text: string) => {
+      if (turn === undefined || sessionID === undefined) return startTurn(text)
+      const id = sessionID
+      const queued = await promise(Effect.gen(function* () {
+        return yield* (yield* SessionService).queue({ sessionID: id, text })
+      }))
+      if (Exit.isFailure(queued)) return on.notice(failureText(queued.cause), "error")
+      // the turn ended in between: the message starts the next one
+      if (queued.value === undefined) {
+        if (turn !== undefined) await promise(Fiber.await(turn))
+        startTurn(text)
+      }
+    },
+    /**
+     * Interrupts the running turn and waits until it has stopped (its commands killed, its parts
+     * closed). The stream stops with its consumer, so what the turn's cleanup publishes (the parts
+     * marked interrupted, the message's error, the idle status) is heard on the bus meanwhile.
+     */
+    interrupt: async () => {
+      const running = turn
+      const id = sessionID
+      if (running === undefined || id === undefined) return
+      const mine = ofSession(id, new Set())
+      await promise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            yield* (yield* Bus).listen((event) => (event.type !== "part.delta" && mine(event) ? Effect.sync(() => on.events([event])) : Effect.void))
+            yield* Fiber.interrupt(running)
+          })
+        )
+      )
+    },
+    /** A new session, created with its first message. */
+    newSession: () => {
+      sessionID = undefined
+    },
+    setModel: (next: ModelRef) => {
+      model = next
+    },
+    /** The project's sessions, newest first. */
+    sessions: async (): Promise<ReadonlyArray<Session>> => {
+      const exit = await promise(Effect.gen(function* () {
+        return yield* (yield* SessionStore).listSessions({ directory: options.cwd, limit: 50 })
+      }))
+      return Exit.isSuccess(exit) ? exit.value : []
+    },
+    /** Switches to a stored session: its messages, for the transcript. */
+    resume: async (id: string): Promise<ReadonlyArray<MessageWithParts> | undefined> => {
+      const exit = await promise(Effect.gen(function* () {
+        return yield* (yield* SessionStore).messages(id)
+      }))
+      if (Exit.isFailure(exit)) {
+        on.notice(failureText(exit.cause), "error")
+        return undefined
+      }
+      sessionID = id
+      return exit.value
+    },
+    /** Compacts the idle session now; its compaction events go to the transcript. */
+    compact: async () => {
+      if (sessionID === undefined) return on.notice("Nothing to compact yet: this session has no messages.", "info")
+      const id = sessionID
+      const program = Effect.scoped(
+        Effect.gen(function* () {
+          const bus = yield* Bus
+          yield* bus.listen((event) =>
+            (event.type === "compaction.started" || event.type === "compaction.completed" || event.type === "session.error") && event.sessionID === id
+              ? Effect.sync(() => on.events([event]))
+              : Effect.void
+          )
+          return yield* (yield* SessionService).compact({ sessionID: id, model })
+        })
+      )
+      on.running(true)
+      const exit = await promise(program)
+      on.running(false)
+      if (Exit.isFailure(exit)) on.notice(`Compaction failed: ${failureText(exit.cause)}`, "error")
+    },
+    /** Writes the session to a file (`/export [md|json] [file]`); says where. */
+    exportSession: async (args: ReadonlyArray<string>) => {
+      if (sessionID === undefined) return on.notice("Nothing to export yet: this session has no messages.", "info")
+      const target = exportTarget(args, options.cwd, sessionID)
+      const id = sessionID
+      const exit = await promise(
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const session = yield* store.getSession(id)
+          const messages = yield* store.messages(id)
+          const text = target.format === "json" ? toJson(session, messages) : toMarkdown(session, messages)
+          yield* Effect.tryPromise({ try: () => fs.writeFile(target.file, text), catch: (e) => new Error(`cannot write ${target.file}: ${String(e)}`) })
+        })
+      )
+      if (Exit.isFailure(exit)) on.notice(`Export failed: ${failureText(exit.cause)}`, "error")
+      else on.notice(`Exported the session as ${target.format === "json" ? "JSON" : "Markdown"} to ${target.file}`, "info")
+    },
+    /** Stops whatever runs (before exit): the turn's cleanup is awaited. */
+    shutdown: async () => {
+      const running = turn
+      if (running) await promise(Fiber.interrupt(running))
+    }
+  }
+}
+
+export type Controller = ReturnType<typeof makeController>

@@ -1,0 +1,34 @@
+// The models `/model` offers: those configured in reins.json, then the shipped catalogue (pure).
+import type { Config, ModelRef } from "@reins/domain"
+import { CATALOGUE, modelInfo, providerConfig } from "@reins/provider"
+
+export interface ModelChoice {
+  readonly ref: ModelRef
+  /** Its context window in tokens. */
+  readonly context: number
+}
+
+/** The provider a catalogue model is served by. */
+const catalogueProvider = (modelID: string) => (modelID.startsWith("claude") ? "anthropic" : "openai")
+
+/** Every model to choose from: each configured provider's models first, then the catalogue's; no duplicates. */
+export const modelChoices = (config: Config, current: ModelRef): ReadonlyArray<ModelChoice> => {
+  const refs: Array<ModelRef> = [current]
+  for (const [providerID, provider] of Object.entries(config.provider ?? {})) {
+    for (const modelID of Object.keys(provider.models ?? {})) refs.push({ providerID, modelID })
+  }
+  for (const modelID of Object.keys(CATALOGUE)) refs.push({ providerID: catalogueProvider(modelID), modelID })
+  const seen = new Set<string>()
+  return refs.flatMap((ref) => {
+    const key = `${ref.providerID}/${ref.modelID}`
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [{ ref, context: contextWindow(config, ref) }]
+  })
+}
+
+/** A model's context window: config, then the catalogue, then the default. */
+export const contextWindow = (config: Config, ref: ModelRef) =>
+  modelInfo(providerConfig({ providers: config.provider ?? {}, env: {} }, ref.providerID), ref.modelID).context
+
+export const modelName = (ref: ModelRef) => `${ref.providerID}/${ref.modelID}`

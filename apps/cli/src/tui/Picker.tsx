@@ -1,0 +1,80 @@
+// A list to choose from (sessions to resume, models): Up/Down, Enter picks, Esc closes; typing filters.
+import { Box, Text, useInput } from "ink"
+import { useState } from "react"
+
+export interface PickerItem<A> {
+  readonly label: string
+  readonly detail?: string
+  readonly value: A
+  /** Marked as the current choice. */
+  readonly current?: boolean
+}
+
+/** How many rows the list shows at once. */
+const ROWS = 10
+
+/** The items whose label or detail holds the filter text (any case). */
+const filtered = <A,>(items: ReadonlyArray<PickerItem<A>>, filter: string) =>
+  filter === "" ? items : items.filter((i) => `${i.label} ${i.detail ?? ""}`.toLowerCase().includes(filter.toLowerCase()))
+
+export const Picker = <A,>(props: {
+  readonly title: string
+  readonly items: ReadonlyArray<PickerItem<A>>
+  readonly onPick: (value: A) => void
+  readonly onCancel: () => void
+}) => {
+  const [filter, setFilter] = useState("")
+  const [selected, setSelected] = useState(0)
+  const shown = filtered(props.items, filter)
+  const at = Math.min(selected, Math.max(0, shown.length - 1))
+
+  useInput((input, key) => {
+    if (key.escape || (key.ctrl && input === "c")) return props.onCancel()
+    if (key.return) {
+      const item = shown[at]
+      return item ? props.onPick(item.value) : props.onCancel()
+    }
+    if (key.upArrow) return setSelected(Math.max(0, at - 1))
+    if (key.downArrow) return setSelected(Math.min(shown.length - 1, at + 1))
+    if (key.pageUp) return setSelected(Math.max(0, at - ROWS))
+    if (key.pageDown) return setSelected(Math.min(shown.length - 1, at + ROWS))
+    if (key.backspace || key.delete) {
+      setSelected(0)
+      return setFilter((f) => f.slice(0, -1))
+    }
+    if (input && !key.ctrl && !key.meta && !key.tab) {
+      // typed quickly, Enter can come in the same chunk as the filter text: it picks from what the text leaves
+      const [text = "", ...rest] = input.split(/\r\n?|\n/)
+      setSelected(0)
+      setFilter(filter + text)
+      if (rest.length > 0) {
+        const first = filtered(props.items, filter + text)[0]
+        return first ? props.onPick(first.value) : props.onCancel()
+      }
+    }
+  })
+
+  const first = Math.max(0, Math.min(at - Math.floor(ROWS / 2), shown.length - ROWS))
+  const rows = shown.slice(first, first + ROWS)
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+      <Text bold>
+        {props.title}
+        {filter ? <Text dimColor>{`  filter: ${filter}`}</Text> : null}
+      </Text>
+      {rows.length === 0 ? <Text dimColor>nothing matches</Text> : null}
+      {rows.map((item, i) => {
+        const index = first + i
+        return (
+          <Text key={`${index}:${item.label}`} wrap="truncate-end" {...(index === at ? { color: "cyan" } : {})}>
+            {index === at ? "❯ " : "  "}
+            {item.label}
+            {item.current ? " (current)" : ""}
+            {item.detail ? <Text dimColor>{`  ${item.detail}`}</Text> : null}
+          </Text>
+        )
+      })}
+      <Text dimColor>↑↓ choose · Enter pick · Esc cancel · type to filter</Text>
+    </Box>
+  )
+}

@@ -1,0 +1,172 @@
+// The prompt: multi-line editing, history, slash completion, and the keys that stop or leave.
+import { Box, Text, useInput, usePaste } from "ink"
+import { useEffect, useRef, useState } from "react"
+import * as E from "./Editor.ts"
+import { startCursor, step, type HistoryCursor } from "./History.ts"
+import type { Style } from "../present/Style.ts"
+import { complete, matches } from "./Slash.ts"
+
+/** How long a first Ctrl+C on an empty prompt waits for the second that exits. */
+const EXIT_WINDOW_MS = 2000
+
+export interface PromptInputProps {
+  /** Whether keys go here (not while a picker or a permission question has them). */
+  readonly active: boolean
+  readonly running: boolean
+  readonly history: ReadonlyArray<string>
+  readonly onSubmit: (text: string) => void
+  readonly onInterrupt: () => void
+  readonly onExit: () => void
+  /** Ctrl+O: expand / collapse tool results. */
+  readonly onToggleExpand: () => void
+  readonly width: number
+  readonly style: Style
+}
+
+/** The editor's text with the cursor drawn as an inverse cell, line by line. */
+const renderLines = (s: E.EditorState, showCursor: boolean) => {
+  const lines = s.text.split("\n")
+  let offset = 0
+  return lines.map((line, i) => {
+    const start = offset
+    offset += line.length + 1
+    const inLine = showCursor && s.cursor >= start && s.cursor <= start + line.length
+    if (!inLine) return <Text key={i}>{line === "" ? " " : line}</Text>
+    const at = s.cursor - start
+    return (
+      <Text key={i}>
+        {line.slice(0, at)}
+        <Text inverse>{line[at] ?? " "}</Text>
+        {line.slice(at + 1)}
+      </Text>
+    )
+  })
+}
+
+export const PromptInput = (props: PromptInputProps) => {
+  // the latest state in a ref too: keys that arrive before the next render must see each other's edits
+  const [shown, setShown] = useState<E.EditorState>(E.emptyEditor)
+  const current = useRef<E.EditorState>(E.emptyEditor)
+  const setEditor = (next: E.EditorState) => {
+    current.current = next
+    setShown(next)
+  }
+  const [hint, setHint] = useState<string | undefined>(undefined)
+  const historyCursor = useRef<HistoryCursor>(startCursor)
+  const lastCtrlC = useRef(0)
+  const [listening, setListening] = useState(false)
+
+  const edit = (next: E.EditorState) => {
+    historyCursor.current = next.text === current.current.text ? historyCursor.current : { ...historyCursor.current, index: 0 }
+    setEditor(next)
+    setHint(undefined)
+  }
+  const submit = (text: string) => {
+    historyCursor.current = startCursor
+    setEditor(E.emptyEditor)
+    if (text.trim() !== "") props.onSubmit(text)
+  }
+  const walkHistory = (direction: -1 | 1) => {
+    const next = step(props.history, historyCursor.current, current.current.text, direction)
+    if (!next) return
+    historyCursor.current = next.cursor
+    setEditor(E.withText(next.text))
+  }
+
+  usePaste(
+    (text) => {
+      if (props.active) edit(E.insert(current.current, text.replace(/\r\n?/g, "\n")))
+    },
+    { isActive: props.active }
+  )
+
+  useInput(
+    (input, key) => {
+      const editor = current.current
+      if (key.ctrl && input === "c") {
+        if (props.running) return props.onInterrupt()
+        if (editor.text !== "") return edit(E.emptyEditor)
+        const now = Date.now()
+        if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
+        lastCtrlC.current = now
+        return setHint("Press Ctrl+C again to exit (or Ctrl+D)")
+      }
+      if (key.ctrl && input === "d") return editor.text === "" ? props.onExit() : edit(E.deleteForward(editor))
+      if (key.escape) return props.running ? props.onInterrupt() : undefined
+      if (key.ctrl && input === "o") return props.onToggleExpand()
+      if (key.return) {
+        if (key.meta || key.shift) return edit(E.insert(editor, "\n"))
+        const result = E.enter(editor)
+        return "send" in result ? submit(result.send) : edit(result.edit)
+      }
+      if (key.tab) {
+        const completed = complete(editor.text)
+        return completed === undefined ? undefined : edit(E.withText(completed))
+      }
+      if (key.upArrow) return E.onFirstLine(editor) ? walkHistory(-1) : setEditor(E.vertical(editor, -1))
+      if (key.downArrow) return E.onLastLine(editor) ? walkHistory(1) : setEditor(E.vertical(editor, 1))
+      if (key.leftArrow) return setEditor(E.left(editor))
+      if (key.rightArrow) return setEditor(E.right(editor))
+      if (key.home || (key.ctrl && input === "a")) return setEditor(E.home(editor))
+      if (key.end || (key.ctrl && input === "e")) return setEditor(E.end(editor))
+      if (key.backspace) return edit(E.backspace(editor))
+      if (key.delete) return edit(E.deleteForward(editor))
+      if (key.ctrl && input === "u") return edit(E.killToStart(editor))
+      if (key.ctrl && input === "k") return edit(E.killToEnd(editor))
+      if (key.ctrl && input === "w") return edit(E.killWord(editor))
+      if (key.ctrl || key.meta || input === "") return
+      // typed fast (or by a test), Enter and Tab can arrive inside the text: each acts where it is
+      const pieces = input.split(/(\r\n?|\n|\t)/)
+      let state = editor
+      for (const piece of pieces) {
+        const completed = piece === "\t" ? complete(state.text) : undefined
+        if (piece === "\t") state = completed === undefined ? state : E.withText(completed)
+        else if (piece === "\r" || piece === "\n" || piece === "\r\n") {
+          const result = E.enter(state)
+          if ("send" in result) {
+            submit(result.send)
+            state = E.emptyEditor
+          } else state = result.edit
+        } else state = E.insert(state, piece)
+      }
+      edit(state)
+    },
+    { isActive: props.active }
+  )
+  // keys are read once the effects of useInput and usePaste have run (raw mode on): only then does the prompt say it is ready
+  useEffect(() => setListening(true), [])
+
+  const editor = shown
+  const found = matches(editor.text)
+  const unicode = props.style.glyphs.dot === "·"
+  const color = (c: string) => (props.style.color ? { color: c } : {})
+  const borderColor = props.style.color ? { borderColor: props.active ? (props.running ? "yellow" : "cyan") : "gray" } : {}
+  return (
+    <Box flexDirection="column">
+      <Box borderStyle={unicode ? "round" : "classic"} {...borderColor} paddingX={1} width={props.width}>
+        <Text {...color("cyan")}>{unicode ? "❯ " : "> "}</Text>
+        <Box flexDirection="column" flexGrow={1}>
+          {editor.text === "" && !props.active ? <Text dimColor> </Text> : renderLines(editor, props.active)}
+        </Box>
+      </Box>
+      {found.length > 0 ? (
+        <Box flexDirection="column" paddingX={2}>
+          {found.map((c) => (
+            <Text key={c.name} wrap="truncate-end">
+              <Text {...color("cyan")}>{`/${c.name}`}</Text>
+              {c.args ? <Text dimColor>{` ${c.args}`}</Text> : null}
+              <Text dimColor>{`  ${c.summary}`}</Text>
+            </Text>
+          ))}
+        </Box>
+      ) : (
+        <Text dimColor wrap="truncate-end">
+          {!listening ? " " : hint ??
+            (props.running
+              ? `  Enter queues your message into the running turn ${props.style.glyphs.dot} Esc or Ctrl+C interrupts`
+              : `  Enter send ${props.style.glyphs.dot} Alt+Enter or \\ newline ${props.style.glyphs.dot} Up/Down history ${props.style.glyphs.dot} / commands ${props.style.glyphs.dot} Ctrl+D exit`)}
+        </Text>
+      )}
+    </Box>
+  )
+}

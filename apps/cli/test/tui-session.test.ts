@@ -1,0 +1,139 @@
+// The interactive session under a real pty against the scripted model server: a turn streamed with a
+// tool line and its diff, the footer's tokens, a permission answered with the keyboard, slash commands, leaving.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ensureBuilt, projects, reins } from "./support.ts"
+import { READY, expectScreen, normalise, openTui, send } from "./tui-support.ts"
+
+setDefaultTimeout(60_000)
+beforeAll(() => ensureBuilt())
+const project = projects()
+
+/** The footer: the last line of the screen. */
+const footer = (screen: string) => screen.trimEnd().split("\n").at(-1) ?? ""
+
+describe("reins (interactive) on a terminal", () => {
+  test("a prompt streams its answer, the edit's tool line and diff show, and the footer's token count grows", async () => {
+    const p = await project([
+      { toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "old line", newString: "new line" } }], usage: { prompt_tokens: 1200, completion_tokens: 40 } },
+      { text: "I replaced **old line** with new line in notes.txt.", textChunks: 8, chunkDelayMs: 30, usage: { prompt_tokens: 1500, completion_tokens: 60 } }
+    ])
+    fs.writeFileSync(path.join(p.cwd, "notes.txt"), "first\nold line\nlast\n")
+    await using pty = await openTui(p, ["--yolo"])
+    const before = footer(pty.screen())
+    expect(before).toContain("local/scripted")
+    expect(normalise(before, p)).toContain("<cwd>")
+
+    await send(pty, "fix the note")
+    await pty.waitFor("with new line in notes.txt", 15_000)
+    await pty.waitFor(READY)
+    const screen = pty.screen()
+    expect(screen).toContain("fix the note")
+    expect(screen).toContain("notes.txt")
+    expect(screen).toMatch(/-\s*old line/)
+    expect(screen).toMatch(/\+\s*new line/)
+    expect(fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8")).toBe("first\nnew line\nlast\n")
+    // the footer counted the turn's tokens
+    const after = footer(screen)
+    expect(after).not.toBe(before)
+    expect(after).toMatch(/[1-9]/)
+    expectScreen("turn-with-edit", normalise(screen, p))
+
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("a permission question is answered with the keyboard: always allows the command, and the turn goes on", async () => {
+    const p = await project(
+      [{ toolCalls: [{ name: "bash", arguments: { command: "touch made-by-bash.txt" } }] }, { text: "The file is made." }],
+      { permission: { bash: "ask" } }
+    )
+    await using pty = await openTui(p)
+    await send(pty, "make a file")
+    await pty.waitFor("touch made-by-bash.txt", 15_000)
+    await pty.waitFor(/a\]?lways/i)
+    expectScreen("permission-question", normalise(pty.screen(), p))
+    expect(fs.existsSync(path.join(p.cwd, "made-by-bash.txt"))).toBe(false)
+    pty.type("a")
+    await pty.waitFor("The file is made.", 15_000)
+    expect(fs.existsSync(path.join(p.cwd, "made-by-bash.txt"))).toBe(true)
+    await pty.press("ctrl-d")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("typing / lists the commands, Tab completes, /help shows the keys, unknown commands are named", async () => {
+    const p = await project([{ text: "unused" }])
+    await using pty = await openTui(p)
+    pty.type("/")
+    await pty.waitFor("/sessions")
+    const listed = pty.screen()
+    for (const c of ["/new", "/sessions", "/model", "/compact", "/export", "/copy", "/help", "/exit"]) expect(listed).toContain(c)
+    pty.type("he")
+    await pty.settle()
+    await pty.press("tab")
+    await pty.waitFor("/help ")
+    await pty.press("enter")
+    await pty.waitFor("Ctrl+C twice on an empty prompt")
+    await send(pty, "/bogus")
+    await pty.waitFor("Unknown command /bogus")
+    // nothing was sent to the model
+    expect(p.server.requests.length).toBe(0)
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("/export writes the session as Markdown and says where; /copy sends the answer as OSC 52", async () => {
+    const p = await project([{ text: "The answer to copy." }])
+    await using pty = await openTui(p)
+    await send(pty, "question")
+    await pty.waitFor("The answer to copy.", 15_000)
+    await pty.waitFor(READY)
+    await send(pty, "/export")
+    await pty.waitFor("Exported the session as Markdown to")
+    const file = fs.readdirSync(p.cwd).find((f) => /^reins-ses_.*\.md$/.test(f))
+    expect(file).toBeDefined()
+    const md = fs.readFileSync(path.join(p.cwd, file!), "utf8")
+    expect(md).toContain("## User")
+    expect(md).toContain("question")
+    expect(md).toContain("The answer to copy.")
+    await send(pty, "/copy")
+    await pty.waitFor("Copied the last answer")
+    expect(pty.output()).toContain(`\x1b]52;c;${Buffer.from("The answer to copy.").toString("base64")}\x07`)
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("Ctrl+C twice on an empty prompt exits; Up brings back the previous prompt, also in the next session", async () => {
+    const p = await project([{ text: "first answer" }])
+    {
+      await using pty = await openTui(p)
+      await send(pty, "remember this prompt")
+      await pty.waitFor("first answer", 15_000)
+      await pty.waitFor(READY)
+      await pty.press("ctrl-c")
+      await pty.waitFor("Press Ctrl+C again to exit")
+      await pty.press("ctrl-c")
+      expect(await pty.waitExit(10_000)).toBe(0)
+    }
+    await using again = await openTui(p)
+    await again.press("up")
+    await again.waitFor("remember this prompt")
+    // Ctrl+C clears the prompt, Ctrl+D on the empty prompt leaves
+    await again.press("ctrl-c")
+    await again.waitUntil((s) => !s.includes("remember this prompt"), "the prompt cleared")
+    await again.press("ctrl-d")
+    expect(await again.waitExit(10_000)).toBe(0)
+  })
+
+  test("without a terminal, reins alone prints the help (no prompt, no hang) and reins chat says it needs one", async () => {
+    const p = await project([])
+    const help = await reins([], p)
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("chat")
+    expect(help.stdout).toContain("run")
+    const chat = await reins(["chat"], p)
+    expect(chat.code).toBe(2)
+    expect(chat.stderr).toContain("needs a terminal")
+  })
+})

@@ -1,0 +1,88 @@
+// Resuming sessions in the interactive session under a real pty: the /sessions picker (newest first),
+// `reins --session ID` with its history rendered, /new, /model.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { spawnPty } from "./pty/index.ts"
+import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
+import { READY, expectScreen, normalise, openTui, send } from "./tui-support.ts"
+
+setDefaultTimeout(60_000)
+beforeAll(() => ensureBuilt())
+const project = projects()
+
+describe("reins (interactive): sessions", () => {
+  test("/sessions lists this project's sessions newest first, and picking one shows its history and continues it", async () => {
+    const p = await project([{ text: "Answer about apples." }, { text: "Answer about pears." }, { text: "More on apples." }])
+    const first = events((await reins(["run", "--format", "json", "tell me about apples"], p)).stdout).find((e) => e.type === "session.created")!.session.id as string
+    const second = events((await reins(["run", "--format", "json", "tell me about pears"], p)).stdout).find((e) => e.type === "session.created")!.session.id as string
+    expect(first).not.toBe(second)
+
+    await using pty = await openTui(p)
+    await send(pty, "/sessions")
+    await pty.waitFor("Resume a session")
+    const picker = pty.screen()
+    // newest first
+    expect(picker.indexOf("tell me about pears")).toBeGreaterThan(-1)
+    expect(picker.indexOf("tell me about pears")).toBeLessThan(picker.indexOf("tell me about apples"))
+    expectScreen("sessions-picker", normalise(picker, p))
+    await pty.press("down", "enter")
+    await pty.waitFor("Answer about apples.")
+    await pty.waitFor(READY)
+    expect(pty.screen()).not.toContain("Answer about pears.")
+    // the next message continues that session: the model gets its history
+    await send(pty, "and green ones?")
+    await pty.waitFor("More on apples.", 15_000)
+    const body = JSON.stringify(p.server.requests[2]!.body.messages)
+    expect(body).toContain("tell me about apples")
+    expect(body).not.toContain("tell me about pears")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+
+    // reins --session ID opens that session with its history rendered
+    await using again = await openTui(p, ["--session", second])
+    await again.waitFor("Answer about pears.")
+    expect(again.screen()).toContain("tell me about pears")
+    await again.press("ctrl-d")
+    expect(await again.waitExit(10_000)).toBe(0)
+  })
+
+  test("reins --session with an unknown id says so (exit 2); /new starts afresh; /model switches the model for the next turn", async () => {
+    const p = await project([{ text: "From the first model." }, { text: "From the other model." }], {
+      provider: {
+        local: { type: "openai-compatible", baseURL: "", models: { scripted: { context: 32000, output: 4000 }, other: { context: 64000, output: 4000 } } }
+      }
+    })
+    // the extra config above replaced the provider: point it at the scripted server again
+    const config = JSON.parse(await Bun.file(`${p.cwd}/reins.json`).text())
+    config.provider.local.baseURL = p.server.url
+    await Bun.write(`${p.cwd}/reins.json`, JSON.stringify(config))
+
+    // on a terminal, an unknown session is one line and exit 2, before any screen
+    {
+      await using unknown = spawnPty([BIN, "--session", "ses_nope"], { cwd: p.cwd, env: { ...p.env, TERM: "xterm-256color" } })
+      expect(await unknown.waitExit(15_000)).toBe(2)
+      expect(unknown.screen()).toContain("No session ses_nope")
+    }
+
+    await using pty = await openTui(p)
+    await send(pty, "first question")
+    await pty.waitFor("From the first model.", 15_000)
+    await pty.waitFor(READY)
+    await send(pty, "/model")
+    await pty.waitFor("Model for the next turns")
+    expect(pty.screen()).toContain("local/other")
+    pty.type("other")
+    await pty.settle()
+    await pty.press("enter")
+    await pty.waitFor("Model: local/other for the next turns")
+    await send(pty, "/new")
+    await pty.waitFor("New session")
+    expect(pty.screen()).not.toContain("From the first model.")
+    await send(pty, "second question")
+    await pty.waitFor("From the other model.", 15_000)
+    expect(p.server.requests[1]!.body.model).toBe("other")
+    // a new session: the first question is not in its history
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).not.toContain("first question")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+})

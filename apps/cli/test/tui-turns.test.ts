@@ -1,0 +1,90 @@
+// The interactive session's turns under a real pty: Ctrl+C stops a running command (no orphan, the
+// session resumable, the UI usable), a message typed mid-turn is queued into it, a resize re-flows.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { ensureBuilt, projects } from "./support.ts"
+import { isAlive } from "./pty/index.ts"
+import { READY, descendantsRunning, expectScreen, normalise, openTui, procStat, send } from "./tui-support.ts"
+
+setDefaultTimeout(60_000)
+beforeAll(() => ensureBuilt())
+const project = projects()
+
+describe("reins (interactive): turns", () => {
+  test("Ctrl+C interrupts a running sleep: its process is gone, the UI takes the next prompt, and reins -c resumes the session", async () => {
+    const p = await project([
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 37 && echo too-late > late.txt" } }] },
+      { text: "Stopped; what next?" },
+      { text: "Resumed fine." }
+    ])
+    {
+      await using pty = await openTui(p, ["--yolo"])
+      await send(pty, "run the slow thing")
+      await pty.waitFor("sleep 37", 15_000)
+      // the command is running under reins
+      let sleeps: Array<number> = []
+      await pty.waitUntil(() => (sleeps = descendantsRunning(pty.pid, "sleep 37")).length > 0, "the sleep process", 10_000)
+      await pty.press("ctrl-c")
+      await pty.waitFor("interrupted", 15_000)
+      await pty.waitFor(READY, 15_000)
+      // the turn ends once its command's process group is killed: nothing is left behind (the kill lands at once,
+      // the kernel may take a moment to finish the process off under load)
+      await pty.waitUntil(() => sleeps.every((pid) => !isAlive(pid)), `the sleep killed (still there: ${sleeps.filter(isAlive).map(procStat).join("; ")})`, 5_000)
+      expect(descendantsRunning(pty.pid, "sleep 37")).toEqual([])
+      expectScreen("interrupted", normalise(pty.screen(), p))
+      // still usable: the next prompt is a new turn of the same session
+      await send(pty, "what happened?")
+      await pty.waitFor("Stopped; what next?", 15_000)
+      await pty.waitFor(READY)
+      await send(pty, "/exit")
+      expect(await pty.waitExit(10_000)).toBe(0)
+    }
+    // the model saw the interrupted call's result
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toMatch(/interrupt/i)
+    await using again = await openTui(p, ["-c"])
+    // the resumed transcript shows the history
+    await again.waitFor("run the slow thing")
+    await again.waitFor("Stopped; what next?")
+    await send(again, "and now?")
+    await again.waitFor("Resumed fine.", 15_000)
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("run the slow thing")
+    await send(again, "/exit")
+    expect(await again.waitExit(10_000)).toBe(0)
+  })
+
+  test("a message typed while the turn runs is queued into it and answered in the same turn", async () => {
+    const p = await project([
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] },
+      { text: "Noted the README too." }
+    ])
+    await using pty = await openTui(p, ["--yolo"])
+    await send(pty, "start working")
+    await pty.waitFor("sleep 4", 15_000)
+    await pty.waitFor("Enter queues your message")
+    await send(pty, "also check the README")
+    await pty.waitFor("Noted the README too.", 20_000)
+    await pty.waitFor(READY)
+    // one turn, two model calls: the second carried the queued message
+    expect(p.server.requests.length).toBe(2)
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("also check the README")
+    expect(pty.screen()).toContain("also check the README")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("resizing the terminal prints the transcript again at the new width", async () => {
+    const long = "This answer is long enough to wrap differently at sixty columns than it does at a hundred columns wide."
+    const p = await project([{ text: long }])
+    await using pty = await openTui(p)
+    await send(pty, "say something long")
+    await pty.waitFor("at a hundred", 15_000)
+    await pty.waitFor(READY)
+    await pty.resize(60, 30)
+    // the answer re-flowed: no line wider than the terminal, all of its words still there
+    await pty.waitUntil((s) => s.split("\n").every((l) => l.length <= 60) && s.includes("say something long"), "the transcript at 60 columns")
+    const words = pty.screen().replace(/\s+/g, " ")
+    expect(words).toContain(long.slice(0, 40))
+    expect(words).toContain("hundred columns wide.")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+})
