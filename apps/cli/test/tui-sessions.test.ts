@@ -85,4 +85,28 @@ describe("reins (interactive): sessions", () => {
     await send(pty, "/exit")
     expect(await pty.waitExit(10_000)).toBe(0)
   })
+
+  test("/compact summarises the session now and says so; a multi-line paste stays one message", async () => {
+    const p = await project([{ text: "ok one" }, { text: "ok two" }, { text: "ok three" }, { text: "## Objective\nSUMMARY-MARKER" }, { text: "after the paste" }])
+    await using pty = await openTui(p)
+    for (const [text, answer] of [["TASK-MARKER: build it", "ok one"], ["second", "ok two"], ["third", "ok three"]] as const) {
+      await send(pty, text)
+      await pty.waitFor(answer, 15_000)
+      await pty.waitFor(READY)
+    }
+    await send(pty, "/compact")
+    await pty.waitFor("compacted", 15_000)
+    await pty.waitFor(READY)
+    // the summary request was the fourth call
+    expect(JSON.stringify(p.server.requests[3]!.body.messages)).toContain("TASK-MARKER")
+    // a bracketed paste with newlines is inserted, not sent line by line
+    pty.type("\x1b[200~line one\nline two\x1b[201~")
+    await pty.waitFor("line two")
+    expect(p.server.requests.length).toBe(4)
+    await pty.press("enter")
+    await pty.waitFor("after the paste", 15_000)
+    expect(JSON.stringify(p.server.requests[4]!.body.messages)).toContain("line one\\nline two")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
 })

@@ -1,6 +1,7 @@
 // A list to choose from (sessions to resume, models): Up/Down, Enter picks, Esc closes; typing filters.
 import { Box, Text, useInput } from "ink"
 import { useState } from "react"
+import { useTheme } from "./view/index.ts"
 
 export interface PickerItem<A> {
   readonly label: string
@@ -23,6 +24,7 @@ export const Picker = <A,>(props: {
   readonly onPick: (value: A) => void
   readonly onCancel: () => void
 }) => {
+  const { style, unicode } = useTheme()
   const [filter, setFilter] = useState("")
   const [selected, setSelected] = useState(0)
   const shown = filtered(props.items, filter)
@@ -57,7 +59,7 @@ export const Picker = <A,>(props: {
   const first = Math.max(0, Math.min(at - Math.floor(ROWS / 2), shown.length - ROWS))
   const rows = shown.slice(first, first + ROWS)
   return (
-    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+    <Box flexDirection="column" borderStyle={unicode ? "round" : "classic"} paddingX={1}>
       <Text bold>
         {props.title}
         {filter ? <Text dimColor>{`  filter: ${filter}`}</Text> : null}
@@ -66,15 +68,15 @@ export const Picker = <A,>(props: {
       {rows.map((item, i) => {
         const index = first + i
         return (
-          <Text key={`${index}:${item.label}`} wrap="truncate-end" {...(index === at ? { color: "cyan" } : {})}>
-            {index === at ? "❯ " : "  "}
+          <Text key={`${index}:${item.label}`} wrap="truncate-end" {...(index === at && style.color ? { color: "cyan" } : {})}>
+            {index === at ? (unicode ? "❯ " : "> ") : "  "}
             {item.label}
             {item.current ? " (current)" : ""}
             {item.detail ? <Text dimColor>{`  ${item.detail}`}</Text> : null}
           </Text>
         )
       })}
-      <Text dimColor>↑↓ choose · Enter pick · Esc cancel · type to filter</Text>
+      <Text dimColor>{`${unicode ? "↑↓" : "Up/Down"} choose ${style.glyphs.dot} Enter pick ${style.glyphs.dot} Esc cancel ${style.glyphs.dot} type to filter`}</Text>
     </Box>
   )
 }
