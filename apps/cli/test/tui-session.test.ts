@@ -136,4 +136,22 @@ describe("reins (interactive) on a terminal", () => {
     expect(chat.code).toBe(2)
     expect(chat.stderr).toContain("needs a terminal")
   })
+
+  test("NO_COLOR and a C locale degrade cleanly: no colour, ASCII glyphs and borders only", async () => {
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, { text: "Done **bold**." }])
+    await using pty = await openTui({ ...p, env: { ...p.env, LANG: "C", NO_COLOR: "1" } }, ["--yolo"])
+    await send(pty, "go")
+    await pty.waitFor("Done bold.", 15_000)
+    await pty.waitFor(READY)
+    const screen = pty.screen()
+    expect(screen).toContain("+----")
+    expect(screen).toContain("| >")
+    expect(screen).toMatch(/bash echo hi \| exit 0/)
+    // SGR colours (30–37, 90–97, 38;…) never; bold, dim and inverse are not colours
+    expect(pty.output()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7])(?:;[0-9;]*)?m/)
+    expect(pty.output().replace(/[\x00-\x7f]/g, "")).toBe("")
+    expectScreen("ascii-no-color", normalise(screen, p))
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
 })
