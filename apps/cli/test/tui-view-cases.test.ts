@@ -1,7 +1,7 @@
 // The transcript fold on the cases a short scripted run does not produce: parallel tools, progress, compaction, retries, interrupts.
 import { describe, expect, test } from "bun:test"
 import type { SessionEvent } from "@reins/domain"
-import { initialTranscript, lastAnswer, reduceTranscript } from "../src/tui/view/index.ts"
+import { addNotice, initialTranscript, lastAnswer, reduceTranscript } from "../src/tui/view/index.ts"
 import { stableEnd } from "../src/tui/view/Split.ts"
 import { allItems, cacheHitRate } from "../src/tui/view/State.ts"
 import { assistant, completed, delta, running, SESSION, text, tool, updated, user } from "./tui-view-events.ts"
@@ -137,6 +137,15 @@ describe("reduceTranscript", () => {
       delta("prt_2", "is 42.")
     ])
     expect(lastAnswer(state)).toBe("The answer is 42.")
+  })
+
+  test("an app notice comes after what is on screen: behind a running call, printed once it ends", () => {
+    const a = tool("prt_a", "msg_a", "bash", running({ command: "sleep 5" }, 1000))
+    let state = addNotice(fold([{ type: "message.updated", message: assistant("msg_a") }, updated(a)]), "Model: local/other for the next turns")
+    expect(kinds(state.live)).toEqual(["tool:prt_a", "notice:notice-0"])
+    state = reduceTranscript(state, updated({ ...a, state: completed({ command: "sleep 5" }, "", { exitCode: 0 }) }))
+    expect(kinds(state.items)).toEqual(["tool:prt_a", "notice:notice-0"])
+    expect(kinds(addNotice(state, "x", "error").items).at(-1)).toBe("notice:notice-1")
   })
 
   test("stableEnd: after the last blank line outside a fence; nothing inside an open fence or on an unfinished line", () => {

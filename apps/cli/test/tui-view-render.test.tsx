@@ -17,12 +17,13 @@ import {
   Transcript,
   type PermissionAnswer,
   type Theme,
+  type TranscriptProps,
   type TranscriptState
 } from "../src/tui/view/index.ts"
 import { assistant, completed, delta, EDIT_DIFF, running, SESSION, text, tool, updated, user } from "./tui-view-events.ts"
 
 afterEach(() => cleanup())
-// the app loads the lexer off the path to its first prompt; renderToString draws once, so load it first
+// the app loads the lexer off the path to its first prompt; these tests load it first
 beforeAll(() => loadMarkdown())
 
 const color = makeTheme({ color: true, unicode: true })
@@ -30,6 +31,19 @@ const noColor = makeTheme({ color: false, unicode: true })
 const ascii = makeTheme({ color: false, unicode: false })
 
 const show = (node: ReactNode, theme: Theme = noColor, columns = 100) => renderToString(<ThemeContext value={theme}>{node}</ThemeContext>, { columns })
+
+/** What the transcript puts on the terminal: the text it printed for good, then its live frame. */
+const screen = (props: Omit<TranscriptProps, "print" | "expanded"> & { expanded?: ReadonlySet<string> }, theme: Theme = noColor) => {
+  let printed = ""
+  const app = render(
+    <ThemeContext value={theme}>
+      <Transcript expanded={none} {...props} print={(t) => (printed += t)} />
+    </ThemeContext>
+  )
+  const frame = app.lastFrame() ?? ""
+  app.unmount()
+  return printed + frame
+}
 const fold = (evs: ReadonlyArray<SessionEvent>) => evs.reduce(reduceTranscript, initialTranscript)
 const none: ReadonlySet<string> = new Set()
 
@@ -49,7 +63,7 @@ const finished = fold([
 
 describe("Transcript", () => {
   test("finished tools: bash's exit code and last lines, an edit's coloured diff, grep and glob counts, a new file's lines", () => {
-    const out = show(<Transcript state={finished} expanded={none} width={100} now={0} cwd="/repo" />)
+    const out = screen({ state: finished, expanded: none, width: 100, now: 0, cwd: "/repo" })
     expect(out).toContain("› fix the tests")
     expect(out).toContain("✗ bash bun test · exit 3 · 1.2s")
     // the last three lines of the output, not the note for the model
@@ -72,7 +86,7 @@ describe("Transcript", () => {
   })
 
   test("the answer as markdown: heading, emphasis without markers, inline code, link with its address, list, code block", () => {
-    const out = show(<Transcript state={finished} expanded={none} width={100} now={0} />)
+    const out = screen({ state: finished, expanded: none, width: 100, now: 0 })
     expect(out).toContain("## Fixed")
     expect(out).toContain("The test passes now; see `a.ts` and the docs (https://example.com/docs).")
     expect(out).toContain("• one")
@@ -81,15 +95,15 @@ describe("Transcript", () => {
   })
 
   test("expanded: the whole bash output and the reasoning in full", () => {
-    const out = show(<Transcript state={finished} expanded={new Set(["prt_b", "prt_r"])} width={100} now={0} />)
+    const out = screen({ state: finished, expanded: new Set(["prt_b", "prt_r"]), width: 100, now: 0 })
     for (const n of [1, 2, 3, 4, 5, 6]) expect(out).toContain(`line ${n}`)
     expect(out).toContain("▾ line 1")
     expect(out).toContain("Then fix it.")
   })
 
   test("colour: SGR escapes on; NO_COLOR: none at all, the same text", () => {
-    const coloured = show(<Transcript state={finished} expanded={none} width={100} now={0} />, color)
-    const plain = show(<Transcript state={finished} expanded={none} width={100} now={0} />, noColor)
+    const coloured = screen({ state: finished, expanded: none, width: 100, now: 0 }, color)
+    const plain = screen({ state: finished, expanded: none, width: 100, now: 0 }, noColor)
     expect(coloured).toContain("\x1b[32m+const b = 3")
     expect(coloured).toContain("\x1b[31m-const b = 2")
     expect(plain).not.toContain("\x1b")
@@ -99,7 +113,7 @@ describe("Transcript", () => {
 
   test("ASCII locale: no character outside ASCII anywhere on screen", () => {
     const compacted = reduceTranscript(finished, { type: "compaction.completed", sessionID: SESSION, messageID: "m", tokensBefore: 9000, tokensAfter: 100, pruned: [], summarised: [], summary: "" })
-    const out = show(<Transcript state={compacted} expanded={none} width={100} now={0} />, ascii)
+    const out = screen({ state: compacted, expanded: none, width: 100, now: 0 }, ascii)
     expect(out).toContain("x bash bun test | exit 3 | 1.2s")
     expect(out).toContain("+ edit")
     expect(out).toContain("+1 -1")
@@ -113,36 +127,62 @@ describe("Transcript", () => {
       updated(tool("prt_b", "msg_a", "bash", running({ command: "make all" }, 1_000, { tail: "cc a.c\ncc b.c\nld app\n" }))),
       { type: "permission.asked", id: "per_1", sessionID: SESSION, permission: "bash", patterns: ["rm -rf build"], always: ["rm *"], callID: "call-prt_x" }
     ])
-    const out = show(<Transcript state={state} expanded={none} width={100} now={13_500} />)
+    const out = screen({ state: state, expanded: none, width: 100, now: 13_500 })
     expect(out).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash make all · 12s/)
     expect(out).toContain("│ cc b.c")
     expect(out).toContain("│ ld app")
     const asking = reduceTranscript(state, { type: "permission.asked", id: "per_2", sessionID: SESSION, permission: "bash", patterns: ["make all"], always: ["make *"], callID: "call-prt_b" })
-    expect(show(<Transcript state={asking} expanded={none} width={100} now={13_500} />)).toContain("bash make all · waiting for your answer")
-    const plain = show(<Transcript state={state} expanded={none} width={100} now={13_500} />, ascii)
+    expect(screen({ state: asking, expanded: none, width: 100, now: 13_500 })).toContain("bash make all · waiting for your answer")
+    const plain = screen({ state: state, expanded: none, width: 100, now: 13_500 }, ascii)
     expect(plain).toMatch(/[-\\|/] bash make all \| 12s/)
   })
 
-  test("finished items are printed once (Static); only the live ones are drawn again as the answer streams", async () => {
+  test("finished items are printed once, paragraphs of a streaming answer as they end; only the live rest is redrawn", async () => {
+    const para = (n: number) => `Paragraph ${n} ${"word ".repeat(50).trim()}.`
     let state = fold([...user("msg_u", "hello there"), { type: "message.updated", message: assistant("msg_a") }, text("prt_t", "msg_a", "")])
-    const app = render(
+    let printed = ""
+    const view = (s: TranscriptState) => (
       <ThemeContext value={noColor}>
-        <Transcript state={state} expanded={none} width={80} now={0} />
+        <Transcript state={s} expanded={none} width={80} now={0} print={(t) => (printed += t)} />
       </ThemeContext>
     )
-    for (const piece of ["Streaming ", "words ", "arrive.\n\nSecond ", "paragraph ", "here."]) {
-      state = reduceTranscript(state, delta("prt_t", piece))
-      app.rerender(
-        <ThemeContext value={noColor}>
-          <Transcript state={state} expanded={none} width={80} now={0} />
-        </ThemeContext>
-      )
-      await Bun.sleep(5)
+    const app = render(view(state))
+    expect(printed).toContain("› hello there")
+    const sizes: Array<number> = []
+    for (const piece of [para(1), "\n\n", para(2), "\n\n", para(3)]) {
+      for (const bit of piece.match(/[\s\S]{1,16}/g) ?? []) {
+        state = reduceTranscript(state, delta("prt_t", bit))
+        app.rerender(view(state))
+      }
+      sizes.push(printed.length)
     }
-    const last = app.lastFrame() ?? ""
-    expect(last.split("hello there").length - 1).toBe(1)
-    expect(last).toContain("Streaming words arrive.")
-    expect(last).toContain("Second paragraph here.")
+    await Bun.sleep(10)
+    // the first two paragraphs were printed while the third still streamed, which is in the frame only
+    expect(printed).toContain("Paragraph 1")
+    expect(printed).toContain("Paragraph 2")
+    expect(printed).not.toContain("Paragraph 3")
+    expect(app.lastFrame()).toContain("Paragraph 3")
+    expect(app.lastFrame()).not.toContain("Paragraph 2")
+    expect(sizes[0]).toBeLessThan(sizes.at(-1)!)
+    state = reduceTranscript(state, { type: "session.status", sessionID: SESSION, status: "idle" })
+    app.rerender(view(state))
+    await Bun.sleep(10)
+    for (const word of ["hello there", "Paragraph 1", "Paragraph 2", "Paragraph 3"]) expect(printed.split(word).length - 1).toBe(1)
+    expect(app.lastFrame() ?? "").toBe("")
+  })
+
+  test("a new session's transcript (fewer items) prints from its start", () => {
+    let printed = ""
+    const view = (s: TranscriptState) => (
+      <ThemeContext value={noColor}>
+        <Transcript state={s} expanded={none} width={80} now={0} print={(t) => (printed += t)} />
+      </ThemeContext>
+    )
+    const app = render(view(finished))
+    printed = ""
+    app.rerender(view(fold(user("msg_n", "a fresh start"))))
+    expect(printed).toBe("\n› a fresh start\n")
+    app.unmount()
   })
 })
 
@@ -151,13 +191,16 @@ describe("the markdown lexer loads lazily", () => {
     const proc = Bun.spawn(["bun", "run", `${import.meta.dir}/fixtures/tui-view-lazy.tsx`], { cwd: `${import.meta.dir}/..`, stdout: "pipe", stderr: "pipe" })
     const out = await new Response(proc.stdout).text()
     expect(await proc.exited).toBe(0)
-    const { first, last } = JSON.parse(out) as { first: string; last: string }
-    expect(first).toContain("› hi")
-    expect(first).not.toContain("Title")
-    expect(last).toContain("## Title")
-    expect(last).toContain("Some bold text.")
-    expect(last).not.toContain("**")
-    expect(last.split("Title").length - 1).toBe(1)
+    const { first, last } = JSON.parse(out) as Record<"first" | "last", { printed: string; frame: string }>
+    // before: the question printed, the answer shown as written in the frame, not printed
+    expect(first.printed).toContain("› hi")
+    expect(first.printed).not.toContain("Title")
+    expect(first.frame).toContain("Some **bold** text.")
+    // after: printed once, rendered; nothing left in the frame
+    expect(last.printed).toContain("Some bold text.")
+    expect(last.printed).not.toContain("**")
+    expect(last.printed.split("Title").length - 1).toBe(1)
+    expect(last.frame).toBe("")
   })
 })
 
@@ -252,11 +295,11 @@ describe("PermissionQuestion", () => {
 describe("Markdown", () => {
   test("a code block's language is highlighted in colour and left plain without; a table lines up", () => {
     const md = "```python\ndef f(x):\n    return 'y'  # note\n```\n\n| name | n |\n|------|--:|\n| a | 10 |\n| bb | 2 |\n"
-    const coloured = show(<Markdown text={md} />, color)
+    const coloured = show(<Markdown text={md} width={80} />, color)
     expect(coloured).toContain("\x1b[35mdef\x1b[39m")
     expect(coloured).toContain("\x1b[32m'y'\x1b[39m")
     expect(coloured).toContain("\x1b[90m# note\x1b[39m")
-    const plain = show(<Markdown text={md} />, noColor)
+    const plain = show(<Markdown text={md} width={80} />, noColor)
     expect(plain).toContain("│ def f(x):")
     expect(plain).toContain("name │  n")
     expect(plain).toContain("a    │ 10")

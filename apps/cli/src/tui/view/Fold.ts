@@ -208,6 +208,12 @@ const appendDelta = (state: TranscriptState, event: Extract<SessionEvent, { type
 const notice = (state: TranscriptState, tone: NoticeItem["tone"], text: string, done = true): TranscriptState =>
   settle({ ...state, seq: state.seq + 1 }, [...state.live, { kind: "notice", id: `notice-${state.seq}`, tone, text, done }])
 
+/**
+ * The transcript with a line from the app (a slash command's result, a hint): after everything
+ * shown so far, printed once nothing live is before it.
+ */
+export const addNotice = (state: TranscriptState, text: string, tone: NoticeItem["tone"] = "info"): TranscriptState => notice(state, tone, text)
+
 /** The turn is over: whatever is still live is final. */
 const endTurn = (state: TranscriptState): TranscriptState => {
   const live = state.live.map((item): TranscriptItem =>

@@ -1,10 +1,9 @@
-import { Box, Static, Text } from "ink"
-import { memo } from "react"
-import { duration } from "../../present/Units.ts"
-import { Markdown, useMarkdownReady } from "./Markdown.tsx"
-import type { ReasoningItem, SummaryItem, TranscriptItem, TranscriptState } from "./State.ts"
-import { toAscii, useTheme } from "./Theme.ts"
-import { ToolView } from "./ToolView.tsx"
+import { Text, useStdout } from "ink"
+import { useLayoutEffect, useRef } from "react"
+import { itemLines, type ItemOptions } from "./ItemLines.ts"
+import { useMarkdownReady } from "./Markdown.tsx"
+import type { TranscriptItem, TranscriptState } from "./State.ts"
+import { useTheme } from "./Theme.ts"
 
 export interface TranscriptProps {
   readonly state: TranscriptState
@@ -15,156 +14,62 @@ export interface TranscriptProps {
   readonly now: number
   /** Paths inside it are shown relative. */
   readonly cwd?: string
+  /** Where finished items are printed for good; Ink's stdout write (above the live frame) by default. */
+  readonly print?: (text: string) => void
 }
-
-const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
-const lastLine = (text: string) => text.trimEnd().split("\n").at(-1) ?? ""
-
-const Reasoning = ({ item, expanded }: { item: ReasoningItem; expanded: boolean }) => {
-  const { style, glyphs } = useTheme()
-  if (item.text.trim() === "" && item.done) return null
-  const took = item.start !== undefined && item.end !== undefined ? ` ${style.glyphs.dot} ${duration(item.end - item.start)}` : ""
-  if (!expanded) {
-    const label = item.done ? `thought${took}` : `thinking${style.glyphs.ellipsis}`
-    const peek = item.done ? firstLine(item.text) : lastLine(item.text)
-    return (
-      <Text wrap="truncate-end">
-        {style.dim(`${glyphs.collapsed} ${glyphs.think} ${label}${peek ? ` ${style.glyphs.dot} ${peek}` : ""}`)}
-      </Text>
-    )
-  }
-  return (
-    <Box flexDirection="column">
-      <Text>{style.dim(`${glyphs.expanded} ${glyphs.think} ${item.done ? `thought${took}` : `thinking${style.glyphs.ellipsis}`}`)}</Text>
-      <Box paddingLeft={2}>
-        <Text wrap="wrap">{style.dim(style.italic(item.text.trim()))}</Text>
-      </Box>
-    </Box>
-  )
-}
-
-const Summary = ({ item, expanded }: { item: SummaryItem; expanded: boolean }) => {
-  const { style, glyphs } = useTheme()
-  const lines = item.text.trim().split("\n").length
-  if (!expanded) return <Text wrap="truncate-end">{style.dim(`${glyphs.collapsed} context summary (${lines} line${lines === 1 ? "" : "s"})`)}</Text>
-  return (
-    <Box flexDirection="column">
-      <Text>{style.dim(`${glyphs.expanded} context summary`)}</Text>
-      <Box paddingLeft={2}>
-        <Markdown text={item.text} />
-      </Box>
-    </Box>
-  )
-}
-
-interface ItemProps {
-  readonly item: TranscriptItem
-  readonly expanded: boolean
-  readonly now: number
-  readonly waiting: boolean
-  readonly final: boolean
-  readonly cwd?: string
-}
-
-/** One item of the transcript, with the space above it that separates turns and blocks. */
-export const ItemView = memo((props: ItemProps) => {
-  const { style, glyphs, unicode } = useTheme()
-  const { item } = props
-  switch (item.kind) {
-    case "user":
-      return (
-        <Box flexDirection="row" marginTop={1}>
-          <Text>{style.bold(style.cyan(glyphs.user))} </Text>
-          <Box flexDirection="column" flexShrink={1}>
-            <Text wrap="wrap">
-              {style.bold(item.text)}
-              {item.queued ? style.dim(" (queued)") : ""}
-            </Text>
-          </Box>
-        </Box>
-      )
-    case "file":
-      return <Text wrap="truncate-end">{style.dim(`  [file] ${item.name}`)}</Text>
-    case "text":
-      // a chunk after the first continues the same answer: no extra space
-      return (
-        <Box marginTop={item.chunk === 0 ? 1 : 0} flexDirection="column">
-          <Markdown text={item.text} />
-        </Box>
-      )
-    case "reasoning":
-      return (
-        <Box marginTop={1}>
-          <Reasoning item={item} expanded={props.expanded} />
-        </Box>
-      )
-    case "tool":
-      return (
-        <Box marginTop={1}>
-          <ToolView part={item.part} expanded={props.expanded} now={props.now} waiting={props.waiting} final={props.final} {...(props.cwd ? { cwd: props.cwd } : {})} />
-        </Box>
-      )
-    case "summary":
-      return (
-        <Box marginTop={1}>
-          <Summary item={item} expanded={props.expanded} />
-        </Box>
-      )
-    case "notice": {
-      const paint = item.tone === "error" ? style.red : item.tone === "warn" ? style.yellow : style.dim
-      const mark = item.tone === "error" ? `${style.glyphs.fail} ` : item.tone === "warn" ? `${glyphs.warn} ` : ""
-      return (
-        <Box marginTop={1}>
-          <Text wrap="wrap">{paint(`${mark}${unicode ? item.text : toAscii(item.text)}`)}</Text>
-        </Box>
-      )
-    }
-  }
-})
 
 /**
- * The session's transcript: finished items printed once through Ink's `<Static>` (they scroll up
- * with the terminal and are never drawn again), the live ones below, redrawn each frame. Changing
- * `expanded` or `width` does not re-print what is already printed: re-mount the transcript (a new
- * `key`) after clearing the screen to print it again.
+ * The session's transcript. Finished items are printed once, as text above Ink's frame (what
+ * `<Static>` does, without laying out a box per line: a resumed session of hundreds of messages is
+ * one write); they scroll up with the terminal and are never drawn again. The live items are the
+ * frame, redrawn as they change. An answer is printed only once the markdown lexer has loaded.
+ * Changing `expanded` or `width` does not re-print what is printed: clear the screen and re-mount
+ * the transcript (a new `key`) to print it all again.
  */
-/** The finished items that can be printed for good now: all, or until the first markdown while the lexer loads. */
-const printable = (items: ReadonlyArray<TranscriptItem>, markdown: boolean) => {
-  if (markdown) return items
-  const first = items.findIndex((item) => item.kind === "text" || item.kind === "summary")
-  return first === -1 ? items : items.slice(0, first)
-}
-
 export const Transcript = (props: TranscriptProps) => {
   const { state, expanded, now, width } = props
-  const markdown = useMarkdownReady()
+  const theme = useTheme()
+  const stdout = useStdout()
+  const print = props.print ?? stdout.write
+  // re-renders once the lexer is there, so held-back answers are printed
+  useMarkdownReady()
+  // how many of state.items are printed; a state with fewer items (a new session) starts again
+  const printed = useRef(0)
+  const from = printed.current <= state.items.length ? printed.current : 0
+  const base: Omit<ItemOptions, "expanded"> = { theme, width, now: 0, final: true, ...(props.cwd ? { cwd: props.cwd } : {}) }
+
+  // what is ready to print: finished items in order, up to the first answer the lexer cannot render yet
+  let upTo = from
+  const text: Array<string> = []
+  for (; upTo < state.items.length; upTo++) {
+    const item = state.items[upTo]!
+    const lines = itemLines(item, { ...base, expanded: expanded.has(item.id) })
+    if (lines === undefined) break
+    text.push(...lines)
+  }
+  const pending = useRef({ upTo, text: "" })
+  pending.current = { upTo, text: text.length > 0 ? `${text.join("\n")}\n` : "" }
+  useLayoutEffect(() => {
+    const next = pending.current
+    if (next.upTo === printed.current && next.text === "") return
+    printed.current = next.upTo
+    if (next.text !== "") print(next.text)
+  })
+
+  // the frame: finished items still waiting for the lexer, then the live ones
   const waitingFor = new Set(state.permissions.flatMap((p) => (p.callID ? [p.callID] : [])))
-  const cwd = props.cwd === undefined ? {} : { cwd: props.cwd }
-  return (
-    <>
-      <Static items={printable(state.items, markdown) as Array<TranscriptItem>}>
-        {(item) => (
-          <Box key={item.id} width={width} flexDirection="column">
-            <ItemView item={item} expanded={expanded.has(item.id)} now={0} waiting={false} final={true} {...cwd} />
-          </Box>
-        )}
-      </Static>
-      {state.live.length > 0 ? (
-        <Box width={width} flexDirection="column">
-          {state.live.map((item) => (
-            <ItemView
-              key={item.id}
-              item={item}
-              expanded={expanded.has(item.id)}
-              // only a running call needs the clock: other items keep their props and are not redrawn
-              now={item.kind === "tool" ? now : 0}
-              waiting={item.kind === "tool" && waitingFor.has(item.part.callID)}
-              final={false}
-              {...cwd}
-            />
-          ))}
-        </Box>
-      ) : null}
-    </>
-  )
+  const frame: Array<string> = []
+  const draw = (item: TranscriptItem, final: boolean) => {
+    const options: ItemOptions = {
+      ...base,
+      final,
+      expanded: expanded.has(item.id),
+      now: item.kind === "tool" ? now : 0,
+      waiting: item.kind === "tool" && waitingFor.has(item.part.callID)
+    }
+    frame.push(...(itemLines(item, options) ?? ["", ...(item.kind === "text" ? item.text.trimEnd().split("\n") : [])]))
+  }
+  for (let i = upTo; i < state.items.length; i++) draw(state.items[i]!, true)
+  for (const item of state.live) draw(item, false)
+  return frame.length > 0 ? <Text>{frame.join("\n")}</Text> : null
 }

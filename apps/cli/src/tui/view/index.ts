@@ -1,6 +1,9 @@
-export { addUsage, CHUNK_MIN_CHARS, fromHistory, lastAnswer, reduceTranscript, tokenCount } from "./Fold.ts"
+export { addNotice, addUsage, CHUNK_MIN_CHARS, fromHistory, lastAnswer, reduceTranscript, tokenCount } from "./Fold.ts"
 export { Footer, footerParts, type FooterInfo } from "./Footer.tsx"
-export { loadMarkdown, Markdown } from "./Markdown.tsx"
+export { Markdown, useMarkdownReady } from "./Markdown.tsx"
+export { loadMarkdown, markdownLines } from "./MarkdownLines.ts"
+export { itemLines, type ItemOptions } from "./ItemLines.ts"
+export { toolLines, type ToolLineOptions } from "./ToolLines.ts"
 export { PermissionQuestion, questionLines, type PermissionAnswer, type PermissionQuestionProps, type PermissionReply } from "./PermissionQuestion.tsx"
 export {
   allItems,
