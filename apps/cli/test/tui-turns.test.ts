@@ -87,4 +87,21 @@ describe("reins (interactive): turns", () => {
     await send(pty, "/exit")
     expect(await pty.waitExit(10_000)).toBe(0)
   })
+
+  test("Ctrl+O prints the transcript again with tool results whole, and again collapsed", async () => {
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 30" } }] }, { text: "Counted." }])
+    await using pty = await openTui(p, ["--yolo"], { cols: 80, rows: 50 })
+    await send(pty, "count")
+    await pty.waitFor("Counted.", 15_000)
+    await pty.waitFor(READY)
+    const lines = (s: string) => s.split("\n").map((l) => l.trim())
+    // collapsed: the last lines only
+    expect(lines(pty.screen())).not.toContain("5")
+    await pty.press("ctrl-o")
+    await pty.waitUntil((s) => lines(s).includes("5") && lines(s).includes("17"), "every line of the output")
+    await pty.press("ctrl-o")
+    await pty.waitUntil((s) => !lines(s).includes("5") && s.includes("Counted."), "the output collapsed again")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
 })

@@ -96,6 +96,7 @@ export const runTui = (options: TuiOptions) =>
         (instance) =>
           Effect.promise(async () => {
             instance.unmount()
+            if (process.stdin.isTTY) process.stdin.setRawMode(false)
             await controller.shutdown()
           })
       )
