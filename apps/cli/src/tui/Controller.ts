@@ -48,17 +48,26 @@ export const makeController = (
   /** Runs a turn on `text`, its events to the UI as they come. */
   const startTurn = (text: string) => {
     on.running(true)
+    // a failure the session announced (session.error) is on screen already
+    let announced = false
     const program = Effect.gen(function* () {
       const id = yield* sessionFor
       const sessions = yield* SessionService
-      yield* sessions.stream({ sessionID: id, text, model }).pipe(Stream.runForEachArray((batch) => Effect.sync(() => on.events(batch))))
+      yield* sessions.stream({ sessionID: id, text, model }).pipe(
+        Stream.runForEachArray((batch) =>
+          Effect.sync(() => {
+            announced ||= batch.some((event) => event.type === "session.error")
+            on.events(batch)
+          })
+        )
+      )
     })
     const fiber = fork(program)
     turn = fiber
     fiber.addObserver((exit) => {
       if (turn === fiber) turn = undefined
       on.running(false)
-      if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) on.notice(failureText(exit.cause), "error")
+      if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) && !announced) on.notice(failureText(exit.cause), "error")
     })
   }
 
