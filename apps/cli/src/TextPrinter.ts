@@ -167,7 +167,7 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
     /** Tokens and cost of the steps seen so far. */
     spent,
     /** The closing line: `session ses_… · 3 steps · 12k in / 830 out · $0.01 · cache 84% · 5.2s`. */
-    closing: (turn: TurnResult) => `${style.dim("session")} ${turn.sessionID} ${style.dim(`${style.glyphs.dot} `)}${usageLine({ ...totals, steps: turn.steps }, style, now() - started)}`,
+    closing: (turn: Pick<TurnResult, "sessionID" | "steps">) => `${style.dim("session")} ${turn.sessionID} ${style.dim(`${style.glyphs.dot} `)}${usageLine({ ...totals, steps: turn.steps }, style, now() - started)}`,
     /** After Ctrl+C: the calls it cut off, what the turn cost so far, and how to continue it. */
     interrupted: (sessionID: string | undefined) => {
       const at = now()
