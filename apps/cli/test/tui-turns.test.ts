@@ -1,7 +1,7 @@
 // The interactive session's turns under a real pty: Ctrl+C stops a running command (no orphan, the
 // session resumable, the UI usable), a message typed mid-turn is queued into it, a resize re-flows.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { ensureBuilt, projects } from "./support.ts"
+import { ensureBuilt, events, projects, reins } from "./support.ts"
 import { isAlive } from "./pty/index.ts"
 import { READY, descendantsRunning, expectScreen, normalise, openTui, procStat, send } from "./tui-support.ts"
 
@@ -101,6 +101,29 @@ describe("reins (interactive): turns", () => {
     await pty.waitUntil((s) => lines(s).includes("5") && lines(s).includes("17"), "every line of the output")
     await pty.press("ctrl-o")
     await pty.waitUntil((s) => !lines(s).includes("5") && s.includes("Counted."), "the output collapsed again")
+    await send(pty, "/exit")
+    expect(await pty.waitExit(10_000)).toBe(0)
+  })
+
+  test("a message to a session another reins process is running is queued for that process's turn", async () => {
+    const p = await project([
+      { text: "started" },
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] },
+      { text: "The other process saw it." }
+    ])
+    const first = await reins(["run", "--format", "json", "begin"], p)
+    const sessionID = events(first.stdout).find((e) => e.type === "session.created")!.session.id as string
+    // another process runs a long turn of the session
+    const other = reins(["run", "--yolo", "--session", sessionID, "keep going"], p)
+    await using pty = await openTui(p, ["--session", sessionID])
+    await pty.waitFor("started")
+    while (p.server.requests.length < 2) await Bun.sleep(50)
+    await send(pty, "a note from the terminal")
+    await pty.waitFor("your message was queued", 15_000)
+    const done = await other
+    expect(done.code).toBe(0)
+    expect(done.stdout).toContain("The other process saw it.")
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("a note from the terminal")
     await send(pty, "/exit")
     expect(await pty.waitExit(10_000)).toBe(0)
   })

@@ -59,6 +59,14 @@ export const makeController = (
             announced ||= batch.some((event) => event.type === "session.error")
             on.events(batch)
           })
+        ),
+        // T5: another process runs this session: the message is queued for its turn, as reins run does
+        Effect.catchTag("SessionBusyError", (busy) =>
+          Effect.gen(function* () {
+            const queued = yield* sessions.queue({ sessionID: id, text })
+            if (queued === undefined) return yield* busy
+            on.notice(`This session is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`, "info")
+          })
         )
       )
     })
