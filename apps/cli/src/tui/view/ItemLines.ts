@@ -41,7 +41,7 @@ const summaryLines = (item: SummaryItem, o: ItemOptions): Array<string> => {
 
 /**
  * One item of the transcript as lines of at most `width` columns, after the blank line that parts
- * it from the one before (none for a chunk continuing an answer). Undefined for an answer while the
+ * it from the one before. Undefined for an answer while the
  * markdown lexer is not loaded yet.
  */
 export const itemLines = (item: TranscriptItem, o: ItemOptions): Array<string> | undefined => {
@@ -54,7 +54,8 @@ export const itemLines = (item: TranscriptItem, o: ItemOptions): Array<string> |
     case "text": {
       const lines = markdownLines(item.text, o.theme, o.width)
       if (lines === undefined) return undefined
-      return item.chunk === 0 ? ["", ...lines] : lines
+      // chunks are cut at blank lines, so each starts a block of its own
+      return ["", ...lines]
     }
     case "reasoning": {
       const lines = reasoningLines(item, o)
