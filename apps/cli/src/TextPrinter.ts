@@ -52,8 +52,10 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
   const running = new Map<string, ToolPart>()
   const finished = new Set<string>()
 
+  // the answer is streaming: no spinner between its deltas on the same terminal (it would flicker at each new line)
+  let streaming = false
   const syncTextHold = () => {
-    const hold = options.outIsTTY && !atLineStart
+    const hold = options.outIsTTY && (streaming || !atLineStart)
     if (hold && !heldForText) live.hold()
     if (!hold && heldForText) live.release()
     heldForText = hold
@@ -104,13 +106,26 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
         case "part.delta":
           // streamed answer text; synthetic text (the continuation after a compaction) is never streamed
           if (event.partType === "text") {
+            streaming = true
             live.set("writing")
             writeOut(event.delta)
           }
           return
         case "part.updated": {
           const part = event.part
-          if (part.type === "tool") return onTool(part)
+          // a text part is published whole when it ends: the spinner may come back (after the line is ended)
+          if (part.type === "text" && part.time?.end !== undefined && streaming) {
+            streaming = false
+            syncTextHold()
+          }
+          if (part.type === "tool") {
+            streaming = false
+            return onTool(part)
+          }
+          if (part.type === "step-finish" && streaming) {
+            streaming = false
+            syncTextHold()
+          }
           if (part.type === "step-finish" && !steps.has(part.id)) {
             steps.add(part.id)
             totals = addStep(totals, part.usage, part.cost)

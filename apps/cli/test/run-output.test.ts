@@ -87,7 +87,7 @@ describe("reins run on a terminal", () => {
     const p = await setup(
       [
         { delayMs: 1500, text: "Looking.", toolCalls: [{ name: "bash", arguments: { command: "touch x.txt" } }] },
-        { text: "Made x.txt." }
+        { text: "Made x.txt.\n\nIt is empty.\nNothing else changed.\n", textChunks: 12, chunkDelayMs: 120 }
       ],
       { permission: { bash: "ask" } }
     )
@@ -103,7 +103,9 @@ describe("reins run on a terminal", () => {
     expect(await pty.waitExit(15_000)).toBe(0)
     await pty.settle()
     expect(pty.screen()).toMatch(/\[o\]nce  \[a\]lways  \[r\]eject: o\n✓ bash touch x\.txt · exit 0 · /)
-    expect(pty.screen()).toContain("Made x.txt.")
+    expect(pty.screen()).toContain("Made x.txt.\n\nIt is empty.\nNothing else changed.\n\nsession ")
+    // while the answer streamed to this same terminal, no spinner was drawn between its lines
+    expect(pty.output()).not.toContain("writing")
   }, 30_000)
 
   test("Ctrl+C during a command: the call is marked interrupted, and the way to continue is printed", async () => {
