@@ -66,8 +66,8 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
       })
     }
     const options = { apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}) }
-    // T21: each SDK module is imported only when its provider is used. The model is made per call,
-    // around that call's watched fetch.
+    // T21: each SDK module is imported only when its provider is used. Models are made around a
+    // fetch that each call routes to its own watched fetch (see `borrow`).
     return yield* Effect.tryPromise({
       try: async (): Promise<(fetch: typeof globalThis.fetch) => LanguageModel> => {
         switch (config.type) {
@@ -89,6 +89,24 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
       catch: (e) => new ProviderError({ reason: "invalid", message: (e as Error).message })
     }).pipe(Effect.map((model) => ({ model, config })))
   })
+
+/** A model whose fetch is set per call: one call at a time uses it. */
+interface Routed {
+  readonly model: LanguageModel
+  route(fetch: typeof globalThis.fetch | undefined): void
+}
+
+const routedModel = (make: (fetch: typeof globalThis.fetch) => LanguageModel): Routed => {
+  let current: typeof globalThis.fetch | undefined
+  const routedFetch = (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) =>
+    current === undefined ? Promise.reject(new Error("A provider call fetched after it ended")) : current(input, init)
+  return {
+    model: make(Object.assign(routedFetch, { preconnect: globalThis.fetch.preconnect })),
+    route: (fetch) => {
+      current = fetch
+    }
+  }
+}
 
 interface SdkUsage {
   readonly inputTokens?: number | undefined
@@ -133,20 +151,44 @@ export class Provider extends Context.Service<Provider, {
       // Jitter comes from Effect's Random service (seedable in tests), not Math.random.
       const random = yield* Random.Random
       const clock = yield* Clock.Clock
-      const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig }>()
+      const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig; idle: Array<Routed> }>()
       const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
 
       const resolve = (ref: ModelRef) => {
         const key = `${ref.providerID}/${ref.modelID}`
         const cached = models.get(key)
         if (cached) return Effect.succeed(cached)
-        return Effect.tap(loadModel(settings, ref), (loaded) => Effect.sync(() => models.set(key, loaded)))
+        return Effect.map(loadModel(settings, ref), (loaded) => {
+          const entry = { ...loaded, idle: [] }
+          models.set(key, entry)
+          return entry
+        })
       }
+
+      /**
+       * A model for one call, its fetch routed to the call's own watched fetch: an idle one made for an
+       * earlier call, else a new one (making a model builds the SDK's response schemas, about a
+       * millisecond a call). It goes back idle, unrouted, when the call's scope closes.
+       */
+      const borrow = (entry: { readonly model: (fetch: typeof globalThis.fetch) => LanguageModel; readonly idle: Array<Routed> }, fetch: typeof globalThis.fetch) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            const routed = entry.idle.pop() ?? routedModel(entry.model)
+            routed.route(fetch)
+            return routed
+          }),
+          (routed) =>
+            Effect.sync(() => {
+              routed.route(undefined)
+              entry.idle.push(routed)
+            })
+        )
 
       const attempt = (request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError> =>
         Stream.unwrap(
           Effect.gen(function* () {
-            const { model, config } = yield* resolve(request.model)
+            const entry = yield* resolve(request.model)
+            const config = entry.config
             // the low-memory variant has one consumer: plain streamText tees its stream and the unread
             // branch keeps every chunk of the answer (about 1 KB per delta)
             const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
@@ -154,6 +196,8 @@ export class Provider extends Context.Service<Provider, {
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
             const limits = resolveTimeouts(settings.timeout, config.timeout)
             const fetch = yield* watchedFetch(limits, request.model.providerID, config.baseURL)
+            // released before the abort above (finalizers run last first): the call is over by then
+            const { model } = yield* borrow(entry, fetch)
             const price = info(request.model)
             // start-step is held until the provider sends something: a call that fails before
             // that has emitted nothing and can still be retried.
@@ -164,7 +208,7 @@ export class Provider extends Context.Service<Provider, {
               return [{ type: "start-step" }, ...events]
             }
             const result = streamText({
-              model: model(fetch),
+              model,
               system: request.system.join("\n\n"),
               messages: toModelMessages(request.messages, config.type),
               tools: Object.fromEntries(

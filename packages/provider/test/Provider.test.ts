@@ -51,6 +51,35 @@ describe("Provider over real HTTP", () => {
     expect(finish).toMatchObject({ finishReason: "tool-calls", usage: { input: 70, cacheRead: 30, output: 20 } })
     expect(server!.requests[0]!.body.messages[0]).toMatchObject({ role: "system" })
   })
+  test("calls at once and one after another each get their own answer (a model made for one call serves the next)", async () => {
+    server = await startScriptedServer([{ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }])
+    const settings: ProviderSettings = {
+      providers: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } } } },
+      env: {}
+    }
+    const texts = await Effect.runPromise(
+      Effect.gen(function* () {
+        const provider = yield* Provider
+        const call = provider
+          .stream({
+            model: { providerID: "local", modelID: "m" },
+            system: ["You are a test."],
+            messages: [{ info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }] }],
+            tools: []
+          })
+          .pipe(
+            Stream.runCollect,
+            Effect.map((events) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join(""))
+          )
+        const together = yield* Effect.all([call, call], { concurrency: 2 })
+        const after = [yield* call, yield* call]
+        return { together, after }
+      }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings))
+    )
+    expect([...texts.together].sort()).toEqual(["one", "two"])
+    expect(texts.after).toEqual(["three", "four"])
+    expect(server.requests.length).toBe(4)
+  })
   test("a 500 then success is retried, honouring retry-after-ms", async () => {
     const r = await run([{ error: { status: 500, message: "boom", headers: { "retry-after-ms": "15" } } }, { text: "ok now" }])
     if (r._tag !== "Success") throw new Error(String(r.failure))
