@@ -81,6 +81,9 @@ describe("reduceTranscript", () => {
     expect(state.status).toBe("retry")
     expect(state.retry).toEqual({ attempt: 1, message: "rate limited", next: 2000 })
     state = [{ type: "message.updated", message: assistant("msg_a") } as SessionEvent, updated(a)].reduce(reduceTranscript, state)
+    // the model answered again: no longer retrying
+    expect(state.status).toBe("tool")
+    expect(state.retry).toBeUndefined()
     state = reduceTranscript(state, { type: "message.updated", message: assistant("msg_a", { error: { reason: "interrupted", message: "Interrupted by the user." } }) })
     state = reduceTranscript(state, { type: "session.status", sessionID: SESSION, status: "idle" })
     expect(state.status).toBe("idle")

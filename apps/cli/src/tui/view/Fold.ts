@@ -202,7 +202,10 @@ const appendDelta = (state: TranscriptState, event: Extract<SessionEvent, { type
   if (item.kind !== "text" && item.kind !== "reasoning") return state
   const grown = { ...item, text: item.text + event.delta }
   const items = grown.kind === "text" && event.delta.includes("\n") ? chunked(grown, index === 0) : [grown]
-  return settle({ ...state, status: state.status === "retry" ? status : liveStatus(status, state.live) }, replaceAt(state.live, index, items))
+  // text after a retry: the model answers again
+  const { retry: _retry, ...rest } = state
+  const next = state.status === "retry" ? { ...rest, status } : { ...state, status: liveStatus(status, state.live) }
+  return settle(next, replaceAt(state.live, index, items))
 }
 
 const notice = (state: TranscriptState, tone: NoticeItem["tone"], text: string, done = true): TranscriptState =>
