@@ -1,7 +1,10 @@
+import { responsesFrames } from "./ResponsesStream.ts"
+
 /**
  * A scripted OpenAI-compatible Chat Completions server for end-to-end tests and benchmarks.
  * Every `POST /v1/chat/completions` consumes the next scripted step, in arrival order, unless
- * `options.respond` answers the request itself.
+ * `options.respond` answers the request itself. `POST /v1/responses` (the OpenAI Responses API,
+ * streamed only) takes steps the same way.
  */
 
 export type ScriptedToolCall = { name: string; arguments: Record<string, unknown> | string; id?: string }
@@ -120,7 +123,8 @@ function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof re
 const untilAborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })))
 
-function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}, onCancel: () => void = () => {}): Response {
+function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}, onCancel: () => void = () => {}, responses = false): Response {
+  if (responses) return streamFrames(step, responsesFrames(step, model, rawBody), onSent, onCancel)
   const id = `chatcmpl-${randomId()}`
   const created = Math.floor(Date.now() / 1000)
   const calls = resolveCalls(step)
@@ -141,7 +145,10 @@ function streamResponse(step: ContentStep, model: string, rawBody: string, onSen
   frames.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]))
   frames.push(chunk([], { usage: usageOf(step, rawBody, calls) }))
   frames.push("data: [DONE]\n\n")
+  return streamFrames(step, frames, onSent, onCancel)
+}
 
+function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, onSent: () => void, onCancel: () => void): Response {
   const encoder = new TextEncoder()
   let i = 0
   const body = new ReadableStream<Uint8Array>({
@@ -237,7 +244,7 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
           data: [{ id: SCRIPTED_MODEL_ID, object: "model", created: 0, owned_by: "reins-testkit" }],
         })
       }
-      if (req.method !== "POST" || !pathname.endsWith("/chat/completions")) {
+      if (req.method !== "POST" || !(pathname.endsWith("/chat/completions") || pathname.endsWith("/responses"))) {
         return errorResponse(404, `scripted server: no route ${req.method} ${pathname}`, "not_found")
       }
       const rawBody = await req.text()
@@ -278,7 +285,7 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       }
       const model = typeof body?.model === "string" ? body.model : SCRIPTED_MODEL_ID
       return stream
-        ? streamResponse(step, model, rawBody, () => sent(undefined), aborted)
+        ? streamResponse(step, model, rawBody, () => sent(undefined), aborted, pathname.endsWith("/responses"))
         : sent(await jsonResponse(step, model, rawBody))
     },
   })

@@ -8,3 +8,12 @@ export {
   type ScriptedStep,
   type ScriptedToolCall,
 } from "./ScriptedServer.ts"
+export {
+  ANTHROPIC_MODEL_ID,
+  startAnthropicServer,
+  thinkingSignature,
+  type AnthropicRequest,
+  type AnthropicServer,
+  type AnthropicServerOptions
+} from "./AnthropicServer.ts"
+export { approxTokens, LOOKBACK, PromptCache, requestBlocks, type CacheUsage } from "./PromptCache.ts"
