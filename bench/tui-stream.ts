@@ -7,6 +7,8 @@
 export interface StreamPlan {
   readonly chunks: ReadonlyArray<string>
   readonly intervalMs: number
+  /** Wait before the first chunk (the model "thinking"). */
+  readonly delayMs?: number
 }
 
 export interface StreamServer {
@@ -50,7 +52,7 @@ export const startStreamServer = (): StreamServer => {
       sent.push(times)
       const stream = new ReadableStream<Uint8Array>({
         start: async (controller) => {
-          const start = performance.now()
+          const start = performance.now() + (plan.delayMs ?? 0)
           for (const [k, text] of plan.chunks.entries()) {
             const wait = start + k * plan.intervalMs - performance.now()
             if (wait > 0) await sleep(wait)

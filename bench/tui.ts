@@ -4,7 +4,7 @@
 // (b) Streaming a 20 KB markdown answer at 200 chunks/s: reins' CPU time per chunk, frames drawn and dropped.
 // (c) A session of 50 vs 500 messages opened with `reins --session ID`: launch → last message visible, and how long
 //     one more streamed chunk takes to reach the screen, to show the transcript is not re-rendered each frame.
-// Usage: bun bench/tui.ts [--no-anchors]   (REINS_BENCH_RUNS, default 5, runs per program and figure)
+// Usage: bun bench/tui.ts [--no-anchors] [--parts abc]   (REINS_BENCH_RUNS, default 5, runs per program and figure)
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -16,7 +16,12 @@ import { markdownAnswer, pieces, startStreamServer, type StreamServer } from "./
 import { baseEnv, buildInkFloor, COLS, installAnchor, ROWS, startup, startups, type Program, type Startup } from "./tui-support.ts"
 
 const RUNS = Number(process.env.REINS_BENCH_RUNS ?? 5)
-const ANCHORS = !process.argv.includes("--no-anchors")
+const PARTS = process.argv.includes("--parts") ? (process.argv[process.argv.indexOf("--parts") + 1] ?? "") : "abc"
+if (!/^[abc]+$/.test(PARTS)) {
+  console.error(`--parts wants some of the letters a, b, c (startup, streaming, history), got ${PARTS}`)
+  process.exit(2)
+}
+const ANCHORS = !process.argv.includes("--no-anchors") && PARTS.includes("a")
 const READY_TARGET_MS = 150
 const RSS_TARGET_MiB = 100
 /** reins' prompt: the hint line under its input box, drawn when the prompt takes keys and no turn runs. */
@@ -89,6 +94,9 @@ if (ANCHORS) {
 }
 
 const results = new Map<string, Array<Startup> | string>()
+// without (a), reins is launched once, to know it reaches its prompt
+if (!PARTS.includes("a")) programs.splice(1)
+const startupRuns = PARTS.includes("a") ? RUNS : 0
 // one unrecorded launch each (first-run setup of the anchors' homes, the OS's file cache), then rounds that alternate
 for (const p of programs) {
   const warm = await startup(p).then(
@@ -97,7 +105,7 @@ for (const p of programs) {
   )
   if (warm !== undefined) results.set(p.name, warm)
 }
-for (let i = 0; i < RUNS; i++) {
+for (let i = 0; i < startupRuns; i++) {
   for (const p of programs) {
     const got = results.get(p.name)
     if (typeof got === "string") continue
@@ -126,19 +134,21 @@ for (const p of programs) {
 }
 for (const [name, why] of unavailable) notes.push(`${name}: ${why}`)
 
-console.log(`\ntui (a) — launch → input prompt ready under a ${COLS}×${ROWS} pty, median of ${RUNS} (after one warm-up launch each)`)
-console.log(`machine: ${machine()}, load average ${os.loadavg()[0]!.toFixed(1)} at the start\n`)
-console.log(table(["program", "prompt ready", "min", "typed word shown", "peak RSS", "idle RSS"], startupRows))
 const reinsStart = results.get("reins")
-if (reinsStart !== undefined && typeof reinsStart !== "string") {
-  const ready = median(reinsStart.map((s) => s.readyMs))
-  const peak = median(reinsStart.map((s) => s.peakMiB))
-  console.log(`\nreins goals: prompt ready ${fmt(ready)} (≤ ${READY_TARGET_MS} ms: ${ready <= READY_TARGET_MS ? "ok" : "MISS"}), peak RSS ${peak.toFixed(0)} MiB (≤ ${RSS_TARGET_MiB} MiB: ${peak <= RSS_TARGET_MiB ? "ok" : "MISS"})`)
+if (PARTS.includes("a")) {
+  console.log(`\ntui (a) — launch → input prompt ready under a ${COLS}×${ROWS} pty, median of ${RUNS} (after one warm-up launch each)`)
+  console.log(`machine: ${machine()}, load average ${os.loadavg()[0]!.toFixed(1)} at the start\n`)
+  console.log(table(["program", "prompt ready", "min", "typed word shown", "peak RSS", "idle RSS"], startupRows))
+  if (reinsStart !== undefined && typeof reinsStart !== "string") {
+    const ready = median(reinsStart.map((s) => s.readyMs))
+    const peak = median(reinsStart.map((s) => s.peakMiB))
+    console.log(`\nreins goals: prompt ready ${fmt(ready)} (≤ ${READY_TARGET_MS} ms: ${ready <= READY_TARGET_MS ? "ok" : "MISS"}), peak RSS ${peak.toFixed(0)} MiB (≤ ${RSS_TARGET_MiB} MiB: ${peak <= RSS_TARGET_MiB ? "ok" : "MISS"})`)
+  }
+  console.log(`\n"prompt ready": the screen shows the program's input marker —`)
+  for (const p of programs) console.log(`  ${p.name}: ${p.markerNote}`)
+  console.log(`"typed word shown": launch → a word typed after the marker is drawn in the input. RSS: the process tree from /proc`)
+  console.log(`(peak: sum of VmHWM after launch and 1 s idle; idle: sum of VmRSS then). Anchors run with a dummy API key, offline.`)
 }
-console.log(`\n"prompt ready": the screen shows the program's input marker —`)
-for (const p of programs) console.log(`  ${p.name}: ${p.markerNote}`)
-console.log(`"typed word shown": launch → a word typed after the marker is drawn in the input. RSS: the process tree from /proc`)
-console.log(`(peak: sum of VmHWM after launch and 1 s idle; idle: sum of VmRSS then). Anchors run with a dummy API key, offline.`)
 
 // ---------------------------------------------------------------------------------------------
 // (b) streaming a 20 KB answer at 200 chunks/s, and (c) history of 50 vs 500 messages
@@ -216,11 +226,12 @@ const streamInto = async (pty: Pty, srv: StreamServer, chunks: ReadonlyArray<str
   }
 }
 
-const reinsReady = reinsStart !== undefined && typeof reinsStart !== "string"
+// without (a), the warm-up launch alone says whether reins reaches its prompt
+const reinsReady = typeof reinsStart !== "string"
 if (!reinsReady) {
-  console.log(`\ntui (b), (c): skipped — reins did not reach its prompt: ${typeof reinsStart === "string" ? reinsStart.split("\n")[0] : "not run"}`)
-} else {
-  // (b)
+  console.log(`\ntui (b), (c): skipped — reins did not reach its prompt: ${reinsStart.split("\n")[0]}`)
+}
+if (reinsReady && PARTS.includes("b")) {
   const END = "END-OF-ANSWER-7F3"
   const answer = markdownAnswer(20_000, END)
   const chunks = pieces(answer, 20)
@@ -228,6 +239,29 @@ if (!reinsReady) {
   for (let i = 0; i < RUNS; i++) {
     const { pty } = await openReins([], REINS_MARKER)
     streamRuns.push(await streamInto(pty, server, chunks, 5, END, new Map()))
+    await pty.close()
+  }
+  // reins' CPU share at rest: idle at the prompt, and waiting 3 s for a model's first token (spinner, elapsed time)
+  const idleShare: Array<number> = []
+  const waitShare: Array<number> = []
+  for (let i = 0; i < RUNS; i++) {
+    const { pty } = await openReins([], REINS_MARKER)
+    await Bun.sleep(500)
+    let cpu = cpuMs(pty.pid)
+    let at = performance.now()
+    await Bun.sleep(2_000)
+    idleShare.push((cpuMs(pty.pid) - cpu) / (performance.now() - at))
+    server.plan({ chunks: ["WAIT-END"], intervalMs: 0, delayMs: 3_000 })
+    const requests = server.sent.length
+    pty.type("wait for it")
+    await pty.press("enter")
+    while (server.sent.length === requests) await Bun.sleep(1)
+    await Bun.sleep(300)
+    cpu = cpuMs(pty.pid)
+    at = performance.now()
+    await Bun.sleep(2_000)
+    waitShare.push((cpuMs(pty.pid) - cpu) / (performance.now() - at))
+    await pty.waitFor("WAIT-END", 30_000)
     await pty.close()
   }
   const m = (f: (s: StreamStats) => number) => median(streamRuns.map(f))
@@ -241,7 +275,9 @@ if (!reinsReady) {
         ["reins CPU share while streaming", `${((m((s) => s.cpuPerChunkMs) * m((s) => s.chunks)) / m((s) => s.streamMs) * 100).toFixed(0)} % of a core`],
         ["distinct screens drawn during the stream", `${m((s) => s.frames)}`],
         [`frames dropped (of ${m((s) => s.slots)} slots of ${FRAME_MS.toFixed(1)} ms)`, `${m((s) => s.dropped)}`],
-        ["longest time without a new screen", fmt(m((s) => s.maxGapMs))]
+        ["longest time without a new screen", fmt(m((s) => s.maxGapMs))],
+        ["reins CPU share idle at the prompt", `${(median(idleShare) * 100).toFixed(1)} % of a core`],
+        ["reins CPU share waiting for the model's first token", `${(median(waitShare) * 100).toFixed(1)} % of a core`]
       ]
     )
   )
@@ -249,7 +285,8 @@ if (!reinsReady) {
   console.log(`Frames: a screen is a distinct state of the headless xterm after a write from reins. The stream is cut into slots of`)
   console.log(`1/30 s (Ink's default frame rate); a slot in which chunks arrived but no new screen was drawn is a dropped frame.`)
 
-  // (c)
+}
+if (reinsReady && PARTS.includes("c")) {
   const templateID = await recordTurn(proj.cwd, proj.env, pointAt)
   pointAt(server.url)
   const sizes = [50, 500]
@@ -273,13 +310,15 @@ if (!reinsReady) {
       fmt(median(shown)),
       fmt(median(streams.map((s) => s.latencyMs))),
       fmt(median(streams.map((s) => s.worstLatencyMs))),
-      `${median(streams.map((s) => s.cpuPerChunkMs)).toFixed(2)} ms`
+      `${median(streams.map((s) => s.cpuPerChunkMs)).toFixed(1)} ms`,
+      `${(median(streams.map((s) => (s.cpuPerChunkMs * s.chunks) / s.streamMs)) * 100).toFixed(0)} %`
     ])
   }
   console.log(`\ntui (c) — \`reins --session ID\` on a stored session (turns of 5 messages: prompt, bash, write, edit, markdown answer), median of ${RUNS}\n`)
-  console.log(table(["history", "launch → last message shown", "chunk sent → drawn", "worst chunk", "CPU per chunk"], rows))
+  console.log(table(["history", "launch → last message shown", "chunk sent → drawn", "worst chunk", "CPU per chunk", "CPU share"], rows))
   console.log(`\nThen one more answer streams 20 chunks, one every 100 ms, each carrying a word; "sent → drawn" is the time from the`)
-  console.log(`server writing a chunk to its word showing on screen. Equal figures at 50 and 500 messages: no re-render of the transcript.`)
+  console.log(`server writing a chunk to its word showing on screen; CPU as in (b), and its share of one core over the stream.
+Equal figures at 50 and 500 messages: no re-render of the transcript per chunk.`)
 }
 
 if (notes.length > 0) console.log(`\nnotes:\n${notes.map((n) => `- ${n}`).join("\n")}`)
