@@ -12,7 +12,7 @@ import { contextWindow, modelChoices, modelName } from "./Models.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
 import { HELP, parseSlash } from "./Slash.ts"
-import { Footer, PermissionQuestion, ThemeContext, Transcript, fromHistory, initialTranscript, lastAnswer, reduceTranscript, type Theme, type TranscriptState } from "./view/index.ts"
+import { Footer, PermissionQuestion, ThemeContext, Transcript, addNotice, fromHistory, initialTranscript, lastAnswer, reduceTranscript, type Theme, type TranscriptState } from "./view/index.ts"
 
 /** How often the live part of the screen is redrawn while events stream in (ms). */
 const FRAME_MS = 50
@@ -67,14 +67,12 @@ export const App = (props: AppProps) => {
   const [turnStart, setTurnStart] = useState(0)
   const pending = useRef<Array<SessionEvent>>([])
   const flushTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
-  const seq = useRef(0)
 
   const reprint = () => {
     props.clearScreen()
     setPrintKey((k) => k + 1)
   }
-  const notice = (text: string, tone: "info" | "error" = "info") =>
-    setTranscript((s) => ({ ...s, items: [...s.items, { kind: "notice", id: `ui-${++seq.current}`, tone, text, done: true }] }))
+  const notice = (text: string, tone: "info" | "error" = "info") => setTranscript((s) => addNotice(s, text, tone))
 
   // the controller's events, folded at most once a frame
   useEffect(() => {
