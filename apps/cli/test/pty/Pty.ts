@@ -116,13 +116,19 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
   })
 
   let exitCode: number | undefined
+  // A process the program left behind may hold the pty open: 300 ms after the exit, EOF is not waited for any more.
+  let exitLongAgo = false
   const exited = proc.exited.then((code) => {
     exitCode = code
     notify()
+    setTimeout(() => {
+      exitLongAgo = true
+      notify()
+    }, 300).unref()
     return code
   })
-  // The program has exited, the pty reached EOF (or the program is gone long enough), and all output is drawn.
-  const finished = () => exitCode !== undefined && eof && pending === 0
+  // The program has exited, the pty reached EOF (or the exit is long enough ago), and all output is drawn.
+  const finished = () => exitCode !== undefined && (eof || exitLongAgo) && pending === 0
 
   const lines = () => {
     const buf = term.buffer.active
@@ -226,13 +232,13 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
       return () => listeners.delete(listener)
     },
     waitExit: (timeoutMs = 5000) =>
-      Promise.race([
-        exited,
-        sleep(timeoutMs).then(() => {
-          if (exitCode !== undefined) return exitCode
-          throw new Error(frame("the exit", `timed out after ${timeoutMs} ms`))
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(frame("the exit", `timed out after ${timeoutMs} ms`))), timeoutMs)
+        void exited.then((code) => {
+          clearTimeout(timer)
+          resolve(code)
         })
-      ]),
+      }),
     kill: (signal) => proc.kill(signal),
     close,
     [Symbol.asyncDispose]: close
