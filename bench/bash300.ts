@@ -4,6 +4,10 @@
 // loop (bench/baseline.ts) as a baseline. Measures, from the server's side, the harness overhead of
 // each step (response k sent → request k+1 received) early and late in the turn, and the reins
 // process's RSS and peak RSS (VmRSS / VmHWM in /proc) when request 40 and request 300 arrive.
+// A third run is the same bare loop with reins's bash parser loaded (bench/withParser.ts): the
+// parser's wasm memory (about 65 MiB of "extra memory" to JavaScriptCore's collector, 12 MiB
+// resident) raises the heap size the collector lets garbage grow to, and the AI SDK's per-step
+// garbage grows with the history it converts, so peak RSS then grows over the turn as reins's does.
 // Usage: bun bench/bash300.ts [--steps N]   (Linux: RSS is read from /proc/<pid>/status)
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import * as fs from "node:fs"
@@ -83,6 +87,7 @@ const runOnce = async (name: string, cmd: (url: string) => Array<string>): Promi
 
 const reins = await runOnce("reins", () => [BIN, "run", "--yolo", `run the ${STEPS} commands`])
 const baseline = await runOnce("baseline", (url) => ["bun", path.join(root, "bench", "baseline.ts"), url])
+const parsing = await runOnce("baseline + parser", (url) => ["bun", "--preload", path.join(root, "bench", "withParser.ts"), path.join(root, "bench", "baseline.ts"), url])
 
 const window = (r: Run, from: number, to: number) => r.gaps.slice(from, to + 1).filter((g) => Number.isFinite(g))
 const cpuPerStep = (r: Run, from: number, to: number) => {
@@ -111,6 +116,7 @@ const figures = (r: Run) => {
 }
 const r = figures(reins)
 const b = figures(baseline)
+const bp = figures(parsing)
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL")
 const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : "-")
 const mib = (x: number) => (Number.isFinite(x) ? `${x.toFixed(0)} MiB` : "-")
@@ -118,22 +124,22 @@ const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "-")
 const overheadOk = r.ratio <= TARGET
 const peakOk = r.hwmEnd / r.hwm40 <= TARGET
 
-console.log(`\nbash300 — one turn of ${STEPS} bash steps (echo) + a final answer, no compaction, built CLI against the scripted server on 127.0.0.1; baseline = bare AI SDK loop, same run`)
+console.log(`\nbash300 — one turn of ${STEPS} bash steps (echo) + a final answer, no compaction, built CLI against the scripted server on 127.0.0.1; baseline = bare AI SDK loop, same run (and with reins's bash parser loaded)`)
 console.log(`machine: ${machine()}\n`)
 console.log(
   table(
-    ["measure", "reins", "baseline", "target", ""],
+    ["measure", "reins", "baseline", "baseline + parser", "target", ""],
     [
-      ["requests answered", `${reins.requests}`, `${baseline.requests}`, `${STEPS + 1}`, verdict(reins.requests === STEPS + 1)],
-      ["wall time of the run", `${(reins.wallMs / 1000).toFixed(2)} s`, `${(baseline.wallMs / 1000).toFixed(2)} s`, "", ""],
-      [`overhead per step, median steps ${EARLY[0]}–${EARLY[1]} (response k → request k+1)`, ms(r.early), ms(b.early), "", ""],
-      [`overhead per step, median steps ${LATE[0]}–${LATE[1]}`, ms(r.late), ms(b.late), "", ""],
-      ["overhead late / early", times(r.ratio), times(b.ratio), `≤ ${TARGET}×`, verdict(overheadOk)],
-      [`process CPU per step, steps ${EARLY[0]}–${EARLY[1]} / ${LATE[0]}–${LATE[1]}`, `${ms(r.cpuEarly)} / ${ms(r.cpuLate)}`, `${ms(b.cpuEarly)} / ${ms(b.cpuLate)}`, "", ""],
-      [`RSS at step ${EARLY_RSS_STEP} / step ${STEPS}`, `${mib(r.rss40)} / ${mib(r.rssEnd)}`, `${mib(b.rss40)} / ${mib(b.rssEnd)}`, "", ""],
-      [`peak RSS by step ${EARLY_RSS_STEP} / by step ${STEPS}`, `${mib(r.hwm40)} / ${mib(r.hwmEnd)}`, `${mib(b.hwm40)} / ${mib(b.hwmEnd)}`, "", ""],
-      [`peak RSS step ${STEPS} / step ${EARLY_RSS_STEP}`, times(r.hwmEnd / r.hwm40), times(b.hwmEnd / b.hwm40), `≤ ${TARGET}×`, verdict(peakOk)],
-      ["peak RSS of the whole run", mib(reins.maxRss / MiB), mib(baseline.maxRss / MiB), "", ""]
+      ["requests answered", `${reins.requests}`, `${baseline.requests}`, `${parsing.requests}`, `${STEPS + 1}`, verdict(reins.requests === STEPS + 1)],
+      ["wall time of the run", ...[reins, baseline, parsing].map((x) => `${(x.wallMs / 1000).toFixed(2)} s`), "", ""],
+      [`overhead per step, median steps ${EARLY[0]}–${EARLY[1]} (response k → request k+1)`, ms(r.early), ms(b.early), ms(bp.early), "", ""],
+      [`overhead per step, median steps ${LATE[0]}–${LATE[1]}`, ms(r.late), ms(b.late), ms(bp.late), "", ""],
+      ["overhead late / early", times(r.ratio), times(b.ratio), times(bp.ratio), `≤ ${TARGET}×`, verdict(overheadOk)],
+      [`process CPU per step, steps ${EARLY[0]}–${EARLY[1]} / ${LATE[0]}–${LATE[1]}`, ...[r, b, bp].map((x) => `${ms(x.cpuEarly)} / ${ms(x.cpuLate)}`), "", ""],
+      [`RSS at step ${EARLY_RSS_STEP} / step ${STEPS}`, ...[r, b, bp].map((x) => `${mib(x.rss40)} / ${mib(x.rssEnd)}`), "", ""],
+      [`peak RSS by step ${EARLY_RSS_STEP} / by step ${STEPS}`, ...[r, b, bp].map((x) => `${mib(x.hwm40)} / ${mib(x.hwmEnd)}`), "", ""],
+      [`peak RSS step ${STEPS} / step ${EARLY_RSS_STEP}`, times(r.hwmEnd / r.hwm40), times(b.hwmEnd / b.hwm40), times(bp.hwmEnd / bp.hwm40), `≤ ${TARGET}×`, verdict(peakOk)],
+      ["peak RSS of the whole run", ...[reins, baseline, parsing].map((x) => mib(x.maxRss / MiB)), "", ""]
     ]
   )
 )
