@@ -171,6 +171,26 @@ describe("Transcript", () => {
     expect(app.lastFrame() ?? "").toBe("")
   })
 
+  test("every line fits the width it is laid out for, in colour or not: long words, code, diffs and tables are cut or wrapped", () => {
+    const long = fold([
+      ...user("msg_u", `a question with a very-long-word-${"x".repeat(120)} and more`),
+      { type: "message.updated", message: assistant("msg_a") },
+      updated(tool("prt_b", "msg_a", "bash", completed({ command: `echo ${"y".repeat(200)}` }, `${"z".repeat(300)}\n\n(exit code 0)`, { exitCode: 0 }))),
+      updated(tool("prt_e", "msg_a", "edit", completed({ filePath: "/repo/src/a.ts" }, "ok", { diff: EDIT_DIFF.replace("const b = 3", `const b = "${"w".repeat(150)}"`) }))),
+      text("prt_t", "msg_a", `Para ${"word ".repeat(60)}\n\n- item ${"long ".repeat(40)}\n\n\`\`\`ts\nconst s = "${"q".repeat(140)}"\n\`\`\`\n\n| a | b |\n|---|---|\n| ${"c".repeat(90)} | d |\n`, 9),
+      { type: "session.status", sessionID: SESSION, status: "idle" }
+    ])
+    for (const theme of [color, ascii]) {
+      for (const width of [24, 40, 80]) {
+        for (const expanded of [none, new Set(["prt_b", "prt_e"])]) {
+          const lines = screen({ state: long, expanded, width, now: 0 }, theme).split("\n")
+          const over = lines.filter((l) => Bun.stringWidth(stripAnsi(l)) > width)
+          expect(over).toEqual([])
+        }
+      }
+    }
+  })
+
   test("a new session's transcript (fewer items) prints from its start", () => {
     let printed = ""
     const view = (s: TranscriptState) => (
