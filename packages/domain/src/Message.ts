@@ -13,6 +13,17 @@ export type Usage = typeof Usage.Type
 
 export const emptyUsage: Usage = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 
+/**
+ * The share of prompt tokens read from the provider's cache (T10): cache read ÷ all prompt tokens
+ * (`input` excludes cached ones, so that is input + cache read + cache write); undefined when the
+ * provider reported no cache tokens at all (it does not cache, or says nothing about it).
+ */
+export const cacheHitRate = (u: Pick<Usage, "input" | "cacheRead" | "cacheWrite">): number | undefined => {
+  if (u.cacheRead === 0 && u.cacheWrite === 0) return undefined
+  const prompt = u.input + u.cacheRead + u.cacheWrite
+  return prompt === 0 ? undefined : u.cacheRead / prompt
+}
+
 export const ModelRef = Schema.Struct({ providerID: Schema.String, modelID: Schema.String })
 export type ModelRef = typeof ModelRef.Type
 

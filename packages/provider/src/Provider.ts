@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Random, Stream } from "effect"
 import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
+import { cacheCallOptions, cacheStyle, withCacheMarkers } from "./Cache.ts"
 import { cost, modelInfo, type ModelInfo } from "./Models.ts"
 import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
 import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.ts"
@@ -17,6 +18,8 @@ export interface ProviderRequest {
   readonly toolChoice?: "auto" | "none"
   /** At most this many output tokens (never more than the model's own limit): the reserve the window keeps for the answer. */
   readonly maxOutputTokens?: number
+  /** The session the call is for: OpenAI's prompt cache key (T10). */
+  readonly sessionID?: string
 }
 
 /** Configured providers (from `reins.json`) and the environment their keys come from (the runtime passes its `env` option; nothing is read from `process.env`). */
@@ -207,10 +210,15 @@ export class Provider extends Context.Service<Provider, {
               held = false
               return [{ type: "start-step" }, ...events]
             }
+            // T10: cache markers (or the cache key) where the provider takes them
+            const caching = cacheStyle(config.type, request.model.modelID)
+            const prompt = withCacheMarkers(request.system, toModelMessages(request.messages, config.type), caching)
+            const providerOptions = cacheCallOptions(caching, request.sessionID)
             const result = streamText({
               model,
-              system: request.system.join("\n\n"),
-              messages: toModelMessages(request.messages, config.type),
+              system: prompt.system,
+              messages: prompt.messages,
+              ...(providerOptions ? { providerOptions } : {}),
               tools: Object.fromEntries(
                 request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
               ),

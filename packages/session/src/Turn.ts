@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { Bus, Ids, WorkDir, emptyUsage, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
+import { Bus, Ids, WorkDir, cacheHitRate, emptyUsage, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -272,7 +272,8 @@ export class Turn extends Context.Service<
                       ...(final ? { toolChoice: "none" as const } : {}),
                       // the answer may fill what the window keeps free for it, not more (a 4k model whose
                       // `output` is 8k would otherwise be asked for more than its whole window)
-                      maxOutputTokens: compaction.window(model).maxOutput
+                      maxOutputTokens: compaction.window(model).maxOutput,
+                      sessionID: session.id
                     }
                   })
                   .pipe(
@@ -282,6 +283,7 @@ export class Turn extends Context.Service<
                         "gen_ai.usage.output_tokens": o.usage.output,
                         "gen_ai.usage.cache_read.input_tokens": o.usage.cacheRead,
                         "gen_ai.usage.cache_creation.input_tokens": o.usage.cacheWrite,
+                        "reins.cache.hit_rate": cacheHitRate(o.usage) ?? 0,
                         "gen_ai.response.finish_reasons": [o.finish],
                         "reins.cost": o.cost,
                         "reins.tool_calls": o.toolCalls
