@@ -7,7 +7,8 @@ import { SessionService, ofSession } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
 
-type Services = SessionService | SessionStore | Bus
+/** What the controller runs its effects with: the runtime's services. */
+export type Services = SessionService | SessionStore | Bus
 
 /** What the UI hears from the controller. */
 export interface ControllerEvents {
@@ -26,12 +27,21 @@ export const failureText = (cause: Cause.Cause<unknown>): string => {
   return message.split("\n")[0] ?? "failed"
 }
 
+/**
+ * The controller of one interactive session. `services` may still be coming (the runtime is built
+ * behind the first frame): whatever runs before waits for them.
+ */
 export const makeController = (
-  context: Context.Context<Services>,
+  services: Promise<Context.Context<Services>>,
   options: { readonly cwd: string; readonly model: ModelRef; readonly sessionID: string | undefined }
 ) => {
-  const fork = Effect.runForkWith(context)
-  const promise = Effect.runPromiseExitWith(context)
+  const withServices = <A, E>(effect: Effect.Effect<A, E, Services>) =>
+    Effect.flatMap(
+      Effect.promise(() => services),
+      (context) => Effect.provideContext(effect, context)
+    )
+  const fork = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runFork(withServices(effect))
+  const promise = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromiseExit(withServices(effect))
   let sessionID = options.sessionID
   let model = options.model
   let turn: Fiber.Fiber<void, unknown> | undefined

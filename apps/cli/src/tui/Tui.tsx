@@ -1,17 +1,16 @@
 // Starts the interactive session: the runtime with a prompter that asks on screen, the stored
 // session if one is resumed, and the Ink app until it exits.
 import { render } from "ink"
-import { Bus, type ModelRef, type Session } from "@reins/domain"
-import { Effect, Exit } from "effect"
+import type { ModelRef, Session } from "@reins/domain"
+import { Context, Effect, Exit, Layer } from "effect"
 import { makeRuntime } from "@reins/runtime"
-import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { failure, fromRuntimeError, usage } from "../CliError.ts"
+import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
 import { resolveModel, type Setup } from "../Setup.ts"
 import { VERSION } from "../version.ts"
 import { App } from "./App.tsx"
 import { makePermissionBridge } from "./Bridge.ts"
-import { makeController } from "./Controller.ts"
+import { failureText, makeController, type Services } from "./Controller.ts"
 import { historyFile, loadHistory } from "./History.ts"
 import { fromHistory, initialTranscript, themeFor } from "./view/index.ts"
 
@@ -28,38 +27,62 @@ export interface TuiOptions {
 /** Clear the screen and the scrollback, cursor home: before the transcript is printed again. */
 const CLEAR = "\x1b[2J\x1b[3J\x1b[H"
 
-/** The interactive session, until the user leaves it; the running turn is stopped (and waited for) on the way out. */
+/**
+ * The interactive session, until the user leaves it; the running turn is stopped (and waited for)
+ * on the way out. A new session's prompt is drawn at once while the runtime is built behind it (a
+ * message typed meanwhile waits for it); a resumed one is looked up first, so that an unknown id is
+ * one line before any screen.
+ */
 export const runTui = (options: TuiOptions) =>
-  Effect.gen(function* () {
-    const { setup } = options
-    const bridge = makePermissionBridge()
-    const layer = makeRuntime({
-      cwd: setup.cwd,
-      dataDir: setup.dataDir,
-      config: setup.config,
-      env: setup.env,
-      version: VERSION,
-      permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
-    })
-    const program = Effect.gen(function* () {
-      const context = yield* Effect.context<SessionService | SessionStore | Bus>()
-      const store = yield* SessionStore
-      const resumed: Session | undefined =
-        options.session !== undefined
-          ? yield* store.getSession(options.session).pipe(
-              Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${options.session}: see reins sessions list`) : failure(e.message)))
-            )
-          : options.continue
-            ? yield* store.latestSession(setup.cwd)
-            : undefined
-      const messages = resumed ? yield* store.messages(resumed.id) : []
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { setup } = options
+      const bridge = makePermissionBridge()
+      const layer = makeRuntime({
+        cwd: setup.cwd,
+        dataDir: setup.dataDir,
+        config: setup.config,
+        env: setup.env,
+        version: VERSION,
+        permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
+      })
+      // the command's own context (its logger settings) under the runtime's services
+      const ambient = yield* Effect.context<never>()
+      const build = Layer.build(layer).pipe(
+        Effect.map((built): Context.Context<Services> => Context.merge(ambient, built)),
+        Effect.mapError(fromRuntimeError)
+      )
+      const services = Promise.withResolvers<Context.Context<Services>>()
+      let buildFailed: CliError | undefined
+
+      const resuming = options.session !== undefined || options.continue
+      let resumed: Session | undefined
+      let initial = initialTranscript
+      if (resuming) {
+        const context = yield* build
+        services.resolve(context)
+        const lookup = Effect.gen(function* () {
+          const store = yield* SessionStore
+          const session =
+            options.session !== undefined
+              ? yield* store.getSession(options.session).pipe(
+                  Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${options.session}: see reins sessions list`) : failure(e.message)))
+                )
+              : yield* store.latestSession(setup.cwd)
+          return session ? { session, messages: yield* store.messages(session.id) } : undefined
+        })
+        const found = yield* lookup.pipe(Effect.provideContext(context), Effect.mapError(fromRuntimeError))
+        resumed = found?.session
+        if (found) initial = fromHistory(found.messages)
+      }
+
       const file = historyFile(setup.dataDir, setup.cwd)
       const history = yield* Effect.promise(() => loadHistory(file))
-      const controller = makeController(context, { cwd: setup.cwd, model: options.model, sessionID: resumed?.id })
+      const controller = makeController(services.promise, { cwd: setup.cwd, model: options.model, sessionID: resumed?.id })
       const stdout = process.stdout
       const checkModel = async (text: string) => {
         const exit = await Effect.runPromiseExit(resolveModel(setup, text))
-        return Exit.isSuccess(exit) ? { model: exit.value } : { error: Exit.isFailure(exit) ? String(exit.cause).split("\n")[0]! : "" }
+        return Exit.isSuccess(exit) ? { model: exit.value } : { error: failureText(exit.cause) }
       }
       yield* Effect.acquireUseRelease(
         Effect.sync(() => {
@@ -69,7 +92,7 @@ export const runTui = (options: TuiOptions) =>
             <App
               controller={controller}
               bridge={bridge}
-              initial={resumed ? fromHistory(messages) : initialTranscript}
+              initial={initial}
               cwd={setup.cwd}
               config={setup.config}
               history={history}
@@ -92,7 +115,25 @@ export const runTui = (options: TuiOptions) =>
           )
           return instance
         }),
-        (instance) => Effect.promise(() => instance.waitUntilExit().then(() => undefined, () => undefined)),
+        (instance) =>
+          Effect.gen(function* () {
+            if (!resuming) {
+              // the runtime comes up behind the first frame; if it cannot, the app ends with the reason
+              yield* Effect.forkScoped(
+                build.pipe(
+                  Effect.tap((context) => Effect.sync(() => services.resolve(context))),
+                  Effect.tapError((error) =>
+                    Effect.sync(() => {
+                      buildFailed = error
+                      instance.unmount()
+                    })
+                  )
+                )
+              )
+            }
+            yield* Effect.promise(() => instance.waitUntilExit().then(() => undefined, () => undefined))
+            if (buildFailed) return yield* buildFailed
+          }),
         (instance) =>
           Effect.promise(async () => {
             instance.unmount()
@@ -101,5 +142,4 @@ export const runTui = (options: TuiOptions) =>
           })
       )
     })
-    yield* program.pipe(Effect.provide(layer), Effect.mapError(fromRuntimeError))
-  })
+  )
