@@ -191,6 +191,17 @@ describe("Transcript", () => {
     }
   })
 
+  test("a live part taller than its room shows its last lines under a count of those above", () => {
+    const code = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n")
+    const state = fold([{ type: "message.updated", message: assistant("msg_a") }, text("prt_t", "msg_a", ""), delta("prt_t", `\`\`\`\n${code}\n`)])
+    const out = screen({ state, width: 80, now: 0, height: 12 })
+    const lines = out.split("\n")
+    expect(lines.length).toBe(12)
+    expect(lines[0]).toContain("more lines above, printed when done")
+    expect(out).toContain("line 40")
+    expect(out).not.toContain("line 20\n")
+  })
+
   test("a new session's transcript (fewer items) prints from its start", () => {
     let printed = ""
     const view = (s: TranscriptState) => (

@@ -188,7 +188,7 @@ const printed = (state: TranscriptState, id: string) => {
 }
 
 const appendDelta = (state: TranscriptState, event: Extract<SessionEvent, { type: "part.delta" }>): TranscriptState => {
-  const status = event.partType === "text" ? "streaming" : "thinking"
+  const status: TranscriptState["status"] = event.partType === "text" ? "streaming" : "thinking"
   const index = findLive(state.live, event.partID)
   if (index === -1) {
     // its first part.updated was missed: show the text anyway

@@ -1,4 +1,4 @@
-import { Text, useStdout } from "ink"
+import { Text, useStdout, useWindowSize } from "ink"
 import { useLayoutEffect, useRef } from "react"
 import { itemLines, type ItemOptions } from "./ItemLines.ts"
 import { useMarkdownReady } from "./Markdown.tsx"
@@ -16,7 +16,12 @@ export interface TranscriptProps {
   readonly cwd?: string
   /** Where finished items are printed for good; Ink's stdout write (above the live frame) by default. */
   readonly print?: (text: string) => void
+  /** Rows the live part may take; by default the terminal's rows less room for the prompt and footer. */
+  readonly height?: number
 }
+
+/** Rows of the terminal kept for what is below the transcript (status, prompt, footer). */
+export const RESERVED_ROWS = 10
 
 /**
  * The session's transcript. Finished items are printed once, as text above Ink's frame (what
@@ -30,6 +35,7 @@ export const Transcript = (props: TranscriptProps) => {
   const { state, expanded, now, width } = props
   const theme = useTheme()
   const stdout = useStdout()
+  const size = useWindowSize()
   const print = props.print ?? stdout.write
   // re-renders once the lexer is there, so held-back answers are printed
   useMarkdownReady()
@@ -71,5 +77,8 @@ export const Transcript = (props: TranscriptProps) => {
   }
   for (let i = upTo; i < state.items.length; i++) draw(state.items[i]!, true)
   for (const item of state.live) draw(item, false)
-  return frame.length > 0 ? <Text>{frame.join("\n")}</Text> : null
+  // a frame taller than the terminal cannot be redrawn in place: its top waits, cut, until it is printed whole
+  const room = Math.max(3, props.height ?? size.rows - RESERVED_ROWS)
+  const shown = frame.length > room ? [theme.style.dim(`${theme.style.glyphs.ellipsis} ${frame.length - room + 1} more lines above, printed when done`), ...frame.slice(frame.length - room + 1)] : frame
+  return shown.length > 0 ? <Text>{shown.join("\n")}</Text> : null
 }
