@@ -10,7 +10,7 @@ import { plural } from "../Output.ts"
 import { plain, styleFor, type Style } from "../present/Style.ts"
 import { toolLine } from "../present/ToolSummary.ts"
 import { cost as dollars, tokens } from "../present/Units.ts"
-import { emptyTotals, usageLine, type UsageTotals } from "../present/Usage.ts"
+import { cacheLine, emptyTotals, usageLine, type UsageTotals } from "../present/Usage.ts"
 import { time, withStore } from "../Store.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
@@ -71,7 +71,8 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>, style: Style 
         return [`── compacted (${info.summary.auto ? "auto" : "manual"}): ${what} ──${error}\nsummary:\n${indent(body)}`]
       }
       const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${withoutRuntimeHints(info.error.message)}` : ""
-      const model = info.role === "assistant" ? ` ${style.dim(`· ${info.model.providerID}/${info.model.modelID}`)}` : ""
+      const cache = info.role === "assistant" ? cacheLine(info.usage) : undefined
+      const model = info.role === "assistant" ? ` ${style.dim(`· ${info.model.providerID}/${info.model.modelID}${cache === undefined ? "" : ` · ${cache}`}`)}` : ""
       return [`── ${info.role} ${time(info.time.created)}${model}${extra}\n${body}`]
     })
     .join("\n\n")
@@ -122,7 +123,8 @@ const show = Command.make("show", { id, format }, ({ id, format }) =>
       if (format === "json") return yield* Console.log(JSON.stringify({ session, messages }, null, 2))
       const style = styleFor(process.stdout, setup.env)
       const totals = (yield* store.totals([id])).get(id)
-      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n${usageLine(asTotals(totals), style)}\n`)
+      const cache = cacheLine(asTotals(totals))
+      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n${usageLine(asTotals(totals), style)}${cache === undefined ? "" : `\n${style.dim(cache)}`}\n`)
       yield* Console.log(renderMessages(messages, style, session.directory))
     })
   )

@@ -1,4 +1,4 @@
-import type { Usage } from "@reins/domain"
+import { cacheHitRate as hitRate, type Usage } from "@reins/domain"
 import { plain, type Style } from "./Style.ts"
 import { cost, duration, plural, tokens } from "./Units.ts"
 
@@ -38,10 +38,12 @@ export const promptTokens = (t: Pick<UsageTotals, "input" | "cacheRead" | "cache
  * The share of prompt tokens read from the provider's cache (cache read ÷ all prompt tokens, as reins'
  * `input` excludes cached tokens); undefined when the provider reported no cache tokens at all.
  */
-export const cacheHitRate = (t: Pick<UsageTotals, "input" | "cacheRead" | "cacheWrite">): number | undefined => {
-  if (t.cacheRead === 0 && t.cacheWrite === 0) return undefined
-  const prompt = promptTokens(t)
-  return prompt === 0 ? undefined : t.cacheRead / prompt
+export const cacheHitRate = (t: Pick<UsageTotals, "input" | "cacheRead" | "cacheWrite">): number | undefined => hitRate(t)
+
+/** `cache 12k read / 3.1k written (84%)`; undefined when the provider reported no cache tokens. */
+export const cacheLine = (t: Pick<UsageTotals, "input" | "cacheRead" | "cacheWrite">): string | undefined => {
+  const rate = hitRate(t)
+  return rate === undefined ? undefined : `cache ${tokens(t.cacheRead)} read / ${tokens(t.cacheWrite)} written (${percent(rate)})`
 }
 
 /** `84%`. */
