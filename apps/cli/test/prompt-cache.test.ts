@@ -1,5 +1,6 @@
 // Prompt caching (T10) as a user sees it: `reins run` against the scripted Anthropic server shows
-// the session's cache hit rate in its closing line; `sessions show` shows cache tokens per step and in all.
+// the session's cache hit rate in its closing line; `sessions show` shows cache tokens per step and in
+// all; the step and turn spans carry them too.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -10,11 +11,34 @@ import { ensureBuilt, reins } from "./support.ts"
 
 let server: AnthropicServer
 beforeAll(ensureBuilt)
-afterAll(() => server?.stop())
+
+// A minimal OTLP/HTTP (JSON) collector on 127.0.0.1, for the spans' cache attributes.
+interface Span {
+  name: string
+  attributes: Array<{ key: string; value: Record<string, unknown> }>
+}
+const spans: Array<Span> = []
+const collector = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(req) {
+    const body = (await req.json()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Span> }> }> }
+    for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans)
+    return Response.json({})
+  }
+})
+afterAll(async () => {
+  await server?.stop()
+  await collector.stop(true)
+})
+const attr = (span: Span, key: string) => {
+  const v = span.attributes.find((a) => a.key === key)?.value
+  return v ? Number(Object.values(v)[0]) : undefined
+}
 
 const tokens = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`)
 
-test("reins run shows the cache hit rate in its closing line; sessions show shows cache tokens per step and for the session", async () => {
+test("reins run shows the cache hit rate in its closing line; sessions show and the spans give cache tokens per step and for the session", async () => {
   server = await startAnthropicServer([
     { toolCalls: [{ name: "bash", arguments: { command: "echo one", description: "one" } }] },
     { toolCalls: [{ name: "bash", arguments: { command: "echo two", description: "two" } }] },
@@ -29,7 +53,7 @@ test("reins run shows the cache hit rate in its closing line; sessions show show
   )
   const p = { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } }
 
-  const run = await reins(["run", "--yolo", "look around"], p)
+  const run = await reins(["run", "--yolo", "look around"], { ...p, env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } })
   expect(run.stderr).not.toContain("rror")
   expect(run.code).toBe(0)
   expect(run.stdout.trim()).toBe("Done looking.")
@@ -43,6 +67,21 @@ test("reins run shows the cache hit rate in its closing line; sessions show show
   const closing = run.stderr.split("\n").find((l) => l.startsWith("session ses_"))!
   expect(closing).toMatch(new RegExp(`^session (ses_\\w+) · 3 steps · [\\d.]+k in / \\d+ out · \\$[\\d.]+ · cache ${rate} · [\\d.]+m?s$`))
   const sessionID = closing.split(" ")[1]!
+
+  // spans: each step with its cache tokens and hit rate, the turn with its totals
+  const stepSpans = spans.filter((s) => s.name === "session.step")
+  expect(stepSpans).toHaveLength(3)
+  stepSpans.forEach((span, i) => {
+    const u = billed[i]!
+    expect(attr(span, "gen_ai.usage.cache_read.input_tokens")).toBe(u.cache_read_input_tokens)
+    expect(attr(span, "gen_ai.usage.cache_creation.input_tokens")).toBe(u.cache_creation_input_tokens)
+    expect(attr(span, "gen_ai.usage.input_tokens")).toBe(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
+    expect(attr(span, "reins.cache.hit_rate")).toBeCloseTo(u.cache_read_input_tokens / (u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens), 6)
+  })
+  const turn = spans.find((s) => s.name === "session.turn")!
+  expect(attr(turn, "gen_ai.usage.cache_read.input_tokens")).toBe(read)
+  expect(attr(turn, "gen_ai.usage.cache_creation.input_tokens")).toBe(written)
+  expect(attr(turn, "reins.cache.hit_rate")).toBeCloseTo(read / all, 6)
 
   const shown = await reins(["sessions", "show", sessionID], p)
   expect(shown.code).toBe(0)

@@ -341,13 +341,31 @@ export class Turn extends Context.Service<
           })
         )
 
-      const run = (session: Session, turnStart: MessageWithParts, model: ModelRef, claim: SessionRun, known: Set<string>) =>
-        steps(session, turnStart, model, claim, known).pipe(
+      const run = (session: Session, turnStart: MessageWithParts, model: ModelRef, claim: SessionRun, known: Set<string>) => {
+        // the turn's prompt tokens and cache reads and writes, for its span (T10)
+        const cache = { input: 0, cacheRead: 0, cacheWrite: 0 }
+        return steps(session, turnStart, model, claim, known).pipe(
+          Stream.tap((step) =>
+            Effect.sync(() => {
+              if (step._tag !== "Stepped") return
+              cache.input += step.outcome.usage.input
+              cache.cacheRead += step.outcome.usage.cacheRead
+              cache.cacheWrite += step.outcome.usage.cacheWrite
+            })
+          ),
           Stream.runLast,
+          Effect.tap(() =>
+            Effect.annotateCurrentSpan({
+              "gen_ai.usage.cache_read.input_tokens": cache.cacheRead,
+              "gen_ai.usage.cache_creation.input_tokens": cache.cacheWrite,
+              "reins.cache.hit_rate": cacheHitRate(cache) ?? 0
+            })
+          ),
           Effect.flatMap((last) =>
             Option.isSome(last) && last.value._tag === "Finished" ? Effect.succeed(last.value.result) : Effect.die("A turn's steps ended without its result")
           )
         )
+      }
 
       return Turn.of({ userMessage, announce, steps, run })
     })
