@@ -109,6 +109,33 @@ describe("prompt caching over the Anthropic Messages API", () => {
   })
 })
 
+describe("prompt caching through OpenRouter to Claude", () => {
+  test("the OpenRouter SDK sends cache_control on the first 2 system messages and the last 2 messages", async () => {
+    const server = await startScriptedServer(script.slice(0, 3))
+    stops.push(() => server.stop())
+    const layer = runtime({ openrouter: { type: "openrouter", baseURL: server.url, apiKey: "test-key" } })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: "/" })
+        yield* sessions.prompt({ sessionID: session.id, text: "look around", model: { providerID: "openrouter", modelID: "anthropic/claude-sonnet-4.5" } })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(server.requests).toHaveLength(3)
+    for (const request of server.requests) {
+      const messages = request.body.messages as Array<{ role: string; content: unknown; cache_control?: unknown }>
+      // where a marker sits, as the wire has it: on a content block, or on the message itself
+      const isMarked = (m: (typeof messages)[number]) =>
+        m.cache_control !== undefined || (Array.isArray(m.content) && m.content.some((b: { cache_control?: unknown }) => b.cache_control !== undefined))
+      const flags = messages.map(isMarked)
+      const systems = messages.flatMap((m, i) => (m.role === "system" ? [i] : []))
+      expect(systems).toEqual([0, 1])
+      const expected = messages.map((_, i) => i < 2 || i >= messages.length - 2)
+      expect(flags).toEqual(expected)
+    }
+  })
+})
+
 describe("prompt caching over the OpenAI Responses API", () => {
   test("every request carries prompt_cache_key = the session id and no cache_control", async () => {
     const server = await startScriptedServer(script)
