@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as os from "node:os"
 import { defaultDataDir, loadConfig, type Config, type ModelRef } from "@reins/domain"
-import { ENV_KEYS, parseModel, providerConfig } from "@reins/provider"
+import { BUILT_IN_PROVIDERS, missingCredentials, parseModel, providerConfig } from "@reins/provider"
 import { usage } from "./CliError.ts"
 
 export interface Setup {
@@ -36,14 +36,12 @@ export const resolveModel = (setup: Setup, flag: string | undefined) =>
     if (!model) return yield* usage(`--model must look like <provider>/<model>, got "${text}"`)
     const provider = providerConfig({ providers: setup.config.provider ?? {}, env: setup.env }, model.providerID)
     if (!provider) {
-      return yield* usage(`Unknown provider "${model.providerID}": add it under "provider" in reins.json (type openai-compatible, openai or anthropic)`)
+      return yield* usage(
+        `Unknown provider "${model.providerID}": use one of ${BUILT_IN_PROVIDERS.join(", ")}, or add it under "provider" in reins.json (type openai-compatible for any other server)`
+      )
     }
-    const key = ENV_KEYS[provider.type]
-    if (key && !provider.apiKey && !setup.env[key]) {
-      return yield* usage(`No API key for ${model.providerID}: set ${key} or "apiKey" for provider "${model.providerID}" in reins.json`)
-    }
-    if (provider.type === "openai-compatible" && !provider.baseURL) {
-      return yield* usage(`Provider "${model.providerID}" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama)`)
-    }
+    // a missing key (or Bedrock's region, Azure's resource) is told before any request
+    const missing = missingCredentials(model.providerID, provider, setup.env)
+    if (missing !== undefined) return yield* usage(missing.replace(/\.$/, ""))
     return model
   })

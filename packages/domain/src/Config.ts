@@ -11,7 +11,53 @@ export const ModelLimits = Schema.Struct({
 })
 export type ModelLimits = typeof ModelLimits.Type
 
-export const ProviderType = Schema.Literals(["openai-compatible", "openai", "anthropic"])
+const Dollars = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** Dollars per million tokens; cache prices default to the input price. */
+export const ModelPrice = Schema.Struct({
+  input: Dollars,
+  output: Dollars,
+  cache_read: Schema.optional(Dollars),
+  cache_write: Schema.optional(Dollars)
+})
+export type ModelPrice = typeof ModelPrice.Type
+
+/** AI SDK provider options for one provider: passed as `providerOptions.<provider>` (T22). */
+export const ProviderOptions = Schema.Record(Schema.String, Schema.Unknown)
+export type ProviderOptions = typeof ProviderOptions.Type
+
+/** A model under `provider.<id>.models`: limits, price and capabilities that add to or override the shipped catalogue. */
+export const ModelConfig = Schema.Struct({
+  context: Schema.optional(Schema.Number),
+  output: Schema.optional(Schema.Number),
+  input: Schema.optional(Schema.Number),
+  name: Schema.optional(Schema.String),
+  price: Schema.optional(ModelPrice),
+  tools: Schema.optional(Schema.Boolean),
+  reasoning: Schema.optional(Schema.Boolean),
+  images: Schema.optional(Schema.Boolean),
+  /** The AI SDK provider options of every call to this model (under the provider's key, e.g. `{ "reasoningSummary": "auto" }`; T22). */
+  options: Schema.optional(ProviderOptions),
+  /** Named variants of the options (`--variant NAME`): added to or replacing the built-in `low`, `medium`, `high`, … */
+  variants: Schema.optional(Schema.Record(Schema.String, ProviderOptions)),
+  /** The variant used when none is asked for. */
+  variant: Schema.optional(Schema.String)
+})
+export type ModelConfig = typeof ModelConfig.Type
+
+export const ProviderType = Schema.Literals([
+  "openai-compatible",
+  "openai",
+  "anthropic",
+  "google",
+  "amazon-bedrock",
+  "azure",
+  "openrouter",
+  "mistral",
+  "groq",
+  "deepseek",
+  "xai"
+])
 export type ProviderType = typeof ProviderType.Type
 
 const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -35,7 +81,7 @@ export const ProviderConfig = Schema.Struct({
   baseURL: Schema.optional(Schema.String),
   apiKey: Schema.optional(Schema.String),
   headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  models: Schema.optional(Schema.Record(Schema.String, ModelLimits)),
+  models: Schema.optional(Schema.Record(Schema.String, ModelConfig)),
   timeout: Schema.optional(ProviderTimeoutConfig)
 })
 export type ProviderConfig = typeof ProviderConfig.Type
@@ -118,6 +164,8 @@ export type DoomLoopConfig = typeof DoomLoopConfig.Type
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/, { message: 'Expected "<provider>/<model>"' }))),
+  /** The variant of the model's options (`low`, `medium`, `high`, … or one under `provider.<id>.models.<model>.variants`); `--variant` wins, then the model's own `variant` (T22). */
+  variant: Schema.optional(Schema.String),
   provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
   permission: Schema.optional(PermissionConfig),
   agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))) })),

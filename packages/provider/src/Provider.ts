@@ -2,12 +2,13 @@ import { Clock, Context, Effect, Layer, Random, Stream } from "effect"
 import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
 import { cacheCallOptions, cacheStyle, withCacheMarkers } from "./Cache.ts"
-import { cost, modelInfo, type ModelInfo } from "./Models.ts"
+import { cost, lookupModel, unknownModelWarning, type ModelInfo } from "./Models.ts"
 import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
 import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.ts"
 import { RetryPolicy, retryDelay } from "./Retry.ts"
 import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
+import { BUILT_IN_PROVIDERS, credentials, loadSdk } from "./Sdks.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
 export interface ProviderRequest {
@@ -34,8 +35,7 @@ export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provi
   defaultValue: () => ({ providers: {}, env: {} })
 })
 
-/** Environment variables that hold each provider type's API key. */
-export const ENV_KEYS: Readonly<Record<string, string>> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
+export { BUILT_IN_PROVIDERS, ENV_KEYS, missingCredentials, SDK_PACKAGES } from "./Sdks.ts"
 
 /** Parses `provider/model`. */
 export const parseModel = (text: string): ModelRef | undefined => {
@@ -44,9 +44,14 @@ export const parseModel = (text: string): ModelRef | undefined => {
   return { providerID: text.slice(0, slash), modelID: text.slice(slash + 1) }
 }
 
-/** The provider config for an id: configured, or built in for anthropic/openai. */
+/** The provider config for an id: configured, or built in (anthropic, openai, google, amazon-bedrock, azure, openrouter, mistral, groq, deepseek, xai). */
 export const providerConfig = (settings: ProviderSettings, providerID: string): ProviderConfig | undefined =>
-  settings.providers[providerID] ?? (providerID === "anthropic" || providerID === "openai" ? { type: providerID } : undefined)
+  settings.providers[providerID] ?? builtIn(providerID)
+
+const builtIn = (providerID: string): ProviderConfig | undefined => {
+  const type = BUILT_IN_PROVIDERS.find((t) => t === providerID)
+  return type === undefined ? undefined : { type }
+}
 
 const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
   Effect.gen(function* () {
@@ -54,41 +59,15 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
     if (!config) {
       return yield* new ProviderError({
         reason: "invalid",
-        message: `Unknown provider "${ref.providerID}". Add it under "provider" in reins.json, or use anthropic/… or openai/….`
+        message: `Unknown provider "${ref.providerID}". Add it under "provider" in reins.json, or use one reins knows: ${BUILT_IN_PROVIDERS.join(", ")}.`
       })
     }
-    const envKey = ENV_KEYS[config.type]
-    const apiKey = config.apiKey ?? (envKey ? settings.env[envKey] : undefined)
-    if (!apiKey && config.type !== "openai-compatible") {
-      return yield* new ProviderError({ reason: "auth", message: `No API key for ${ref.providerID}: set ${envKey} or "apiKey" in reins.json.` })
-    }
-    if (config.type === "openai-compatible" && !config.baseURL) {
-      return yield* new ProviderError({
-        reason: "invalid",
-        message: `Provider "${ref.providerID}" has type openai-compatible and needs "baseURL" in reins.json.`
-      })
-    }
-    const options = { apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}) }
+    const creds = credentials(ref.providerID, config, settings.env)
+    if (typeof creds === "string") return yield* new ProviderError({ reason: config.type === "openai-compatible" ? "invalid" : "auth", message: creds })
     // T21: each SDK module is imported only when its provider is used. Models are made around a
     // fetch that each call routes to its own watched fetch (see `borrow`).
     return yield* Effect.tryPromise({
-      try: async (): Promise<(fetch: typeof globalThis.fetch) => LanguageModel> => {
-        switch (config.type) {
-          case "anthropic": {
-            const { createAnthropic } = await import("@ai-sdk/anthropic")
-            return (fetch) => createAnthropic({ ...options, fetch })(ref.modelID)
-          }
-          case "openai": {
-            const { createOpenAI } = await import("@ai-sdk/openai")
-            return (fetch) => createOpenAI({ ...options, fetch })(ref.modelID)
-          }
-          case "openai-compatible": {
-            const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-            const compatible = { name: ref.providerID, baseURL: config.baseURL ?? "", includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) }
-            return (fetch) => createOpenAICompatible({ ...compatible, fetch })(ref.modelID)
-          }
-        }
-      },
+      try: () => loadSdk(ref, config, creds),
       catch: (e) => new ProviderError({ reason: "invalid", message: (e as Error).message })
     }).pipe(Effect.map((model) => ({ model, config })))
   })
@@ -155,7 +134,18 @@ export class Provider extends Context.Service<Provider, {
       const random = yield* Random.Random
       const clock = yield* Clock.Clock
       const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig; idle: Array<Routed> }>()
-      const info = (ref: ModelRef) => modelInfo(providerConfig(settings, ref.providerID), ref.modelID)
+      const lookup = (ref: ModelRef) => lookupModel(providerConfig(settings, ref.providerID), ref.modelID, ref.providerID)
+      const info = (ref: ModelRef) => lookup(ref).info
+      // a model neither the catalogue nor the config knows is told once (the CLI prints warnings on stderr)
+      const warned = new Set<string>()
+      const warnUnknown = (ref: ModelRef) =>
+        Effect.suspend(() => {
+          const found = lookup(ref)
+          const key = `${ref.providerID}/${ref.modelID}`
+          if (found.source.from !== "default" || warned.has(key)) return Effect.void
+          warned.add(key)
+          return Effect.logWarning(unknownModelWarning(ref, found.info))
+        })
 
       const resolve = (ref: ModelRef) => {
         const key = `${ref.providerID}/${ref.modelID}`
@@ -202,6 +192,7 @@ export class Provider extends Context.Service<Provider, {
             // released before the abort above (finalizers run last first): the call is over by then
             const { model } = yield* borrow(entry, fetch)
             const price = info(request.model)
+            yield* warnUnknown(request.model)
             // start-step is held until the provider sends something: a call that fails before
             // that has emitted nothing and can still be retried.
             let held = false

@@ -1,6 +1,6 @@
 // The models `/model` offers: those configured in reins.json, then the shipped catalogue (pure).
 import type { Config, ModelRef } from "@reins/domain"
-import { CATALOGUE, modelInfo, providerConfig } from "@reins/provider"
+import { catalogue, modelInfo, providerConfig } from "@reins/provider"
 
 export interface ModelChoice {
   readonly ref: ModelRef
@@ -8,8 +8,8 @@ export interface ModelChoice {
   readonly context: number
 }
 
-/** The provider a catalogue model is served by. */
-const catalogueProvider = (modelID: string) => (modelID.startsWith("claude") ? "anthropic" : "openai")
+/** The catalogue's providers the picker offers (the others' models are reached with --model or reins.json). */
+const PICKER_PROVIDERS = ["anthropic", "openai"]
 
 /** Every model to choose from: each configured provider's models first, then the catalogue's; no duplicates. */
 export const modelChoices = (config: Config, current: ModelRef): ReadonlyArray<ModelChoice> => {
@@ -17,7 +17,9 @@ export const modelChoices = (config: Config, current: ModelRef): ReadonlyArray<M
   for (const [providerID, provider] of Object.entries(config.provider ?? {})) {
     for (const modelID of Object.keys(provider.models ?? {})) refs.push({ providerID, modelID })
   }
-  for (const modelID of Object.keys(CATALOGUE)) refs.push({ providerID: catalogueProvider(modelID), modelID })
+  for (const providerID of PICKER_PROVIDERS) {
+    for (const [modelID, model] of Object.entries(catalogue()[providerID] ?? {})) if (model.tools !== false) refs.push({ providerID, modelID })
+  }
   const seen = new Set<string>()
   return refs.flatMap((ref) => {
     const key = `${ref.providerID}/${ref.modelID}`
@@ -29,6 +31,6 @@ export const modelChoices = (config: Config, current: ModelRef): ReadonlyArray<M
 
 /** A model's context window: config, then the catalogue, then the default. */
 export const contextWindow = (config: Config, ref: ModelRef) =>
-  modelInfo(providerConfig({ providers: config.provider ?? {}, env: {} }, ref.providerID), ref.modelID).context
+  modelInfo(providerConfig({ providers: config.provider ?? {}, env: {} }, ref.providerID), ref.modelID, ref.providerID).context
 
 export const modelName = (ref: ModelRef) => `${ref.providerID}/${ref.modelID}`
