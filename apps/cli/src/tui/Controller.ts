@@ -40,8 +40,9 @@ export const makeController = (
       Effect.promise(() => services),
       (context) => Effect.provideContext(effect, context)
     )
-  const fork = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runFork(withServices(effect))
-  const promise = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromiseExit(withServices(effect))
+  // each run has its own scope: whatever it opens is closed when it ends
+  const fork = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runFork(Effect.scoped(withServices(effect)))
+  const promise = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromiseExit(Effect.scoped(withServices(effect)))
   let sessionID = options.sessionID
   let model = options.model
   let turn: Fiber.Fiber<void, unknown> | undefined

@@ -2,7 +2,7 @@
 // session if one is resumed, and the Ink app until it exits.
 import { render } from "ink"
 import type { ModelRef, Session } from "@reins/domain"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { makeRuntime } from "@reins/runtime"
 import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
@@ -46,8 +46,9 @@ export const runTui = (options: TuiOptions) =>
         version: VERSION,
         permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
       })
-      // the command's own context (its logger settings) under the runtime's services
-      const ambient = yield* Effect.context<never>()
+      // the command's own context (its logger settings) under the runtime's services; not its scope,
+      // which lives as long as the app: what a turn opens is closed with that turn
+      const ambient = Context.omit(Scope.Scope)(yield* Effect.context<never>())
       const build = Layer.build(layer).pipe(
         Effect.map((built): Context.Context<Services> => Context.merge(ambient, built)),
         Effect.mapError(fromRuntimeError)
