@@ -6,7 +6,7 @@ import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { BIN, measure } from "./support.ts"
+import { measure } from "./support.ts"
 
 /** The marker in the answer of copy `turn` (4 digits), so the last message of a session can be recognised on screen. */
 export const turnMarker = (turn: number) => `TURN-${String(turn).padStart(4, "0")}`
@@ -31,11 +31,11 @@ const turnSteps: Array<ScriptedStep> = [
   { text: answer }
 ]
 
-/** Records one turn with `reins run` in the project (`pointAt` sets its model's server); returns its session id. */
-export const recordTurn = async (cwd: string, env: Record<string, string>, pointAt: (url: string) => void) => {
+/** Records one turn with `reins run` (`bin`) in the project (`pointAt` sets its model's server); returns its session id. */
+export const recordTurn = async (bin: string, cwd: string, env: Record<string, string>, pointAt: (url: string) => void) => {
   const server = await startScriptedServer(turnSteps)
   pointAt(server.url)
-  const sample = await measure([BIN, "run", "--yolo", "--format", "json", "write a note"], cwd, env, '"type"')
+  const sample = await measure([bin, "run", "--yolo", "--format", "json", "write a note"], cwd, env, '"type"')
   await server.stop()
   const ended = sample.stdout
     .split("\n")

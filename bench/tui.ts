@@ -29,6 +29,9 @@ const REINS_MARKER = "Enter send"
 
 if (!fs.existsSync(BIN)) throw new Error("Build first: bun run build")
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-tui-"))
+// the bench runs a copy of the build it started with, so a rebuild meanwhile changes nothing under it
+fs.cpSync(path.dirname(BIN), path.join(scratch, "dist"), { recursive: true })
+const REINS = path.join(scratch, "dist", path.basename(BIN))
 const server = startStreamServer()
 const proj = project(server.url)
 const pointAt = (url: string) =>
@@ -51,7 +54,7 @@ const home = (name: string) => {
 const anchorCwd = path.join(scratch, "anchor-project")
 fs.mkdirSync(anchorCwd)
 const programs: Array<Program> = [
-  { name: "reins", cmd: [BIN], cwd: proj.cwd, env: reinsEnv, marker: REINS_MARKER, markerNote: `"${REINS_MARKER}" (the hint under the input box)`, timeoutMs: 15_000 },
+  { name: "reins", cmd: [REINS], cwd: proj.cwd, env: reinsEnv, marker: REINS_MARKER, markerNote: `"${REINS_MARKER}" (the hint under the input box)`, timeoutMs: 15_000 },
   {
     name: "Ink hello (floor)",
     cmd: ["bun", await buildInkFloor(path.join(scratch, "floor"))],
@@ -156,7 +159,7 @@ if (PARTS.includes("a")) {
 /** Starts reins in the project and waits for its prompt. */
 const openReins = async (args: ReadonlyArray<string>, waitFor: string, timeoutMs = 30_000) => {
   const start = performance.now()
-  const pty = spawnPty([BIN, ...args], { cwd: proj.cwd, env: reinsEnv, cols: COLS, rows: ROWS })
+  const pty = spawnPty([REINS, ...args], { cwd: proj.cwd, env: reinsEnv, cols: COLS, rows: ROWS })
   await pty.waitFor(waitFor, timeoutMs)
   const shownMs = performance.now() - start
   await pty.waitFor(REINS_MARKER, timeoutMs)
@@ -184,6 +187,8 @@ const FRAME_MS = 1000 / 30
  * word that chunk k carries: the time it first shows on screen minus the time the server sent the chunk is its latency.
  */
 const streamInto = async (pty: Pty, srv: StreamServer, chunks: ReadonlyArray<string>, intervalMs: number, end: string, probes: ReadonlyMap<number, string>): Promise<StreamStats> => {
+  const early = [end, ...probes.values()].find((w) => pty.scrollback().includes(w))
+  if (early !== undefined) throw new Error(`"${early}" is on screen before it was streamed: the measure would be wrong`)
   srv.plan({ chunks, intervalMs })
   const requestIndex = srv.sent.length
   const frames: Array<number> = []
@@ -287,19 +292,18 @@ if (reinsReady && PARTS.includes("b")) {
 
 }
 if (reinsReady && PARTS.includes("c")) {
-  const templateID = await recordTurn(proj.cwd, proj.env, pointAt)
+  const templateID = await recordTurn(REINS, proj.cwd, proj.env, pointAt)
   pointAt(server.url)
   const sizes = [50, 500]
-  const histories = new Map<number, { sessionID: string; lastMarker: string }>()
-  for (const n of sizes) histories.set(n, await Effect.runPromise(buildHistory(proj.dataDir, templateID, n)))
   const probeChunks = Array.from({ length: 20 }, (_, k) => `word${String(k).padStart(2, "0")}x `)
   const probes = new Map(probeChunks.map((c, k) => [k, c.trim()] as const))
   const rows: Array<Array<string>> = []
   for (const n of sizes) {
-    const h = histories.get(n)!
     const shown: Array<number> = []
     const streams: Array<StreamStats> = []
     for (let i = 0; i < RUNS; i++) {
+      // a new copy each run: the answer streamed into a session stays in it
+      const h = await Effect.runPromise(buildHistory(proj.dataDir, templateID, n))
       const { pty, shownMs } = await openReins(["--session", h.sessionID], h.lastMarker, 60_000)
       shown.push(shownMs)
       streams.push(await streamInto(pty, server, [...probeChunks, "HISTORY-END"], 100, "HISTORY-END", probes))
