@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { ConfigError } from "@reins/domain"
 import type { PromptError } from "@reins/session"
 
 /** A command that ends badly: one line for the user and the exit code (2 = usage or config). */
@@ -15,10 +16,12 @@ export const failure = (message: string) => new CliError({ message, code: 1 })
  * model cannot hold is a config error (2); provider, store, busy-session and other compaction errors
  * are failures (1).
  */
-export const fromRuntimeError = (error: PromptError | CliError): CliError => {
+export const fromRuntimeError = (error: PromptError | CliError | ConfigError): CliError => {
   switch (error._tag) {
     case "CliError":
       return error
+    case "ConfigError":
+      return usage(error.message)
     case "ProviderError":
       return failure(`${error.reason === "overflow" ? "context overflow: " : ""}${error.message}`)
     case "CompactionError":

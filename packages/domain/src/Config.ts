@@ -168,7 +168,8 @@ export const Config = Schema.Struct({
   variant: Schema.optional(Schema.String),
   provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
   permission: Schema.optional(PermissionConfig),
-  agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))) })),
+  /** The default agent: its step limit, and `prompt` (a file path relative to the project, or the text) replacing the model family's system prompt header. */
+  agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))), prompt: Schema.optional(Schema.String) })),
   retry: Schema.optional(RetryConfig),
   /** Timeouts for every provider; `provider.<id>.timeout` overrides them field by field. */
   provider_timeout: Schema.optional(ProviderTimeoutConfig),

@@ -1,9 +1,9 @@
 import { Clock, Effect, Layer } from "effect"
 import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
-import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config } from "@reins/domain"
+import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config, type ConfigError } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { DoomLoopSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, runTimingFromEnv } from "@reins/session"
+import { DoomLoopSettings, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
@@ -70,7 +70,7 @@ const projectGrants = Layer.effect(
 )
 
 /** Composes a runtime from options; each part can be swapped without touching the others. */
-export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError> => {
+export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError | ConfigError> => {
   const config = options.config ?? {}
   const env = options.env ?? process.env
   const home = options.home ?? os.homedir()
@@ -129,7 +129,9 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
   const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))
   // The session's parts: the claims of running sessions, the step loop, the step processor.
-  const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))
+  // `agent.prompt` (a file or the text) is read once, when the runtime starts: the header stays byte-identical.
+  const promptSettings = Layer.effect(PromptSettings, loadPromptSettings(config.agent?.prompt, options.cwd, home))
+  const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings))))
   const session = SessionService.layerWithRuns.pipe(Layer.provide(turns), Layer.provideMerge(compaction))
   const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
   return session.pipe(Layer.provide(settings), Layer.provideMerge(telemetry))

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import header from "./header.txt" with { type: "text" }
+import { familyHeader } from "./PromptFamily.ts"
 
 const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"]
 
@@ -81,12 +81,15 @@ export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
   ].join("\n")
 })
 
-/** System prompt in two parts (T10): a static header, then env and instructions. */
-export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date) {
+/**
+ * System prompt in two parts (T10): a static header (the model family's, T27, or the configured
+ * one: `headerFor`), then env and instructions.
+ */
+export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date, header: string = familyHeader("default")) {
   const files = yield* findInstructions(cwd)
   const instructions = yield* Effect.forEach(files, (file) =>
     Effect.promise(() => fs.promises.readFile(file, "utf8").then((text) => `Instructions from ${file}:\n${text}`, () => undefined))
   )
   const env = yield* envBlock(cwd, now)
-  return [header.trim(), [env, ...instructions.filter((i) => i !== undefined)].join("\n\n")] as ReadonlyArray<string>
+  return [header, [env, ...instructions.filter((i) => i !== undefined)].join("\n\n")] as ReadonlyArray<string>
 })

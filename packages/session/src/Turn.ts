@@ -24,6 +24,7 @@ import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomL
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor, type StepOutcome } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
+import { PromptSettings, headerFor } from "./PromptFamily.ts"
 import { makeTranscript } from "./Transcript.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
@@ -103,6 +104,7 @@ export class Turn extends Context.Service<
       const permission = yield* Permission
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
+      const promptSettings = yield* PromptSettings
 
       /** Stores a user message (and its text part) and tells the bus. */
       const userMessage = Effect.fnUntraced(function* (sessionID: string, text: string, metadata?: UserMessage["metadata"]) {
@@ -209,7 +211,7 @@ export class Turn extends Context.Service<
             const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
             // Built once per turn: git status costs a process per step, and a system prompt that
             // changes between steps defeats the provider's prompt cache.
-            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis))
+            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), headerFor(model, promptSettings))
             const guard = makeDoomLoopGuard(doomLoopLimits)
             // What every request carries besides its messages, for the stalled error's figures.
             const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))
