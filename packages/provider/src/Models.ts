@@ -103,7 +103,19 @@ const findIn = (provider: string, ids: ReadonlyArray<string>): string | undefine
 }
 
 /** The catalogue entry of a model: the provider's own table first (by its id, then its type), then every table. */
-export const findModel = (providerKeys: ReadonlyArray<string>, modelID: string): { provider: string; id: string; entry: CatalogueEntry } | undefined => {
+export const findModel = (providerKeys: ReadonlyArray<string>, modelID: string): Found | undefined => {
+  // asked at every step: each answer is kept (a miss scans every table)
+  const key = `${providerKeys.join(",")} ${modelID}`
+  if (found.has(key)) return found.get(key)
+  const hit = search(providerKeys, modelID)
+  found.set(key, hit)
+  return hit
+}
+
+type Found = { readonly provider: string; readonly id: string; readonly entry: CatalogueEntry }
+const found = new Map<string, Found | undefined>()
+
+const search = (providerKeys: ReadonlyArray<string>, modelID: string): Found | undefined => {
   const ids = candidates(modelID)
   const tables = catalogue()
   const own = providerKeys.filter((k) => tables[k] !== undefined)
