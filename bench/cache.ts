@@ -25,7 +25,7 @@ const SAVING_TARGET = 0.75
 const KB = 1024
 
 // ---------------------------------------------------------------------------------------------
-// A scratch project: AGENTS.md (~11 KB of conventions) and one 2–8 KB file per read.
+// A scratch project: AGENTS.md (~10 KB of conventions) and one 2–8 KB file per read.
 
 let seed = 0xcac4e
 const rand = () => {
@@ -53,7 +53,7 @@ const text = (bytes: number, line: () => string) => {
 
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-cache-")))
 const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-cache-data-")))
-fs.writeFileSync(path.join(cwd, "AGENTS.md"), `# Working on this service\n\n${text(11 * KB, () => `- ${sentence()}`)}\n`)
+fs.writeFileSync(path.join(cwd, "AGENTS.md"), `# Working on this service\n\n${text(10 * KB, () => `- ${sentence()}`)}\n`)
 const sizes: Array<number> = []
 const files = Array.from({ length: STEPS - 1 }, (_, i) => {
   const file = path.join(cwd, "src", `module${String(i).padStart(2, "0")}.ts`)
