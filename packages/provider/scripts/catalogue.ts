@@ -26,6 +26,17 @@ const PROVIDERS: ReadonlyArray<readonly [string, string, string, boolean]> = [
   ["xai", "xai", "x-ai", true]
 ]
 
+/**
+ * Facts the sources lag on, from the providers' own model pages (each applied only while the
+ * generated entry differs; drop one once the sources have it).
+ */
+const CORRECTIONS: Readonly<Record<string, Readonly<Record<string, Partial<Entry>>>>> = {
+  // OpenAI: GPT-5 takes at most 272k input tokens of its 400k context (the rest is output)
+  openai: { "gpt-5": { input: 272_000 }, "gpt-5-mini": { input: 272_000 }, "gpt-5-nano": { input: 272_000 }, "gpt-5-codex": { input: 272_000 } },
+  // Anthropic: Claude Opus 4.5 writes up to 64k tokens (its price list entry lends Opus 4.1's 32k)
+  anthropic: { "claude-opus-4-5": { output: 64_000 } }
+}
+
 /** Not chat models (or not usable as an agent's model): never added from the price list. */
 const NOT_CHAT = /image|tts|audio|realtime|transcribe|embed|moderation|whisper|search|research|live|voice|davinci|babbage|curie|^ada|computer-use|^ft:|:extended|vision|instruct|safeguard|guard|-v1$|^claude-[12]|^claude-v|sonic|multi-agent/
 
@@ -130,6 +141,10 @@ for (const [id, devID, pricesID, addNew] of PROVIDERS) {
         like
       }
     }
+  }
+  for (const [modelID, fix] of Object.entries(CORRECTIONS[id] ?? {})) {
+    const entry = models[modelID]
+    if (entry) models[modelID] = { ...entry, ...fix }
   }
   catalogue[id] = Object.fromEntries(Object.entries(models).sort(([a], [b]) => a.localeCompare(b)))
   count += Object.keys(models).length

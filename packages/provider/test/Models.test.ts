@@ -24,7 +24,7 @@ describe("the shipped catalogue", () => {
       reasoning: true,
       images: true
     })
-    expect(modelInfo({ type: "openai" }, "gpt-5", "openai")).toMatchObject({ context: 400_000, output: 128_000, price: { input: 1.25, output: 10, cacheRead: 0.125 }, tools: true })
+    expect(modelInfo({ type: "openai" }, "gpt-5", "openai")).toMatchObject({ context: 400_000, input: 272_000, output: 128_000, price: { input: 1.25, output: 10, cacheRead: 0.125 }, tools: true })
     expect(modelInfo({ type: "google" }, "gemini-2.5-pro", "google")).toMatchObject({ context: 1_048_576, tools: true, images: true })
   })
 
