@@ -1,0 +1,91 @@
+// Providers whose wire format the testkit's scripted servers do not speak (Gemini, Mistral): a
+// recorded stream served over real HTTP proves the key from env, the baseURL and the usage.
+import { afterEach, describe, expect, test } from "bun:test"
+import { Effect, Stream } from "effect"
+import type { ProviderType } from "@reins/domain"
+import { Provider, ProviderSettings } from "../src/Provider.ts"
+import type { ModelEvent } from "../src/ModelEvent.ts"
+
+interface Seen {
+  readonly path: string
+  readonly headers: Headers
+  readonly body: string
+}
+
+let server: ReturnType<typeof Bun.serve> | undefined
+afterEach(async () => {
+  await server?.stop(true)
+  server = undefined
+})
+
+/** Serves one recorded event stream (SSE `data:` lines) to every request, keeping what it was sent. */
+const serve = (frames: ReadonlyArray<unknown>) => {
+  const seen: Array<Seen> = []
+  server = Bun.serve({
+    port: 0,
+    fetch: async (req) => {
+      seen.push({ path: new URL(req.url).pathname + new URL(req.url).search, headers: req.headers, body: await req.text() })
+      const body = frames.map((f) => `data: ${typeof f === "string" ? f : JSON.stringify(f)}\n\n`).join("")
+      return new Response(body, { headers: { "content-type": "text/event-stream" } })
+    }
+  })
+  return { url: `http://127.0.0.1:${server.port}`, seen }
+}
+
+const hi = [{ info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }] }]
+
+const call = (type: ProviderType, baseURL: string, env: Record<string, string>, modelID: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const provider = yield* Provider
+      return yield* provider.stream({ model: { providerID: type, modelID }, system: ["test"], messages: hi, tools: [] }).pipe(Stream.runCollect)
+    }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, { providers: { [type]: { type, baseURL } }, env }))
+  )
+
+const text = (events: ReadonlyArray<ModelEvent>) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("")
+const finish = (events: ReadonlyArray<ModelEvent>) => events.find((e) => e.type === "finish-step") as Extract<ModelEvent, { type: "finish-step" }>
+
+describe("recorded provider streams over HTTP", () => {
+  test("Gemini: the key from GOOGLE_GENERATIVE_AI_API_KEY; cached tokens are inside promptTokenCount and priced once at the cache price", async () => {
+    const { url, seen } = serve([
+      {
+        candidates: [{ content: { parts: [{ text: "Hello from Gemini" }], role: "model" }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 10_000, candidatesTokenCount: 500, totalTokenCount: 10_500, cachedContentTokenCount: 8_000 },
+        modelVersion: "gemini-2.5-pro"
+      }
+    ])
+    const events = await call("google", `${url}/v1beta`, { GOOGLE_GENERATIVE_AI_API_KEY: "gem-key" }, "gemini-2.5-pro")
+    expect(text(events)).toBe("Hello from Gemini")
+    expect(seen).toHaveLength(1)
+    expect(seen[0]!.path).toBe("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse")
+    expect(seen[0]!.headers.get("x-goog-api-key")).toBe("gem-key")
+    const step = finish(events)
+    expect(step.usage).toMatchObject({ input: 2_000, cacheRead: 8_000, output: 500 })
+    // 2000 × $1.25 + 8000 × $0.125 + 500 × $10, per million
+    expect(step.cost).toBeCloseTo((2_000 * 1.25 + 8_000 * 0.125 + 500 * 10) / 1e6, 10)
+  })
+
+  test("Mistral: the key from MISTRAL_API_KEY, the request at <baseURL>/chat/completions", async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => ({
+      id: "cmpl-1",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model: "mistral-large-latest",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...extra
+    })
+    const { url, seen } = serve([
+      chunk({ role: "assistant", content: "" }, null),
+      chunk({ content: "Bonjour" }, null),
+      chunk({ content: "" }, "stop", { usage: { prompt_tokens: 1_000, completion_tokens: 100, total_tokens: 1_100 } }),
+      "[DONE]"
+    ])
+    const events = await call("mistral", `${url}/v1`, { MISTRAL_API_KEY: "mis-key" }, "mistral-large-latest")
+    expect(text(events)).toBe("Bonjour")
+    expect(seen[0]!.path).toBe("/v1/chat/completions")
+    expect(seen[0]!.headers.get("authorization")).toBe("Bearer mis-key")
+    expect(JSON.parse(seen[0]!.body)).toMatchObject({ model: "mistral-large-latest", stream: true })
+    // Mistral Large: $2 in, $6 out
+    expect(finish(events).cost).toBeCloseTo((1_000 * 2 + 100 * 6) / 1e6, 10)
+  })
+})
