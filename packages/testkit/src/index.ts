@@ -17,3 +17,5 @@ export {
   type AnthropicServerOptions
 } from "./AnthropicServer.ts"
 export { approxTokens, LOOKBACK, PromptCache, requestBlocks, type CacheUsage } from "./PromptCache.ts"
+export { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverMode, type OtlpRequest } from "./OtlpReceiver.ts"
+export { decodeMetrics, decodeTraces, type AttributeValue, type Attributes, type MetricType, type ReceivedDataPoint, type ReceivedSpan, type SpanKind, type StatusCode } from "./OtlpDecode.ts"
