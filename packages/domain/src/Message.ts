@@ -24,7 +24,12 @@ export const cacheHitRate = (u: Pick<Usage, "input" | "cacheRead" | "cacheWrite"
   return prompt === 0 ? undefined : u.cacheRead / prompt
 }
 
-export const ModelRef = Schema.Struct({ providerID: Schema.String, modelID: Schema.String })
+export const ModelRef = Schema.Struct({
+  providerID: Schema.String,
+  modelID: Schema.String,
+  /** The named variant of the model's options the call used (`high`, …; T22). */
+  variant: Schema.optional(Schema.String)
+})
 export type ModelRef = typeof ModelRef.Type
 
 /** Why an assistant message ended badly, stored with it so a resumed session can show it. */

@@ -23,7 +23,13 @@ export const ReasoningPart = Schema.Struct({
   ...base,
   type: Schema.Literal("reasoning"),
   text: Schema.String,
-  time: Schema.optional(Time)
+  time: Schema.optional(Time),
+  /**
+   * The provider's metadata of the reasoning, by provider (`{ anthropic: { signature } }`,
+   * `{ openai: { itemId, reasoningEncryptedContent } }`): replayed to the model of its message,
+   * dropped for any other (T22).
+   */
+  metadata: Schema.optional(Schema.Record(Schema.String, Metadata))
 })
 export type ReasoningPart = typeof ReasoningPart.Type
 

@@ -6,9 +6,10 @@ export type ModelEvent =
   | { readonly type: "text-start"; readonly id: string }
   | { readonly type: "text-delta"; readonly id: string; readonly text: string }
   | { readonly type: "text-end"; readonly id: string }
-  | { readonly type: "reasoning-start"; readonly id: string }
-  | { readonly type: "reasoning-delta"; readonly id: string; readonly text: string }
-  | { readonly type: "reasoning-end"; readonly id: string }
+  /** `metadata`: the provider's metadata of the reasoning (a thinking signature, encrypted reasoning), to replay it (T22). */
+  | { readonly type: "reasoning-start"; readonly id: string; readonly metadata?: ReasoningMetadata }
+  | { readonly type: "reasoning-delta"; readonly id: string; readonly text: string; readonly metadata?: ReasoningMetadata }
+  | { readonly type: "reasoning-end"; readonly id: string; readonly metadata?: ReasoningMetadata }
   | { readonly type: "tool-input-start"; readonly callID: string; readonly name: string }
   | { readonly type: "tool-input-delta"; readonly callID: string; readonly delta: string }
   | { readonly type: "tool-input-end"; readonly callID: string }
@@ -22,6 +23,9 @@ export type ModelEvent =
     }
   | { readonly type: "finish-step"; readonly finishReason: string; readonly usage: Usage; readonly cost: number }
   | { readonly type: "retry"; readonly attempt: number; readonly delayMs: number; readonly message: string }
+
+/** Provider metadata, by provider key (`{ anthropic: { signature } }`). */
+export type ReasoningMetadata = Readonly<Record<string, Record<string, unknown>>>
 
 /** A tool as the model sees it. */
 export interface ToolSpec {

@@ -8,6 +8,7 @@ import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.
 import { RetryPolicy, retryDelay } from "./Retry.ts"
 import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
+import { answerTokens, callOptions, mergeProviderOptions } from "./Variants.ts"
 import { BUILT_IN_PROVIDERS, credentials, loadSdk } from "./Sdks.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
@@ -29,6 +30,8 @@ export interface ProviderSettings {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Timeouts for every provider (`provider_timeout`); a provider's own `timeout` wins field by field. */
   readonly timeout?: ProviderTimeoutConfig
+  /** The variant of a call that names none and whose model has none of its own (config `variant`; T22). */
+  readonly variant?: string
 }
 
 export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provider/Settings", {
@@ -203,8 +206,11 @@ export class Provider extends Context.Service<Provider, {
             }
             // T10: cache markers (or the cache key) where the provider takes them
             const caching = cacheStyle(config.type, request.model.modelID)
-            const prompt = withCacheMarkers(request.system, toModelMessages(request.messages, config.type), caching)
-            const providerOptions = cacheCallOptions(caching, request.sessionID)
+            // T22: the model's options and variant, merged with the cache's (neither clobbers the other)
+            const options = callOptions(request.model, config, settings.variant)
+            if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
+            const prompt = withCacheMarkers(request.system, toModelMessages(request.messages, config.type, request.model), caching)
+            const providerOptions = mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options)
             const result = streamText({
               model,
               system: prompt.system,
@@ -214,7 +220,7 @@ export class Provider extends Context.Service<Provider, {
                 request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
               ),
               ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
-              maxOutputTokens: request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output,
+              maxOutputTokens: answerTokens(request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output, options.options),
               maxRetries: 0,
               abortSignal: controller.signal,
               onError: () => {}
@@ -227,12 +233,14 @@ export class Provider extends Context.Service<Provider, {
                     return Effect.succeed([])
                   case "text-start":
                   case "text-end":
+                    return Effect.succeed([{ type: part.type, id: part.id }])
                   case "reasoning-start":
                   case "reasoning-end":
-                    return Effect.succeed([{ type: part.type, id: part.id }])
+                    return Effect.succeed([{ type: part.type, id: part.id, ...(part.providerMetadata ? { metadata: part.providerMetadata } : {}) }])
                   case "text-delta":
-                  case "reasoning-delta":
                     return Effect.succeed([{ type: part.type, id: part.id, text: part.text }])
+                  case "reasoning-delta":
+                    return Effect.succeed([{ type: part.type, id: part.id, text: part.text, ...(part.providerMetadata ? { metadata: part.providerMetadata } : {}) }])
                   case "tool-input-start":
                     return Effect.succeed([{ type: "tool-input-start", callID: part.id, name: part.toolName }])
                   case "tool-input-delta":

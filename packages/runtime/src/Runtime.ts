@@ -104,7 +104,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       persist: config.permission_persist ?? "session",
       project: options.cwd
     }),
-    Layer.succeed(ProviderSettings, { providers: config.provider ?? {}, env, ...(config.provider_timeout ? { timeout: config.provider_timeout } : {}) }),
+    Layer.succeed(ProviderSettings, {
+      providers: config.provider ?? {},
+      env,
+      ...(config.provider_timeout ? { timeout: config.provider_timeout } : {}),
+      ...(config.variant !== undefined ? { variant: config.variant } : {})
+    }),
     Layer.succeed(RetryPolicy, {
       attempts: config.retry?.attempts ?? 5,
       initialDelayMs: config.retry?.initial_delay_ms ?? 2_000,

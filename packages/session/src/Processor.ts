@@ -124,7 +124,11 @@ export const makeProcessor = Effect.gen(function* () {
             return
           case "text-start":
           case "reasoning-start": {
-            const part = { id: yield* ids.next("prt"), ...base, type: event.type === "text-start" ? "text" : "reasoning", text: "", time: { start: yield* Clock.currentTimeMillis } } as TextPart | ReasoningPart
+            const start = yield* Clock.currentTimeMillis
+            const part: TextPart | ReasoningPart =
+              event.type === "text-start"
+                ? { id: yield* ids.next("prt"), ...base, type: "text", text: "", time: { start } }
+                : { id: yield* ids.next("prt"), ...base, type: "reasoning", text: "", time: { start }, ...(event.metadata ? { metadata: event.metadata } : {}) }
             apply({ type: "text-start", key: `${event.type[0]}:${event.id}`, part })
             yield* save(part)
             return
@@ -132,8 +136,10 @@ export const makeProcessor = Effect.gen(function* () {
           case "text-delta":
           case "reasoning-delta": {
             const key = `${event.type[0]}:${event.id}`
-            const part = apply({ type: "text-delta", key, text: event.text }).texts.get(key)
-            if (!part) return
+            // a reasoning delta may bring only metadata (Anthropic's thinking signature), stored at its end
+            const metadata = event.type === "reasoning-delta" ? event.metadata : undefined
+            const part = apply({ type: "text-delta", key, text: event.text, ...(metadata ? { metadata } : {}) }).texts.get(key)
+            if (!part || event.text === "") return
             if (textDue(state, key)) {
               apply({ type: "text-stored", key })
               yield* store.putPart(part)
@@ -144,7 +150,8 @@ export const makeProcessor = Effect.gen(function* () {
           case "text-end":
           case "reasoning-end": {
             const key = `${event.type[0]}:${event.id}`
-            const part = apply({ type: "text-end", key, end: yield* Clock.currentTimeMillis }).texts.get(key)
+            const metadata = event.type === "reasoning-end" ? event.metadata : undefined
+            const part = apply({ type: "text-end", key, end: yield* Clock.currentTimeMillis, ...(metadata ? { metadata } : {}) }).texts.get(key)
             if (part) yield* save(part)
             return
           }

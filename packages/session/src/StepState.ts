@@ -29,14 +29,26 @@ export const emptyStep: StepState = { texts: new Map(), stored: new Map(), calls
 /** What changes a step's state; ids and times are given (the processor draws them). */
 export type StepEvent =
   | { readonly type: "text-start"; readonly key: string; readonly part: TextPart | ReasoningPart }
-  | { readonly type: "text-delta"; readonly key: string; readonly text: string }
+  /** `metadata`: the provider's metadata of a reasoning part, merged into what it has (a thinking signature comes last). */
+  | { readonly type: "text-delta"; readonly key: string; readonly text: string; readonly metadata?: ProviderMetadata }
   /** The text was stored as it is now. */
   | { readonly type: "text-stored"; readonly key: string }
-  | { readonly type: "text-end"; readonly key: string; readonly end: number }
+  | { readonly type: "text-end"; readonly key: string; readonly end: number; readonly metadata?: ProviderMetadata }
   /** A tool part, new or in a new state. */
   | { readonly type: "tool"; readonly part: ToolPart }
   | { readonly type: "tool-input-delta"; readonly callID: string; readonly delta: string }
   | { readonly type: "finish"; readonly outcome: StepOutcome }
+
+/** Provider metadata by provider key, as the model stream gives it. */
+export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>
+
+/** A part with more provider metadata merged in, key by key (only reasoning parts keep it). */
+export const withMetadata = <P extends TextPart | ReasoningPart>(part: P, metadata: ProviderMetadata | undefined): P => {
+  if (metadata === undefined || part.type !== "reasoning") return part
+  const merged: Record<string, Record<string, unknown>> = { ...part.metadata }
+  for (const [key, value] of Object.entries(metadata)) merged[key] = { ...merged[key], ...value }
+  return { ...part, metadata: merged }
+}
 
 const set = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => new Map(map).set(key, value)
 
@@ -47,7 +59,7 @@ export const foldStep = (state: StepState, event: StepEvent): StepState => {
       return { ...state, texts: set(state.texts, event.key, event.part) }
     case "text-delta": {
       const prev = state.texts.get(event.key)
-      return prev ? { ...state, texts: set(state.texts, event.key, { ...prev, text: prev.text + event.text }) } : state
+      return prev ? { ...state, texts: set(state.texts, event.key, withMetadata({ ...prev, text: prev.text + event.text }, event.metadata)) } : state
     }
     case "text-stored": {
       const part = state.texts.get(event.key)
@@ -55,7 +67,7 @@ export const foldStep = (state: StepState, event: StepEvent): StepState => {
     }
     case "text-end": {
       const prev = state.texts.get(event.key)
-      return prev ? { ...state, texts: set(state.texts, event.key, { ...prev, time: { start: prev.time?.start ?? 0, end: event.end } }) } : state
+      return prev ? { ...state, texts: set(state.texts, event.key, withMetadata({ ...prev, time: { start: prev.time?.start ?? 0, end: event.end } }, event.metadata)) } : state
     }
     case "tool":
       return { ...state, calls: set(state.calls, event.part.callID, event.part) }

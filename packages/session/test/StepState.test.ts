@@ -1,6 +1,6 @@
 // The step's state folded from what happens, as a pure function.
 import { describe, expect, test } from "bun:test"
-import type { TextPart, ToolPart } from "@reins/domain"
+import type { ReasoningPart, TextPart, ToolPart } from "@reins/domain"
 import { TEXT_STORE_MIN_GROWTH, cutOff, emptyStep, foldStep, textDue, type StepEvent } from "../src/StepState.ts"
 
 const base = { sessionID: "ses_1", messageID: "msg_1" }
@@ -18,6 +18,19 @@ describe("foldStep", () => {
     expect(emptyStep.texts.size).toBe(0)
     // a delta for a text that never started changes nothing
     expect(foldStep(started, { type: "text-delta", key: "t:2", text: "x" })).toBe(started)
+  })
+
+  test("a reasoning part gathers the provider's metadata from its start, deltas and end, key by key; a text part keeps none", () => {
+    const reasoning: ReasoningPart = { id: "prt_r", ...base, type: "reasoning", text: "", time: { start: 1 }, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } } }
+    const after = fold([
+      { type: "text-start", key: "r:1", part: reasoning },
+      { type: "text-delta", key: "r:1", text: "plan", metadata: { openai: { itemId: "rs_1" } } },
+      { type: "text-delta", key: "r:1", text: "", metadata: { anthropic: { signature: "sig" } } },
+      { type: "text-end", key: "r:1", end: 5, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" } } }
+    ])
+    expect(after.texts.get("r:1")).toEqual({ ...reasoning, text: "plan", time: { start: 1, end: 5 }, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" }, anthropic: { signature: "sig" } } })
+    const plain = fold([{ type: "text-start", key: "t:1", part: text }, { type: "text-end", key: "t:1", end: 2, metadata: { openai: { itemId: "msg_1" } } }])
+    expect(plain.texts.get("t:1")).toEqual({ ...text, time: { start: 1, end: 2 } })
   })
 
   test("a text is due for storing once it grew by the minimum, then by a quarter of what is stored", () => {

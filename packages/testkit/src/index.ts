@@ -16,6 +16,7 @@ export {
   type AnthropicServer,
   type AnthropicServerOptions
 } from "./AnthropicServer.ts"
+export { encryptedReasoning } from "./ResponsesStream.ts"
 export { approxTokens, LOOKBACK, PromptCache, requestBlocks, type CacheUsage } from "./PromptCache.ts"
 export { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverMode, type OtlpRequest } from "./OtlpReceiver.ts"
 export { decodeMetrics, decodeTraces, type AttributeValue, type Attributes, type MetricType, type ReceivedDataPoint, type ReceivedSpan, type SpanKind, type StatusCode } from "./OtlpDecode.ts"

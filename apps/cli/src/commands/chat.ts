@@ -2,9 +2,11 @@ import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { usage } from "../CliError.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
+import { withVariant } from "../Variant.ts"
 
 const flags = {
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model>"), Flag.optional),
+  variant: Flag.String("variant").pipe(Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"), Flag.optional),
   continue: Flag.Boolean("continue").pipe(Flag.withAlias("c"), Flag.withDescription("Continue the latest session in this directory"), Flag.withDefault(false)),
   session: Flag.String("session").pipe(Flag.withAlias("s"), Flag.withDescription("Continue the session with this id"), Flag.optional),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
@@ -14,7 +16,7 @@ const flags = {
 export const onTerminal = () => Boolean(process.stdin.isTTY && process.stdout.isTTY)
 
 /** The flags `reins` takes without a subcommand, which mean `reins chat`. */
-const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--yolo"])
+const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--variant", "--yolo"])
 
 /**
  * The arguments effect/cli parses: `reins` alone on a terminal, and `reins -c` / `reins --session ID`
@@ -33,7 +35,7 @@ export const chat = Command.make("chat", flags, (input) =>
       return yield* usage('The interactive session needs a terminal (stdin and stdout): use reins run "…" in scripts and pipes')
     }
     const setup = yield* loadSetup
-    const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
+    const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
     const { runTui } = yield* Effect.promise(() => import("../tui/index.ts"))
     yield* runTui({ setup, model, continue: input.continue, session: Option.getOrUndefined(input.session), yolo: input.yolo })
   })

@@ -11,6 +11,7 @@ import { liveEnabled, styleFor } from "../present/Style.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
 import { textPrinter } from "../TextPrinter.ts"
 import { ttyPrompter } from "../TtyPrompter.ts"
+import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
 
 const readStdin = Effect.promise(async () => (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim()))
@@ -22,6 +23,10 @@ const flags = {
     Flag.withDefault("text" as const)
   ),
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model>"), Flag.optional),
+  variant: Flag.String("variant").pipe(
+    Flag.withDescription("A named variant of the model's options: low, medium, high, … (reasoning effort, thinking budget) or one from reins.json"),
+    Flag.optional
+  ),
   continue: Flag.Boolean("continue").pipe(Flag.withAlias("c"), Flag.withDescription("Continue the latest session in this directory"), Flag.withDefault(false)),
   session: Flag.String("session").pipe(Flag.withAlias("s"), Flag.withDescription("Continue the session with this id"), Flag.optional),
   permission: Flag.Literals("permission", ["allow", "deny"]).pipe(
@@ -35,7 +40,7 @@ const flags = {
 export const run = Command.make("run", flags, (input) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup
-    const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
+    const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
     const text = input.message.join(" ").trim() || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && Option.isNone(input.permission)
