@@ -59,7 +59,11 @@ export const loadPromptSettings = Effect.fn("Prompt.loadSettings")(function* (va
   const resolved = given.startsWith("~/") ? path.join(home, given.slice(2)) : path.resolve(directory, given)
   const text = yield* Effect.tryPromise({
     try: () => fs.promises.readFile(resolved, "utf8"),
-    catch: (e) => problem(`cannot read the prompt file ${resolved} (${(e as Error).message}). Fix the path (relative to ${directory}) or give the prompt text inline.`)
+    catch: (e) =>
+      problem(
+        `cannot read the prompt file ${resolved}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}. ` +
+          `Fix the path (relative to ${directory}) or give the prompt text inline.`
+      )
   })
   if (text.trim() === "") return yield* problem(`the prompt file ${resolved} is empty`)
   return { header: text.trim() }
