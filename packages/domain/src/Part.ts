@@ -33,6 +33,20 @@ export const ReasoningPart = Schema.Struct({
 })
 export type ReasoningPart = typeof ReasoningPart.Type
 
+/**
+ * A file given to the model: an image (sent as a file part to models that take images) or a text
+ * file (sent as its text, under its path). The data is kept in the session as a data: URL, so the
+ * message replays the same whatever happens to the file later.
+ */
+export const Attachment = Schema.Struct({
+  mime: Schema.String,
+  /** The path as the user gave it (relative to the project when inside it). */
+  filename: Schema.optional(Schema.String),
+  /** A data: URL. */
+  url: Schema.String
+})
+export type Attachment = typeof Attachment.Type
+
 export const ToolStatePending = Schema.Struct({
   status: Schema.Literal("pending"),
   input: Schema.Record(Schema.String, Schema.Unknown),
@@ -56,7 +70,9 @@ export const ToolStateCompleted = Schema.Struct({
   /** `compacted`: when pruning hid the output from the model (T9). */
   time: Schema.Struct({ start: Schema.Number, end: Schema.Number, compacted: Schema.optional(Schema.Number) }),
   /** What the model sees instead of `output` once pruned: a placeholder, or the first and last lines. */
-  pruned: Schema.optional(Schema.String)
+  pruned: Schema.optional(Schema.String),
+  /** Files the tool gives the model besides its text (read of an image): sent to models that take images, a note to others. */
+  attachments: Schema.optional(Schema.Array(Attachment))
 })
 export const ToolStateError = Schema.Struct({
   status: Schema.Literal("error"),

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Random, Stream } from "effect"
 import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
+import { forModel } from "./Attachments.ts"
 import { cacheCallOptions, cacheStyle, withCacheMarkers } from "./Cache.ts"
 import { cost, lookupModel, unknownModelWarning, type ModelInfo } from "./Models.ts"
 import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
@@ -209,7 +210,7 @@ export class Provider extends Context.Service<Provider, {
             // T22: the model's options and variant, merged with the cache's (neither clobbers the other)
             const options = callOptions(request.model, config, settings.variant)
             if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
-            const prompt = withCacheMarkers(request.system, toModelMessages(request.messages, config.type, request.model), caching)
+            const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model), caching)
             const providerOptions = mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options)
             const result = streamText({
               model,

@@ -87,7 +87,7 @@ export const makeProcessor = Effect.gen(function* () {
           const r = exit.value
           yield* setTool({
             ...current,
-            state: { status: "completed", input, output: r.output, title: r.title, metadata: r.metadata ?? {}, time: { start, end } }
+            state: { status: "completed", input, output: r.output, title: r.title, metadata: r.metadata ?? {}, time: { start, end }, ...(r.attachments ? { attachments: r.attachments } : {}) }
           })
         } else {
           const error = Cause.findErrorOption(exit.cause)

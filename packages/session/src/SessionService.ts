@@ -1,9 +1,10 @@
 import { Clock, Context, Deferred, Effect, Exit, Layer, Option, Stream } from "effect"
-import { Bus, Ids, isOpenTool, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
+import { Bus, Ids, isOpenTool, type Attachment, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
 import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
-import type { ProviderError } from "@reins/provider"
+import { Provider, ProviderError } from "@reins/provider"
 import { RunClaims, SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
+import { imagesRefused } from "./Attachments.ts"
 import { SessionBusyError, type PromptError } from "./Errors.ts"
 import { SessionProcessor, interruptedState } from "./Processor.ts"
 import { busyMessage, lostClaim } from "./Runs.ts"
@@ -18,6 +19,8 @@ export interface PromptInput {
   readonly sessionID: string
   readonly text: string
   readonly model: ModelRef
+  /** Files attached to the message (`collectAttachments`): stored as file parts after its text. */
+  readonly files?: ReadonlyArray<Attachment>
 }
 
 /** A message stored for a turn already running (T5): the model reads it at that turn's next step. */
@@ -75,6 +78,7 @@ export class SessionService extends Context.Service<SessionService, {
       const streamSettings = yield* TurnStreamSettings
       const runs = yield* SessionRuns
       const isLive = runs.isLive
+      const provider = yield* Provider
 
       const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
         const now = yield* Clock.currentTimeMillis
@@ -122,17 +126,21 @@ export class SessionService extends Context.Service<SessionService, {
 
       const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
-        const { message: user, part } = yield* turns.userMessage(session.id, input.text)
+        const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
+        const files = yield* Effect.forEach(input.files ?? [], (file) =>
+          Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID: session.id, messageID: user.id, type: "file", ...file }))
+        )
+        const parts = [text, ...files]
         yield* store.putMessage(user)
-        yield* store.putPart(part)
-        yield* turns.announce(user, [part])
+        yield* store.putParts(parts)
+        yield* turns.announce(user, parts)
         const now = user.time.created
         const isFirst = session.title === "New session"
         session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, time: { ...session.time, updated: now } }
         yield* store.updateSession(session)
         yield* bus.publish({ type: "session.updated", session })
         yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
-        return yield* turns.run(session, { info: user, parts: [part] }, input.model, run, known)
+        return yield* turns.run(session, { info: user, parts }, input.model, run, known)
       })
 
       const runTurn = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {
@@ -140,6 +148,9 @@ export class SessionService extends Context.Service<SessionService, {
         yield* store.getSession(input.sessionID)
         // A reserve that leaves nothing for the conversation is a config error, before anything is stored.
         yield* compaction.check(input.model)
+        // An image for a model that takes none is refused before anything is stored or sent.
+        const refused = imagesRefused(input.model, provider.info(input.model).images, input.files ?? [])
+        if (refused !== undefined) return yield* new ProviderError({ reason: "invalid", message: refused })
         for (let attempt = 0; ; attempt++) {
           // This process runs the session already: the message joins that turn.
           const joined = runs.current(input.sessionID)

@@ -1,4 +1,5 @@
 import { Effect, Schema, SchemaIssue } from "effect"
+import type { Attachment } from "@reins/domain"
 import { Permission, PermissionError, type AskRequest } from "@reins/permission"
 import { Reducers } from "@reins/reduce"
 import { Truncate, type Capture, type Direction } from "@reins/truncate"
@@ -20,6 +21,8 @@ export interface ToolResult {
   readonly title: string
   readonly output: string
   readonly metadata?: Record<string, unknown>
+  /** Files for the model besides the text (read of an image); never truncated. */
+  readonly attachments?: ReadonlyArray<Attachment>
 }
 
 /** What a tool's own code returns: define reduces and truncates it into a ToolResult. */
@@ -127,7 +130,8 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
           const body = text.replace(/\n$/, "")
           return body.length > 0 ? `${body}\n\n${result.trailer}` : result.trailer
         }
-        if (!shaped) return { title: result.title, output: trailer(result.output), metadata: result.metadata ?? {}, truncated: false }
+        const attachments = result.attachments && result.attachments.length > 0 ? { attachments: result.attachments } : {}
+        if (!shaped) return { title: result.title, output: trailer(result.output), metadata: result.metadata ?? {}, truncated: false, ...attachments }
         const cut = yield* shapeOutput(truncate, reducers, {
           tool: id,
           sessionID: ctx.sessionID,
@@ -153,6 +157,7 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
           title: result.title,
           output: trailer(cut.content),
           truncated: cut.truncated,
+          ...attachments,
           ...(cut.outputPath ? { outputPath: cut.outputPath } : {}),
           metadata: {
             ...result.metadata,

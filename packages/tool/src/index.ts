@@ -8,3 +8,4 @@ export { editDecoded, replaceText, type ReplaceResult } from "./builtin/Replace.
 export { decodeBytes, encodeText } from "./builtin/TextFile.ts"
 export { applyPatchText, changeDiff, planPatch, summarize, type Plan as PatchPlan } from "./builtin/PatchApply.ts"
 export * as ProcessGroup from "./builtin/ProcessGroup.ts"
+export * from "./Media.ts"

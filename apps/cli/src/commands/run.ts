@@ -5,6 +5,7 @@ import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
 import { SessionStore } from "@reins/storage"
+import { admitAttachments, attachFiles } from "../Attach.ts"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { jsonPrinter } from "../Output.ts"
 import { liveEnabled, styleFor } from "../present/Style.ts"
@@ -33,7 +34,12 @@ const flags = {
     Flag.withDescription('What a permission "ask" becomes without a terminal (default deny)'),
     Flag.optional
   ),
-  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  file: Flag.String("file").pipe(
+    Flag.withAlias("f"),
+    Flag.withDescription("Attach a file (repeatable; @path in the message does the same): an image (png, jpeg, gif, webp) for models that take images, or a text file, inlined with its path"),
+    Flag.atLeast(0)
+  )
 }
 
 /** `reins run [message..]`: one turn of the agent on a new or continued session. */
@@ -43,6 +49,7 @@ export const run = Command.make("run", flags, (input) =>
     const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
     const text = input.message.join(" ").trim() || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
+    const attached = yield* attachFiles({ cwd: setup.cwd, text, files: input.file })
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && Option.isNone(input.permission)
     const out = (s: string) => void process.stdout.write(s)
     const err = (s: string) => void process.stderr.write(s)
@@ -86,6 +93,8 @@ export const run = Command.make("run", flags, (input) =>
       const sessions = yield* SessionService
       // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
       const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
+      // before any session is made: an image the model cannot take, a file outside the project not allowed
+      yield* admitAttachments(model, Option.getOrElse(input.session, () => ""), setup.cwd, attached)
       const sessionID = Option.isSome(input.session)
         ? (yield* store.getSession(input.session.value).pipe(
             Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)))
@@ -96,7 +105,7 @@ export const run = Command.make("run", flags, (input) =>
       current = sessionID
       human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
-      const streamed = sessions.stream({ sessionID, text, model }).pipe(
+      const streamed = sessions.stream({ sessionID, text, model, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) }).pipe(
         Stream.tap((event) => (event.type === "turn.finished" ? Effect.void : printer.handler(event))),
         Stream.filter((event) => event.type === "turn.finished"),
         Stream.runLast,

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { define, render } from "../Tool.ts"
 import { displayPath, fail, isBinary, notRegular, pathNeeds, readBytes, readDirectory, resolvePath, specialKind, statPath } from "./Files.ts"
+import { MAX_IMAGE_BYTES, byteSize, dataUrl, sniffImage } from "../Media.ts"
 import template from "./read.txt" with { type: "text" }
 
 export const DEFAULT_LIMIT = 2000
@@ -81,6 +82,20 @@ export const read = define("read", {
       const kind = specialKind(stat)
       if (kind !== undefined) return yield* notRegular(target, kind)
       const bytes = yield* readBytes(target)
+      // an image (by its bytes) is given to the model as an image; a model that takes none gets the note alone
+      const image = sniffImage(bytes)
+      if (image !== undefined) {
+        if (bytes.length > MAX_IMAGE_BYTES) {
+          return yield* fail(`${target} is an image of ${byteSize(bytes.length)}, over the ${byteSize(MAX_IMAGE_BYTES)} reins sends. Use bash to make a smaller copy if you need to see it.`)
+        }
+        const shown = displayPath(ctx, target)
+        return {
+          title: shown,
+          output: `Image ${shown} (${image}, ${byteSize(bytes.length)}), attached below.`,
+          metadata: { filePath: target, image, bytes: bytes.length },
+          attachments: [{ mime: image, filename: shown, url: dataUrl(image, bytes) }]
+        }
+      }
       if (isBinary(target, bytes)) {
         return yield* fail(`${target} is a binary file and cannot be read as text. Use bash with a suitable tool if you need to inspect it.`)
       }
