@@ -11,6 +11,8 @@ import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
 export const MAX_TIMEOUT = 600_000
+/** How long stopping a command waits, after killing its group, for the shell to be collected and its output pipes to close. */
+export const KILL_WAIT_MS = 3_000
 /** How often a running command reports progress. */
 export const PROGRESS_INTERVAL = "1 second"
 
@@ -47,7 +49,11 @@ const bootstrap = (command: string) => {
  * Runs `command` as a real child process in its own process group, streaming its output into
  * `sink` as it comes. stderr is joined to stdout inside the shell (`exec 2>&1`), so the two
  * interleave in the order the command wrote them. Interrupting the effect (Ctrl+C, a
- * cancelled step) kills the group; so does the timeout. `onStart` gets the group's id.
+ * cancelled step) kills the group at once, then waits until the shell has been collected and
+ * every process holding its output has ended (at most KILL_WAIT_MS: a process that left the
+ * group with the pipe open is not waited for longer), so whatever stops a command returns only
+ * once it is gone, not merely signalled; the timeout kills the group too. `onStart` gets the
+ * group's id.
  */
 export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void) =>
   Effect.callback<Outcome, ToolError>((resume) => {
@@ -74,15 +80,22 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
       clearTimeout(timer)
       resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${shell}: ${error.message}` })))
     })
+    // closed: the shell exited and was collected, and every process holding its output has ended
+    const closed = Promise.withResolvers<void>()
     child.on("close", (code, signal) => {
       clearTimeout(timer)
+      closed.resolve()
       resume(Effect.succeed({ exitCode: code, signal, timedOut }))
     })
-    return Effect.sync(() => {
+    return Effect.suspend(() => {
       clearTimeout(timer)
       killGroup(child.pid)
       child.stdout.off("data", write)
       child.stderr.off("data", write)
+      // what the dying command still writes is read and dropped, so its pipes reach their end
+      child.stdout.resume()
+      child.stderr.resume()
+      return Effect.promise(() => closed.promise).pipe(Effect.timeoutOption(KILL_WAIT_MS), Effect.asVoid)
     })
   })
 
