@@ -25,7 +25,8 @@ export const send = async (pty: Pty, text: string) => {
 
 /**
  * The screen with what changes from run to run replaced: the temp directories, session and message
- * ids, clock times and elapsed seconds, spinner frames.
+ * ids, clock times and elapsed seconds, spinner frames, and the footer's input token counts (they
+ * follow the size of the system prompt and tool descriptions, which are not what a screen shows).
  */
 export const normalise = (screen: string, p: Project) => {
   // ids and dates keep their width, so boxes stay aligned; the footer's gap before the directory (which
@@ -39,6 +40,8 @@ export const normalise = (screen: string, p: Project) => {
     .replace(/\((master|main)\)/g, "(branch)")
     .replace(/\b\d+(\.\d+)?(ms|s)\b/g, "<t>")
     .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "*")
+    .replace(/\bcontext [\d.]+k?\/([\d.]+k?) \(\d+%\)/g, "context <n>/$1 (<p>%)")
+    .replace(/\bsession [\d.]+k? in\b/g, "session <n> in")
     .split("\n")
     .map((l) => l.trimEnd())
     .join("\n")
