@@ -147,10 +147,21 @@ describe("reins (interactive) on a terminal", () => {
     expect(screen).toContain("+----")
     expect(screen).toContain("| >")
     expect(screen).toMatch(/bash echo hi \| exit 0/)
-    // SGR colours (30–37, 90–97, 38;…) never; bold, dim and inverse are not colours
-    expect(pty.output()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7])(?:;[0-9;]*)?m/)
-    expect(pty.output().replace(/[\x00-\x7f]/g, "")).toBe("")
     expectScreen("ascii-no-color", normalise(screen, p))
+    // the slash commands' completions and the sessions picker are drawn too
+    pty.type("/se")
+    await pty.waitFor("/sessions")
+    pty.type("ssions")
+    await pty.press("enter")
+    await pty.waitFor("type to filter")
+    await pty.press("escape")
+    await pty.waitUntil(() => !pty.screen().includes("type to filter"), "the picker closed")
+    await pty.waitFor(READY)
+    // the raw bytes: no SGR colour or dim at all (what tmux capture-pane -e would show); only the
+    // cursor's inverse cell (7/27) and cursor movement
+    const sgr = [...pty.output().matchAll(/\x1b\[([0-9;:]*)m/g)].map((m) => m[1])
+    expect(sgr.filter((codes) => codes !== "7" && codes !== "27")).toEqual([])
+    expect(pty.output().replace(/[\x00-\x7f]/g, "")).toBe("")
     await send(pty, "/exit")
     expect(await pty.waitExit(10_000)).toBe(0)
   })

@@ -25,6 +25,9 @@ export const Picker = <A,>(props: {
   readonly onCancel: () => void
 }) => {
   const { style, unicode } = useTheme()
+  // NO_COLOR: no dim or bold either, as in the transcript
+  const dim = style.color ? { dimColor: true } : {}
+  const bold = style.color ? { bold: true } : {}
   const [filter, setFilter] = useState("")
   const [selected, setSelected] = useState(0)
   const shown = filtered(props.items, filter)
@@ -60,11 +63,11 @@ export const Picker = <A,>(props: {
   const rows = shown.slice(first, first + ROWS)
   return (
     <Box flexDirection="column" borderStyle={unicode ? "round" : "classic"} paddingX={1}>
-      <Text bold>
+      <Text {...bold}>
         {props.title}
-        {filter ? <Text dimColor>{`  filter: ${filter}`}</Text> : null}
+        {filter ? <Text {...dim}>{`  filter: ${filter}`}</Text> : null}
       </Text>
-      {rows.length === 0 ? <Text dimColor>nothing matches</Text> : null}
+      {rows.length === 0 ? <Text {...dim}>nothing matches</Text> : null}
       {rows.map((item, i) => {
         const index = first + i
         return (
@@ -72,11 +75,11 @@ export const Picker = <A,>(props: {
             {index === at ? (unicode ? "❯ " : "> ") : "  "}
             {item.label}
             {item.current ? " (current)" : ""}
-            {item.detail ? <Text dimColor>{`  ${item.detail}`}</Text> : null}
+            {item.detail ? <Text {...dim}>{`  ${item.detail}`}</Text> : null}
           </Text>
         )
       })}
-      <Text dimColor>{`${unicode ? "↑↓" : "Up/Down"} choose ${style.glyphs.dot} Enter pick ${style.glyphs.dot} Esc cancel ${style.glyphs.dot} type to filter`}</Text>
+      <Text {...dim}>{`${unicode ? "↑↓" : "Up/Down"} choose ${style.glyphs.dot} Enter pick ${style.glyphs.dot} Esc cancel ${style.glyphs.dot} type to filter`}</Text>
     </Box>
   )
 }

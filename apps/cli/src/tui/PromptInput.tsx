@@ -140,13 +140,15 @@ export const PromptInput = (props: PromptInputProps) => {
   const found = matches(editor.text)
   const unicode = props.style.glyphs.dot === "·"
   const color = (c: string) => (props.style.color ? { color: c } : {})
+  // NO_COLOR: no dim either (an SGR code some terminals render as a colour)
+  const dim = props.style.color ? { dimColor: true } : {}
   const borderColor = props.style.color ? { borderColor: props.active ? (props.running ? "yellow" : "cyan") : "gray" } : {}
   return (
     <Box flexDirection="column">
       <Box borderStyle={unicode ? "round" : "classic"} {...borderColor} paddingX={1} width={props.width}>
         <Text {...color("cyan")}>{unicode ? "❯ " : "> "}</Text>
         <Box flexDirection="column" flexGrow={1}>
-          {editor.text === "" && !props.active ? <Text dimColor> </Text> : renderLines(editor, props.active)}
+          {editor.text === "" && !props.active ? <Text {...dim}> </Text> : renderLines(editor, props.active)}
         </Box>
       </Box>
       {found.length > 0 ? (
@@ -154,13 +156,13 @@ export const PromptInput = (props: PromptInputProps) => {
           {found.map((c) => (
             <Text key={c.name} wrap="truncate-end">
               <Text {...color("cyan")}>{`/${c.name}`}</Text>
-              {c.args ? <Text dimColor>{` ${c.args}`}</Text> : null}
-              <Text dimColor>{`  ${c.summary}`}</Text>
+              {c.args ? <Text {...dim}>{` ${c.args}`}</Text> : null}
+              <Text {...dim}>{`  ${c.summary}`}</Text>
             </Text>
           ))}
         </Box>
       ) : (
-        <Text dimColor wrap="truncate-end">
+        <Text {...dim} wrap="truncate-end">
           {!listening ? " " : hint ??
             (props.running
               ? `  Enter queues your message into the running turn ${props.style.glyphs.dot} Esc or Ctrl+C interrupts`
