@@ -29,7 +29,7 @@ export const ReasoningPart = Schema.Struct({
    * `{ openai: { itemId, reasoningEncryptedContent } }`): replayed to the model of its message,
    * dropped for any other (T22).
    */
-  metadata: Schema.optional(Schema.Record(Schema.String, Metadata))
+  providerMetadata: Schema.optional(Schema.Record(Schema.String, Metadata))
 })
 export type ReasoningPart = typeof ReasoningPart.Type
 
@@ -91,7 +91,9 @@ export const ToolPart = Schema.Struct({
   type: Schema.Literal("tool"),
   callID: Schema.String,
   tool: Schema.String,
-  state: ToolState
+  state: ToolState,
+  /** The provider's metadata of the call (Gemini's thought signature): replayed to the model of its message only (T22). */
+  providerMetadata: Schema.optional(Schema.Record(Schema.String, Metadata))
 })
 export type ToolPart = typeof ToolPart.Type
 

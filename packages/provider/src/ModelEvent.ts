@@ -7,9 +7,9 @@ export type ModelEvent =
   | { readonly type: "text-delta"; readonly id: string; readonly text: string }
   | { readonly type: "text-end"; readonly id: string }
   /** `metadata`: the provider's metadata of the reasoning (a thinking signature, encrypted reasoning), to replay it (T22). */
-  | { readonly type: "reasoning-start"; readonly id: string; readonly metadata?: ReasoningMetadata }
-  | { readonly type: "reasoning-delta"; readonly id: string; readonly text: string; readonly metadata?: ReasoningMetadata }
-  | { readonly type: "reasoning-end"; readonly id: string; readonly metadata?: ReasoningMetadata }
+  | { readonly type: "reasoning-start"; readonly id: string; readonly metadata?: StreamMetadata }
+  | { readonly type: "reasoning-delta"; readonly id: string; readonly text: string; readonly metadata?: StreamMetadata }
+  | { readonly type: "reasoning-end"; readonly id: string; readonly metadata?: StreamMetadata }
   | { readonly type: "tool-input-start"; readonly callID: string; readonly name: string }
   | { readonly type: "tool-input-delta"; readonly callID: string; readonly delta: string }
   | { readonly type: "tool-input-end"; readonly callID: string }
@@ -20,12 +20,14 @@ export type ModelEvent =
       readonly input: unknown
       /** Set when the model named an unknown tool or sent unparseable arguments. */
       readonly invalid?: string
+      /** The provider's metadata of the call (Gemini's thought signature), to replay it (T22). */
+      readonly metadata?: StreamMetadata
     }
   | { readonly type: "finish-step"; readonly finishReason: string; readonly usage: Usage; readonly cost: number }
   | { readonly type: "retry"; readonly attempt: number; readonly delayMs: number; readonly message: string }
 
 /** Provider metadata, by provider key (`{ anthropic: { signature } }`). */
-export type ReasoningMetadata = Readonly<Record<string, Record<string, unknown>>>
+export type StreamMetadata = Readonly<Record<string, Record<string, unknown>>>
 
 /** A tool as the model sees it. */
 export interface ToolSpec {

@@ -250,7 +250,16 @@ export class Provider extends Context.Service<Provider, {
                     return Effect.succeed([{ type: "tool-input-end", callID: part.id }])
                   case "tool-call": {
                     const invalid = "invalid" in part && part.invalid ? String((part as { error?: unknown }).error ?? "invalid tool call") : undefined
-                    return Effect.succeed([{ type: "tool-call", callID: part.toolCallId, name: part.toolName, input: part.input, ...(invalid ? { invalid } : {}) }])
+                    return Effect.succeed([
+                      {
+                        type: "tool-call",
+                        callID: part.toolCallId,
+                        name: part.toolName,
+                        input: part.input,
+                        ...(invalid ? { invalid } : {}),
+                        ...(part.providerMetadata ? { metadata: part.providerMetadata } : {})
+                      }
+                    ])
                   }
                   case "finish-step": {
                     // The SDK's word for a stream that ended before the provider's finish reason.

@@ -22,7 +22,8 @@ export interface MessageWithParts {
  *   empty text, and no reasoning without its signature (or redacted data);
  * - Mistral: tool-call ids of exactly 9 letters and digits; a tool message never directly followed
  *   by a user message (an assistant "Done." goes between, as opencode does);
- * - Gemini: system messages only at the start (merged into one there).
+ * - Gemini: system messages only at the start (merged into one there); a tool call's thought
+ *   signature replayed to the model that made it.
  */
 export const toModelMessages = (messages: ReadonlyArray<MessageWithParts>, type: ProviderType, model?: ModelRef): Array<ModelMessage> => {
   const out = messages.flatMap((message) => modelMessagesOf(message, type, model))
@@ -121,7 +122,7 @@ const signed = (metadata: Record<string, unknown> | undefined) => {
  */
 const reasoning = (part: Extract<Part, { type: "reasoning" }>, type: ProviderType, mine: boolean): Array<SdkReasoningPart> => {
   if (!mine) return []
-  const metadata = part.metadata !== undefined && Object.keys(part.metadata).length > 0 ? part.metadata : undefined
+  const metadata = part.providerMetadata !== undefined && Object.keys(part.providerMetadata).length > 0 ? part.providerMetadata : undefined
   if (part.text.trim() === "" && metadata === undefined) return []
   // Anthropic refuses thinking without its signature (a step cut off before it came)
   if (type === "anthropic" && !signed(metadata)) return []
@@ -149,7 +150,8 @@ const convert = ({ info, parts }: MessageWithParts, type: ProviderType, model: M
     if (part.type === "reasoning") content.push(...reasoning(part, type, mine))
     if (part.type === "tool") {
       const id = toolCallId(part.callID, type)
-      content.push({ type: "tool-call", toolCallId: id, toolName: part.tool, input: part.state.input })
+      const replayed = mine && type === "google" ? part.providerMetadata : undefined
+      content.push({ type: "tool-call", toolCallId: id, toolName: part.tool, input: part.state.input, ...(replayed ? { providerOptions: replayed as ToolCallPart["providerOptions"] } : {}) })
       results.push({ type: "tool-result", toolCallId: id, toolName: part.tool, output: withToolMedia(toolOutput(part), part, type) })
     }
   }

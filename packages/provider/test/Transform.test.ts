@@ -75,8 +75,8 @@ describe("Anthropic", () => {
       [
         user("msg_u", "go"),
         assistant("msg_a", [
-          { type: "reasoning", text: "signed", metadata: { anthropic: { signature: "sig_1" } } },
-          { type: "reasoning", text: "", metadata: { anthropic: { redactedData: "opaque" } } },
+          { type: "reasoning", text: "signed", providerMetadata: { anthropic: { signature: "sig_1" } } },
+          { type: "reasoning", text: "", providerMetadata: { anthropic: { redactedData: "opaque" } } },
           { type: "reasoning", text: "cut off before its signature" },
           toolCall("toolu_1")
         ])
@@ -98,7 +98,7 @@ describe("Anthropic", () => {
 describe("reasoning across models", () => {
   const history = [
     user("msg_u", "go"),
-    assistant("msg_a", [{ type: "reasoning", text: "mine", metadata: { anthropic: { signature: "sig_1" } } }, { type: "text", text: "done" }], SONNET)
+    assistant("msg_a", [{ type: "reasoning", text: "mine", providerMetadata: { anthropic: { signature: "sig_1" } } }, { type: "text", text: "done" }], SONNET)
   ]
 
   test.each<[string, boolean, ModelRef, ProviderType]>([
@@ -116,7 +116,7 @@ describe("reasoning across models", () => {
   test("OpenAI's encrypted reasoning is replayed as stored, even with no summary text", () => {
     const gpt: ModelRef = { providerID: "openai", modelID: "gpt-5" }
     const metadata = { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc_1" } }
-    const out = toModelMessages([user("msg_u", "go"), assistant("msg_a", [{ type: "reasoning", text: "", metadata }, toolCall("call_1")], gpt)], "openai", gpt)
+    const out = toModelMessages([user("msg_u", "go"), assistant("msg_a", [{ type: "reasoning", text: "", providerMetadata: metadata }, toolCall("call_1")], gpt)], "openai", gpt)
     expect(out[1]!.content).toContainEqual({ type: "reasoning", text: "", providerOptions: metadata })
   })
 
@@ -186,6 +186,15 @@ describe("Gemini", () => {
     expect(systemFirst(first)).toEqual(first)
     const none: Array<ModelMessage> = [{ role: "user", content: "hi" }]
     expect(systemFirst(none)).toEqual(none)
+  })
+
+  test("a tool call's thought signature is replayed to the model that made it, not to another", () => {
+    const gemini: ModelRef = { providerID: "google", modelID: "gemini-3-pro-preview" }
+    const signed = { google: { thoughtSignature: "sig-call" } }
+    const history = [user("msg_u", "go"), assistant("msg_a", [{ ...toolCall("c1"), providerMetadata: signed }], gemini)]
+    const callOf = (out: ReadonlyArray<ModelMessage>): unknown => (out[1]!.content as ReadonlyArray<{ type: string }>).find((c) => c.type === "tool-call")
+    expect(callOf(toModelMessages(history, "google", gemini))).toEqual({ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" }, providerOptions: signed })
+    expect(callOf(toModelMessages(history, "google", { providerID: "google", modelID: "gemini-2.5-pro" }))).not.toHaveProperty("providerOptions")
   })
 
   test("google conversions go through it; tool-call ids are kept", () => {

@@ -36,7 +36,7 @@ const anthropicConfig = (url: string, models?: Record<string, unknown>, extra: R
 })
 
 type Block = { type: string; [k: string]: unknown }
-type AnthropicBody = { max_tokens: number; thinking?: { type: string; budget_tokens?: number }; metadata?: unknown; messages: Array<{ role: string; content: Array<Block> }>; system: Array<Block> }
+type AnthropicBody = { model: string; max_tokens: number; thinking?: { type: string; budget_tokens?: number }; metadata?: unknown; messages: Array<{ role: string; content: Array<Block> }>; system: Array<Block> }
 const blocks = (body: AnthropicBody, type: string) => body.messages.flatMap((m) => m.content.filter((b) => b.type === type))
 
 // a call id Anthropic would refuse: only [a-zA-Z0-9_-] is allowed
@@ -74,7 +74,7 @@ describe("Anthropic: thinking with --variant, signatures replayed, dropped for a
     ])
     // stored: the reasoning parts keep the signature; the assistant messages the variant
     const reasoning = messages.flatMap((m) => m.parts).filter((p): p is Extract<Part, { type: "reasoning" }> => p.type === "reasoning")
-    expect(reasoning.map((p) => p.metadata)).toEqual([
+    expect(reasoning.map((p) => p.providerMetadata)).toEqual([
       { anthropic: { signature: thinkingSignature("First I list the files.") } },
       { anthropic: { signature: thinkingSignature("The listing is enough.") } }
     ])
@@ -174,13 +174,13 @@ describe("OpenAI Responses: reasoning effort and encrypted reasoning replayed", 
     }
     const stored = messages.flatMap((m) => m.parts).find((p): p is Extract<Part, { type: "reasoning" }> => p.type === "reasoning")!
     expect(stored.text).toBe("Plan: run one command.")
-    expect(stored.metadata?.["openai"]).toMatchObject({ reasoningEncryptedContent: encryptedReasoning("Plan: run one command.") })
+    expect(stored.providerMetadata?.["openai"]).toMatchObject({ reasoningEncryptedContent: encryptedReasoning("Plan: run one command.") })
     for (const body of bodies.slice(1)) {
       const replayed = body.input.filter((i) => i.type === "reasoning")
       expect(replayed).toEqual([
         {
           type: "reasoning",
-          id: (stored.metadata!["openai"] as { itemId: string }).itemId,
+          id: (stored.providerMetadata!["openai"] as { itemId: string }).itemId,
           encrypted_content: encryptedReasoning("Plan: run one command."),
           summary: [{ type: "summary_text", text: "Plan: run one command." }]
         }

@@ -128,7 +128,7 @@ export const makeProcessor = Effect.gen(function* () {
             const part: TextPart | ReasoningPart =
               event.type === "text-start"
                 ? { id: yield* ids.next("prt"), ...base, type: "text", text: "", time: { start } }
-                : { id: yield* ids.next("prt"), ...base, type: "reasoning", text: "", time: { start }, ...(event.metadata ? { metadata: event.metadata } : {}) }
+                : { id: yield* ids.next("prt"), ...base, type: "reasoning", text: "", time: { start }, ...(event.metadata ? { providerMetadata: event.metadata } : {}) }
             apply({ type: "text-start", key: `${event.type[0]}:${event.id}`, part })
             yield* save(part)
             return
@@ -165,7 +165,10 @@ export const makeProcessor = Effect.gen(function* () {
           case "tool-input-end":
             return
           case "tool-call": {
-            const pending = yield* ensureTool(event.callID, event.name)
+            const created = yield* ensureTool(event.callID, event.name)
+            // the provider's metadata of the call (Gemini's thought signature) goes with the part from now on
+            const pending: ToolPart = event.metadata ? { ...created, providerMetadata: event.metadata } : created
+            if (pending !== created) apply({ type: "tool", part: pending })
             const input = typeof event.input === "object" && event.input !== null && !Array.isArray(event.input) ? (event.input as Record<string, unknown>) : {}
             // A call to a tool this model was not offered gets the no-such-tool answer from runTool,
             // whether or not the provider flagged it invalid.

@@ -45,9 +45,9 @@ export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, u
 /** A part with more provider metadata merged in, key by key (only reasoning parts keep it). */
 export const withMetadata = <P extends TextPart | ReasoningPart>(part: P, metadata: ProviderMetadata | undefined): P => {
   if (metadata === undefined || part.type !== "reasoning") return part
-  const merged: Record<string, Record<string, unknown>> = { ...part.metadata }
+  const merged: Record<string, Record<string, unknown>> = { ...part.providerMetadata }
   for (const [key, value] of Object.entries(metadata)) merged[key] = { ...merged[key], ...value }
-  return { ...part, metadata: merged }
+  return { ...part, providerMetadata: merged }
 }
 
 const set = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => new Map(map).set(key, value)

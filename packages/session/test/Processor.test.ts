@@ -95,6 +95,26 @@ describe("stream processor", () => {
     expect(seen.flatMap((e) => (e.type === "part.updated" && e.part.type === "text" ? [e.part.text] : []))).toEqual(["", "Hello"])
   })
 
+  test("the provider's metadata is stored with the reasoning part (a signature after the text) and the tool part (T22)", async () => {
+    const { messages, seen } = await runStep([
+      { type: "start-step" },
+      { type: "reasoning-start", id: "r", metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } } },
+      { type: "reasoning-delta", id: "r", text: "think", metadata: { openai: { itemId: "rs_1" } } },
+      { type: "reasoning-delta", id: "r", text: "", metadata: { anthropic: { signature: "sig" } } },
+      { type: "reasoning-end", id: "r", metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" } } },
+      { type: "tool-call", callID: "c1", name: "bash", input: { command: "echo hi" }, metadata: { google: { thoughtSignature: "sig-call" } } },
+      finish("tool-calls")
+    ])
+    const parts = messages[1]!.parts
+    expect(parts.find((p) => p.type === "reasoning")).toMatchObject({
+      text: "think",
+      providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" }, anthropic: { signature: "sig" } }
+    })
+    expect(parts.find((p) => p.type === "tool")).toMatchObject({ state: { status: "completed" }, providerMetadata: { google: { thoughtSignature: "sig-call" } } })
+    // a delta of metadata alone is not shown as text
+    expect(seen.flatMap((e) => (e.type === "part.delta" ? [e.delta] : []))).toEqual(["think"])
+  })
+
   test("an unknown tool becomes an error result naming the available tools", async () => {
     const { messages } = await runStep([{ type: "tool-call", callID: "c1", name: "nope", input: {} }, finish("tool-calls")])
     const tool = messages[1]!.parts.find((p) => p.type === "tool")

@@ -21,14 +21,14 @@ describe("foldStep", () => {
   })
 
   test("a reasoning part gathers the provider's metadata from its start, deltas and end, key by key; a text part keeps none", () => {
-    const reasoning: ReasoningPart = { id: "prt_r", ...base, type: "reasoning", text: "", time: { start: 1 }, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } } }
+    const reasoning: ReasoningPart = { id: "prt_r", ...base, type: "reasoning", text: "", time: { start: 1 }, providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: null } } }
     const after = fold([
       { type: "text-start", key: "r:1", part: reasoning },
       { type: "text-delta", key: "r:1", text: "plan", metadata: { openai: { itemId: "rs_1" } } },
       { type: "text-delta", key: "r:1", text: "", metadata: { anthropic: { signature: "sig" } } },
       { type: "text-end", key: "r:1", end: 5, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" } } }
     ])
-    expect(after.texts.get("r:1")).toEqual({ ...reasoning, text: "plan", time: { start: 1, end: 5 }, metadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" }, anthropic: { signature: "sig" } } })
+    expect(after.texts.get("r:1")).toEqual({ ...reasoning, text: "plan", time: { start: 1, end: 5 }, providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" }, anthropic: { signature: "sig" } } })
     const plain = fold([{ type: "text-start", key: "t:1", part: text }, { type: "text-end", key: "t:1", end: 2, metadata: { openai: { itemId: "msg_1" } } }])
     expect(plain.texts.get("t:1")).toEqual({ ...text, time: { start: 1, end: 2 } })
   })
