@@ -9,6 +9,7 @@ import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@rein
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
+import { layerBusMetrics } from "./Metrics.ts"
 import * as os from "node:os"
 
 /** Everything a composed runtime offers to its caller. */
@@ -128,7 +129,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   )
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
-  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive).pipe(Layer.provideMerge(core))
+  // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
+  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics).pipe(Layer.provideMerge(core))
   const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
   // The summary template file named in config is read once, when the runtime starts.
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))

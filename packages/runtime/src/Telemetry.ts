@@ -1,61 +1,116 @@
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Metric, Tracer } from "effect"
+import type { HttpClient } from "effect/http"
+import type { OtlpExporter, OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
+import { makeRecorder, MetricsRecorder, observeSpans } from "./Metrics.ts"
+import { otelConfig, type OtelConfig, type OtlpProtocol, type OtlpSignal } from "./OtelConfig.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
+/**
+ * How long closing the runtime may wait for the last export, per signal: a collector that is down
+ * or hangs costs a run at most this (traces and metrics flush concurrently).
+ */
+export const EXPORT_SHUTDOWN_TIMEOUT = Duration.seconds(2)
+/** How often spans and metrics are sent while a run goes on, in the background. */
+export const EXPORT_INTERVAL = Duration.seconds(1)
+
 /** The OTLP/HTTP traces URL the environment asks for, if any (standard `OTEL_*` variables). */
-export const tracesEndpoint = (env: Env): string | undefined => {
-  if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return undefined
-  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT
-  if (!base) return undefined
-  return `${base.replace(/\/+$/, "")}/v1/traces`
+export const tracesEndpoint = (env: Env): string | undefined => otelConfig(env).traces?.url
+
+/** True when the environment asks for OTLP export of traces or metrics. */
+export const telemetryEnabled = (env: Env) => {
+  const config = otelConfig(env)
+  return config.traces !== undefined || config.metrics !== undefined
 }
 
-/** `OTEL_EXPORTER_OTLP_HEADERS` / `_TRACES_HEADERS`: `k=v,k2=v2`, values URL-encoded. */
-export const otlpHeaders = (env: Env): Record<string, string> => {
-  const raw = [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS].filter(Boolean).join(",")
-  const headers: Record<string, string> = {}
-  for (const pair of raw.split(",")) {
-    const eq = pair.indexOf("=")
-    if (eq <= 0) continue
-    headers[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim())
+type Serialization = OtlpSerialization.OtlpSerialization["Service"]
+
+// Effect's tracer marks every successful span OK; the conventions leave a success UNSET (OK is the user's call)
+const unsetOk = (data: OtlpTracer.TraceData): OtlpTracer.TraceData => ({
+  resourceSpans: data.resourceSpans.map((rs) => ({
+    ...rs,
+    scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.map((s) => (s.status.code === 1 ? { ...s, status: { code: 0 } } : s)) }))
+  }))
+})
+
+// The metric's unit travelled as its `unit` attribute (how Effect's exporter reads it): drop it from the
+// data points; `server.port` is an int in the conventions, metric attributes are strings in Effect.
+const fixMetricAttributes = (data: OtlpMetrics.MetricsData): OtlpMetrics.MetricsData => {
+  for (const rm of data.resourceMetrics) {
+    for (const sm of rm.scopeMetrics) {
+      for (const m of sm.metrics) {
+        for (const dp of [...(m.histogram?.dataPoints ?? []), ...(m.sum?.dataPoints ?? []), ...(m.gauge?.dataPoints ?? [])]) {
+          dp.attributes = (dp.attributes ?? [])
+            .filter((kv) => kv.key !== "unit")
+            .map((kv) => (kv.key === "server.port" && typeof kv.value.stringValue === "string" ? { key: kv.key, value: { intValue: Number(kv.value.stringValue) } } : kv))
+        }
+      }
+    }
   }
-  return headers
+  return data
 }
 
-/** `OTEL_RESOURCE_ATTRIBUTES`: `k=v,k2=v2`. */
-const resourceAttributes = (env: Env): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
-    const eq = pair.indexOf("=")
-    if (eq > 0) out[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim())
-  }
-  return out
-}
+const serializationFor = (base: Serialization): Serialization => ({
+  traces: (data) => base.traces(unsetOk(data)),
+  metrics: (data) => base.metrics(fixMetricAttributes(data)),
+  logs: base.logs
+})
 
-/** True when the environment asks for OTLP export. */
-export const telemetryEnabled = (env: Env) => tracesEndpoint(env) !== undefined
-
-/** OTLP/HTTP (JSON) span export; the exporter modules load only when this layer is built. */
-export const layerOtlp = (env: Env, serviceVersion: string) =>
+/**
+ * OTLP/HTTP export of spans and metrics as configured; the exporter modules load only when this
+ * layer is built. Spans and metrics are batched and sent in the background; closing the layer
+ * sends the rest, bounded by `EXPORT_SHUTDOWN_TIMEOUT`.
+ */
+export const layerOtlp = (config: OtelConfig, serviceVersion: string) =>
   Layer.unwrap(
-    Effect.promise(async () => {
-      const [{ OtlpTracer, OtlpSerialization }, { FetchHttpClient }] = await Promise.all([
-        import("effect/observability"),
-        import("effect/http")
-      ])
-      const attributes = resourceAttributes(env)
-      return OtlpTracer.layer({
-        url: tracesEndpoint(env) ?? "",
-        headers: otlpHeaders(env),
-        resource: { serviceName: env.OTEL_SERVICE_NAME ?? attributes["service.name"] ?? "reins", serviceVersion, attributes },
-        // a CLI run is short: export often, and the scope's close flushes the rest
-        exportInterval: "1 second"
-      }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+    Effect.gen(function* () {
+      const [{ OtlpExporter, OtlpMetrics, OtlpSerialization, OtlpTracer }, { FetchHttpClient }] = yield* Effect.promise(() =>
+        Promise.all([import("effect/observability"), import("effect/http")])
+      )
+      const encoding = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
+        Effect.gen(function* () {
+          return serializationFor(yield* OtlpSerialization.OtlpSerialization)
+        }).pipe(Effect.provide(layer))
+      const encodings: Record<OtlpProtocol, Serialization> = {
+        "http/protobuf": yield* encoding(OtlpSerialization.layerProtobuf),
+        "http/json": yield* encoding(OtlpSerialization.layerJson)
+      }
+      const resource = { serviceName: config.serviceName, serviceVersion, attributes: config.resourceAttributes }
+      const common = (signal: OtlpSignal) => ({ url: signal.url, headers: signal.headers, resource, exportInterval: EXPORT_INTERVAL, shutdownTimeout: EXPORT_SHUTDOWN_TIMEOUT })
+      // the resource is ours: Effect's exporters must not read (and die on) the process's OTEL_* variables themselves
+      const exporter = <A, R>(signal: OtlpSignal, make: Effect.Effect<A, never, R>) =>
+        make.pipe(
+          Effect.provideService(OtlpSerialization.OtlpSerialization, encodings[signal.protocol]),
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({}))
+        )
+      const registry: Metric.MetricRegistry = new Map()
+      const recorder = config.metrics ? makeRecorder(registry) : undefined
+
+      const tracer = Layer.effect(
+        Tracer.Tracer,
+        Effect.gen(function* () {
+          const base = config.traces ? yield* exporter(config.traces, OtlpTracer.make(common(config.traces))) : yield* Tracer.Tracer
+          return recorder ? observeSpans(base, recorder) : base
+        })
+      )
+      const metrics = config.metrics
+        ? Layer.effectDiscard(
+            exporter(config.metrics, OtlpMetrics.make({ ...common(config.metrics), temporality: "cumulative" })).pipe(Effect.provideService(Metric.MetricRegistry, registry))
+          ).pipe(Layer.merge(Layer.succeed(MetricsRecorder, recorder!)))
+        : Layer.empty
+      const deps: Layer.Layer<OtlpExporter.Flusher | HttpClient.HttpClient> = Layer.merge(OtlpExporter.layerFlusher, FetchHttpClient.layer)
+      return Layer.mergeAll(tracer, metrics).pipe(Layer.provide(deps))
     })
   )
 
-/** Telemetry for an environment: OTLP when configured, nothing (and no cost) otherwise. */
-export const layerTelemetry = (env: Env, serviceVersion: string): Layer.Layer<never> =>
-  // The exporter's only typed output is its flusher; the tracer it installs is what matters here.
-  telemetryEnabled(env) ? (layerOtlp(env, serviceVersion) as unknown as Layer.Layer<never>) : Layer.empty
+/** The warnings of the environment's `OTEL_*` variables, each once on stderr. */
+const layerWarnings = (warnings: ReadonlyArray<string>) =>
+  warnings.length === 0 ? Layer.empty : Layer.effectDiscard(Effect.forEach(warnings, (w) => Effect.logWarning(w), { discard: true }))
+
+/** Telemetry for an environment: OTLP when configured, nothing (and no cost) otherwise; never a failed run. */
+export const layerTelemetry = (env: Env, serviceVersion: string): Layer.Layer<never> => {
+  const config = otelConfig(env)
+  const warnings = layerWarnings(config.warnings)
+  if (config.traces === undefined && config.metrics === undefined) return warnings
+  return Layer.merge(warnings, layerOtlp(config, serviceVersion))
+}
