@@ -315,6 +315,13 @@ describe("PermissionQuestion", () => {
     expect(replies).toEqual([{ reply: "reject", message: "use make clean" }])
   })
 
+  test("a message typed fast arrives with its Enter in one chunk: it is sent", async () => {
+    const { app, replies } = ask()
+    await press(app, "r")
+    await press(app, "use make clean\r")
+    expect(replies).toEqual([{ reply: "reject", message: "use make clean" }])
+  })
+
   test("Esc rejects, with no message", async () => {
     const { app, replies } = ask()
     await press(app, "\x1b")

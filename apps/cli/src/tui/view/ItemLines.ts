@@ -2,19 +2,11 @@ import { duration } from "../../present/Units.ts"
 import { hang, indent, paintLines, truncate, wrap } from "./Lines.ts"
 import { markdownLines } from "./MarkdownLines.ts"
 import type { ReasoningItem, SummaryItem, TranscriptItem } from "./State.ts"
-import { toAscii, type Theme } from "./Theme.ts"
-import { toolLines } from "./ToolLines.ts"
+import { toAscii } from "./Theme.ts"
+import { toolLines, type ToolLineOptions } from "./ToolLines.ts"
 
-/** How an item is drawn. */
-export interface ItemOptions {
-  readonly theme: Theme
-  readonly width: number
-  readonly expanded: boolean
-  readonly now: number
-  readonly waiting?: boolean
-  readonly final?: boolean
-  readonly cwd?: string
-}
+/** How an item is drawn: as a tool call is (the theme, the width, expanded or not, the time now, …). */
+export type ItemOptions = ToolLineOptions
 
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1) ?? ""

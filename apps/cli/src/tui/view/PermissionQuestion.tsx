@@ -56,8 +56,14 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
       }
       if (key.backspace || key.delete) return setMessage(message.slice(0, -1))
       if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return
+      // text typed fast (over ssh, tmux send-keys) arrives with its Enter in one chunk: it sends
+      const typed = /^([^\r]*)\r$/.exec(input)
+      if (typed) {
+        const text = `${message}${typed[1]}`.trim()
+        return reply(text === "" ? { reply: "reject" } : { reply: "reject", message: text })
+      }
       // a paste arrives whole; a newline in it is a space in a one-line message
-      return setMessage(message + input.replace(/\r?\n/g, " "))
+      return setMessage(message + input.replace(/\r?\n|\r/g, " "))
     }
     if (key.escape) return reply({ reply: "reject" })
     if (key.leftArrow || key.upArrow || (key.shift && key.tab)) return setSelected((selected + OPTIONS.length - 1) % OPTIONS.length)
