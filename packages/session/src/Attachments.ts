@@ -94,16 +94,21 @@ export const collectAttachments = Effect.fn("Attachments.collect")(function* (in
   readonly text: string
   readonly files?: ReadonlyArray<string>
   readonly home?: string
+  /** Leave files outside the project unattached (returned as `skipped`) instead of reading them. */
+  readonly insideOnly?: boolean
 }) {
   const home = input.home ?? os.homedir()
   const given = [...(input.files ?? []), ...mentionedPaths(input.text, input.cwd, home).map((m) => m.given)]
   const targets: Array<AttachTarget> = []
+  const skipped: Array<AttachTarget> = []
   for (const g of given) {
     const target = attachTarget(input.cwd, g, home)
-    if (!targets.some((t) => t.path === target.path)) targets.push(target)
+    if (targets.some((t) => t.path === target.path) || skipped.some((t) => t.path === target.path)) continue
+    if (input.insideOnly === true && !isInside(input.cwd, target.path)) skipped.push(target)
+    else targets.push(target)
   }
   const attachments = yield* Effect.forEach(targets, readAttachment)
-  return { targets, attachments }
+  return { targets, attachments, skipped }
 })
 
 /**

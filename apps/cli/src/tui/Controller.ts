@@ -3,7 +3,7 @@
 import * as fs from "node:fs/promises"
 import { Cause, Context, Effect, Exit, Fiber, Stream } from "effect"
 import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
-import { SessionService, ofSession } from "@reins/session"
+import { SessionService, collectAttachments, ofSession } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
 
@@ -62,9 +62,12 @@ export const makeController = (
     // a failure the session announced (session.error) is on screen already
     let announced = false
     const program = Effect.gen(function* () {
+      // @path mentions of files in the project are attached; one outside it is left to the read tool, which asks
+      const { attachments, skipped } = yield* collectAttachments({ cwd: options.cwd, text, insideOnly: true })
+      for (const target of skipped) on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
       const id = yield* sessionFor
       const sessions = yield* SessionService
-      yield* sessions.stream({ sessionID: id, text, model }).pipe(
+      yield* sessions.stream({ sessionID: id, text, model, ...(attachments.length > 0 ? { files: attachments } : {}) }).pipe(
         Stream.runForEachArray((batch) =>
           Effect.sync(() => {
             announced ||= batch.some((event) => event.type === "session.error")
