@@ -9,7 +9,7 @@ import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.
 import { RetryPolicy, retryDelay } from "./Retry.ts"
 import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
-import { answerTokens, callOptions, mergeProviderOptions } from "./Variants.ts"
+import { answerTokens, callOptions, mergeProviderOptions, thinkingOn } from "./Variants.ts"
 import { BUILT_IN_PROVIDERS, credentials, loadSdk } from "./Sdks.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
@@ -210,7 +210,7 @@ export class Provider extends Context.Service<Provider, {
             // T22: the model's options and variant, merged with the cache's (neither clobbers the other)
             const options = callOptions(request.model, config, settings.variant)
             if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
-            const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model), caching)
+            const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model, { thinking: thinkingOn(options.options) }), caching)
             const providerOptions = mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options)
             const result = streamText({
               model,

@@ -19,17 +19,23 @@ export interface MessageWithParts {
  *   reasoning replayed with its provider metadata (Anthropic's thinking signature or redacted
  *   thinking, OpenAI's encrypted reasoning) only to the model that produced it, dropped for any other;
  * - Anthropic: tool-call ids limited to `[a-zA-Z0-9_-]`, the same in the call and its result; no
- *   empty text, and no reasoning without its signature (or redacted data);
+ *   empty text, and no reasoning without its signature (or redacted data); with thinking on, a tool
+ *   loop whose assistant message has no thinking (another model's, or made without thinking) is
+ *   closed by an assistant "Done." before the next user message: Anthropic refuses a final
+ *   assistant message with tool calls and no thinking block while thinking is on;
  * - Mistral: tool-call ids of exactly 9 letters and digits; a tool message never directly followed
  *   by a user message (an assistant "Done." goes between, as opencode does);
  * - Gemini: system messages only at the start (merged into one there); a tool call's thought
  *   signature replayed to the model that made it.
  */
-export const toModelMessages = (messages: ReadonlyArray<MessageWithParts>, type: ProviderType, model?: ModelRef): Array<ModelMessage> => {
+export const toModelMessages = (messages: ReadonlyArray<MessageWithParts>, type: ProviderType, model?: ModelRef, call: { readonly thinking?: boolean } = {}): Array<ModelMessage> => {
   const out = messages.flatMap((message) => modelMessagesOf(message, type, model))
   switch (type) {
     case "mistral":
       return doneBetweenToolAndUser(out)
+    case "anthropic":
+    case "amazon-bedrock":
+      return call.thinking === true ? doneBetweenToolAndUser(out, unthought) : out
     case "google":
       return systemFirst(out)
     default:
@@ -65,11 +71,20 @@ export const mistralToolCallId = (id: string) => {
 
 const toolCallId = (id: string, type: ProviderType) => (type === "anthropic" ? anthropicToolCallId(id) : type === "mistral" ? mistralToolCallId(id) : id)
 
-/** Mistral: a tool message directly followed by a user message gets an assistant "Done." between them. */
-export const doneBetweenToolAndUser = (messages: ReadonlyArray<ModelMessage>): Array<ModelMessage> =>
+/**
+ * A tool message directly followed by a user message gets an assistant "Done." between them (Mistral
+ * always; Anthropic with thinking on when `when` says so of the assistant message that made the calls).
+ */
+export const doneBetweenToolAndUser = (messages: ReadonlyArray<ModelMessage>, when: (caller: ModelMessage | undefined) => boolean = () => true): Array<ModelMessage> =>
   messages.flatMap((message, i) =>
-    message.role === "tool" && messages[i + 1]?.role === "user" ? [message, { role: "assistant" as const, content: [{ type: "text" as const, text: "Done." }] }] : [message]
+    message.role === "tool" && messages[i + 1]?.role === "user" && when(messages[i - 1])
+      ? [message, { role: "assistant" as const, content: [{ type: "text" as const, text: "Done." }] }]
+      : [message]
   )
+
+/** An assistant message with no reasoning in it. */
+const unthought = (message: ModelMessage | undefined) =>
+  message?.role === "assistant" && (typeof message.content === "string" || !message.content.some((c) => c.type === "reasoning"))
 
 /** Gemini: system messages only at the start: any later one is merged into the first. */
 export const systemFirst = (messages: ReadonlyArray<ModelMessage>): Array<ModelMessage> => {

@@ -157,6 +157,12 @@ export const thinkingBudget = (options: ProviderOptions | undefined): number | u
   return typeof budget === "number" && budget > 0 ? budget : undefined
 }
 
+/** Whether the call has Claude think (`thinking` enabled or adaptive, on Anthropic or Bedrock). */
+export const thinkingOn = (options: ProviderOptions | undefined): boolean => {
+  const thinking = options?.["anthropic"]?.["thinking"] ?? options?.["bedrock"]?.["reasoningConfig"]
+  return isRecord(thinking) && (thinking["type"] === "enabled" || thinking["type"] === "adaptive")
+}
+
 /** The output tokens to ask for: `max` in all, of which the thinking budget takes its share (Anthropic adds it back). */
 export const answerTokens = (max: number, options: ProviderOptions | undefined): number => {
   const budget = thinkingBudget(options)

@@ -95,6 +95,28 @@ describe("Anthropic", () => {
   })
 })
 
+describe("Anthropic with thinking on", () => {
+  const OPUS: ModelRef = { providerID: "anthropic", modelID: "claude-opus-4-1" }
+  const roles = (out: ReadonlyArray<ModelMessage>) => out.map((m) => m.role)
+  const loop = (made: ModelRef) => [
+    user("msg_u", "go"),
+    assistant("msg_a", [{ type: "reasoning", text: "plan", providerMetadata: { anthropic: { signature: "sig" } } }, toolCall("toolu_1")], made),
+    user("msg_v", "next")
+  ]
+
+  test("a tool loop without thinking (another model's) is closed by an assistant Done. before the user message", () => {
+    const out = toModelMessages(loop(OPUS), "anthropic", SONNET, { thinking: true })
+    expect(roles(out)).toEqual(["user", "assistant", "tool", "assistant", "user"])
+    expect(out[3]).toEqual({ role: "assistant", content: [{ type: "text", text: "Done." }] })
+  })
+
+  test("a tool loop with its signed thinking, or a call without thinking, is left as it is", () => {
+    expect(roles(toModelMessages(loop(SONNET), "anthropic", SONNET, { thinking: true }))).toEqual(["user", "assistant", "tool", "user"])
+    expect(roles(toModelMessages(loop(OPUS), "anthropic", SONNET, { thinking: false }))).toEqual(["user", "assistant", "tool", "user"])
+    expect(roles(toModelMessages(loop(OPUS), "anthropic", SONNET))).toEqual(["user", "assistant", "tool", "user"])
+  })
+})
+
 describe("reasoning across models", () => {
   const history = [
     user("msg_u", "go"),

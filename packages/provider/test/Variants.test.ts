@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { ModelRef, ProviderConfig } from "@reins/domain"
-import { answerTokens, builtInVariants, callOptions, mergeProviderOptions, thinkingBudget, variantNames } from "../src/Variants.ts"
+import { answerTokens, builtInVariants, callOptions, mergeProviderOptions, thinkingBudget, thinkingOn, variantNames } from "../src/Variants.ts"
 
 const ref = (providerID: string, modelID: string, variant?: string): ModelRef => ({ providerID, modelID, ...(variant ? { variant } : {}) })
 const options = (r: ModelRef, config: ProviderConfig, fallback?: string) => {
@@ -101,5 +101,14 @@ describe("output tokens beside a thinking budget", () => {
     expect(answerTokens(64_000, { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: 4_000 } } })).toBe(60_000)
     expect(answerTokens(64_000, { anthropic: { thinking: { type: "disabled" } } })).toBe(64_000)
     expect(answerTokens(64_000, undefined)).toBe(64_000)
+  })
+
+  test("thinking is on for an enabled or adaptive thinking config, on Anthropic or Bedrock", () => {
+    expect(thinkingOn({ anthropic: { thinking: { type: "enabled", budgetTokens: 1_024 } } })).toBe(true)
+    expect(thinkingOn({ anthropic: { thinking: { type: "adaptive" } } })).toBe(true)
+    expect(thinkingOn({ bedrock: { reasoningConfig: { type: "enabled", budgetTokens: 1_024 } } })).toBe(true)
+    expect(thinkingOn({ anthropic: { thinking: { type: "disabled" } } })).toBe(false)
+    expect(thinkingOn({ openai: { reasoningEffort: "high" } })).toBe(false)
+    expect(thinkingOn(undefined)).toBe(false)
   })
 })
