@@ -40,6 +40,10 @@ describe("reins run -f and @path", () => {
     const again = await reins(["run", "--continue", "and now?"], p)
     expect(again.code).toBe(0)
     expect(userParts(p.server.requests[1]!.body)).toContainEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG_B64}` } })
+    // sessions show names it
+    const sessionID = (await reins(["sessions", "list", "--format", "json"], p)).stdout.match(/ses_\w+/)![0]
+    const shown = await reins(["sessions", "show", sessionID], p)
+    expect(shown.stdout).toContain("what is in this picture?\n[file] shot.png (image/png)")
   }, 60_000)
 
   test("images are recognised by their bytes: a PNG named .dat is an image, a .png that is text is inlined as text", async () => {

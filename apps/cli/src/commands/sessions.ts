@@ -31,6 +31,8 @@ const renderPart = (part: Part, style: Style, cwd: string): string | undefined =
       const pruned = s.status === "completed" && s.time.compacted !== undefined ? ` ${style.dim(PRUNED_NOTE)}` : ""
       return `${toolLine(part, style, { cwd })}${pruned}`
     }
+    case "file":
+      return style.dim(`[file] ${part.filename ?? "unnamed"} (${part.mime})`)
     default:
       return undefined
   }
