@@ -160,6 +160,17 @@ describe("bash tool", () => {
     const left = execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${n}`)
     expect(left).toEqual([])
   })
+  test("interrupting returns once the command is gone: its shell collected, nothing of its group alive", async () => {
+    const n = `3${Math.floor(Math.random() * 1000)}.25`
+    let pid: number | undefined
+    const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000, new Sink(path.join(tempDir(), "x")), (p) => (pid = p)))
+    while (execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${n}`).length < 2) await Bun.sleep(10)
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    // at once: the shell is not even a zombie, and no process of its group runs
+    expect(fs.existsSync(`/proc/${pid}`)).toBe(false)
+    const alive = execSync("ps -eo pgid=,stat=", { encoding: "utf8" }).split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pid) && !stat!.startsWith("Z"))
+    expect(alive).toEqual([])
+  })
   test("a 300 KiB command runs (it is passed on stdin, not as one argument: no E2BIG)", async () => {
     const cwd = tempDir()
     const words = Array.from({ length: 30_000 }, (_, i) => `w${i}`).join(" ")
