@@ -1,39 +1,26 @@
 // Prompt caching (T10) as a user sees it: `reins run` against the scripted Anthropic server shows
 // the session's cache hit rate in its closing line; `sessions show` shows cache tokens per step and in
-// all; the step and turn spans carry them too.
+// all; the chat and invoke_agent spans carry them too.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startAnthropicServer, type AnthropicServer } from "@reins/testkit"
+import { startAnthropicServer, startOtlpReceiver, type AnthropicServer, type ReceivedSpan } from "@reins/testkit"
 import { ensureBuilt, reins } from "./support.ts"
 
 let server: AnthropicServer
 beforeAll(ensureBuilt)
 
-// A minimal OTLP/HTTP (JSON) collector on 127.0.0.1, for the spans' cache attributes.
-interface Span {
-  name: string
-  attributes: Array<{ key: string; value: Record<string, unknown> }>
-}
-const spans: Array<Span> = []
-const collector = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(req) {
-    const body = (await req.json()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Span> }> }> }
-    for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans)
-    return Response.json({})
-  }
-})
+// a real OTLP/HTTP receiver (either encoding), for the spans' cache attributes
+const collector = await startOtlpReceiver()
 afterAll(async () => {
   await server?.stop()
-  await collector.stop(true)
+  await collector.stop()
 })
-const attr = (span: Span, key: string) => {
-  const v = span.attributes.find((a) => a.key === key)?.value
-  return v ? Number(Object.values(v)[0]) : undefined
+const attr = (span: ReceivedSpan, key: string) => {
+  const v = span.attributes[key]
+  return v === undefined ? undefined : Number(v)
 }
 
 const tokens = (n: number) => (n < 1000 ? String(n) : `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`)
@@ -53,7 +40,7 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
   )
   const p = { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } }
 
-  const run = await reins(["run", "--yolo", "look around"], { ...p, env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } })
+  const run = await reins(["run", "--yolo", "look around"], { ...p, env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } })
   expect(run.stderr).not.toContain("rror")
   expect(run.code).toBe(0)
   expect(run.stdout.trim()).toBe("Done looking.")
@@ -68,8 +55,10 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
   expect(closing).toMatch(new RegExp(`^session (ses_\\w+) · 3 steps · [\\d.]+k in / \\d+ out · \\$[\\d.]+ · cache ${rate} · [\\d.]+m?s$`))
   const sessionID = closing.split(" ")[1]!
 
-  // spans: each step with its cache tokens and hit rate, the turn with its totals
-  const stepSpans = spans.filter((s) => s.name === "session.step")
+  // spans: each model call (chat) with its cache tokens and hit rate, the turn (invoke_agent) with its totals
+  await collector.waitFor((c) => c.spans.some((s) => s.name === "reins run"))
+  const spans = collector.spans
+  const stepSpans = spans.filter((s) => s.name === "chat claude-sonnet-4-5")
   expect(stepSpans).toHaveLength(3)
   stepSpans.forEach((span, i) => {
     const u = billed[i]!
@@ -78,7 +67,7 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
     expect(attr(span, "gen_ai.usage.input_tokens")).toBe(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
     expect(attr(span, "reins.cache.hit_rate")).toBeCloseTo(u.cache_read_input_tokens / (u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens), 6)
   })
-  const turn = spans.find((s) => s.name === "session.turn")!
+  const turn = spans.find((s) => s.name === "invoke_agent build")!
   expect(attr(turn, "gen_ai.usage.cache_read.input_tokens")).toBe(read)
   expect(attr(turn, "gen_ai.usage.cache_creation.input_tokens")).toBe(written)
   expect(attr(turn, "reins.cache.hit_rate")).toBeCloseTo(read / all, 6)

@@ -3,6 +3,8 @@ import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderTimeoutConfig, Usage } from "@reins/domain"
 import { forModel } from "./Attachments.ts"
 import { cacheCallOptions, cacheStyle, withCacheMarkers } from "./Cache.ts"
+import { chatErrorType, chatRecorder, chatSpan } from "./ChatSpan.ts"
+import { GenAiTracing } from "@reins/domain"
 import { cost, lookupModel, unknownModelWarning, type ModelInfo } from "./Models.ts"
 import type { ModelEvent, ToolSpec } from "./ModelEvent.ts"
 import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.ts"
@@ -136,6 +138,8 @@ export class Provider extends Context.Service<Provider, {
       const policy = yield* RetryPolicy
       // Jitter comes from Effect's Random service (seedable in tests), not Math.random.
       const random = yield* Random.Random
+      // read once: content capture and the AI SDK's own spans are the runtime's settings
+      const tracing = yield* GenAiTracing
       const clock = yield* Clock.Clock
       const models = new Map<string, { model: (fetch: typeof globalThis.fetch) => LanguageModel; config: ProviderConfig; idle: Array<Routed> }>()
       const lookup = (ref: ModelRef) => lookupModel(providerConfig(settings, ref.providerID), ref.modelID, ref.providerID)
@@ -192,7 +196,16 @@ export class Provider extends Context.Service<Provider, {
             const controller = new AbortController()
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
             const limits = resolveTimeouts(settings.timeout, config.timeout)
-            const fetch = yield* watchedFetch(limits, request.model.providerID, config.baseURL)
+            const watched = yield* watchedFetch(limits, request.model.providerID, config.baseURL)
+            // the `chat` span's figures: server from the first request URL, response and usage at the finish
+            const trace = yield* chatRecorder(tracing)
+            const fetch = Object.assign(
+              (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) => {
+                trace.fetched(input instanceof Request ? input.url : String(input))
+                return watched(input, init)
+              },
+              { preconnect: watched.preconnect }
+            )
             // released before the abort above (finalizers run last first): the call is over by then
             const { model } = yield* borrow(entry, fetch)
             const price = info(request.model)
@@ -212,6 +225,8 @@ export class Provider extends Context.Service<Provider, {
             if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
             const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model, { thinking: thinkingOn(options.options) }), caching)
             const providerOptions = mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options)
+            const maxOutputTokens = answerTokens(request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output, options.options)
+            trace.request({ maxTokens: maxOutputTokens, system: request.system, messages: prompt.messages })
             const result = streamText({
               model,
               system: prompt.system,
@@ -221,13 +236,16 @@ export class Provider extends Context.Service<Provider, {
                 request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
               ),
               ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
-              maxOutputTokens: answerTokens(request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output, options.options),
+              maxOutputTokens,
               maxRetries: 0,
+              // the AI SDK's own spans (a registered telemetry integration), nested under `chat`: only when asked for
+              experimental_telemetry: { isEnabled: trace.aiSdkSpans, recordInputs: trace.captureContent, recordOutputs: trace.captureContent },
               abortSignal: controller.signal,
               onError: () => {}
             })
             const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) => classify(e, clock.currentTimeMillisUnsafe())).pipe(
               Stream.mapEffect((part): Effect.Effect<ReadonlyArray<ModelEvent>, ProviderError> => {
+                trace.observe(part)
                 switch (part.type) {
                   case "start-step":
                     held = true
@@ -265,7 +283,9 @@ export class Provider extends Context.Service<Provider, {
                     // The SDK's word for a stream that ended before the provider's finish reason.
                     if (part.finishReason === "interrupted") return Effect.fail(unfinishedStreamError())
                     const usage = toUsage(part.usage)
-                    return Effect.succeed([{ type: "finish-step", finishReason: part.finishReason, usage, cost: cost(price, usage) }])
+                    const spent = cost(price, usage)
+                    trace.finished(part, usage, spent)
+                    return Effect.succeed([{ type: "finish-step", finishReason: part.finishReason, usage, cost: spent }])
                   }
                   case "error":
                     return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => Effect.fail(classify(part.error, now))))
@@ -284,7 +304,17 @@ export class Provider extends Context.Service<Provider, {
       const withRetry = (request: ProviderRequest, n: number): Stream.Stream<ModelEvent, ProviderError> =>
         Stream.suspend(() => {
           let emitted = false
-          return attempt(request).pipe(
+          // one `chat` span per attempt, around exactly the provider's call and answer (the SDK's modules load before it)
+          const call = Stream.unwrap(
+            Effect.as(
+              Effect.andThen(resolve(request.model), Effect.promise(() => import("ai"))),
+              attempt(request).pipe(
+                Stream.tapError((error) => Effect.annotateCurrentSpan(chatErrorType(error))),
+                Stream.withSpan(...chatSpan(request.model, providerConfig(settings, request.model.providerID)?.type, n))
+              )
+            )
+          )
+          return call.pipe(
             Stream.tap(() => Effect.sync(() => void (emitted = true))),
             Stream.catchTag("ProviderError", (error) => {
               if (emitted || !error.retryable) return Stream.fail(error)

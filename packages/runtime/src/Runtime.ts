@@ -1,6 +1,6 @@
 import { Clock, Effect, Layer } from "effect"
 import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
-import { Bus, DataDir, HomeDir, Ids, WorkDir, type Config, type ConfigError } from "@reins/domain"
+import { Bus, DataDir, GenAiTracing, HomeDir, Ids, WorkDir, captureContentFromEnv, type Config, type ConfigError } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { DoomLoopSettings, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
@@ -10,6 +10,8 @@ import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
 import { layerBusMetrics } from "./Metrics.ts"
+import { layerHostTracer } from "./HostTracer.ts"
+import { layerTraceFilter, traceLevelFromEnv, type TraceLevel } from "./TraceFilter.ts"
 import * as os from "node:os"
 
 /** Everything a composed runtime offers to its caller. */
@@ -42,6 +44,17 @@ export interface RuntimeOptions {
   readonly reducers?: ReadonlyArray<Reducer>
   /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
   readonly telemetry?: Layer.Layer<never>
+  /** What the spans show and where they go (the README's "Tracing"). */
+  readonly tracing?: {
+    /** `default`: the GenAI spans (agent turn, model calls, tools, permission questions); `debug`: every span. Default `REINS_TRACE_LEVEL`. */
+    readonly level?: TraceLevel
+    /** Prompts, answers, tool arguments and results on the spans. Default `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. */
+    readonly captureContent?: boolean
+    /** Send the spans through the process's OpenTelemetry SDK, under its active span, instead of reins's own exporter. */
+    readonly host?: boolean
+    /** The AI SDK's own spans (a registered telemetry integration's), nested under each `chat` span. */
+    readonly aiSdkSpans?: boolean
+  }
   readonly version?: string
 }
 
@@ -140,6 +153,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const promptSettings = Layer.effect(PromptSettings, loadPromptSettings(config.agent?.prompt, options.cwd, home))
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings))))
   const session = SessionService.layerWithRuns.pipe(Layer.provide(turns), Layer.provideMerge(compaction))
-  const telemetry = options.telemetry ?? layerTelemetry(env, options.version ?? "0.0.0")
-  return session.pipe(Layer.provide(settings), Layer.provideMerge(telemetry))
+  const exporter = options.telemetry ?? (options.tracing?.host ? layerHostTracer : layerTelemetry(env, options.version ?? "0.0.0"))
+  // the exporter's tracer, filtered to the GenAI spans unless the level is debug
+  const telemetry = layerTraceFilter(options.tracing?.level ?? traceLevelFromEnv(env)).pipe(Layer.provideMerge(exporter))
+  const tracing = Layer.succeed(GenAiTracing, {
+    captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
+    aiSdkSpans: options.tracing?.aiSdkSpans ?? false
+  })
+  return session.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(telemetry))
 }

@@ -1,4 +1,5 @@
 export * from "./Runtime.ts"
 export * from "./Telemetry.ts"
+export * from "./TraceFilter.ts"
 export * from "./Metrics.ts"
 export * from "./OtelConfig.ts"

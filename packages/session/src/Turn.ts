@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { Bus, Ids, WorkDir, cacheHitRate, emptyUsage, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
+import { Bus, DEFAULT_AGENT, GenAiAttr, GenAiOperation, Ids, WorkDir, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -18,6 +18,7 @@ import {
   type Stall
 } from "@reins/compaction"
 import { Permission } from "@reins/permission"
+import { ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
@@ -105,6 +106,7 @@ export class Turn extends Context.Service<
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
       const promptSettings = yield* PromptSettings
+      const providerSettings = yield* ProviderSettings
 
       /** Stores a user message (and its text part) and tells the bus. */
       const userMessage = Effect.fnUntraced(function* (sessionID: string, text: string, metadata?: UserMessage["metadata"]) {
@@ -279,27 +281,16 @@ export class Turn extends Context.Service<
                     }
                   })
                   .pipe(
+                    // the step (model call and its tools) is internal: its model call is the `chat` span
                     Effect.tap((o) =>
                       Effect.annotateCurrentSpan({
-                        "gen_ai.usage.input_tokens": o.usage.input + o.usage.cacheRead + o.usage.cacheWrite,
-                        "gen_ai.usage.output_tokens": o.usage.output,
-                        "gen_ai.usage.cache_read.input_tokens": o.usage.cacheRead,
-                        "gen_ai.usage.cache_creation.input_tokens": o.usage.cacheWrite,
                         "reins.cache.hit_rate": cacheHitRate(o.usage) ?? 0,
-                        "gen_ai.response.finish_reasons": [o.finish],
+                        "reins.finish_reason": o.finish,
                         "reins.cost": o.cost,
                         "reins.tool_calls": o.toolCalls
                       })
                     ),
-                    Effect.withSpan("session.step", {
-                      attributes: {
-                        "gen_ai.operation.name": "chat",
-                        "gen_ai.provider.name": model.providerID,
-                        "gen_ai.request.model": model.modelID,
-                        "session.id": session.id,
-                        "session.step": steps
-                      }
-                    }),
+                    Effect.withSpan("session.step", { attributes: { "session.id": session.id, "session.step": steps } }),
                     Effect.result
                   )
                 if (stepped._tag === "Failure") {
@@ -344,28 +335,41 @@ export class Turn extends Context.Service<
         )
 
       const run = (session: Session, turnStart: MessageWithParts, model: ModelRef, claim: SessionRun, known: Set<string>) => {
-        // the turn's prompt tokens and cache reads and writes, for its span (T10)
-        const cache = { input: 0, cacheRead: 0, cacheWrite: 0 }
+        // the turn's usage summed over its steps, for its `invoke_agent` span (T10)
+        const usage = { ...emptyUsage }
+        let cost = 0
         return steps(session, turnStart, model, claim, known).pipe(
           Stream.tap((step) =>
             Effect.sync(() => {
               if (step._tag !== "Stepped") return
-              cache.input += step.outcome.usage.input
-              cache.cacheRead += step.outcome.usage.cacheRead
-              cache.cacheWrite += step.outcome.usage.cacheWrite
+              const u = step.outcome.usage
+              usage.input += u.input
+              usage.output += u.output
+              usage.reasoning += u.reasoning
+              usage.cacheRead += u.cacheRead
+              usage.cacheWrite += u.cacheWrite
+              cost += step.outcome.cost
             })
           ),
           Stream.runLast,
-          Effect.tap(() =>
-            Effect.annotateCurrentSpan({
-              "gen_ai.usage.cache_read.input_tokens": cache.cacheRead,
-              "gen_ai.usage.cache_creation.input_tokens": cache.cacheWrite,
-              "reins.cache.hit_rate": cacheHitRate(cache) ?? 0
-            })
-          ),
           Effect.flatMap((last) =>
             Option.isSome(last) && last.value._tag === "Finished" ? Effect.succeed(last.value.result) : Effect.die("A turn's steps ended without its result")
-          )
+          ),
+          Effect.onExit(() =>
+            Effect.annotateCurrentSpan({ ...usageAttributes(usage), "reins.cache.hit_rate": cacheHitRate(usage) ?? 0, "reins.cost": cost })
+          ),
+          Effect.tapError((error) => Effect.annotateCurrentSpan(GenAiAttr.errorType, "reason" in error ? String(error.reason) : error._tag)),
+          // one span per turn, the conventions' agent invocation: its model calls and tools are its children
+          Effect.withSpan(agentSpanName(DEFAULT_AGENT), {
+            attributes: {
+              [GenAiAttr.operation]: GenAiOperation.invokeAgent,
+              [GenAiAttr.agentName]: DEFAULT_AGENT,
+              [GenAiAttr.conversationId]: session.id,
+              [GenAiAttr.provider]: providerName(providerConfig(providerSettings, model.providerID)?.type),
+              [GenAiAttr.requestModel]: model.modelID,
+              "reins.provider.id": model.providerID
+            }
+          })
         )
       }
 

@@ -1,5 +1,5 @@
 import { Effect, Schema, SchemaIssue } from "effect"
-import type { Attachment } from "@reins/domain"
+import { GenAiAttr, GenAiOperation, GenAiTracing, jsonAttribute, toolSpanName, type Attachment } from "@reins/domain"
 import { Permission, PermissionError, type AskRequest } from "@reins/permission"
 import { Reducers } from "@reins/reduce"
 import { Truncate, type Capture, type Direction } from "@reins/truncate"
@@ -103,6 +103,7 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
     const permission = yield* Permission
     const truncate = yield* Truncate
     const reducers = yield* Reducers
+    const tracing = yield* GenAiTracing
     const services = yield* Effect.context<R>()
     const decode = Schema.decodeUnknownExit(spec.parameters as Schema.Top & { readonly DecodingServices: never }, { errors: "all" })
     const shaped = spec.truncate !== false
@@ -147,12 +148,13 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
         if (cut.reduction) {
           const e = cut.reduction
           yield* Effect.annotateCurrentSpan({
-            "tool.reducer": e.reducer,
-            "tool.reduce.original_bytes": e.originalBytes,
-            "tool.reduce.compacted_bytes": e.compactedBytes,
-            "tool.reduce.reasons": e.reasons.join(",")
+            "reins.tool.reducer": e.reducer,
+            "reins.tool.reduce.original_bytes": e.originalBytes,
+            "reins.tool.reduce.compacted_bytes": e.compactedBytes,
+            "reins.tool.reduce.reasons": e.reasons.join(",")
           })
         }
+        yield* Effect.annotateCurrentSpan({ "reins.tool.truncated": cut.truncated, ...(cut.outputPath ? { "reins.tool.output_path": cut.outputPath } : {}) })
         return {
           title: result.title,
           output: trailer(cut.content),
@@ -166,14 +168,37 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
             ...(full ? { fullOutput: true } : {})
           }
         }
-      }).pipe(
-        Effect.withSpan("Tool.execute", {
-          attributes: { "tool.name": id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID }
-        })
-      )
+      }).pipe((run) => traced(id, spec.description, raw, ctx, tracing.captureContent, run))
 
     return { id, description: spec.description, parameters, execute } satisfies Info
   })
+
+/**
+ * The `execute_tool {tool}` span (INTERNAL) of one call, per the OpenTelemetry GenAI conventions; a
+ * permission question it asks is its child. Arguments and result only when content capture is on.
+ */
+const traced = <A extends { readonly output: string }>(id: string, description: string, raw: unknown, ctx: ToolContext, captureContent: boolean, run: Effect.Effect<A, ToolError>) =>
+  Effect.gen(function* () {
+    if (captureContent) yield* Effect.annotateCurrentSpan(GenAiAttr.toolArguments, jsonAttribute(raw))
+    return yield* run.pipe(
+      Effect.tap((result) => (captureContent ? Effect.annotateCurrentSpan(GenAiAttr.toolResult, result.output) : Effect.void)),
+      Effect.tapError((error) => Effect.annotateCurrentSpan(GenAiAttr.errorType, error.reason))
+    )
+  }).pipe(
+    Effect.withSpan(toolSpanName(id), {
+      attributes: {
+        [GenAiAttr.operation]: GenAiOperation.executeTool,
+        [GenAiAttr.toolName]: id,
+        [GenAiAttr.toolCallId]: ctx.callID,
+        [GenAiAttr.toolType]: "function",
+        [GenAiAttr.toolDescription]: firstLine(description),
+        [GenAiAttr.conversationId]: ctx.sessionID
+      }
+    })
+  )
+
+/** A tool's description is its whole manual; the span carries its first line. */
+const firstLine = (text: string) => text.split("\n", 1)[0]!.slice(0, 200)
 
 const withFullOutput = (schema: Record<string, unknown>, offer: boolean) =>
   offer && isRecord(schema.properties)

@@ -1,6 +1,6 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { Bus } from "@reins/domain"
+import { Bus, RUN_SPAN } from "@reins/domain"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
@@ -152,6 +152,8 @@ export const run = Command.make("run", flags, (input) =>
       Effect.ensuring(Effect.sync(() => printer.finish()))
     )
     yield* program.pipe(
+      // one trace per run: the session's creation and its turn under one root
+      Effect.withSpan(RUN_SPAN, { attributes: { "reins.model": `${model.providerID}/${model.modelID}` } }),
       Effect.provide(layer),
       Effect.mapError(fromRuntimeError)
     )
