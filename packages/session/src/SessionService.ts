@@ -59,7 +59,7 @@ export class SessionService extends Context.Service<SessionService, {
    * Stores the message for the turn running on the session, in this process or another, which reads
    * it at its next step wrapped in a system reminder. Undefined (nothing stored) when no turn runs.
    */
-  queue(input: { readonly sessionID: string; readonly text: string }): Effect.Effect<QueuedMessage | undefined, StoreError>
+  queue(input: { readonly sessionID: string; readonly text: string; readonly files?: ReadonlyArray<Attachment> }): Effect.Effect<QueuedMessage | undefined, StoreError>
   /** Closes tool parts left open by a process that died; returns how many were fixed. */
   repair(sessionID: string): Effect.Effect<number, StoreError>
   /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
@@ -116,21 +116,23 @@ export class SessionService extends Context.Service<SessionService, {
         return yield* repairWindow(yield* readWindow(store, sessionID))
       })
 
-      const queue = Effect.fn("SessionService.queue")(function* (input: { readonly sessionID: string; readonly text: string }) {
+      /** A user message's file parts (after its text part). */
+      const fileParts = (sessionID: string, messageID: string, files: ReadonlyArray<Attachment> | undefined) =>
+        Effect.forEach(files ?? [], (file) => Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID, messageID, type: "file", ...file })))
+
+      const queue = Effect.fn("SessionService.queue")(function* (input: { readonly sessionID: string; readonly text: string; readonly files?: ReadonlyArray<Attachment> }) {
         const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true })
-        const run = yield* claims.queue(message, [part], yield* isLive)
+        const parts = [part, ...(yield* fileParts(input.sessionID, message.id, input.files))]
+        const run = yield* claims.queue(message, parts, yield* isLive)
         if (run === undefined) return undefined
-        yield* turns.announce(message, [part])
+        yield* turns.announce(message, parts)
         return { sessionID: input.sessionID, messageID: message.id, run } satisfies QueuedMessage
       })
 
       const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
         const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
-        const files = yield* Effect.forEach(input.files ?? [], (file) =>
-          Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID: session.id, messageID: user.id, type: "file", ...file }))
-        )
-        const parts = [text, ...files]
+        const parts = [text, ...(yield* fileParts(session.id, user.id, input.files))]
         yield* store.putMessage(user)
         yield* store.putParts(parts)
         yield* turns.announce(user, parts)

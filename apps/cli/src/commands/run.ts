@@ -118,7 +118,7 @@ export const run = Command.make("run", flags, (input) =>
           Effect.catchTag("SessionBusyError", (busy) =>
             Effect.gen(function* () {
               // the queued message's events, as the bus has them (no turn of this process streams them)
-              const queued = yield* Effect.scoped(Effect.andThen(bus.listen(printer.handler), sessions.queue({ sessionID, text })))
+              const queued = yield* Effect.scoped(Effect.andThen(bus.listen(printer.handler), sessions.queue({ sessionID, text, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) })))
               if (queued) return { queued }
               // the other turn ended in between: run it here after all
               return attempt < 2 ? yield* send(attempt + 1) : yield* busy
