@@ -49,6 +49,8 @@ describe("OpenTelemetry export of reins run", () => {
     expect(agent.kind).toBe("INTERNAL")
     expect(tools[0]!.kind).toBe("INTERNAL")
     for (const c of chats) expect(c.kind).toBe("CLIENT")
+    // a success leaves the status unset, as the conventions ask
+    for (const s of [agent, ...chats, ...tools]) expect(s.status.code).toBe("UNSET")
 
     expect(agent.attributes).toMatchObject({
       "gen_ai.operation.name": "invoke_agent",

@@ -17,7 +17,12 @@ afterEach(async () => {
 const MODEL = { providerID: "local", modelID: "m" }
 
 /** One turn on a new session; every span the runtime's tracer was asked for, ended. */
-const traced = async (script: ReadonlyArray<ScriptedStep>, tracing: RuntimeOptions["tracing"] = {}, retry?: { attempts: number }) => {
+const traced = async (
+  script: ReadonlyArray<ScriptedStep>,
+  tracing: RuntimeOptions["tracing"] = {},
+  retry?: { attempts: number },
+  more: { readonly config?: Record<string, unknown>; readonly permission?: RuntimeOptions["permission"] } = {}
+) => {
   const server = await startScriptedServer(script)
   stops.push(() => server.stop())
   const spans: Array<Tracer.NativeSpan> = []
@@ -34,10 +39,11 @@ const traced = async (script: ReadonlyArray<ScriptedStep>, tracing: RuntimeOptio
     env: {},
     config: {
       provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
-      retry: { attempts: retry?.attempts ?? 1, initial_delay_ms: 1, max_delay_ms: 1 }
+      retry: { attempts: retry?.attempts ?? 1, initial_delay_ms: 1, max_delay_ms: 1 },
+      ...more.config
     } as RuntimeOptions["config"],
     store: Storage.layerMemory,
-    permission: { yolo: true },
+    permission: more.permission ?? { yolo: true },
     telemetry: Layer.succeed(Tracer.Tracer, capture),
     tracing
   })
@@ -195,6 +201,31 @@ describe("GenAI spans of a turn", () => {
     // the chat span ends with the answer's stream, before the tool it started has finished
     expect(durationMs(chat!)).toBeLessThan(durationMs(tool!))
     expect(ended(chat!).endTime).toBeLessThan(ended(tool!).endTime)
+  })
+
+  test("a failed tool call: its execute_tool span fails with error.type, the turn goes on", async () => {
+    const { spans, exit } = await traced([{ toolCalls: [{ name: "bash", arguments: { description: "no command" } }] }, { text: "sorry" }])
+    expect(exit._tag).toBe("Success")
+    const [tool] = named(spans, "execute_tool ")
+    expect(Object.fromEntries(tool!.attributes)["error.type"]).toBe("invalid-arguments")
+    expect(ended(tool!).exit._tag).toBe("Failure")
+    const [agent] = named(spans, "invoke_agent ")
+    expect(agent!.attributes.has("error.type")).toBe(false)
+  })
+
+  test("a permission question is a child span of its execute_tool span", async () => {
+    const asked: Array<string> = []
+    const { spans, exit } = await traced(twoSteps, {}, undefined, {
+      config: { permission: { bash: "ask" } },
+      permission: { prompter: { ask: (request) => Effect.sync(() => void asked.push(request.permission)).pipe(Effect.as({ reply: "once" as const })) } }
+    })
+    expect(exit._tag).toBe("Success")
+    expect(asked).toEqual(["bash"])
+    const [tool] = named(spans, "execute_tool ")
+    const [question] = named(spans, "Permission.ask")
+    expect(parentOf(question!)).toBe(tool!.spanId)
+    expect(Object.fromEntries(question!.attributes)).toMatchObject({ "permission.name": "bash", "permission.action": "ask" })
+    expect([...question!.attributes.keys()].filter((k) => k.startsWith("gen_ai."))).toEqual([])
   })
 
   test("REINS_TRACE_LEVEL=debug (level: debug) keeps every span: storage, services, the step", async () => {
