@@ -154,6 +154,24 @@ describe("the read tool and images", () => {
     expect(JSON.stringify(result.content)).toContain("Image shot.png (image/png, 69 B), attached below.")
   }, 60_000)
 
+  test("an attached image reaches Claude as an image block in the user message", async () => {
+    const server = await startAnthropicServer([{ text: "A pixel." }])
+    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-claude-img-")))
+    const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-claude-img-data-")))
+    execFileSync("git", ["init", "-q"], { cwd })
+    fs.writeFileSync(path.join(cwd, "shot.png"), png)
+    fs.writeFileSync(
+      path.join(cwd, "reins.json"),
+      JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key" } } })
+    )
+    const r = await reins(["run", "-f", "shot.png", "what is it?"], { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } })
+    await server.stop()
+    expect(r.code).toBe(0)
+    const content = (server.requests[0]!.body.messages as Array<{ role: string; content: Array<any> }>).filter((m) => m.role === "user").flatMap((m) => m.content)
+    // (the last block carries the cache marker)
+    expect(content.find((c) => c.type === "image")?.source).toEqual({ type: "base64", media_type: "image/png", data: PNG_B64 })
+  }, 60_000)
+
   test("for an openai-compatible image model the image follows the tool result in a user message; a text-only model gets a note and no image", async () => {
     const images = await project([{ toolCalls: [{ name: "read", arguments: { filePath: "shot.png" } }] }, { text: "seen" }])
     fs.writeFileSync(path.join(images.cwd, "reins.json"), JSON.stringify({ model: "local/scripted", ...withImages(images.server) }))
