@@ -94,31 +94,76 @@ const takeFullOutput = (raw: unknown): { args: unknown; full: boolean } => {
   return { args: rest, full: full === true }
 }
 
+/** A problem with a call's arguments: where (a path into them) and what. */
+export interface ArgumentIssue {
+  readonly path?: ReadonlyArray<unknown>
+  readonly message: string
+}
+
+/** Parameters given as a JSON Schema (MCP tools, plain custom tools) with the validator that checks them. */
+export interface JsonParameters {
+  readonly jsonSchema: Record<string, unknown>
+  /** The problems with some arguments; empty when they are valid. */
+  readonly validate: (args: unknown) => ReadonlyArray<ArgumentIssue>
+}
+
+/** A tool whose parameters are a JSON Schema: the same pipeline as `define`, arguments checked by `validate`. */
+export interface JsonSpec<R> extends Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "execute"> {
+  readonly parameters: JsonParameters
+  readonly permissions?: (args: Record<string, unknown>, ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
+  readonly execute: (args: Record<string, unknown>, ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
+}
+
 /**
  * T14: wraps a tool once — decode arguments → permission → execute → truncate — inside a
  * `Tool.execute` span. Permission and Truncate are resolved when the tool is built.
  */
-export const define = <P extends Schema.Top & { readonly DecodingServices: never }, R>(id: string, spec: Spec<P, R>) =>
+export const define = <P extends Schema.Top & { readonly DecodingServices: never }, R>(id: string, spec: Spec<P, R>) => {
+  const decode = Schema.decodeUnknownExit(spec.parameters as Schema.Top & { readonly DecodingServices: never }, { errors: "all" })
+  const check = (input: unknown): { readonly ok: true; readonly args: P["Type"] } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> } => {
+    const decoded = decode(input)
+    if (decoded._tag === "Success") return { ok: true, args: decoded.value as P["Type"] }
+    const reason = decoded.cause.reasons.find((r) => r._tag === "Fail")
+    return { ok: false, issues: reason && reason._tag === "Fail" ? formatIssue(reason.error.issue).issues : [{ message: "could not decode" }] }
+  }
+  return pipeline<P["Type"], R>(id, spec, check, Schema.toJsonSchemaDocument(spec.parameters).schema as Record<string, unknown>)
+}
+
+/** `define` for parameters given as a JSON Schema: invalid arguments get the same answer as a built-in's. */
+export const defineJson = <R>(id: string, spec: JsonSpec<R>) => {
+  const check = (input: unknown): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> } => {
+    const args = input === undefined ? {} : input
+    const issues = spec.parameters.validate(args)
+    if (issues.length > 0) return { ok: false, issues }
+    return isRecord(args) ? { ok: true, args } : { ok: false, issues: [{ message: "expected an object" }] }
+  }
+  return pipeline<Record<string, unknown>, R>(id, spec, check, spec.parameters.jsonSchema)
+}
+
+const pipeline = <A, R>(
+  id: string,
+  spec: Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "execute"> & {
+    readonly permissions?: (args: A, ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
+    readonly execute: (args: A, ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
+  },
+  check: (input: unknown) => { readonly ok: true; readonly args: A } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> },
+  jsonSchema: Record<string, unknown>
+) =>
   Effect.gen(function* () {
     const permission = yield* Permission
     const truncate = yield* Truncate
     const reducers = yield* Reducers
     const tracing = yield* GenAiTracing
     const services = yield* Effect.context<R>()
-    const decode = Schema.decodeUnknownExit(spec.parameters as Schema.Top & { readonly DecodingServices: never }, { errors: "all" })
     const shaped = spec.truncate !== false
-    const parameters = withFullOutput(Schema.toJsonSchemaDocument(spec.parameters).schema as Record<string, unknown>, shaped)
+    const parameters = withFullOutput(jsonSchema, shaped)
 
     const execute = (raw: unknown, ctx: ToolContext) =>
       Effect.gen(function* () {
         const { args: input, full } = shaped ? takeFullOutput(dropNulls(raw)) : { args: dropNulls(raw), full: false }
-        const decoded = decode(input)
-        if (decoded._tag === "Failure") {
-          const reason = decoded.cause.reasons.find((r) => r._tag === "Fail")
-          const issues = reason && reason._tag === "Fail" ? formatIssue(reason.error.issue).issues : [{ message: "could not decode" }]
-          return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, issues) })
-        }
-        const args = decoded.value as P["Type"]
+        const checked = check(input)
+        if (!checked.ok) return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, checked.issues) })
+        const args = checked.args
         const needs = spec.permissions?.(args, ctx) ?? []
         // with the context the tool was built in, as execute: settings the runtime provides (HomeDir)
         const list = Effect.isEffect(needs) ? yield* needs.pipe(Effect.provideContext(services)) : needs
