@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { McpConfig } from "./McpConfig.ts"
 
 export const Action = Schema.Literals(["allow", "ask", "deny"])
 export type Action = typeof Action.Type
@@ -187,7 +188,9 @@ export const Config = Schema.Struct({
    * `auto` (the default) offers GPT-family models (`gpt-`, `codex` in the id) `apply_patch` and
    * the others `edit` and `write`; `edit` or `apply_patch` offers that choice to every model.
    */
-  edit_tool: Schema.optional(EditToolSetting)
+  edit_tool: Schema.optional(EditToolSetting),
+  /** MCP servers by name (`local`: a command over stdio; `remote`: a URL); their tools are offered as `<name>_<tool>`. */
+  mcp: Schema.optional(McpConfig)
 })
 export type Config = typeof Config.Type
 
