@@ -83,13 +83,13 @@ export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
 
 /**
  * System prompt in two parts (T10): a static header (the model family's, T27, or the configured
- * one: `headerFor`), then env and instructions.
+ * one: `headerFor`), then env, instructions and the `extra` blocks (the skills list).
  */
-export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date, header: string = familyHeader("default")) {
+export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date, header: string = familyHeader("default"), extra: ReadonlyArray<string> = []) {
   const files = yield* findInstructions(cwd)
   const instructions = yield* Effect.forEach(files, (file) =>
     Effect.promise(() => fs.promises.readFile(file, "utf8").then((text) => `Instructions from ${file}:\n${text}`, () => undefined))
   )
   const env = yield* envBlock(cwd, now)
-  return [header, [env, ...instructions.filter((i) => i !== undefined)].join("\n\n")] as ReadonlyArray<string>
+  return [header, [env, ...instructions.filter((i) => i !== undefined), ...extra].join("\n\n")] as ReadonlyArray<string>
 })

@@ -20,7 +20,7 @@ import {
 import { Permission } from "@reins/permission"
 import { ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
-import { ToolRegistry } from "@reins/tool"
+import { Skills, ToolRegistry, skillsBlock } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor, type StepOutcome } from "./Processor.ts"
@@ -106,6 +106,8 @@ export class Turn extends Context.Service<
       const compaction = yield* Compaction
       const doomLoopLimits = yield* DoomLoopSettings
       const promptSettings = yield* PromptSettings
+      // the skills found when the runtime started, listed in the dynamic part of the system prompt
+      const skills = skillsBlock(yield* Skills)
       const providerSettings = yield* ProviderSettings
 
       /** Stores a user message (and its text part) and tells the bus. */
@@ -213,7 +215,7 @@ export class Turn extends Context.Service<
             const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
             // Built once per turn: git status costs a process per step, and a system prompt that
             // changes between steps defeats the provider's prompt cache.
-            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), headerFor(model, promptSettings))
+            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), headerFor(model, promptSettings), skills ? [skills] : [])
             const guard = makeDoomLoopGuard(doomLoopLimits)
             // What every request carries besides its messages, for the stalled error's figures.
             const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))

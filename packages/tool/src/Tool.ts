@@ -4,6 +4,7 @@ import { Permission, PermissionError, type AskRequest } from "@reins/permission"
 import { Reducers } from "@reins/reduce"
 import { Truncate, type Capture, type Direction } from "@reins/truncate"
 import { shapeOutput } from "./Output.ts"
+import { ToolHooks, type HookCall } from "./plugin/Hooks.ts"
 
 /** What a tool call knows about where it runs. */
 export interface ToolContext {
@@ -155,10 +156,11 @@ const pipeline = <A, R>(
     const reducers = yield* Reducers
     const tracing = yield* GenAiTracing
     const services = yield* Effect.context<R>()
+    const hooks = yield* ToolHooks
     const shaped = spec.truncate !== false
     const parameters = withFullOutput(jsonSchema, shaped)
 
-    const execute = (raw: unknown, ctx: ToolContext) =>
+    const run = (raw: unknown, ctx: ToolContext) =>
       Effect.gen(function* () {
         const { args: input, full } = shaped ? takeFullOutput(dropNulls(raw)) : { args: dropNulls(raw), full: false }
         const checked = check(input)
@@ -213,7 +215,46 @@ const pipeline = <A, R>(
             ...(full ? { fullOutput: true } : {})
           }
         }
-      }).pipe((run) => traced(id, spec.description, raw, ctx, tracing.captureContent, run))
+      })
+
+    // Plugin hooks (T20) around the pipeline: `tool.before` may rewrite the arguments (decoded and
+    // permission-checked after it) or deny; `tool.after` may rewrite what the model sees.
+    const execute = (raw: unknown, ctx: ToolContext) =>
+      (hooks.length === 0
+        ? run(raw, ctx)
+        : Effect.gen(function* () {
+            const call: HookCall = { tool: id, sessionID: ctx.sessionID, callID: ctx.callID, cwd: ctx.cwd, args: raw }
+            let args = raw
+            for (const hook of hooks) {
+              if (!hook.before) continue
+              const decision = yield* hook.before({ ...call, args }).pipe(
+                Effect.mapError((e) => new ToolError({ reason: "failed", message: `The ${id} call was not run: the hook ${hook.name} (tool.before) failed: ${e.message}` }))
+              )
+              if (decision?.deny !== undefined) {
+                return yield* new ToolError({ reason: "permission", message: `The ${id} call was denied by the hook ${hook.name}: ${decision.deny}` })
+              }
+              if (decision && "args" in decision) args = decision.args
+            }
+            let result: Effect.Success<ReturnType<typeof run>> = yield* run(args, ctx)
+            for (const hook of hooks) {
+              if (!hook.after) continue
+              const decision = yield* hook.after({ ...call, args, result: { title: result.title, output: result.output, metadata: result.metadata ?? {} } }).pipe(
+                // the call already ran: a failed after-hook keeps its output and is reported
+                Effect.catch((e) =>
+                  Effect.as(Effect.logWarning(`The hook ${hook.name} (tool.after) failed on ${id}: ${e.message}`), {
+                    hookError: `${hook.name}: ${e.message}`
+                  } as const)
+                )
+              )
+              if (decision && "hookError" in decision) {
+                const metadata: Record<string, unknown> = result.metadata ?? {}
+                const errors: ReadonlyArray<unknown> = Array.isArray(metadata.hookErrors) ? metadata.hookErrors : []
+                result = { ...result, metadata: { ...result.metadata, hookErrors: [...errors, decision.hookError] } }
+              } else if (decision?.output !== undefined) result = { ...result, output: decision.output }
+            }
+            return result
+          })
+      ).pipe((run) => traced(id, spec.description, raw, ctx, tracing.captureContent, run))
 
     return { id, description: spec.description, parameters, execute } satisfies Info
   })

@@ -10,3 +10,5 @@ export { applyPatchText, changeDiff, planPatch, summarize, type Plan as PatchPla
 export * as ProcessGroup from "./builtin/ProcessGroup.ts"
 export * from "./Media.ts"
 export { parseFrontMatter, FrontMatterError, type FrontMatter } from "./FrontMatter.ts"
+export * from "./plugin/index.ts"
+export { skill } from "./builtin/skill.ts"

@@ -1,0 +1,2 @@
+export * from "./Hooks.ts"
+export * from "./Skills.ts"
