@@ -13,6 +13,9 @@ const result = await Bun.build({
   minify: true,
   // Ink loads its React devtools bridge only when DEV=true: not shipped
   external: ["react-devtools-core"],
+  // React's production build (the development one checks and warns on every render, and is twice the size); the only
+  // other reader of NODE_ENV bundled is the AI SDK's gateway error text, for a gateway reins does not use
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
   naming: { entry: "reins.js", chunk: "chunks/[name]-[hash].js" }
 })
 if (!result.success) {

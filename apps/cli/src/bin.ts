@@ -1,9 +1,15 @@
 // Entry point. `--version` answers before anything heavy loads; everything else imports main.
+import { interactiveLaunch } from "./Interactive.ts"
 import { VERSION } from "./version.ts"
 
 const args = process.argv.slice(2)
+// an interactive launch skips the command line's parser and commands: its prompt is drawn sooner
+const chat = interactiveLaunch(args, Boolean(process.stdin.isTTY && process.stdout.isTTY))
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`reins v${VERSION}\n`)
+} else if (chat !== undefined) {
+  const { startChat } = await import("./ChatMain.ts")
+  startChat(chat)
 } else {
   await import("./main.ts")
 }

@@ -1,8 +1,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { usage } from "../CliError.ts"
-import { loadSetup, resolveModel } from "../Setup.ts"
-import { withVariant } from "../Variant.ts"
+import { openChat } from "../OpenChat.ts"
 
 const flags = {
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model>"), Flag.optional),
@@ -34,9 +33,12 @@ export const chat = Command.make("chat", flags, (input) =>
     if (!onTerminal()) {
       return yield* usage('The interactive session needs a terminal (stdin and stdout): use reins run "…" in scripts and pipes')
     }
-    const setup = yield* loadSetup
-    const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
-    const { runTui } = yield* Effect.promise(() => import("../tui/index.ts"))
-    yield* runTui({ setup, model, continue: input.continue, session: Option.getOrUndefined(input.session), yolo: input.yolo })
+    yield* openChat({
+      model: Option.getOrUndefined(input.model),
+      variant: Option.getOrUndefined(input.variant),
+      continue: input.continue,
+      session: Option.getOrUndefined(input.session),
+      yolo: input.yolo
+    })
   })
 ).pipe(Command.withDescription("The interactive session in this project (also: reins with no command, on a terminal)"))

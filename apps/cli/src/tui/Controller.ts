@@ -3,9 +3,12 @@
 import * as fs from "node:fs/promises"
 import { Cause, Context, Effect, Exit, Fiber, Stream } from "effect"
 import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
-import { SessionService, collectAttachments, ofSession } from "@reins/session"
-import { SessionStore } from "@reins/storage"
+import type { SessionService } from "@reins/session"
+import type { SessionStore } from "@reins/storage"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
+
+/** The session and storage modules, loaded on first use (the runtime is built behind the first frame anyway). */
+const lib = Effect.promise(() => import("./SessionLib.ts"))
 
 /** What the controller runs its effects with: the runtime's services. */
 export type Services = SessionService | SessionStore | Bus
@@ -51,6 +54,7 @@ export const makeController = (
 
   const sessionFor = Effect.gen(function* () {
     if (sessionID !== undefined) return sessionID
+    const { SessionService } = yield* lib
     const created = yield* (yield* SessionService).create({ directory: options.cwd })
     sessionID = created.id
     return created.id
@@ -63,6 +67,7 @@ export const makeController = (
     let announced = false
     const program = Effect.gen(function* () {
       // @path mentions of files in the project are attached; one outside it is left to the read tool, which asks
+      const { SessionService, collectAttachments } = yield* lib
       const { attachments, skipped } = yield* collectAttachments({ cwd: options.cwd, text, insideOnly: true })
       for (const target of skipped) on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
       const id = yield* sessionFor
@@ -112,6 +117,7 @@ export const makeController = (
       if (turn === undefined || sessionID === undefined) return startTurn(text)
       const id = sessionID
       const queued = await promise(Effect.gen(function* () {
+        const { SessionService } = yield* lib
         return yield* (yield* SessionService).queue({ sessionID: id, text })
       }))
       if (Exit.isFailure(queued)) return on.notice(failureText(queued.cause), "error")
@@ -130,10 +136,10 @@ export const makeController = (
       const running = turn
       const id = sessionID
       if (running === undefined || id === undefined) return
-      const mine = ofSession(id, new Set())
       await promise(
         Effect.scoped(
           Effect.gen(function* () {
+            const mine = (yield* lib).ofSession(id, new Set())
             yield* (yield* Bus).listen((event) => (event.type !== "part.delta" && mine(event) ? Effect.sync(() => on.events([event])) : Effect.void))
             yield* Fiber.interrupt(running)
           })
@@ -150,6 +156,7 @@ export const makeController = (
     /** The project's sessions, newest first. */
     sessions: async (): Promise<ReadonlyArray<Session>> => {
       const exit = await promise(Effect.gen(function* () {
+        const { SessionStore } = yield* lib
         return yield* (yield* SessionStore).listSessions({ directory: options.cwd, limit: 50 })
       }))
       return Exit.isSuccess(exit) ? exit.value : []
@@ -157,6 +164,7 @@ export const makeController = (
     /** Switches to a stored session: its messages, for the transcript. */
     resume: async (id: string): Promise<ReadonlyArray<MessageWithParts> | undefined> => {
       const exit = await promise(Effect.gen(function* () {
+        const { SessionStore } = yield* lib
         return yield* (yield* SessionStore).messages(id)
       }))
       if (Exit.isFailure(exit)) {
@@ -172,6 +180,7 @@ export const makeController = (
       const id = sessionID
       const program = Effect.scoped(
         Effect.gen(function* () {
+          const { SessionService } = yield* lib
           const bus = yield* Bus
           yield* bus.listen((event) =>
             (event.type === "compaction.started" || event.type === "compaction.completed" || event.type === "session.error") && event.sessionID === id
@@ -193,7 +202,7 @@ export const makeController = (
       const id = sessionID
       const exit = await promise(
         Effect.gen(function* () {
-          const store = yield* SessionStore
+          const store = yield* (yield* lib).SessionStore
           const session = yield* store.getSession(id)
           const messages = yield* store.messages(id)
           const text = target.format === "json" ? toJson(session, messages) : toMarkdown(session, messages)

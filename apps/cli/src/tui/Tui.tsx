@@ -3,8 +3,6 @@
 import { render } from "ink"
 import type { ModelRef, Session } from "@reins/domain"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { makeRuntime } from "@reins/runtime"
-import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
 import { resolveModel, type Setup } from "../Setup.ts"
 import { VERSION } from "../version.ts"
@@ -38,14 +36,21 @@ export const runTui = (options: TuiOptions) =>
     Effect.gen(function* () {
       const { setup } = options
       const bridge = makePermissionBridge()
-      const layer = makeRuntime({
-        cwd: setup.cwd,
-        dataDir: setup.dataDir,
-        config: setup.config,
-        env: setup.env,
-        version: VERSION,
-        permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
-      })
+      // the runtime's modules (session, storage, tools, providers) are loaded only here: behind the first frame
+      const layer = Layer.unwrap(
+        Effect.promise(() => import("@reins/runtime")).pipe(
+          Effect.map(({ makeRuntime }) =>
+            makeRuntime({
+              cwd: setup.cwd,
+              dataDir: setup.dataDir,
+              config: setup.config,
+              env: setup.env,
+              version: VERSION,
+              permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
+            })
+          )
+        )
+      )
       // the command's own context (its logger settings) under the runtime's services; not its scope,
       // which lives as long as the app: what a turn opens is closed with that turn
       const ambient = Context.omit(Scope.Scope)(yield* Effect.context<never>())
@@ -63,7 +68,7 @@ export const runTui = (options: TuiOptions) =>
         const context = yield* build
         services.resolve(context)
         const lookup = Effect.gen(function* () {
-          const store = yield* SessionStore
+          const store = yield* (yield* Effect.promise(() => import("./SessionLib.ts"))).SessionStore
           const session =
             options.session !== undefined
               ? yield* store.getSession(options.session).pipe(
@@ -119,7 +124,10 @@ export const runTui = (options: TuiOptions) =>
         (instance) =>
           Effect.gen(function* () {
             if (!resuming) {
-              // the runtime comes up behind the first frame; if it cannot, the app ends with the reason
+              // the runtime comes up behind the first frame, once the prompt is on screen (loading its modules holds
+              // the thread: Ink's next frame, the one with the prompt's hint, would wait for them); if it cannot,
+              // the app ends with the reason
+              yield* Effect.promise(() => instance.waitUntilRenderFlush())
               yield* Effect.forkScoped(
                 build.pipe(
                   Effect.tap((context) => Effect.sync(() => services.resolve(context))),

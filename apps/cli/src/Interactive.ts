@@ -1,0 +1,42 @@
+// Whether a launch opens the interactive session, decided from the arguments alone, so that bin.ts can load the
+// session's slim entry at once instead of the whole command line (effect/cli and every command). Pure: no imports.
+
+/** What `reins chat` takes: the chat command's flags, as effect/cli would give them. */
+export interface ChatInput {
+  readonly model: string | undefined
+  readonly variant: string | undefined
+  readonly continue: boolean
+  readonly session: string | undefined
+  readonly yolo: boolean
+}
+
+const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = { "-m": "model", "--model": "model", "--variant": "variant", "-s": "session", "--session": "session" }
+const BOOLEAN_FLAGS: Record<string, "continue" | "yolo"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo" }
+
+/**
+ * The chat flags of an interactive launch on a terminal: `reins`, `reins chat`, `reins -c`, `reins --session ID`,
+ * `reins -m P/M --yolo`, … Anything else — another command, `--help`, an unknown or repeated flag, a value that looks
+ * like a flag, no terminal — is `undefined`: effect/cli parses it as before, with its own help and errors.
+ */
+export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean): ChatInput | undefined => {
+  if (!terminal) return undefined
+  const rest = args[0] === "chat" ? args.slice(1) : args
+  const values: { model?: string; variant?: string; session?: string } = {}
+  const flags = { continue: false, yolo: false }
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    const valueKey = VALUE_FLAGS[name]
+    const booleanKey = BOOLEAN_FLAGS[name]
+    if (valueKey !== undefined) {
+      const value = eq > 0 ? arg.slice(eq + 1) : rest[++i]
+      if (value === undefined || value === "" || value.startsWith("-") || values[valueKey] !== undefined) return undefined
+      values[valueKey] = value
+    } else if (booleanKey !== undefined && eq < 0) {
+      if (flags[booleanKey]) return undefined
+      flags[booleanKey] = true
+    } else return undefined
+  }
+  return { model: values.model, variant: values.variant, continue: flags.continue, session: values.session, yolo: flags.yolo }
+}

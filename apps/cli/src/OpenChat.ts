@@ -1,0 +1,14 @@
+// The interactive session's start, shared by `reins chat` (through effect/cli) and bin.ts's fast path (without it):
+// the project's setup and the model checked before any screen, then the TUI, loaded only now.
+import { Effect } from "effect"
+import type { ChatInput } from "./Interactive.ts"
+import { loadSetup, resolveModel } from "./Setup.ts"
+import { withVariant } from "./Variant.ts"
+
+export const openChat = (input: ChatInput) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup
+    const model = yield* withVariant(setup, yield* resolveModel(setup, input.model), input.variant)
+    const { runTui } = yield* Effect.promise(() => import("./tui/index.ts"))
+    yield* runTui({ setup, model, continue: input.continue, session: input.session, yolo: input.yolo })
+  })
