@@ -1,8 +1,7 @@
 // The interactive session: the transcript, the permission question or a picker, the status line, the prompt, the footer.
-import { Box, Text, useApp, useInput, useWindowSize } from "ink"
+import { Box, useApp, useInput, useWindowSize } from "ink"
 import { useEffect, useMemo, useRef, useState } from "react"
 import type { Config, ModelRef, SessionEvent } from "@reins/domain"
-import { spinnerLine } from "../present/Spinner.ts"
 import type { OpenQuestion, PermissionBridge } from "./Bridge.ts"
 import { osc52 } from "./Clipboard.ts"
 import type { Controller } from "./Controller.ts"
@@ -11,6 +10,7 @@ import { remember, saveHistory } from "./History.ts"
 import { contextWindow, modelChoices, modelName } from "./Models.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
+import { STATUS_TICK_MS, StatusLine } from "./StatusLine.tsx"
 import { HELP, parseSlash } from "./Slash.ts"
 import { Footer, PermissionQuestion, ThemeContext, Transcript, addNotice, fromHistory, initialTranscript, lastAnswer, reduceTranscript, type Theme, type TranscriptState } from "./view/index.ts"
 
@@ -101,12 +101,14 @@ export const App = (props: AppProps) => {
     void gitBranch(props.cwd).then(setBranch)
   }, [])
 
-  // the clock of spinners and elapsed times ticks only while something runs
+  // the clock of the running tools' spinners and elapsed times ticks only while a tool runs (the status line has its own)
+  const toolRunning = transcript.live.some((i) => i.kind === "tool" && (i.part.state.status === "pending" || i.part.state.status === "running"))
   useEffect(() => {
-    if (!running) return
-    const timer = setInterval(() => setNow(Date.now()), 100)
+    if (!toolRunning) return
+    setNow(Date.now())
+    const timer = setInterval(() => setNow(Date.now()), STATUS_TICK_MS)
     return () => clearInterval(timer)
-  }, [running])
+  }, [toolRunning])
 
   // a resize re-flows: the transcript printed again at the new width, once the resizing stops
   const firstWidth = useRef(columns)
@@ -228,7 +230,7 @@ export const App = (props: AppProps) => {
         <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
       ) : null}
       {picking?.kind === "model" ? <Picker title="Model for the next turns" items={picking.items} onPick={pickModel} onCancel={() => setPicking(undefined)} /> : null}
-      {running ? <Text wrap="truncate-end">{spinnerLine(style, status, now - turnStart)}</Text> : null}
+      {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
       <PromptInput
         active={keysFree}
         running={running}
