@@ -7,12 +7,15 @@ import { otelConfig, type OtelConfig, type OtlpProtocol, type OtlpSignal } from 
 type Env = Readonly<Record<string, string | undefined>>
 
 /**
- * How long closing the runtime may wait for the last export, per signal: a collector that is down
- * or hangs costs a run at most this (traces and metrics flush concurrently).
+ * How long closing the runtime waits for the last export (traces and metrics flush concurrently):
+ * a collector that is down or hangs costs a run this, and the teardown after it, within 2 s.
  */
-export const EXPORT_SHUTDOWN_TIMEOUT = Duration.seconds(2)
-/** How often spans and metrics are sent while a run goes on, in the background. */
-export const EXPORT_INTERVAL = Duration.seconds(1)
+export const EXPORT_SHUTDOWN_TIMEOUT = Duration.millis(1500)
+/**
+ * How often spans and metrics are sent while a run goes on, in the background (the OpenTelemetry
+ * SDK's span batch delay); a short run sends everything once, when it closes.
+ */
+export const EXPORT_INTERVAL = Duration.seconds(5)
 
 /** The OTLP/HTTP traces URL the environment asks for, if any (standard `OTEL_*` variables). */
 export const tracesEndpoint = (env: Env): string | undefined => otelConfig(env).traces?.url
