@@ -161,6 +161,42 @@ export const DoomLoopConfig = Schema.Struct({
 })
 export type DoomLoopConfig = typeof DoomLoopConfig.Type
 
+/** Where an agent may run: as the session's own agent, as a sub-agent of the `task` tool, or both. */
+export const AgentMode = Schema.Literals(["primary", "subagent", "all"])
+export type AgentMode = typeof AgentMode.Type
+
+/** The tools an agent is offered: a list of tool ids (an allow list), or tool id (wildcards) → offered or not. */
+export const AgentTools = Schema.Union([Schema.Array(Schema.String), Schema.Record(Schema.String, Schema.Boolean)])
+export type AgentTools = typeof AgentTools.Type
+
+/** One agent, under `agent.<name>` in reins.json or as the front matter of `.reins/agents/<name>.md`. */
+export const AgentConfig = Schema.Struct({
+  description: Schema.optional(Schema.String),
+  /** `"<provider>/<model>"`; default the run's model. */
+  model: Schema.optional(Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/, { message: 'Expected "<provider>/<model>"' }))),
+  /** The system prompt header (the text, or a file path relative to the project); a Markdown agent's body. */
+  prompt: Schema.optional(Schema.String),
+  tools: Schema.optional(AgentTools),
+  /** Rules over the config's `permission`; its denies hold even against "always" answers. */
+  permission: Schema.optional(PermissionConfig),
+  steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))),
+  mode: Schema.optional(AgentMode),
+  variant: Schema.optional(Schema.String),
+  /** `true` removes the agent (a built-in too). */
+  disable: Schema.optional(Schema.Boolean)
+})
+export type AgentConfig = typeof AgentConfig.Type
+
+/** `agent` in reins.json: the default agent's `steps` and `prompt` (kept from before agents had names), and named agents. */
+export const AgentsConfig = Schema.StructWithRest(
+  Schema.Struct({
+    steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))),
+    prompt: Schema.optional(Schema.String)
+  }),
+  [Schema.Record(Schema.String.check(Schema.isPattern(/^(?!(steps|prompt)$)/)), AgentConfig)]
+)
+export type AgentsConfig = typeof AgentsConfig.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -169,8 +205,11 @@ export const Config = Schema.Struct({
   variant: Schema.optional(Schema.String),
   provider: Schema.optional(Schema.Record(Schema.String, ProviderConfig)),
   permission: Schema.optional(PermissionConfig),
-  /** The default agent: its step limit, and `prompt` (a file path relative to the project, or the text) replacing the model family's system prompt header. */
-  agent: Schema.optional(Schema.Struct({ steps: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))), prompt: Schema.optional(Schema.String) })),
+  /**
+   * The default agent's step limit and `prompt` (a file path relative to the project, or the text)
+   * replacing the model family's system prompt header; and named agents (`agent.<name>`).
+   */
+  agent: Schema.optional(AgentsConfig),
   retry: Schema.optional(RetryConfig),
   /** Timeouts for every provider; `provider.<id>.timeout` overrides them field by field. */
   provider_timeout: Schema.optional(ProviderTimeoutConfig),

@@ -54,6 +54,12 @@ export interface PermissionSettings {
    * lets a session read its own spill folder, and no other session's).
    */
   readonly sessionRules?: (sessionID: string) => ReadonlyArray<Rule>
+  /**
+   * The agent a session runs: its rules (after `rules`; its allows and denies again after every
+   * grant, so no "always" answer lifts its denies), and the session it was started from, whose
+   * grants it inherits.
+   */
+  readonly agentOf?: (sessionID: string) => { readonly rules: ReadonlyArray<Rule>; readonly parent?: string } | undefined
   readonly nonInteractive: "allow" | "deny"
   readonly prompter?: Prompter
   readonly mode?: Mode
@@ -158,13 +164,29 @@ export class Permission extends Context.Service<Permission, {
         return projectGrants
       })
 
+      /** The "always" answers of the sessions a sub-agent's session was started from, outermost first. */
+      const inherited = (sessionID: string) => {
+        const chain: Array<Rule> = []
+        for (let id = settings.agentOf?.(sessionID)?.parent, hops = 0; id !== undefined && hops < 8; id = settings.agentOf?.(id)?.parent, hops++) {
+          chain.unshift(...(granted.get(id) ?? []))
+        }
+        return chain
+      }
+
       const rulesFor = (sessionID: string) =>
-        Effect.map(loadProject, (project) => [
-          ...settings.rules,
-          ...(settings.sessionRules?.(sessionID) ?? []),
-          ...project,
-          ...(granted.get(sessionID) ?? [])
-        ])
+        Effect.map(loadProject, (project) => {
+          const agent = settings.agentOf?.(sessionID)?.rules ?? []
+          return [
+            ...settings.rules,
+            ...agent,
+            ...(settings.sessionRules?.(sessionID) ?? []),
+            ...project,
+            ...inherited(sessionID),
+            ...(granted.get(sessionID) ?? []),
+            // its allows and denies again, in order: no grant lifts its denies; its asks stay answerable
+            ...agent.filter((rule) => rule.action !== "ask")
+          ]
+        })
 
       const policy: Answer = { reply: settings.nonInteractive === "allow" ? "once" : "reject" }
       const timeoutMs = settings.timeoutMs ?? (settings.prompter ? undefined : 0)

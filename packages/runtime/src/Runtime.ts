@@ -3,7 +3,7 @@ import { Compaction, CompactionSettings, loadSettings, type CompactionError } fr
 import { Bus, DataDir, GenAiTracing, HomeDir, Ids, WorkDir, captureContentFromEnv, type Config, type ConfigError } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { DoomLoopSettings, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
+import { Agents, DoomLoopSettings, SubAgentSlot, layerSubAgentRunner, layerSubAgents, loadAgents, makeAgents, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
 import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
@@ -104,20 +104,27 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const rules = yolo
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
     : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
+  // the built-in agents, those of ~/.config/reins/agents and .reins/agents, and `agent.<name>` (T19)
+  const agents = Layer.effect(Agents, Effect.map(loadAgents({ config: config.agent, cwd: options.cwd, home }), makeAgents))
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
     Layer.succeed(HomeDir, home),
-    Layer.succeed(PermissionSettings, {
+    Layer.effect(PermissionSettings, Effect.map(Effect.service(Agents), (agents) => ({
       rules,
       sessionRules: spillRules,
+      // a session's agent (T19): its rules over these, and the grants of the session that started it
+      agentOf: (sessionID: string) => {
+        const entry = agents.of(sessionID)
+        return entry && { rules: entry.agent.rules, ...(entry.parent !== undefined ? { parent: entry.parent } : {}) }
+      },
       nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
       ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {}),
       ...(config.permission_mode ? { mode: config.permission_mode } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       persist: config.permission_persist ?? "session",
       project: options.cwd
-    }),
+    }) satisfies PermissionSettings)),
     Layer.succeed(ProviderSettings, {
       providers: config.provider ?? {},
       env,
@@ -138,8 +145,10 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
     Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
-    Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers])
-  )
+    Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers]),
+    // the `task` tool's port; the runner behind it is bound once the session service exists
+    layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
+  ).pipe(Layer.provideMerge(agents))
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
@@ -160,5 +169,6 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
     aiSdkSpans: options.tracing?.aiSdkSpans ?? false
   })
-  return session.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(telemetry))
+  const withSubAgents = layerSubAgentRunner.pipe(Layer.provideMerge(session))
+  return withSubAgents.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
 }

@@ -96,7 +96,9 @@ export const makeProcessor = Effect.gen(function* () {
         }
       }).pipe(
         Effect.onInterrupt(() => markInterrupted(callID)),
-        Semaphore.withPermits(slots, 1)
+        // a `task` call waits for its sub-agent, whose own tools need slots of this processor:
+        // holding one would deadlock; sub-agents are bounded by their own runner (T19)
+        (run) => (callOf(callID)?.tool === "task" ? run : Semaphore.withPermits(slots, 1)(run))
       )
 
     const markInterrupted = (callID: string) =>

@@ -11,6 +11,7 @@ import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { Turn } from "./Turn.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
+import { Agents } from "./agent/Agents.ts"
 
 export { turnDone } from "./Turn.ts"
 export { SessionBusyError, type PromptError }
@@ -21,6 +22,8 @@ export interface PromptInput {
   readonly model: ModelRef
   /** Files attached to the message (`collectAttachments`): stored as file parts after its text. */
   readonly files?: ReadonlyArray<Attachment>
+  /** The agent the session runs (`reins run --agent`): default the one it ran last in this process, else `build`. */
+  readonly agent?: string
 }
 
 /** A message stored for a turn already running (T5): the model reads it at that turn's next step. */
@@ -39,7 +42,7 @@ export type { TurnResult }
 
 /** Creates sessions and runs turns of the agent loop on them. */
 export class SessionService extends Context.Service<SessionService, {
-  create(input: { readonly directory: string; readonly title?: string }): Effect.Effect<Session, StoreError>
+  create(input: { readonly directory: string; readonly title?: string; readonly parentID?: string }): Effect.Effect<Session, StoreError>
   /**
    * Runs a turn on the message. If this process is already running a turn of the session, the
    * message joins it (queued, T5) and the result is that turn's. If another process is, fails with
@@ -79,10 +82,17 @@ export class SessionService extends Context.Service<SessionService, {
       const runs = yield* SessionRuns
       const isLive = runs.isLive
       const provider = yield* Provider
+      const agents = yield* Agents
 
-      const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string }) {
+      const create = Effect.fn("SessionService.create")(function* (input: { readonly directory: string; readonly title?: string; readonly parentID?: string }) {
         const now = yield* Clock.currentTimeMillis
-        const session: Session = { id: yield* ids.next("ses"), title: input.title ?? "New session", directory: input.directory, time: { created: now, updated: now } }
+        const session: Session = {
+          id: yield* ids.next("ses"),
+          title: input.title ?? "New session",
+          directory: input.directory,
+          ...(input.parentID !== undefined ? { parentID: input.parentID } : {}),
+          time: { created: now, updated: now }
+        }
         yield* store.createSession(session)
         yield* bus.publish({ type: "session.created", session })
         return session
@@ -131,6 +141,10 @@ export class SessionService extends Context.Service<SessionService, {
 
       const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
+        // the agent the turn runs, and its model: a sub-agent's session was assigned them by `task`
+        const assigned = agents.of(session.id)
+        const chosen = input.agent !== undefined ? agents.get(input.agent) : undefined
+        agents.assign(session.id, { agent: chosen ?? assigned?.agent ?? agents.primary, depth: assigned?.depth ?? 0, model: input.model, ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {}) })
         const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
         const parts = [text, ...(yield* fileParts(session.id, user.id, input.files))]
         yield* store.putMessage(user)
@@ -183,7 +197,8 @@ export class SessionService extends Context.Service<SessionService, {
         }
       })
 
-      const stream = (input: PromptInput) => turnStream(bus, input.sessionID, streamSettings.buffer, runTurn(input))
+      // the sub-agents' sessions started by the turn's `task` calls stream as part of it
+      const stream = (input: PromptInput) => turnStream(bus, input.sessionID, streamSettings.buffer, runTurn(input), undefined, agents.within(input.sessionID))
 
       // The turn's stream run to its end: the result `turn.finished` carries.
       const prompt = (input: PromptInput) =>

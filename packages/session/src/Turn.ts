@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { Bus, DEFAULT_AGENT, GenAiAttr, GenAiOperation, Ids, WorkDir, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
+import { Bus, GenAiAttr, GenAiOperation, Ids, WorkDir, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -27,6 +27,7 @@ import { SessionProcessor, type StepOutcome } from "./Processor.ts"
 import { systemPrompt } from "./Prompt.ts"
 import { PromptSettings, headerFor } from "./PromptFamily.ts"
 import { makeTranscript } from "./Transcript.ts"
+import { Agents, MAX_AGENT_DEPTH, offersTool } from "./agent/Agents.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -109,6 +110,7 @@ export class Turn extends Context.Service<
       // the skills found when the runtime started, listed in the dynamic part of the system prompt
       const skills = skillsBlock(yield* Skills)
       const providerSettings = yield* ProviderSettings
+      const agents = yield* Agents
 
       /** Stores a user message (and its text part) and tells the bus. */
       const userMessage = Effect.fnUntraced(function* (sessionID: string, text: string, metadata?: UserMessage["metadata"]) {
@@ -212,10 +214,19 @@ export class Turn extends Context.Service<
         Stream.unwrap(
           Effect.gen(function* () {
             const user = turnStart.info
-            const tools = registry.forModel(model.modelID).map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+            // the session's agent decides the tools, the prompt header and the step limit (T19)
+            const assigned = agents.of(session.id)
+            const agent = assigned?.agent ?? agents.primary
+            const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH
+            const tools = registry
+              .forModel(model.modelID)
+              .filter((t) => offersTool(agent, t.id, permission.mode) && !(t.id === "task" && nested))
+              .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+            const maxSteps = agent.steps ?? settings.maxSteps
             // Built once per turn: git status costs a process per step, and a system prompt that
             // changes between steps defeats the provider's prompt cache.
-            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), headerFor(model, promptSettings), skills ? [skills] : [])
+            const extra = [...(skills ? [skills] : []), ...(agent.note !== undefined ? [agent.note] : [])]
+            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), agent.header ?? headerFor(model, promptSettings), extra)
             const guard = makeDoomLoopGuard(doomLoopLimits)
             // What every request carries besides its messages, for the stalled error's figures.
             const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))
@@ -247,7 +258,7 @@ export class Turn extends Context.Service<
                 if (stopped) return finished(stopped)
                 st.steps++
                 const steps = st.steps
-                const final = settings.maxSteps !== undefined && steps >= settings.maxSteps
+                const final = maxSteps !== undefined && steps >= maxSteps
                 const now = yield* Clock.currentTimeMillis
                 const assistant: AssistantMessage = {
                   id: yield* ids.next("msg"),
@@ -337,6 +348,7 @@ export class Turn extends Context.Service<
         )
 
       const run = (session: Session, turnStart: MessageWithParts, model: ModelRef, claim: SessionRun, known: Set<string>) => {
+        const agentName = (agents.of(session.id)?.agent ?? agents.primary).name
         // the turn's usage summed over its steps, for its `invoke_agent` span (T10)
         const usage = { ...emptyUsage }
         let cost = 0
@@ -362,10 +374,10 @@ export class Turn extends Context.Service<
           ),
           Effect.tapError((error) => Effect.annotateCurrentSpan(GenAiAttr.errorType, "reason" in error ? String(error.reason) : error._tag)),
           // one span per turn, the conventions' agent invocation: its model calls and tools are its children
-          Effect.withSpan(agentSpanName(DEFAULT_AGENT), {
+          Effect.withSpan(agentSpanName(agentName), {
             attributes: {
               [GenAiAttr.operation]: GenAiOperation.invokeAgent,
-              [GenAiAttr.agentName]: DEFAULT_AGENT,
+              [GenAiAttr.agentName]: agentName,
               [GenAiAttr.conversationId]: session.id,
               [GenAiAttr.provider]: providerName(providerConfig(providerSettings, model.providerID)?.type),
               [GenAiAttr.requestModel]: model.modelID,

@@ -10,23 +10,24 @@ type PartDelta = Extract<Event, { type: "part.delta" }>
 
 /**
  * Whether a bus event belongs to the session's turn. A `part.delta` names only its part, so the
- * parts the session announced are remembered in `parts`.
+ * parts the session announced are remembered in `parts`. `within`: the session and its sub-agents'
+ * sessions, whose progress is the turn's too.
  */
-export const ofSession = (sessionID: string, parts: Set<string>) => (event: Event): boolean => {
+export const ofSession = (sessionID: string, parts: Set<string>, within: (id: string) => boolean = (id) => id === sessionID) => (event: Event): boolean => {
   switch (event.type) {
     case "session.created":
     case "session.updated":
-      return event.session.id === sessionID
+      return within(event.session.id) || (event.session.parentID !== undefined && within(event.session.parentID))
     case "message.updated":
-      return event.message.sessionID === sessionID
+      return within(event.message.sessionID)
     case "part.updated":
-      if (event.part.sessionID !== sessionID) return false
+      if (!within(event.part.sessionID)) return false
       parts.add(event.part.id)
       return true
     case "part.delta":
       return parts.has(event.partID)
     default:
-      return event.sessionID === sessionID
+      return "sessionID" in event && within(event.sessionID)
   }
 }
 
@@ -156,13 +157,14 @@ export const turnStream = <E>(
   sessionID: string,
   capacity: number,
   turn: Effect.Effect<TurnResult, E>,
-  observe?: (buffer: TurnBuffer) => void
+  observe?: (buffer: TurnBuffer) => void,
+  within?: (id: string) => boolean
 ): Stream.Stream<SessionEvent, E> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const buffer = makeTurnBuffer(capacity)
       observe?.(buffer)
-      const mine = ofSession(sessionID, new Set())
+      const mine = ofSession(sessionID, new Set(), within)
       yield* bus.listen((event) => (mine(event) ? buffer.offer(event) : Effect.void))
       const producer = turn.pipe(
         Effect.flatMap((result) => buffer.offer({ type: "turn.finished", result })),

@@ -1,0 +1,330 @@
+// Agents and sub-agents through the composed runtime (T19): the `task` tool runs a sub-agent in a
+// child session over the real AI SDK provider talking HTTP to the scripted server; the server
+// answers each request by who asks (the parent, or which child), so concurrent children are told apart.
+import { afterEach, describe, expect, test } from "bun:test"
+import { Effect, Layer, Option, Stream, Tracer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { SessionEvent, ToolPart } from "@reins/domain"
+import { Agents, SessionService } from "@reins/session"
+import { SessionStore, Storage } from "@reins/storage"
+import { ProcessGroup } from "@reins/tool"
+import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
+import { tmp } from "./support.ts"
+
+const stops: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop()
+})
+
+const MODEL = { providerID: "local", modelID: "m" }
+
+/** The text of a request's messages (system, user, tool results). */
+const textOf = (body: any) => JSON.stringify(body?.messages ?? [])
+/** The first user message's text: a child's is the prompt its `task` call gave. */
+const firstUser = (body: any): string => {
+  const m = (body?.messages ?? []).find((x: any) => x.role === "user")
+  return typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? "")
+}
+const toolResults = (body: any) => (body?.messages ?? []).filter((m: any) => m.role === "tool").length
+const toolNames = (body: any): Array<string> => (body?.tools ?? []).map((t: any) => t.function?.name)
+
+/** The processes of a group still alive (a zombie is dead), as "pid state". */
+const aliveIn = (pgid: number) =>
+  fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return Number(pgrp) === pgid && state !== "Z" && state !== "X" ? [`${d} ${state}`] : []
+    } catch {
+      return []
+    }
+  })
+
+interface Setup {
+  readonly respond: (body: any) => ScriptedStep | undefined
+  readonly config?: Record<string, unknown>
+  readonly permission?: RuntimeOptions["permission"]
+  readonly cwd?: string
+  readonly home?: string
+}
+
+const setup = async (options: Setup) => {
+  const server: ScriptedServer = await startScriptedServer([], { respond: (body) => options.respond(body) ?? { text: "unexpected request" } })
+  stops.push(() => server.stop())
+  const spans: Array<Tracer.NativeSpan> = []
+  const capture = Tracer.make({
+    span(o) {
+      const span = new Tracer.NativeSpan(o)
+      spans.push(span)
+      return span
+    }
+  })
+  const cwd = options.cwd ?? tmp()
+  const layer = makeRuntime({
+    cwd,
+    dataDir: tmp(),
+    env: {},
+    home: options.home ?? tmp("reins-home-"),
+    config: {
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
+      retry: { attempts: 1, initial_delay_ms: 1, max_delay_ms: 1 },
+      ...options.config
+    } as RuntimeOptions["config"],
+    store: Storage.layerMemory,
+    permission: options.permission ?? { yolo: true },
+    telemetry: Layer.succeed(Tracer.Tracer, capture)
+  })
+  return { server, spans, cwd, layer }
+}
+
+describe("the task tool", () => {
+  test("two task calls in one step: two child sessions run concurrently, their answers reach the parent's next request, one trace", async () => {
+    const { server, spans, cwd, layer } = await setup({
+      respond: (body) => {
+        const text = firstUser(body)
+        if (!text.includes("-TASK")) {
+          if (toolResults(body) === 0) {
+            return {
+              toolCalls: [
+                { name: "task", arguments: { description: "alpha work", prompt: "ALPHA-TASK: count the files", subagent_type: "general" } },
+                { name: "task", arguments: { description: "beta work", prompt: "BETA-TASK: read the readme", subagent_type: "explore" } }
+              ],
+              usage: { prompt_tokens: 100, completion_tokens: 10 }
+            }
+          }
+          return { text: "Both sub-agents answered.", usage: { prompt_tokens: 300, completion_tokens: 5 } }
+        }
+        const who = text.includes("ALPHA-TASK") ? "alpha" : "beta"
+        // each child makes a tool step, then answers; the first step is slow enough for the other child to start
+        if (toolResults(body) === 0) return { toolCalls: [{ name: "bash", arguments: { command: `echo ${who}-ran` } }], delayMs: 150, usage: { prompt_tokens: 40, completion_tokens: 4 } }
+        return { text: `${who} answer: 7`, usage: { prompt_tokens: 60, completion_tokens: 6 } }
+      }
+    })
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const store = yield* SessionStore
+        const session = yield* sessions.create({ directory: cwd })
+        const events = yield* sessions.stream({ sessionID: session.id, text: "do two things", model: MODEL }).pipe(Stream.runCollect)
+        const all = yield* store.listSessions()
+        const parts = (yield* store.messages(session.id)).flatMap((m) => m.parts)
+        return { parent: session.id, events: [...events], all, parts }
+      }).pipe(Effect.withSpan("reins run"), Effect.provide(layer), Effect.scoped)
+    )
+    const children = out.all.filter((s) => s.parentID === out.parent)
+    expect(children).toHaveLength(2)
+    // the children's requests overlap: each one's first request came before the other's last answer
+    const requestsOf = (who: string) => server.requests.filter((r) => firstUser(r.body).includes(who))
+    const alpha = requestsOf("ALPHA-TASK")
+    const beta = requestsOf("BETA-TASK")
+    expect(alpha).toHaveLength(2)
+    expect(beta).toHaveLength(2)
+    expect(alpha[0]!.receivedAt).toBeLessThan(beta[1]!.receivedAt)
+    expect(beta[0]!.receivedAt).toBeLessThan(alpha[1]!.receivedAt)
+    // the answers and the child session ids reach the parent's second request
+    const last = textOf(server.requests.at(-1)!.body)
+    expect(last).toContain("alpha answer: 7")
+    expect(last).toContain("beta answer: 7")
+    for (const child of children) expect(last).toContain(`task_id: ${child.id}`)
+    // the tool parts carry the child's usage and cost
+    const tasks = out.parts.filter((p): p is ToolPart => p.type === "tool" && p.tool === "task")
+    expect(tasks.map((t) => t.state.status)).toEqual(["completed", "completed"])
+    for (const t of tasks) {
+      const meta = t.state.status === "completed" ? t.state.metadata : {}
+      expect(children.map((c) => c.id)).toContain(meta.sessionID as string)
+      expect((meta.usage as { input: number }).input).toBe(100)
+      expect((meta.usage as { output: number }).output).toBe(10)
+    }
+    // the children's progress streams as the parent's events
+    const childIDs = new Set(children.map((c) => c.id))
+    const forwarded = out.events.filter((e: SessionEvent) => e.type === "part.updated" && childIDs.has(e.part.sessionID) && e.part.type === "tool" && e.part.tool === "bash")
+    expect(forwarded.length).toBeGreaterThan(0)
+    expect(out.events.at(-1)?.type).toBe("turn.finished")
+    // one trace: each child's invoke_agent is a child of an execute_tool task span of the parent's turn
+    const root = spans.find((s) => s.name === "invoke_agent build")!
+    const taskSpans = spans.filter((s) => s.name === "execute_tool task")
+    const childAgents = spans.filter((s) => s.name === "invoke_agent general" || s.name === "invoke_agent explore")
+    expect(taskSpans).toHaveLength(2)
+    expect(childAgents).toHaveLength(2)
+    for (const span of [...taskSpans, ...childAgents]) expect(span.traceId).toBe(root.traceId)
+    for (const t of taskSpans) expect(Option.getOrUndefined(t.parent)?.spanId).toBe(root.spanId)
+    const taskIds = new Set(taskSpans.map((t) => t.spanId))
+    for (const c of childAgents) expect(taskIds.has(Option.getOrUndefined(c.parent)?.spanId ?? "")).toBe(true)
+    expect(new Set(childAgents.map((c) => Option.getOrUndefined(c.parent)?.spanId)).size).toBe(2)
+  })
+
+  test("depth: a sub-agent may start one more level; at depth 2 task is not offered", async () => {
+    const { server, cwd, layer } = await setup({
+      respond: (body) => {
+        const text = firstUser(body)
+        const done = toolResults(body) > 0
+        if (text.includes("LEVEL-2")) return { text: "level 2 done" }
+        if (text.includes("LEVEL-1")) return done ? { text: "level 1 done" } : { toolCalls: [{ name: "task", arguments: { description: "deeper", prompt: "LEVEL-2 go", subagent_type: "general" } }] }
+        return done ? { text: "top done" } : { toolCalls: [{ name: "task", arguments: { description: "first", prompt: "LEVEL-1 go", subagent_type: "general" } }] }
+      }
+    })
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.text).toBe("top done")
+    const first = (marker: string) => server.requests.find((r) => firstUser(r.body).includes(marker))!
+    expect(toolNames(server.requests[0]!.body)).toContain("task")
+    expect(toolNames(first("LEVEL-1").body)).toContain("task")
+    expect(toolNames(first("LEVEL-2").body)).not.toContain("task")
+    expect(toolNames(first("LEVEL-2").body)).toContain("bash")
+  })
+
+  test("an unknown sub-agent is the tool's error, naming the available ones", async () => {
+    const { server, cwd, layer } = await setup({
+      respond: (body) => (toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "y", subagent_type: "nobody" } }] } : { text: "ok" })
+    })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const last = textOf(server.requests.at(-1)!.body)
+    expect(last).toContain('There is no sub-agent named \\"nobody\\". Available sub-agents: general, explore.')
+    // the description lists the sub-agents
+    const task = server.requests[0]!.body.tools.find((t: any) => t.function.name === "task")
+    expect(task.function.description).toContain("- explore: Fast read-only search")
+    expect(task.function.description).toContain("- general: General-purpose agent")
+  })
+
+  test("interrupting the parent's turn stops both children and their commands: no process is left", async () => {
+    const n = `3${Math.floor(Math.random() * 90000) + 10000}.5`
+    const { cwd, layer } = await setup({
+      respond: (body) => {
+        const text = firstUser(body)
+        if (!text.includes("SLEEPS")) {
+          return toolResults(body) === 0
+            ? {
+                toolCalls: [
+                  { name: "task", arguments: { description: "one", prompt: "ONE SLEEPS", subagent_type: "general" } },
+                  { name: "task", arguments: { description: "two", prompt: "TWO SLEEPS", subagent_type: "general" } }
+                ]
+              }
+            : { text: "parent resumed" }
+        }
+        return toolResults(body) === 0 ? { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] } : { text: "child done" }
+      }
+    })
+    const groupOf = (e: SessionEvent) => (e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" ? ProcessGroup.recordOf(e.part.state.metadata) : undefined)
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const store = yield* SessionStore
+        const session = yield* sessions.create({ directory: cwd })
+        const seen = new Map<number, ProcessGroup.GroupRecord>()
+        yield* sessions.stream({ sessionID: session.id, text: "sleep twice", model: MODEL }).pipe(
+          Stream.tap((e) => Effect.sync(() => {
+            const g = groupOf(e)
+            if (g) seen.set(g.pgid, g)
+          })),
+          Stream.takeUntil(() => seen.size === 2),
+          Stream.runDrain
+        )
+        const groups = [...seen.values()]
+        const alive = groups.flatMap((g) => aliveIn(g.pgid))
+        const children = (yield* store.listSessions()).filter((s) => s.parentID === session.id)
+        const open = (yield* Effect.forEach(children, (c) => store.messages(c.id))).flat().flatMap((m) => m.parts).filter((p) => p.type === "tool" && (p.state.status === "running" || p.state.status === "pending"))
+        return { groups, alive, open, children }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.groups).toHaveLength(2)
+    expect(out.children).toHaveLength(2)
+    expect(out.alive).toEqual([])
+    expect(out.open).toEqual([])
+  })
+})
+
+describe("agents", () => {
+  test("the plan agent: no editing tools offered, an edit call fails, a writing command is denied (even under yolo), reading works", async () => {
+    const { server, cwd, layer } = await setup({
+      respond: (body) => {
+        const n = toolResults(body)
+        if (n === 0) {
+          return {
+            toolCalls: [
+              { name: "edit", arguments: { filePath: "a.txt", oldString: "one", newString: "two" } },
+              { name: "bash", arguments: { command: "echo two > a.txt" } },
+              { name: "bash", arguments: { command: "cat a.txt" } }
+            ]
+          }
+        }
+        return { text: "planned" }
+      }
+    })
+    fs.writeFileSync(path.join(cwd, "a.txt"), "one\n")
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "plan it", model: MODEL, agent: "plan" })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const tools = toolNames(server.requests[0]!.body)
+    expect(tools).not.toContain("edit")
+    expect(tools).not.toContain("write")
+    expect(tools).not.toContain("apply_patch")
+    expect(tools).toContain("read")
+    expect(textOf(server.requests[0]!.body)).toContain("You are in plan mode")
+    const results = (server.requests[1]!.body.messages as Array<any>).filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content))
+    expect(results[0]).toContain("unavailable tool 'edit'")
+    expect(results[1]).toContain("deny edit")
+    expect(results[2]).toContain("one")
+    expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("one\n")
+  })
+
+  test("agents from Markdown files (project and home) and config; a broken file is skipped with its reason; a file agent's body is its prompt", async () => {
+    const cwd = tmp()
+    const home = tmp("reins-home-")
+    fs.mkdirSync(path.join(cwd, ".reins", "agents"), { recursive: true })
+    fs.mkdirSync(path.join(home, ".config", "reins", "agents"), { recursive: true })
+    fs.writeFileSync(path.join(cwd, ".reins", "agents", "reviewer.md"), "---\ndescription: Reviews diffs\nmode: subagent\ntools: [read, grep]\nsteps: 3\n---\nYou review code. Be terse.\n")
+    fs.writeFileSync(path.join(home, ".config", "reins", "agents", "helper.md"), "---\ndescription: Helps at home\nmode: primary\n---\nHome helper prompt.\n")
+    fs.writeFileSync(path.join(cwd, ".reins", "agents", "broken.md"), "---\ndescription: [unclosed\n---\nx\n")
+    fs.writeFileSync(path.join(cwd, ".reins", "agents", "typo.md"), "---\ndescripton: misspelt\n---\nx\n")
+    const { server, layer } = await setup({
+      cwd,
+      home,
+      config: { agent: { steps: 9, docs: { description: "Writes docs", mode: "subagent", permission: { bash: "deny" } } } },
+      respond: (body) => {
+        const text = firstUser(body)
+        if (text.includes("REVIEW-THIS")) return { text: "looks fine" }
+        return toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "review", prompt: "REVIEW-THIS diff", subagent_type: "reviewer" } }] } : { text: "reviewed" }
+      }
+    })
+    const catalog = await Effect.runPromise(
+      Effect.gen(function* () {
+        const agents = yield* Agents
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        yield* sessions.prompt({ sessionID: session.id, text: "review please", model: MODEL })
+        return agents.catalog
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const byName = Object.fromEntries(catalog.agents.map((a) => [a.name, a]))
+    expect(Object.keys(byName).sort()).toEqual(["build", "docs", "explore", "general", "helper", "plan", "reviewer"])
+    expect(byName.reviewer!.source).toBe(path.join(cwd, ".reins", "agents", "reviewer.md"))
+    expect(byName.helper!.source).toBe(path.join(home, ".config", "reins", "agents", "helper.md"))
+    expect(byName.docs!.rules).toEqual([{ permission: "bash", pattern: "*", action: "deny" }])
+    expect(catalog.skipped.map((s) => path.basename(s.source)).sort()).toEqual(["broken.md", "typo.md"])
+    expect(catalog.skipped.find((s) => s.source.endsWith("typo.md"))!.reason).toContain("descripton")
+    // the reviewer's request: its body as the header, only its tools
+    const review = server.requests.find((r) => firstUser(r.body).includes("REVIEW-THIS"))!
+    expect(review.body.messages[0].content.startsWith("You review code. Be terse.")).toBe(true)
+    expect(toolNames(review.body).sort()).toEqual(["grep", "read"])
+    const parentTask = server.requests[0]!.body.tools.find((t: any) => t.function.name === "task")
+    expect(parentTask.function.description).toContain("- reviewer: Reviews diffs")
+    expect(parentTask.function.description).not.toContain("helper")
+  })
+})
