@@ -197,6 +197,23 @@ export const AgentsConfig = Schema.StructWithRest(
 )
 export type AgentsConfig = typeof AgentsConfig.Type
 
+/** A command run around tool calls (config `hooks`): `$FILE`, `$TOOL` and `$SESSION` are replaced, shell-quoted. */
+export const CommandHookConfig = Schema.Struct({
+  /** Tool ids it applies to, a regular expression matched against the whole id (`edit|write`); default every tool. */
+  match: Schema.optional(Schema.String),
+  command: Schema.String,
+  /** Milliseconds before it is killed (default 10000). */
+  timeout: Schema.optional(PositiveInt)
+})
+export type CommandHookConfig = typeof CommandHookConfig.Type
+
+/** Command hooks by event: `tool.before` (a non-zero exit denies the call, its output the reason), `tool.after`. */
+export const HooksConfig = Schema.Struct({
+  "tool.before": Schema.optional(Schema.Array(CommandHookConfig)),
+  "tool.after": Schema.optional(Schema.Array(CommandHookConfig))
+})
+export type HooksConfig = typeof HooksConfig.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String),
@@ -222,6 +239,8 @@ export const Config = Schema.Struct({
   /** Seconds a question waits for an answer before the non-interactive policy decides. */
   permission_timeout: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
   compaction: Schema.optional(CompactionConfig),
+  /** Commands run before or after tool calls (formatters, checks), with the permission rules of bash. */
+  hooks: Schema.optional(HooksConfig),
   doom_loop: Schema.optional(DoomLoopConfig),
   /**
    * `auto` (the default) offers GPT-family models (`gpt-`, `codex` in the id) `apply_patch` and

@@ -11,7 +11,7 @@ import { classify, ProviderError, unfinishedStreamError } from "./ProviderError.
 import { RetryPolicy, retryDelay } from "./Retry.ts"
 import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
-import { answerTokens, callOptions, mergeProviderOptions, thinkingOn } from "./Variants.ts"
+import { answerTokens, callOptions, mergeProviderOptions, thinkingOn, type ProviderOptions } from "./Variants.ts"
 import { BUILT_IN_PROVIDERS, credentials, loadSdk } from "./Sdks.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
@@ -25,6 +25,11 @@ export interface ProviderRequest {
   readonly maxOutputTokens?: number
   /** The session the call is for: OpenAI's prompt cache key (T10). */
   readonly sessionID?: string
+  /** Sampling settings of the call (plugins' `chat.params`); default the provider's. */
+  readonly temperature?: number
+  readonly topP?: number
+  /** AI SDK `providerOptions` over the model's and the cache's, provider key by provider key (plugins' `chat.params`). */
+  readonly providerOptions?: Record<string, Record<string, unknown>>
 }
 
 /** Configured providers (from `reins.json`) and the environment their keys come from (the runtime passes its `env` option; nothing is read from `process.env`). */
@@ -224,7 +229,7 @@ export class Provider extends Context.Service<Provider, {
             const options = callOptions(request.model, config, settings.variant)
             if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
             const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model, { thinking: thinkingOn(options.options) }), caching)
-            const providerOptions = mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options)
+            const providerOptions = mergeProviderOptions(mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options), request.providerOptions as ProviderOptions | undefined)
             const maxOutputTokens = answerTokens(request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output, options.options)
             trace.request({ maxTokens: maxOutputTokens, system: request.system, messages: prompt.messages })
             const result = streamText({
@@ -236,6 +241,8 @@ export class Provider extends Context.Service<Provider, {
                 request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
               ),
               ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
+              ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+              ...(request.topP !== undefined ? { topP: request.topP } : {}),
               maxOutputTokens,
               maxRetries: 0,
               // the AI SDK's own spans (a registered telemetry integration), nested under `chat`: only when asked for

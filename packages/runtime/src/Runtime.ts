@@ -5,7 +5,7 @@ import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromCon
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { Agents, DoomLoopSettings, SubAgentSlot, layerSubAgentRunner, layerSubAgents, loadAgents, makeAgents, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
-import { ToolChoiceSettings, ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
+import { Extensions, ToolChoiceSettings, ToolRegistry, builtins, layerEventHooks, layerSessionExtensions, layerToolRegistry, type Plugin, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
@@ -40,6 +40,8 @@ export interface RuntimeOptions {
     /** How long a question waits for a reply (ms) before the policy decides; overrides `permission_timeout`. */
     readonly timeoutMs?: number
   }
+  /** Plugins given in code (hooks: `tool.before`, `tool.after`, `chat.params`, `event`), after those of `.reins/plugins`. */
+  readonly plugins?: ReadonlyArray<Plugin>
   /** Output reducers tried before the built-ins (the plugin API for reducers). */
   readonly reducers?: ReadonlyArray<Reducer>
   /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
@@ -146,14 +148,16 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
     Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers]),
+    // skills, tool and plugin files (T20), found once when the runtime starts; failures reported, the rest load
+    layerSessionExtensions.pipe(Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, ...(options.plugins ? { plugins: options.plugins } : {}) }))),
     // the `task` tool's port; the runner behind it is bound once the session service exists
     layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
   ).pipe(Layer.provideMerge(agents))
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
-  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics).pipe(Layer.provideMerge(core))
-  const tools = ToolRegistry.layer(options.tools ?? builtins).pipe(Layer.provideMerge(guarded))
+  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(Layer.provideMerge(core))
+  const tools = layerToolRegistry(options.tools ?? builtins, config.hooks).pipe(Layer.provideMerge(guarded))
   // The summary template file named in config is read once, when the runtime starts.
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
   const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))

@@ -20,7 +20,7 @@ import {
 import { Permission } from "@reins/permission"
 import { ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
-import { Skills, ToolRegistry, skillsBlock } from "@reins/tool"
+import { SessionHooks, Skills, ToolRegistry, chatParamsFor, skillsBlock } from "@reins/tool"
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor, type StepOutcome } from "./Processor.ts"
@@ -109,6 +109,8 @@ export class Turn extends Context.Service<
       const promptSettings = yield* PromptSettings
       // the skills found when the runtime started, listed in the dynamic part of the system prompt
       const skills = skillsBlock(yield* Skills)
+      // plugins' `chat.params`: temperature and provider options of each model call
+      const sessionHooks = yield* SessionHooks
       const providerSettings = yield* ProviderSettings
       const agents = yield* Agents
 
@@ -290,6 +292,7 @@ export class Turn extends Context.Service<
                       // the answer may fill what the window keeps free for it, not more (a 4k model whose
                       // `output` is 8k would otherwise be asked for more than its whole window)
                       maxOutputTokens: compaction.window(model).maxOutput,
+                      ...(yield* chatParamsFor(sessionHooks, { sessionID: session.id, providerID: model.providerID, modelID: model.modelID })),
                       sessionID: session.id
                     }
                   })

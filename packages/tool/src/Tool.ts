@@ -286,7 +286,8 @@ const traced = <A extends { readonly output: string }>(id: string, description: 
 /** A tool's description is its whole manual; the span carries its first line. */
 const firstLine = (text: string) => text.split("\n", 1)[0]!.slice(0, 200)
 
-const withFullOutput = (schema: Record<string, unknown>, offer: boolean) =>
+/** Offers `full_output` on a JSON Schema of parameters (when the output is shaped). */
+export const withFullOutput = (schema: Record<string, unknown>, offer: boolean) =>
   offer && isRecord(schema.properties)
     ? { ...schema, properties: { ...schema.properties, [FULL_OUTPUT]: fullOutputSchema } }
     : schema

@@ -42,3 +42,46 @@ export const ToolHooks = Context.Reference<ReadonlyArray<ToolHook>>("reins/tool/
 /** A thrown value or rejection as one line. */
 export const describeError = (e: unknown): string =>
   e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e)
+
+/** What `chat.params` hooks may set on a model call. */
+export interface ChatParams {
+  readonly temperature?: number
+  readonly topP?: number
+  /** AI SDK `providerOptions`, merged over the model's own (provider key by provider key). */
+  readonly providerOptions?: Record<string, Record<string, unknown>>
+}
+
+/** What a `chat.params` hook is shown. */
+export interface ChatParamsInput {
+  readonly sessionID: string
+  readonly providerID: string
+  readonly modelID: string
+}
+
+/** Hooks that are not about tools: model call parameters and observers of every event. */
+export interface SessionHooks {
+  readonly chatParams: ReadonlyArray<{ readonly name: string; readonly run: (input: ChatParamsInput) => Effect.Effect<ChatParams | void | undefined, HookFailure> }>
+  readonly events: ReadonlyArray<{ readonly name: string; readonly run: (event: unknown) => Effect.Effect<void, HookFailure> }>
+}
+
+/** The session hooks in force (default none). */
+export const SessionHooks = Context.Reference<SessionHooks>("reins/tool/SessionHooks", { defaultValue: () => ({ chatParams: [], events: [] }) })
+
+/** Runs the `chat.params` hooks in order, each seeing the input; later ones win field by field. A failing one is logged and skipped. */
+export const chatParamsFor = (hooks: SessionHooks, input: ChatParamsInput) =>
+  Effect.gen(function* () {
+    let params: ChatParams = {}
+    for (const hook of hooks.chatParams) {
+      const got = yield* hook.run(input).pipe(
+        Effect.catch((e) => Effect.as(Effect.logWarning(`The hook ${hook.name} (chat.params) failed; its parameters are not used: ${e.message}`), undefined))
+      )
+      if (!got) continue
+      params = {
+        ...params,
+        ...(got.temperature !== undefined ? { temperature: got.temperature } : {}),
+        ...(got.topP !== undefined ? { topP: got.topP } : {}),
+        ...(got.providerOptions ? { providerOptions: { ...params.providerOptions, ...got.providerOptions } } : {})
+      }
+    }
+    return params
+  })

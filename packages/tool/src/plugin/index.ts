@@ -1,2 +1,6 @@
 export * from "./Hooks.ts"
 export * from "./Skills.ts"
+export * from "./Loader.ts"
+export * from "./PlainTool.ts"
+export * from "./CommandHooks.ts"
+export * from "./Extensions.ts"

@@ -1,0 +1,142 @@
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as path from "node:path"
+import { HomeDir, type CommandHookConfig, type HooksConfig } from "@reins/domain"
+import { Permission, check, scanBash } from "@reins/permission"
+import { killGroup } from "../builtin/ProcessGroup.ts"
+import type { HookCall, ToolHook } from "./Hooks.ts"
+
+/** A command hook's time limit when the config gives none. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
+
+const OUTPUT_LIMIT = 4_000
+
+/** Quotes a value for `sh`. */
+const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The file a call is about (edit, write, read: `filePath`), absolute; undefined when it names none. */
+export const fileOf = (call: HookCall) => {
+  const args = isRecord(call.args) ? call.args : {}
+  const file = [args.filePath, args.file_path, args.path].find((v): v is string => typeof v === "string" && v.length > 0)
+  return file === undefined ? undefined : path.resolve(call.cwd, file)
+}
+
+/** The command with `$FILE`, `$TOOL` and `$SESSION` (also `${FILE}`…) replaced; undefined when it needs a file the call does not name. */
+export const expand = (command: string, call: HookCall) => {
+  const file = fileOf(call)
+  if (/\$\{?FILE\b/.test(command) && file === undefined) return undefined
+  const values: Record<string, string> = { FILE: file ?? "", TOOL: call.tool, SESSION: call.sessionID }
+  return command.replace(/\$\{(FILE|TOOL|SESSION)\}|\$(FILE|TOOL|SESSION)\b/g, (_, a: string | undefined, b: string | undefined) => quote(values[(a ?? b)!]!))
+}
+
+/** Runs `sh -c command` in its own process group; the group is killed at the timeout or on interrupt. */
+export const runHookCommand = (command: string, cwd: string, timeoutMs: number) =>
+  Effect.callback<{ readonly code: number | null; readonly output: string; readonly timedOut: boolean }>((resume) => {
+    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    const collect = (b: Buffer) => {
+      if (output.length < OUTPUT_LIMIT) output += b.toString("utf8")
+    }
+    child.stdout.on("data", collect)
+    child.stderr.on("data", collect)
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup(child.pid)
+    }, timeoutMs)
+    child.on("error", (e) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code: null, output: e.message, timedOut }))
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, output: output.slice(0, OUTPUT_LIMIT).trim(), timedOut }))
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      killGroup(child.pid)
+    })
+  })
+
+/** The tool ids a hook applies to; a `match` that is not a regular expression is the error's message. */
+const matcher = (match: string | undefined): ((tool: string) => boolean) | string => {
+  if (match === undefined || match === "" || match === "*") return () => true
+  // the RegExp constructor is the only validator of a pattern: its throw is the message
+  try {
+    const re = new RegExp(`^(?:${match})$`)
+    return (tool: string) => re.test(tool)
+  } catch (e) {
+    return `\`match\` is not a regular expression: ${e instanceof Error ? e.message : String(e)}`
+  }
+}
+
+/**
+ * Config command hooks as tool hooks. A command runs with the permission of the call that
+ * triggered it: the bash scan of the command is checked against the session's rules in force, and
+ * a command they deny is not run (reported once per hook). `ask` runs it: the config is the consent.
+ */
+export const commandHooks = (config: HooksConfig | undefined) =>
+  Effect.gen(function* () {
+    const failed: Array<{ readonly path: string; readonly error: string }> = []
+    if (!config) return { hooks: [] as ReadonlyArray<ToolHook>, failed }
+    const permission = yield* Permission
+    const home = yield* HomeDir
+    const reported = new Set<string>()
+    const denied = (name: string, command: string, call: HookCall) =>
+      Effect.gen(function* () {
+        const requests = yield* scanBash(command, { cwd: call.cwd, worktree: call.cwd, home })
+        const rules = yield* permission.rulesFor(call.sessionID)
+        const refused = requests.map((r) => ({ r, c: check(rules, r, permission.mode) })).find(({ c }) => c.action === "deny")
+        if (!refused) return false
+        if (!reported.has(name)) {
+          reported.add(name)
+          yield* Effect.logWarning(`The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.r.patterns.join(" ")}".`)
+        }
+        return true
+      })
+    const make = (event: "tool.before" | "tool.after", hook: CommandHookConfig, index: number): ReadonlyArray<ToolHook> => {
+      const name = `hooks.${event}[${index}]`
+      const applies = matcher(hook.match)
+      if (typeof applies === "string") {
+        failed.push({ path: name, error: applies })
+        return []
+      }
+      const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS
+      const run = (call: HookCall) =>
+        Effect.gen(function* () {
+          if (!applies(call.tool)) return undefined
+          const command = expand(hook.command, call)
+          if (command === undefined || (yield* denied(name, command, call))) return undefined
+          return yield* runHookCommand(command, call.cwd, timeout)
+        })
+      const made: ToolHook = event === "tool.before"
+        ? {
+            name,
+            before: (call) =>
+              Effect.flatMap(run(call), (r) =>
+                !r || r.code === 0
+                  ? Effect.succeed(undefined)
+                  : r.timedOut
+                    ? Effect.fail({ message: `\`${hook.command}\` did not finish within ${timeout} ms` })
+                    : Effect.succeed({ deny: r.output || `\`${hook.command}\` exited with ${r.code}` })
+              )
+          }
+        : {
+            name,
+            after: (call) =>
+              Effect.flatMap(run(call), (r) =>
+                !r || r.code === 0
+                  ? Effect.succeed(undefined)
+                  : Effect.fail({ message: r.timedOut ? `\`${hook.command}\` did not finish within ${timeout} ms` : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}` })
+              )
+          }
+      return [made]
+    }
+    const hooks: ReadonlyArray<ToolHook> = [
+      ...(config["tool.before"] ?? []).flatMap((h, i) => make("tool.before", h, i)),
+      ...(config["tool.after"] ?? []).flatMap((h, i) => make("tool.after", h, i))
+    ]
+    return { hooks, failed }
+  })

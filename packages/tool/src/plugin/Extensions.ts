@@ -1,0 +1,170 @@
+import { Context, Effect, Layer, Queue } from "effect"
+import * as path from "node:path"
+import { Bus, type HooksConfig } from "@reins/domain"
+import type { Permission } from "@reins/permission"
+import type { Truncate } from "@reins/truncate"
+import { ToolRegistry } from "../Registry.ts"
+import type { Info } from "../Tool.ts"
+import { skill } from "../builtin/skill.ts"
+import { commandHooks } from "./CommandHooks.ts"
+import { SessionHooks, ToolHooks } from "./Hooks.ts"
+import { loadPluginFiles, loadToolFiles, scriptFiles, sessionHooksOf, toolHookOf, type NamedPlugin, type Plugin, type ToolDefinition } from "./Loader.ts"
+import { Skills, discoverSkills, skillRoots, type Skill, type Skipped } from "./Skills.ts"
+
+/** What was found where, and what was skipped and why: `reins debug config` prints it. */
+export interface ExtensionReport {
+  readonly skills: { readonly found: ReadonlyArray<{ readonly name: string; readonly description: string; readonly path: string }>; readonly skipped: ReadonlyArray<Skipped> }
+  readonly tools: { readonly found: ReadonlyArray<{ readonly id: string; readonly path: string }>; readonly failed: ReadonlyArray<Skipped> }
+  readonly plugins: { readonly found: ReadonlyArray<{ readonly name: string; readonly hooks: ReadonlyArray<string> }>; readonly failed: ReadonlyArray<Skipped> }
+  readonly hooks: { readonly found: ReadonlyArray<{ readonly name: string; readonly command: string }>; readonly failed: ReadonlyArray<Skipped> }
+}
+
+/** Everything discovered from the folders (and passed in code). */
+export interface Discovery {
+  readonly skills: ReadonlyArray<Skill>
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly plugins: ReadonlyArray<NamedPlugin>
+  readonly report: ExtensionReport
+}
+
+export interface DiscoveryOptions {
+  /** The project directory. */
+  readonly cwd: string
+  /** The home directory (the runtime's HomeDir). */
+  readonly home: string
+  /** Plugins given in code (`makeRuntime({ plugins })`), after the folders'. */
+  readonly plugins?: ReadonlyArray<Plugin>
+  /** Config command hooks, listed in the report. */
+  readonly hooks?: HooksConfig
+}
+
+/** Where tool files are looked for: the project's `.reins/tools`, then `~/.config/reins/tools`. */
+export const toolRoots = (cwd: string, home: string) => [path.join(cwd, ".reins", "tools"), path.join(home, ".config", "reins", "tools")]
+/** Where plugin files are looked for: the project's `.reins/plugins`, then `~/.config/reins/plugins`. */
+export const pluginRoots = (cwd: string, home: string) => [path.join(cwd, ".reins", "plugins"), path.join(home, ".config", "reins", "plugins")]
+
+const hookNames = (p: Plugin) => Object.keys(p)
+
+/** Finds skills, tool files and plugin files; anything that fails to load is in the report, the rest load. */
+export const discoverExtensions = (options: DiscoveryOptions) =>
+  Effect.gen(function* () {
+    const skills = yield* discoverSkills(skillRoots(options.cwd, options.home))
+    const toolFiles = (yield* Effect.forEach(toolRoots(options.cwd, options.home), scriptFiles)).flat()
+    const tools = yield* loadToolFiles(toolFiles)
+    const pluginFiles = (yield* Effect.forEach(pluginRoots(options.cwd, options.home), scriptFiles)).flat()
+    const loaded = yield* loadPluginFiles(pluginFiles, { cwd: options.cwd, home: options.home })
+    const plugins = [...loaded.plugins, ...(options.plugins ?? []).map((plugin, i) => ({ name: `plugins[${i}]`, plugin }))]
+    const commands = [
+      ...(options.hooks?.["tool.before"] ?? []).map((h, i) => ({ name: `hooks.tool.before[${i}]`, command: h.command })),
+      ...(options.hooks?.["tool.after"] ?? []).map((h, i) => ({ name: `hooks.tool.after[${i}]`, command: h.command }))
+    ]
+    const report: ExtensionReport = {
+      skills: { found: skills.skills.map((s) => ({ name: s.name, description: s.description, path: s.file })), skipped: skills.skipped },
+      tools: { found: tools.tools.map((t) => ({ id: t.id ?? "(id known once built)", path: t.file })), failed: tools.failed },
+      plugins: { found: plugins.map((p) => ({ name: p.name, hooks: hookNames(p.plugin) })), failed: loaded.failed },
+      hooks: { found: commands, failed: [] }
+    }
+    return { skills: skills.skills, tools: tools.tools, plugins, report } satisfies Discovery
+  })
+
+/** The discovery of one runtime, and what building its tools and hooks added to the report. */
+export class Extensions extends Context.Service<Extensions, {
+  readonly discovery: Discovery
+  /** The report, with the tools that failed when built and the command hooks that were refused. */
+  report(): ExtensionReport
+  /** Records a failure found after discovery (a tool that did not build, a bad hook). */
+  fail(kind: "tools" | "hooks", failure: Skipped): void
+}>()("reins/tool/Extensions") {
+  /** Discovers once, when the runtime starts; logs every failure once. */
+  static readonly layer = (options: DiscoveryOptions) =>
+    Layer.effect(
+      Extensions,
+      Effect.gen(function* () {
+        const discovery = yield* discoverExtensions(options)
+        const late = { tools: [] as Array<Skipped>, hooks: [] as Array<Skipped> }
+        const r = discovery.report
+        for (const s of [...r.skills.skipped, ...r.tools.failed, ...r.plugins.failed]) yield* Effect.logWarning(`Skipped ${s.path}: ${s.error}`)
+        return Extensions.of({
+          discovery,
+          report: () => ({
+            ...r,
+            tools: { found: r.tools.found, failed: [...r.tools.failed, ...late.tools] },
+            hooks: { found: r.hooks.found, failed: [...r.hooks.failed, ...late.hooks] }
+          }),
+          fail: (kind, failure) => void late[kind].push(failure)
+        })
+      })
+    )
+}
+
+const isInfo = (v: unknown): v is Info =>
+  typeof v === "object" && v !== null && typeof (v as Info).id === "string" && typeof (v as Info).execute === "function" && typeof (v as Info).description === "string"
+
+/**
+ * The tool registry with the extensions: the given tools, `skill` when there are skills, and the
+ * custom tools (one that fails to build or reuses an id is reported and left out); every tool
+ * built with the plugins' and config's tool hooks.
+ */
+export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>>, hooksConfig: HooksConfig | undefined) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const extensions = yield* Extensions
+      const { discovery } = extensions
+      const command = yield* commandHooks(hooksConfig)
+      for (const f of command.failed) {
+        extensions.fail("hooks", f)
+        yield* Effect.logWarning(`Skipped ${f.path}: ${f.error}`)
+      }
+      const hooks = [...discovery.plugins.flatMap((p) => toolHookOf(p) ?? []), ...command.hooks]
+      // ids of the given tools, known once built: a custom tool may not take one
+      const builtIn = new Set((yield* Effect.forEach(base, (d) => d.pipe(Effect.provideService(ToolHooks, hooks)))).map((t) => t.id))
+      const custom: Array<Info> = []
+      for (const def of discovery.tools) {
+        const built = yield* Effect.exit(def.build.pipe(Effect.provideService(ToolHooks, hooks)))
+        const tool = built._tag === "Success" && isInfo(built.value) ? built.value : undefined
+        const failure =
+          built._tag === "Failure"
+            ? `it failed to build: ${String(built.cause)}`
+            : tool === undefined
+              ? "the export is an Effect that is not a tool (use Tool.define)"
+              : custom.some((t) => t.id === tool.id) || builtIn.has(tool.id)
+                ? `the tool id "${tool.id}" is already taken`
+                : undefined
+        if (failure !== undefined || tool === undefined) {
+          extensions.fail("tools", { path: def.file, error: failure ?? "not a tool" })
+          yield* Effect.logWarning(`Skipped a tool of ${def.file}: ${failure}`)
+          continue
+        }
+        custom.push(tool)
+      }
+      const offered = [...base, ...(discovery.skills.length > 0 ? [skill] : [])]
+      return ToolRegistry.layer([...offered, ...custom.map((t) => Effect.succeed(t))]).pipe(
+        Layer.provide(Layer.mergeAll(Layer.succeed(ToolHooks, hooks), Layer.succeed(Skills, discovery.skills)))
+      )
+    })
+  )
+
+/** The skills and session hooks of the extensions, for the session (system prompt, chat.params). */
+export const layerSessionExtensions = Layer.mergeAll(
+  Layer.effect(Skills, Effect.map(Extensions, (e) => e.discovery.skills)),
+  Layer.effect(SessionHooks, Effect.map(Extensions, (e) => sessionHooksOf(e.discovery.plugins)))
+)
+
+/** Feeds every bus event to the plugins' `event` hooks, in order, off the publisher's path; a failing hook is logged. */
+export const layerEventHooks = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const { events } = sessionHooksOf((yield* Extensions).discovery.plugins)
+    if (events.length === 0) return
+    const bus = yield* Bus
+    const queue = yield* Queue.unbounded<unknown>()
+    yield* bus.listen((event) => Queue.offer(queue, event))
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.flatMap(Queue.take(queue), (event) =>
+          Effect.forEach(events, (hook) => hook.run(event).pipe(Effect.catch((e) => Effect.logWarning(`The hook ${hook.name} (event) failed: ${e.message}`))), { discard: true })
+        )
+      )
+    )
+  })
+)
+
