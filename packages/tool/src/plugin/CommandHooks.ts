@@ -92,7 +92,7 @@ export const commandHooks = (config: HooksConfig | undefined) =>
         if (!refused) return false
         if (!reported.has(name)) {
           reported.add(name)
-          yield* Effect.logWarning(`The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.r.patterns.join(" ")}".`)
+          yield* Effect.logWarning(`The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.c.action === "deny" ? refused.c.pattern : refused.r.patterns[0]}".`)
         }
         return true
       })

@@ -73,10 +73,17 @@ export const scriptFiles = (dir: string) =>
     )
   )
 
-const loadError = (file: string, e: unknown): Skipped => {
+/** One build error with its line and column, when Bun gives them. */
+const oneError = (e: unknown) => {
   const position = typeof e === "object" && e !== null && "position" in e ? (e as { position?: { line?: number; column?: number } | null }).position : undefined
   const where = position?.line !== undefined ? ` (line ${position.line}${position.column !== undefined ? `, column ${position.column}` : ""})` : ""
-  return { path: file, error: `${describeError(e)}${where}` }
+  return `${describeError(e)}${where}`
+}
+
+/** A syntax error is an AggregateError of Bun's build messages: the first few say what is wrong. */
+const loadError = (file: string, e: unknown): Skipped => {
+  const errors = typeof e === "object" && e !== null && "errors" in e && Array.isArray((e as { errors: unknown }).errors) ? (e as { errors: ReadonlyArray<unknown> }).errors : []
+  return { path: file, error: errors.length > 0 ? errors.slice(0, 3).map(oneError).join("; ") : oneError(e) }
 }
 
 /** Imports a file; a syntax error or a throw at import is the file's failure. */
