@@ -21,6 +21,19 @@ const write = (file: string, text: string) => {
   fs.writeFileSync(file, text)
 }
 
+/** The processes of a group that are still alive (not zombies), from /proc. */
+const liveInGroup = (pgid: number) =>
+  fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    let stat = ""
+    try {
+      stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
+    } catch {
+      // the process ended while we looked
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return stat !== "" && Number(fields[2]) === pgid && fields[0] !== "Z" ? [`${d} ${stat}`] : []
+  })
+
 /** One turn of a non-yolo runtime whose questions are answered "allow" (the config's rules still deny). */
 const turn = async (steps: ReadonlyArray<ScriptedStep>, options: { cwd: string; home: string; config?: Record<string, unknown>; plugins?: ReadonlyArray<Plugin> }) => {
   server = await startScriptedServer(steps)
@@ -154,6 +167,23 @@ describe("command hooks", () => {
     expect(byTool("write")[0]?.status).toBe("completed")
     expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("formatted: ugly\n")
     expect(fs.existsSync(path.join(cwd, "leaked"))).toBe(false)
+  })
+
+  test("a hook past its timeout is killed with its process group; the call keeps its output and the failure is in its metadata", async () => {
+    const cwd = tmp()
+    const home = tmp()
+    const { byTool } = await turn([{ toolCalls: [{ name: "write", arguments: { filePath: "c.txt", content: "x" } }] }, { text: "done" }], {
+      cwd,
+      home,
+      config: { hooks: { "tool.after": [{ command: "echo $$ > hook.pid; sleep 30 & wait", timeout: 300 }] } }
+    })
+    const state = byTool("write")[0]
+    expect(state?.status).toBe("completed")
+    expect(JSON.stringify(state?.status === "completed" ? state.metadata : {})).toContain("did not finish within 300 ms")
+    const pid = Number(fs.readFileSync(path.join(cwd, "hook.pid"), "utf8"))
+    // the shell led its own group: nothing of it is alive, the backgrounded sleep included
+    // (a killed child may stay a zombie until the container's init collects it: dead all the same)
+    expect(liveInGroup(pid)).toEqual([])
   })
 
   test("a tool.before hook that exits non-zero denies the call with its output", async () => {
