@@ -79,6 +79,8 @@ describe("skills", () => {
     )
     const system = systemText(requests[0]!.body)
     for (const line of ["- alpha: Use for alpha work", "- beta: Beta from home", "- gamma: Gamma from home", "- delta: Delta, Claude layout"]) expect(system).toContain(line)
+    // a skill the rules deny is not offered in the list
+    expect(system).not.toContain("secret-keys")
     expect((requests[0]!.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name)).toContain("skill")
     const [alpha, secret] = byTool("skill")
     expect(alpha?.status).toBe("completed")
