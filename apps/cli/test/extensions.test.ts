@@ -1,0 +1,41 @@
+// Custom tools, plugins and skills through the built CLI: files found in the project, a broken one reported on stderr.
+import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ensureBuilt, events, lastToolResult, projects, reins } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+
+const write = (file: string, text: string) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+}
+
+describe("extensions through reins run", () => {
+  test("a custom tool (importing @reins/plugin) is called; a tool file with a syntax error is reported with its path and the run goes on; a plugin rewrites the output", async () => {
+    const p = await setup([{ toolCalls: [{ name: "greet", arguments: { name: "Ada" } }] }, { text: "done" }])
+    write(
+      path.join(p.cwd, ".reins", "tools", "greet.ts"),
+      `import { Tool, Schema, Effect } from "@reins/plugin"
+export default Tool.define("greet", {
+  description: "Greets someone",
+  parameters: Schema.Struct({ name: Schema.String }),
+  execute: (args) => Effect.succeed({ title: "greet", output: "hello " + args.name })
+})`
+    )
+    write(path.join(p.cwd, ".reins", "tools", "broken.ts"), "export default { description: 'x', execute( => 1 }\n")
+    write(path.join(p.cwd, ".reins", "plugins", "shout.ts"), `export default { "tool.after": ({ result }) => ({ output: result.output.toUpperCase() }) }`)
+    write(path.join(p.cwd, ".reins", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: How to cut a release\n---\nTag, then push.\n")
+    const r = await reins(["run", "--yolo", "--format", "json", "greet Ada"], p)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain(path.join(p.cwd, ".reins", "tools", "broken.ts"))
+    expect(r.stderr).toContain("(line 1, column")
+    expect(lastToolResult(p.server.requests)).toContain("HELLO ADA")
+    const done = events(r.stdout).find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.tool === "greet" && e.part.state.status === "completed")
+    expect(done).toBeDefined()
+    const system = (p.server.requests[0]!.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "system").map((m) => String(typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n")
+    expect(system).toContain("- release: How to cut a release")
+  })
+})
