@@ -94,6 +94,16 @@ export const CompactionCompleted = Schema.Struct({
 })
 
 /** Every change to a session, as published on the bus and printed by `reins run --format json`. */
+/** An MCP server failed to start or stopped while the run went on: told once per server; its tools are gone. */
+export const McpServerFailed = Schema.Struct({
+  type: Schema.Literal("mcp.failed"),
+  /** The session whose turn found it failed. */
+  sessionID: Schema.String,
+  server: Schema.String,
+  error: Schema.String
+})
+export type McpServerFailed = typeof McpServerFailed.Type
+
 export const Event = Schema.Union([
   SessionCreated,
   SessionUpdated,
@@ -105,7 +115,8 @@ export const Event = Schema.Union([
   PermissionAsked,
   PermissionReplied,
   CompactionStarted,
-  CompactionCompleted
+  CompactionCompleted,
+  McpServerFailed
 ])
 export type Event = typeof Event.Type
 

@@ -7,6 +7,7 @@ import { Agents, DoomLoopSettings, SubAgentSlot, layerSubAgentRunner, layerSubAg
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
 import { Extensions, ToolChoiceSettings, ToolRegistry, builtins, layerEventHooks, layerSessionExtensions, layerToolRegistry, type Plugin, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
+import { McpServers, McpSettings } from "@reins/mcp"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { layerTelemetry } from "./Telemetry.ts"
 import { layerBusMetrics } from "./Metrics.ts"
@@ -15,7 +16,7 @@ import { layerTraceFilter, traceLevelFromEnv, type TraceLevel } from "./TraceFil
 import * as os from "node:os"
 
 /** Everything a composed runtime offers to its caller. */
-export type RuntimeServices = SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
+export type RuntimeServices = McpServers | SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
 
 export interface RuntimeOptions {
   /** The project directory the agent works in. */
@@ -147,6 +148,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(TruncateSettings, settingsFromConfig(config.tool_output)),
     Layer.succeed(ToolChoiceSettings, { edit_tool: config.edit_tool ?? "auto" }),
+    // a local MCP server's environment is drawn from `env`, not from the whole process
+    Layer.succeed(McpSettings, { servers: config.mcp ?? {}, env, cwd: options.cwd }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers]),
     // skills, tool and plugin files (T20), found once when the runtime starts; failures reported, the rest load
     layerSessionExtensions.pipe(Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, ...(options.plugins ? { plugins: options.plugins } : {}) }))),
@@ -157,7 +160,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
   const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(Layer.provideMerge(core))
-  const tools = layerToolRegistry(options.tools ?? builtins, config.hooks).pipe(Layer.provideMerge(guarded))
+  const tools = layerToolRegistry(options.tools ?? builtins, config.hooks).pipe(
+    // MCP servers start on the first turn (ToolRegistry.refresh), not when the runtime is built; closed with it
+    Layer.provide(McpServers.dynamicTools),
+    Layer.provideMerge(McpServers.layer),
+    Layer.provideMerge(guarded)
+  )
   // The summary template file named in config is read once, when the runtime starts.
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
   const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))

@@ -17,7 +17,7 @@ import {
   type CompactionError,
   type Stall
 } from "@reins/compaction"
-import { Permission, check } from "@reins/permission"
+import { Permission } from "@reins/permission"
 import { ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { SessionHooks, Skills, ToolRegistry, chatParamsFor, skillsBlock } from "@reins/tool"
@@ -108,8 +108,7 @@ export class Turn extends Context.Service<
       const doomLoopLimits = yield* DoomLoopSettings
       const promptSettings = yield* PromptSettings
       // the skills found when the runtime started, listed in the dynamic part of the system prompt
-      // a skill the config's rules deny (`"skill": {"secret-*": "deny"}`) is not listed
-      const skills = skillsBlock((yield* Skills).filter((s) => check(permission.rules, { permission: "skill", patterns: [s.name] }, permission.mode).action !== "deny"))
+      const skills = skillsBlock(yield* Skills)
       // plugins' `chat.params`: temperature and provider options of each model call
       const sessionHooks = yield* SessionHooks
       const providerSettings = yield* ProviderSettings
@@ -221,10 +220,13 @@ export class Turn extends Context.Service<
             const assigned = agents.of(session.id)
             const agent = assigned?.agent ?? agents.primary
             const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH
-            const tools = registry
+            // the dynamic tools (MCP servers: started on the first turn that needs them) are asked for again before each step
+            yield* registry.refresh(session.id)
+            const offeredNow = () => registry
               .forModel(model.modelID)
               .filter((t) => offersTool(agent, t.id, permission.mode) && !(t.id === "task" && nested))
               .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+            let tools = offeredNow()
             const maxSteps = agent.steps ?? settings.maxSteps
             // Built once per turn: git status costs a process per step, and a system prompt that
             // changes between steps defeats the provider's prompt cache.
@@ -280,6 +282,10 @@ export class Turn extends Context.Service<
                 // messages queued since the last step come last.
                 const shown = modelView(messages)
                 const view = fresh.size === 0 ? shown : [...shown.filter((m) => !fresh.has(m.info.id)), ...shown.filter((m) => fresh.has(m.info.id))]
+                if (steps > 1) {
+                  yield* registry.refresh(session.id)
+                  tools = offeredNow()
+                }
                 const stepped = yield* processor
                   .step({
                     assistant,

@@ -7,8 +7,8 @@ import { ToolChoiceSettings, offeredFor } from "./ToolChoice.ts"
  * Tools that come and go while the runtime runs (MCP servers' tools): asked for before each step,
  * so a source may start lazily on the first ask and change its list between steps.
  */
-export const DynamicTools = Context.Reference<{ readonly current: Effect.Effect<ReadonlyArray<Info>> }>("reins/tool/DynamicTools", {
-  defaultValue: () => ({ current: Effect.succeed([]) })
+export const DynamicTools = Context.Reference<{ current(sessionID: string): Effect.Effect<ReadonlyArray<Info>> }>("reins/tool/DynamicTools", {
+  defaultValue: () => ({ current: () => Effect.succeed([]) })
 })
 
 /** The tools offered to the model, after permission rules removed the denied ones. */
@@ -18,8 +18,8 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
   get(id: string): Info | undefined
   /** The permitted tools offered to one model: its family's editing tools only (see ToolChoice). */
   forModel(modelID: string): ReadonlyArray<Info>
-  /** Asks the dynamic sources (`DynamicTools`) for their current tools; called before each step. */
-  readonly refresh: Effect.Effect<void>
+  /** Asks the dynamic sources (`DynamicTools`) for their current tools; called before each step of a session. */
+  refresh(sessionID: string): Effect.Effect<void>
 }>()("reins/tool/ToolRegistry") {
   /** Builds the registry from tool definitions (each an effect that builds an Info), plus the `DynamicTools` of the context. */
   static readonly layer = <R>(definitions: ReadonlyArray<Effect.Effect<Info, never, R>>) =>
@@ -35,7 +35,8 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
         let extra: ReadonlyArray<Info> = []
         let byId = new Map(tools.map((tool) => [tool.id, tool]))
         // A dynamic tool never shadows a defined one; a denied one is not offered, like a built-in.
-        const refresh = Effect.map(dynamic.current, (found) => {
+        const refresh = (sessionID: string) =>
+          Effect.map(dynamic.current(sessionID), (found) => {
           const taken = new Set(all.map((tool) => tool.id))
           extra = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
           tools = [...fixed, ...extra]

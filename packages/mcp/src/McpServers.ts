@@ -1,0 +1,193 @@
+import { Context, Effect, Layer, Scope } from "effect"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Bus, type McpConfig } from "@reins/domain"
+import type { Permission } from "@reins/permission"
+import { DynamicTools, type ToolInfo } from "@reins/tool"
+import type { Truncate } from "@reins/truncate"
+import { connect, type Connection } from "./McpConnect.ts"
+import { McpError } from "./McpError.ts"
+import { defineTool, toolId, type ListedTool } from "./McpTools.ts"
+
+/** The servers of `mcp` in reins.json, and what a local one's environment is drawn from. */
+export const McpSettings = Context.Reference<{
+  readonly servers: McpConfig
+  /** The runtime's environment: a local server gets only its base keys (PATH, HOME, …) plus its own `env`. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Where local servers start. */
+  readonly cwd: string
+}>("reins/mcp/McpSettings", { defaultValue: () => ({ servers: {}, env: {}, cwd: "." }) })
+
+/** One server as `reins mcp list` shows it. */
+export interface ServerStatus {
+  readonly name: string
+  readonly type: "local" | "remote"
+  readonly status: "connected" | "failed" | "disabled"
+  /** Why it failed. */
+  readonly error?: string
+  /** stdio, streamable-http or sse, once connected. */
+  readonly transport?: string
+  readonly tools: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string }>
+}
+
+interface Live {
+  readonly name: string
+  readonly type: "local" | "remote"
+  status: "connected" | "failed" | "disabled"
+  error?: string
+  connection?: Connection
+  listed: ReadonlyArray<ListedTool>
+  infos: ReadonlyArray<ToolInfo>
+  /** The server said its tool list changed: listed again before the next step. */
+  dirty: boolean
+  /** Its failure was told (warning and `mcp.failed`): once per server. */
+  reported: boolean
+}
+
+/** The MCP servers of a runtime: started on first use, all at once, closed with the runtime. */
+export class McpServers extends Context.Service<McpServers, {
+  /** Every connected server's tools (starting the servers on the first call); a list that changed is read again. */
+  tools(sessionID?: string): Effect.Effect<ReadonlyArray<ToolInfo>>
+  /** Each configured server's state (starting them on the first call). */
+  readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+}>()("reins/mcp/McpServers") {
+  /** The real servers, from `McpSettings`; their clients and children are closed when the layer's scope closes. */
+  static readonly layer = Layer.effect(
+    McpServers,
+    Effect.gen(function* () {
+      const settings = yield* McpSettings
+      const bus = yield* Bus
+      const scope = yield* Scope.Scope
+      // what tools are built with: the runtime's permission, truncation, reducers and tracing settings
+      const context = yield* Effect.context<Permission | Truncate>()
+      let stopping = false
+      const clients = new Set<Client>()
+      yield* Scope.addFinalizer(
+        scope,
+        Effect.suspend(() => {
+          stopping = true
+          return Effect.forEach([...clients], (client) => Effect.promise(() => client.close().catch(() => undefined)), { concurrency: "unbounded", discard: true })
+        })
+      )
+      const servers: Array<Live> = Object.entries(settings.servers).map(([name, config]) => ({
+        name,
+        type: config.type,
+        status: config.enabled === false ? "disabled" : "failed",
+        listed: [],
+        infos: [],
+        dirty: false,
+        reported: false
+      }))
+
+      // told once: a warning (stderr in the CLI), and `mcp.failed` to the session whose turn found it
+      const report = (live: Live, sessionID: string | undefined) =>
+        Effect.suspend(() => {
+          if (live.reported) return Effect.void
+          live.reported = true
+          const error = live.error ?? "unknown error"
+          return Effect.logWarning(`${error}; going on without its tools`).pipe(
+            Effect.andThen(sessionID === undefined ? Effect.void : bus.publish({ type: "mcp.failed", sessionID, server: live.name, error }))
+          )
+        })
+
+      const fail = (live: Live, error: McpError) =>
+        Effect.suspend(() => {
+          live.status = "failed"
+          live.error = error.message
+          live.infos = []
+          const client = live.connection?.client
+          live.connection = undefined
+          return client ? Effect.promise(() => client.close().catch(() => undefined)) : Effect.void
+        })
+
+      const list = (live: Live, client: Client) =>
+        Effect.gen(function* () {
+          live.dirty = false
+          const listed: Array<ListedTool> = []
+          let cursor: string | undefined
+          do {
+            const page = yield* Effect.tryPromise({
+              try: () => client.listTools(cursor ? { cursor } : {}),
+              catch: (e) => new McpError({ server: live.name, reason: "list", message: `MCP server "${live.name}" could not list its tools: ${e instanceof Error ? e.message : String(e)}` })
+            })
+            listed.push(...page.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> })))
+            cursor = page.nextCursor
+          } while (cursor)
+          live.listed = listed
+          live.infos = yield* Effect.forEach(listed, (tool) => defineTool(live.name, client, tool).pipe(Effect.provideContext(context)))
+        })
+
+      const start = (live: Live) =>
+        Effect.gen(function* () {
+          const config = settings.servers[live.name]!
+          const connection = yield* connect(live.name, config, { env: settings.env, cwd: settings.cwd, track: (client) => clients.add(client) })
+          live.connection = connection
+          live.status = "connected"
+          const client = connection.client
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+            live.dirty = true
+          })
+          // A server that stops while reins runs: noted here, told before the next step.
+          client.onclose = () => {
+            if (stopping || live.connection?.client !== client) return
+            live.status = "failed"
+            const tail = connection.stderrTail()
+            live.error = `MCP server "${live.name}" stopped${tail ? ` (stderr: ${tail.split("\n").slice(-1)[0]!.slice(0, 300)})` : ""}`
+            live.infos = []
+            live.connection = undefined
+          }
+          yield* list(live, client)
+        }).pipe(Effect.catch((error: McpError) => fail(live, error)))
+
+      // Once, on first use; every server at the same time, each within its own timeout.
+      const startAll = yield* Effect.cached(
+        Effect.forEach(
+          servers.filter((live) => live.status !== "disabled"),
+          (live) => start(live),
+          { concurrency: "unbounded", discard: true }
+        ).pipe(Effect.withSpan("McpServers.start"))
+      )
+
+      const failed = (live: Live) => live.status === "failed"
+      // a failure is told by the first step that finds it (`reins mcp list` shows it instead)
+      const current = (sessionID: string | undefined, tell: boolean) => Effect.gen(function* () {
+        yield* startAll
+        for (const live of servers) {
+          if (live.status === "failed") {
+            if (tell) yield* report(live, sessionID)
+          }
+          else if (live.status === "connected" && live.dirty && live.connection) {
+            const client = live.connection.client
+            yield* list(live, client).pipe(Effect.catch((error: McpError) => fail(live, error)))
+            if (tell && failed(live)) yield* report(live, sessionID)
+          }
+        }
+        return servers.flatMap((live) => (live.status === "connected" ? live.infos : []))
+      })
+
+      const status = Effect.map(current(undefined, false), () =>
+        servers.map(
+          (live): ServerStatus => ({
+            name: live.name,
+            type: live.type,
+            status: live.status,
+            ...(live.error !== undefined && live.status === "failed" ? { error: live.error } : {}),
+            ...(live.connection ? { transport: live.connection.transport } : {}),
+            tools: live.status === "connected" ? live.listed.map((t) => ({ id: toolId(live.name, t.name), name: t.name, description: t.description ?? "" })) : []
+          })
+        )
+      )
+
+      return McpServers.of({ tools: (sessionID) => current(sessionID, true), status })
+    })
+  )
+
+  /** Offers the servers' tools to the registry (`DynamicTools`), asked for before each step. */
+  static readonly dynamicTools = Layer.effect(
+    DynamicTools,
+    Effect.gen(function* () {
+      const servers = yield* McpServers
+      return { current: (sessionID: string) => servers.tools(sessionID) }
+    })
+  )
+}
