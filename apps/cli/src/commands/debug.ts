@@ -5,6 +5,7 @@ import { cut, MAX_BYTES, MAX_LINES } from "@reins/truncate"
 import * as fs from "node:fs"
 import { failure, usage } from "../CliError.ts"
 import { applyPatchCommand } from "./debugApplyPatch.ts"
+import { configCommand } from "./debugConfig.ts"
 import { editCommand } from "./debugEdit.ts"
 import { permission } from "./debugPermission.ts"
 
@@ -88,6 +89,6 @@ const truncate = Command.make(
 ).pipe(Command.withDescription("Cut a text to the limits as reins would (without writing a spill file)"))
 
 export const debug = Command.make("debug").pipe(
-  Command.withDescription("Tools for looking at what reins does: output reduction, truncation, permissions, edits"),
-  Command.withSubcommands([reduce, truncate, permission, editCommand, applyPatchCommand])
+  Command.withDescription("Tools for looking at what reins does: output reduction, truncation, permissions, edits, config"),
+  Command.withSubcommands([reduce, truncate, permission, editCommand, applyPatchCommand, configCommand])
 )

@@ -3,11 +3,12 @@ import { Argument, Command, Flag } from "effect/cli"
 import { Bus, RUN_SPAN } from "@reins/domain"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
-import { SessionService, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
+import { Agents, SessionService, agentModel, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { admitAttachments, attachFiles } from "../Attach.ts"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { jsonPrinter } from "../Output.ts"
+import { ownEvents } from "../OwnEvents.ts"
 import { liveEnabled, styleFor } from "../present/Style.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
 import { textPrinter } from "../TextPrinter.ts"
@@ -34,6 +35,7 @@ const flags = {
     Flag.withDescription('What a permission "ask" becomes without a terminal (default deny)'),
     Flag.optional
   ),
+  agent: Flag.String("agent").pipe(Flag.withDescription("The agent to run: build (default), plan (read-only), or one from reins.json or .reins/agents (see reins debug config)"), Flag.optional),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
   file: Flag.String("file").pipe(
     Flag.withAlias("f"),
@@ -91,6 +93,18 @@ export const run = Command.make("run", flags, (input) =>
       const bus = yield* Bus
       const store = yield* SessionStore
       const sessions = yield* SessionService
+      // `--agent`: a known agent that may run as the session's own, else exit 2 naming them
+      const agents = yield* Agents
+      const agentName = Option.getOrUndefined(input.agent)
+      const agent = agentName === undefined ? undefined : agents.get(agentName)
+      if (agentName !== undefined && (agent === undefined || agent.mode === "subagent")) {
+        const primaries = agents.catalog.agents.filter((a) => a.mode !== "subagent").map((a) => a.name)
+        return yield* usage(
+          `${agent === undefined ? `No agent named "${agentName}"` : `"${agentName}" is a sub-agent (the task tool runs it)`}. Agents: ${primaries.join(", ")}. Define one under "agent" in reins.json or in .reins/agents/<name>.md.`
+        )
+      }
+      // the agent's own model when --model was not given
+      const turnModel = agent !== undefined && Option.isNone(input.model) ? agentModel(agent, model) : model
       // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
       const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
       // before any session is made: an image the model cannot take, a file outside the project not allowed
@@ -105,8 +119,10 @@ export const run = Command.make("run", flags, (input) =>
       current = sessionID
       human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
-      const streamed = sessions.stream({ sessionID, text, model, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) }).pipe(
-        Stream.tap((event) => (event.type === "turn.finished" ? Effect.void : printer.handler(event))),
+      // the text view shows the session's own events (a sub-agent's progress is its task line); json shows all
+      const own = human ? ownEvents(sessionID) : () => true
+      const streamed = sessions.stream({ sessionID, text, model: turnModel, ...(agent !== undefined ? { agent: agent.name } : {}), ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) }).pipe(
+        Stream.tap((event) => (event.type === "turn.finished" || !own(event) ? Effect.void : printer.handler(event))),
         Stream.filter((event) => event.type === "turn.finished"),
         Stream.runLast,
         Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("The turn's stream ended without its result")))

@@ -86,11 +86,28 @@ const asTotals = (t: SessionTotals | undefined): UsageTotals => (t === undefined
 /** `sessions list --format json`: each session with its model, message count, tokens and cost. */
 const listEntry = (session: Session, t: SessionTotals | undefined) => ({
   ...session,
+  // a sub-agent's session names the session whose `task` call started it; null for a top-level one
+  parentID: session.parentID ?? null,
   model: t?.model === undefined ? null : `${t.model.providerID}/${t.model.modelID}`,
   messages: t?.messages ?? 0,
   tokens: t?.usage ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
   cost: t?.cost ?? 0
 })
+
+/** Sessions newest first, each sub-agent's session right under the session that started it (depth: how far down). */
+const underParents = (sessions: ReadonlyArray<Session>) => {
+  const ids = new Set(sessions.map((s) => s.id))
+  const children = new Map<string, Array<Session>>()
+  for (const s of sessions) if (s.parentID !== undefined && ids.has(s.parentID)) children.set(s.parentID, [...(children.get(s.parentID) ?? []), s])
+  const out: Array<{ readonly session: Session; readonly depth: number }> = []
+  const visit = (s: Session, depth: number) => {
+    out.push({ session: s, depth })
+    // in the order they were started
+    for (const c of [...(children.get(s.id) ?? [])].reverse()) if (depth < 8) visit(c, depth + 1)
+  }
+  for (const s of sessions) if (s.parentID === undefined || !ids.has(s.parentID)) visit(s, 0)
+  return out
+}
 
 const list = Command.make("list", { format }, ({ format }) =>
   withStore((setup) =>
@@ -101,16 +118,18 @@ const list = Command.make("list", { format }, ({ format }) =>
       if (format === "json") return yield* Console.log(JSON.stringify(sessions.map((s) => listEntry(s, totals.get(s.id))), null, 2))
       if (sessions.length === 0) return yield* Console.log('No sessions yet. Start one with: reins run "…"')
       const style = styleFor(process.stdout, setup.env)
-      const rows = sessions.map((s) => {
+      const ordered = underParents(sessions)
+      const rows = ordered.map(({ session: s }) => {
         const t = listEntry(s, totals.get(s.id))
         const prompt = t.tokens.input + t.tokens.cacheRead + t.tokens.cacheWrite
         return [s.id, time(s.time.updated), t.model ?? "-", plural(t.messages, "message", "messages"), `${tokens(prompt)} in / ${tokens(t.tokens.output)} out`, dollars(t.cost)]
       })
       // columns padded to their widest cell; the title and directory last, free length
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-      for (const [i, s] of sessions.entries()) {
-        const cells = rows[i]!.map((cell, c) => (c === 0 ? cell : c === 3 || c === 5 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
-        yield* Console.log(`${style.bold(cells[0]!)}  ${style.dim(cells[1]!)}  ${cells.slice(2).join("  ")}  ${s.title}  ${style.dim(`(${s.directory})`)}`)
+      for (const [i, { session: s, depth }] of ordered.entries()) {
+        const cells = rows[i]!.map((cell, c) => (c === 0 ? cell.padEnd(widths[0]!) : c === 3 || c === 5 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+        const lead = depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `
+        yield* Console.log(`${lead}${style.bold(cells[0]!)}  ${style.dim(cells[1]!)}  ${cells.slice(2).join("  ")}  ${s.title}  ${style.dim(`(${s.directory})`)}`)
       }
     })
   )
@@ -122,11 +141,15 @@ const show = Command.make("show", { id, format }, ({ id, format }) =>
       const store = yield* SessionStore
       const session = yield* store.getSession(id)
       const messages = yield* store.messages(id)
-      if (format === "json") return yield* Console.log(JSON.stringify({ session, messages }, null, 2))
+      // the sessions of the sub-agents its `task` calls started
+      const children = (yield* store.listSessions({ directory: session.directory })).filter((s) => s.parentID === id).reverse()
+      if (format === "json") return yield* Console.log(JSON.stringify({ session, children, messages }, null, 2))
       const style = styleFor(process.stdout, setup.env)
       const totals = (yield* store.totals([id])).get(id)
       const cache = cacheLine(asTotals(totals))
-      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}\n${usageLine(asTotals(totals), style)}${cache === undefined ? "" : `\n${style.dim(cache)}`}\n`)
+      const parent = session.parentID === undefined ? "" : `\n${style.dim(`sub-agent session of ${session.parentID}`)}`
+      const subs = children.length === 0 ? "" : `\n${style.dim("sub-agents:")}\n${children.map((c) => `  └ ${c.id}  ${c.title}`).join("\n")}`
+      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}${parent}\n${usageLine(asTotals(totals), style)}${cache === undefined ? "" : `\n${style.dim(cache)}`}${subs}\n`)
       yield* Console.log(renderMessages(messages, style, session.directory))
     })
   )

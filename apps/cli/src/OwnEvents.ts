@@ -1,0 +1,29 @@
+import type { SessionEvent } from "@reins/domain"
+
+/**
+ * Whether an event of a turn's stream is the session's own, not one of its sub-agents' (whose
+ * progress the stream carries too: `--format json` prints it, the text view shows their `task` line).
+ * A `part.delta` names only its part: the parts of other sessions are remembered as they appear.
+ */
+export const ownEvents = (sessionID: string) => {
+  const others = new Set<string>()
+  return (event: SessionEvent): boolean => {
+    switch (event.type) {
+      case "session.created":
+      case "session.updated":
+        return event.session.id === sessionID
+      case "message.updated":
+        return event.message.sessionID === sessionID
+      case "part.updated":
+        if (event.part.sessionID === sessionID) return true
+        others.add(event.part.id)
+        return false
+      case "part.delta":
+        return !others.has(event.partID)
+      case "turn.finished":
+        return true
+      default:
+        return !("sessionID" in event) || event.sessionID === sessionID
+    }
+  }
+}
