@@ -4,6 +4,7 @@ import { Command } from "effect/cli"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
+import { mcp } from "./commands/mcp.ts"
 import { models } from "./commands/models.ts"
 import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
@@ -13,7 +14,7 @@ import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, compact, sessions, models, permissions, debug])
+  Command.withSubcommands([chat, run, compact, sessions, models, mcp, permissions, debug])
 )
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
