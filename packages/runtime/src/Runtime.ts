@@ -5,7 +5,7 @@ import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromCon
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import { Agents, DoomLoopSettings, SubAgentSlot, layerSubAgentRunner, layerSubAgents, loadAgents, makeAgents, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
-import { Extensions, ToolChoiceSettings, ToolRegistry, builtins, layerEventHooks, layerSessionExtensions, layerToolRegistry, type Plugin, type ToolInfo } from "@reins/tool"
+import { Extensions, ToolChoiceSettings, ToolRegistry, builtins, layerEventHooks, layerSessionExtensions, layerToolHooks, layerToolRegistry, type Plugin, type ToolInfo } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { McpServers, McpSettings } from "@reins/mcp"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
@@ -160,11 +160,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
   const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(Layer.provideMerge(core))
-  const tools = layerToolRegistry(options.tools ?? builtins, config.hooks).pipe(
+  const tools = layerToolRegistry(options.tools ?? builtins).pipe(
     // MCP servers start on the first turn (ToolRegistry.refresh), not when the runtime is built; closed with it
     Layer.provide(McpServers.dynamicTools),
     Layer.provideMerge(McpServers.layer),
-    Layer.provideMerge(guarded)
+    // plugins' and config command hooks run around every tool, MCP servers' included
+    Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))
   )
   // The summary template file named in config is read once, when the runtime starts.
   const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))

@@ -101,26 +101,42 @@ const isInfo = (v: unknown): v is Info =>
   typeof v === "object" && v !== null && typeof (v as Info).id === "string" && typeof (v as Info).execute === "function" && typeof (v as Info).description === "string"
 
 /**
- * The tool registry with the extensions: the given tools, `skill` when there are skills, and the
- * custom tools (one that fails to build or reuses an id is reported and left out); every tool
- * built with the plugins' and config's tool hooks.
+ * The tool hooks in force: the plugins' (in load order), then the config's command hooks. Provided
+ * under the tool registry and MCP servers, so every tool, wherever it comes from, runs them.
  */
-export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>>, hooksConfig: HooksConfig | undefined) =>
-  Layer.unwrap(
+export const layerToolHooks = (hooksConfig: HooksConfig | undefined) =>
+  Layer.effect(
+    ToolHooks,
     Effect.gen(function* () {
       const extensions = yield* Extensions
-      const { discovery } = extensions
       const command = yield* commandHooks(hooksConfig)
       for (const f of command.failed) {
         extensions.fail("hooks", f)
         yield* Effect.logWarning(`Skipped ${f.path}: ${f.error}`)
       }
-      const hooks = [...discovery.plugins.flatMap((p) => toolHookOf(p) ?? []), ...command.hooks]
-      // ids of the given tools, known once built: a custom tool may not take one
-      const builtIn = new Set((yield* Effect.forEach(base, (d) => d.pipe(Effect.provideService(ToolHooks, hooks)))).map((t) => t.id))
+      return [...extensions.discovery.plugins.flatMap((p) => toolHookOf(p) ?? []), ...command.hooks]
+    })
+  )
+
+/**
+ * The tool registry with the extensions: the given tools, `skill` when there are skills, and the
+ * custom tools (one that fails to build or reuses an id is reported and left out); every tool
+ * built with the `ToolHooks` in force (`layerToolHooks`).
+ */
+export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>>) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const extensions = yield* Extensions
+      const { discovery } = extensions
+      const hooks = yield* ToolHooks
+      // every tool is built with the hooks; `skill` reads the skills when it runs
+      const withHooks = <A, E, R>(definition: Effect.Effect<A, E, R>) =>
+        definition.pipe(Effect.provideService(ToolHooks, hooks), Effect.provideService(Skills, discovery.skills))
+      const given = yield* Effect.forEach([...base, ...(discovery.skills.length > 0 ? [skill] : [])], withHooks)
+      const builtIn = new Set(given.map((t) => t.id))
       const custom: Array<Info> = []
       for (const def of discovery.tools) {
-        const built = yield* Effect.exit(def.build.pipe(Effect.provideService(ToolHooks, hooks)))
+        const built = yield* Effect.exit(withHooks(def.build))
         const tool = built._tag === "Success" && isInfo(built.value) ? built.value : undefined
         const failure =
           built._tag === "Failure"
@@ -137,10 +153,7 @@ export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never,
         }
         custom.push(tool)
       }
-      const offered = [...base, ...(discovery.skills.length > 0 ? [skill] : [])]
-      return ToolRegistry.layer([...offered, ...custom.map((t) => Effect.succeed(t))]).pipe(
-        Layer.provide(Layer.mergeAll(Layer.succeed(ToolHooks, hooks), Layer.succeed(Skills, discovery.skills)))
-      )
+      return ToolRegistry.layer([...given, ...custom].map((t) => Effect.succeed(t)))
     })
   )
 
