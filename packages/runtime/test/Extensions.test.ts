@@ -201,3 +201,20 @@ describe("command hooks", () => {
     expect(fs.existsSync(path.join(cwd, "b.txt"))).toBe(false)
   })
 })
+
+describe("hooks around MCP tools", () => {
+  test("a plugin's tool.after rewrites an MCP server's tool output like a built-in's", async () => {
+    const cwd = tmp()
+    const home = tmp()
+    write(path.join(cwd, ".reins", "plugins", "shout.ts"), `export default { "tool.after": ({ tool, result }) => (tool === "fx_echo" ? { output: result.output.toUpperCase() } : undefined) }`)
+    const fixture = path.join(import.meta.dir, "fixtures", "mcp-server.ts")
+    const { requests, byTool } = await turn([{ toolCalls: [{ name: "fx_echo", arguments: { text: "hi there" } }] }, { text: "done" }], {
+      cwd,
+      home,
+      config: { mcp: { fx: { type: "local", command: [process.execPath, fixture] } } }
+    })
+    const state = byTool("fx_echo")[0]
+    expect(state?.status === "completed" ? state.output : "").toBe("ECHO: HI THERE")
+    expect(JSON.stringify(requests[1]!.body.messages)).toContain("ECHO: HI THERE")
+  })
+})
