@@ -51,12 +51,14 @@ describe("reins run --agent", () => {
 describe("sub-agent sessions", () => {
   test("a task's child session: the text answer is the parent's alone; sessions list (text, json) and show put the child under its parent", async () => {
     const p = await setup([
-      { toolCalls: [{ name: "task", arguments: { description: "look around", prompt: "CHILD-PROMPT list the files", subagent_type: "explore" } }] },
-      { text: "child says 42" },
-      { text: "parent done" }
+      { toolCalls: [{ name: "task", arguments: { description: "look around", prompt: "CHILD-PROMPT list the files", subagent_type: "explore" } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      { text: "child says 42", usage: { prompt_tokens: 1000, completion_tokens: 20 } },
+      { text: "parent done", usage: { prompt_tokens: 200, completion_tokens: 5 } }
     ])
     const run = await reins(["run", "--yolo", "go"], p)
     expect(run.code).toBe(0)
+    // the closing line counts the sub-agent's tokens: 10 + 20 + 5 out
+    expect(run.stderr).toContain(" 35 out")
     expect(run.stdout).toContain("parent done")
     expect(run.stdout).not.toContain("child says 42")
     // the child's answer and id reached the parent's second request

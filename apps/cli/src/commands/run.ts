@@ -119,8 +119,9 @@ export const run = Command.make("run", flags, (input) =>
       current = sessionID
       human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
-      // the text view shows the session's own events (a sub-agent's progress is its task line); json shows all
-      const own = human ? ownEvents(sessionID) : () => true
+      // the text view shows the session's own events (a sub-agent's progress is its task line; its tokens
+      // and cost count in the closing line); json shows all
+      const own = human ? ownEvents(sessionID, { usage: true }) : () => true
       const streamed = sessions.stream({ sessionID, text, model: turnModel, ...(agent !== undefined ? { agent: agent.name } : {}), ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) }).pipe(
         Stream.tap((event) => (event.type === "turn.finished" || !own(event) ? Effect.void : printer.handler(event))),
         Stream.filter((event) => event.type === "turn.finished"),

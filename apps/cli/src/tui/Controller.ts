@@ -6,6 +6,7 @@ import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEv
 import type { SessionService } from "@reins/session"
 import type { SessionStore } from "@reins/storage"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
+import { ownEvents } from "../OwnEvents.ts"
 
 /** The session and storage modules, loaded on first use (the runtime is built behind the first frame anyway). */
 const lib = Effect.promise(() => import("./SessionLib.ts"))
@@ -73,6 +74,8 @@ export const makeController = (
       const id = yield* sessionFor
       const sessions = yield* SessionService
       yield* sessions.stream({ sessionID: id, text, model, ...(attachments.length > 0 ? { files: attachments } : {}) }).pipe(
+        // the session's own events: a sub-agent's progress is its task line (T19)
+        Stream.filter(ownEvents(id)),
         Stream.runForEachArray((batch) =>
           Effect.sync(() => {
             announced ||= batch.some((event) => event.type === "session.error")
