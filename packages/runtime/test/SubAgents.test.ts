@@ -199,6 +199,25 @@ describe("the task tool", () => {
     expect(task.function.description).toContain("- general: General-purpose agent")
   })
 
+  test("a sub-agent that fails is the task call's error; the parent's turn goes on", async () => {
+    const { server, cwd, layer } = await setup({
+      respond: (body) => {
+        if (firstUser(body).includes("DOOMED")) return { error: { status: 400, message: "the child's request was refused" } }
+        return toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "DOOMED", subagent_type: "general" } }] } : { text: "carried on" }
+      }
+    })
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.text).toBe("carried on")
+    const result = textOf(server.requests.at(-1)!.body)
+    expect(result).toMatch(/The general sub-agent \(session ses_\w+\) failed: .*the child's request was refused/)
+  })
+
   test("interrupting the parent's turn stops both children and their commands: no process is left", async () => {
     const n = `3${Math.floor(Math.random() * 90000) + 10000}.5`
     const { cwd, layer } = await setup({
@@ -326,5 +345,44 @@ describe("agents", () => {
     const parentTask = server.requests[0]!.body.tools.find((t: any) => t.function.name === "task")
     expect(parentTask.function.description).toContain("- reviewer: Reviews diffs")
     expect(parentTask.function.description).not.toContain("helper")
+  })
+
+  test("a parent's \"always\" answer holds in its sub-agents, except where the sub-agent's own rules deny", async () => {
+    let asks = 0
+    const { server, cwd, layer } = await setup({
+      config: { permission: { bash: "ask" }, agent: { careful: { description: "No echo", mode: "subagent", permission: { bash: { "echo *": "deny" } } } } },
+      permission: { nonInteractive: "deny", prompter: { ask: () => Effect.sync(() => (asks++, { reply: "always" as const })) } },
+      respond: (body) => {
+        const who = firstUser(body)
+        const n = toolResults(body)
+        if (who.includes("CHILD-")) return n === 0 ? { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] } : { text: `${who} finished` }
+        if (n === 0) return { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }
+        if (n === 1) {
+          return {
+            toolCalls: [
+              { name: "task", arguments: { description: "a", prompt: "CHILD-GENERAL", subagent_type: "general" } },
+              { name: "task", arguments: { description: "b", prompt: "CHILD-CAREFUL", subagent_type: "careful" } }
+            ]
+          }
+        }
+        return { text: "all done" }
+      }
+    })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "echo then delegate", model: MODEL })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    // asked once, by the parent; the general child ran it on the parent's answer
+    expect(asks).toBe(1)
+    const resultOf = (who: string) => {
+      const last = server.requests.filter((r) => firstUser(r.body) === who).at(-1)!
+      return JSON.stringify(last.body.messages.filter((m: any) => m.role === "tool"))
+    }
+    expect(resultOf("CHILD-GENERAL")).toContain("hi")
+    expect(resultOf("CHILD-GENERAL")).not.toContain("deny")
+    expect(resultOf("CHILD-CAREFUL")).toContain("deny bash")
   })
 })
