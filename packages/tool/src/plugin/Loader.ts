@@ -93,6 +93,9 @@ const importFile = (file: string) =>
     catch: (e) => loadError(file, e)
   })
 
+/** How many tool or plugin files are imported at once. */
+const IMPORT_CONCURRENCY = 8
+
 const stem = (file: string) => path.basename(file).replace(/\.[^.]+$/, "")
 
 const ID = /^[a-zA-Z0-9_-]{1,64}$/
@@ -103,8 +106,10 @@ export const loadToolFiles = (files: ReadonlyArray<string>) =>
     registerPluginModule()
     const tools: Array<ToolDefinition> = []
     const failed: Array<Skipped> = []
-    for (const file of files) {
-      const loaded = yield* Effect.result(importFile(file))
+    // imported together (each is read and transpiled), handled in order
+    const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
+    for (const [i, file] of files.entries()) {
+      const loaded = imports[i]!
       if (loaded._tag === "Failure") {
         failed.push(loaded.failure)
         continue
@@ -152,8 +157,9 @@ export const loadPluginFiles = (files: ReadonlyArray<string>, context: PluginCon
     registerPluginModule()
     const plugins: Array<NamedPlugin> = []
     const failed: Array<Skipped> = []
-    for (const file of files) {
-      const loaded = yield* Effect.result(importFile(file))
+    const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
+    for (const [i, file] of files.entries()) {
+      const loaded = imports[i]!
       if (loaded._tag === "Failure") {
         failed.push(loaded.failure)
         continue
