@@ -1,5 +1,5 @@
 import type { AssistantModelMessage, FilePart, ModelMessage, TextPart, ToolCallPart, ToolResultPart } from "ai"
-import type { Message, ModelRef, Part, ProviderType } from "@reins/domain"
+import type { Message, MessageWithParts, ModelRef, Part, ProviderType } from "@reins/domain"
 import { toolMediaMessage, withToolMedia } from "./Attachments.ts"
 
 type UserContent = TextPart | FilePart
@@ -7,10 +7,7 @@ type SdkReasoningPart = Extract<Exclude<AssistantModelMessage["content"], string
 type AssistantContent = TextPart | SdkReasoningPart | ToolCallPart
 type ToolPart = Extract<Part, { type: "tool" }>
 
-export interface MessageWithParts {
-  readonly info: Message
-  readonly parts: ReadonlyArray<Part>
-}
+export type { MessageWithParts }
 
 /**
  * Stored messages → AI SDK model messages for one provider, with every per-provider fix in this
