@@ -23,18 +23,27 @@ export const fileOf = (call: HookCall) => {
   return file === undefined ? undefined : path.resolve(call.cwd, file)
 }
 
-/** The command with `$FILE`, `$TOOL` and `$SESSION` (also `${FILE}`…) replaced; undefined when it needs a file the call does not name. */
+/** What a hook's command sees: `FILE` (absolute; empty when the call names none), `TOOL`, `SESSION`. */
+export const variables = (call: HookCall): Record<string, string> => ({ FILE: fileOf(call) ?? "", TOOL: call.tool, SESSION: call.sessionID })
+
+/** Whether the command uses `$FILE` (or `${FILE}`): such a hook is skipped for a call that names no file. */
+const needsFile = (command: string) => /\$\{?FILE\b/.test(command)
+
+/**
+ * The command as the permission scan judges it: the variables replaced by their values, quoted, so
+ * rules see the real path. The command itself runs with the variables in its environment and the
+ * shell expands them (`"$FILE"` works as in any script).
+ */
 export const expand = (command: string, call: HookCall) => {
-  const file = fileOf(call)
-  if (/\$\{?FILE\b/.test(command) && file === undefined) return undefined
-  const values: Record<string, string> = { FILE: file ?? "", TOOL: call.tool, SESSION: call.sessionID }
+  if (needsFile(command) && fileOf(call) === undefined) return undefined
+  const values = variables(call)
   return command.replace(/\$\{(FILE|TOOL|SESSION)\}|\$(FILE|TOOL|SESSION)\b/g, (_, a: string | undefined, b: string | undefined) => quote(values[(a ?? b)!]!))
 }
 
 /** Runs `sh -c command` in its own process group; the group is killed at the timeout or on interrupt. */
-export const runHookCommand = (command: string, cwd: string, timeoutMs: number) =>
+export const runHookCommand = (command: string, cwd: string, timeoutMs: number, vars: Record<string, string> = {}) =>
   Effect.callback<{ readonly code: number | null; readonly output: string; readonly timedOut: boolean }>((resume) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...vars } })
     let output = ""
     const collect = (b: Buffer) => {
       if (output.length < OUTPUT_LIMIT) output += b.toString("utf8")
@@ -107,9 +116,9 @@ export const commandHooks = (config: HooksConfig | undefined) =>
       const run = (call: HookCall) =>
         Effect.gen(function* () {
           if (!applies(call.tool)) return undefined
-          const command = expand(hook.command, call)
-          if (command === undefined || (yield* denied(name, command, call))) return undefined
-          return yield* runHookCommand(command, call.cwd, timeout)
+          const scanned = expand(hook.command, call)
+          if (scanned === undefined || (yield* denied(name, scanned, call))) return undefined
+          return yield* runHookCommand(hook.command, call.cwd, timeout, variables(call))
         })
       const made: ToolHook = event === "tool.before"
         ? {
