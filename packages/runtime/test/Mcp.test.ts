@@ -6,6 +6,7 @@ import { Bus, type Event } from "@reins/domain"
 import { McpServers } from "@reins/mcp"
 import { SessionService } from "@reins/session"
 import type { ScriptedStep } from "@reins/testkit"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { scriptedRuntimes } from "./support.ts"
 
@@ -42,6 +43,33 @@ afterEach(() => {
 })
 
 describe("MCP over stdio", () => {
+  test("servers start on the first turn, not when the runtime is built, and stop with it", async () => {
+    // the shell writes its pid, then becomes the server (exec): that pid is the server's
+    const { cwd, layer } = await runtime([{ text: "ok" }], { config: { mcp: { fx: { type: "local", command: ["sh", "-c", `echo $$ > started && exec ${BUN} ${FIXTURE}`] } } } })
+    const started = path.join(cwd, "started")
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        expect(yield* Effect.sync(() => fs.existsSync(started))).toBe(false)
+        yield* sessions.prompt({ sessionID: session.id, text: "go", model })
+        expect(fs.existsSync(started)).toBe(true)
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    const pid = Number(fs.readFileSync(started, "utf8").trim())
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    // closing sends SIGTERM after stdin ends; allow the child a moment to be reaped
+    for (let i = 0; i < 50 && alive(); i++) await Bun.sleep(100)
+    expect(alive()).toBe(false)
+  })
+
   test("the server's tool is offered as <server>_<tool> with its schema, called, and its result reaches the next request", async () => {
     const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "fx_echo", arguments: { text: "hi there" } }] }, { text: "done" }]
     const { server, layer } = await runtime(steps, { config: { mcp: { fx: local() } } })
@@ -139,17 +167,31 @@ describe("MCP over stdio", () => {
   })
 })
 
-describe("MCP over streamable HTTP", () => {
+/** Starts the fixture as an HTTP server (`--http` or `--sse`); its port. */
+const serve = async (mode: "--http" | "--sse") => {
+  http = Bun.spawn([BUN, FIXTURE, mode], { stdout: "pipe", stderr: "inherit" })
+  const reader = (http.stdout as ReadableStream<Uint8Array>).getReader()
+  let out = ""
+  while (!/PORT \d+\n/.test(out)) {
+    const { value, done } = await reader.read()
+    if (done) break
+    out += new TextDecoder().decode(value)
+  }
+  return /PORT (\d+)/.exec(out)![1]
+}
+
+describe("MCP over HTTP", () => {
+  test("an SSE-only server is reached through the fallback", async () => {
+    const port = await serve("--sse")
+    const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "old_echo", arguments: { text: "over sse" } }] }, { text: "done" }]
+    const { server, layer } = await runtime(steps, { config: { mcp: { old: { type: "remote", url: `http://127.0.0.1:${port}/mcp` } } } })
+    const { failed } = await turns(layer, 1)
+    expect(failed).toEqual([])
+    expect(toolMessages(server.requests[1]!.body)).toEqual(["echo: over sse"])
+  })
+
   test("a remote server's tool is called and its result reaches the next request", async () => {
-    http = Bun.spawn([BUN, FIXTURE, "--http"], { stdout: "pipe", stderr: "inherit" })
-    const reader = (http.stdout as ReadableStream<Uint8Array>).getReader()
-    let out = ""
-    while (!/PORT \d+\n/.test(out)) {
-      const { value, done } = await reader.read()
-      if (done) break
-      out += new TextDecoder().decode(value)
-    }
-    const port = /PORT (\d+)/.exec(out)![1]
+    const port = await serve("--http")
     const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "web_echo", arguments: { text: "over http" } }] }, { toolCalls: [{ name: "web_image", arguments: {} }] }, { text: "done" }]
     const { server, layer } = await runtime(steps, { config: { mcp: { web: { type: "remote", url: `http://127.0.0.1:${port}/mcp`, headers: { "x-test": "1" } } } } })
     const { failed } = await turns(layer, 1)
