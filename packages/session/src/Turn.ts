@@ -17,7 +17,7 @@ import {
   type CompactionError,
   type Stall
 } from "@reins/compaction"
-import { Permission } from "@reins/permission"
+import { Permission, check } from "@reins/permission"
 import { ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { SessionHooks, Skills, ToolRegistry, chatParamsFor, skillsBlock } from "@reins/tool"
@@ -108,7 +108,8 @@ export class Turn extends Context.Service<
       const doomLoopLimits = yield* DoomLoopSettings
       const promptSettings = yield* PromptSettings
       // the skills found when the runtime started, listed in the dynamic part of the system prompt
-      const skills = skillsBlock(yield* Skills)
+      // a skill the config's rules deny (`"skill": {"secret-*": "deny"}`) is not listed
+      const skills = skillsBlock((yield* Skills).filter((s) => check(permission.rules, { permission: "skill", patterns: [s.name] }, permission.mode).action !== "deny"))
       // plugins' `chat.params`: temperature and provider options of each model call
       const sessionHooks = yield* SessionHooks
       const providerSettings = yield* ProviderSettings
