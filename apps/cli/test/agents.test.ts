@@ -110,6 +110,7 @@ describe("reins debug config", () => {
     fs.writeFileSync(path.join(p.cwd, ".reins", "agents", "broken.md"), "---\nmode: sometimes\n---\nx\n")
     const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
     config.provider.local.apiKey = "sk-secret-value"
+    config.mcp = { files: { type: "local", command: ["files-mcp", "--root", "."] }, off: { type: "remote", url: "https://example.invalid/mcp", enabled: false } }
     fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(config))
     const out = await reins(["debug", "config"], p)
     expect(out.code).toBe(0)
@@ -120,6 +121,8 @@ describe("reins debug config", () => {
     expect(out.stdout).toContain(`provider.local.apiKey = "***"`)
     expect(out.stdout).toContain(`reviewer (subagent) ← ${path.join(p.cwd, ".reins", "agents", "reviewer.md")}: Reviews diffs`)
     expect(out.stdout).toMatch(/skipped .*broken\.md: mode: /)
+    expect(out.stdout).toContain("  files (local): files-mcp --root .")
+    expect(out.stdout).toContain('  skipped off: "enabled": false')
     const json = JSON.parse((await reins(["debug", "config", "--format", "json"], p)).stdout)
     expect(json.files).toEqual([path.join(global, "reins.json"), projectFile])
     expect(json.agents.map((a: any) => a.name)).toContain("plan")

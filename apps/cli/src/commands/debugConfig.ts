@@ -91,7 +91,12 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
     lines.push("Custom tools:", ...(extensions.tools.found.length === 0 ? ["  (none)"] : extensions.tools.found.map((t) => `  ${t.id} ← ${t.path}`)), ...skipped(extensions.tools.failed), "")
     lines.push("Plugins:", ...(extensions.plugins.found.length === 0 ? ["  (none)"] : extensions.plugins.found.map((p) => `  ${p.name}: ${p.hooks.join(", ") || "(no hooks)"}`)), ...skipped(extensions.plugins.failed), "")
     lines.push("Command hooks:", ...(extensions.hooks.found.length === 0 ? ["  (none)"] : extensions.hooks.found.map((h) => `  ${h.name}: ${h.command}`)), ...skipped(extensions.hooks.failed), "")
-    lines.push("MCP servers (status and tools: reins mcp list):", ...(mcp.length === 0 ? ["  (none)"] : mcp.map((m) => `  ${m.name} (${m.type}${m.enabled ? "" : ", disabled"}): ${m.target}`)))
+    // configured, not started here: connecting is what `reins mcp list` does (status, tools, errors)
+    lines.push(
+      "MCP servers (connection status and tools: reins mcp list):",
+      ...(mcp.length === 0 ? ["  (none)"] : mcp.filter((m) => m.enabled).map((m) => `  ${m.name} (${m.type}): ${m.target}`)),
+      ...mcp.filter((m) => !m.enabled).map((m) => `  skipped ${m.name}: "enabled": false`)
+    )
     yield* Console.log(lines.join("\n"))
   })
 ).pipe(Command.withDescription("Print the merged config with the file each value came from, and the agents, skills, tools, plugins, hooks and MCP servers found (and what was skipped, and why)"))
