@@ -180,6 +180,19 @@ describe("the task tool", () => {
     expect(toolNames(first("LEVEL-2").body)).toContain("bash")
   })
 
+  test("with every sub-agent disabled, task is not offered", async () => {
+    const { server, cwd, layer } = await setup({ config: { agent: { general: { disable: true }, explore: { disable: true } } }, respond: () => ({ text: "alone" }) })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const sessions = yield* SessionService
+        const session = yield* sessions.create({ directory: cwd })
+        return yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(toolNames(server.requests[0]!.body)).not.toContain("task")
+    expect(toolNames(server.requests[0]!.body)).toContain("bash")
+  })
+
   test("an unknown sub-agent is the tool's error, naming the available ones", async () => {
     const { server, cwd, layer } = await setup({
       respond: (body) => (toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "y", subagent_type: "nobody" } }] } : { text: "ok" })

@@ -220,7 +220,8 @@ export class Turn extends Context.Service<
             // the session's agent decides the tools, the prompt header and the step limit (T19)
             const assigned = agents.of(session.id)
             const agent = assigned?.agent ?? agents.primary
-            const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH
+            // `task` only while there are sub-agents to run and the session is not at the deepest level
+            const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH || !agents.catalog.agents.some((a) => a.mode !== "primary")
             // the dynamic tools (MCP servers: started on the first turn that needs them) are asked for again before each step
             yield* registry.refresh(session.id)
             const offeredNow = () => registry
