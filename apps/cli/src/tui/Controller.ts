@@ -50,6 +50,8 @@ export const makeController = (
   let sessionID = options.sessionID
   let model = options.model
   let turn: Fiber.Fiber<void, unknown> | undefined
+  // settles once the running turn holds its session (made with its first message) or has ended
+  let turnSession: Promise<void> = Promise.resolve()
   // the UI puts its handlers here once it is mounted
   const on: { -readonly [K in keyof ControllerEvents]: ControllerEvents[K] } = { events: () => {}, running: () => {}, notice: () => {} }
 
@@ -66,6 +68,8 @@ export const makeController = (
     on.running(true)
     // a failure the session announced (session.error) is on screen already
     let announced = false
+    let sessionKnown = () => {}
+    turnSession = new Promise<void>((resolve) => (sessionKnown = resolve))
     const program = Effect.gen(function* () {
       // @path mentions of files in the project are attached; one outside it is left to the read tool, which asks
       const { SessionService, collectAttachments } = yield* lib
@@ -78,6 +82,8 @@ export const makeController = (
         Stream.filter(ownEvents(id)),
         Stream.runForEachArray((batch) =>
           Effect.sync(() => {
+            // the turn's first events come once it holds its session: a message sent now is queued into it
+            sessionKnown()
             announced ||= batch.some((event) => event.type === "session.error")
             on.events(batch)
           })
@@ -95,6 +101,7 @@ export const makeController = (
     const fiber = fork(program)
     turn = fiber
     fiber.addObserver((exit) => {
+      sessionKnown()
       if (turn === fiber) turn = undefined
       on.running(false)
       if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) && !announced) on.notice(failureText(exit.cause), "error")
@@ -117,6 +124,8 @@ export const makeController = (
      * at the turn's next step; its events come through the running turn's stream).
      */
     send: async (text: string) => {
+      // a turn still starting (the runtime loading, its session not made yet) gets the message queued too
+      if (turn !== undefined && sessionID === undefined) await turnSession
       if (turn === undefined || sessionID === undefined) return startTurn(text)
       const id = sessionID
       const queued = await promise(Effect.gen(function* () {
@@ -138,7 +147,9 @@ export const makeController = (
     interrupt: async () => {
       const running = turn
       const id = sessionID
-      if (running === undefined || id === undefined) return
+      if (running === undefined) return
+      // a turn still starting has no session events to hear yet: stop it
+      if (id === undefined) return void (await promise(Fiber.interrupt(running)))
       await promise(
         Effect.scoped(
           Effect.gen(function* () {
