@@ -120,7 +120,7 @@ describe("OpenTelemetry export of reins run", () => {
     expect(spans.some((s) => s.name === "session.step")).toBe(true)
     // the run's work is one trace; only what the runtime reads while it is built (before the run's root) is apart
     const root = spans.find((s) => s.name === "reins run")!
-    expect([...new Set(spans.filter((s) => s.traceId !== root.traceId).map((s) => s.name))].sort()).toEqual(["Compaction.loadSettings", "Prompt.loadSettings"])
+    expect([...new Set(spans.filter((s) => s.traceId !== root.traceId).map((s) => s.name))].sort()).toEqual(["Agents.load", "Compaction.loadSettings", "Prompt.loadSettings"])
   })
 
   test("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported", async () => {
