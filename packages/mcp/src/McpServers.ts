@@ -1,13 +1,27 @@
 import { Context, Effect, Layer, Scope } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Bus, type McpConfig } from "@reins/domain"
 import type { Permission } from "@reins/permission"
 import { DynamicTools, type ToolInfo } from "@reins/tool"
 import type { Truncate } from "@reins/truncate"
-import { connect, type Connection } from "./McpConnect.ts"
+import type { Connection } from "./McpConnect.ts"
 import { McpError } from "./McpError.ts"
-import { defineTool, toolId, type ListedTool } from "./McpTools.ts"
+import { toolId, type ListedTool } from "./McpNames.ts"
+
+/**
+ * The MCP SDK (its client, transports, zod schemas and ajv), imported only when a server is
+ * started: a run with no MCP server configured never loads it (about 80 ms of module start-up).
+ */
+const loadSdk = async () => {
+  const [{ connect }, { defineTool }, { ToolListChangedNotificationSchema }] = await Promise.all([
+    import("./McpConnect.ts"),
+    import("./McpTools.ts"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ])
+  return { connect, defineTool, ToolListChangedNotificationSchema }
+}
+let sdkLoading: ReturnType<typeof loadSdk> | undefined
+const sdk = Effect.promise(() => (sdkLoading ??= loadSdk()))
 
 /** The servers of `mcp` in reins.json, and what a local one's environment is drawn from. */
 export const McpSettings = Context.Reference<{
@@ -114,12 +128,14 @@ export class McpServers extends Context.Service<McpServers, {
             cursor = page.nextCursor
           } while (cursor)
           live.listed = listed
+          const { defineTool } = yield* sdk
           live.infos = yield* Effect.forEach(listed, (tool) => defineTool(live.name, client, tool).pipe(Effect.provideContext(context)))
         })
 
       const start = (live: Live) =>
         Effect.gen(function* () {
           const config = settings.servers[live.name]!
+          const { connect, ToolListChangedNotificationSchema } = yield* sdk
           const connection = yield* connect(live.name, config, { env: settings.env, cwd: settings.cwd, track: (client) => clients.add(client) })
           live.connection = connection
           live.status = "connected"

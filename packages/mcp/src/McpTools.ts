@@ -4,21 +4,9 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { Attachment } from "@reins/domain"
 import { Tool, ToolError, type ToolInfo } from "@reins/tool"
 
-/** What a server says about one of its tools (`tools/list`). */
-export interface ListedTool {
-  readonly name: string
-  readonly description?: string | undefined
-  readonly inputSchema: Record<string, unknown>
-}
+import { toolId, type ListedTool } from "./McpNames.ts"
 
-/** The longest tool name providers accept (OpenAI, Anthropic). */
-const MAX_NAME = 64
-
-/** A name made of the characters providers allow in tool names (`[A-Za-z0-9_-]`). */
-export const sanitizeName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_")
-
-/** The id a server's tool is offered under: `<server>_<tool>`, sanitised and at most 64 characters. */
-export const toolId = (server: string, tool: string) => `${sanitizeName(server)}_${sanitizeName(tool)}`.slice(0, MAX_NAME)
+export { sanitizeName, toolId, type ListedTool } from "./McpNames.ts"
 
 const ajv = new AjvJsonSchemaValidator()
 

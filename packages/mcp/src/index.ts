@@ -1,4 +1,5 @@
 export * from "./McpError.ts"
-export * from "./McpTools.ts"
-export * from "./McpConnect.ts"
+export * from "./McpNames.ts"
 export * from "./McpServers.ts"
+// The SDK-backed modules are not re-exported: importing them loads the MCP SDK (see McpServers' lazy import).
+export type { Connection, Track } from "./McpConnect.ts"

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { connect, renderResult, serverEnv, toolId } from "../src/index.ts"
+import { connect, serverEnv } from "../src/McpConnect.ts"
+import { renderResult, toolId } from "../src/McpTools.ts"
 
 describe("tool ids", () => {
   test("<server>_<tool> in the characters providers accept, at most 64 long", () => {
