@@ -53,6 +53,9 @@ describe("reins (interactive) on a terminal", () => {
     await send(pty, "make a file")
     await pty.waitFor("touch made-by-bash.txt", 15_000)
     await pty.waitFor(/a\]?lways/i)
+    // the question is drawn at once, the tool's line with a later frame: wait for its settled form
+    await pty.waitFor("bash touch made-by-bash.txt · waiting for your answer")
+    await pty.waitFor(/tool · /)
     expectScreen("permission-question", normalise(pty.screen(), p))
     expect(fs.existsSync(path.join(p.cwd, "made-by-bash.txt"))).toBe(false)
     pty.type("a")
