@@ -2,8 +2,9 @@
 // minutes can be killed at once. Self-contained on purpose: the bundle copies this file as it is
 // (imported `with { type: "file" }`), so it may import only Node's built-ins.
 //
-// stdin: one JSON object (GrepJob). stdout: one JSON line per file that matched or failed.
+// argv[2]: the parent's pid. stdin: one JSON object (GrepJob). stdout: one JSON line per file that matched or failed.
 import * as fs from "node:fs"
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
 
 interface GrepJob {
   readonly pattern: string
@@ -20,19 +21,10 @@ interface GrepJob {
 export const DEADLINE_EXIT = 124
 
 // reins kills this process on interrupt or timeout, but a reins killed itself (SIGKILL, a crash)
-// cannot: between two lines the search looks at the clock, and gives up past its deadline or once
-// its parent is gone (it was re-parented), instead of spinning on a catastrophic pattern for hours.
-const parent = process.ppid
-let deadline = Number.POSITIVE_INFINITY
-let lookedAt = Date.now()
-const keepGoing = () => {
-  const now = Date.now()
-  if (now > deadline) process.exit(DEADLINE_EXIT)
-  if (now - lookedAt < 100) return
-  lookedAt = now
-  if (process.ppid !== parent) process.exit(1)
-}
-
+// cannot. So the search runs in a worker thread, and this process's main thread looks at the clock
+// and at its parent ten times a second: it exits past its deadline or once its parent is gone (it
+// was re-parented), however long one line's regex takes (a catastrophic pattern can take minutes).
+const WATCH_MS = 100
 // O_NONBLOCK: a FIFO swapped in after the walk opens at once and is then refused by fstat.
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY
 
@@ -55,7 +47,6 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
     const found: Array<[number, string]> = []
     let count = 0
     for (let i = 0; i < lines.length; i++) {
-      keepGoing()
       const line = lines[i]!
       if (!regex.test(line)) continue
       count++
@@ -69,15 +60,46 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
   }
 }
 
-const job = (await Bun.stdin.json()) as GrepJob
-if (job.timeoutMs !== undefined && job.timeoutMs > 0) deadline = Date.now() + job.timeoutMs
-const regex = new RegExp(job.pattern)
-const out: Array<string> = []
-for (const file of job.files) {
-  const result = search(job, regex, file)
-  if (result !== undefined) out.push(`${JSON.stringify(result)}\n`)
+/** The parent's pid, read fresh (Linux: from /proc, as process.ppid may keep the value it first read). */
+const parentPid = () => {
+  try {
+    const stat = fs.readFileSync("/proc/self/stat", "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  } catch {
+    return process.ppid
+  }
 }
-await Bun.write(Bun.stdout, out.join(""))
+
+if (isMainThread) {
+  // the parent names itself on the command line: one that died before this process even started
+  // (SIGKILL right after the spawn) is noticed too, which reading the parent here would miss
+  const parent = Number(process.argv[2]) || parentPid()
+  const job = (await Bun.stdin.json()) as GrepJob
+  const deadline = job.timeoutMs !== undefined && job.timeoutMs > 0 ? Date.now() + job.timeoutMs : Number.POSITIVE_INFINITY
+  const watch = setInterval(() => {
+    if (Date.now() > deadline) process.exit(DEADLINE_EXIT)
+    if (parentPid() !== parent) process.exit(1)
+  }, WATCH_MS)
+  const worker = new Worker(import.meta.path, { workerData: job })
+  worker.on("message", async (out: string) => {
+    clearInterval(watch)
+    await Bun.write(Bun.stdout, out)
+    process.exit(0)
+  })
+  worker.on("error", (error) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(2)
+  })
+} else {
+  const job = workerData as GrepJob
+  const regex = new RegExp(job.pattern)
+  const out: Array<string> = []
+  for (const file of job.files) {
+    const result = search(job, regex, file)
+    if (result !== undefined) out.push(`${JSON.stringify(result)}\n`)
+  }
+  parentPort!.postMessage(out.join(""))
+}
 
 /** Importers take this module `with { type: "file" }`: its default is then this file's path. */
 export default import.meta.path

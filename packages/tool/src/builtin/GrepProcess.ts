@@ -78,7 +78,7 @@ export const grepFiles = (job: {
       const out: Array<Buffer> = []
       const err: Array<Buffer> = []
       // nothing from this process's environment is needed, and none of it should steer the child
-      const child = spawn(process.execPath, [locate(childScript)], { stdio: ["pipe", "pipe", "pipe"], env: {} })
+      const child = spawn(process.execPath, [locate(childScript), String(process.pid)], { stdio: ["pipe", "pipe", "pipe"], env: {} })
       child.stdout.on("data", (b: Buffer) => out.push(b))
       child.stderr.on("data", (b: Buffer) => err.push(b))
       // the child may die (killed, crashed) before it has read everything
