@@ -60,7 +60,7 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
   }
 }
 
-/** The parent's pid, read fresh (Linux: from /proc, as process.ppid may keep the value it first read). */
+/** The parent's pid now (Linux: from /proc/self/stat; elsewhere process.ppid). */
 const parentPid = () => {
   try {
     const stat = fs.readFileSync("/proc/self/stat", "utf8")
