@@ -124,8 +124,8 @@ export const makeController = (
      * at the turn's next step; its events come through the running turn's stream).
      */
     send: async (text: string) => {
-      // a turn still starting (the runtime loading, its session not made yet) gets the message queued too
-      if (turn !== undefined && sessionID === undefined) await turnSession
+      // a turn still starting (the runtime loading, its session not made or not yet held) gets the message queued too
+      if (turn !== undefined) await turnSession
       if (turn === undefined || sessionID === undefined) return startTurn(text)
       const id = sessionID
       const queued = await promise(Effect.gen(function* () {
