@@ -1,6 +1,6 @@
 // A list to choose from (sessions to resume, models): Up/Down, Enter picks, Esc closes; typing filters.
 import { Box, Text, useInput } from "ink"
-import { useState } from "react"
+import { useRef, useState } from "react"
 import { useTheme } from "./view/index.ts"
 
 export interface PickerItem<A> {
@@ -28,32 +28,38 @@ export const Picker = <A,>(props: {
   // NO_COLOR: no dim or bold either, as in the transcript
   const dim = style.color ? { dimColor: true } : {}
   const bold = style.color ? { bold: true } : {}
-  const [filter, setFilter] = useState("")
-  const [selected, setSelected] = useState(0)
+  // keys typed in one burst (Down then Enter) each see the state the one before left: it is kept in
+  // a ref updated at once, and the render follows it
+  const live = useRef({ filter: "", selected: 0 })
+  const [, rerender] = useState(0)
+  const set = (next: Partial<{ filter: string; selected: number }>) => {
+    live.current = { ...live.current, ...next }
+    rerender((n) => n + 1)
+  }
+  const { filter } = live.current
   const shown = filtered(props.items, filter)
-  const at = Math.min(selected, Math.max(0, shown.length - 1))
+  const at = Math.min(live.current.selected, Math.max(0, shown.length - 1))
 
   useInput((input, key) => {
+    const now = filtered(props.items, live.current.filter)
+    const current = Math.min(live.current.selected, Math.max(0, now.length - 1))
     if (key.escape || (key.ctrl && input === "c")) return props.onCancel()
     if (key.return) {
-      const item = shown[at]
+      const item = now[current]
       return item ? props.onPick(item.value) : props.onCancel()
     }
-    if (key.upArrow) return setSelected(Math.max(0, at - 1))
-    if (key.downArrow) return setSelected(Math.min(shown.length - 1, at + 1))
-    if (key.pageUp) return setSelected(Math.max(0, at - ROWS))
-    if (key.pageDown) return setSelected(Math.min(shown.length - 1, at + ROWS))
-    if (key.backspace || key.delete) {
-      setSelected(0)
-      return setFilter((f) => f.slice(0, -1))
-    }
+    if (key.upArrow) return set({ selected: Math.max(0, current - 1) })
+    if (key.downArrow) return set({ selected: Math.min(now.length - 1, current + 1) })
+    if (key.pageUp) return set({ selected: Math.max(0, current - ROWS) })
+    if (key.pageDown) return set({ selected: Math.min(now.length - 1, current + ROWS) })
+    if (key.backspace || key.delete) return set({ selected: 0, filter: live.current.filter.slice(0, -1) })
     if (input && !key.ctrl && !key.meta && !key.tab) {
       // typed quickly, Enter can come in the same chunk as the filter text: it picks from what the text leaves
       const [text = "", ...rest] = input.split(/\r\n?|\n/)
-      setSelected(0)
-      setFilter(filter + text)
+      const next = live.current.filter + text
+      set({ selected: 0, filter: next })
       if (rest.length > 0) {
-        const first = filtered(props.items, filter + text)[0]
+        const first = filtered(props.items, next)[0]
         return first ? props.onPick(first.value) : props.onCancel()
       }
     }
