@@ -47,7 +47,7 @@ export interface Pty {
   resize(cols: number, rows: number): Promise<void>
   /** Calls `listener` each time a chunk of output has been drawn; returns the unsubscribe. */
   onDrawn(listener: () => void): () => void
-  /** Waits for the exit, rejecting after `timeoutMs` with the screen in the message. */
+  /** Waits for the exit and for all it printed to be drawn, rejecting after `timeoutMs` with the screen in the message. */
   waitExit(timeoutMs?: number): Promise<number>
   kill(signal?: NodeJS.Signals | number): void
   /** Kills the program and everything below it (SIGKILL) if still running, and frees the terminal. */
@@ -234,7 +234,9 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
     waitExit: (timeoutMs = 5000) =>
       new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(frame("the exit", `timed out after ${timeoutMs} ms`))), timeoutMs)
-        void exited.then((code) => {
+        // the exit, then everything it printed drawn (the pty's EOF, and xterm's writes done)
+        void exited.then(async (code) => {
+          while (!finished()) await Bun.sleep(5)
           clearTimeout(timer)
           resolve(code)
         })
