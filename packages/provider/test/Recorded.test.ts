@@ -1,36 +1,13 @@
 // Providers whose wire format the testkit's scripted servers do not speak (Gemini, Mistral): a
 // recorded stream served over real HTTP proves the key from env, the baseURL and the usage.
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect, Stream } from "effect"
 import type { ProviderType } from "@reins/domain"
 import { Provider, ProviderSettings } from "../src/Provider.ts"
 import type { ModelEvent } from "../src/ModelEvent.ts"
+import { recordedServer } from "./recorded-server.ts"
 
-interface Seen {
-  readonly path: string
-  readonly headers: Headers
-  readonly body: string
-}
-
-let server: ReturnType<typeof Bun.serve> | undefined
-afterEach(async () => {
-  await server?.stop(true)
-  server = undefined
-})
-
-/** Serves one recorded event stream (SSE `data:` lines) to every request, keeping what it was sent. */
-const serve = (frames: ReadonlyArray<unknown>) => {
-  const seen: Array<Seen> = []
-  server = Bun.serve({
-    port: 0,
-    fetch: async (req) => {
-      seen.push({ path: new URL(req.url).pathname + new URL(req.url).search, headers: req.headers, body: await req.text() })
-      const body = frames.map((f) => `data: ${typeof f === "string" ? f : JSON.stringify(f)}\n\n`).join("")
-      return new Response(body, { headers: { "content-type": "text/event-stream" } })
-    }
-  })
-  return { url: `http://127.0.0.1:${server.port}`, seen }
-}
+const serve = recordedServer()
 
 const hi = [{ info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }] }]
 

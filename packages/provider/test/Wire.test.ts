@@ -1,32 +1,15 @@
 // The T22 transforms and variants on the wire for providers the testkit's scripted servers do not
 // speak (Gemini, Mistral): the real SDKs over HTTP to a server that records each request body and
 // answers with a recorded stream.
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { Effect, Stream } from "effect"
 import type { AssistantMessage, ModelRef, Part, ProviderConfig } from "@reins/domain"
 import type { ModelEvent } from "../src/ModelEvent.ts"
 import { Provider, ProviderSettings } from "../src/Provider.ts"
 import { mistralToolCallId, type MessageWithParts } from "../src/Transform.ts"
+import { recordedServer } from "./recorded-server.ts"
 
-let server: ReturnType<typeof Bun.serve> | undefined
-afterEach(async () => {
-  await server?.stop(true)
-  server = undefined
-})
-
-/** Answers every request with one recorded SSE stream, keeping the parsed request bodies. */
-const serve = (frames: ReadonlyArray<unknown>) => {
-  const bodies: Array<any> = []
-  server = Bun.serve({
-    port: 0,
-    fetch: async (req) => {
-      bodies.push(await req.json())
-      const body = frames.map((f) => `data: ${typeof f === "string" ? f : JSON.stringify(f)}\n\n`).join("")
-      return new Response(body, { headers: { "content-type": "text/event-stream" } })
-    }
-  })
-  return { url: `http://127.0.0.1:${server.port}`, bodies }
-}
+const serve = recordedServer()
 
 const call = (providers: Record<string, ProviderConfig>, env: Record<string, string>, model: ModelRef, messages: ReadonlyArray<MessageWithParts>) =>
   Effect.runPromise(

@@ -6,7 +6,7 @@
  * model of Anthropic's prefix caching (`PromptCache`): input, cache read and cache creation tokens.
  */
 import { approxTokens, PromptCache, type CacheUsage } from "./PromptCache.ts"
-import { splitPieces, type ScriptedRequest, type ScriptedStep } from "./ScriptedServer.ts"
+import { splitPieces, streamFrames, type ScriptedRequest, type ScriptedStep } from "./ScriptedServer.ts"
 
 /** One request the server received, with what it was billed. */
 export interface AnthropicRequest extends ScriptedRequest {
@@ -117,25 +117,6 @@ const message = (step: ContentStep, model: string, usage: CacheUsage) => {
   }
 }
 
-const streamResponse = (step: ContentStep, events: Array<string>, onSent: () => void, onCancel: () => void) => {
-  const encoder = new TextEncoder()
-  let i = 0
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const wait = i === 0 ? step.delayMs : step.chunkDelayMs
-      if (wait) await sleep(wait)
-      if (i === step.closeAfterChunks) return controller.close()
-      if (i === step.stallAfterChunks) return new Promise<void>(() => {}) // held until the client cancels
-      const event = events[i++]
-      if (event === undefined) return controller.close()
-      controller.enqueue(encoder.encode(event))
-      if (i === events.length) onSent()
-    },
-    cancel: onCancel
-  })
-  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
-}
-
 const untilAborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })))
 
@@ -189,7 +170,7 @@ export async function startAnthropicServer(steps: ReadonlyArray<ScriptedStep>, o
         if (step.delayMs) await sleep(step.delayMs)
         return sent(Response.json(message(step, model, usage)))
       }
-      return streamResponse(step, frames(step, model, usage), () => sent(undefined), aborted)
+      return streamFrames(step, frames(step, model, usage), () => sent(undefined), aborted)
     }
   })
 

@@ -148,7 +148,8 @@ function streamResponse(step: ContentStep, model: string, rawBody: string, onSen
   return streamFrames(step, frames, onSent, onCancel)
 }
 
-function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, onSent: () => void, onCancel: () => void): Response {
+/** Streams pre-made SSE frames with the step's delays, stalls and early closes (every scripted server's stream). */
+export function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, onSent: () => void, onCancel: () => void): Response {
   const encoder = new TextEncoder()
   let i = 0
   const body = new ReadableStream<Uint8Array>({
