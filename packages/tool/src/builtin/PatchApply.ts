@@ -4,8 +4,8 @@ import * as path from "node:path"
 import type { ToolError } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
 import { plainPunctuation } from "./Punctuation.ts"
-import { fail, isBinary, isInside, readBytes, statPath } from "./Files.ts"
-import { replaceContent } from "./SafeWrite.ts"
+import { FileAccess } from "../FileAccess.ts"
+import { fail, isBinary, isInside, statPath } from "./Files.ts"
 import { oldLinesOf, parsePatch, touchedPaths, type FileOp, type Hunk } from "./Patch.ts"
 import { decodeBytes, encodeText, keepFinalNewline, unwritableReason, withFileLocks } from "./TextFile.ts"
 
@@ -192,7 +192,7 @@ const planOp = Effect.fnUntraced(function* (cwd: string, op: FileOp) {
   }
   if (op.type === "delete") {
     const stat = yield* existingFile(target, file, `Cannot delete ${file}: the file does not exist. Check the path with the glob tool; nothing was changed.`)
-    const bytes = yield* readBytes(target)
+    const bytes = yield* (yield* FileAccess).read(target)
     const before = isBinary(target, bytes) ? "" : decodeBytes(bytes).text
     const change: FileChange = { type: "delete", path: target, before, after: "", hunks: 0, fuzz: 0 }
     return { change, writes: [], removals: [yield* removal(target, bytes, stat.mode)] }
@@ -202,7 +202,8 @@ const planOp = Effect.fnUntraced(function* (cwd: string, op: FileOp) {
     file,
     `Cannot update ${file}: the file does not exist. Check the path with the glob tool, or use *** Add File: ${op.path} to create it; nothing was changed.`
   )
-  const bytes = yield* readBytes(target)
+  // through the editor when one is connected (ACP), as edit reads and writes it
+  const bytes = yield* (yield* FileAccess).read(target)
   if (isBinary(target, bytes)) return yield* fail(`${file} is a binary file and cannot be patched as text. Nothing was changed.`)
   const decoded = decodeBytes(bytes)
   const applied = applyHunks(decoded.text, op.hunks, file)
@@ -257,8 +258,10 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 const io = <A>(what: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (e) => fail(`${what}: ${describe(e)}`) })
 
 /** Runs a clean-up step, answering whether it worked: its failure must not hide the error that caused it. */
-const attempt = (run: () => Promise<unknown>) =>
-  io("clean-up", run).pipe(
+const attempt = (run: () => Promise<unknown>) => attemptEffect(io("clean-up", run))
+
+const attemptEffect = (step: Effect.Effect<unknown, ToolError>) =>
+  step.pipe(
     Effect.as(true),
     Effect.orElseSucceed(() => false)
   )
@@ -292,10 +295,12 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
 export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) {
   const staged: Array<Staged> = []
   const createdDirs: Array<string> = []
-  const undo: Array<{ readonly target: string; readonly run: () => Promise<unknown> }> = []
+  // existing files are rewritten through the file access (an editor's buffers over ACP), new and removed ones on disk
+  const files = yield* FileAccess
+  const undo: Array<{ readonly target: string; readonly run: Effect.Effect<unknown, ToolError> }> = []
   const rollback = Effect.gen(function* () {
     const unrestored: Array<string> = []
-    for (const step of [...undo].reverse()) if (!(yield* attempt(step.run))) unrestored.push(step.target)
+    for (const step of [...undo].reverse()) if (!(yield* attemptEffect(step.run))) unrestored.push(step.target)
     for (const s of staged) yield* attempt(() => fs.promises.rm(s.temp, { force: true }))
     for (const dir of createdDirs) yield* attempt(() => fs.promises.rmdir(dir))
     return unrestored
@@ -310,17 +315,17 @@ export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) 
       const original = w.original
       if (original === undefined) continue
       // registered first: a write that fails half-way has already changed the file
-      undo.push({ target: w.target, run: () => replaceContent(w.target, original) })
-      yield* io(`Could not write ${w.target}`, () => replaceContent(w.target, w.content))
+      undo.push({ target: w.target, run: files.write(w.target, original) })
+      yield* files.write(w.target, w.content)
     }
     for (const s of staged) {
       yield* io(`Could not create ${s.target}`, () => fs.promises.rename(s.temp, s.target))
-      undo.push({ target: s.target, run: () => fs.promises.unlink(s.target) })
+      undo.push({ target: s.target, run: io("clean-up", () => fs.promises.unlink(s.target)) })
     }
     for (const r of plan.removals) {
       yield* io(`Could not delete ${r.target}`, () => fs.promises.unlink(r.target))
       const link = r.link
-      undo.push({ target: r.target, run: link !== undefined ? () => fs.promises.symlink(link, r.target) : () => fs.promises.writeFile(r.target, r.original, { mode: r.mode }) })
+      undo.push({ target: r.target, run: io("clean-up", link !== undefined ? () => fs.promises.symlink(link, r.target) : () => fs.promises.writeFile(r.target, r.original, { mode: r.mode })) })
     }
   }).pipe(
     Effect.catch((e) =>

@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
+import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
-import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
+import { displayPath, fail, isBinary, pathNeeds, resolvePath, statPath } from "./Files.ts"
 import { editDecoded } from "./Replace.ts"
 import { decodeBytes, encodeText, unwritableReason, withFileLocks } from "./TextFile.ts"
 import template from "./edit.txt" with { type: "text" }
@@ -14,7 +15,7 @@ const Parameters = Schema.Struct({
 })
 
 const createFile = Effect.fnUntraced(function* (target: string, content: string, existed: boolean, title: string) {
-  yield* writeText(target, content)
+  yield* (yield* FileAccess).write(target, content)
   return {
     title,
     output: `${existed ? "Wrote" : "Created"} ${target} with the given newString.`,
@@ -43,14 +44,15 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   if (stat === undefined) {
     return yield* fail(`File not found: ${target}. Check the path with the glob tool, or create the file with the write tool.`)
   }
-  const bytes = yield* readBytes(target)
+  const files = yield* FileAccess
+  const bytes = yield* files.read(target)
   if (isBinary(target, bytes)) return yield* fail(`${target} is a binary file and cannot be edited as text.`)
   // Matching works on LF text; the file's CRLF endings and BOM are restored on write.
   const file = decodeBytes(bytes)
   const result = editDecoded(file, args.oldString, args.newString, { file: target, ...(args.replaceAll !== undefined ? { replaceAll: args.replaceAll } : {}) })
   if (!result.ok) return yield* fail(result.message)
   const updated = result.text
-  yield* writeText(target, encodeText(file, updated))
+  yield* files.write(target, encodeText(file, updated))
   const count = result.replacements
   const where = count === 1 ? `line ${result.lines[0]}` : `lines ${result.lines.join(", ")}`
   return {

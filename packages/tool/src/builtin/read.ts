@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
+import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
-import { displayPath, fail, isBinary, notRegular, pathNeeds, readBytes, readDirectory, resolvePath, specialKind, statPath } from "./Files.ts"
+import { displayPath, fail, isBinary, notRegular, pathNeeds, readDirectory, resolvePath, specialKind, statPath } from "./Files.ts"
 import { MAX_IMAGE_BYTES, byteSize, dataUrl, sniffImage } from "../Media.ts"
 import template from "./read.txt" with { type: "text" }
 
@@ -81,7 +82,8 @@ export const read = define("read", {
       // a FIFO, socket or device is refused before it is opened: reading one can block forever
       const kind = specialKind(stat)
       if (kind !== undefined) return yield* notRegular(target, kind)
-      const bytes = yield* readBytes(target)
+      // through the editor when one is connected (ACP): its unsaved buffer is what the user sees
+      const bytes = yield* (yield* FileAccess).read(target)
       // an image (by its bytes) is given to the model as an image; a model that takes none gets the note alone
       const image = sniffImage(bytes)
       if (image !== undefined) {

@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
+import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
 import { lineDiff } from "./Diff.ts"
-import { displayPath, fail, isBinary, pathNeeds, readBytes, resolvePath, statPath, writeText } from "./Files.ts"
+import { displayPath, fail, isBinary, pathNeeds, resolvePath, statPath } from "./Files.ts"
 import { decodeBytes, decodeText, unwritableReason } from "./TextFile.ts"
 import template from "./write.txt" with { type: "text" }
 
@@ -25,6 +26,7 @@ export const write = define("write", {
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const target = resolvePath(ctx, args.filePath)
+      const files = yield* FileAccess
       const stat = yield* statPath(target)
       if (stat?.isDirectory()) {
         return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
@@ -33,9 +35,9 @@ export const write = define("write", {
       const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
       if (unwritable !== undefined) return yield* fail(`Cannot write ${target}: ${unwritable}; nothing was changed.`)
       // the text it replaces, for the diff people see (edit and apply_patch have one too); none for a binary or huge file
-      const oldBytes = stat === undefined || stat.size > MAX_DIFF_BYTES ? undefined : yield* readBytes(target).pipe(Effect.orElseSucceed(() => undefined))
+      const oldBytes = stat === undefined || stat.size > MAX_DIFF_BYTES ? undefined : yield* files.read(target).pipe(Effect.orElseSucceed(() => undefined))
       const before = stat === undefined ? "" : oldBytes === undefined || isBinary(target, oldBytes) ? undefined : decodeBytes(oldBytes).text
-      yield* writeText(target, args.content)
+      yield* files.write(target, args.content)
       const bytes = Buffer.byteLength(args.content)
       return {
         title: displayPath(ctx, target),
