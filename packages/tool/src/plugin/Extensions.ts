@@ -132,7 +132,8 @@ export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never,
       // every tool is built with the hooks; `skill` reads the skills when it runs
       const withHooks = <A, E, R>(definition: Effect.Effect<A, E, R>) =>
         definition.pipe(Effect.provideService(ToolHooks, hooks), Effect.provideService(Skills, discovery.skills))
-      const given = yield* Effect.forEach([...base, ...(discovery.skills.length > 0 ? [skill] : [])], withHooks)
+      const builtins: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>> = [...base, ...(discovery.skills.length > 0 ? [skill] : [])]
+      const given = yield* Effect.forEach(builtins, withHooks)
       const builtIn = new Set(given.map((t) => t.id))
       const custom: Array<Info> = []
       for (const def of discovery.tools) {

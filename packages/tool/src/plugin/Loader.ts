@@ -7,7 +7,7 @@ import type { Permission } from "@reins/permission"
 import type { Truncate } from "@reins/truncate"
 import * as Tool from "../Tool.ts"
 import { describeError, type AfterDecision, type BeforeDecision, type ChatParams, type ChatParamsInput, type HookCall, type HookResult, type SessionHooks, type ToolHook } from "./Hooks.ts"
-import { fromPlain, isPlainTool, type PlainTool } from "./PlainTool.ts"
+import { fromPlain, isPlainTool, plainToolProblem } from "./PlainTool.ts"
 import type { Skipped } from "./Skills.ts"
 
 /** A plugin: hooks written as plain (sync or async) functions. */
@@ -96,6 +96,17 @@ const importFile = (file: string) =>
 /** How many tool or plugin files are imported at once. */
 const IMPORT_CONCURRENCY = 8
 
+/** Imports the files together (each is read and transpiled); the modules come back in the files' order, a failed one in `failed`. */
+const importAll = (files: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    registerPluginModule()
+    const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
+    const modules: Array<{ readonly file: string; readonly exports: Record<string, unknown> }> = []
+    const failed: Array<Skipped> = []
+    imports.forEach((loaded, i) => (loaded._tag === "Failure" ? failed.push(loaded.failure) : modules.push({ file: files[i]!, exports: loaded.success })))
+    return { modules, failed }
+  })
+
 const stem = (file: string) => path.basename(file).replace(/\.[^.]+$/, "")
 
 const ID = /^[a-zA-Z0-9_-]{1,64}$/
@@ -103,25 +114,19 @@ const ID = /^[a-zA-Z0-9_-]{1,64}$/
 /** The tools of the files: each export `Tool.define(...)` or a plain tool; the default export's id is the file's name, another's `<file>_<export>`. */
 export const loadToolFiles = (files: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    registerPluginModule()
     const tools: Array<ToolDefinition> = []
-    const failed: Array<Skipped> = []
-    // imported together (each is read and transpiled), handled in order
-    const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
-    for (const [i, file] of files.entries()) {
-      const loaded = imports[i]!
-      if (loaded._tag === "Failure") {
-        failed.push(loaded.failure)
-        continue
-      }
+    const { modules, failed } = yield* importAll(files)
+    for (const { file, exports } of modules) {
       const found: Array<ToolDefinition> = []
       const bad: Array<string> = []
-      for (const [name, value] of Object.entries(loaded.success)) {
+      for (const [name, value] of Object.entries(exports)) {
         const plainId = name === "default" ? stem(file) : `${stem(file)}_${name}`
         if (Effect.isEffect(value)) found.push({ id: defined.get(value), file, build: value as Effect.Effect<unknown, unknown, Permission | Truncate> })
         else if (isPlainTool(value)) {
+          const problem = plainToolProblem(value)
           if (!ID.test(plainId)) bad.push(`${name}: the tool id "${plainId}" must be letters, digits, _ or - (rename the file or export)`)
-          else found.push({ id: plainId, file, build: fromPlain(plainId, value as PlainTool) })
+          else if (problem !== undefined) bad.push(`${name}: ${problem}`)
+          else found.push({ id: plainId, file, build: fromPlain(plainId, value) })
         } else bad.push(`${name}: not a tool (export Tool.define(...) or { description, parameters, execute })`)
       }
       if (found.length === 0) failed.push({ path: file, error: bad.length > 0 ? bad.join("; ") : "it exports no tool" })
@@ -154,17 +159,10 @@ export interface NamedPlugin {
 /** The plugins of the files: each export a plugin object or a function (async allowed) of the context returning one. */
 export const loadPluginFiles = (files: ReadonlyArray<string>, context: PluginContext) =>
   Effect.gen(function* () {
-    registerPluginModule()
     const plugins: Array<NamedPlugin> = []
-    const failed: Array<Skipped> = []
-    const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
-    for (const [i, file] of files.entries()) {
-      const loaded = imports[i]!
-      if (loaded._tag === "Failure") {
-        failed.push(loaded.failure)
-        continue
-      }
-      const entries = Object.entries(loaded.success)
+    const { modules, failed } = yield* importAll(files)
+    for (const { file, exports } of modules) {
+      const entries = Object.entries(exports)
       if (entries.length === 0) failed.push({ path: file, error: "it exports no plugin" })
       for (const [name, value] of entries) {
         const label = name === "default" ? file : `${file}#${name}`

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
-import { define, invalidArgumentsMessage, withFullOutput, ToolError, type Info, type ToolContext } from "../Tool.ts"
+import { define, defineJson, ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 import { describeError } from "./Hooks.ts"
+import { objectSchema, schemaProblem, validateJsonSchema } from "./JsonSchema.ts"
 
 /** What a plain tool's `execute` is given besides its arguments. */
 export interface PlainContext extends ToolContext {
@@ -23,31 +24,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** Whether an export looks like a plain tool. */
 export const isPlainTool = (v: unknown): v is PlainTool => isRecord(v) && typeof v.description === "string" && typeof v.execute === "function"
 
-const JSON_TYPES: Record<string, (v: unknown) => boolean> = {
-  string: (v) => typeof v === "string",
-  number: (v) => typeof v === "number" && Number.isFinite(v),
-  integer: (v) => Number.isInteger(v),
-  boolean: (v) => typeof v === "boolean",
-  array: Array.isArray,
-  object: isRecord,
-  null: (v) => v === null
-}
-
-/** The checks a model's mistakes usually need (required keys, top-level types); the tool checks the rest. */
-const checkJsonSchema = (schema: Record<string, unknown>, args: unknown) => {
-  if (!isRecord(args)) return [{ message: "Expected an object of arguments" }]
-  const issues: Array<{ path?: ReadonlyArray<string>; message: string }> = []
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : []
-  for (const key of required) if (!(key in args)) issues.push({ path: [key], message: "Missing key" })
-  const properties = isRecord(schema.properties) ? schema.properties : {}
-  for (const [key, value] of Object.entries(args)) {
-    const prop = properties[key]
-    if (!isRecord(prop) || typeof prop.type !== "string") continue
-    const ok = JSON_TYPES[prop.type]
-    if (ok && !ok(value)) issues.push({ path: [key], message: `Expected ${prop.type}, got ${JSON.stringify(value)}` })
-  }
-  return issues
-}
+/** Why a plain tool cannot be used (its `parameters` are neither a Schema nor an object JSON Schema); undefined when it can. */
+export const plainToolProblem = (plain: PlainTool): string | undefined =>
+  plain.parameters === undefined || Schema.isSchema(plain.parameters)
+    ? undefined
+    : isRecord(plain.parameters)
+      ? schemaProblem(plain.parameters)
+      : "`parameters` must be an Effect Schema or a JSON Schema object"
 
 const toRaw = (id: string, got: unknown) => {
   if (typeof got === "string") return { title: id, output: got }
@@ -57,25 +40,21 @@ const toRaw = (id: string, got: unknown) => {
   return { title: id, output: got === undefined ? "" : JSON.stringify(got, null, 2) }
 }
 
-/** Makes a plain tool an ordinary one: the same pipeline (permission as its id, truncation, spans). */
+/**
+ * Makes a plain tool an ordinary one: the same pipeline as a built-in — arguments checked against
+ * its schema (an invalid call is answered with what to fix), permission as its id (`"deploy": "ask"`
+ * asks), truncation, spans. Check `plainToolProblem` first.
+ */
 export const fromPlain = (id: string, plain: PlainTool) => {
-  const run = (args: unknown, ctx: ToolContext) =>
+  const permissions = (): ReadonlyArray<PermissionNeed> => [{ permission: id, patterns: ["*"], always: ["*"], title: id }]
+  const execute = (args: unknown, ctx: ToolContext) =>
     Effect.tryPromise({
       try: async (signal) => toRaw(id, await plain.execute(args as never, { ...ctx, abort: signal })),
       catch: (e) => new ToolError({ reason: "failed", message: `The ${id} tool failed: ${describeError(e)}` })
     })
   if (plain.parameters !== undefined && Schema.isSchema(plain.parameters)) {
-    return define(id, { description: plain.description, parameters: plain.parameters as Schema.Top & { readonly DecodingServices: never }, execute: run })
+    return define(id, { description: plain.description, parameters: plain.parameters as Schema.Top & { readonly DecodingServices: never }, permissions, execute })
   }
-  const json = isRecord(plain.parameters) ? plain.parameters : { type: "object", properties: {} }
-  return define(id, {
-    description: plain.description,
-    parameters: Schema.Unknown,
-    execute: (args, ctx) =>
-      Effect.gen(function* () {
-        const issues = checkJsonSchema(json, args)
-        if (issues.length > 0) return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, issues) })
-        return yield* run(args, ctx)
-      })
-  }).pipe(Effect.map((info): Info => ({ ...info, parameters: withFullOutput(json, true) })))
+  const schema = objectSchema(isRecord(plain.parameters) ? plain.parameters : {})
+  return defineJson(id, { description: plain.description, parameters: { jsonSchema: schema, validate: (args) => validateJsonSchema(schema, args) }, permissions, execute })
 }
