@@ -24,6 +24,36 @@ export const cacheHitRate = (u: Pick<Usage, "input" | "cacheRead" | "cacheWrite"
   return prompt === 0 ? undefined : u.cacheRead / prompt
 }
 
+/** Adds usages field by field (`total` is left out: it is the provider's own figure of one step). */
+export const addUsage = (a: Usage, b: Usage): Usage => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  reasoning: a.reasoning + b.reasoning,
+  cacheRead: a.cacheRead + b.cacheRead,
+  cacheWrite: a.cacheWrite + b.cacheWrite
+})
+
+/** What a tool spent on models of its own: the tokens and cost of the sub-agent a `task` call ran. */
+export interface Spending {
+  readonly usage: Usage
+  readonly cost: number
+}
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0
+
+/**
+ * A tool's spending as its result's metadata reports it (`usage` with the five token counts, and
+ * `cost`), else undefined. A turn and its session count it beside their own steps' (T19).
+ */
+export const spendingOf = (metadata: unknown): Spending | undefined => {
+  if (typeof metadata !== "object" || metadata === null) return undefined
+  const { usage, cost } = metadata as { usage?: Record<string, unknown>; cost?: unknown }
+  if (typeof usage !== "object" || usage === null || !isCount(cost)) return undefined
+  const { input, output, reasoning, cacheRead, cacheWrite } = usage
+  if (!isCount(input) || !isCount(output) || !isCount(reasoning) || !isCount(cacheRead) || !isCount(cacheWrite)) return undefined
+  return { usage: { input, output, reasoning, cacheRead, cacheWrite }, cost }
+}
+
 export const ModelRef = Schema.Struct({
   providerID: Schema.String,
   modelID: Schema.String,

@@ -8,6 +8,8 @@ export const Session = Schema.Struct({
   title: Schema.String,
   directory: Schema.String,
   parentID: Schema.optional(Schema.String),
+  /** The agent its last turn ran (`reins run --agent`): the next turn runs it again unless another is chosen. */
+  agent: Schema.optional(Schema.String),
   time: Schema.Struct({ created: Schema.Number, updated: Schema.Number })
 })
 export type Session = typeof Session.Type

@@ -110,7 +110,8 @@ describe("the task tool", () => {
         const events = yield* sessions.stream({ sessionID: session.id, text: "do two things", model: MODEL }).pipe(Stream.runCollect)
         const all = yield* store.listSessions()
         const parts = (yield* store.messages(session.id)).flatMap((m) => m.parts)
-        return { parent: session.id, events: [...events], all, parts }
+        const totals = (yield* store.totals([session.id])).get(session.id)
+        return { parent: session.id, events: [...events], all, parts, totals }
       }).pipe(Effect.withSpan("reins run"), Effect.provide(layer), Effect.scoped)
     )
     const children = out.all.filter((s) => s.parentID === out.parent)
@@ -153,6 +154,18 @@ describe("the task tool", () => {
     const taskIds = new Set(taskSpans.map((t) => t.spanId))
     for (const c of childAgents) expect(taskIds.has(Option.getOrUndefined(c.parent)?.spanId ?? "")).toBe(true)
     expect(new Set(childAgents.map((c) => Option.getOrUndefined(c.parent)?.spanId)).size).toBe(2)
+    // the parent's turn counts its sub-agents' tokens in (its own 100 + 300 in, 10 + 5 out; each child 40 + 60 in, 4 + 6 out), and shows them apart
+    const a = Object.fromEntries(root.attributes)
+    expect(a["gen_ai.usage.input_tokens"]).toBe(400 + 2 * 100)
+    expect(a["gen_ai.usage.output_tokens"]).toBe(15 + 2 * 10)
+    expect(a["reins.subagents.usage.input_tokens"]).toBe(200)
+    expect(a["reins.subagents.usage.output_tokens"]).toBe(20)
+    // a child's own turn counts only its own
+    for (const c of childAgents) expect(Object.fromEntries(c.attributes)["gen_ai.usage.output_tokens"]).toBe(10)
+    expect(Object.fromEntries(childAgents[0]!.attributes)["reins.subagents.usage.input_tokens"]).toBeUndefined()
+    // the store sums the children apart from the parent's own steps
+    expect(out.totals?.usage.output).toBe(15)
+    expect(out.totals?.subAgents).toMatchObject({ sessions: 2, usage: { input: 200, output: 20 } })
   })
 
   test("depth: a sub-agent may start one more level; at depth 2 task is not offered", async () => {
@@ -160,19 +173,25 @@ describe("the task tool", () => {
       respond: (body) => {
         const text = firstUser(body)
         const done = toolResults(body) > 0
-        if (text.includes("LEVEL-2")) return { text: "level 2 done" }
-        if (text.includes("LEVEL-1")) return done ? { text: "level 1 done" } : { toolCalls: [{ name: "task", arguments: { description: "deeper", prompt: "LEVEL-2 go", subagent_type: "general" } }] }
-        return done ? { text: "top done" } : { toolCalls: [{ name: "task", arguments: { description: "first", prompt: "LEVEL-1 go", subagent_type: "general" } }] }
+        const usage = { prompt_tokens: 10, completion_tokens: 1 }
+        if (text.includes("LEVEL-2")) return { text: "level 2 done", usage }
+        if (text.includes("LEVEL-1")) return done ? { text: "level 1 done", usage } : { toolCalls: [{ name: "task", arguments: { description: "deeper", prompt: "LEVEL-2 go", subagent_type: "general" } }], usage }
+        return done ? { text: "top done", usage } : { toolCalls: [{ name: "task", arguments: { description: "first", prompt: "LEVEL-1 go", subagent_type: "general" } }], usage }
       }
     })
-    const out = await Effect.runPromise(
+    const { out, parts } = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
+        const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
-        return yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+        const out = yield* sessions.prompt({ sessionID: session.id, text: "start", model: MODEL })
+        return { out, parts: (yield* store.messages(session.id)).flatMap((m) => m.parts) }
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
     expect(out.text).toBe("top done")
+    // the top's task call counts its sub-agent's two steps and the grandchild's one: 3 outputs of 1 token
+    const call = parts.find((p): p is ToolPart => p.type === "tool" && p.tool === "task")!
+    expect(call.state.status === "completed" ? call.state.metadata.usage : undefined).toMatchObject({ output: 3 })
     const first = (marker: string) => server.requests.find((r) => firstUser(r.body).includes(marker))!
     expect(toolNames(server.requests[0]!.body)).toContain("task")
     expect(toolNames(first("LEVEL-1").body)).toContain("task")

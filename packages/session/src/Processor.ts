@@ -3,7 +3,7 @@ import { Bus, Ids, isOpenTool, type AssistantMessage, type Part, type ReasoningP
 import { Provider, type ModelEvent, type ProviderError, type ProviderRequest } from "@reins/provider"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
-import { cutOff, emptyStep, foldStep, interruptedState, textDue, type StepEvent, type StepOutcome, type StepState } from "./StepState.ts"
+import { cutOff, delegatedBy, emptyStep, foldStep, interruptedState, textDue, type StepEvent, type StepOutcome, type StepState } from "./StepState.ts"
 
 export { TEXT_STORE_MIN_GROWTH, interruptedState, type StepOutcome } from "./StepState.ts"
 
@@ -236,7 +236,8 @@ export const makeProcessor = Effect.gen(function* () {
       yield* saveMessage({ ...assistant, time: { ...assistant.time, completed }, error: { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message } })
       return yield* Effect.fail(error)
     }
-    const outcome: StepOutcome = { ...state.outcome, toolCalls: state.calls.size }
+    const delegated = delegatedBy(state.calls.values())
+    const outcome: StepOutcome = { ...state.outcome, toolCalls: state.calls.size, ...(delegated !== undefined ? { delegated } : {}) }
     yield* save({ id: yield* ids.next("prt"), ...base, type: "step-finish", reason: outcome.finish, usage: outcome.usage, cost: outcome.cost })
     yield* saveMessage({ ...assistant, time: { ...assistant.time, completed }, finish: outcome.finish, usage: outcome.usage, cost: outcome.cost })
     return outcome

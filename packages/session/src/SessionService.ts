@@ -11,7 +11,7 @@ import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { Turn } from "./Turn.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
-import { Agents } from "./agent/Agents.ts"
+import { Agents, MAX_AGENT_DEPTH, type SessionAgent } from "./agent/Agents.ts"
 
 export { turnDone } from "./Turn.ts"
 export { SessionBusyError, type PromptError }
@@ -141,10 +141,12 @@ export class SessionService extends Context.Service<SessionService, {
 
       const startTurn = Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
         let session = yield* store.getSession(input.sessionID)
-        // the agent the turn runs, and its model: a sub-agent's session was assigned them by `task`
-        const assigned = agents.of(session.id)
+        // the agent the turn runs, and its model: a sub-agent's session was assigned them by `task`;
+        // otherwise the one chosen, else the one its last turn ran (kept on the session), else `build`
+        const assigned = agents.of(session.id) ?? (yield* rememberedAgent(session))
         const chosen = input.agent !== undefined ? agents.get(input.agent) : undefined
-        agents.assign(session.id, { agent: chosen ?? assigned?.agent ?? agents.primary, depth: assigned?.depth ?? 0, model: input.model, ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {}) })
+        const agent = chosen ?? assigned?.agent ?? agents.primary
+        agents.assign(session.id, { agent, depth: assigned?.depth ?? 0, model: input.model, ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {}) })
         const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
         const parts = [text, ...(yield* fileParts(session.id, user.id, input.files))]
         yield* store.putMessage(user)
@@ -152,11 +154,23 @@ export class SessionService extends Context.Service<SessionService, {
         yield* turns.announce(user, parts)
         const now = user.time.created
         const isFirst = session.title === "New session"
-        session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, time: { ...session.time, updated: now } }
+        session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, agent: agent.name, time: { ...session.time, updated: now } }
         yield* store.updateSession(session)
         yield* bus.publish({ type: "session.updated", session })
         yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
-        return yield* turns.run(session, { info: user, parts }, input.model, run, known)
+        // the agent is held in memory only while its turn runs (a server runs many sessions)
+        return yield* turns.run(session, { info: user, parts }, input.model, run, known).pipe(Effect.ensuring(Effect.sync(() => agents.release(session.id))))
+      })
+
+      /** A session's agent from its record: the agent its last turn ran, its parent session and how deep it is. */
+      const rememberedAgent = Effect.fnUntraced(function* (session: Session) {
+        let depth = 0
+        for (let id = session.parentID; id !== undefined && depth <= MAX_AGENT_DEPTH; depth++) {
+          id = (yield* store.getSession(id).pipe(Effect.orElseSucceed(() => undefined)))?.parentID
+        }
+        const agent = session.agent !== undefined ? agents.get(session.agent) : undefined
+        if (agent === undefined && session.parentID === undefined) return undefined
+        return { agent: agent ?? agents.primary, depth, ...(session.parentID !== undefined ? { parent: session.parentID } : {}) } satisfies SessionAgent
       })
 
       const runTurn = Effect.fn("SessionService.prompt")(function* (input: PromptInput) {

@@ -1,4 +1,4 @@
-import { emptyUsage, isOpenTool, type Part, type ReasoningPart, type TextPart, type ToolPart, type Usage } from "@reins/domain"
+import { addUsage, emptyUsage, isOpenTool, spendingOf, type Part, type ReasoningPart, type Spending, type TextPart, type ToolPart, type Usage } from "@reins/domain"
 
 /** What one step produced, for the loop to decide whether to go on (T1). */
 export interface StepOutcome {
@@ -6,6 +6,8 @@ export interface StepOutcome {
   readonly toolCalls: number
   readonly usage: Usage
   readonly cost: number
+  /** What its tools spent on models of their own (the sub-agents of its `task` calls); absent when nothing. */
+  readonly delegated?: Spending
 }
 
 /**
@@ -79,6 +81,16 @@ export const foldStep = (state: StepState, event: StepEvent): StepState => {
     case "finish":
       return { ...state, outcome: event.outcome }
   }
+}
+
+/** What the step's finished tool calls spent on models of their own (`spendingOf` their metadata); undefined when nothing. */
+export const delegatedBy = (calls: Iterable<ToolPart>): Spending | undefined => {
+  let total: Spending | undefined
+  for (const part of calls) {
+    const spent = part.state.status === "completed" || part.state.status === "error" ? spendingOf(part.state.metadata) : undefined
+    if (spent !== undefined) total = total === undefined ? spent : { usage: addUsage(total.usage, spent.usage), cost: total.cost + spent.cost }
+  }
+  return total
 }
 
 /** Whether a streaming text has grown enough since it was last stored to be stored again. */

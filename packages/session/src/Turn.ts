@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { Bus, GenAiAttr, GenAiOperation, Ids, WorkDir, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type TurnResult, type UserMessage } from "@reins/domain"
+import { Bus, GenAiAttr, GenAiOperation, Ids, WorkDir, addUsage, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type Spending, type TurnResult, type UserMessage } from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -361,29 +361,40 @@ export class Turn extends Context.Service<
 
       const run = (session: Session, turnStart: MessageWithParts, model: ModelRef, claim: SessionRun, known: Set<string>) => {
         const agentName = (agents.of(session.id)?.agent ?? agents.primary).name
-        // the turn's usage summed over its steps, for its `invoke_agent` span (T10)
-        const usage = { ...emptyUsage }
+        // the turn's usage summed over its steps, for its `invoke_agent` span (T10), with what its
+        // sub-agents spent (T19) counted in and also shown apart
+        let usage = emptyUsage
         let cost = 0
+        let delegated: Spending = { usage: emptyUsage, cost: 0 }
         return steps(session, turnStart, model, claim, known).pipe(
           Stream.tap((step) =>
             Effect.sync(() => {
               if (step._tag !== "Stepped") return
-              const u = step.outcome.usage
-              usage.input += u.input
-              usage.output += u.output
-              usage.reasoning += u.reasoning
-              usage.cacheRead += u.cacheRead
-              usage.cacheWrite += u.cacheWrite
+              usage = addUsage(usage, step.outcome.usage)
               cost += step.outcome.cost
+              const spent = step.outcome.delegated
+              if (spent !== undefined) delegated = { usage: addUsage(delegated.usage, spent.usage), cost: delegated.cost + spent.cost }
             })
           ),
           Stream.runLast,
           Effect.flatMap((last) =>
             Option.isSome(last) && last.value._tag === "Finished" ? Effect.succeed(last.value.result) : Effect.die("A turn's steps ended without its result")
           ),
-          Effect.onExit(() =>
-            Effect.annotateCurrentSpan({ ...usageAttributes(usage), "reins.cache.hit_rate": cacheHitRate(usage) ?? 0, "reins.cost": cost })
-          ),
+          Effect.onExit(() => {
+            const all = addUsage(usage, delegated.usage)
+            return Effect.annotateCurrentSpan({
+              ...usageAttributes(all),
+              "reins.cache.hit_rate": cacheHitRate(all) ?? 0,
+              "reins.cost": cost + delegated.cost,
+              ...(delegated.cost > 0 || delegated.usage.input + delegated.usage.output + delegated.usage.cacheRead + delegated.usage.cacheWrite > 0
+                ? {
+                    "reins.subagents.usage.input_tokens": delegated.usage.input + delegated.usage.cacheRead + delegated.usage.cacheWrite,
+                    "reins.subagents.usage.output_tokens": delegated.usage.output,
+                    "reins.subagents.cost": delegated.cost
+                  }
+                : {})
+            })
+          }),
           Effect.tapError((error) => Effect.annotateCurrentSpan(GenAiAttr.errorType, "reason" in error ? String(error.reason) : error._tag)),
           // one span per turn, the conventions' agent invocation: its model calls and tools are its children
           Effect.withSpan(agentSpanName(agentName), {

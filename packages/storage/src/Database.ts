@@ -70,6 +70,9 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
   return db
 })
 
+/** How many levels of sub-agent sessions a session's totals follow (sub-agents nest 2 deep; the bound guards a cycle). */
+export const MAX_SUBAGENT_DEPTH = 8
+
 /** Orders text as SQLite compares TEXT (UTF-8 bytes, code point order); JS `<` compares UTF-16 code units. */
 export const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
 

@@ -1,6 +1,6 @@
-import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type Part, type Session } from "@reins/domain"
+import { addUsage, emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type Part, type Session } from "@reins/domain"
 import { Effect } from "effect"
-import { utf8Order, type MemoryState } from "./Database.ts"
+import { MAX_SUBAGENT_DEPTH, utf8Order, type MemoryState } from "./Database.ts"
 import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 import { refersToMissing as missing, sessionNotFound, StoreError } from "./StoreError.ts"
@@ -103,7 +103,35 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
   })
 
   const totals = Effect.fn("SessionStore.totals")(function* (sessionIDs: ReadonlyArray<string>) {
-    const wanted = new Set(sessionIDs)
+    const own = ownTotals(new Set(sessionIDs))
+    // each session's sub-agent sessions, at any depth (bounded like the SQLite query)
+    const children = new Map<string, Array<string>>()
+    for (const s of sessions.values()) if (s.parentID !== undefined) children.set(s.parentID, [...(children.get(s.parentID) ?? []), s.id])
+    const below = new Map<string, Array<string>>()
+    for (const id of sessionIDs) {
+      const found: Array<string> = []
+      let level = children.get(id) ?? []
+      for (let depth = 0; level.length > 0 && depth < MAX_SUBAGENT_DEPTH; depth++) {
+        found.push(...level)
+        level = level.flatMap((c) => children.get(c) ?? [])
+      }
+      if (found.length > 0) below.set(id, found)
+    }
+    const theirs = ownTotals(new Set([...below.values()].flat()))
+    const out = new Map(own)
+    for (const [id, found] of below) {
+      let usage = emptyUsage
+      let cost = 0
+      for (const c of found) {
+        const t = theirs.get(c)
+        if (t !== undefined) (usage = addUsage(usage, t.usage)), (cost += t.cost)
+      }
+      out.set(id, { ...(own.get(id) ?? { messages: 0, steps: 0, usage: emptyUsage, cost: 0 }), subAgents: { sessions: found.length, usage, cost } })
+    }
+    return out as ReadonlyMap<string, SessionTotals>
+  })
+
+  const ownTotals = (wanted: ReadonlySet<string>) => {
     const out = new Map<string, SessionTotals>()
     for (const message of [...messagesById.values()].sort(byId)) {
       if (!wanted.has(message.sessionID)) continue
@@ -127,8 +155,8 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
         model: message.model
       })
     }
-    return out as ReadonlyMap<string, SessionTotals>
-  })
+    return out
+  }
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     if (!sessions.delete(id)) return yield* sessionNotFound(id)

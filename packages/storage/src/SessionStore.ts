@@ -31,6 +31,11 @@ export interface SessionTotals {
   readonly cost: number
   /** The model of the newest assistant message; absent before the first. */
   readonly model?: ModelRef
+  /**
+   * The sessions its `task` calls started, at any depth (T19), and what they used; absent when it
+   * started none. Not in `usage` and `cost`, which are its own steps'.
+   */
+  readonly subAgents?: { readonly sessions: number; readonly usage: Usage; readonly cost: number }
 }
 
 /**
@@ -58,7 +63,10 @@ export class SessionStore extends Context.Service<SessionStore, {
   messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
   /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
   latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
-  /** The totals of these sessions, read from their messages without their parts; a session with no message has none. */
+  /**
+   * The totals of these sessions, read from their messages without their parts, with their
+   * sub-agents' sessions summed apart; a session with no message and no sub-agent has none.
+   */
   totals(sessionIDs: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, SessionTotals>, StoreError>
   /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
   deleteSession(id: string): Effect.Effect<void, StoreError>

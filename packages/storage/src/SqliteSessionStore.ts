@@ -1,9 +1,9 @@
 import type { Database as SqliteClient } from "bun:sqlite"
-import type { AssistantMessage, Message, MessageWithParts, ModelRef, Part, Session, SessionRun } from "@reins/domain"
+import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type ModelRef, type Part, type Session, type SessionRun } from "@reins/domain"
 import { and, desc, eq, isNull, sql } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Effect } from "effect"
-import type { SqliteDatabase } from "./Database.ts"
+import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
 import * as schema from "./schema.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
@@ -30,6 +30,30 @@ const SELECT_TOTALS = `SELECT m.session_id AS sessionID, COUNT(*) AS messages,
   (SELECT json_extract(a.data, '$.model') FROM message a WHERE a.session_id = m.session_id AND json_extract(a.data, '$.role') = 'assistant'
     ORDER BY a.id DESC LIMIT 1) AS model
   FROM message m WHERE m.session_id IN (SELECT value FROM json_each(?1)) GROUP BY m.session_id`
+/** ?1 a JSON array of session ids, ?2 the depth bound: per session, its sub-agent sessions at any depth and their usage. */
+const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
+    SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id IN (SELECT value FROM json_each(?1))
+    UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
+  )
+  SELECT tree.root AS sessionID, COUNT(DISTINCT tree.id) AS sessions,
+  COALESCE(SUM(json_extract(m.data, '$.usage.input')), 0) AS input,
+  COALESCE(SUM(json_extract(m.data, '$.usage.output')), 0) AS output,
+  COALESCE(SUM(json_extract(m.data, '$.usage.reasoning')), 0) AS reasoning,
+  COALESCE(SUM(json_extract(m.data, '$.usage.cacheRead')), 0) AS cacheRead,
+  COALESCE(SUM(json_extract(m.data, '$.usage.cacheWrite')), 0) AS cacheWrite,
+  COALESCE(SUM(json_extract(m.data, '$.cost')), 0) AS cost
+  FROM tree LEFT JOIN message m ON m.session_id = tree.id AND json_extract(m.data, '$.role') = 'assistant'
+  GROUP BY tree.root`
+interface SubAgentTotalsRow {
+  readonly sessionID: string
+  readonly sessions: number
+  readonly input: number
+  readonly output: number
+  readonly reasoning: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  readonly cost: number
+}
 interface TotalsRow {
   readonly sessionID: string
   readonly messages: number
@@ -107,6 +131,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   ] as const)
   const selectLatestSummary = client.prepare<{ data: string }, [string]>(SELECT_LATEST_SUMMARY)
   const selectTotals = client.prepare<TotalsRow, [string]>(SELECT_TOTALS)
+  const selectSubAgentTotals = client.prepare<SubAgentTotalsRow, [string, number]>(SELECT_SUBAGENT_TOTALS)
   const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
   // A write under a claim: the claim is checked in the write's own transaction (BEGIN IMMEDIATE,
   // so no other process can take the session over between the check and the write).
@@ -226,19 +251,23 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
 
   const totals = Effect.fn("SessionStore.totals")(function* (sessionIDs: ReadonlyArray<string>) {
-    const rows = yield* attempt(() => `read the totals of ${sessionIDs.length} sessions`, () => selectTotals.all(JSON.stringify(sessionIDs)))
-    return new Map(
+    const ids = JSON.stringify(sessionIDs)
+    const [rows, below] = yield* attempt(
+      () => `read the totals of ${sessionIDs.length} sessions`,
+      () => [selectTotals.all(ids), selectSubAgentTotals.all(ids, MAX_SUBAGENT_DEPTH)] as const
+    )
+    const usageOf = (row: Omit<SubAgentTotalsRow, "sessionID" | "sessions" | "cost">) => ({ input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite })
+    const out = new Map(
       rows.map((row): [string, SessionTotals] => [
         row.sessionID,
-        {
-          messages: row.messages,
-          steps: row.steps,
-          usage: { input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite },
-          cost: row.cost,
-          ...(row.model === null ? {} : { model: JSON.parse(row.model) as ModelRef })
-        }
+        { messages: row.messages, steps: row.steps, usage: usageOf(row), cost: row.cost, ...(row.model === null ? {} : { model: JSON.parse(row.model) as ModelRef }) }
       ])
     )
+    for (const row of below) {
+      const own = out.get(row.sessionID) ?? { messages: 0, steps: 0, usage: emptyUsage, cost: 0 }
+      out.set(row.sessionID, { ...own, subAgents: { sessions: row.sessions, usage: usageOf(row), cost: row.cost } })
+    }
+    return out as ReadonlyMap<string, SessionTotals>
   })
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {

@@ -42,5 +42,42 @@ for (const [name, makeLayer] of implementations) {
       })
       expect(totals.get("ses_b")).toEqual({ messages: 1, steps: 0, usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0 })
     })
+
+    test("sub-agents: the sessions a session's tasks started, at any depth, summed apart from its own; a child's own totals are its own", async () => {
+      const u = (input: number, output: number) => ({ input, output, reasoning: 1, cacheRead: 2, cacheWrite: 3 })
+      const totals = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          yield* store.createSession(session("ses_top"))
+          // two children, one with a grandchild; one child with no messages yet; an unrelated session
+          yield* store.createSession({ ...session("ses_c1"), parentID: "ses_top" })
+          yield* store.createSession({ ...session("ses_c2"), parentID: "ses_top" })
+          yield* store.createSession({ ...session("ses_g1"), parentID: "ses_c1" })
+          yield* store.createSession({ ...session("ses_idle"), parentID: "ses_top" })
+          yield* store.createSession(session("ses_else"))
+          yield* store.createSession({ ...session("ses_noown"), parentID: "ses_bare" })
+          yield* store.createSession(session("ses_bare"))
+          yield* store.putMessage(step("msg_t1", "ses_top", u(100, 10), 1))
+          yield* store.putMessage(userMessage("msg_c1u", "ses_c1"))
+          yield* store.putMessage(step("msg_c1", "ses_c1", u(20, 2), 0.5))
+          yield* store.putMessage(step("msg_c2", "ses_c2", u(30, 3), 0.25))
+          yield* store.putMessage(step("msg_g1", "ses_g1", u(40, 4), 0.125))
+          yield* store.putMessage(step("msg_e1", "ses_else", u(999, 999), 9))
+          yield* store.putMessage(step("msg_n1", "ses_noown", u(5, 5), 0.5))
+          return yield* store.totals(["ses_top", "ses_c1", "ses_g1", "ses_else", "ses_bare"])
+        })
+      )
+      const top = totals.get("ses_top")!
+      expect(top.usage).toEqual(u(100, 10))
+      expect(top.cost).toBe(1)
+      expect(top.subAgents).toEqual({ sessions: 4, usage: { input: 90, output: 9, reasoning: 3, cacheRead: 6, cacheWrite: 9 }, cost: 0.875 })
+      expect(totals.get("ses_c1")!.usage).toEqual(u(20, 2))
+      expect(totals.get("ses_c1")!.subAgents).toEqual({ sessions: 1, usage: u(40, 4), cost: 0.125 })
+      expect(totals.get("ses_g1")!.subAgents).toBeUndefined()
+      expect(totals.get("ses_else")!.subAgents).toBeUndefined()
+      // a session with no message of its own but a sub-agent that has some
+      expect(totals.get("ses_bare")).toEqual({ messages: 0, steps: 0, usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0, subAgents: { sessions: 1, usage: u(5, 5), cost: 0.5 } })
+    })
   })
 }

@@ -134,6 +134,8 @@ export interface AgentsService {
   /** Sets the agent a session runs (its parent and depth for a child of `task`). */
   assign(sessionID: string, entry: SessionAgent): void
   of(sessionID: string): SessionAgent | undefined
+  /** Forgets a session's agent once its turn has ended (the session record keeps the agent's name). */
+  release(sessionID: string): void
   /** Whether `sessionID` is `root` or one of its sub-agent sessions. */
   within(root: string): (sessionID: string) => boolean
 }
@@ -148,6 +150,7 @@ export const makeAgents = (catalog: AgentCatalog): AgentsService => {
     primary: byName.get(DEFAULT_AGENT) ?? resolveInfo(DEFAULT_AGENT, { mode: "primary" }, "built-in"),
     assign: (sessionID, entry) => void sessions.set(sessionID, entry),
     of: (sessionID) => sessions.get(sessionID),
+    release: (sessionID) => void sessions.delete(sessionID),
     within: (root) => (sessionID) => {
       for (let id: string | undefined = sessionID, hops = 0; id !== undefined && hops <= MAX_AGENT_DEPTH + 1; id = sessions.get(id)?.parent, hops++) {
         if (id === root) return true

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Semaphore } from "effect"
-import { emptyUsage } from "@reins/domain"
-import { SessionStore } from "@reins/storage"
+import { addUsage, emptyUsage } from "@reins/domain"
+import { SessionStore, type SessionTotals } from "@reins/storage"
 import { SubAgents, ToolError, type SubAgentRequest, type SubAgentResult, type ToolContext } from "@reins/tool"
 import { SessionService } from "../SessionService.ts"
 import { Agents, MAX_AGENT_DEPTH, agentModel } from "./Agents.ts"
@@ -59,24 +59,17 @@ export const layerSubAgentRunner = Layer.effectDiscard(
       if (ctx.progress) yield* ctx.progress({ sessionID: child.id, agent: agent.name })
       const result = yield* sessions.prompt({ sessionID: child.id, text: request.prompt, model }).pipe(
         Effect.mapError((e) => failed(`The ${agent.name} sub-agent (session ${child.id}) failed: ${e.message}`)),
-        Semaphore.withPermits(levels[depth - 1]!, 1)
+        Semaphore.withPermits(levels[depth - 1]!, 1),
+        // held only while it runs, also when its turn never started
+        Effect.ensuring(Effect.sync(() => agents.release(child.id)))
       )
       if (result.assistant.error) {
         return yield* failed(`The ${agent.name} sub-agent (session ${child.id}) stopped: ${result.assistant.error.message}`)
       }
-      // the child's tokens and cost, for the parent's totals
-      const messages = yield* store.messages(child.id).pipe(Effect.orElseSucceed(() => []))
-      const usage = { ...emptyUsage }
-      let cost = 0
-      for (const m of messages) {
-        if (m.info.role !== "assistant") continue
-        usage.input += m.info.usage.input
-        usage.output += m.info.usage.output
-        usage.reasoning += m.info.usage.reasoning
-        usage.cacheRead += m.info.usage.cacheRead
-        usage.cacheWrite += m.info.usage.cacheWrite
-        cost += m.info.cost
-      }
+      // the child's tokens and cost with its own sub-agents', for the parent's turn
+      const totals = (yield* store.totals([child.id]).pipe(Effect.orElseSucceed(() => new Map<string, SessionTotals>()))).get(child.id)
+      const usage = addUsage(totals?.usage ?? emptyUsage, totals?.subAgents?.usage ?? emptyUsage)
+      const cost = (totals?.cost ?? 0) + (totals?.subAgents?.cost ?? 0)
       return { sessionID: child.id, agent: agent.name, text: result.text, steps: result.steps, usage, cost } satisfies SubAgentResult
     })
   })
