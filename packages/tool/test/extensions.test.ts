@@ -4,10 +4,10 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { define } from "../src/Tool.ts"
-import { ToolHooks, type ToolHook } from "../src/plugin/Hooks.ts"
+import { ToolHooks, chatParamsFor, checkChatParams, type ChatParams, type ToolHook } from "../src/plugin/Hooks.ts"
 import { discoverExtensions } from "../src/plugin/Extensions.ts"
 import { skillsBlock } from "../src/plugin/Skills.ts"
-import { loadPluginFiles, toolHookOf } from "../src/plugin/Loader.ts"
+import { loadPluginFiles, sessionHooksOf, toolHookOf } from "../src/plugin/Loader.ts"
 import { tempDir, toolCall } from "./helpers.ts"
 
 const write = (file: string, text: string) => {
@@ -125,4 +125,39 @@ describe("tool hooks in the pipeline", () => {
     expect(after.success.output).toBe("echo: hi")
     expect(after.success.metadata.hookErrors).toEqual(["late.ts: late boom"])
   })
+})
+
+describe("hook answers that cannot be used", () => {
+  test("tool.before returning { args: undefined } leaves the arguments as the model sent them", async () => {
+    const cwd = tempDir()
+    const result = await Effect.runPromise(toolCall(withHooks([plugin("noop.ts", { "tool.before": () => ({ args: undefined }) })]), { text: "hi" }, { cwd }))
+    expect(result.success.output).toBe("echo: hi")
+  })
+
+  // [what a chat.params hook returned, the parameters used, the problem reported]
+  const answers: ReadonlyArray<readonly [string, unknown, ChatParams, string | undefined]> = [
+    ["nothing", undefined, {}, undefined],
+    ["a temperature", { temperature: 0.2 }, { temperature: 0.2 }, undefined],
+    ["every field", { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } }, { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } }, undefined],
+    ["a string temperature", { temperature: "hot", topP: 0.5 }, { topP: 0.5 }, '`temperature` must be a number, not "hot"'],
+    ["NaN top-p", { topP: Number.NaN }, {}, "`topP` must be a number, not NaN"],
+    ["provider options not per provider", { providerOptions: { store: false } }, {}, "`providerOptions` must be an object of objects"],
+    ["a misspelt key", { temprature: 0.1 }, {}, "unknown `temprature`"],
+    ["a number", 0.5, {}, "it must return nothing or { temperature?, topP?, providerOptions? }"]
+  ]
+  for (const [name, got, params, problem] of answers) {
+    test(`chat.params returning ${name}: ${problem ?? "used"}`, async () => {
+      const checked = checkChatParams(got)
+      expect(checked.params).toEqual(params)
+      if (problem === undefined) expect(checked.problems).toEqual([])
+      else expect(checked.problems.join("; ")).toContain(problem)
+      // what the model call gets: the usable part; a later hook still wins field by field
+      const hooks = sessionHooksOf([
+        { name: "first.ts", plugin: { "chat.params": () => got as ChatParams } },
+        { name: "second.ts", plugin: { "chat.params": () => ({ topP: 0.1 }) } }
+      ])
+      const merged = await Effect.runPromise(chatParamsFor(hooks, { sessionID: "s", providerID: "p", modelID: "m" }))
+      expect(merged).toEqual({ ...params, topP: 0.1 })
+    })
+  }
 })

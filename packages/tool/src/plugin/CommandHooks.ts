@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { HomeDir, type CommandHookConfig, type HooksConfig } from "@reins/domain"
 import { Permission, check, scanBash } from "@reins/permission"
+import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
 import { killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
 
@@ -16,33 +17,54 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** The file a call is about (edit, write, read: `filePath`), absolute; undefined when it names none. */
-export const fileOf = (call: HookCall) => {
+/**
+ * The files a call is about, absolute: the `filePath` of edit, write or read; for a patch
+ * (`patchText`, apply_patch), each file it changes — before the call every path it names (move
+ * destinations too), after it the files as they now are (a moved file under its new name, a
+ * deleted one left out). Empty when the call names no file.
+ */
+export const filesOf = (call: HookCall, phase: "before" | "after"): ReadonlyArray<string> => {
   const args = isRecord(call.args) ? call.args : {}
   const file = [args.filePath, args.file_path, args.path].find((v): v is string => typeof v === "string" && v.length > 0)
-  return file === undefined ? undefined : path.resolve(call.cwd, file)
+  if (file !== undefined) return [path.resolve(call.cwd, file)]
+  if (typeof args.patchText !== "string") return []
+  const parsed = parsePatch(args.patchText)
+  if (Result.isFailure(parsed)) return []
+  const paths =
+    phase === "before"
+      ? touchedPaths(parsed.success)
+      : parsed.success.flatMap((op) => (op.type === "delete" ? [] : [op.type === "update" && op.movePath !== undefined ? op.movePath : op.path]))
+  return [...new Set(paths.map((p) => path.resolve(call.cwd, p)))]
 }
 
 /** What a hook's command sees: `FILE` (absolute; empty when the call names none), `TOOL`, `SESSION`. */
-export const variables = (call: HookCall): Record<string, string> => ({ FILE: fileOf(call) ?? "", TOOL: call.tool, SESSION: call.sessionID })
+export const variables = (call: HookCall, file: string | undefined): Record<string, string> => ({ FILE: file ?? "", TOOL: call.tool, SESSION: call.sessionID })
 
 /** Whether the command uses `$FILE` (or `${FILE}`): such a hook is skipped for a call that names no file. */
 const needsFile = (command: string) => /\$\{?FILE\b/.test(command)
 
 /**
- * The command as the permission scan judges it: the variables replaced by their values, quoted, so
- * rules see the real path. The command itself runs with the variables in its environment and the
- * shell expands them (`"$FILE"` works as in any script).
+ * The command as the permission scan judges it for one file: the variables replaced by their
+ * values, quoted, so rules see the real path. The command itself runs with the variables in its
+ * environment and the shell expands them (`"$FILE"` works as in any script).
  */
-export const expand = (command: string, call: HookCall) => {
-  if (needsFile(command) && fileOf(call) === undefined) return undefined
-  const values = variables(call)
+export const expand = (command: string, call: HookCall, file: string | undefined) => {
+  if (needsFile(command) && file === undefined) return undefined
+  const values = variables(call, file)
   return command.replace(/\$\{(FILE|TOOL|SESSION)\}|\$(FILE|TOOL|SESSION)\b/g, (_, a: string | undefined, b: string | undefined) => quote(values[(a ?? b)!]!))
+}
+
+/** How a hook's command ended: its exit code (null when a signal stopped it), what it printed (cut), whether the timeout killed it. */
+export interface HookOutcome {
+  readonly code: number | null
+  readonly signal?: string | null
+  readonly output: string
+  readonly timedOut: boolean
 }
 
 /** Runs `sh -c command` in its own process group; the group is killed at the timeout or on interrupt. */
 export const runHookCommand = (command: string, cwd: string, timeoutMs: number, vars: Record<string, string> = {}) =>
-  Effect.callback<{ readonly code: number | null; readonly output: string; readonly timedOut: boolean }>((resume) => {
+  Effect.callback<HookOutcome>((resume) => {
     const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...vars } })
     let output = ""
     const collect = (b: Buffer) => {
@@ -57,11 +79,11 @@ export const runHookCommand = (command: string, cwd: string, timeoutMs: number, 
     }, timeoutMs)
     child.on("error", (e) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ code: null, output: e.message, timedOut }))
+      resume(Effect.succeed({ code: null, output: `could not start /bin/sh: ${e.message}`, timedOut }))
     })
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ code, output: output.slice(0, OUTPUT_LIMIT).trim(), timedOut }))
+      resume(Effect.succeed({ code, signal, output: output.slice(0, OUTPUT_LIMIT).trim(), timedOut }))
     })
     return Effect.sync(() => {
       clearTimeout(timer)
@@ -113,33 +135,49 @@ export const commandHooks = (config: HooksConfig | undefined) =>
         return []
       }
       const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS
-      const run = (call: HookCall) =>
+      // Once per file of the call ($FILE each in turn: an apply_patch that changes three files runs
+      // it three times), or once with FILE empty when the call names none.
+      const runs = (call: HookCall, phase: "before" | "after") =>
         Effect.gen(function* () {
-          if (!applies(call.tool)) return undefined
-          const scanned = expand(hook.command, call)
-          if (scanned === undefined || (yield* denied(name, scanned, call))) return undefined
-          return yield* runHookCommand(hook.command, call.cwd, timeout, variables(call))
+          if (!applies(call.tool)) return []
+          const files = filesOf(call, phase)
+          const outcomes: Array<HookOutcome> = []
+          for (const file of files.length > 0 ? files : [undefined]) {
+            const scanned = expand(hook.command, call, file)
+            if (scanned === undefined || (yield* denied(name, scanned, call))) continue
+            const outcome = yield* runHookCommand(hook.command, call.cwd, timeout, variables(call, file))
+            outcomes.push(outcome)
+            // a tool.before hook that refuses one file refuses the call: the rest need not run
+            if (phase === "before" && outcome.code !== 0) break
+          }
+          return outcomes
         })
+      const failure = (r: HookOutcome) =>
+        r.timedOut
+          ? `\`${hook.command}\` did not finish within ${timeout} ms`
+          : r.code === null
+            ? `\`${hook.command}\` was stopped${r.signal ? ` by ${r.signal}` : ""}${r.output ? `: ${r.output}` : ""}`
+            : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}`
       const made: ToolHook = event === "tool.before"
         ? {
             name,
             before: (call) =>
-              Effect.flatMap(run(call), (r) =>
-                !r || r.code === 0
+              Effect.flatMap(runs(call, "before"), (outcomes) => {
+                const r = outcomes.find((o) => o.code !== 0)
+                return !r
                   ? Effect.succeed(undefined)
                   : r.timedOut
-                    ? Effect.fail({ message: `\`${hook.command}\` did not finish within ${timeout} ms` })
-                    : Effect.succeed({ deny: r.output || `\`${hook.command}\` exited with ${r.code}` })
-              )
+                    ? Effect.fail({ message: failure(r) })
+                    : Effect.succeed({ deny: r.output || failure(r) })
+              })
           }
         : {
             name,
             after: (call) =>
-              Effect.flatMap(run(call), (r) =>
-                !r || r.code === 0
-                  ? Effect.succeed(undefined)
-                  : Effect.fail({ message: r.timedOut ? `\`${hook.command}\` did not finish within ${timeout} ms` : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}` })
-              )
+              Effect.flatMap(runs(call, "after"), (outcomes) => {
+                const failed = outcomes.filter((o) => o.code !== 0)
+                return failed.length === 0 ? Effect.succeed(undefined) : Effect.fail({ message: failed.map(failure).join("; ") })
+              })
           }
       return [made]
     }

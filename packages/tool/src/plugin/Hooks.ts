@@ -67,7 +67,36 @@ export interface SessionHooks {
 /** The session hooks in force (default none). */
 export const SessionHooks = Context.Reference<SessionHooks>("reins/tool/SessionHooks", { defaultValue: () => ({ chatParams: [], events: [] }) })
 
-/** Runs the `chat.params` hooks in order, each seeing the input; later ones win field by field. A failing one is logged and skipped. */
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * What of a `chat.params` hook's answer can be used, and what cannot (each a phrase): a value of
+ * the wrong type would reach the provider and fail the model call, so it is dropped and reported.
+ */
+export const checkChatParams = (got: unknown): { readonly params: ChatParams; readonly problems: ReadonlyArray<string> } => {
+  if (got === undefined || got === null) return { params: {}, problems: [] }
+  if (!isRecord(got)) return { params: {}, problems: ["it must return nothing or { temperature?, topP?, providerOptions? }"] }
+  const problems: Array<string> = []
+  const number = (key: "temperature" | "topP") => {
+    const v = got[key]
+    if (v === undefined) return {}
+    if (typeof v === "number" && Number.isFinite(v)) return { [key]: v }
+    problems.push(`\`${key}\` must be a number, not ${typeof v === "number" ? String(v) : JSON.stringify(v)}`)
+    return {}
+  }
+  const options = got.providerOptions
+  const providerOptions =
+    options === undefined
+      ? {}
+      : isRecord(options) && Object.values(options).every(isRecord)
+        ? { providerOptions: options as Record<string, Record<string, unknown>> }
+        : (problems.push("`providerOptions` must be an object of objects, one per provider (e.g. { openai: { … } })"), {})
+  const unknown = Object.keys(got).filter((k) => !["temperature", "topP", "providerOptions"].includes(k))
+  if (unknown.length > 0) problems.push(`unknown ${unknown.map((k) => `\`${k}\``).join(", ")} (it may set temperature, topP and providerOptions)`)
+  return { params: { ...number("temperature"), ...number("topP"), ...providerOptions }, problems }
+}
+
+/** Runs the `chat.params` hooks in order, each seeing the input; later ones win field by field. A failing one is logged and skipped, a wrong value logged and dropped. */
 export const chatParamsFor = (hooks: SessionHooks, input: ChatParamsInput) =>
   Effect.gen(function* () {
     let params: ChatParams = {}
@@ -75,12 +104,14 @@ export const chatParamsFor = (hooks: SessionHooks, input: ChatParamsInput) =>
       const got = yield* hook.run(input).pipe(
         Effect.catch((e) => Effect.as(Effect.logWarning(`The hook ${hook.name} (chat.params) failed; its parameters are not used: ${e.message}`), undefined))
       )
-      if (!got) continue
+      const checked = checkChatParams(got)
+      if (checked.problems.length > 0) yield* Effect.logWarning(`The hook ${hook.name} (chat.params) returned what cannot be used: ${checked.problems.join("; ")}`)
+      const p = checked.params
       params = {
         ...params,
-        ...(got.temperature !== undefined ? { temperature: got.temperature } : {}),
-        ...(got.topP !== undefined ? { topP: got.topP } : {}),
-        ...(got.providerOptions ? { providerOptions: { ...params.providerOptions, ...got.providerOptions } } : {})
+        ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
+        ...(p.topP !== undefined ? { topP: p.topP } : {}),
+        ...(p.providerOptions ? { providerOptions: { ...params.providerOptions, ...p.providerOptions } } : {})
       }
     }
     return params

@@ -201,7 +201,8 @@ export const toolHookOf = ({ name, plugin }: NamedPlugin): ToolHook | undefined 
                   ? Effect.fail({ message: "it must return nothing, { args } or { deny: reason }" })
                   : d?.deny !== undefined && typeof d.deny !== "string"
                     ? Effect.fail({ message: "`deny` must be the reason, a string" })
-                    : Effect.succeed(d ?? undefined)
+                    : // `{ args: undefined }` (a hook that computed nothing) leaves the arguments as they were
+                      Effect.succeed(d?.deny !== undefined ? { deny: d.deny } : d?.args !== undefined ? { args: d.args } : undefined)
               )
             )
         }
