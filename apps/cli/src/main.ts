@@ -9,12 +9,13 @@ import { models } from "./commands/models.ts"
 import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
 import { runCli } from "./RunCli.ts"
+import { serve } from "./commands/serve.ts"
 import { sessions } from "./commands/sessions.ts"
 import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, compact, sessions, models, mcp, permissions, debug])
+  Command.withSubcommands([chat, run, serve, compact, sessions, models, mcp, permissions, debug])
 )
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)

@@ -64,6 +64,13 @@ const json = (row: Row, isDefault: boolean) => ({
   images: row.info.images ?? null
 })
 
+/** The catalogue as `reins models --format json` prints it (GET /models of `reins serve`). */
+export const modelsJson = (config: Config, chosen: string | undefined) => ({
+  source: CATALOGUE_SOURCE,
+  default: chosen ?? null,
+  models: providersOf(config, undefined).flatMap((id) => rowsOf(config, id)).map((row) => json(row, chosen === `${row.provider}/${row.model}`))
+})
+
 export const models = Command.make("models", { provider, format }, ({ provider, format }) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup

@@ -1,0 +1,114 @@
+// reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is the README's "Server").
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Ids } from "@reins/domain"
+import type { Prompter } from "@reins/permission"
+import { makeRuntime } from "@reins/runtime"
+import { HubLimits, ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
+import { createServer } from "node:http"
+import { fromRuntimeError, usage } from "../CliError.ts"
+import { loadSetup, resolveModel } from "../Setup.ts"
+import { withVariant } from "../Variant.ts"
+import { VERSION } from "../version.ts"
+import { modelsJson } from "./models.ts"
+
+const flags = {
+  port: Flag.Int("port").pipe(Flag.withDescription("Port to listen on (0: any free port)"), Flag.withDefault(4096)),
+  hostname: Flag.String("hostname").pipe(Flag.withDescription("Address to listen on; any other than loopback needs a token"), Flag.withDefault("127.0.0.1")),
+  token: Flag.String("token").pipe(Flag.withDescription("Require Authorization: Bearer <token> on every route (default REINS_SERVER_TOKEN)"), Flag.optional),
+  cors: Flag.String("cors").pipe(Flag.withDescription("An origin browsers may call the server from (repeatable; none: CORS off)"), Flag.atLeast(0)),
+  maxBody: Flag.Int("max-body").pipe(Flag.withDescription("Largest request body in bytes (default 1 MiB)"), Flag.withDefault(1024 * 1024)),
+  permission: Flag.Literals("permission", ["allow", "deny"]).pipe(
+    Flag.withDescription('What a permission "ask" becomes when nobody answers it over HTTP within permission_timeout (default deny)'),
+    Flag.optional
+  ),
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
+}
+
+/** Loopback addresses: the only ones served without a token. */
+const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+const SECRET_KEY = /key|token|secret|password|authorization|credential/i
+
+/** The config as GET /config shows it: API keys, tokens and every header and environment value as "***". */
+export const redact = (value: unknown, hide = false): unknown => {
+  if (Array.isArray(value)) return value.map((v) => redact(v, hide))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, hide || k === "headers" || k === "env" || k === "environment" || (SECRET_KEY.test(k) && typeof v !== "object"))]))
+  }
+  return hide && value !== undefined && value !== null ? "***" : value
+}
+
+/**
+ * Questions wait for a reply over HTTP (`POST /session/{id}/permissions/{permissionID}`, which the
+ * Permission service settles): the prompter itself never answers, so "ask" waits until the reply,
+ * `permission_timeout` (then the --permission policy), or the turn's end.
+ */
+const waitForHttp: Prompter = { ask: () => Effect.never }
+
+/** `reins serve`: sessions and turns over HTTP, with their events as Server-Sent Events. */
+export const serve = Command.make("serve", flags, (input) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup
+    const token = Option.getOrUndefined(input.token) ?? (setup.env.REINS_SERVER_TOKEN || undefined)
+    if (!isLoopback(input.hostname) && token === undefined) {
+      return yield* usage(
+        `Serving on ${input.hostname} (not loopback) needs a token: pass --token <secret> or set REINS_SERVER_TOKEN; clients send it as Authorization: Bearer <secret>.`
+      )
+    }
+    if (input.port < 0 || input.port > 65535) return yield* usage(`--port must be 0–65535, got ${input.port}`)
+    if (input.maxBody < 1) return yield* usage(`--max-body must be a positive number of bytes, got ${input.maxBody}`)
+    const chosen = setup.config.model ?? (yield* resolveModel(setup, undefined).pipe(Effect.map((m) => `${m.providerID}/${m.modelID}`), Effect.orElseSucceed(() => undefined)))
+
+    const runtime = makeRuntime({
+      cwd: setup.cwd,
+      dataDir: setup.dataDir,
+      config: setup.config,
+      env: setup.env,
+      version: VERSION,
+      permission: { yolo: input.yolo, nonInteractive: Option.getOrElse(input.permission, () => "deny" as const), prompter: waitForHttp }
+    })
+    const info = Layer.succeed(ServerInfo, {
+      directory: setup.cwd,
+      version: VERSION,
+      config: redact(setup.config),
+      models: modelsJson(setup.config, chosen),
+      resolveModel: ({ model, variant }) =>
+        resolveModel(setup, model).pipe(
+          Effect.flatMap((m) => withVariant(setup, m, variant)),
+          Effect.mapError((e) => e.message)
+        )
+    })
+    // the server's own services over the runtime: the event hub on its bus, the turns in their FiberMap
+    const services = ServerTurns.layer.pipe(
+      Layer.provideMerge(ServerEvents.layer),
+      Layer.provideMerge(Layer.mergeAll(info, Ids.layer, Layer.succeed(HubLimits, HubLimits.defaultValue())))
+    )
+    const routes = Layer.mergeAll(
+      HttpApiBuilder.layer(ReinsApi).pipe(Layer.provide(layerHandlers)),
+      layerGuard({ token, maxBody: input.maxBody, cors: input.cors })
+    )
+    const http = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })
+    const announce = Layer.effectDiscard(
+      Effect.gen(function* () {
+        const server = yield* HttpServer.HttpServer
+        const port = "port" in server.address ? server.address.port : input.port
+        const host = input.hostname.includes(":") ? `[${input.hostname}]` : input.hostname
+        yield* Effect.sync(() => process.stdout.write(`reins server listening on http://${host}:${port}\n`))
+      })
+    )
+    const app = Layer.merge(http, announce).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port: input.port, host: input.hostname })),
+      Layer.provide(services),
+      Layer.provide(runtime)
+    )
+    yield* Layer.launch(app).pipe(
+      Effect.mapError((e) => (e._tag === "ServeError" ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${e.message}`) : fromRuntimeError(e))),
+      // SIGINT and SIGTERM interrupt it: the turns are stopped (parts interrupted, process groups killed), then reins exits 0
+      Effect.onInterrupt(() => Effect.sync(() => process.exit(0)))
+    )
+  })
+).pipe(Command.withDescription("Serve sessions over HTTP: an API with live events (Server-Sent Events) for editors, web front-ends and bots"))

@@ -1,0 +1,129 @@
+// `reins serve` under test: the built CLI spawned on a free port, and a reader of its event stream.
+import { spawn, type ChildProcess } from "node:child_process"
+import { BIN, type Project } from "./support.ts"
+
+export interface Served {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  /** Resolves with the exit once the server has ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `reins serve --port 0 …` in the project; resolves once it printed its URL. */
+export const startServe = (p: Project, args: ReadonlyArray<string> = [], env: Record<string, string> = {}) =>
+  new Promise<Served>((resolve, reject) => {
+    const child = spawn(BIN, ["serve", "--port", "0", ...args], { cwd: p.cwd, env: { ...p.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("close", (code, signal) => done({ code, signal })))
+    child.stderr!.on("data", (b) => (stderr += b))
+    child.stdout!.on("data", (b) => {
+      stdout += b
+      const url = /reins server listening on (http:\/\/\S+)\n/.exec(stdout)?.[1]
+      if (url !== undefined) {
+        resolve({
+          url,
+          child,
+          stderr: () => stderr,
+          exited,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+            await exited
+          }
+        })
+      }
+    })
+    void exited.then((exit) => reject(new Error(`reins serve exited (${exit.code ?? exit.signal}) before listening: ${stderr}`)))
+  })
+
+export interface SseFrame {
+  readonly id?: number
+  readonly event: string
+  readonly data: any
+}
+
+/** An open `GET /event`: the frames as they arrive, and a wait for one that matches. */
+export const openEvents = async (url: string, options: { readonly headers?: Record<string, string>; readonly query?: string } = {}) => {
+  const controller = new AbortController()
+  const response = await fetch(`${url}/event${options.query ?? ""}`, { headers: options.headers ?? {}, signal: controller.signal })
+  const frames: Array<SseFrame> = []
+  const waiters: Array<() => void> = []
+  let ended = false
+  const pump = (async () => {
+    if (!response.ok || response.body === null) return
+    const reader = response.body.getReader()
+    const decoder = new TextDecoder()
+    let buffer = ""
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        buffer += decoder.decode(value, { stream: true })
+        let at: number
+        while ((at = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, at)
+          buffer = buffer.slice(at + 2)
+          const lines = block.split("\n")
+          if (lines.every((l) => l.startsWith(":"))) continue
+          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
+          const id = field("id")
+          frames.push({ ...(id !== undefined ? { id: Number(id) } : {}), event: field("event") ?? "message", data: JSON.parse(field("data") ?? "null") })
+          for (const wake of waiters.splice(0)) wake()
+        }
+      }
+    } catch {
+      // aborted by close()
+    }
+    ended = true
+    for (const wake of waiters.splice(0)) wake()
+  })()
+  /** The first frame (from `from` on) that matches, waiting up to `ms`. */
+  const waitFor = async (match: (f: SseFrame) => boolean, ms = 15_000, from = 0): Promise<SseFrame> => {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const found = frames.slice(from).find(match)
+      if (found) return found
+      if (ended) throw new Error(`the event stream ended without the frame; got: ${frames.map((f) => f.event).join(", ")}`)
+      if (Date.now() > deadline) throw new Error(`no such frame within ${ms} ms; got: ${frames.map((f) => f.event).join(", ")}`)
+      await Promise.race([new Promise<void>((r) => waiters.push(r)), Bun.sleep(100)])
+    }
+  }
+  return {
+    response,
+    frames,
+    waitFor,
+    ended: () => ended,
+    close: async () => {
+      controller.abort()
+      await pump
+    }
+  }
+}
+
+/** JSON request helper: method, path, body; the status and the parsed body. */
+export const api = async (url: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${url}${route}`, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as any) }
+}
+
+/** How many `sleep <n>` processes are running (zombies not counted). */
+export const sleeping = (n: string) =>
+  Bun.spawnSync(["ps", "-eo", "stat=,args="]).stdout.toString().split("\n").map((l) => l.trim()).filter((l) => !l.startsWith("Z") && l.endsWith(` sleep ${n}`) && l.split(/\s+/).length === 3).length
+
+/** A marker for `sleep <n>`: a duration no other test uses. */
+export const marker = () => `3${Math.floor(Math.random() * 90000) + 10000}.5`
+
+export const until = async (condition: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for a condition")
+    await Bun.sleep(50)
+  }
+}

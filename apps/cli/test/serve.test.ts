@@ -1,0 +1,256 @@
+// `reins serve` end to end: real HTTP (fetch) against the built CLI and the scripted model server.
+import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
+import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+const running: Array<Served> = []
+const serve = async (...args: Parameters<typeof startServe>) => {
+  const s = await startServe(...args)
+  running.push(s)
+  return s
+}
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop()
+})
+
+const toolStates = (frames: ReadonlyArray<{ event: string; data: any }>) =>
+  frames.filter((f) => f.event === "part.updated" && f.data.part.type === "tool").map((f) => f.data.part.state.status as string)
+
+describe("reins serve", () => {
+  test("create, an async prompt, and the turn's events in order on /event, ending with turn.finished", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo served" } }] }, { text: "all done" }])
+    const s = await serve(p, ["--yolo"])
+    expect((await api(s.url, "GET", "/health")).body).toEqual({ ok: true, version: expect.any(String), directory: p.cwd })
+    const created = await api(s.url, "POST", "/session", { title: "over http" })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    expect(created.body).toMatchObject({ title: "over http", directory: p.cwd })
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    expect(events.response.headers.get("content-type")).toContain("text/event-stream")
+    await events.waitFor((f) => f.event === "server.connected")
+    const accepted = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "run echo" })
+    expect(accepted).toEqual({ status: 202, body: { sessionID: id, queued: false } })
+    const finished = await events.waitFor((f) => f.event === "turn.finished")
+    expect(finished.data.result).toMatchObject({ sessionID: id, steps: 2, text: "all done" })
+    const turn = events.frames.filter((f) => f.id !== undefined)
+    // the finished frame is the last of the turn's, ids increase, and every frame is this session's
+    expect(turn.at(-1)!.event).toBe("turn.finished")
+    for (let i = 1; i < turn.length; i++) expect(turn[i]!.id!).toBeGreaterThan(turn[i - 1]!.id!)
+    expect(turn[0]!.event).toBe("message.updated")
+    expect(turn[0]!.data.message).toMatchObject({ role: "user", sessionID: id })
+    const states = toolStates(turn)
+    expect(states[0]).toBe("pending")
+    expect(states.at(-1)).toBe("completed")
+    expect(states.indexOf("running")).toBeGreaterThan(0)
+    expect(states.indexOf("running")).toBeLessThan(states.indexOf("completed"))
+    expect(turn.findIndex((f) => f.event === "session.status" && f.data.status === "idle")).toBeLessThan(turn.length - 1)
+    // the answer's text streams as deltas before it ends
+    expect(turn.some((f) => f.event === "part.delta")).toBe(true)
+    await events.close()
+    // the stored session, as the CLI exports it
+    const messages = await api(s.url, "GET", `/session/${id}/message`)
+    expect(messages.status).toBe(200)
+    expect(messages.body.map((m: any) => m.info.role)).toEqual(["user", "assistant", "assistant"])
+    const exported = await api(s.url, "GET", `/session/${id}/export`)
+    expect(exported.body).toEqual(JSON.parse((await reins(["sessions", "export", id], p)).stdout))
+    const got = await api(s.url, "GET", `/session/${id}`)
+    expect(got.body).toMatchObject({ id, totals: { messages: 3, steps: 2 } })
+    const listed = await api(s.url, "GET", "/session?limit=1")
+    expect(listed.body.map((x: any) => x.id)).toEqual([id])
+  })
+
+  test("a synchronous prompt answers with the turn's result; fork copies the history up to a message", async () => {
+    const p = await setup([{ text: "first answer" }, { text: "second answer" }])
+    const s = await serve(p)
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const turn = await api(s.url, "POST", `/session/${id}/message`, { text: "hello" })
+    expect(turn.status).toBe(200)
+    expect(turn.body).toMatchObject({ sessionID: id, steps: 1, text: "first answer", assistant: { role: "assistant", sessionID: id } })
+    const history = (await api(s.url, "GET", `/session/${id}/message`)).body
+    const forked = await api(s.url, "POST", `/session/${id}/fork`, { messageID: history[0].info.id })
+    expect(forked.status).toBe(201)
+    const copy = (await api(s.url, "GET", `/session/${forked.body.id}/message`)).body
+    expect(copy).toHaveLength(1)
+    expect(copy[0].info).toMatchObject({ role: "user", sessionID: forked.body.id })
+    expect(copy[0].parts[0]).toMatchObject({ type: "text", text: "hello", sessionID: forked.body.id, messageID: copy[0].info.id })
+    expect((await api(s.url, "POST", `/session/${id}/fork`, { messageID: "msg_nope" })).status).toBe(404)
+    expect((await api(s.url, "DELETE", `/session/${forked.body.id}`)).status).toBe(204)
+    expect((await api(s.url, "GET", `/session/${forked.body.id}`)).status).toBe(404)
+  })
+
+  test("abort during a running command: its process group is killed and the part is error + interrupted", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
+    await events.waitFor((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined)
+    await until(() => sleeping(n) === 2)
+    expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
+    const failed = await events.waitFor((f) => f.event === "turn.failed")
+    expect(failed.data).toMatchObject({ sessionID: id, error: { tag: "Interrupted" } })
+    await until(() => sleeping(n) === 0)
+    const tool = (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+    expect(tool.state).toMatchObject({ status: "error", interrupted: true })
+    expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: false } })
+    expect(p.server.requests).toHaveLength(1)
+    await events.close()
+  })
+
+  test("a permission question answered over HTTP: once runs the call; reject's message reaches the model", async () => {
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo approved" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: "echo refused" } }] },
+        { text: "ok" }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    const s = await serve(p)
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "go" })
+    const first = await events.waitFor((f) => f.event === "permission.asked")
+    expect(first.data).toMatchObject({ sessionID: id, permission: "bash", patterns: ["echo approved"] })
+    expect(await api(s.url, "POST", `/session/${id}/permissions/${first.data.id}`, { response: "once" })).toEqual({ status: 200, body: { ok: true } })
+    // answered: no longer waiting
+    expect((await api(s.url, "POST", `/session/${id}/permissions/${first.data.id}`, { response: "once" })).status).toBe(404)
+    const second = await events.waitFor((f) => f.event === "permission.asked" && f.data.id !== first.data.id)
+    expect(await api(s.url, "POST", `/session/${id}/permissions/${second.data.id}`, { response: "reject", message: "use printf instead" })).toEqual({ status: 200, body: { ok: true } })
+    await events.waitFor((f) => f.event === "turn.finished")
+    const tools = (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).filter((x: any) => x.type === "tool")
+    expect(tools[0].state).toMatchObject({ status: "completed" })
+    expect(tools[0].state.output).toContain("approved")
+    expect(tools[1].state.status).toBe("error")
+    expect(lastToolResult(p.server.requests)).toContain("use printf instead")
+    expect(events.frames.filter((f) => f.event === "permission.replied").map((f) => [f.data.reply, f.data.by])).toEqual([["once", "user"], ["reject", "user"]])
+    await events.close()
+  })
+
+  test("a client that reconnects with Last-Event-ID loses nothing; an id older than the buffer gets server.gap", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo one" } }] }, { text: "the end of the turn" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const first = await openEvents(s.url)
+    await first.waitFor((f) => f.event === "server.connected")
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "go" })
+    // goes away mid-turn, after the user's message
+    await first.waitFor((f) => f.event === "part.updated" && f.data.part.type === "tool")
+    await first.close()
+    const seen = first.frames.filter((f) => f.id !== undefined)
+    const lastSeen = seen.at(-1)!.id!
+    // the turn ends while nobody listens
+    await until(async () => (await api(s.url, "GET", `/session/${id}/message`)).body.length === 3)
+    const again = await openEvents(s.url, { headers: { "Last-Event-ID": String(lastSeen) } })
+    await again.waitFor((f) => f.event === "turn.finished")
+    expect(again.frames[0]).toMatchObject({ event: "server.connected" })
+    expect(again.frames.some((f) => f.event === "server.gap")).toBe(false)
+    const ids = [...seen, ...again.frames.filter((f) => f.id !== undefined)].map((f) => f.id!)
+    // every id from the first to the last, once each: nothing lost, nothing twice
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => ids[0]! + i))
+    await again.close()
+    // the query form, and an id this server never gave
+    const gap = await openEvents(s.url, { query: "?lastEventId=99999999" })
+    const told = await gap.waitFor((f) => f.event === "server.gap")
+    expect(told.data).toEqual({ type: "server.gap", from: 99999999, oldest: 1 })
+    await gap.close()
+  })
+
+  test("bad input: malformed JSON and a wrong field get 400 naming it, an oversized body 413, an unknown session 404", async () => {
+    const p = await setup([])
+    const s = await serve(p, ["--max-body", "2000"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const malformed = await api(s.url, "POST", `/session/${id}/prompt_async`, '{"text": ')
+    expect(malformed.status).toBe(400)
+    expect(malformed.body).toMatchObject({ error: "bad_request", message: expect.stringContaining("JSON") })
+    const missing = await api(s.url, "POST", `/session/${id}/prompt_async`, { txt: "hi" })
+    expect(missing.status).toBe(400)
+    expect(missing.body.message).toContain("text")
+    const wrongType = await api(s.url, "POST", `/session/${id}/message`, { text: 42 })
+    expect(wrongType.status).toBe(400)
+    expect(wrongType.body.message).toContain("text")
+    const reply = await api(s.url, "POST", `/session/${id}/permissions/per_x`, { response: "maybe" })
+    expect(reply.status).toBe(400)
+    expect(reply.body.message).toContain("response")
+    const big = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "x".repeat(5000) })
+    expect(big.status).toBe(413)
+    expect(big.body).toMatchObject({ error: "too_large", message: expect.stringContaining("2000") })
+    const unknown = await api(s.url, "POST", "/session/ses_nope/prompt_async", { text: "hi" })
+    expect(unknown).toMatchObject({ status: 404, body: { error: "not_found" } })
+    expect((await api(s.url, "POST", `/session/${id}/permissions/per_nope`, { response: "once" })).status).toBe(404)
+    expect((await api(s.url, "GET", "/no/such/route")).status).toBe(404)
+    const badModel = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "hi", model: "nonsense" })
+    expect(badModel).toMatchObject({ status: 400, body: { error: "bad_request", message: expect.stringContaining("provider") } })
+    // nothing of the refused prompts was stored
+    expect((await api(s.url, "GET", `/session/${id}/message`)).body).toEqual([])
+  })
+
+  test("a token-protected server: no token and a wrong one get 401 on every route incl. /event and /doc; the right one passes", async () => {
+    const p = await setup([])
+    const s = await serve(p, [], { REINS_SERVER_TOKEN: "s3cret-token" })
+    for (const route of ["/health", "/doc", "/session", "/event", "/config"]) {
+      const none = await fetch(`${s.url}${route}`)
+      expect(none.status).toBe(401)
+      expect(await none.json()).toMatchObject({ error: "unauthorized", message: expect.stringContaining("Bearer") })
+      const wrong = await fetch(`${s.url}${route}`, { headers: { authorization: "Bearer s3cret-tokem" } })
+      expect(wrong.status).toBe(401)
+    }
+    expect((await fetch(`${s.url}/session`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401)
+    expect((await api(s.url, "GET", "/health", undefined, { authorization: "Bearer s3cret-token" })).status).toBe(200)
+    const events = await openEvents(s.url, { headers: { authorization: "Bearer s3cret-token" } })
+    expect(events.response.status).toBe(200)
+    await events.waitFor((f) => f.event === "server.connected")
+    await events.close()
+    // an EventSource cannot set headers: ?token= on /event only
+    const byQuery = await openEvents(s.url, { query: "?token=s3cret-token" })
+    expect(byQuery.response.status).toBe(200)
+    await byQuery.close()
+    expect((await fetch(`${s.url}/session?token=s3cret-token`)).status).toBe(401)
+  })
+
+  test("a non-loopback address without a token is refused (exit 2, says how to give one)", async () => {
+    const p = await setup([])
+    const r = await reins(["serve", "--hostname", "0.0.0.0", "--port", "0"], p)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("--token")
+    expect(r.stderr).toContain("REINS_SERVER_TOKEN")
+  })
+
+  test("GET /doc is an OpenAPI 3.1 document listing every route; /config redacts secrets; /models lists the catalogue", async () => {
+    const p = await setup([], { provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret", headers: { "x-key": "hidden" }, models: { scripted: { context: 32000, output: 4000 } } } } })
+    const s = await serve(p)
+    const doc = await api(s.url, "GET", "/doc")
+    expect(doc.body.openapi).toMatch(/^3\.1/)
+    const routes = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+    expect(routes.sort()).toEqual(
+      [
+        "GET /health",
+        "GET /doc",
+        "GET /config",
+        "GET /models",
+        "GET /event",
+        "GET /session",
+        "POST /session",
+        "GET /session/{id}",
+        "DELETE /session/{id}",
+        "POST /session/{id}/fork",
+        "GET /session/{id}/message",
+        "POST /session/{id}/message",
+        "GET /session/{id}/export",
+        "POST /session/{id}/prompt_async",
+        "POST /session/{id}/abort",
+        "POST /session/{id}/permissions/{permissionID}",
+        "POST /session/{id}/summarize"
+      ].sort()
+    )
+    const config = await api(s.url, "GET", "/config")
+    expect(config.body.provider.local).toMatchObject({ apiKey: "***", headers: { "x-key": "***" }, baseURL: "http://127.0.0.1:9/v1" })
+    expect(JSON.stringify(config.body)).not.toContain("sk-very-secret")
+    const models = await api(s.url, "GET", "/models")
+    expect(models.body).toEqual(JSON.parse((await reins(["models", "--format", "json"], p)).stdout))
+  })
+})

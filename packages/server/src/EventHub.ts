@@ -1,0 +1,189 @@
+import { Cause, Context, Effect } from "effect"
+import type { SessionEvent } from "@reins/domain"
+
+/** What `GET /event` streams: every session event, plus the end of each turn the server ran. */
+export type ServerEvent =
+  | SessionEvent
+  | { readonly type: "turn.failed"; readonly sessionID: string; readonly error: { readonly tag: string; readonly message: string } }
+
+/** How much the hub keeps: the replay buffer (events) and each client's queue (events). */
+export const HubLimits = Context.Reference<{ readonly replay: number; readonly clientQueue: number }>("reins/server/HubLimits", {
+  defaultValue: () => ({ replay: 10_000, clientQueue: 1_000 })
+})
+
+/** One published event: its server-wide id, the session it belongs to, and its SSE frame (encoded once for every client). */
+interface Entry {
+  readonly id: number
+  readonly sessionID: string | undefined
+  readonly frame: string
+}
+
+/** An SSE frame: `id`, `event` and one line of JSON data. Frames the server says about itself carry no id. */
+export const frame = (type: string, data: unknown, id?: number) =>
+  `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+
+/** Part ids remembered to place a `part.delta` (which names only its part) in its session; the oldest are forgotten past this. */
+const PART_MEMORY = 100_000
+
+/** One connected client: the replay it asked for, then a bounded queue of live frames. */
+export interface Subscriber {
+  /** The frames waiting, at once (replay first); waits while none are; ends (Cause.Done) once closed and drained. */
+  readonly take: Effect.Effect<ReadonlyArray<string>, Cause.Done>
+  /** The client went away: it is forgotten and nothing more is queued for it. */
+  readonly close: () => void
+  /** Frames waiting now (live queue only). */
+  readonly waiting: () => number
+}
+
+/**
+ * The server's event stream: every event gets the next server-wide id and is kept in a bounded
+ * replay buffer (a ring of the last `replay` events). Clients get the events after their
+ * `Last-Event-ID` from it (a `server.gap` frame first when some of those are gone), then live
+ * ones through a bounded queue: a client whose queue is full when an event arrives is sent
+ * `server.disconnected` (with the id to resume from) and closed. Publishing never waits.
+ */
+export const makeEventHub = (limits: { readonly replay: number; readonly clientQueue: number }) => {
+  const ring: Array<Entry | undefined> = new Array(Math.max(1, limits.replay))
+  let last = 0
+  const parents = new Map<string, string>()
+  const partSession = new Map<string, string>()
+  const clients = new Set<Client>()
+
+  interface Client {
+    readonly sessionID: string | undefined
+    replay: Array<string>
+    queue: Array<string>
+    ended: boolean
+    delivered: number
+    wake: ReturnType<typeof Promise.withResolvers<void>>
+  }
+
+  const oldest = () => Math.max(1, last - ring.length + 1)
+
+  const remember = (partID: string, sessionID: string) => {
+    partSession.set(partID, sessionID)
+    if (partSession.size > PART_MEMORY) {
+      for (const key of partSession.keys()) {
+        partSession.delete(key)
+        if (partSession.size <= PART_MEMORY * 0.9) break
+      }
+    }
+  }
+
+  const sessionOf = (event: ServerEvent): string | undefined => {
+    switch (event.type) {
+      case "session.created":
+      case "session.updated":
+        if (event.session.parentID !== undefined) parents.set(event.session.id, event.session.parentID)
+        return event.session.id
+      case "message.updated":
+        return event.message.sessionID
+      case "part.updated":
+        remember(event.part.id, event.part.sessionID)
+        return event.part.sessionID
+      case "part.delta":
+        return partSession.get(event.partID)
+      case "turn.finished":
+        return event.result.sessionID
+      default:
+        return "sessionID" in event ? event.sessionID : undefined
+    }
+  }
+
+  /** The session or one of its sub-agents' sessions (followed up to 8 levels). */
+  const within = (root: string, sessionID: string | undefined) => {
+    let id = sessionID
+    for (let depth = 0; id !== undefined && depth <= 8; depth++) {
+      if (id === root) return true
+      id = parents.get(id)
+    }
+    return false
+  }
+
+  const wants = (client: Client, entry: Entry) => client.sessionID === undefined || within(client.sessionID, entry.sessionID)
+
+  const end = (client: Client) => {
+    client.ended = true
+    clients.delete(client)
+    client.wake.resolve()
+  }
+
+  /** Publishes an event to the buffer and every client that wants it; returns its id. */
+  const publish = (event: ServerEvent): number => {
+    const entry: Entry = { id: ++last, sessionID: sessionOf(event), frame: frame(event.type, event, last) }
+    ring[entry.id % ring.length] = entry
+    for (const client of clients) {
+      if (!wants(client, entry)) continue
+      if (client.queue.length >= limits.clientQueue) {
+        const reason =
+          `the client fell behind: ${client.queue.length} events waited to be read (limit ${limits.clientQueue}). ` +
+          `Reconnect with Last-Event-ID: ${client.delivered} to get the rest from the replay buffer.`
+        client.queue = [frame("server.disconnected", { type: "server.disconnected", reason, lastEventId: client.delivered })]
+        client.replay = []
+        end(client)
+        continue
+      }
+      client.queue.push(entry.frame)
+      client.wake.resolve()
+    }
+    return entry.id
+  }
+
+  /**
+   * A client: `server.connected` first, then, with `lastEventId`, the events after it still in the
+   * buffer (`server.gap` first when some are gone, or the id is not one of this server's), then live events.
+   */
+  const subscribe = (options: { readonly sessionID?: string | undefined; readonly lastEventId?: number | undefined }): Subscriber => {
+    const client: Client = { sessionID: options.sessionID, replay: [], queue: [], ended: false, delivered: options.lastEventId ?? last, wake: Promise.withResolvers<void>() }
+    client.replay.push(frame("server.connected", { type: "server.connected", lastEventId: last }))
+    const after = options.lastEventId
+    if (after !== undefined) {
+      const first = oldest()
+      if (after > last || (after + 1 < first && last > 0)) client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: last === 0 ? 0 : first }))
+      for (let id = Math.max(after + 1, first); id <= last; id++) {
+        const entry = ring[id % ring.length]
+        if (entry !== undefined && entry.id === id && wants(client, entry)) client.replay.push(entry.frame)
+      }
+    }
+    clients.add(client)
+    const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.suspend(function loop(): Effect.Effect<ReadonlyArray<string>, Cause.Done> {
+      if (client.replay.length > 0 || client.queue.length > 0) {
+        const batch = [...client.replay.splice(0), ...client.queue.splice(0)]
+        for (let i = batch.length - 1; i >= 0; i--) {
+          const id = /^id: (\d+)\n/.exec(batch[i]!)
+          if (id) {
+            client.delivered = Number(id[1])
+            break
+          }
+        }
+        return Effect.succeed(batch)
+      }
+      if (client.ended) return Cause.done()
+      client.wake = Promise.withResolvers<void>()
+      const wait = client.wake.promise
+      return Effect.flatMap(Effect.promise(() => wait), loop)
+    })
+    return {
+      take,
+      close: () => {
+        client.queue = []
+        client.replay = []
+        end(client)
+      },
+      waiting: () => client.queue.length
+    }
+  }
+
+  return {
+    publish,
+    subscribe,
+    /** The id of the last event published (0: none yet). */
+    latest: () => last,
+    /** The oldest id still in the replay buffer. */
+    oldest,
+    /** Clients connected now. */
+    clients: () => clients.size
+  }
+}
+
+export type EventHub = ReturnType<typeof makeEventHub>

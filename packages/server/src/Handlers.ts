@@ -1,0 +1,195 @@
+// The handlers of the API's routes, over the runtime's services and the server's own (turns, events, info).
+import { Effect, Exit, Cause, Fiber, Layer, Schedule, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, OpenApi } from "effect/http-api"
+import { Ids, type Message, type Part } from "@reins/domain"
+import { Permission } from "@reins/permission"
+import { Agents, SessionService, agentModel, type PromptError, type PromptInput } from "@reins/session"
+import { SessionStore, type StoreError } from "@reins/storage"
+import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
+import { ServerEvents } from "./ServerEvents.ts"
+import { ServerInfo } from "./ServerInfo.ts"
+import { ServerTurns } from "./ServerTurns.ts"
+
+/** A comment line every 15 s keeps proxies and clients from closing an idle stream. */
+const HEARTBEAT = "15 seconds"
+
+const fromStore = (e: StoreError) => (e.reason === "not-found" ? new NotFound({ message: e.message }) : new ServerFailure({ message: e.message }))
+
+const fromPrompt = (e: PromptError) => {
+  switch (e._tag) {
+    case "StoreError":
+      return fromStore(e)
+    case "SessionBusyError":
+      return new Conflict({ message: e.message })
+    case "CompactionError":
+      return e.reason === "template" || e.reason === "config" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
+    default:
+      return e.reason === "invalid" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
+  }
+}
+
+const encoder = new TextEncoder()
+
+const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
+  Effect.gen(function* () {
+    const info = yield* ServerInfo
+    const hub = yield* ServerEvents
+    const doc = OpenApi.fromApi(ReinsApi)
+    return handlers
+      .handle("health", () => Effect.succeed({ ok: true, version: info.version, directory: info.directory }))
+      .handle("doc", () => Effect.succeed(HttpServerResponse.jsonUnsafe(doc)))
+      .handle("config", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.config)))
+      .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
+      .handle("event", ({ query, request }) =>
+        Effect.sync(() => {
+          const header = request.headers["last-event-id"]
+          const lastEventId = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : query.lastEventId
+          const client = hub.subscribe({ sessionID: query.sessionID, lastEventId })
+          const frames = Stream.fromPull(Effect.succeed(client.take as Effect.Effect<readonly [string, ...Array<string>], Cause.Done>))
+          const pings = Stream.fromSchedule(Schedule.spaced(HEARTBEAT)).pipe(Stream.map(() => ": ping\n\n"))
+          const body = Stream.merge(frames, pings, { haltStrategy: "left" }).pipe(
+            Stream.map((text) => encoder.encode(text)),
+            Stream.ensuring(Effect.sync(() => client.close()))
+          )
+          return HttpServerResponse.stream(body, {
+            contentType: "text/event-stream",
+            headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+          })
+        })
+      )
+  })
+)
+
+const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const sessions = yield* SessionService
+    const permission = yield* Permission
+    const turns = yield* ServerTurns
+    const info = yield* ServerInfo
+    const ids = yield* Ids
+    const agents = yield* Agents
+
+    const session = (id: string) => Effect.mapError(store.getSession(id), fromStore)
+
+    /** The prompt's turn input: the model, agent and variant checked before anything is stored. */
+    const promptInput = (sessionID: string, body: { readonly text: string; readonly model?: string | undefined; readonly agent?: string | undefined; readonly variant?: string | undefined }) =>
+      Effect.gen(function* () {
+        yield* session(sessionID)
+        const agent = body.agent === undefined ? undefined : agents.get(body.agent)
+        if (body.agent !== undefined && (agent === undefined || agent.mode === "subagent")) {
+          const primaries = agents.catalog.agents.filter((a) => a.mode !== "subagent").map((a) => a.name)
+          return yield* new BadRequest({
+            message: `${agent === undefined ? `No agent named "${body.agent}"` : `"${body.agent}" is a sub-agent (the task tool runs it)`}: "agent" must be one of ${primaries.join(", ")}.`
+          })
+        }
+        const chosen = yield* info.resolveModel({ model: body.model, variant: body.variant }).pipe(Effect.mapError((message) => new BadRequest({ message })))
+        const model = agent !== undefined && body.model === undefined ? agentModel(agent, chosen) : chosen
+        return { sessionID, text: body.text, model, ...(agent !== undefined ? { agent: agent.name } : {}) } satisfies PromptInput
+      })
+
+    const start = (input: PromptInput) => Effect.mapError(turns.start(input), fromPrompt)
+
+    /** A copy of the session's history up to and including `messageID` (all of it without one), under new ids. */
+    const fork = Effect.fnUntraced(function* (id: string, messageID: string | undefined) {
+      const source = yield* session(id)
+      const history = yield* Effect.mapError(store.messages(id), fromStore)
+      const end = messageID === undefined ? history.length : history.findIndex((m) => m.info.id === messageID) + 1
+      if (end === 0) return yield* new NotFound({ message: `Session ${id} has no message ${messageID}: see GET /session/${id}/message` })
+      const copy = yield* Effect.mapError(sessions.create({ directory: source.directory, title: `${source.title} (fork)` }), fromStore)
+      const renamed = new Map<string, string>()
+      for (const { info: m } of history.slice(0, end)) renamed.set(m.id, yield* ids.next("msg"))
+      for (const { info: m, parts } of history.slice(0, end)) {
+        const newID = renamed.get(m.id)!
+        const message: Message = m.role === "assistant" ? { ...m, id: newID, sessionID: copy.id, parentID: renamed.get(m.parentID) ?? m.parentID } : { ...m, id: newID, sessionID: copy.id }
+        yield* Effect.mapError(store.putMessage(message), fromStore)
+        const moved: Array<Part> = []
+        for (const part of parts) moved.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: newID })
+        yield* Effect.mapError(store.putParts(moved), fromStore)
+      }
+      return copy
+    })
+
+    return handlers
+      .handle("list", ({ query }) => Effect.mapError(store.listSessions({ limit: query.limit ?? 100 }), fromStore))
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          if (payload.parentID !== undefined) yield* session(payload.parentID)
+          return yield* Effect.mapError(
+            sessions.create({ directory: info.directory, ...(payload.title !== undefined ? { title: payload.title } : {}), ...(payload.parentID !== undefined ? { parentID: payload.parentID } : {}) }),
+            fromStore
+          )
+        })
+      )
+      .handle("get", ({ params }) =>
+        Effect.gen(function* () {
+          const found = yield* session(params.id)
+          const totals = (yield* Effect.mapError(store.totals([params.id]), fromStore)).get(params.id)
+          return {
+            ...found,
+            totals: {
+              messages: totals?.messages ?? 0,
+              steps: totals?.steps ?? 0,
+              usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, ...totals?.usage },
+              cost: totals?.cost ?? 0
+            }
+          }
+        })
+      )
+      .handle("remove", ({ params }) =>
+        Effect.gen(function* () {
+          yield* session(params.id)
+          if (turns.running(params.id)) return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
+          yield* Effect.mapError(store.deleteSession(params.id), fromStore)
+        })
+      )
+      .handle("fork", ({ params, payload }) => fork(params.id, payload.messageID))
+      .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
+      .handle("export", ({ params }) =>
+        Effect.gen(function* () {
+          const found = yield* session(params.id)
+          const messages = yield* Effect.mapError(store.messages(params.id), fromStore)
+          return { version: 1, session: found, messages }
+        })
+      )
+      .handle("prompt", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const started = yield* start(yield* promptInput(params.id, payload))
+          if (started.queued) return { queued: true as const, messageID: started.messageID }
+          // the turn runs in the server's scope: a client that goes away does not stop it (POST abort does)
+          const exit = yield* Fiber.await(started.turn)
+          if (Exit.isSuccess(exit)) return exit.value
+          const error = Cause.findErrorOption(exit.cause)
+          if (error._tag === "Some") return yield* fromPrompt(error.value)
+          return yield* new Conflict({ message: `The turn on session ${params.id} was aborted.` })
+        })
+      )
+      .handle("promptAsync", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const started = yield* start(yield* promptInput(params.id, payload))
+          return started.queued ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
+        })
+      )
+      .handle("abort", ({ params }) => Effect.andThen(session(params.id), Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))))
+      .handle("permission", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const waiting = permission.pending(params.id).some((p) => p.id === params.permissionID)
+          const answered = waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
+          if (!answered) return yield* new NotFound({ message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.` })
+          return { ok: true }
+        })
+      )
+      .handle("summarize", ({ params, payload }) =>
+        Effect.gen(function* () {
+          yield* session(params.id)
+          const model = yield* info.resolveModel({ model: payload.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
+          const result = yield* Effect.mapError(sessions.compact({ sessionID: params.id, model }), (e) => (e._tag === "ProviderError" || e._tag === "StoreError" || e._tag === "SessionBusyError" || e._tag === "CompactionError" ? fromPrompt(e) : e))
+          return { sessionID: params.id, ...result }
+        })
+      )
+  })
+)
+
+/** Every route's handler, over the runtime (SessionService, SessionStore, Permission, Ids), `ServerInfo`, `ServerTurns` and `ServerEvents`. */
+export const layerHandlers = Layer.mergeAll(system, sessionsGroup)

@@ -1,0 +1,62 @@
+import { Cause, Context, Effect, Exit, Fiber, FiberMap, Layer } from "effect"
+import type { TurnResult } from "@reins/domain"
+import { SessionService, type PromptError, type PromptInput } from "@reins/session"
+import { ServerEvents } from "./ServerEvents.ts"
+
+/** How a prompt was taken: a new turn (its fiber), or queued into the running one (T5). */
+export type Started =
+  | { readonly queued: false; readonly turn: Fiber.Fiber<TurnResult, PromptError> }
+  | { readonly queued: true; readonly messageID: string }
+
+/**
+ * The turns the server runs: one fiber per session in a `FiberMap` scoped to the server, so that
+ * stopping the server stops them all (parts marked interrupted, commands' process groups killed,
+ * as Ctrl+C does). Each turn's end goes to the event hub as `turn.finished` or `turn.failed`.
+ */
+export class ServerTurns extends Context.Service<ServerTurns, {
+  /** Starts a turn on the session, or queues the message into the one running. */
+  start(input: PromptInput): Effect.Effect<Started, PromptError>
+  /** Interrupts the session's running turn; false when none runs here. */
+  abort(sessionID: string): Effect.Effect<boolean>
+  /** Whether a turn of the session runs in this server. */
+  running(sessionID: string): boolean
+}>()("reins/server/ServerTurns") {
+  static readonly layer = Layer.effect(
+    ServerTurns,
+    Effect.gen(function* () {
+      const sessions = yield* SessionService
+      const hub = yield* ServerEvents
+      const fibers = yield* FiberMap.make<string, TurnResult, PromptError>()
+
+      const failed = (sessionID: string, tag: string, message: string) => Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
+
+      const turn = (input: PromptInput) =>
+        sessions.prompt(input).pipe(
+          Effect.onExit((exit) => {
+            if (Exit.isSuccess(exit)) return Effect.sync(() => void hub.publish({ type: "turn.finished", result: exit.value }))
+            const error = Cause.findErrorOption(exit.cause)
+            if (error._tag === "Some") return failed(input.sessionID, error.value._tag, error.value.message)
+            if (Cause.hasInterruptsOnly(exit.cause)) return failed(input.sessionID, "Interrupted", "The turn was aborted: its running tools were stopped and marked interrupted.")
+            return failed(input.sessionID, "Defect", Cause.pretty(exit.cause).split("\n")[0] ?? "The turn failed")
+          })
+        )
+
+      const start = Effect.fn("ServerTurns.start")(function* (input: PromptInput) {
+        if (FiberMap.hasUnsafe(fibers, input.sessionID)) {
+          const queued = yield* sessions.queue({ sessionID: input.sessionID, text: input.text, ...(input.files ? { files: input.files } : {}) })
+          if (queued !== undefined) return { queued: true, messageID: queued.messageID } satisfies Started
+        }
+        const fiber = yield* FiberMap.run(fibers, input.sessionID, { onlyIfMissing: true })(turn(input))
+        return { queued: false, turn: fiber } satisfies Started
+      })
+
+      const abort = (sessionID: string) =>
+        Effect.suspend(() => {
+          if (!FiberMap.hasUnsafe(fibers, sessionID)) return Effect.succeed(false)
+          return Effect.as(FiberMap.remove(fibers, sessionID), true)
+        })
+
+      return ServerTurns.of({ start, abort, running: (sessionID) => FiberMap.hasUnsafe(fibers, sessionID) })
+    })
+  )
+}

@@ -1,0 +1,7 @@
+export * from "./Api.ts"
+export * from "./EventHub.ts"
+export * from "./Guard.ts"
+export * from "./Handlers.ts"
+export * from "./ServerEvents.ts"
+export * from "./ServerInfo.ts"
+export * from "./ServerTurns.ts"
