@@ -5,7 +5,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpServerConfig } from "@reins/domain"
+import { describeError } from "@reins/tool"
 import { McpError } from "./McpError.ts"
+import { lastLine } from "./McpNames.ts"
 
 /** How long a server may take to connect when its config names no `timeout` (ms). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
@@ -30,8 +32,6 @@ export interface Connection {
   readonly stderrTail: () => string
 }
 
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
-
 const STDERR_TAIL = 2_000
 
 /** The clients made while connecting: every one is closed when connecting fails or the runtime stops. */
@@ -46,7 +46,7 @@ const newClient = (track: Track) => {
 const attempt = (server: string, client: Client, transport: Transport) =>
   Effect.tryPromise({
     try: () => client.connect(transport),
-    catch: (e) => new McpError({ server, reason: "start", message: `MCP server "${server}" could not start: ${message(e)}` })
+    catch: (e) => new McpError({ server, reason: "start", message: `MCP server "${server}" could not start: ${describeError(e)}` })
   })
 
 /**
@@ -108,4 +108,3 @@ export const connect = (server: string, config: McpServerConfig, options: { read
   )
 }
 
-const lastLine = (text: string) => text.split("\n").filter((l) => l.trim()).slice(-1)[0]?.slice(0, 300) ?? ""

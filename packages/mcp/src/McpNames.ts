@@ -15,3 +15,6 @@ export const sanitizeName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_
 
 /** The id a server's tool is offered under: `<server>_<tool>`, sanitised and at most 64 characters. */
 export const toolId = (server: string, tool: string) => `${sanitizeName(server)}_${sanitizeName(tool)}`.slice(0, MAX_NAME)
+
+/** The last line a server wrote to stderr (cut at 300 characters): usually the reason it stopped. */
+export const lastLine = (text: string) => text.split("\n").filter((l) => l.trim()).slice(-1)[0]?.slice(0, 300) ?? ""

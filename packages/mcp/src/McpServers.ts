@@ -2,11 +2,11 @@ import { Context, Effect, Layer, Scope } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Bus, type McpConfig } from "@reins/domain"
 import type { Permission } from "@reins/permission"
-import { DynamicTools, type ToolInfo } from "@reins/tool"
+import { DynamicTools, describeError, type ToolInfo } from "@reins/tool"
 import type { Truncate } from "@reins/truncate"
 import type { Connection } from "./McpConnect.ts"
 import { McpError } from "./McpError.ts"
-import { toolId, type ListedTool } from "./McpNames.ts"
+import { lastLine, toolId, type ListedTool } from "./McpNames.ts"
 
 /**
  * The MCP SDK (its client, transports, zod schemas and ajv), imported only when a server is
@@ -122,7 +122,7 @@ export class McpServers extends Context.Service<McpServers, {
           do {
             const page = yield* Effect.tryPromise({
               try: () => client.listTools(cursor ? { cursor } : {}),
-              catch: (e) => new McpError({ server: live.name, reason: "list", message: `MCP server "${live.name}" could not list its tools: ${e instanceof Error ? e.message : String(e)}` })
+              catch: (e) => new McpError({ server: live.name, reason: "list", message: `MCP server "${live.name}" could not list its tools: ${describeError(e)}` })
             })
             listed.push(...page.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> })))
             cursor = page.nextCursor
@@ -147,8 +147,8 @@ export class McpServers extends Context.Service<McpServers, {
           client.onclose = () => {
             if (stopping || live.connection?.client !== client) return
             live.status = "failed"
-            const tail = connection.stderrTail()
-            live.error = `MCP server "${live.name}" stopped${tail ? ` (stderr: ${tail.split("\n").slice(-1)[0]!.slice(0, 300)})` : ""}`
+            const tail = lastLine(connection.stderrTail())
+            live.error = `MCP server "${live.name}" stopped${tail ? ` (stderr: ${tail})` : ""}`
             live.infos = []
             live.connection = undefined
           }
@@ -178,7 +178,33 @@ export class McpServers extends Context.Service<McpServers, {
             if (tell && failed(live)) yield* report(live, sessionID)
           }
         }
-        return servers.flatMap((live) => (live.status === "connected" ? live.infos : []))
+        return yield* offered
+      })
+
+      // Two tools whose ids come out the same (`a.b` and `a_b`, names cut at 64 characters) would be
+      // one name twice in the request, which providers refuse: the first is kept, the other told once.
+      const clashes = new Set<string>()
+      const offered = Effect.gen(function* () {
+        const byId = new Map<string, { readonly server: string; readonly name: string }>()
+        const tools: Array<ToolInfo> = []
+        for (const live of servers) {
+          if (live.status !== "connected") continue
+          for (const [i, info] of live.infos.entries()) {
+            const name = live.listed[i]?.name ?? info.id
+            const owner = byId.get(info.id)
+            if (owner === undefined) {
+              byId.set(info.id, { server: live.name, name })
+              tools.push(info)
+              continue
+            }
+            const clash = `${live.name}/${name}`
+            if (clashes.has(clash)) continue
+            clashes.add(clash)
+            const fix = owner.server === live.name ? "" : " (rename one of the servers in reins.json to offer both)"
+            yield* Effect.logWarning(`The ${name} tool of the MCP server "${live.name}" is left out: its id ${info.id} is taken by the ${owner.name} tool of "${owner.server}"${fix}`)
+          }
+        }
+        return tools
       })
 
       const status = Effect.map(current(undefined, false), () =>

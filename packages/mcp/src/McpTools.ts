@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import type { Attachment } from "@reins/domain"
-import { Tool, ToolError, type ToolInfo } from "@reins/tool"
+import { Tool, ToolError, describeError, objectSchema, type ToolInfo } from "@reins/tool"
 
 import { toolId, type ListedTool } from "./McpNames.ts"
 
@@ -24,13 +24,6 @@ const validatorFor = (schema: Record<string, unknown>): ((args: unknown) => Read
     return result.valid ? [] : [{ message: result.errorMessage ?? "does not match the schema" }]
   }
 }
-
-/** A server's input schema as sent to the model: always an object schema. */
-const objectSchema = (schema: Record<string, unknown>): Record<string, unknown> => ({
-  ...schema,
-  type: "object",
-  properties: typeof schema.properties === "object" && schema.properties !== null ? schema.properties : {}
-})
 
 interface ContentItem {
   readonly type: string
@@ -72,7 +65,7 @@ export const defineTool = (server: string, client: Client, listed: ListedTool) =
       Effect.gen(function* () {
         const result: Record<string, unknown> = yield* Effect.tryPromise({
           try: (signal) => client.callTool({ name: listed.name, arguments: args }, undefined, { signal }),
-          catch: (e) => new ToolError({ reason: "failed", message: `The ${server} MCP server could not run ${listed.name}: ${e instanceof Error ? e.message : String(e)}` })
+          catch: (e) => new ToolError({ reason: "failed", message: `The ${server} MCP server could not run ${listed.name}: ${describeError(e)}` })
         })
         const { output, attachments } = renderResult(result)
         if (result.isError === true) return yield* new ToolError({ reason: "failed", message: output || `${listed.name} failed (the ${server} MCP server gave no reason)` })

@@ -1,0 +1,75 @@
+// McpServers with real SDK servers over stdio (test/fixtures/named-server.ts): tool ids that come out
+// the same are offered once, and a server interrupted while it connects leaves no process behind.
+import { describe, expect, test } from "bun:test"
+import { Effect, Fiber, Layer } from "effect"
+import { Bus, DataDir, Ids, type McpConfig } from "@reins/domain"
+import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
+import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { McpServers, McpSettings } from "../src/McpServers.ts"
+
+const FIXTURE = path.join(import.meta.dir, "fixtures", "named-server.ts")
+const local = (...args: ReadonlyArray<string>) => ({ type: "local" as const, command: [process.execPath, FIXTURE, ...args] })
+const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-mcp-")))
+
+/** The servers with real Permission and Truncate services, as the runtime builds them. */
+const layerFor = (servers: McpConfig, cwd: string) =>
+  McpServers.layer.pipe(
+    Layer.provide(
+      Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
+        Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)),
+        Layer.provide(Layer.succeed(DataDir, tmp())),
+        Layer.provide(Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "deny" as const })),
+        Layer.provide(Layer.succeed(TruncateSettings, defaultSettings))
+      )
+    ),
+    Layer.provide(Layer.succeed(McpSettings, { servers, env: process.env, cwd }))
+  )
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("MCP servers", () => {
+  test("tools whose ids come out the same (in one server, or across two) are offered once, the first kept, so a request never names a tool twice", async () => {
+    const cwd = tmp()
+    const servers = { "my.srv": local("t", "fi.nd", "fi_nd"), my_srv: local("t", "other") }
+    const { ids, ran } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const mcp = yield* McpServers
+        const tools = yield* mcp.tools("ses_1")
+        const first = tools.find((t) => t.id === "my_srv_fi_nd")!
+        const ran = yield* first.execute({}, { sessionID: "ses_1", messageID: "m", callID: "c", cwd })
+        return { ids: tools.map((t) => t.id), ran: ran.output }
+      }).pipe(Effect.provide(layerFor(servers, cwd)), Effect.scoped)
+    )
+    expect(ids).toEqual(["my_srv_t", "my_srv_fi_nd", "my_srv_other"])
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ran).toBe("fi.nd ran")
+  })
+
+  test("a server interrupted while it connects is killed at once: no process is left", async () => {
+    const cwd = tmp()
+    const pidFile = path.join(cwd, "hung.pid")
+    const pid = await Effect.runPromise(
+      Effect.gen(function* () {
+        const mcp = yield* McpServers
+        const fiber = yield* Effect.forkChild(mcp.tools("ses_1"))
+        while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
+        const pid = Number(fs.readFileSync(pidFile, "utf8"))
+        yield* Fiber.interrupt(fiber)
+        return pid
+      }).pipe(Effect.provide(layerFor({ hung: { ...local("--hang"), timeout: 60_000 } }, cwd)), Effect.scoped)
+    )
+    // the kill is sent when the interrupt lands; the process is gone once the system has reaped it
+    for (let i = 0; i < 200 && alive(pid); i++) await Bun.sleep(25)
+    expect(alive(pid)).toBe(false)
+  })
+})
