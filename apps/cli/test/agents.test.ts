@@ -35,6 +35,20 @@ describe("reins run --agent", () => {
     expect(fs.existsSync(path.join(p.cwd, "made.txt"))).toBe(false)
   })
 
+  test("a session keeps its agent: continued without --agent it runs plan again; --agent build switches back", async () => {
+    const p = await setup([{ text: "planned" }, { text: "still planning" }, { text: "building" }])
+    const first = await reins(["run", "--agent", "plan", "make a plan"], p)
+    expect(first.code).toBe(0)
+    const sessionID = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)[0].id as string
+    const again = await reins(["run", "--session", sessionID, "go on"], p)
+    expect(again.code).toBe(0)
+    expect(toolNames(p.server.requests[1]!.body)).not.toContain("edit")
+    const build = await reins(["run", "--session", sessionID, "--agent", "build", "now build"], p)
+    expect(build.code).toBe(0)
+    expect(toolNames(p.server.requests[2]!.body)).toContain("edit")
+    expect(JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)[0].agent).toBe("build")
+  })
+
   test("an agent from ~/.config/reins/agents/*.md: its body is the system prompt's header", async () => {
     const p = await setup([{ text: "helped" }])
     const dir = path.join(p.env.HOME!, ".config", "reins", "agents")
@@ -71,11 +85,18 @@ describe("sub-agent sessions", () => {
     expect(child.parentID).toBe(parent.id)
     expect(last).toContain(`task_id: ${child.id}`)
     expect(child.title).toContain("look around (@explore sub-agent)")
+    // the parent's tokens and cost count the child's in, also given apart; the child's row has its own
+    expect(parent.tokens.output).toBe(35)
+    expect(parent.subAgents).toMatchObject({ sessions: 1, tokens: { output: 20 } })
+    expect(child.tokens.output).toBe(20)
+    expect(child.subAgents).toBeNull()
     const text = (await reins(["sessions", "list"], p)).stdout.split("\n").filter((l) => l.trim() !== "")
     const at = text.findIndex((l) => l.startsWith(parent.id))
     expect(at).toBeGreaterThanOrEqual(0)
     expect(text[at + 1]!.startsWith(`└ ${child.id}`)).toBe(true)
     const shown = (await reins(["sessions", "show", parent.id], p)).stdout
+    expect(shown).toContain("35 out")
+    expect(shown).toContain("including sub-agents: 1 session · 1k in / 20 out")
     expect(shown).toContain("sub-agents:")
     expect(shown).toContain(`└ ${child.id}`)
     const childShown = (await reins(["sessions", "show", child.id], p)).stdout

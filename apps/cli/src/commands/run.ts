@@ -103,8 +103,6 @@ export const run = Command.make("run", flags, (input) =>
           `${agent === undefined ? `No agent named "${agentName}"` : `"${agentName}" is a sub-agent (the task tool runs it)`}. Agents: ${primaries.join(", ")}. Define one under "agent" in reins.json or in .reins/agents/<name>.md.`
         )
       }
-      // the agent's own model when --model was not given
-      const turnModel = agent !== undefined && Option.isNone(input.model) ? agentModel(agent, model) : model
       // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
       const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
       // before any session is made: an image the model cannot take, a file outside the project not allowed
@@ -117,6 +115,9 @@ export const run = Command.make("run", flags, (input) =>
           ? ((yield* store.latestSession(setup.cwd)) ?? (yield* create)).id
           : (yield* create).id
       current = sessionID
+      // the agent's own model when --model was not given: the agent chosen, else the one the session ran last
+      const remembered = agent ?? (yield* store.getSession(sessionID).pipe(Effect.map((s) => (s.agent === undefined ? undefined : agents.get(s.agent))), Effect.orElseSucceed(() => undefined)))
+      const turnModel = remembered !== undefined && Option.isNone(input.model) ? agentModel(remembered, model) : model
       human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
       // the text view shows the session's own events (a sub-agent's progress is its task line; its tokens

@@ -1,6 +1,6 @@
 import { Clock, Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { isOpenTool, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
+import { addUsage, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
 import { withoutRuntimeHints } from "@reins/provider"
 import { RunSettings, runIsLive, runTimingFromEnv, thisProcess } from "@reins/session"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
@@ -80,19 +80,34 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>, style: Style 
     .join("\n\n")
 }
 
-/** A session's totals in the shape of a turn's closing line. */
-const asTotals = (t: SessionTotals | undefined): UsageTotals => (t === undefined ? emptyTotals : { ...t.usage, steps: t.steps, cost: t.cost })
+/** A session's totals in the shape of a turn's closing line: its own steps, its sub-agents' tokens and cost counted in. */
+const asTotals = (t: SessionTotals | undefined): UsageTotals =>
+  t === undefined ? emptyTotals : { ...addUsage(t.usage, t.subAgents?.usage ?? emptyUsage), steps: t.steps, cost: t.cost + (t.subAgents?.cost ?? 0) }
 
-/** `sessions list --format json`: each session with its model, message count, tokens and cost. */
-const listEntry = (session: Session, t: SessionTotals | undefined) => ({
-  ...session,
-  // a sub-agent's session names the session whose `task` call started it; null for a top-level one
-  parentID: session.parentID ?? null,
-  model: t?.model === undefined ? null : `${t.model.providerID}/${t.model.modelID}`,
-  messages: t?.messages ?? 0,
-  tokens: t?.usage ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-  cost: t?.cost ?? 0
-})
+/**
+ * `sessions list --format json`: each session with its model, message count, tokens and cost. Its
+ * `tokens` and `cost` count in those of its sub-agents (T19), which `subAgents` gives apart (and
+ * their sessions list on their own rows too).
+ */
+const listEntry = (session: Session, t: SessionTotals | undefined) => {
+  const all = asTotals(t)
+  return {
+    ...session,
+    // a sub-agent's session names the session whose `task` call started it; null for a top-level one
+    parentID: session.parentID ?? null,
+    model: t?.model === undefined ? null : `${t.model.providerID}/${t.model.modelID}`,
+    messages: t?.messages ?? 0,
+    tokens: { input: all.input, output: all.output, reasoning: all.reasoning, cacheRead: all.cacheRead, cacheWrite: all.cacheWrite },
+    cost: all.cost,
+    subAgents: t?.subAgents === undefined ? null : { sessions: t.subAgents.sessions, tokens: t.subAgents.usage, cost: t.subAgents.cost }
+  }
+}
+
+/** `sub-agents: 3 sessions · 12k in / 800 out · $0.02`, when a session started any. */
+const subAgentsLine = (t: SessionTotals | undefined, style: Style) =>
+  t?.subAgents === undefined
+    ? undefined
+    : style.dim(`including sub-agents: ${plural(t.subAgents.sessions, "session", "sessions")} ${style.glyphs.dot} ${tokens(t.subAgents.usage.input + t.subAgents.usage.cacheRead + t.subAgents.usage.cacheWrite)} in / ${tokens(t.subAgents.usage.output)} out ${style.glyphs.dot} ${dollars(t.subAgents.cost)}`)
 
 /** Sessions newest first, each sub-agent's session right under the session that started it (depth: how far down). */
 const underParents = (sessions: ReadonlyArray<Session>) => {
@@ -149,7 +164,10 @@ const show = Command.make("show", { id, format }, ({ id, format }) =>
       const cache = cacheLine(asTotals(totals))
       const parent = session.parentID === undefined ? "" : `\n${style.dim(`sub-agent session of ${session.parentID}`)}`
       const subs = children.length === 0 ? "" : `\n${style.dim("sub-agents:")}\n${children.map((c) => `  └ ${c.id}  ${c.title}`).join("\n")}`
-      yield* Console.log(`${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}${parent}\n${usageLine(asTotals(totals), style)}${cache === undefined ? "" : `\n${style.dim(cache)}`}${subs}\n`)
+      const spent = subAgentsLine(totals, style)
+      yield* Console.log(
+        `${style.bold(session.title)}\n${session.id} · ${session.directory} · ${time(session.time.created)}${parent}\n${usageLine(asTotals(totals), style)}${spent === undefined ? "" : `\n${spent}`}${cache === undefined ? "" : `\n${style.dim(cache)}`}${subs}\n`
+      )
       yield* Console.log(renderMessages(messages, style, session.directory))
     })
   )

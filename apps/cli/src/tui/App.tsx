@@ -36,6 +36,8 @@ export interface AppProps {
   readonly clearScreen: () => void
   /** Writes to the terminal outside the frame (OSC 52). */
   readonly writeRaw: (s: string) => void
+  /** Called once the app listens to the controller (its notices show from then on). */
+  readonly onListening?: () => void
 }
 
 type Picking =
@@ -94,6 +96,7 @@ export const App = (props: AppProps) => {
       },
       notice: (text: string, kind: "info" | "error") => notice(text, kind)
     })
+    props.onListening?.()
     return props.bridge.subscribe(setQuestion)
   }, [])
 

@@ -2,7 +2,7 @@
 // session if one is resumed, and the Ink app until it exits.
 import { render } from "ink"
 import type { ModelRef, Session } from "@reins/domain"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
 import { resolveModel, type Setup } from "../Setup.ts"
 import { VERSION } from "../version.ts"
@@ -10,6 +10,7 @@ import { App } from "./App.tsx"
 import { makePermissionBridge } from "./Bridge.ts"
 import { failureText, makeController, type Services } from "./Controller.ts"
 import { historyFile, loadHistory } from "./History.ts"
+import { noticeLogger } from "./Notices.ts"
 import { fromHistory, initialTranscript, themeFor } from "./view/index.ts"
 
 export interface TuiOptions {
@@ -53,10 +54,13 @@ export const runTui = (options: TuiOptions) =>
       )
       // the command's own context (its logger settings) under the runtime's services; not its scope,
       // which lives as long as the app: what a turn opens is closed with that turn
-      const ambient = Context.omit(Scope.Scope)(yield* Effect.context<never>())
+      // warnings become notices on screen (written to the terminal they would draw over it)
+      const notices = noticeLogger()
+      const ambient = Context.add(Context.omit(Scope.Scope)(yield* Effect.context<never>()), Logger.CurrentLoggers, notices.loggers)
       const build = Layer.build(layer).pipe(
         Effect.map((built): Context.Context<Services> => Context.merge(ambient, built)),
-        Effect.mapError(fromRuntimeError)
+        Effect.mapError(fromRuntimeError),
+        Effect.provideService(Logger.CurrentLoggers, notices.loggers)
       )
       const services = Promise.withResolvers<Context.Context<Services>>()
       let buildFailed: CliError | undefined
@@ -111,6 +115,8 @@ export const runTui = (options: TuiOptions) =>
                 stdout.write(CLEAR)
               }}
               writeRaw={(s) => void stdout.write(s)}
+              // from then on the warnings logged, and those logged before, show as notices
+              onListening={() => notices.attach((text, kind) => controller.on.notice(text, kind))}
             />,
             {
               exitOnCtrlC: false,
