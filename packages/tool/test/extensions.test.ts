@@ -1,13 +1,14 @@
 // Discovery of skills, tool files and plugin files (T20): what loads, and what is reported with its path and error.
 import { describe, expect, test } from "bun:test"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { Bus } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { define } from "../src/Tool.ts"
 import { ToolHooks, chatParamsFor, checkChatParams, type ChatParams, type ToolHook } from "../src/plugin/Hooks.ts"
-import { discoverExtensions } from "../src/plugin/Extensions.ts"
+import { EventHookTimeout, Extensions, discoverExtensions, layerEventHooks } from "../src/plugin/Extensions.ts"
 import { skillsBlock } from "../src/plugin/Skills.ts"
-import { loadPluginFiles, sessionHooksOf, toolHookOf } from "../src/plugin/Loader.ts"
+import { loadPluginFiles, sessionHooksOf, toolHookOf, type Plugin } from "../src/plugin/Loader.ts"
 import { tempDir, toolCall } from "./helpers.ts"
 
 const write = (file: string, text: string) => {
@@ -160,4 +161,26 @@ describe("hook answers that cannot be used", () => {
       expect(merged).toEqual({ ...params, topP: 0.1 })
     })
   }
+})
+
+describe("event hooks", () => {
+  test("each hook sees every event in order on its own copy; one that hangs is given up after the timeout and the rest go on", async () => {
+    const cwd = tempDir()
+    const seen: Array<string> = []
+    const plugins: ReadonlyArray<Plugin> = [
+      { event: (e) => void ((e as { server: string }).server = "changed by a plugin") },
+      { event: (e) => ((e as { server: string }).server === "first" ? new Promise<void>(() => {}) : undefined) },
+      { event: (e) => void seen.push((e as { server: string }).server) }
+    ]
+    const layer = layerEventHooks.pipe(Layer.provide(Extensions.layer({ cwd, home: cwd, plugins })), Layer.provideMerge(Bus.layer), Layer.provide(Layer.succeed(EventHookTimeout, 100)))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* Bus
+        for (const server of ["first", "second"]) yield* bus.publish({ type: "mcp.failed", sessionID: "ses_1", server, error: "x" })
+        while (seen.length < 2) yield* Effect.sleep("10 millis")
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    // the first hook's change reached neither the third hook nor anyone else
+    expect(seen).toEqual(["first", "second"])
+  })
 })

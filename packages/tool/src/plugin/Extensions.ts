@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Queue } from "effect"
+import { Context, Duration, Effect, Layer, Queue } from "effect"
 import * as path from "node:path"
 import { Bus, type HooksConfig } from "@reins/domain"
 import type { Permission } from "@reins/permission"
@@ -164,21 +164,33 @@ export const layerSessionExtensions = Layer.mergeAll(
   Layer.effect(SessionHooks, Effect.map(Extensions, (e) => sessionHooksOf(e.discovery.plugins)))
 )
 
-/** Feeds every bus event to the plugins' `event` hooks, in order, off the publisher's path; a failing hook is logged. */
+/** How long one `event` hook may take with one event before it is given up and the next event is fed (ms). */
+export const EventHookTimeout = Context.Reference<number>("reins/tool/EventHookTimeout", { defaultValue: () => 10_000 })
+
+/**
+ * Feeds every bus event to the plugins' `event` hooks, in order, off the publisher's path. Each
+ * hook gets its own copy (observe only: what it changes reaches no one else); one that fails or
+ * takes longer than `EventHookTimeout` is logged, so a stuck hook cannot hold the queue forever.
+ */
 export const layerEventHooks = Layer.effectDiscard(
   Effect.gen(function* () {
     const { events } = sessionHooksOf((yield* Extensions).discovery.plugins)
     if (events.length === 0) return
     const bus = yield* Bus
+    const timeout = yield* EventHookTimeout
     const queue = yield* Queue.unbounded<unknown>()
     yield* bus.listen((event) => Queue.offer(queue, event))
-    yield* Effect.forkScoped(
-      Effect.forever(
-        Effect.flatMap(Queue.take(queue), (event) =>
-          Effect.forEach(events, (hook) => hook.run(event).pipe(Effect.catch((e) => Effect.logWarning(`The hook ${hook.name} (event) failed: ${e.message}`))), { discard: true })
-        )
+    const feed = (hook: (typeof events)[number], event: unknown) =>
+      // an event that cannot be copied (it holds a function) is given as it is
+      Effect.try({ try: () => structuredClone(event), catch: () => "cannot be copied" }).pipe(
+        Effect.orElseSucceed(() => event),
+        Effect.flatMap((copy) => hook.run(copy)),
+        Effect.timeoutOrElse({
+          duration: Duration.millis(timeout),
+          orElse: () => Effect.fail({ message: `it did not finish within ${timeout} ms` })
+        }),
+        Effect.catch((e) => Effect.logWarning(`The hook ${hook.name} (event) failed: ${e.message}`))
       )
-    )
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(queue), (event) => Effect.forEach(events, (hook) => feed(hook, event), { discard: true }))))
   })
 )
-
