@@ -7,7 +7,7 @@ import { osc52 } from "./Clipboard.ts"
 import type { Controller } from "./Controller.ts"
 import { gitBranch } from "./Git.ts"
 import { remember, saveHistory } from "./History.ts"
-import { contextWindow, modelChoices, modelName } from "./Models.ts"
+import { contextWindow, modelChoices, modelLabel, modelName } from "./Models.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
 import { STATUS_TICK_MS, StatusLine } from "./StatusLine.tsx"
@@ -30,8 +30,8 @@ export interface AppProps {
   readonly theme: Theme
   /** The user's home, shown as ~ in the footer. */
   readonly home: string | undefined
-  /** Checks a model typed after /model: its error as one line, or nothing when it can be used. */
-  readonly checkModel: (text: string) => Promise<{ readonly model: ModelRef } | { readonly error: string }>
+  /** Checks a model typed after /model, with a variant of its options: its error as one line, or the model when it can be used. */
+  readonly checkModel: (text: string, variant?: string) => Promise<{ readonly model: ModelRef } | { readonly error: string }>
   /** Clears the terminal (screen and scrollback) so the transcript can be printed again. */
   readonly clearScreen: () => void
   /** Writes to the terminal outside the frame (OSC 52). */
@@ -151,11 +151,19 @@ export const App = (props: AppProps) => {
     reprint()
   }
 
-  const pickModel = (ref: ModelRef) => {
+  const useModel = (ref: ModelRef, note = "") => {
     setPicking(undefined)
     controller.setModel(ref)
     setModel(ref)
-    notice(`Model: ${modelName(ref)} for the next turns`)
+    notice(`Model: ${modelLabel(ref)} for the next turns${note}`)
+  }
+
+  // from the picker: the current variant is kept when the model picked has it too
+  const pickModel = async (ref: ModelRef) => {
+    const variant = controller.model.variant
+    if (variant === undefined) return useModel(ref)
+    const checked = await props.checkModel(modelName(ref), variant)
+    return "error" in checked ? useModel(ref, ` (without the variant ${variant}: ${checked.error})`) : useModel(checked.model)
   }
 
   const slash = async (name: string, args: ReadonlyArray<string>) => {
@@ -176,8 +184,8 @@ export const App = (props: AppProps) => {
         return openSessions()
       case "model": {
         if (args[0]) {
-          const checked = await props.checkModel(args[0])
-          return "error" in checked ? notice(checked.error, "error") : pickModel(checked.model)
+          const checked = await props.checkModel(args[0], args[1])
+          return "error" in checked ? notice(checked.error, "error") : useModel(checked.model)
         }
         const current = modelName(controller.model)
         return setPicking({
@@ -232,7 +240,7 @@ export const App = (props: AppProps) => {
       {picking?.kind === "sessions" ? (
         <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
       ) : null}
-      {picking?.kind === "model" ? <Picker title="Model for the next turns" items={picking.items} onPick={pickModel} onCancel={() => setPicking(undefined)} /> : null}
+      {picking?.kind === "model" ? <Picker title="Model for the next turns" items={picking.items} onPick={(ref) => void pickModel(ref)} onCancel={() => setPicking(undefined)} /> : null}
       {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
       <PromptInput
         active={keysFree}
@@ -250,7 +258,7 @@ export const App = (props: AppProps) => {
       />
       <Footer
         info={{
-          model: modelName(model),
+          model: modelLabel(model),
           contextWindow: contextWindow(props.config, model),
           usage: transcript.usage,
           cwd: props.cwd,

@@ -34,3 +34,6 @@ export const contextWindow = (config: Config, ref: ModelRef) =>
   modelInfo(providerConfig({ providers: config.provider ?? {}, env: {} }, ref.providerID), ref.modelID, ref.providerID).context
 
 export const modelName = (ref: ModelRef) => `${ref.providerID}/${ref.modelID}`
+
+/** The model with its variant, as the footer and notices show it: `provider/model (high)`. */
+export const modelLabel = (ref: ModelRef) => (ref.variant === undefined ? modelName(ref) : `${modelName(ref)} (${ref.variant})`)

@@ -9,7 +9,7 @@ export interface SlashCommand {
 export const SLASH_COMMANDS: ReadonlyArray<SlashCommand> = [
   { name: "new", summary: "start a new session in this project" },
   { name: "sessions", summary: "pick a session of this project to resume (newest first)" },
-  { name: "model", args: "[provider/model]", summary: "pick the model for the next turns" },
+  { name: "model", args: "[provider/model [variant]]", summary: "pick the model (and its variant) for the next turns" },
   { name: "compact", summary: "summarise the session's older turns now, to free context" },
   { name: "export", args: "[md|json] [file]", summary: "write the session to a file (default reins-<session>.md here)" },
   { name: "copy", summary: "copy the last answer to the clipboard (OSC 52)" },

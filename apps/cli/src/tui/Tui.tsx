@@ -5,6 +5,7 @@ import type { ModelRef, Session } from "@reins/domain"
 import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
 import { resolveModel, type Setup } from "../Setup.ts"
+import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
 import { App } from "./App.tsx"
 import { makePermissionBridge } from "./Bridge.ts"
@@ -90,8 +91,8 @@ export const runTui = (options: TuiOptions) =>
       const history = yield* Effect.promise(() => loadHistory(file))
       const controller = makeController(services.promise, { cwd: setup.cwd, model: options.model, sessionID: resumed?.id })
       const stdout = process.stdout
-      const checkModel = async (text: string) => {
-        const exit = await Effect.runPromiseExit(resolveModel(setup, text))
+      const checkModel = async (text: string, variant?: string) => {
+        const exit = await Effect.runPromiseExit(Effect.flatMap(resolveModel(setup, text), (model) => withVariant(setup, model, variant)))
         return Exit.isSuccess(exit) ? { model: exit.value } : { error: failureText(exit.cause) }
       }
       yield* Effect.acquireUseRelease(
