@@ -1,5 +1,7 @@
 // The interactive session's turns under a real pty: Ctrl+C stops a running command (no orphan, the
 // session resumable, the UI usable), a message typed mid-turn is queued into it, a resize re-flows.
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { ensureBuilt, events, projects, reins } from "./support.ts"
 import { isAlive } from "./pty/index.ts"
@@ -56,17 +58,20 @@ describe("reins (interactive): turns", () => {
       { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] },
       { text: "Noted the README too." }
     ])
+    fs.writeFileSync(path.join(p.cwd, "README.md"), "README-CONTENT-MARKER\n")
     await using pty = await openTui(p, ["--yolo"])
     await send(pty, "start working")
     await pty.waitFor("sleep 4", 15_000)
     await pty.waitFor("Enter queues your message")
-    await send(pty, "also check the README")
+    await send(pty, "also check the @README.md")
     await pty.waitFor("Noted the README too.", 20_000)
     await pty.waitFor(READY)
-    // one turn, two model calls: the second carried the queued message
+    // one turn, two model calls: the second carried the queued message, with the file it mentions attached
     expect(p.server.requests.length).toBe(2)
-    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("also check the README")
-    expect(pty.screen()).toContain("also check the README")
+    const second = JSON.stringify(p.server.requests[1]!.body.messages)
+    expect(second).toContain("also check the @README.md")
+    expect(second).toContain("README-CONTENT-MARKER")
+    expect(pty.screen()).toContain("also check the @README.md")
     await send(pty, "/exit")
     expect(await pty.waitExit(10_000)).toBe(0)
   })

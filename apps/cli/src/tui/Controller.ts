@@ -63,6 +63,15 @@ export const makeController = (
     return created.id
   })
 
+  /** A message's `@path` mentions of project files, read to attach; one outside the project is left to the read tool, which asks. */
+  const attach = (text: string) =>
+    Effect.gen(function* () {
+      const { collectAttachments } = yield* lib
+      const { attachments, skipped } = yield* collectAttachments({ cwd: options.cwd, text, insideOnly: true })
+      for (const target of skipped) on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
+      return attachments.length > 0 ? { files: attachments } : {}
+    })
+
   /** Runs a turn on `text`, its events to the UI as they come. */
   const startTurn = (text: string) => {
     on.running(true)
@@ -71,13 +80,11 @@ export const makeController = (
     let sessionKnown = () => {}
     turnSession = new Promise<void>((resolve) => (sessionKnown = resolve))
     const program = Effect.gen(function* () {
-      // @path mentions of files in the project are attached; one outside it is left to the read tool, which asks
-      const { SessionService, collectAttachments } = yield* lib
-      const { attachments, skipped } = yield* collectAttachments({ cwd: options.cwd, text, insideOnly: true })
-      for (const target of skipped) on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
+      const { SessionService } = yield* lib
+      const files = yield* attach(text)
       const id = yield* sessionFor
       const sessions = yield* SessionService
-      yield* sessions.stream({ sessionID: id, text, model, ...(attachments.length > 0 ? { files: attachments } : {}) }).pipe(
+      yield* sessions.stream({ sessionID: id, text, model, ...files }).pipe(
         // the session's own events: a sub-agent's progress is its task line (T19)
         Stream.filter(ownEvents(id)),
         Stream.runForEachArray((batch) =>
@@ -91,7 +98,7 @@ export const makeController = (
         // T5: another process runs this session: the message is queued for its turn, as reins run does
         Effect.catchTag("SessionBusyError", (busy) =>
           Effect.gen(function* () {
-            const queued = yield* sessions.queue({ sessionID: id, text })
+            const queued = yield* sessions.queue({ sessionID: id, text, ...files })
             if (queued === undefined) return yield* busy
             on.notice(`This session is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`, "info")
           })
@@ -130,7 +137,8 @@ export const makeController = (
       const id = sessionID
       const queued = await promise(Effect.gen(function* () {
         const { SessionService } = yield* lib
-        return yield* (yield* SessionService).queue({ sessionID: id, text })
+        // its @path files are attached as they would be to a new turn
+        return yield* (yield* SessionService).queue({ sessionID: id, text, ...(yield* attach(text)) })
       }))
       if (Exit.isFailure(queued)) return on.notice(failureText(queued.cause), "error")
       // the turn ended in between: the message starts the next one
