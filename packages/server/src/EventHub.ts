@@ -140,7 +140,8 @@ export const makeEventHub = (limits: { readonly replay: number; readonly clientQ
     if (after !== undefined) {
       const first = oldest()
       if (after > last || (after + 1 < first && last > 0)) client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: last === 0 ? 0 : first }))
-      for (let id = Math.max(after + 1, first); id <= last; id++) {
+      // an id this server never gave (a client of an earlier run of it): everything it has
+      for (let id = after > last ? first : Math.max(after + 1, first); id <= last; id++) {
         const entry = ring[id % ring.length]
         if (entry !== undefined && entry.id === id && wants(client, entry)) client.replay.push(entry.frame)
       }
@@ -174,9 +175,18 @@ export const makeEventHub = (limits: { readonly replay: number; readonly clientQ
     }
   }
 
+  /** Ends every client's stream after what it has waiting, with `server.disconnected` and the reason. */
+  const closeAll = (reason: string) => {
+    for (const client of [...clients]) {
+      client.queue.push(frame("server.disconnected", { type: "server.disconnected", reason, lastEventId: last }))
+      end(client)
+    }
+  }
+
   return {
     publish,
     subscribe,
+    closeAll,
     /** The id of the last event published (0: none yet). */
     latest: () => last,
     /** The oldest id still in the replay buffer. */

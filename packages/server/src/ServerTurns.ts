@@ -20,6 +20,8 @@ export class ServerTurns extends Context.Service<ServerTurns, {
   abort(sessionID: string): Effect.Effect<boolean>
   /** Whether a turn of the session runs in this server. */
   running(sessionID: string): boolean
+  /** Interrupts every running turn and waits for their cleanup (the server is stopping). */
+  readonly stopAll: Effect.Effect<void>
 }>()("reins/server/ServerTurns") {
   static readonly layer = Layer.effect(
     ServerTurns,
@@ -56,7 +58,7 @@ export class ServerTurns extends Context.Service<ServerTurns, {
           return Effect.as(FiberMap.remove(fibers, sessionID), true)
         })
 
-      return ServerTurns.of({ start, abort, running: (sessionID) => FiberMap.hasUnsafe(fibers, sessionID) })
+      return ServerTurns.of({ start, abort, running: (sessionID) => FiberMap.hasUnsafe(fibers, sessionID), stopAll: FiberMap.clear(fibers) })
     })
   )
 }

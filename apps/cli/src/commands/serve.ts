@@ -1,6 +1,6 @@
 // reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is the README's "Server").
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -101,13 +101,24 @@ export const serve = Command.make("serve", flags, (input) =>
       })
     )
     const app = Layer.merge(http, announce).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: input.port, host: input.hostname })),
-      Layer.provide(services),
+      Layer.provide(NodeHttpServer.layer(createServer, { port: input.port, host: input.hostname, gracefulShutdownTimeout: "2 seconds" })),
+      Layer.provideMerge(services),
       Layer.provide(runtime)
     )
-    yield* Layer.launch(app).pipe(
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const built = yield* Layer.build(app)
+        const turns = Context.get(built, ServerTurns)
+        const events = Context.get(built, ServerEvents)
+        // SIGINT and SIGTERM interrupt it: the turns are stopped first (parts interrupted, process groups killed),
+        // then the event streams are ended, so that the server closes without waiting for its clients
+        yield* Effect.never.pipe(
+          Effect.onInterrupt(() => Effect.andThen(turns.stopAll, Effect.sync(() => events.closeAll("the server is shutting down"))))
+        )
+      })
+    ).pipe(
       Effect.mapError((e) => (e._tag === "ServeError" ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${e.message}`) : fromRuntimeError(e))),
-      // SIGINT and SIGTERM interrupt it: the turns are stopped (parts interrupted, process groups killed), then reins exits 0
+      // then reins exits 0: a server asked to stop has done what it was asked
       Effect.onInterrupt(() => Effect.sync(() => process.exit(0)))
     )
   })

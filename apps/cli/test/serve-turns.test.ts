@@ -1,0 +1,143 @@
+// `reins serve` running many turns: sessions at once, a prompt to a busy session queued into its turn,
+// SIGTERM stopping the turns, and a server killed mid-turn resumed by the next one on the same data dir.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
+import { ensureBuilt, projects, type Project } from "./support.ts"
+import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+const running: Array<Served> = []
+const serve = async (...args: Parameters<typeof startServe>) => {
+  const s = await startServe(...args)
+  running.push(s)
+  return s
+}
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop()
+})
+
+const scripted: Array<ScriptedServer> = []
+afterAll(async () => {
+  for (const s of scripted) await s.stop()
+})
+
+/** A project whose model answers by the request: a `sleep` call first, then a text naming the session's first message. */
+const respondingProject = async (n: string): Promise<Project & { server: ScriptedServer }> => {
+  const server = await startScriptedServer([], {
+    respond: (body) => {
+      const messages = body.messages as Array<{ role: string; content: unknown }>
+      const user = messages.find((m) => m.role === "user")
+      const text = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content)
+      return messages.some((m) => m.role === "tool") ? { text: `done with ${/task-\w+/.exec(text)?.[0]}` } : { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
+    }
+  })
+  scripted.push(server)
+  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
+  const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-data-")))
+  execFileSync("git", ["init", "-q"], { cwd })
+  fs.writeFileSync(
+    path.join(cwd, "reins.json"),
+    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } } })
+  )
+  return { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" }, server }
+}
+
+const partsOf = async (url: string, id: string) => (await api(url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts) as Array<any>
+
+const toolRunning = (id: string) => (f: { event: string; data: any }) =>
+  f.event === "part.updated" && f.data.part.sessionID === id && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined
+
+describe("reins serve: turns", () => {
+  test("two sessions run their turns at once, each to its own result", async () => {
+    const n = "0.8"
+    const p = await respondingProject(n)
+    const s = await serve(p, ["--yolo"])
+    const a = (await api(s.url, "POST", "/session", {})).body.id
+    const b = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url)
+    await events.waitFor((f) => f.event === "server.connected")
+    await api(s.url, "POST", `/session/${a}/prompt_async`, { text: "task-alpha" })
+    await api(s.url, "POST", `/session/${b}/prompt_async`, { text: "task-beta" })
+    // both commands run at the same time: each session's bash is running before either has finished
+    await events.waitFor(toolRunning(a))
+    await events.waitFor(toolRunning(b))
+    const completedBeforeBothRan = events.frames.findIndex((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "completed")
+    const secondRunning = Math.max(events.frames.findIndex(toolRunning(a)), events.frames.findIndex(toolRunning(b)))
+    expect(completedBeforeBothRan === -1 || completedBeforeBothRan > secondRunning).toBe(true)
+    const doneA = await events.waitFor((f) => f.event === "turn.finished" && f.data.result.sessionID === a)
+    const doneB = await events.waitFor((f) => f.event === "turn.finished" && f.data.result.sessionID === b)
+    expect(doneA.data.result.text).toBe("done with task-alpha")
+    expect(doneB.data.result.text).toBe("done with task-beta")
+    await events.close()
+  })
+
+  test("a prompt to a busy session is queued into its running turn (202), and the model reads it at the next step", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "start" })
+    await events.waitFor((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running")
+    const queued = await api(s.url, "POST", `/session/${id}/message`, { text: "also mention the weather" })
+    expect(queued).toEqual({ status: 202, body: { queued: true, messageID: expect.stringMatching(/^msg_/) } })
+    const asyncQueued = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "and the tides" })
+    expect(asyncQueued).toEqual({ status: 202, body: { sessionID: id, queued: true, messageID: expect.stringMatching(/^msg_/) } })
+    const finished = await events.waitFor((f) => f.event === "turn.finished")
+    expect(finished.data.result.text).toBe("read it")
+    // one turn: two model calls, the second carrying both queued messages
+    expect(p.server.requests).toHaveLength(2)
+    const second = JSON.stringify(p.server.requests[1]!.body.messages)
+    expect(second).toContain("also mention the weather")
+    expect(second).toContain("and the tides")
+    expect(JSON.stringify(p.server.requests[0]!.body.messages)).not.toContain("weather")
+    await events.close()
+  })
+
+  test("SIGTERM stops the running turns (command killed, part interrupted) and the server exits 0", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url)
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
+    await events.waitFor(toolRunning(id))
+    await until(() => sleeping(n) === 2)
+    s.child.kill("SIGTERM")
+    expect((await s.exited).code).toBe(0)
+    await until(() => sleeping(n) === 0)
+    await events.close()
+    const again = await serve(p)
+    const tool = (await partsOf(again.url, id)).find((x) => x.type === "tool")
+    expect(tool.state).toMatchObject({ status: "error", interrupted: true })
+  })
+
+  test("kill -9 mid-turn, restart on the same data dir: the next turn repairs the session and completes over HTTP", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "resumed fine" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url)
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
+    await events.waitFor(toolRunning(id))
+    await until(() => sleeping(n) === 2)
+    s.child.kill("SIGKILL")
+    await s.exited
+    await events.close()
+    // the dead server's command is still running, and its part says so
+    expect(sleeping(n)).toBe(2)
+    const restarted = await serve(p, ["--yolo"])
+    expect((await partsOf(restarted.url, id)).find((x) => x.type === "tool").state.status).toBe("running")
+    const turn = await api(restarted.url, "POST", `/session/${id}/message`, { text: "carry on" })
+    expect(turn).toMatchObject({ status: 200, body: { sessionID: id, text: "resumed fine" } })
+    const parts = await partsOf(restarted.url, id)
+    expect(parts.filter((x) => x.type === "tool" && (x.state.status === "pending" || x.state.status === "running"))).toEqual([])
+    expect(parts.find((x) => x.type === "tool").state).toMatchObject({ status: "error", interrupted: true })
+    await until(() => sleeping(n) === 0)
+  })
+})

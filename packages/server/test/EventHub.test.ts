@@ -1,0 +1,124 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Exit, Fiber } from "effect"
+import { makeEventHub, type ServerEvent, type Subscriber } from "../src/EventHub.ts"
+
+const status = (sessionID: string): ServerEvent => ({ type: "session.status", sessionID, status: "busy" })
+
+/** The frames as `{id?, event, data}`. */
+const parse = (frames: ReadonlyArray<string>) =>
+  frames.map((f) => {
+    const lines = f.trimEnd().split("\n")
+    const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
+    const id = field("id")
+    return { ...(id !== undefined ? { id: Number(id) } : {}), event: field("event")!, data: JSON.parse(field("data")!) }
+  })
+
+const takeAll = (client: Subscriber) => Effect.runPromise(client.take).then(parse)
+
+const ended = async (client: Subscriber) => Exit.isFailure(await Effect.runPromiseExit(client.take))
+
+describe("EventHub: the replay buffer", () => {
+  test("a client that gives the last id it saw gets exactly the events after it, in order", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 100 })
+    for (let i = 0; i < 10; i++) hub.publish(status("ses_a"))
+    const client = hub.subscribe({ lastEventId: 6 })
+    const frames = await takeAll(client)
+    expect(frames[0]).toEqual({ event: "server.connected", data: { type: "server.connected", lastEventId: 10 } })
+    expect(frames.slice(1).map((f) => f.id)).toEqual([7, 8, 9, 10])
+    // then live ones, continuing the ids
+    hub.publish(status("ses_a"))
+    expect((await takeAll(client)).map((f) => f.id)).toEqual([11])
+  })
+
+  test("the buffer keeps the last `replay` events: an older id gets server.gap first, then what is left", async () => {
+    const hub = makeEventHub({ replay: 5, clientQueue: 100 })
+    for (let i = 0; i < 12; i++) hub.publish(status("ses_a"))
+    expect(hub.oldest()).toBe(8)
+    const frames = await takeAll(hub.subscribe({ lastEventId: 2 }))
+    expect(frames[1]).toEqual({ event: "server.gap", data: { type: "server.gap", from: 2, oldest: 8 } })
+    expect(frames.slice(2).map((f) => f.id)).toEqual([8, 9, 10, 11, 12])
+    // an id just before the oldest kept loses nothing: no gap
+    const exact = await takeAll(hub.subscribe({ lastEventId: 7 }))
+    expect(exact.map((f) => f.event)).not.toContain("server.gap")
+    expect(exact.slice(1).map((f) => f.id)).toEqual([8, 9, 10, 11, 12])
+  })
+
+  test("an id this server never gave (a client of an earlier server) gets server.gap; none at all gets no replay", async () => {
+    const hub = makeEventHub({ replay: 5, clientQueue: 100 })
+    hub.publish(status("ses_a"))
+    const stranger = await takeAll(hub.subscribe({ lastEventId: 40 }))
+    expect(stranger.map((f) => f.event)).toEqual(["server.connected", "server.gap", "session.status"])
+    expect(stranger[1]!.data).toEqual({ type: "server.gap", from: 40, oldest: 1 })
+    const fresh = await takeAll(hub.subscribe({}))
+    expect(fresh.map((f) => f.event)).toEqual(["server.connected"])
+  })
+
+  test("a session's stream has its own events, its sub-agents' sessions' and its parts' deltas, and no other session's", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 100 })
+    const client = hub.subscribe({ sessionID: "ses_root" })
+    await takeAll(client)
+    const session = (id: string, parentID?: string): ServerEvent => ({ type: "session.created", session: { id, title: "t", directory: "/", ...(parentID ? { parentID } : {}), time: { created: 1, updated: 1 } } })
+    hub.publish(session("ses_child", "ses_root"))
+    hub.publish(status("ses_other"))
+    hub.publish({ type: "part.updated", part: { id: "prt_1", sessionID: "ses_child", messageID: "msg_1", type: "text", text: "" } })
+    hub.publish({ type: "part.delta", partID: "prt_1", partType: "text", delta: "hi" })
+    hub.publish({ type: "part.delta", partID: "prt_unknown", partType: "text", delta: "no" })
+    hub.publish(status("ses_root"))
+    const frames = await takeAll(client)
+    expect(frames.map((f) => [f.id, f.event])).toEqual([
+      [1, "session.created"],
+      [3, "part.updated"],
+      [4, "part.delta"],
+      [6, "session.status"]
+    ])
+  })
+})
+
+describe("EventHub: slow clients", () => {
+  test("a client whose queue is full is sent server.disconnected with the id to resume from, and its stream ends; the others get everything", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 3 })
+    const slow = hub.subscribe({})
+    const fast = hub.subscribe({})
+    await takeAll(slow)
+    hub.publish(status("ses_a"))
+    expect((await takeAll(slow)).map((f) => f.id)).toEqual([1])
+    const seen: Array<number> = []
+    for (let i = 0; i < 10; i++) {
+      // publishing never waits, whoever is behind
+      hub.publish(status("ses_a"))
+      seen.push(...(await takeAll(fast)).flatMap((f) => (f.id === undefined ? [] : [f.id])))
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    const last = await takeAll(slow)
+    expect(last).toEqual([{ event: "server.disconnected", data: { type: "server.disconnected", reason: expect.stringContaining("Last-Event-ID: 1"), lastEventId: 1 } }])
+    expect(await ended(slow)).toBe(true)
+    expect(hub.clients()).toBe(1)
+    // it resumes from the buffer with what it missed
+    const back = await takeAll(hub.subscribe({ lastEventId: 1 }))
+    expect(back.slice(1).map((f) => f.id)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+  })
+
+  test("the replay a client asks for does not count against its queue; a waiting take wakes on the next event", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 2 })
+    for (let i = 0; i < 50; i++) hub.publish(status("ses_a"))
+    const client = hub.subscribe({ lastEventId: 0 })
+    expect((await takeAll(client)).length).toBe(51)
+    const waiting = Effect.runFork(client.take)
+    hub.publish(status("ses_a"))
+    const frames = parse(await Effect.runPromise(Fiber.join(waiting)))
+    expect(frames.map((f) => f.id)).toEqual([51])
+  })
+
+  test("a closed client is forgotten and its stream ends; closeAll ends every stream with the reason", async () => {
+    const hub = makeEventHub({ replay: 10, clientQueue: 10 })
+    const a = hub.subscribe({})
+    const b = hub.subscribe({})
+    a.close()
+    expect(hub.clients()).toBe(1)
+    expect(await ended(a)).toBe(true)
+    await takeAll(b)
+    hub.closeAll("the server is shutting down")
+    expect((await takeAll(b)).map((f) => f.data.reason)).toEqual(["the server is shutting down"])
+    expect(await ended(b)).toBe(true)
+  })
+})
