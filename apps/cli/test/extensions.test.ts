@@ -39,3 +39,18 @@ export default Tool.define("greet", {
     expect(system).toContain("- release: How to cut a release")
   })
 })
+
+describe("extensions in reins debug config", () => {
+  test("skill is a built-in tool once there are skills; a command hook whose match is not a regular expression is skipped with why", async () => {
+    const p = await setup([])
+    write(path.join(p.cwd, ".reins", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: How to cut a release\n---\nTag, then push.\n")
+    const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
+    config.hooks = { "tool.before": [{ match: "edit(", command: "true" }], "tool.after": [{ match: "edit|write", command: "prettier --write $FILE" }] }
+    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(config))
+    const out = await reins(["debug", "config"], p)
+    expect(out.code).toBe(0)
+    expect(out.stdout).toMatch(/Built-in tools: .*apply_patch, task, skill/)
+    expect(out.stdout).toContain("  hooks.tool.after[0]: prettier --write $FILE")
+    expect(out.stdout).toMatch(/skipped hooks\.tool\.before\[0\]: `match` is not a regular expression/)
+  })
+})

@@ -184,3 +184,14 @@ describe("event hooks", () => {
     expect(seen).toEqual(["first", "second"])
   })
 })
+
+describe("command hooks in the discovery report", () => {
+  test("a hook whose match is not a regular expression is reported as skipped with why; the others are found", async () => {
+    const cwd = tempDir()
+    const hooks = { "tool.before": [{ match: "edit(", command: "true" }], "tool.after": [{ match: "edit|write", command: "prettier --write $FILE" }] }
+    const { report } = await Effect.runPromise(discoverExtensions({ cwd, home: cwd, hooks }))
+    expect(report.hooks.found).toEqual([{ name: "hooks.tool.after[0]", command: "prettier --write $FILE" }])
+    expect(report.hooks.failed.map((f) => f.path)).toEqual(["hooks.tool.before[0]"])
+    expect(report.hooks.failed[0]!.error).toContain("`match` is not a regular expression")
+  })
+})

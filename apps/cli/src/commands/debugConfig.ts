@@ -46,7 +46,7 @@ export const sourcedConfig = (files: ReadonlyArray<string>) =>
     return [...byPath.values()]
   })
 
-/** The built-in tools (each model is offered its family's editing tools; an agent's `tools` and rules narrow them). */
+/** The built-in tools (each model is offered its family's editing tools; an agent's `tools` and rules narrow them); `skill` when there are skills. */
 const builtinTools = ["bash", "read", "glob", "grep", "list", "write", "edit", "apply_patch", "task"]
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
@@ -67,12 +67,13 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
       enabled: server.enabled !== false,
       target: server.type === "local" ? server.command.join(" ") : server.url
     }))
+    const tools = [...builtinTools, ...(extensions.skills.found.length > 0 ? ["skill"] : [])]
     const report = {
       files,
       config: values,
       agents: agents.agents.map((a) => ({ name: a.name, mode: a.mode, description: a.description, source: a.source, ...(a.model ? { model: a.model } : {}) })),
       agentsSkipped: agents.skipped,
-      tools: builtinTools,
+      tools,
       skills: extensions.skills,
       customTools: extensions.tools,
       plugins: extensions.plugins,
@@ -86,7 +87,7 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
     lines.push("Config files (lowest precedence first):", ...(files.length === 0 ? ["  (none: defaults only)"] : files.map((f) => `  ${f}`)), "")
     lines.push("Merged config (value ← file):", ...(values.length === 0 ? ["  (empty)"] : values.map((v) => `  ${v.path} = ${JSON.stringify(v.value)}  ← ${v.file}`)), "")
     lines.push("Agents:", ...report.agents.map((a) => `  ${a.name} (${a.mode}${a.model ? `, ${a.model}` : ""}) ← ${a.source}${a.description ? `: ${a.description}` : ""}`), ...skipped(agents.skipped), "")
-    lines.push(`Built-in tools: ${builtinTools.join(", ")}`, "")
+    lines.push(`Built-in tools: ${tools.join(", ")}`, "")
     lines.push("Skills:", ...(extensions.skills.found.length === 0 ? ["  (none)"] : extensions.skills.found.map((s) => `  ${s.name} ← ${s.path}${s.description ? `: ${s.description}` : ""}`)), ...skipped(extensions.skills.skipped), "")
     lines.push("Custom tools:", ...(extensions.tools.found.length === 0 ? ["  (none)"] : extensions.tools.found.map((t) => `  ${t.id} ← ${t.path}`)), ...skipped(extensions.tools.failed), "")
     lines.push("Plugins:", ...(extensions.plugins.found.length === 0 ? ["  (none)"] : extensions.plugins.found.map((p) => `  ${p.name}: ${p.hooks.join(", ") || "(no hooks)"}`)), ...skipped(extensions.plugins.failed), "")

@@ -103,6 +103,15 @@ const matcher = (match: string | undefined): ((tool: string) => boolean) | strin
   }
 }
 
+/** The config's command hooks, named as messages name them (`hooks.tool.after[0]`), each with why it cannot run, if it cannot. */
+export const listCommandHooks = (config: HooksConfig | undefined) =>
+  (["tool.before", "tool.after"] as const).flatMap((event) =>
+    (config?.[event] ?? []).map((hook, index) => {
+      const applies = matcher(hook.match)
+      return { name: `hooks.${event}[${index}]`, event, hook, ...(typeof applies === "string" ? { problem: applies } : {}) }
+    })
+  )
+
 /**
  * Config command hooks as tool hooks. A command runs with the permission of the call that
  * triggered it: the bash scan of the command is checked against the session's rules in force, and
@@ -110,8 +119,10 @@ const matcher = (match: string | undefined): ((tool: string) => boolean) | strin
  */
 export const commandHooks = (config: HooksConfig | undefined) =>
   Effect.gen(function* () {
-    const failed: Array<{ readonly path: string; readonly error: string }> = []
-    if (!config) return { hooks: [] as ReadonlyArray<ToolHook>, failed }
+    const listed = listCommandHooks(config)
+    // a hook whose `match` is no regular expression is left out (the discovery reports it)
+    const failed = listed.flatMap((c) => (c.problem === undefined ? [] : [{ path: c.name, error: c.problem }]))
+    if (listed.length === failed.length) return { hooks: [] as ReadonlyArray<ToolHook>, failed }
     const permission = yield* Permission
     const home = yield* HomeDir
     const reported = new Set<string>()
@@ -127,13 +138,7 @@ export const commandHooks = (config: HooksConfig | undefined) =>
         }
         return true
       })
-    const make = (event: "tool.before" | "tool.after", hook: CommandHookConfig, index: number): ReadonlyArray<ToolHook> => {
-      const name = `hooks.${event}[${index}]`
-      const applies = matcher(hook.match)
-      if (typeof applies === "string") {
-        failed.push({ path: name, error: applies })
-        return []
-      }
+    const make = (name: string, event: "tool.before" | "tool.after", hook: CommandHookConfig, applies: (tool: string) => boolean): ToolHook => {
       const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS
       // Once per file of the call ($FILE each in turn: an apply_patch that changes three files runs
       // it three times), or once with FILE empty when the call names none.
@@ -179,11 +184,11 @@ export const commandHooks = (config: HooksConfig | undefined) =>
                 return failed.length === 0 ? Effect.succeed(undefined) : Effect.fail({ message: failed.map(failure).join("; ") })
               })
           }
-      return [made]
+      return made
     }
-    const hooks: ReadonlyArray<ToolHook> = [
-      ...(config["tool.before"] ?? []).flatMap((h, i) => make("tool.before", h, i)),
-      ...(config["tool.after"] ?? []).flatMap((h, i) => make("tool.after", h, i))
-    ]
+    const hooks: ReadonlyArray<ToolHook> = listed.flatMap(({ name, event, hook }) => {
+      const applies = matcher(hook.match)
+      return typeof applies === "string" ? [] : [make(name, event, hook, applies)]
+    })
     return { hooks, failed }
   })

@@ -6,7 +6,7 @@ import type { Truncate } from "@reins/truncate"
 import { ToolRegistry } from "../Registry.ts"
 import type { Info } from "../Tool.ts"
 import { skill } from "../builtin/skill.ts"
-import { commandHooks } from "./CommandHooks.ts"
+import { commandHooks, listCommandHooks } from "./CommandHooks.ts"
 import { SessionHooks, ToolHooks } from "./Hooks.ts"
 import { loadPluginFiles, loadToolFiles, scriptFiles, sessionHooksOf, toolHookOf, type NamedPlugin, type Plugin, type ToolDefinition } from "./Loader.ts"
 import { Skills, discoverSkills, skillRoots, type Skill, type Skipped } from "./Skills.ts"
@@ -54,15 +54,15 @@ export const discoverExtensions = (options: DiscoveryOptions) =>
     const pluginFiles = (yield* Effect.forEach(pluginRoots(options.cwd, options.home), scriptFiles)).flat()
     const loaded = yield* loadPluginFiles(pluginFiles, { cwd: options.cwd, home: options.home })
     const plugins = [...loaded.plugins, ...(options.plugins ?? []).map((plugin, i) => ({ name: `plugins[${i}]`, plugin }))]
-    const commands = [
-      ...(options.hooks?.["tool.before"] ?? []).map((h, i) => ({ name: `hooks.tool.before[${i}]`, command: h.command })),
-      ...(options.hooks?.["tool.after"] ?? []).map((h, i) => ({ name: `hooks.tool.after[${i}]`, command: h.command }))
-    ]
+    const commands = listCommandHooks(options.hooks)
     const report: ExtensionReport = {
       skills: { found: skills.skills.map((s) => ({ name: s.name, description: s.description, path: s.file })), skipped: skills.skipped },
       tools: { found: tools.tools.map((t) => ({ id: t.id ?? "(id known once built)", path: t.file })), failed: tools.failed },
       plugins: { found: plugins.map((p) => ({ name: p.name, hooks: hookNames(p.plugin) })), failed: loaded.failed },
-      hooks: { found: commands, failed: [] }
+      hooks: {
+        found: commands.filter((c) => c.problem === undefined).map((c) => ({ name: c.name, command: c.hook.command })),
+        failed: commands.flatMap((c) => (c.problem === undefined ? [] : [{ path: c.name, error: c.problem }]))
+      }
     }
     return { skills: skills.skills, tools: tools.tools, plugins, report } satisfies Discovery
   })
@@ -70,10 +70,10 @@ export const discoverExtensions = (options: DiscoveryOptions) =>
 /** The discovery of one runtime, and what building its tools and hooks added to the report. */
 export class Extensions extends Context.Service<Extensions, {
   readonly discovery: Discovery
-  /** The report, with the tools that failed when built and the command hooks that were refused. */
+  /** The report, with the tools that failed when built. */
   report(): ExtensionReport
-  /** Records a failure found after discovery (a tool that did not build, a bad hook). */
-  fail(kind: "tools" | "hooks", failure: Skipped): void
+  /** Records a failure found after discovery (a tool that did not build). */
+  fail(kind: "tools", failure: Skipped): void
 }>()("reins/tool/Extensions") {
   /** Discovers once, when the runtime starts; logs every failure once. */
   static readonly layer = (options: DiscoveryOptions) =>
@@ -81,15 +81,14 @@ export class Extensions extends Context.Service<Extensions, {
       Extensions,
       Effect.gen(function* () {
         const discovery = yield* discoverExtensions(options)
-        const late = { tools: [] as Array<Skipped>, hooks: [] as Array<Skipped> }
+        const late = { tools: [] as Array<Skipped> }
         const r = discovery.report
-        for (const s of [...r.skills.skipped, ...r.tools.failed, ...r.plugins.failed]) yield* Effect.logWarning(`Skipped ${s.path}: ${s.error}`)
+        for (const s of [...r.skills.skipped, ...r.tools.failed, ...r.plugins.failed, ...r.hooks.failed]) yield* Effect.logWarning(`Skipped ${s.path}: ${s.error}`)
         return Extensions.of({
           discovery,
           report: () => ({
             ...r,
-            tools: { found: r.tools.found, failed: [...r.tools.failed, ...late.tools] },
-            hooks: { found: r.hooks.found, failed: [...r.hooks.failed, ...late.hooks] }
+            tools: { found: r.tools.found, failed: [...r.tools.failed, ...late.tools] }
           }),
           fail: (kind, failure) => void late[kind].push(failure)
         })
@@ -109,11 +108,8 @@ export const layerToolHooks = (hooksConfig: HooksConfig | undefined) =>
     ToolHooks,
     Effect.gen(function* () {
       const extensions = yield* Extensions
+      // a hook that cannot run (its `match` is no regular expression) was reported by the discovery
       const command = yield* commandHooks(hooksConfig)
-      for (const f of command.failed) {
-        extensions.fail("hooks", f)
-        yield* Effect.logWarning(`Skipped ${f.path}: ${f.error}`)
-      }
       return [...extensions.discovery.plugins.flatMap((p) => toolHookOf(p) ?? []), ...command.hooks]
     })
   )
