@@ -12,8 +12,10 @@ export interface Setup {
 }
 
 /** Loads config for the current directory; a bad file becomes a one-line usage error (exit 2). */
-export const loadSetup = Effect.gen(function* () {
-  const cwd = process.cwd()
+export const loadSetup = Effect.suspend(() => setupAt(process.cwd()))
+
+/** Loads config for a project directory (`reins acp` runs sessions in the directories its client names). */
+export const setupAt = (cwd: string) => Effect.gen(function* () {
   const env = process.env
   const home = os.homedir()
   const { config } = yield* loadConfig({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))

@@ -2,6 +2,7 @@ import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
+import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
@@ -15,7 +16,7 @@ import { VERSION } from "./version.ts"
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, compact, sessions, models, mcp, permissions, debug])
+  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, debug])
 )
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)

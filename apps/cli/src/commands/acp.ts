@@ -1,0 +1,48 @@
+import { Effect, Layer, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { Readable, Writable } from "node:stream"
+import { acpPrompter, clientRef, serveAcp } from "@reins/acp"
+import { makeRuntime } from "@reins/runtime"
+import { resolveModel, setupAt } from "../Setup.ts"
+import { withVariant } from "../Variant.ts"
+import { VERSION } from "../version.ts"
+
+const flags = {
+  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model> (default: the project's config)"), Flag.optional),
+  variant: Flag.String("variant").pipe(Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"), Flag.optional),
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking the editor"), Flag.withDefault(false))
+}
+
+/**
+ * `reins acp`: the agent as an Agent Client Protocol server on stdin/stdout, for editors (Zed,
+ * JetBrains, Neovim plugins). stdout carries only the protocol; logs and warnings go to stderr.
+ * Each project directory a session names gets its own runtime (its reins.json, rules and tools),
+ * made on its first session and closed when the editor disconnects.
+ */
+export const acp = Command.make("acp", flags, (input) =>
+  Effect.gen(function* () {
+    const client = clientRef()
+    const prompter = acpPrompter(client)
+    const runtime = (cwd: string) =>
+      Effect.gen(function* () {
+        const setup = yield* setupAt(cwd)
+        const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
+        const layer = makeRuntime({
+          cwd,
+          dataDir: setup.dataDir,
+          config: setup.config,
+          env: setup.env,
+          version: VERSION,
+          permission: { yolo: input.yolo, nonInteractive: "deny", prompter }
+        })
+        return { context: yield* Layer.build(layer), model }
+      })
+    yield* serveAcp({
+      input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+      output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      client,
+      version: VERSION,
+      runtime
+    })
+  })
+).pipe(Command.withDescription("Serve the agent over the Agent Client Protocol on stdio (for editors such as Zed)"))

@@ -1,0 +1,206 @@
+// `reins acp` end to end: the SDK's client side spawns the built CLI and talks to it over stdio,
+// against the scripted model server.
+import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { chunkText, ofKind, withAcp } from "./acp-support.ts"
+import { ensureBuilt, lastToolResult, projects } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+
+/** A number no other test's `sleep` uses, to find its processes. */
+const marker = () => `4${Math.floor(Math.random() * 90000) + 10000}.5`
+
+/** How many `sleep <n>` processes are still running. */
+const sleeping = (n: string) =>
+  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === `sleep ${n}`).length
+
+const waitFor = async (condition: () => boolean, tries = 300) => {
+  for (let i = 0; i < tries && !condition(); i++) await Bun.sleep(30)
+}
+
+describe("reins acp", () => {
+  test("initialize → new session → a bash and an edit turn streams its tool calls (pending → completed, a diff for the edit) and ends with end_turn", async () => {
+    const p = await setup([
+      { reasoning: "Let me look first.", toolCalls: [{ name: "bash", arguments: { command: "echo acp-bash-out" } }] },
+      { toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "old line", newString: "new line" } }] },
+      { text: "Both done." }
+    ])
+    const file = path.join(p.cwd, "notes.txt")
+    fs.writeFileSync(file, "first\nold line\nlast\n")
+    const { result, stderr } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it and edit" }] })
+      return { sessionId, response, updates: [...updates] }
+    })
+    expect(result.response.stopReason).toBe("end_turn")
+    const updates = result.updates
+    expect(updates.every((u) => u.sessionId === result.sessionId)).toBe(true)
+    expect(chunkText(updates, "agent_message_chunk")).toBe("Both done.")
+    expect(chunkText(updates, "agent_thought_chunk")).toBe("Let me look first.")
+    // each call: announced pending, then updated to completed, in that order
+    const calls = ofKind(updates, "tool_call")
+    expect(calls.map((c) => [c.kind, c.status])).toEqual([
+      ["execute", "pending"],
+      ["edit", "pending"]
+    ])
+    const [bash, edit] = calls
+    const updatesOf = (id: string) => ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === id)
+    expect(updatesOf(bash!.toolCallId).at(-1)!.status).toBe("completed")
+    const bashContent = updatesOf(bash!.toolCallId).at(-1)!.content!
+    expect(bashContent[0]!.type === "content" && bashContent[0]!.content.type === "text" ? bashContent[0]!.content.text : "").toContain("acp-bash-out")
+    const editDone = updatesOf(edit!.toolCallId).at(-1)!
+    expect(editDone.status).toBe("completed")
+    expect(editDone.locations).toEqual([{ path: file }])
+    expect(editDone.content).toEqual([{ type: "diff", path: file, oldText: "old line", newText: "new line" }])
+    // the announcement came before its completion
+    const order = updates.map((u) => u.update).flatMap((u) => ("toolCallId" in u && u.toolCallId === edit!.toolCallId ? [u.sessionUpdate === "tool_call" ? "call" : u.status] : []))
+    expect(order[0]).toBe("call")
+    expect(order.at(-1)).toBe("completed")
+    // without the fs capability the file is written on disk
+    expect(fs.readFileSync(file, "utf8")).toBe("first\nnew line\nlast\n")
+    expect(stderr).not.toContain("Error")
+  })
+
+  test("session/cancel during a running command: stop reason cancelled, the command's processes are gone, and the session takes the next prompt", async () => {
+    const n = marker()
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] },
+      { text: "after cancel" }
+    ])
+    const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
+      await waitFor(() => sleeping(n) === 2)
+      const whileRunning = sleeping(n)
+      await ctx.notify("session/cancel", { sessionId })
+      const response = await prompt
+      await waitFor(() => sleeping(n) === 0)
+      const afterCancel = sleeping(n)
+      const next = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] })
+      return { response, whileRunning, afterCancel, next, updates: [...updates] }
+    })
+    expect(result.whileRunning).toBe(2)
+    expect(result.response.stopReason).toBe("cancelled")
+    expect(result.afterCancel).toBe(0)
+    expect(result.next.stopReason).toBe("end_turn")
+    expect(chunkText(result.updates, "agent_message_chunk")).toBe("after cancel")
+    // the model of the next turn was told the call was interrupted
+    const told = JSON.stringify(p.server.requests.at(-1)!.body.messages)
+    expect(told).toMatch(/interrupt/i)
+  })
+
+  test("permission questions go to the client: allow once runs the call, reject tells the model", async () => {
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo allowed-once" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: "echo never-run" } }] },
+        { text: "understood" }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    let asked = 0
+    const { result } = await withAcp(
+      p,
+      [],
+      { permission: () => ({ outcome: { outcome: "selected", optionId: asked++ === 0 ? "once" : "reject" } }) },
+      async ({ ctx, updates, permissions }) => {
+        const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+        const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two commands" }] })
+        return { sessionId, response, permissions: [...permissions], updates: [...updates] }
+      }
+    )
+    expect(result.response.stopReason).toBe("end_turn")
+    expect(result.permissions).toHaveLength(2)
+    const [first, second] = result.permissions
+    expect(first!.sessionId).toBe(result.sessionId)
+    expect(first!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"])
+    expect(first!.toolCall.title).toContain("echo allowed-once")
+    // the question names the call the client was told about
+    const calls = ofKind(result.updates, "tool_call")
+    expect(calls.map((c) => c.toolCallId)).toEqual([first!.toolCall.toolCallId, second!.toolCall.toolCallId])
+    const finals = ofKind(result.updates, "tool_call_update").filter((u) => u.status === "completed" || u.status === "failed")
+    expect(finals.map((u) => u.status)).toEqual(["completed", "failed"])
+    // the model saw the output of the allowed call, then the rejection of the other
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("allowed-once")
+    expect(lastToolResult(p.server.requests)).toContain("The user rejected permission for bash")
+    expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("never-run\\n")
+  })
+
+  test("session/load in a new process replays the history: the user's prompt, the answer and each call with its final status", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo from-history" } }] }, { text: "History answer." }])
+    const first = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "remember this prompt" }] })
+      return sessionId
+    })
+    const sessionId = first.result
+    const { result } = await withAcp(p, [], {}, async ({ ctx, updates }) => {
+      const response = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      // the replay is sent before the load answers; notifications may still be in the client's queue
+      await waitFor(() => chunkText(updates, "agent_message_chunk") === "History answer.")
+      return { response, updates: [...updates] }
+    })
+    expect(result.response).toEqual({})
+    expect(chunkText(result.updates, "user_message_chunk")).toBe("remember this prompt")
+    expect(chunkText(result.updates, "agent_message_chunk")).toBe("History answer.")
+    const kinds = result.updates.map((u) => u.update.sessionUpdate)
+    expect(kinds).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"])
+    const done = ofKind(result.updates, "tool_call_update")[0]!
+    expect(done.status).toBe("completed")
+    expect(JSON.stringify(done.content)).toContain("from-history")
+  })
+
+  test("session/load of an unknown session is a not-found error", async () => {
+    const p = await setup([])
+    const { result } = await withAcp(p, [], {}, async ({ ctx }) =>
+      ctx.request("session/load", { sessionId: "ses_missing", cwd: p.cwd, mcpServers: [] }).then(
+        () => "loaded",
+        (e: { code?: number }) => e.code
+      )
+    )
+    expect(result).toBe(-32002)
+  })
+
+  test("with the fs capability an edit reads the editor's unsaved buffer, not the disk, and writes through the client", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "read", arguments: { filePath: "buffer.txt" } }] },
+      { toolCalls: [{ name: "edit", arguments: { filePath: "buffer.txt", oldString: "unsaved line", newString: "edited line" } }] },
+      { text: "edited the buffer" }
+    ])
+    const file = path.join(p.cwd, "buffer.txt")
+    fs.writeFileSync(file, "saved on disk\n")
+    const buffers = new Map([[file, "header\nunsaved line\n"]])
+    const { result } = await withAcp(p, ["--yolo"], { buffers }, async ({ ctx, updates, fsCalls }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit the open file" }] })
+      return { response, fsCalls: [...fsCalls], updates: [...updates] }
+    })
+    expect(result.response.stopReason).toBe("end_turn")
+    // the model read the buffer's text
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("unsaved line")
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).not.toContain("saved on disk")
+    expect(result.fsCalls).toEqual([
+      { method: "read", path: file },
+      { method: "read", path: file },
+      { method: "write", path: file, content: "header\nedited line\n" }
+    ])
+    expect(buffers.get(file)).toBe("header\nedited line\n")
+    // the disk is the editor's to save
+    expect(fs.readFileSync(file, "utf8")).toBe("saved on disk\n")
+    const finals = ofKind(result.updates, "tool_call_update").filter((u) => u.status === "completed")
+    expect(finals).toHaveLength(2)
+  })
+
+  test("stdout carries only protocol messages", async () => {
+    const p = await setup([{ text: "plain answer" }])
+    const { result } = await withAcp(p, [], {}, async ({ ctx }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      return ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })
+    })
+    // a line on stdout that is not JSON-RPC would have failed the SDK's parsing and this request
+    expect(result.stopReason).toBe("end_turn")
+  })
+})

@@ -1,0 +1,171 @@
+import { PROTOCOL_VERSION, RequestError, agent, ndJsonStream, type AgentContext, type ClientCapabilities, type SessionUpdate, type StopReason } from "@agentclientprotocol/sdk"
+import { Cause, Context, Effect, Exit, Fiber, FiberSet, Stream, type Scope } from "effect"
+import type { ModelRef, TurnResult } from "@reins/domain"
+import { Agents, SessionService } from "@reins/session"
+import { SessionStore } from "@reins/storage"
+import { FileAccess } from "@reins/tool"
+import * as path from "node:path"
+import type { ClientRef } from "./AcpPrompter.ts"
+import { clientFiles } from "./ClientFiles.ts"
+import { promptInput } from "./PromptContent.ts"
+import { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
+
+/** What the agent needs of a project directory's runtime: its services and the model it runs. */
+export interface AcpRuntime {
+  readonly context: Context.Context<SessionService | SessionStore>
+  readonly model: ModelRef
+}
+
+export interface AcpAgentOptions {
+  /** The client's messages (stdin) and where the agent's go (stdout: nothing else may be written there). */
+  readonly input: ReadableStream<Uint8Array>
+  readonly output: WritableStream<Uint8Array>
+  /** Set to the connected client, for the runtime's permission prompter; its `route` is set here. */
+  readonly client: ClientRef
+  readonly version: string
+  /** The runtime of a project directory (config, model, tools, permissions), made once per directory for the connection. */
+  readonly runtime: (cwd: string) => Effect.Effect<AcpRuntime, { readonly message: string }, Scope.Scope>
+}
+
+interface Entry {
+  readonly cwd: string
+  readonly runtime: AcpRuntime
+  /** Whether a reins session is this one or one of its sub-agents'. */
+  readonly within: (sessionID: string) => boolean
+  running?: Fiber.Fiber<StopReason, unknown>
+}
+
+const exitOf = <A, E>(fiber: Fiber.Fiber<A, E>) => new Promise<Exit.Exit<A, E>>((resolve) => fiber.addObserver(resolve))
+
+/** A failed effect as the JSON-RPC error the client sees: its message. */
+const rpcError = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  const message = typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : String(error)
+  return RequestError.internalError(undefined, message)
+}
+
+/**
+ * Serves the Agent Client Protocol on a pair of streams until the client closes them: sessions
+ * created and loaded (history replayed as updates), prompts run as turns whose events stream as
+ * `session/update`s, cancelled by `session/cancel`. Running turns are interrupted when the
+ * connection closes or the effect is interrupted (their commands stopped, their parts marked).
+ */
+export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const run = yield* FiberSet.makeRuntime<Scope.Scope>()
+    const runPromise = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
+      const exit = await exitOf(run(effect))
+      if (Exit.isSuccess(exit)) return exit.value
+      throw rpcError(exit.cause)
+    }
+    const runtimes = new Map<string, Promise<AcpRuntime>>()
+    const sessions = new Map<string, Entry>()
+    let capabilities: ClientCapabilities = {}
+
+    // a project directory's runtime, made once; a failure is told to the client and tried again next time
+    const runtimeFor = (cwd: string) => {
+      if (!path.isAbsolute(cwd)) return Promise.reject(RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`))
+      const known = runtimes.get(cwd)
+      if (known) return known
+      const made = runPromise(options.runtime(cwd))
+      runtimes.set(cwd, made)
+      made.catch(() => runtimes.delete(cwd))
+      return made
+    }
+
+    const open = async (sessionId: string, cwd: string, runtime: AcpRuntime) => {
+      const agents = await runPromise(Effect.provideContext(Effect.service(Agents), runtime.context))
+      const entry: Entry = { cwd, runtime, within: agents.within(sessionId) }
+      sessions.set(sessionId, entry)
+      return entry
+    }
+
+    // a question from a sub-agent's session goes to the ACP session whose turn started it
+    options.client.route = (sessionID) => {
+      if (sessions.has(sessionID)) return sessionID
+      for (const [id, entry] of sessions) if (entry.running !== undefined && entry.within(sessionID)) return id
+      return undefined
+    }
+
+    const send = (client: AgentContext, sessionId: string, updates: ReadonlyArray<SessionUpdate>) =>
+      Effect.forEach(updates, (update) => Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined)), { discard: true })
+
+    const entryOf = (sessionId: string) => {
+      const entry = sessions.get(sessionId)
+      if (entry === undefined) throw RequestError.sessionNotFound(sessionId)
+      return entry
+    }
+
+    const app = agent({ name: "reins" })
+      .onRequest("initialize", ({ params }) => {
+        capabilities = params.clientCapabilities ?? {}
+        return {
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: true, audio: false, embeddedContext: true }
+          },
+          agentInfo: { name: "reins", title: "reins", version: options.version },
+          authMethods: []
+        }
+      })
+      .onRequest("session/new", async ({ params }) => {
+        const runtime = await runtimeFor(params.cwd)
+        const session = await runPromise(Effect.provideContext(Effect.flatMap(Effect.service(SessionService), (s) => s.create({ directory: params.cwd })), runtime.context))
+        await open(session.id, params.cwd, runtime)
+        return { sessionId: session.id }
+      })
+      .onRequest("session/load", async ({ params, client }) => {
+        const runtime = await runtimeFor(params.cwd)
+        const history = await runPromise(
+          Effect.gen(function* () {
+            const store = yield* SessionStore
+            const found = yield* Effect.result(store.getSession(params.sessionId))
+            if (found._tag === "Failure") return undefined
+            // calls left open by a reins that died are closed first, as they are shown finished
+            yield* (yield* SessionService).repair(params.sessionId)
+            return yield* store.messages(params.sessionId)
+          }).pipe(Effect.provideContext(runtime.context))
+        )
+        if (history === undefined) throw RequestError.sessionNotFound(params.sessionId)
+        const entry = await open(params.sessionId, params.cwd, runtime)
+        await runPromise(send(client, params.sessionId, historyUpdates(history, entry.cwd)))
+        return {}
+      })
+      .onRequest("session/prompt", async ({ params, client, signal }) => {
+        const entry = entryOf(params.sessionId)
+        if (entry.running !== undefined) throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is already running a prompt; cancel it or wait for it to end.`)
+        const input = promptInput(params.prompt)
+        if (input.text === "" && input.files.length === 0) throw RequestError.invalidParams(undefined, "The prompt is empty: give some text.")
+        const updates = turnUpdates(params.sessionId, entry.cwd)
+        let result: TurnResult | undefined
+        const turn = Effect.gen(function* () {
+          const service = yield* SessionService
+          yield* service.stream({ sessionID: params.sessionId, text: input.text, model: entry.runtime.model, ...(input.files.length > 0 ? { files: input.files } : {}) }).pipe(
+            // the file tools read and write through the editor while this turn runs
+            Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
+            Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates(event))))
+          )
+          if (result === undefined) return yield* Effect.die("The turn's stream ended without its result")
+          return stopReason(result)
+        }).pipe(Effect.provideContext(entry.runtime.context))
+        const fiber = run(turn)
+        entry.running = fiber
+        const cancel = () => void run(Fiber.interrupt(fiber))
+        signal.addEventListener("abort", cancel)
+        const exit = await exitOf(fiber)
+        signal.removeEventListener("abort", cancel)
+        entry.running = undefined
+        if (Exit.isSuccess(exit)) return { stopReason: exit.value }
+        if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" as const }
+        throw rpcError(exit.cause)
+      })
+      .onNotification("session/cancel", ({ params }) => {
+        const running = sessions.get(params.sessionId)?.running
+        if (running !== undefined) run(Fiber.interrupt(running))
+      })
+
+    const connection = app.connect(ndJsonStream(options.output, options.input))
+    options.client.current = connection.client
+    yield* Effect.promise(() => connection.closed).pipe(Effect.onInterrupt(() => Effect.sync(() => connection.close())))
+  })

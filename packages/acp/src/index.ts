@@ -1,0 +1,6 @@
+export { serveAcp, type AcpAgentOptions, type AcpRuntime } from "./AcpAgent.ts"
+export { acpPrompter, clientRef, replyOf, type ClientRef } from "./AcpPrompter.ts"
+export { clientFiles } from "./ClientFiles.ts"
+export { promptInput, type PromptInput } from "./PromptContent.ts"
+export { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
+export * as ToolCalls from "./ToolCalls.ts"
