@@ -6,6 +6,7 @@ import { Permission, check, scanBash } from "@reins/permission"
 import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
 import { killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
+import { isRecord } from "./Values.ts"
 
 /** A command hook's time limit when the config gives none. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
@@ -14,8 +15,6 @@ const OUTPUT_LIMIT = 4_000
 
 /** Quotes a value for `sh`. */
 const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * The files a call is about, absolute: the `filePath` of edit, write or read; for a patch

@@ -1,4 +1,5 @@
 import { Context, Effect } from "effect"
+import { isRecord } from "./Values.ts"
 
 /** One tool call as hooks see it. */
 export interface HookCall {
@@ -66,8 +67,6 @@ export interface SessionHooks {
 
 /** The session hooks in force (default none). */
 export const SessionHooks = Context.Reference<SessionHooks>("reins/tool/SessionHooks", { defaultValue: () => ({ chatParams: [], events: [] }) })
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * What of a `chat.params` hook's answer can be used, and what cannot (each a phrase): a value of

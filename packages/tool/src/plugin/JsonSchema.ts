@@ -1,11 +1,10 @@
 // JSON Schema checks of a model's arguments, for tools whose parameters are a JSON Schema (plain custom tools).
 // Written here rather than pulling a validator in: the keywords tool schemas use, with messages a model can act on.
 import type { ArgumentIssue } from "../Tool.ts"
+import { isRecord } from "./Values.ts"
 
 type Path = ReadonlyArray<string | number>
 type Issue = { readonly path: Path; readonly message: string }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** A schema as sent to the model: always an object schema (MCP servers and plain tools may leave `type` out). */
 export const objectSchema = (schema: Record<string, unknown>): Record<string, unknown> => ({

@@ -9,6 +9,7 @@ import * as Tool from "../Tool.ts"
 import { describeError, type AfterDecision, type BeforeDecision, type ChatParams, type ChatParamsInput, type HookCall, type HookResult, type SessionHooks, type ToolHook } from "./Hooks.ts"
 import { fromPlain, isPlainTool, plainToolProblem } from "./PlainTool.ts"
 import type { Skipped } from "./Skills.ts"
+import { isRecord } from "./Values.ts"
 
 /** A plugin: hooks written as plain (sync or async) functions. */
 export interface Plugin {
@@ -137,8 +138,6 @@ export const loadToolFiles = (files: ReadonlyArray<string>) =>
     }
     return { tools, failed }
   })
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Checks an object is a plugin: hook functions under known names only. */
 const asPlugin = (value: unknown): Plugin | string => {

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { define, defineJson, ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 import { describeError } from "./Hooks.ts"
 import { objectSchema, schemaProblem, validateJsonSchema } from "./JsonSchema.ts"
+import { isRecord } from "./Values.ts"
 
 /** What a plain tool's `execute` is given besides its arguments. */
 export interface PlainContext extends ToolContext {
@@ -18,8 +19,6 @@ export interface PlainTool {
   readonly parameters?: Schema.Top | Record<string, unknown>
   readonly execute: (args: never, ctx: PlainContext) => unknown
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Whether an export looks like a plain tool. */
 export const isPlainTool = (v: unknown): v is PlainTool => isRecord(v) && typeof v.description === "string" && typeof v.execute === "function"
