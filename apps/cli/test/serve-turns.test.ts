@@ -99,6 +99,23 @@ describe("reins serve: turns", () => {
     await events.close()
   })
 
+  test("a prompt sent as soon as turn.finished arrives starts the next turn (it does not join the one ending)", async () => {
+    const p = await setup([{ text: "one" }, { text: "two" }, { text: "three" }])
+    const s = await serve(p)
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await events.waitFor((f) => f.event === "server.connected")
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "first" })
+    for (const [i, text] of ["one", "two"].entries()) {
+      await events.waitFor((f) => f.event === "turn.finished" && f.data.result.text === text)
+      expect(await api(s.url, "POST", `/session/${id}/prompt_async`, { text: `after ${i}` })).toEqual({ status: 202, body: { sessionID: id, queued: false } })
+    }
+    await events.waitFor((f) => f.event === "turn.finished" && f.data.result.text === "three")
+    expect(events.frames.filter((f) => f.event === "turn.finished").map((f) => f.data.result.text)).toEqual(["one", "two", "three"])
+    expect(p.server.requests).toHaveLength(3)
+    await events.close()
+  })
+
   test("SIGTERM stops the running turns (command killed, part interrupted) and the server exits 0", async () => {
     const n = marker()
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])

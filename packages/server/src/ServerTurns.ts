@@ -28,13 +28,18 @@ export class ServerTurns extends Context.Service<ServerTurns, {
     Effect.gen(function* () {
       const sessions = yield* SessionService
       const hub = yield* ServerEvents
-      const fibers = yield* FiberMap.make<string, TurnResult, PromptError>()
+      const fibers = yield* FiberMap.make<number, TurnResult, PromptError>()
+      // the turn each session runs now; a turn leaves it before its end is published, so a prompt
+      // sent on `turn.finished` starts the next turn rather than joining the one ending
+      const current = new Map<string, { fiber?: Fiber.Fiber<TurnResult, PromptError> }>()
+      let next = 0
 
       const failed = (sessionID: string, tag: string, message: string) => Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
 
-      const turn = (input: PromptInput) =>
+      const turn = (input: PromptInput, entry: object) =>
         sessions.prompt(input).pipe(
           Effect.onExit((exit) => {
+            if (current.get(input.sessionID) === entry) current.delete(input.sessionID)
             if (Exit.isSuccess(exit)) return Effect.sync(() => void hub.publish({ type: "turn.finished", result: exit.value }))
             const error = Cause.findErrorOption(exit.cause)
             if (error._tag === "Some") return failed(input.sessionID, error.value._tag, error.value.message)
@@ -44,21 +49,25 @@ export class ServerTurns extends Context.Service<ServerTurns, {
         )
 
       const start = Effect.fn("ServerTurns.start")(function* (input: PromptInput) {
-        if (FiberMap.hasUnsafe(fibers, input.sessionID)) {
+        if (current.has(input.sessionID)) {
           const queued = yield* sessions.queue({ sessionID: input.sessionID, text: input.text, ...(input.files ? { files: input.files } : {}) })
           if (queued !== undefined) return { queued: true, messageID: queued.messageID } satisfies Started
+          // that turn ended in between: this prompt starts the next
         }
-        const fiber = yield* FiberMap.run(fibers, input.sessionID, { onlyIfMissing: true })(turn(input))
+        const entry: { fiber?: Fiber.Fiber<TurnResult, PromptError> } = {}
+        current.set(input.sessionID, entry)
+        const fiber = yield* FiberMap.run(fibers, next++)(turn(input, entry))
+        entry.fiber = fiber
         return { queued: false, turn: fiber } satisfies Started
       })
 
       const abort = (sessionID: string) =>
         Effect.suspend(() => {
-          if (!FiberMap.hasUnsafe(fibers, sessionID)) return Effect.succeed(false)
-          return Effect.as(FiberMap.remove(fibers, sessionID), true)
+          const fiber = current.get(sessionID)?.fiber
+          return fiber === undefined ? Effect.succeed(false) : Effect.as(Fiber.interrupt(fiber), true)
         })
 
-      return ServerTurns.of({ start, abort, running: (sessionID) => FiberMap.hasUnsafe(fibers, sessionID), stopAll: FiberMap.clear(fibers) })
+      return ServerTurns.of({ start, abort, running: (sessionID) => current.has(sessionID), stopAll: FiberMap.clear(fibers) })
     })
   )
 }
