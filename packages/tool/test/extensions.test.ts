@@ -7,7 +7,8 @@ import * as path from "node:path"
 import { define } from "../src/Tool.ts"
 import { ToolHooks, chatParamsFor, checkChatParams, type ChatParams, type ToolHook } from "../src/plugin/Hooks.ts"
 import { EventHookTimeout, Extensions, discoverExtensions, layerEventHooks } from "../src/plugin/Extensions.ts"
-import { skillsBlock } from "../src/plugin/Skills.ts"
+import { Skills, skillsBlock } from "../src/plugin/Skills.ts"
+import { skill as skillTool } from "../src/builtin/skill.ts"
 import { loadPluginFiles, sessionHooksOf, toolHookOf, type Plugin } from "../src/plugin/Loader.ts"
 import { tempDir, toolCall } from "./helpers.ts"
 
@@ -193,5 +194,21 @@ describe("command hooks in the discovery report", () => {
     expect(report.hooks.found).toEqual([{ name: "hooks.tool.after[0]", command: "prettier --write $FILE" }])
     expect(report.hooks.failed.map((f) => f.path)).toEqual(["hooks.tool.before[0]"])
     expect(report.hooks.failed[0]!.error).toContain("`match` is not a regular expression")
+  })
+})
+
+describe("the skill tool", () => {
+  test("a name that is no skill is answered with the skills there are, without a permission question; a real one is asked for", async () => {
+    const cwd = tempDir()
+    const skills = [{ name: "release", description: "Cut a release", dir: cwd, file: path.join(cwd, "SKILL.md"), body: "Tag, then push." }]
+    const rules = [{ permission: "*", pattern: "*", action: "allow" as const }, { permission: "skill", pattern: "*", action: "ask" as const }]
+    const built = skillTool.pipe(Effect.provideService(Skills, skills))
+    const unknown = await Effect.runPromise(toolCall(built, { name: "relase" }, { cwd, rules }))
+    expect(unknown.failure.reason).toBe("failed")
+    expect(unknown.failure.message).toBe('There is no skill named "relase". The available skills: release.')
+    const asked = await Effect.runPromise(toolCall(built, { name: "release" }, { cwd, rules }))
+    expect(asked.failure.reason).toBe("permission")
+    const allowed = await Effect.runPromise(toolCall(built, { name: "release" }, { cwd }))
+    expect(allowed.success.output).toContain("Tag, then push.")
   })
 })

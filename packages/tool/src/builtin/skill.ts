@@ -14,7 +14,11 @@ export const skill = define("skill", {
   parameters: Parameters,
   // a skill is read whole: its outputs are the ones pruning protects
   truncate: false,
-  permissions: (args) => [{ permission: "skill", patterns: [args.name], always: [args.name], title: `Load the skill ${args.name}` }],
+  // a name that is no skill asks nothing: execute answers with the skills there are
+  permissions: (args) =>
+    Effect.map(Skills, (skills) =>
+      skills.some((s) => s.name === args.name) ? [{ permission: "skill", patterns: [args.name], always: [args.name], title: `Load the skill ${args.name}` }] : []
+    ),
   execute: (args) =>
     Effect.gen(function* () {
       const skills = yield* Skills

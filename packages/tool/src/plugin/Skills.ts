@@ -33,6 +33,8 @@ export const skillRoots = (cwd: string, home: string) => [
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/
 
+const isFile = (file: string) => Effect.promise(() => fs.promises.stat(file).then((s) => s.isFile(), () => false))
+
 const readDir = (dir: string) => Effect.promise(() => fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []))
 
 /** Loads one `SKILL.md`, or says why it cannot be used. */
@@ -62,7 +64,7 @@ export const discoverSkills = (roots: ReadonlyArray<string>) =>
       const entries = (yield* readDir(root)).filter((e) => e.isDirectory() || e.isSymbolicLink()).sort((a, b) => a.name.localeCompare(b.name))
       for (const entry of entries) {
         const file = path.join(root, entry.name, "SKILL.md")
-        if (!fs.existsSync(file)) continue
+        if (!(yield* isFile(file))) continue
         const loaded = yield* Effect.result(loadSkill(file))
         if (loaded._tag === "Failure") {
           skipped.push({ path: file, error: loaded.failure.message })
