@@ -212,6 +212,26 @@ describe("reins serve", () => {
     expect((await fetch(`${s.url}/session?token=s3cret-token`)).status).toBe(401)
   })
 
+  test("CORS is off unless origins are given; a preflight from an allowed origin passes before the token check", async () => {
+    const p = await setup([])
+    const closed = await serve(p)
+    const plain = await fetch(`${closed.url}/health`, { headers: { origin: "http://app.example" } })
+    expect(plain.status).toBe(200)
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull()
+    const open = await serve(p, ["--cors", "http://app.example", "--token", "tok"])
+    const preflight = await fetch(`${open.url}/session`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" }
+    })
+    expect(preflight.status).toBeLessThan(300)
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("http://app.example")
+    const allowed = await fetch(`${open.url}/health`, { headers: { origin: "http://app.example", authorization: "Bearer tok" } })
+    expect(allowed.status).toBe(200)
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("http://app.example")
+    const other = await fetch(`${open.url}/health`, { headers: { origin: "http://evil.example", authorization: "Bearer tok" } })
+    expect(other.headers.get("access-control-allow-origin")).toBeNull()
+  })
+
   test("a non-loopback address without a token is refused (exit 2, says how to give one)", async () => {
     const p = await setup([])
     const r = await reins(["serve", "--hostname", "0.0.0.0", "--port", "0"], p)

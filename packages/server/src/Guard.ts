@@ -90,9 +90,10 @@ export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, Htt
   )
   if (options.cors.length === 0) return guard
   const cors = HttpRouter.middleware(
-    HttpMiddleware.cors({ allowedOrigins: options.cors, allowedHeaders: ["authorization", "content-type", "last-event-id"] }),
+    HttpMiddleware.cors({ allowedOrigins: (origin) => options.cors.includes(origin), allowedHeaders: ["authorization", "content-type", "last-event-id"] }),
     { global: true }
   )
+  // only a listed origin is echoed back (a predicate: a lone origin would be sent whatever the request's);
   // the first global middleware added runs outermost
   return guard.pipe(Layer.provide(cors))
 }
