@@ -72,7 +72,13 @@ export const connect = (server: string, config: McpServerConfig, options: { read
           const client = newClient(options.track)
           const stderrTail = () => tail.trim()
           return attempt(server, client, transport).pipe(
-            Effect.mapError((e) => (stderrTail() ? new McpError({ ...e, message: `${e.message} (stderr: ${lastLine(stderrTail())})` }) : e)),
+            Effect.mapError((e) =>
+              /\bENOENT\b/.test(e.message)
+                ? new McpError({ ...e, message: `MCP server "${server}" could not start: there is no program ${JSON.stringify(config.command[0])} (install it, or fix mcp.${server}.command in reins.json)` })
+                : stderrTail()
+                  ? new McpError({ ...e, message: `${e.message} (stderr: ${lastLine(stderrTail())})` })
+                  : e
+            ),
             // a server that failed or timed out is killed at once: closing would wait for it to exit
             Effect.onError(() =>
               Effect.sync(() => {

@@ -35,7 +35,7 @@ describe("a local server's environment", () => {
 
   test("a command that does not exist fails with its name", async () => {
     const exit = await Effect.runPromiseExit(connect("nope", { type: "local", command: ["/no/such/mcp-server"] }, { env, cwd: "/", track: () => {} }))
-    expect(JSON.stringify(exit)).toContain("/no/such/mcp-server")
+    expect(JSON.stringify(exit)).toContain('MCP server \\"nope\\" could not start: there is no program \\"/no/such/mcp-server\\" (install it, or fix mcp.nope.command in reins.json)')
   })
 })
 
