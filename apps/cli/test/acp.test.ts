@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
-import { ensureBuilt, lastToolResult, projects } from "./support.ts"
+import { spawn } from "node:child_process"
+import { BIN, ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -19,6 +20,26 @@ const sleeping = (n: string) =>
 
 const waitFor = async (condition: () => boolean, tries = 300) => {
   for (let i = 0; i < tries && !condition(); i++) await Bun.sleep(30)
+}
+
+/** `reins acp` spoken to line by line, without the SDK: what it writes to stdout is kept whole. */
+const rawAcp = (p: { cwd: string; env: Record<string, string> }, args: ReadonlyArray<string>) => {
+  const child = spawn("bun", [BIN, "acp", ...args], { cwd: p.cwd, env: p.env, stdio: ["pipe", "pipe", "pipe"] })
+  let out = ""
+  child.stdout.on("data", (b) => (out += b))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  const responseOf = (id: number) => out.split("\n").find((l) => l.includes(`"id":${id},`) && (l.includes('"result"') || l.includes('"error"')))
+  return {
+    child,
+    exited,
+    out: () => out,
+    send: (id: number, method: string, params: unknown) => void child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`),
+    /** The result of request `id`, once answered. */
+    answered: async (id: number) => {
+      await waitFor(() => responseOf(id) !== undefined, 500)
+      return JSON.parse(responseOf(id)!).result
+    }
+  }
 }
 
 describe("reins acp", () => {
@@ -194,13 +215,60 @@ describe("reins acp", () => {
     expect(finals).toHaveLength(2)
   })
 
-  test("stdout carries only protocol messages", async () => {
-    const p = await setup([{ text: "plain answer" }])
-    const { result } = await withAcp(p, [], {}, async ({ ctx }) => {
-      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
-      return ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })
+  test("stdout carries only JSON-RPC messages, one per line, through a whole turn", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo to-stdout-of-bash" } }] }, { text: "plain answer" }])
+    const { child, exited, out: output, send, answered } = rawAcp(p, ["--yolo"])
+    send(1, "initialize", { protocolVersion: 1, clientCapabilities: {} })
+    await answered(1)
+    send(2, "session/new", { cwd: p.cwd, mcpServers: [] })
+    const { sessionId } = await answered(2)
+    send(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })
+    expect((await answered(3)).stopReason).toBe("end_turn")
+    child.stdin.end()
+    expect((await exited).code).toBe(0)
+    const lines = output().split("\n").filter((l) => l !== "")
+    expect(lines.length).toBeGreaterThan(4)
+    for (const line of lines) expect(JSON.parse(line).jsonrpc).toBe("2.0")
+    // the command's own output reached the client only inside a tool call update
+    expect(lines.filter((l) => l.includes("to-stdout-of-bash")).every((l) => l.includes("tool_call"))).toBe(true)
+  })
+
+  for (const how of ["the editor closes the connection", "SIGTERM"] as const) {
+    test(`${how} mid-command: reins acp stops the command's processes, marks the call interrupted and exits`, async () => {
+      const n = marker()
+      const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+      const { child, exited, send, answered } = rawAcp(p, ["--yolo"])
+      send(1, "initialize", { protocolVersion: 1, clientCapabilities: {} })
+      await answered(1)
+      send(2, "session/new", { cwd: p.cwd, mcpServers: [] })
+      const { sessionId } = await answered(2)
+      send(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
+      await waitFor(() => sleeping(n) === 2)
+      expect(sleeping(n)).toBe(2)
+      if (how === "SIGTERM") child.kill("SIGTERM")
+      else child.stdin.end()
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+      const exit = await exited
+      clearTimeout(timer)
+      expect(exit.signal).toBeNull()
+      await waitFor(() => sleeping(n) === 0)
+      expect(sleeping(n)).toBe(0)
+      const exported = JSON.parse((await reins(["sessions", "export", sessionId], p)).stdout)
+      const tool = exported.messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+      expect(tool.state.status).toBe("error")
+      expect(tool.state.interrupted).toBe(true)
     })
-    // a line on stdout that is not JSON-RPC would have failed the SDK's parsing and this request
-    expect(result.stopReason).toBe("end_turn")
+  }
+
+  test("a project without a model: session/new fails with the message that says what to set", async () => {
+    const p = await setup([])
+    fs.writeFileSync(path.join(p.cwd, "reins.json"), "{}")
+    const { result } = await withAcp(p, [], {}, async ({ ctx }) =>
+      ctx.request("session/new", { cwd: p.cwd, mcpServers: [] }).then(
+        () => "created",
+        (e: { message?: string }) => e.message
+      )
+    )
+    expect(result).toContain("No model configured")
   })
 })

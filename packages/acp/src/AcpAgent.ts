@@ -1,5 +1,5 @@
 import { PROTOCOL_VERSION, RequestError, agent, ndJsonStream, type AgentContext, type ClientCapabilities, type SessionUpdate, type StopReason } from "@agentclientprotocol/sdk"
-import { Cause, Context, Effect, Exit, Fiber, FiberSet, Stream, type Scope } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
 import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
@@ -52,8 +52,12 @@ const rpcError = (cause: Cause.Cause<unknown>) => {
  */
 export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const run = yield* FiberSet.makeRuntime<Scope.Scope>()
-    const runPromise = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
+    // The runtimes live in a scope made before the turns' fiber set, so that when the connection
+    // ends the turns are interrupted (their commands stopped, their parts marked) while the
+    // runtimes (the store) are still open, and closed after.
+    const runtimeScope = yield* Scope.fork(yield* Effect.scope)
+    const run = yield* FiberSet.makeRuntime<never>()
+    const runPromise = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
       const exit = await exitOf(run(effect))
       if (Exit.isSuccess(exit)) return exit.value
       throw rpcError(exit.cause)
@@ -67,7 +71,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       if (!path.isAbsolute(cwd)) return Promise.reject(RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`))
       const known = runtimes.get(cwd)
       if (known) return known
-      const made = runPromise(options.runtime(cwd))
+      const made = runPromise(Scope.provide(options.runtime(cwd), runtimeScope))
       runtimes.set(cwd, made)
       made.catch(() => runtimes.delete(cwd))
       return made

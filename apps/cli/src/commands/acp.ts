@@ -1,7 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Readable, Writable } from "node:stream"
-import { acpPrompter, clientRef, serveAcp } from "@reins/acp"
 import { makeRuntime } from "@reins/runtime"
 import { resolveModel, setupAt } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
@@ -21,6 +20,8 @@ const flags = {
  */
 export const acp = Command.make("acp", flags, (input) =>
   Effect.gen(function* () {
+    // the ACP SDK (and zod) load only for this command, not for every reins command
+    const { acpPrompter, clientRef, serveAcp } = yield* Effect.promise(() => import("@reins/acp"))
     const client = clientRef()
     const prompter = acpPrompter(client)
     const runtime = (cwd: string) =>
