@@ -77,8 +77,31 @@ describe("reins serve", () => {
     expect(copy[0].info).toMatchObject({ role: "user", sessionID: forked.body.id })
     expect(copy[0].parts[0]).toMatchObject({ type: "text", text: "hello", sessionID: forked.body.id, messageID: copy[0].info.id })
     expect((await api(s.url, "POST", `/session/${id}/fork`, { messageID: "msg_nope" })).status).toBe(404)
+    // one turn: nothing older than the turns kept verbatim
+    const nothing = await api(s.url, "POST", `/session/${id}/summarize`, {})
+    expect(nothing).toMatchObject({ status: 400, body: { error: "bad_request", message: expect.stringContaining("Nothing to summarise") } })
     expect((await api(s.url, "DELETE", `/session/${forked.body.id}`)).status).toBe(204)
     expect((await api(s.url, "GET", `/session/${forked.body.id}`)).status).toBe(404)
+  })
+
+  test("summarize compacts an idle session's older turns with the model's summary", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo OLD-OUTPUT" } }] },
+      { text: "ok one" },
+      { text: "ok two" },
+      { text: "ok three" },
+      { text: "## Objective\nSUMMARY-MARKER" }
+    ])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    for (const text of ["first", "second", "third"]) expect((await api(s.url, "POST", `/session/${id}/message`, { text })).status).toBe(200)
+    const compacted = await api(s.url, "POST", `/session/${id}/summarize`, {})
+    expect(compacted.status).toBe(200)
+    const { summaryMessageID, summary, summarised } = compacted.body
+    expect(summary).toContain("SUMMARY-MARKER")
+    expect(summarised.length).toBeGreaterThan(0)
+    const stored = (await api(s.url, "GET", `/session/${id}/message`)).body.find((m: any) => m.info.id === summaryMessageID)
+    expect(stored.info.summary).toMatchObject({ auto: false })
   })
 
   test("abort during a running command: its process group is killed and the part is error + interrupted", async () => {
@@ -90,6 +113,7 @@ describe("reins serve", () => {
     await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
     await events.waitFor((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined)
     await until(() => sleeping(n) === 2)
+    expect(await api(s.url, "DELETE", `/session/${id}`)).toMatchObject({ status: 409, body: { error: "busy", message: expect.stringContaining("abort") } })
     expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
     const failed = await events.waitFor((f) => f.event === "turn.failed")
     expect(failed.data).toMatchObject({ sessionID: id, error: { tag: "Interrupted" } })

@@ -1,11 +1,11 @@
 // The handlers of the API's routes, over the runtime's services and the server's own (turns, events, info).
-import { Effect, Exit, Cause, Fiber, Layer, Schedule, Stream } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { Ids, type Message, type Part } from "@reins/domain"
 import { Permission } from "@reins/permission"
-import { Agents, SessionService, agentModel, type PromptError, type PromptInput } from "@reins/session"
-import { SessionStore, type StoreError } from "@reins/storage"
+import { Agents, RunSettings, SessionService, agentModel, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
+import { RunClaims, SessionStore, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { ServerEvents } from "./ServerEvents.ts"
 import { ServerInfo } from "./ServerInfo.ts"
@@ -23,7 +23,7 @@ const fromPrompt = (e: PromptError) => {
     case "SessionBusyError":
       return new Conflict({ message: e.message })
     case "CompactionError":
-      return e.reason === "template" || e.reason === "config" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
+      return e.reason === "template" || e.reason === "config" || e.reason === "nothing-to-summarise" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
     default:
       return e.reason === "invalid" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
   }
@@ -64,6 +64,7 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
 const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
+    const claims = yield* RunClaims
     const sessions = yield* SessionService
     const permission = yield* Permission
     const turns = yield* ServerTurns
@@ -141,6 +142,11 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         Effect.gen(function* () {
           yield* session(params.id)
           if (turns.running(params.id)) return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
+          // a turn of another reins process on it would fail at its next write
+          const run = yield* Effect.mapError(claims.get(params.id), fromStore)
+          if (run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)) {
+            return yield* new Conflict({ message: `Session ${params.id} is running in another reins process (pid ${run.pid} on ${run.host}): stop that run first, then delete it.` })
+          }
           yield* Effect.mapError(store.deleteSession(params.id), fromStore)
         })
       )
