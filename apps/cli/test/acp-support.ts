@@ -8,7 +8,7 @@ export interface AcpClientOptions {
   /** The editor's open buffers by absolute path: offered as the fs capability when given. */
   readonly buffers?: Map<string, string>
   /** Answers a permission question (default: allow once). */
-  readonly permission?: (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>
+  readonly permission?: (request: RequestPermissionRequest, signal: AbortSignal) => RequestPermissionResponse | Promise<RequestPermissionResponse>
 }
 
 export interface AcpSession {
@@ -33,9 +33,9 @@ export const withAcp = async <T>(p: Project, args: ReadonlyArray<string>, option
   const buffers = options.buffers
   let app = client({ name: "reins-test" })
     .onNotification("session/update", ({ params }) => void updates.push(params))
-    .onRequest("session/request_permission", async ({ params }) => {
+    .onRequest("session/request_permission", async ({ params, signal }) => {
       permissions.push(params)
-      return options.permission ? await options.permission(params) : { outcome: { outcome: "selected", optionId: "once" } }
+      return options.permission ? await options.permission(params, signal) : { outcome: { outcome: "selected", optionId: "once" } }
     })
   if (buffers !== undefined) {
     app = app

@@ -150,6 +150,41 @@ describe("reins acp", () => {
     expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("never-run\\n")
   })
 
+  test("session/cancel while a permission question waits: the question is withdrawn from the client and the stop reason is cancelled", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], { permission: { bash: "ask" } })
+    let withdrawn = false
+    const { result } = await withAcp(
+      p,
+      [],
+      {
+        // never answered by the user: the question ends when reins withdraws it ($/cancel_request)
+        permission: (_request, signal) =>
+          new Promise((resolve) =>
+            signal.addEventListener("abort", () => {
+              withdrawn = true
+              resolve({ outcome: { outcome: "cancelled" } })
+            })
+          )
+      },
+      async ({ ctx, permissions, updates }) => {
+        const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+        const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] })
+        await waitFor(() => permissions.length === 1)
+        await ctx.notify("session/cancel", { sessionId })
+        const response = await prompt
+        // withdrawn by reins itself, while the connection is still open
+        await waitFor(() => withdrawn)
+        return { response, asked: permissions.length, withdrawn, updates: [...updates] }
+      }
+    )
+    expect(result.asked).toBe(1)
+    expect(result.response.stopReason).toBe("cancelled")
+    // the model was never asked again, and the command never ran
+    expect(p.server.requests).toHaveLength(1)
+    expect(JSON.stringify(result.updates)).not.toContain("waiting-for-answer\\n")
+    expect(result.withdrawn).toBe(true)
+  })
+
   test("session/load in a new process replays the history: the user's prompt, the answer and each call with its final status", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo from-history" } }] }, { text: "History answer." }])
     const first = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {

@@ -77,6 +77,12 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       return made
     }
 
+    // the editor's own MCP servers are not started: reins runs those of the project's reins.json
+    const ignoredMcp = (servers: ReadonlyArray<{ readonly name: string }>) =>
+      servers.length === 0
+        ? Promise.resolve()
+        : runPromise(Effect.logWarning(`reins acp does not start the editor's MCP servers (${servers.map((s) => s.name).join(", ")}); configure them under "mcp" in reins.json`))
+
     const open = async (sessionId: string, cwd: string, runtime: AcpRuntime) => {
       const agents = await runPromise(Effect.provideContext(Effect.service(Agents), runtime.context))
       const entry: Entry = { cwd, runtime, within: agents.within(sessionId) }
@@ -115,12 +121,14 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       })
       .onRequest("session/new", async ({ params }) => {
         const runtime = await runtimeFor(params.cwd)
+        await ignoredMcp(params.mcpServers)
         const session = await runPromise(Effect.provideContext(Effect.flatMap(Effect.service(SessionService), (s) => s.create({ directory: params.cwd })), runtime.context))
         await open(session.id, params.cwd, runtime)
         return { sessionId: session.id }
       })
       .onRequest("session/load", async ({ params, client }) => {
         const runtime = await runtimeFor(params.cwd)
+        await ignoredMcp(params.mcpServers)
         const history = await runPromise(
           Effect.gen(function* () {
             const store = yield* SessionStore
@@ -151,6 +159,9 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
             Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates(event))))
           )
           if (result === undefined) return yield* Effect.die("The turn's stream ended without its result")
+          // a turn the loop ended on purpose (a doom loop stopped) says why in the thread
+          const error = result.assistant.error
+          if (error !== undefined) yield* send(client, params.sessionId, [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${error.message}` } }])
           return stopReason(result)
         }).pipe(Effect.provideContext(entry.runtime.context))
         const fiber = run(turn)
