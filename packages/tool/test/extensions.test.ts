@@ -9,7 +9,7 @@ import { ToolHooks, chatParamsFor, checkChatParams, type ChatParams, type ToolHo
 import { EventHookTimeout, Extensions, discoverExtensions, layerEventHooks } from "../src/plugin/Extensions.ts"
 import { Skills, skillsBlock } from "../src/plugin/Skills.ts"
 import { skill as skillTool } from "../src/builtin/skill.ts"
-import { loadPluginFiles, sessionHooksOf, toolHookOf, type Plugin } from "../src/plugin/Loader.ts"
+import { PluginSetupTimeout, loadPluginFiles, sessionHooksOf, toolHookOf, type Plugin } from "../src/plugin/Loader.ts"
 import { tempDir, toolCall } from "./helpers.ts"
 
 const write = (file: string, text: string) => {
@@ -210,5 +210,17 @@ describe("the skill tool", () => {
     expect(asked.failure.reason).toBe("permission")
     const allowed = await Effect.runPromise(toolCall(built, { name: "release" }, { cwd }))
     expect(allowed.success.output).toContain("Tag, then push.")
+  })
+})
+
+describe("plugin set-up", () => {
+  test("a plugin function that never returns is skipped after PluginSetupTimeout with why; the others load", async () => {
+    const dir = tempDir()
+    write(path.join(dir, "stuck.ts"), `export default () => new Promise(() => {})`)
+    write(path.join(dir, "fine.ts"), `export default async () => ({ event: () => {} })`)
+    const files = ["stuck.ts", "fine.ts"].map((f) => path.join(dir, f))
+    const { plugins, failed } = await Effect.runPromise(loadPluginFiles(files, { cwd: dir, home: dir }).pipe(Effect.provideService(PluginSetupTimeout, 100)))
+    expect(plugins.map((p) => path.basename(p.name))).toEqual(["fine.ts"])
+    expect(failed).toEqual([{ path: path.join(dir, "stuck.ts"), error: "the plugin function did not finish within 100 ms" }])
   })
 })

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Duration, Effect, Schema } from "effect"
 import { plugin as bunPlugin } from "bun"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -155,9 +155,13 @@ export interface NamedPlugin {
   readonly plugin: Plugin
 }
 
+/** How long a plugin file's function export may take to return its hooks (ms); past it the plugin is skipped. */
+export const PluginSetupTimeout = Context.Reference<number>("reins/tool/PluginSetupTimeout", { defaultValue: () => 10_000 })
+
 /** The plugins of the files: each export a plugin object or a function (async allowed) of the context returning one. */
 export const loadPluginFiles = (files: ReadonlyArray<string>, context: PluginContext) =>
   Effect.gen(function* () {
+    const setupTimeout = yield* PluginSetupTimeout
     const plugins: Array<NamedPlugin> = []
     const { modules, failed } = yield* importAll(files)
     for (const { file, exports } of modules) {
@@ -167,11 +171,14 @@ export const loadPluginFiles = (files: ReadonlyArray<string>, context: PluginCon
         const label = name === "default" ? file : `${file}#${name}`
         const made = yield* Effect.result(
           typeof value === "function"
-            ? Effect.tryPromise({ try: async () => (await (value as (ctx: PluginContext) => unknown)(context)) as unknown, catch: (e) => describeError(e) })
+            ? Effect.tryPromise({ try: async () => (await (value as (ctx: PluginContext) => unknown)(context)) as unknown, catch: (e) => `the plugin function threw: ${describeError(e)}` }).pipe(
+                // a plugin that never finishes setting up would hold the runtime's start for ever
+                Effect.timeoutOrElse({ duration: Duration.millis(setupTimeout), orElse: () => Effect.fail(`the plugin function did not finish within ${setupTimeout} ms`) })
+              )
             : Effect.succeed(value)
         )
         if (made._tag === "Failure") {
-          failed.push({ path: label, error: `the plugin function threw: ${made.failure}` })
+          failed.push({ path: label, error: made.failure })
           continue
         }
         const plugin = asPlugin(made.success)
