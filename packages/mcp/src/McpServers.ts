@@ -164,23 +164,6 @@ export class McpServers extends Context.Service<McpServers, {
         ).pipe(Effect.withSpan("McpServers.start"))
       )
 
-      const failed = (live: Live) => live.status === "failed"
-      // a failure is told by the first step that finds it (`reins mcp list` shows it instead)
-      const current = (sessionID: string | undefined, tell: boolean) => Effect.gen(function* () {
-        yield* startAll
-        for (const live of servers) {
-          if (live.status === "failed") {
-            if (tell) yield* report(live, sessionID)
-          }
-          else if (live.status === "connected" && live.dirty && live.connection) {
-            const client = live.connection.client
-            yield* list(live, client).pipe(Effect.catch((error: McpError) => fail(live, error)))
-            if (tell && failed(live)) yield* report(live, sessionID)
-          }
-        }
-        return yield* offered
-      })
-
       // Two tools whose ids come out the same (`a.b` and `a_b`, names cut at 64 characters) would be
       // one name twice in the request, which providers refuse: the first is kept, the other told once.
       const clashes = new Set<string>()
@@ -205,6 +188,23 @@ export class McpServers extends Context.Service<McpServers, {
           }
         }
         return tools
+      })
+
+      const failed = (live: Live) => live.status === "failed"
+      // a failure is told by the first step that finds it (`reins mcp list` shows it instead)
+      const current = (sessionID: string | undefined, tell: boolean) => Effect.gen(function* () {
+        yield* startAll
+        for (const live of servers) {
+          if (live.status === "failed") {
+            if (tell) yield* report(live, sessionID)
+          }
+          else if (live.status === "connected" && live.dirty && live.connection) {
+            const client = live.connection.client
+            yield* list(live, client).pipe(Effect.catch((error: McpError) => fail(live, error)))
+            if (tell && failed(live)) yield* report(live, sessionID)
+          }
+        }
+        return yield* offered
       })
 
       const status = Effect.map(current(undefined, false), () =>
