@@ -1,12 +1,12 @@
 // `reins serve` running many turns: sessions at once, a prompt to a busy session queued into its turn,
 // SIGTERM stopping the turns, and a server killed mid-turn resumed by the next one on the same data dir.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
-import { ensureBuilt, projects, type Project } from "./support.ts"
+import { BIN, ensureBuilt, projects, type Project } from "./support.ts"
 import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -97,6 +97,26 @@ describe("reins serve: turns", () => {
     expect(second).toContain("and the tides")
     expect(JSON.stringify(p.server.requests[0]!.body.messages)).not.toContain("weather")
     await events.close()
+  })
+
+  test("a prompt to a session another reins process is running is queued into that process's turn", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it elsewhere" }])
+    const s = await serve(p, ["--yolo"])
+    const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    other.stdout!.on("data", (b) => (stdout += b))
+    const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    let id = ""
+    await until(async () => {
+      const list = (await api(s.url, "GET", "/session")).body
+      id = list[0]?.id ?? ""
+      return id !== "" && (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).some((x: any) => x.type === "tool" && x.state.status === "running")
+    })
+    const queued = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "a note from http" })
+    expect(queued).toEqual({ status: 202, body: { sessionID: id, queued: true, messageID: expect.stringMatching(/^msg_/) } })
+    expect(await exited).toBe(0)
+    expect(stdout).toContain("read it elsewhere")
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("a note from http")
   })
 
   test("a prompt sent as soon as turn.finished arrives starts the next turn (it does not join the one ending)", async () => {

@@ -1,6 +1,7 @@
-import { Cause, Context, Effect, Exit, Fiber, FiberMap, Layer } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Fiber, FiberMap, Layer } from "effect"
 import type { TurnResult } from "@reins/domain"
-import { SessionService, type PromptError, type PromptInput } from "@reins/session"
+import { RunSettings, SessionService, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
+import { RunClaims } from "@reins/storage"
 import { ServerEvents } from "./ServerEvents.ts"
 
 /** How a prompt was taken: a new turn (its fiber), or queued into the running one (T5). */
@@ -27,12 +28,20 @@ export class ServerTurns extends Context.Service<ServerTurns, {
     ServerTurns,
     Effect.gen(function* () {
       const sessions = yield* SessionService
+      const claims = yield* RunClaims
       const hub = yield* ServerEvents
       const fibers = yield* FiberMap.make<number, TurnResult, PromptError>()
       // the turn each session runs now; a turn leaves it before its end is published, so a prompt
       // sent on `turn.finished` starts the next turn rather than joining the one ending
       const current = new Map<string, { fiber?: Fiber.Fiber<TurnResult, PromptError> }>()
       let next = 0
+
+      /** Whether another live reins process runs the session (a claim of this process is live only while `current` has it). */
+      const heldElsewhere = (sessionID: string) =>
+        Effect.gen(function* () {
+          const run = yield* claims.get(sessionID)
+          return run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)
+        })
 
       const failed = (sessionID: string, tag: string, message: string) => Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
 
@@ -49,7 +58,8 @@ export class ServerTurns extends Context.Service<ServerTurns, {
         )
 
       const start = Effect.fn("ServerTurns.start")(function* (input: PromptInput) {
-        if (current.has(input.sessionID)) {
+        // a turn of this server, or of another reins process on the same data dir (T5): the model reads it at its next step
+        if (current.has(input.sessionID) || (yield* heldElsewhere(input.sessionID))) {
           const queued = yield* sessions.queue({ sessionID: input.sessionID, text: input.text, ...(input.files ? { files: input.files } : {}) })
           if (queued !== undefined) return { queued: true, messageID: queued.messageID } satisfies Started
           // that turn ended in between: this prompt starts the next
