@@ -98,13 +98,18 @@ describe("reins acp", () => {
       const whileRunning = sleeping(n)
       await ctx.notify("session/cancel", { sessionId })
       const response = await prompt
+      const atCancel = [...updates]
       await waitFor(() => sleeping(n) === 0)
       const afterCancel = sleeping(n)
       const next = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] })
-      return { response, whileRunning, afterCancel, next, updates: [...updates] }
+      return { response, whileRunning, afterCancel, next, atCancel, updates: [...updates] }
     })
     expect(result.whileRunning).toBe(2)
     expect(result.response.stopReason).toBe("cancelled")
+    // before the cancelled answer, the running call was shown ended
+    const last = ofKind(result.atCancel, "tool_call_update").at(-1)!
+    expect(last.status).toBe("failed")
+    expect(JSON.stringify(last.content)).toContain("Interrupted")
     expect(result.afterCancel).toBe(0)
     expect(result.next.stopReason).toBe("end_turn")
     expect(chunkText(result.updates, "agent_message_chunk")).toBe("after cancel")

@@ -156,7 +156,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           yield* service.stream({ sessionID: params.sessionId, text: input.text, model: entry.runtime.model, ...(input.files.length > 0 ? { files: input.files } : {}) }).pipe(
             // the file tools read and write through the editor while this turn runs
             Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
-            Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates(event))))
+            Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates.update(event))))
           )
           if (result === undefined) return yield* Effect.die("The turn's stream ended without its result")
           // a turn the loop ended on purpose (a doom loop stopped) says why in the thread
@@ -172,7 +172,11 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         signal.removeEventListener("abort", cancel)
         entry.running = undefined
         if (Exit.isSuccess(exit)) return { stopReason: exit.value }
-        if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" as const }
+        if (Cause.hasInterruptsOnly(exit.cause)) {
+          // the calls it left open end as failed in the thread, as their parts end interrupted in the session
+          await runPromise(send(client, params.sessionId, updates.interrupted()))
+          return { stopReason: "cancelled" as const }
+        }
         throw rpcError(exit.cause)
       })
       .onNotification("session/cancel", ({ params }) => {

@@ -40,7 +40,7 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
     return out
   }
 
-  return (event: SessionEvent): Array<SessionUpdate> => {
+  const update = (event: SessionEvent): Array<SessionUpdate> => {
     switch (event.type) {
       case "message.updated":
         roles.set(event.message.id, event.message.role)
@@ -63,6 +63,16 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
         return []
     }
   }
+
+  /** The calls still open when the turn was cancelled, as failed: their parts are marked interrupted after the stream stops. */
+  const interrupted = (): Array<SessionUpdate> =>
+    [...calls].flatMap(([toolCallId, status]) =>
+      status === "pending" || status === "running"
+        ? [{ sessionUpdate: "tool_call_update" as const, toolCallId, status: "failed" as const, content: [{ type: "content" as const, content: { type: "text" as const, text: "Interrupted: the turn was cancelled." } }] }]
+        : []
+    )
+
+  return { update, interrupted }
 }
 
 /** A session's stored messages as the updates that show them again (`session/load`): each call with its final state. */

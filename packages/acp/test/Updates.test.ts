@@ -19,7 +19,7 @@ const tool = (state: ToolPart["state"], extra: Partial<ToolPart> = {}): ToolPart
 
 describe("turnUpdates", () => {
   test("a streamed text part is sent once: its deltas, not its whole text again when it ends", () => {
-    const updates = turnUpdates("ses_1", "/p")
+    const updates = turnUpdates("ses_1", "/p").update
     const events: Array<SessionEvent> = [
       { type: "message.updated", message: assistant },
       { type: "part.updated", part: { ...base, id: "prt_x", type: "text", text: "" } },
@@ -36,7 +36,7 @@ describe("turnUpdates", () => {
   })
 
   test("the user's own parts, synthetic text and a sub-agent session's parts are not shown", () => {
-    const updates = turnUpdates("ses_1", "/p")
+    const updates = turnUpdates("ses_1", "/p").update
     const events: Array<SessionEvent> = [
       { type: "message.updated", message: user },
       { type: "part.updated", part: { sessionID: "ses_1", messageID: "msg_u", id: "prt_u", type: "text", text: "my prompt" } },
@@ -49,7 +49,7 @@ describe("turnUpdates", () => {
   })
 
   test("a call is announced pending once, then updated on each change of status only, finished with its output", () => {
-    const updates = turnUpdates("ses_1", "/p")
+    const updates = turnUpdates("ses_1", "/p").update
     const input = { command: "echo hi" }
     const out = [
       tool({ status: "pending", input: {}, raw: "" }),
@@ -68,14 +68,23 @@ describe("turnUpdates", () => {
   })
 
   test("a call whose pending state a slow client never saw is announced, then completed; a failed call carries its error", () => {
-    const updates = turnUpdates("ses_1", "/p")
+    const updates = turnUpdates("ses_1", "/p").update
     const done = updates({ type: "part.updated", part: tool({ status: "error", input: { command: "x" }, error: "boom", time: { start: 1, end: 2 } }) })
     expect(done.map((u) => u.sessionUpdate)).toEqual(["tool_call", "tool_call_update"])
     expect(done[1]).toMatchObject({ status: "failed", content: [{ type: "content", content: { type: "text", text: "boom" } }] })
   })
 
+  test("the calls still open when the turn is cancelled end as failed; finished ones are left alone", () => {
+    const turn = turnUpdates("ses_1", "/p")
+    turn.update({ type: "part.updated", part: tool({ status: "running", input: { command: "sleep 9" }, time: { start: 1 } }) })
+    turn.update({ type: "part.updated", part: tool({ status: "completed", input: {}, output: "", title: "t", metadata: {}, time: { start: 1, end: 2 } }, { callID: "call_2", id: "prt_2" }) })
+    expect(turn.interrupted()).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "failed", content: [{ type: "content", content: { type: "text", text: "Interrupted: the turn was cancelled." } }] }
+    ])
+  })
+
   test("a todo tool's list becomes the plan", () => {
-    const updates = turnUpdates("ses_1", "/p")
+    const updates = turnUpdates("ses_1", "/p").update
     const todos = [
       { content: "write the test", status: "completed", priority: "high" },
       { content: "make it pass", status: "in_progress" },
