@@ -1,4 +1,8 @@
-// Tool names and listings of MCP servers: no SDK import, so the runtime can name tools without loading the SDK.
+// Tool names, listings and settings of MCP servers: no SDK import, so the runtime can name tools without loading the SDK.
+import { Context } from "effect"
+
+/** How long one MCP tool call may take before the model is told the server did not answer (ms; the SDK's default). */
+export const McpCallTimeout = Context.Reference<number>("reins/mcp/McpCallTimeout", { defaultValue: () => 60_000 })
 
 /** What a server says about one of its tools (`tools/list`). */
 export interface ListedTool {

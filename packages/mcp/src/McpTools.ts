@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ErrorCode, McpError as SdkError } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import type { Attachment } from "@reins/domain"
 import { Tool, ToolError, describeError, objectSchema, type ToolInfo } from "@reins/tool"
 
-import { toolId, type ListedTool } from "./McpNames.ts"
+import { McpCallTimeout, toolId, type ListedTool } from "./McpNames.ts"
 
 export { sanitizeName, toolId, type ListedTool } from "./McpNames.ts"
 
@@ -63,9 +64,13 @@ export const defineTool = (server: string, client: Client, listed: ListedTool) =
     permissions: () => [{ permission: id, patterns: ["*"], always: ["*"], title: `${server}: ${listed.name}` }],
     execute: (args) =>
       Effect.gen(function* () {
+        const callTimeout = yield* McpCallTimeout
         const result: Record<string, unknown> = yield* Effect.tryPromise({
-          try: (signal) => client.callTool({ name: listed.name, arguments: args }, undefined, { signal }),
-          catch: (e) => new ToolError({ reason: "failed", message: `The ${server} MCP server could not run ${listed.name}: ${describeError(e)}` })
+          try: (signal) => client.callTool({ name: listed.name, arguments: args }, undefined, { signal, timeout: callTimeout }),
+          catch: (e) =>
+            e instanceof SdkError && e.code === ErrorCode.RequestTimeout
+              ? new ToolError({ reason: "timeout", message: `The ${server} MCP server did not answer the ${listed.name} call within ${callTimeout} ms. Try again with less to do, or go on without it.` })
+              : new ToolError({ reason: "failed", message: `The ${server} MCP server could not run ${listed.name}: ${describeError(e)}` })
         })
         const { output, attachments } = renderResult(result)
         if (result.isError === true) return yield* new ToolError({ reason: "failed", message: output || `${listed.name} failed (the ${server} MCP server gave no reason)` })

@@ -8,6 +8,7 @@ import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { McpCallTimeout } from "../src/McpNames.ts"
 import { McpServers, McpSettings } from "../src/McpServers.ts"
 
 const FIXTURE = path.join(import.meta.dir, "fixtures", "named-server.ts")
@@ -15,8 +16,9 @@ const local = (...args: ReadonlyArray<string>) => ({ type: "local" as const, com
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-mcp-")))
 
 /** The servers with real Permission and Truncate services, as the runtime builds them. */
-const layerFor = (servers: McpConfig, cwd: string) =>
+const layerFor = (servers: McpConfig, cwd: string, callTimeout = 60_000) =>
   McpServers.layer.pipe(
+    Layer.provide(Layer.succeed(McpCallTimeout, callTimeout)),
     Layer.provide(
       Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
         Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)),
@@ -71,5 +73,21 @@ describe("MCP servers", () => {
     // the kill is sent when the interrupt lands; the process is gone once the system has reaped it
     for (let i = 0; i < 200 && alive(pid); i++) await Bun.sleep(25)
     expect(alive(pid)).toBe(false)
+  })
+
+  test("a tool call the server does not answer within McpCallTimeout is a timeout the model is told about; the server stays in use", async () => {
+    const cwd = tmp()
+    const ctx = { sessionID: "ses_1", messageID: "m", callID: "c", cwd }
+    const { timedOut, ids } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const mcp = yield* McpServers
+        const [slow] = yield* mcp.tools("ses_1")
+        const timedOut = yield* Effect.flip(slow!.execute({}, ctx))
+        return { timedOut, ids: (yield* mcp.tools("ses_1")).map((t) => t.id) }
+      }).pipe(Effect.provide(layerFor({ sluggish: local("work", "--slow", "5000") }, cwd, 200)), Effect.scoped)
+    )
+    expect(timedOut.reason).toBe("timeout")
+    expect(timedOut.message).toBe("The sluggish MCP server did not answer the work call within 200 ms. Try again with less to do, or go on without it.")
+    expect(ids).toEqual(["sluggish_work"])
   })
 })
