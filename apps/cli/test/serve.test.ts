@@ -23,7 +23,7 @@ describe("reins serve", () => {
   test("create, an async prompt, and the turn's events in order on /event, ending with turn.finished", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo served" } }] }, { text: "all done" }])
     const s = await serve(p, ["--yolo"])
-    expect((await api(s.url, "GET", "/health")).body).toEqual({ ok: true, version: expect.any(String), directory: p.cwd })
+    expect((await api(s.url, "GET", "/health")).body).toEqual({ ok: true, version: expect.any(String), directory: p.cwd, events: { clients: 0, lastEventId: 0 } })
     const created = await api(s.url, "POST", "/session", { title: "over http" })
     expect(created.status).toBe(201)
     const id = created.body.id as string
@@ -49,7 +49,10 @@ describe("reins serve", () => {
     expect(turn.findIndex((f) => f.event === "session.status" && f.data.status === "idle")).toBeLessThan(turn.length - 1)
     // the answer's text streams as deltas before it ends
     expect(turn.some((f) => f.event === "part.delta")).toBe(true)
+    expect((await api(s.url, "GET", "/health")).body.events).toEqual({ clients: 1, lastEventId: finished.id })
     await events.close()
+    // a client that went away is forgotten
+    await until(async () => (await api(s.url, "GET", "/health")).body.events.clients === 0)
     // the stored session, as the CLI exports it
     const messages = await api(s.url, "GET", `/session/${id}/message`)
     expect(messages.status).toBe(200)
@@ -269,6 +272,9 @@ describe("reins serve", () => {
     const s = await serve(p)
     const doc = await api(s.url, "GET", "/doc")
     expect(doc.body.openapi).toMatch(/^3\.1/)
+    expect(doc.body.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" })
+    expect(doc.body.security).toEqual([{ bearer: [] }])
+    expect(doc.body.paths["/session/{id}/prompt_async"].post.requestBody.content["application/json"]).toBeDefined()
     const routes = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
     expect(routes.sort()).toEqual(
       [

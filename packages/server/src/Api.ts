@@ -42,7 +42,13 @@ const id = { id: Schema.String }
 
 const system = HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", {
-    success: Schema.Struct({ ok: Schema.Boolean, version: Schema.String, directory: Schema.String })
+    success: Schema.Struct({
+      ok: Schema.Boolean,
+      version: Schema.String,
+      directory: Schema.String,
+      /** Clients connected to /event now, and the id of the last event. */
+      events: Schema.Struct({ clients: Schema.Number, lastEventId: Schema.Number })
+    })
   }),
   HttpApiEndpoint.get("doc", "/doc", { success: Schema.Unknown }).annotate(OpenApi.Description, "This OpenAPI 3.1 document."),
   HttpApiEndpoint.get("config", "/config", { success: Schema.Unknown }).annotate(OpenApi.Description, "The merged config; API keys and header values redacted."),

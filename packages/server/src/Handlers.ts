@@ -35,9 +35,23 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
   Effect.gen(function* () {
     const info = yield* ServerInfo
     const hub = yield* ServerEvents
-    const doc = OpenApi.fromApi(ReinsApi)
+    // the token is checked for every route by the server's guard (before any route is matched): one scheme for all
+    const generated = OpenApi.fromApi(ReinsApi)
+    const paths = Object.fromEntries(
+      Object.entries(generated.paths).map(([path, item]) => [
+        path,
+        // an operation's empty `security` would say it needs none
+        Object.fromEntries(Object.entries(item).map(([method, op]) => [method, typeof op === "object" && op !== null && "security" in op ? { ...op, security: undefined } : op]))
+      ])
+    )
+    const doc = {
+      ...generated,
+      paths,
+      components: { ...generated.components, securitySchemes: { ...generated.components.securitySchemes, bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }]
+    }
     return handlers
-      .handle("health", () => Effect.succeed({ ok: true, version: info.version, directory: info.directory }))
+      .handle("health", () => Effect.sync(() => ({ ok: true, version: info.version, directory: info.directory, events: { clients: hub.clients(), lastEventId: hub.latest() } })))
       .handle("doc", () => Effect.succeed(HttpServerResponse.jsonUnsafe(doc)))
       .handle("config", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.config)))
       .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
