@@ -22,6 +22,9 @@ export const acp = Command.make("acp", flags, (input) =>
   Effect.gen(function* () {
     // the ACP SDK (and zod) load only for this command, not for every reins command
     const { acpPrompter, clientRef, serveAcp } = yield* Effect.promise(() => import("@reins/acp"))
+    if (process.stdin.isTTY) {
+      process.stderr.write("reins acp speaks the Agent Client Protocol on stdin and stdout: an editor starts it (Zed: agent_servers in settings.json). Ctrl+C to quit.\n")
+    }
     const client = clientRef()
     const prompter = acpPrompter(client)
     const runtime = (cwd: string) =>
