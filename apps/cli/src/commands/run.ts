@@ -37,6 +37,11 @@ const flags = {
   ),
   agent: Flag.String("agent").pipe(Flag.withDescription("The agent to run: build (default), plan (read-only), or one from reins.json or .reins/agents (see reins debug config)"), Flag.optional),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  attach: Flag.String("attach").pipe(
+    Flag.withDescription("Run the turn on a running `reins serve` at this URL (e.g. http://127.0.0.1:4096) instead of in this process"),
+    Flag.optional
+  ),
+  token: Flag.String("token").pipe(Flag.withDescription("With --attach: the server's token (default $REINS_SERVER_TOKEN)"), Flag.optional),
   file: Flag.String("file").pipe(
     Flag.withAlias("f"),
     Flag.withDescription("Attach a file (repeatable; @path in the message does the same): an image (png, jpeg, gif, webp) for models that take images, or a text file, inlined with its path"),
@@ -44,9 +49,33 @@ const flags = {
   )
 }
 
+/** `--attach URL`: the turn runs on that server (loaded only then: a local run does not pay for the HTTP client). */
+const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string) =>
+  Effect.gen(function* () {
+    const text = input.message.join(" ").trim() || (yield* readStdin)
+    if (!text) return yield* usage('Give a message: reins run --attach URL "fix the failing test" (or pipe it on stdin)')
+    if (input.file.length > 0) return yield* usage("--file cannot go with --attach: the server's prompt route takes text only")
+    const policy = [input.yolo && "--yolo", Option.isSome(input.permission) && "--permission"].filter((f) => f !== false)
+    if (policy.length > 0) return yield* usage(`${policy.join(" and ")} cannot go with --attach: the server decides permissions (start it with reins serve --yolo or --permission)`)
+    const { runAttach } = yield* Effect.promise(() => import("../RemoteRun.ts"))
+    yield* runAttach({
+      url,
+      token: Option.getOrElse(input.token, () => process.env["REINS_SERVER_TOKEN"]),
+      text,
+      format: input.format,
+      model: Option.getOrUndefined(input.model),
+      variant: Option.getOrUndefined(input.variant),
+      agent: Option.getOrUndefined(input.agent),
+      session: Option.getOrUndefined(input.session),
+      continue: input.continue,
+      env: process.env
+    })
+  })
+
 /** `reins run [message..]`: one turn of the agent on a new or continued session. */
 export const run = Command.make("run", flags, (input) =>
   Effect.gen(function* () {
+    if (Option.isSome(input.attach)) return yield* onServer(input, input.attach.value)
     const setup = yield* loadSetup
     const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
     const text = input.message.join(" ").trim() || (yield* readStdin)
