@@ -21,7 +21,18 @@ const loadSdk = async () => {
   return { connect, defineTool, ToolListChangedNotificationSchema }
 }
 let sdkLoading: ReturnType<typeof loadSdk> | undefined
-const sdk = Effect.promise(() => (sdkLoading ??= loadSdk()))
+/** The SDK's modules; one that cannot be loaded (a broken install) fails the server, not the turn, and is tried again next time. */
+const sdk = (server: string) =>
+  Effect.tryPromise({
+    try: () => {
+      const loading = (sdkLoading ??= loadSdk())
+      loading.catch(() => {
+        if (sdkLoading === loading) sdkLoading = undefined
+      })
+      return loading
+    },
+    catch: (e) => new McpError({ server, reason: "start", message: `MCP server "${server}" could not start: the MCP client did not load (${describeError(e)}); reinstall reins` })
+  })
 
 /** The servers of `mcp` in reins.json, and what a local one's environment is drawn from. */
 export const McpSettings = Context.Reference<{
@@ -128,14 +139,14 @@ export class McpServers extends Context.Service<McpServers, {
             cursor = page.nextCursor
           } while (cursor)
           live.listed = listed
-          const { defineTool } = yield* sdk
+          const { defineTool } = yield* sdk(live.name)
           live.infos = yield* Effect.forEach(listed, (tool) => defineTool(live.name, client, tool).pipe(Effect.provideContext(context)))
         })
 
       const start = (live: Live) =>
         Effect.gen(function* () {
           const config = settings.servers[live.name]!
-          const { connect, ToolListChangedNotificationSchema } = yield* sdk
+          const { connect, ToolListChangedNotificationSchema } = yield* sdk(live.name)
           const connection = yield* connect(live.name, config, { env: settings.env, cwd: settings.cwd, track: (client) => clients.add(client) })
           live.connection = connection
           live.status = "connected"

@@ -91,3 +91,24 @@ describe("MCP servers", () => {
     expect(ids).toEqual(["sluggish_work"])
   })
 })
+
+describe("a broken install", () => {
+  const start = async (preload: ReadonlyArray<string>) => {
+    const proc = Bun.spawn([process.execPath, ...preload, path.join(import.meta.dir, "fixtures", "start-servers.ts")], { stdout: "pipe", stderr: "pipe" })
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+    return { code: await proc.exited, out, err }
+  }
+
+  test("an MCP client that cannot be loaded fails each server with why, not the step (the run goes on without their tools)", async () => {
+    const broken = await start(["--preload", path.join(import.meta.dir, "fixtures", "broken-sdk.ts")])
+    expect(broken.code, broken.err).toBe(0)
+    const result = JSON.parse(broken.out.trim().split("\n").pop()!)
+    expect(result.tools).toEqual([])
+    expect(result.status[0].status).toBe("failed")
+    expect(result.status[0].error).toContain('MCP server "one" could not start: the MCP client did not load')
+    expect(result.status[0].error).toContain("Cannot find module './chunks/McpConnect.js'")
+    // the check sees a working install as working
+    const fine = await start([])
+    expect(JSON.parse(fine.out.trim().split("\n").pop()!)).toEqual({ tools: ["one_t"], status: [{ status: "connected" }] })
+  })
+})
