@@ -164,7 +164,20 @@ export class McpServers extends Context.Service<McpServers, {
             live.connection = undefined
           }
           yield* list(live, client)
-        }).pipe(Effect.catch((error: McpError) => fail(live, error)))
+        }).pipe(
+          Effect.catch((error: McpError) => fail(live, error)),
+          // stopped half-way (Ctrl+C on the first step): the next step starts the server again, so this
+          // connection is closed now rather than left running beside the new one until reins exits
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              const client = live.connection?.client
+              live.status = "failed"
+              live.connection = undefined
+              live.infos = []
+              if (client) void client.close().catch(() => undefined)
+            })
+          )
+        )
 
       // Once, on first use; every server at the same time, each within its own timeout.
       const startAll = yield* Effect.cached(

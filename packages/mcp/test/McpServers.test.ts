@@ -75,6 +75,27 @@ describe("MCP servers", () => {
     expect(alive(pid)).toBe(false)
   })
 
+  test("a server interrupted while it lists its tools is closed, not left running beside the one the next step starts", async () => {
+    const cwd = tmp()
+    const pidFile = path.join(cwd, "listing.pid")
+    const { first, ids } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const mcp = yield* McpServers
+        const fiber = yield* Effect.forkChild(mcp.tools("ses_1"))
+        while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
+        const first = Number(fs.readFileSync(pidFile, "utf8"))
+        yield* Fiber.interrupt(fiber)
+        // the next step starts it again (this time it answers)
+        const ids = (yield* mcp.tools("ses_1")).map((t) => t.id)
+        // while the runtime still runs, the first process ends (its stdin closed; SIGTERM after 2 s)
+        for (let i = 0; i < 400 && alive(first); i++) yield* Effect.sleep("25 millis")
+        return { first: alive(first), ids }
+      }).pipe(Effect.provide(layerFor({ srv: local("t", "--hang-list") }, cwd)), Effect.scoped)
+    )
+    expect(ids).toEqual(["srv_t"])
+    expect(first).toBe(false)
+  })
+
   test("a tool call the server does not answer within McpCallTimeout is a timeout the model is told about; the server stays in use", async () => {
     const cwd = tmp()
     const ctx = { sessionID: "ses_1", messageID: "m", callID: "c", cwd }
