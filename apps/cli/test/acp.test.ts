@@ -190,6 +190,35 @@ describe("reins acp", () => {
     expect(result.withdrawn).toBe(true)
   })
 
+  test("modes are reins's primary agents: in plan mode an edit is denied, and a loaded session goes on in the mode it ran", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "edit", arguments: { filePath: "plan.txt", oldString: "keep", newString: "changed" } }] },
+      { text: "I only plan." }
+    ])
+    const file = path.join(p.cwd, "plan.txt")
+    fs.writeFileSync(file, "keep\n")
+    const first = await withAcp(p, [], {}, async ({ ctx, updates }) => {
+      const created = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const unknown = await ctx.request("session/set_mode", { sessionId: created.sessionId, modeId: "nonesuch" }).then(
+        () => "set",
+        (e: { message?: string }) => e.message
+      )
+      await ctx.request("session/set_mode", { sessionId: created.sessionId, modeId: "plan" })
+      const response = await ctx.request("session/prompt", { sessionId: created.sessionId, prompt: [{ type: "text", text: "change it" }] })
+      return { created, unknown, response, updates: [...updates] }
+    })
+    const { created, unknown, response, updates } = first.result
+    expect(created.modes?.currentModeId).toBe("build")
+    expect(created.modes?.availableModes.map((m) => m.id)).toEqual(expect.arrayContaining(["build", "plan"]))
+    expect(created.modes?.availableModes.map((m) => m.id)).not.toContain("explore")
+    expect(unknown).toContain('No mode "nonesuch"')
+    expect(response.stopReason).toBe("end_turn")
+    expect(ofKind(updates, "tool_call_update").at(-1)!.status).toBe("failed")
+    expect(fs.readFileSync(file, "utf8")).toBe("keep\n")
+    const loaded = await withAcp(p, [], {}, async ({ ctx }) => ctx.request("session/load", { sessionId: created.sessionId, cwd: p.cwd, mcpServers: [] }))
+    expect(loaded.result.modes?.currentModeId).toBe("plan")
+  })
+
   test("session/load in a new process replays the history: the user's prompt, the answer and each call with its final status", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo from-history" } }] }, { text: "History answer." }])
     const first = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
@@ -204,7 +233,7 @@ describe("reins acp", () => {
       await waitFor(() => chunkText(updates, "agent_message_chunk") === "History answer.")
       return { response, updates: [...updates] }
     })
-    expect(result.response).toEqual({})
+    expect(result.response.modes?.currentModeId).toBe("build")
     expect(chunkText(result.updates, "user_message_chunk")).toBe("remember this prompt")
     expect(chunkText(result.updates, "agent_message_chunk")).toBe("History answer.")
     const kinds = result.updates.map((u) => u.update.sessionUpdate)

@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION, RequestError, agent, ndJsonStream, type AgentContext, type ClientCapabilities, type SessionUpdate, type StopReason } from "@agentclientprotocol/sdk"
+import { PROTOCOL_VERSION, RequestError, agent, ndJsonStream, type AgentContext, type ClientCapabilities, type SessionModeState, type SessionUpdate, type StopReason } from "@agentclientprotocol/sdk"
 import { Cause, Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
 import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService } from "@reins/session"
@@ -32,8 +32,14 @@ interface Entry {
   readonly runtime: AcpRuntime
   /** Whether a reins session is this one or one of its sub-agents'. */
   readonly within: (sessionID: string) => boolean
+  /** The primary agents (`build`, `plan`, the project's own) offered as the session's modes. */
+  readonly modes: SessionModeState["availableModes"]
+  /** The agent the next prompt runs. */
+  mode: string
   running?: Fiber.Fiber<StopReason, unknown>
 }
+
+const modeState = (entry: Entry): SessionModeState => ({ currentModeId: entry.mode, availableModes: [...entry.modes] })
 
 const exitOf = <A, E>(fiber: Fiber.Fiber<A, E>) => new Promise<Exit.Exit<A, E>>((resolve) => fiber.addObserver(resolve))
 
@@ -83,9 +89,13 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         ? Promise.resolve()
         : runPromise(Effect.logWarning(`reins acp does not start the editor's MCP servers (${servers.map((s) => s.name).join(", ")}); configure them under "mcp" in reins.json`))
 
-    const open = async (sessionId: string, cwd: string, runtime: AcpRuntime) => {
+    const open = async (sessionId: string, cwd: string, runtime: AcpRuntime, agent?: string) => {
       const agents = await runPromise(Effect.provideContext(Effect.service(Agents), runtime.context))
-      const entry: Entry = { cwd, runtime, within: agents.within(sessionId) }
+      const primaries = agents.catalog.agents.filter((a) => a.mode !== "subagent")
+      const modes = primaries.map((a) => ({ id: a.name, name: a.name, description: a.description }))
+      // a loaded session goes on with the agent its last turn ran
+      const mode = agent !== undefined && modes.some((m) => m.id === agent) ? agent : agents.primary.name
+      const entry: Entry = { cwd, runtime, within: agents.within(sessionId), modes, mode }
       sessions.set(sessionId, entry)
       return entry
     }
@@ -123,8 +133,8 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         const runtime = await runtimeFor(params.cwd)
         await ignoredMcp(params.mcpServers)
         const session = await runPromise(Effect.provideContext(Effect.flatMap(Effect.service(SessionService), (s) => s.create({ directory: params.cwd })), runtime.context))
-        await open(session.id, params.cwd, runtime)
-        return { sessionId: session.id }
+        const entry = await open(session.id, params.cwd, runtime)
+        return { sessionId: session.id, modes: modeState(entry) }
       })
       .onRequest("session/load", async ({ params, client }) => {
         const runtime = await runtimeFor(params.cwd)
@@ -133,15 +143,24 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           Effect.gen(function* () {
             const store = yield* SessionStore
             const found = yield* Effect.result(store.getSession(params.sessionId))
-            if (found._tag === "Failure") return undefined
+            if (found._tag === "Failure") return found.failure.reason === "not-found" ? undefined : yield* found.failure
             // calls left open by a reins that died are closed first, as they are shown finished
             yield* (yield* SessionService).repair(params.sessionId)
-            return yield* store.messages(params.sessionId)
+            return { session: found.success, messages: yield* store.messages(params.sessionId) }
           }).pipe(Effect.provideContext(runtime.context))
         )
         if (history === undefined) throw RequestError.sessionNotFound(params.sessionId)
-        const entry = await open(params.sessionId, params.cwd, runtime)
-        await runPromise(send(client, params.sessionId, historyUpdates(history, entry.cwd)))
+        const entry = await open(params.sessionId, params.cwd, runtime, history.session.agent)
+        await runPromise(send(client, params.sessionId, historyUpdates(history.messages, entry.cwd)))
+        return { modes: modeState(entry) }
+      })
+      // a mode is one of reins's primary agents: the next prompt runs it (plan: read-only)
+      .onRequest("session/set_mode", ({ params }) => {
+        const entry = entryOf(params.sessionId)
+        if (!entry.modes.some((m) => m.id === params.modeId)) {
+          throw RequestError.invalidParams(undefined, `No mode "${params.modeId}": modes are ${entry.modes.map((m) => m.id).join(", ")}`)
+        }
+        entry.mode = params.modeId
         return {}
       })
       .onRequest("session/prompt", async ({ params, client, signal }) => {
@@ -153,7 +172,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         let result: TurnResult | undefined
         const turn = Effect.gen(function* () {
           const service = yield* SessionService
-          yield* service.stream({ sessionID: params.sessionId, text: input.text, model: entry.runtime.model, ...(input.files.length > 0 ? { files: input.files } : {}) }).pipe(
+          yield* service.stream({ sessionID: params.sessionId, text: input.text, model: entry.runtime.model, agent: entry.mode, ...(input.files.length > 0 ? { files: input.files } : {}) }).pipe(
             // the file tools read and write through the editor while this turn runs
             Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
             Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates.update(event))))
