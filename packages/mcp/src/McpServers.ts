@@ -224,7 +224,11 @@ export class McpServers extends Context.Service<McpServers, {
           }
           else if (live.status === "connected" && live.dirty && live.connection) {
             const client = live.connection.client
-            yield* list(live, client).pipe(Effect.catch((error: McpError) => fail(live, error)))
+            yield* list(live, client).pipe(
+              Effect.catch((error: McpError) => fail(live, error)),
+              // interrupted half-way: the change is still to be read
+              Effect.onInterrupt(() => Effect.sync(() => void (live.dirty = true)))
+            )
             if (tell && failed(live)) yield* report(live, sessionID)
           }
         }

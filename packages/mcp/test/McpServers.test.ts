@@ -96,6 +96,26 @@ describe("MCP servers", () => {
     expect(first).toBe(false)
   })
 
+  test("a changed tool list whose reading was interrupted is read again at the next step", async () => {
+    const cwd = tmp()
+    const pidFile = path.join(cwd, "relist.pid")
+    const ctx = { sessionID: "ses_1", messageID: "m", callID: "c", cwd }
+    const { before, after } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const mcp = yield* McpServers
+        const tools = yield* mcp.tools("ses_1")
+        yield* tools.find((t) => t.id === "srv_grow")!.execute({}, ctx)
+        // the list-changed notification may follow the call's answer: wait for the step that relists
+        const fiber = yield* Effect.forkChild(Effect.forever(Effect.andThen(mcp.tools("ses_1"), Effect.sleep("20 millis"))))
+        while (!fs.existsSync(pidFile)) yield* Effect.sleep("20 millis")
+        yield* Fiber.interrupt(fiber)
+        return { before: tools.map((t) => t.id), after: (yield* mcp.tools("ses_1")).map((t) => t.id) }
+      }).pipe(Effect.provide(layerFor({ srv: local("t", "--grow") }, cwd)), Effect.scoped)
+    )
+    expect(before).toEqual(["srv_t", "srv_grow"])
+    expect(after).toEqual(["srv_t", "srv_grow", "srv_late"])
+  })
+
   test("a tool call the server does not answer within McpCallTimeout is a timeout the model is told about; the server stays in use", async () => {
     const cwd = tmp()
     const ctx = { sessionID: "ses_1", messageID: "m", callID: "c", cwd }
