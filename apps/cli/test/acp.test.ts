@@ -219,6 +219,27 @@ describe("reins acp", () => {
     expect(loaded.result.modes?.currentModeId).toBe("plan")
   })
 
+  test("a todo tool's list is the client's plan (reins has none built in: a project tool named todowrite gives one)", async () => {
+    const todos = [
+      { content: "read the code", status: "completed", priority: "high" },
+      { content: "write the fix", status: "in_progress", priority: "medium" }
+    ]
+    const p = await setup([{ toolCalls: [{ name: "todowrite", arguments: { todos } }] }, { text: "planned" }])
+    fs.mkdirSync(path.join(p.cwd, ".reins", "tools"), { recursive: true })
+    fs.writeFileSync(
+      path.join(p.cwd, ".reins", "tools", "todowrite.js"),
+      `export default { description: "Keeps the todo list", parameters: { type: "object", properties: { todos: { type: "array", items: { type: "object" } } }, required: ["todos"] }, execute: async (args) => args.todos.length + " todos" }\n`
+    )
+    const { result } = await withAcp(p, [], {}, async ({ ctx, updates }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] })
+      return { response, updates: [...updates] }
+    })
+    expect(result.response.stopReason).toBe("end_turn")
+    expect(ofKind(result.updates, "tool_call")[0]!.kind).toBe("think")
+    expect(ofKind(result.updates, "plan")).toEqual([{ sessionUpdate: "plan", entries: todos }])
+  })
+
   test("session/load in a new process replays the history: the user's prompt, the answer and each call with its final status", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo from-history" } }] }, { text: "History answer." }])
     const first = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
