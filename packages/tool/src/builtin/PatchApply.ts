@@ -333,8 +333,8 @@ export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) 
         Effect.fail(
           fail(
             unrestored.length === 0
-              ? `${e.message}. The patch was not applied; nothing was changed.`
-              : `${e.message}. The patch was not applied, but these files could not be restored and may be changed: ${unrestored.join(", ")}. Check them with the read tool.`
+              ? `${e.message.replace(/\.$/, "")}. The patch was not applied; nothing was changed.`
+              : `${e.message.replace(/\.$/, "")}. The patch was not applied, but these files could not be restored and may be changed: ${unrestored.join(", ")}. Check them with the read tool.`
           )
         )
       )
