@@ -61,6 +61,8 @@ describe("reins acp", () => {
     expect(updates.every((u) => u.sessionId === result.sessionId)).toBe(true)
     expect(chunkText(updates, "agent_message_chunk")).toBe("Both done.")
     expect(chunkText(updates, "agent_thought_chunk")).toBe("Let me look first.")
+    // the thread's title, from the first prompt
+    expect(ofKind(updates, "session_info_update").map((u) => u.title)).toEqual(["run it and edit"])
     // each call: announced pending, then updated to completed, in that order
     const calls = ofKind(updates, "tool_call")
     expect(calls.map((c) => [c.kind, c.status])).toEqual([

@@ -18,6 +18,7 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
   const roles = new Map<string, "user" | "assistant">()
   const streamed = new Map<string, { readonly kind: "agent_message_chunk" | "agent_thought_chunk"; sent: number }>()
   const calls = new Map<string, string>()
+  let title: string | undefined
 
   const text = (part: Extract<Part, { type: "text" | "reasoning" }>): Array<SessionUpdate> => {
     const kind = part.type === "text" ? "agent_message_chunk" : "agent_thought_chunk"
@@ -45,6 +46,13 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
       case "message.updated":
         roles.set(event.message.id, event.message.role)
         return []
+      // the title a session gets from its first prompt, for the client's list of threads
+      case "session.updated": {
+        const session = event.session
+        if (session.id !== sessionID || session.title === title) return []
+        title = session.title
+        return [{ sessionUpdate: "session_info_update", title: session.title, updatedAt: new Date(session.time.updated).toISOString() }]
+      }
       case "part.updated": {
         const part = event.part
         if (part.sessionID !== sessionID || roles.get(part.messageID) === "user") return []

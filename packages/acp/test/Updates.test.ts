@@ -83,6 +83,16 @@ describe("turnUpdates", () => {
     ])
   })
 
+  test("the session's new title is sent once; another session's is not", () => {
+    const updates = turnUpdates("ses_1", "/p").update
+    const session = { id: "ses_1", title: "fix the test", directory: "/p", time: { created: 0, updated: 1_000 } }
+    expect([
+      ...updates({ type: "session.updated", session }),
+      ...updates({ type: "session.updated", session: { ...session, time: { created: 0, updated: 2_000 } } }),
+      ...updates({ type: "session.updated", session: { ...session, id: "ses_child", title: "child" } })
+    ]).toEqual([{ sessionUpdate: "session_info_update", title: "fix the test", updatedAt: "1970-01-01T00:00:01.000Z" }])
+  })
+
   test("a todo tool's list becomes the plan", () => {
     const updates = turnUpdates("ses_1", "/p").update
     const todos = [
