@@ -194,6 +194,9 @@ describe("reins serve", () => {
     const malformed = await api(s.url, "POST", `/session/${id}/prompt_async`, '{"text": ')
     expect(malformed.status).toBe(400)
     expect(malformed.body).toMatchObject({ error: "bad_request", message: expect.stringContaining("JSON") })
+    const form = await fetch(`${s.url}/session/${id}/prompt_async`, { method: "POST", body: "text=hi", headers: { "content-type": "application/x-www-form-urlencoded" } })
+    expect(form.status).toBe(415)
+    expect(await form.json()).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("application/json") })
     const missing = await api(s.url, "POST", `/session/${id}/prompt_async`, { txt: "hi" })
     expect(missing.status).toBe(400)
     expect(missing.body.message).toContain("text")
@@ -206,6 +209,22 @@ describe("reins serve", () => {
     const big = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "x".repeat(5000) })
     expect(big.status).toBe(413)
     expect(big.body).toMatchObject({ error: "too_large", message: expect.stringContaining("2000") })
+    // a body sent in chunks, with no content-length, is cut at the limit too
+    const chunked = await fetch(`${s.url}/session/${id}/prompt_async`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`{"text": "${"y".repeat(1500)}`))
+          controller.enqueue(new TextEncoder().encode(`${"y".repeat(1500)}"}`))
+          controller.close()
+        }
+      }),
+      // @ts-expect-error: fetch's streaming request body (Bun and Node take it)
+      duplex: "half"
+    })
+    expect(chunked.status).toBe(413)
+    expect((await chunked.json()).error).toBe("too_large")
     const unknown = await api(s.url, "POST", "/session/ses_nope/prompt_async", { text: "hi" })
     expect(unknown).toMatchObject({ status: 404, body: { error: "not_found" } })
     expect((await api(s.url, "POST", `/session/${id}/permissions/per_nope`, { response: "once" })).status).toBe(404)

@@ -84,7 +84,12 @@ export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, Htt
         }
         const length = Number(request.headers["content-length"] ?? "0")
         if (length > options.maxBody) return errorResponse(413, "too_large", `The request body (${length} bytes) is over the server's limit of ${options.maxBody} bytes (reins serve --max-body).`)
-        return yield* app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody), Effect.catchCause(respond(options.maxBody)))
+        const response = yield* app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody), Effect.catchCause(respond(options.maxBody)))
+        // the API answers a body it cannot read with plain text: the same JSON shape as every other error
+        if (response.status === 415) {
+          return errorResponse(415, "unsupported_media_type", `Send the request body as JSON with Content-Type: application/json (got ${request.headers["content-type"] ?? "none"}).`)
+        }
+        return response
       }),
     { global: true }
   )
