@@ -78,8 +78,26 @@ export const invalidArgumentsMessage = (tool: string, issues: ReadonlyArray<{ pa
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
-// Models often send `null` for an optional field; treat it as absent.
-const dropNulls = (args: unknown) => (isRecord(args) ? Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) : args)
+type Checked<A> = { readonly ok: true; readonly args: A } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> }
+
+/**
+ * Models often send `null` for an optional field: it counts as absent. When the arguments without
+ * their nulls do not fit, each null is given back in turn and kept where it fits better (a required
+ * field that may be null).
+ */
+const checkDroppingNulls = <A>(check: (input: unknown) => Checked<A>, sent: unknown): Checked<A> => {
+  if (!isRecord(sent)) return check(sent)
+  const nulls = Object.keys(sent).filter((k) => sent[k] === null)
+  let args: Record<string, unknown> = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== null))
+  let checked = check(args)
+  for (const key of nulls) {
+    if (checked.ok) break
+    const tried = { ...args, [key]: null }
+    const again = check(tried)
+    if (again.ok || again.issues.length < checked.issues.length) (args = tried), (checked = again)
+  }
+  return checked
+}
 
 /** Offered on every tool whose output is cut: the model may ask for all of it. */
 export const FULL_OUTPUT = "full_output"
@@ -162,8 +180,8 @@ const pipeline = <A, R>(
 
     const run = (raw: unknown, ctx: ToolContext) =>
       Effect.gen(function* () {
-        const { args: input, full } = shaped ? takeFullOutput(dropNulls(raw)) : { args: dropNulls(raw), full: false }
-        const checked = check(input)
+        const { args: sent, full } = shaped ? takeFullOutput(raw) : { args: raw, full: false }
+        const checked = checkDroppingNulls(check, sent)
         if (!checked.ok) return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, checked.issues) })
         const args = checked.args
         const needs = spec.permissions?.(args, ctx) ?? []

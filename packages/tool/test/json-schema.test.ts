@@ -120,6 +120,18 @@ describe("a plain tool with a JSON Schema", () => {
     expect(notObject.failure.reason).toBe("invalid-arguments")
   })
 
+  test("null: an optional field sent as null counts as absent; a required field that may be null keeps its null; one that may not is told", async () => {
+    const cwd = tempDir()
+    const tool = fromPlain("nulls", plain({ type: "object", properties: { note: { type: "string" }, parent: { type: ["string", "null"] } }, required: ["parent"] }))
+    const kept = await Effect.runPromise(toolCall(tool, { note: null, parent: null }, { cwd }))
+    expect(kept.success.output).toBe('ran with {"parent":null}')
+    const given = await Effect.runPromise(toolCall(tool, { note: "x", parent: "p" }, { cwd }))
+    expect(given.success.output).toBe('ran with {"note":"x","parent":"p"}')
+    const strict = fromPlain("strict", plain({ type: "object", properties: { parent: { type: "string" } }, required: ["parent"] }))
+    const refused = await Effect.runPromise(toolCall(strict, { parent: null }, { cwd }))
+    expect(refused.failure.message).toContain("parent: Missing key")
+  })
+
   test("a call is a permission under the tool's id: a rule that asks is asked (denied here, with no one to answer)", async () => {
     const cwd = tempDir()
     const denied = await Effect.runPromise(toolCall(fromPlain("deploy", plain(schema)), { name: "a" }, { cwd, rules: [{ permission: "*", pattern: "*", action: "allow" }, { permission: "deploy", pattern: "*", action: "ask" }] }))
