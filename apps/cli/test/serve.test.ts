@@ -68,7 +68,10 @@ describe("reins serve", () => {
   test("a synchronous prompt answers with the turn's result; fork copies the history up to a message", async () => {
     const p = await setup([{ text: "first answer" }, { text: "second answer" }])
     const s = await serve(p)
-    const id = (await api(s.url, "POST", "/session", {})).body.id
+    // no body at all: a session with the defaults
+    const bare = await fetch(`${s.url}/session`, { method: "POST" })
+    expect(bare.status).toBe(201)
+    const id = ((await bare.json()) as { id: string }).id
     const turn = await api(s.url, "POST", `/session/${id}/message`, { text: "hello" })
     expect(turn.status).toBe(200)
     expect(turn.body).toMatchObject({ sessionID: id, steps: 1, text: "first answer", assistant: { role: "assistant", sessionID: id } })

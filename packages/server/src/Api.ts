@@ -75,7 +75,8 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
     error: errors
   }),
   HttpApiEndpoint.post("create", "/session", {
-    payload: Schema.Struct({ title: Schema.optional(Schema.String), parentID: Schema.optional(Schema.String) }),
+    // no body at all (or null) is no field set
+    payload: [Schema.Struct({ title: Schema.optional(Schema.String), parentID: Schema.optional(Schema.String) }), Schema.Null],
     success: Session.pipe(HttpApiSchema.status(201)),
     error: errors
   }),
@@ -83,7 +84,7 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
   HttpApiEndpoint.delete("remove", "/session/:id", { params: id, success: HttpApiSchema.NoContent, error: [...errors, Conflict] }),
   HttpApiEndpoint.post("fork", "/session/:id/fork", {
     params: id,
-    payload: Schema.Struct({ messageID: Schema.optional(Schema.String) }),
+    payload: [Schema.Struct({ messageID: Schema.optional(Schema.String) }), Schema.Null],
     success: Session.pipe(HttpApiSchema.status(201)),
     error: [...errors, Conflict]
   }),
@@ -114,7 +115,7 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
   }),
   HttpApiEndpoint.post("summarize", "/session/:id/summarize", {
     params: id,
-    payload: Schema.Struct({ model: Schema.optional(Schema.String) }),
+    payload: [Schema.Struct({ model: Schema.optional(Schema.String) }), Schema.Null],
     success: Schema.Struct({
       sessionID: Schema.String,
       summaryMessageID: Schema.String,

@@ -128,8 +128,9 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
 
     return handlers
       .handle("list", ({ query }) => Effect.mapError(store.listSessions({ limit: query.limit ?? 100 }), fromStore))
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ payload: body }) =>
         Effect.gen(function* () {
+          const payload = body ?? {}
           if (payload.parentID !== undefined) yield* session(payload.parentID)
           return yield* Effect.mapError(
             sessions.create({ directory: info.directory, ...(payload.title !== undefined ? { title: payload.title } : {}), ...(payload.parentID !== undefined ? { parentID: payload.parentID } : {}) }),
@@ -164,7 +165,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
           yield* Effect.mapError(store.deleteSession(params.id), fromStore)
         })
       )
-      .handle("fork", ({ params, payload }) => fork(params.id, payload.messageID))
+      .handle("fork", ({ params, payload }) => fork(params.id, payload?.messageID))
       .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
       .handle("export", ({ params }) =>
         Effect.gen(function* () {
@@ -203,7 +204,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
       .handle("summarize", ({ params, payload }) =>
         Effect.gen(function* () {
           yield* session(params.id)
-          const model = yield* info.resolveModel({ model: payload.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
+          const model = yield* info.resolveModel({ model: payload?.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
           const result = yield* Effect.mapError(sessions.compact({ sessionID: params.id, model }), (e) => (e._tag === "ProviderError" || e._tag === "StoreError" || e._tag === "SessionBusyError" || e._tag === "CompactionError" ? fromPrompt(e) : e))
           return { sessionID: params.id, ...result }
         })
