@@ -1,5 +1,8 @@
 // `reins serve` end to end: real HTTP (fetch) against the built CLI and the scripted model server.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
 import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
 
@@ -83,6 +86,13 @@ describe("reins serve", () => {
     expect(copy[0].info).toMatchObject({ role: "user", sessionID: forked.body.id })
     expect(copy[0].parts[0]).toMatchObject({ type: "text", text: "hello", sessionID: forked.body.id, messageID: copy[0].info.id })
     expect((await api(s.url, "POST", `/session/${id}/fork`, { messageID: "msg_nope" })).status).toBe(404)
+    // GET /session lists the server's project only: a session of another directory on the same data dir is not there
+    const elsewhere = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
+    fs.copyFileSync(path.join(p.cwd, "reins.json"), path.join(elsewhere, "reins.json"))
+    expect((await reins(["run", "in another project"], { ...p, cwd: elsewhere })).code).toBe(0)
+    const listed = (await api(s.url, "GET", "/session")).body.map((x: any) => x.directory)
+    expect(listed.length).toBeGreaterThan(0)
+    expect(listed.every((d: string) => d === p.cwd)).toBe(true)
     // one turn: nothing older than the turns kept verbatim
     const nothing = await api(s.url, "POST", `/session/${id}/summarize`, {})
     expect(nothing).toMatchObject({ status: 400, body: { error: "bad_request", message: expect.stringContaining("Nothing to summarise") } })
@@ -108,6 +118,13 @@ describe("reins serve", () => {
     expect(summarised.length).toBeGreaterThan(0)
     const stored = (await api(s.url, "GET", `/session/${id}/message`)).body.find((m: any) => m.info.id === summaryMessageID)
     expect(stored.info.summary).toMatchObject({ auto: false })
+    // a fork's summary names the fork's own messages
+    const fork = (await api(s.url, "POST", `/session/${id}/fork`)).body.id
+    const copied = (await api(s.url, "GET", `/session/${fork}/message`)).body
+    const copiedIDs = new Set(copied.map((m: any) => m.info.id))
+    const copiedSummary = copied.find((m: any) => m.info.summary !== undefined).info.summary
+    expect(copiedSummary.summarised.length).toBe(summarised.length)
+    for (const messageID of [...copiedSummary.summarised, ...(copiedSummary.tailStart ? [copiedSummary.tailStart] : [])]) expect(copiedIDs.has(messageID)).toBe(true)
   })
 
   test("abort during a running command: its process group is killed and the part is error + interrupted", async () => {

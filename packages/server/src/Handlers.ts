@@ -117,7 +117,14 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
       for (const { info: m } of history.slice(0, end)) renamed.set(m.id, yield* ids.next("msg"))
       for (const { info: m, parts } of history.slice(0, end)) {
         const newID = renamed.get(m.id)!
-        const message: Message = m.role === "assistant" ? { ...m, id: newID, sessionID: copy.id, parentID: renamed.get(m.parentID) ?? m.parentID } : { ...m, id: newID, sessionID: copy.id }
+        const rename = (messageID: string) => renamed.get(messageID) ?? messageID
+        // a compaction's summary names the messages it stands for: the copy's
+        const summary = m.role === "assistant" && m.summary !== undefined
+          ? { ...m.summary, summarised: m.summary.summarised.map(rename), pinned: m.summary.pinned.map(rename), ...(m.summary.tailStart !== undefined ? { tailStart: rename(m.summary.tailStart) } : {}) }
+          : undefined
+        const message: Message = m.role === "assistant"
+          ? { ...m, id: newID, sessionID: copy.id, parentID: rename(m.parentID), ...(summary !== undefined ? { summary } : {}) }
+          : { ...m, id: newID, sessionID: copy.id }
         yield* Effect.mapError(store.putMessage(message), fromStore)
         const moved: Array<Part> = []
         for (const part of parts) moved.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: newID })
@@ -127,7 +134,8 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     })
 
     return handlers
-      .handle("list", ({ query }) => Effect.mapError(store.listSessions({ limit: query.limit ?? 100 }), fromStore))
+      // the sessions of the server's project, as its turns run there
+      .handle("list", ({ query }) => Effect.mapError(store.listSessions({ directory: info.directory, limit: query.limit ?? 100 }), fromStore))
       .handle("create", ({ payload: body }) =>
         Effect.gen(function* () {
           const payload = body ?? {}
