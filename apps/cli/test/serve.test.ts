@@ -266,6 +266,22 @@ describe("reins serve", () => {
       expect(wrong.status).toBe(401)
     }
     expect((await fetch(`${s.url}/session`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401)
+    // what a token is not, and the forms of the right one that pass
+    const variants: ReadonlyArray<readonly [string, number]> = [
+      ["Bearer s3cret-token-and-more", 401],
+      ["Bearer s3cret-toke", 401],
+      ["Bearer S3CRET-TOKEN", 401],
+      ["Basic s3cret-token", 401],
+      ["s3cret-token", 401],
+      ["Bearer ", 401],
+      ["Bearer s3cret-token s3cret-token", 401],
+      ["Bearer s3cret-token", 200],
+      ["bearer s3cret-token", 200],
+      ["Bearer   s3cret-token  ", 200]
+    ]
+    for (const [authorization, status] of variants) {
+      expect([authorization, (await fetch(`${s.url}/session`, { headers: { authorization } })).status]).toEqual([authorization, status])
+    }
     expect((await api(s.url, "GET", "/health", undefined, { authorization: "Bearer s3cret-token" })).status).toBe(200)
     const events = await openEvents(s.url, { headers: { authorization: "Bearer s3cret-token" } })
     expect(events.response.status).toBe(200)
