@@ -7,9 +7,16 @@ export type ServerEvent =
   | { readonly type: "turn.failed"; readonly sessionID: string; readonly error: { readonly tag: string; readonly message: string } }
 
 /** How much the hub keeps: the replay buffer (events) and each client's queue (events). */
-export const HubLimits = Context.Reference<{ readonly replay: number; readonly clientQueue: number }>("reins/server/HubLimits", {
-  defaultValue: () => ({ replay: 10_000, clientQueue: 1_000 })
+export const HubLimits = Context.Reference<HubLimits>("reins/server/HubLimits", {
+  defaultValue: () => ({ replay: 10_000, replayBytes: 64 * 1024 * 1024, clientQueue: 1_000 })
 })
+
+/** The replay buffer's bounds (events, and characters of their frames: a tool's large output counts as large) and each client's queue (events). */
+export interface HubLimits {
+  readonly replay: number
+  readonly replayBytes?: number
+  readonly clientQueue: number
+}
 
 /** One published event: its server-wide id, the session it belongs to, and its SSE frame (encoded once for every client). */
 interface Entry {
@@ -37,14 +44,18 @@ export interface Subscriber {
 
 /**
  * The server's event stream: every event gets the next server-wide id and is kept in a bounded
- * replay buffer (a ring of the last `replay` events). Clients get the events after their
+ * replay buffer (a ring of the last `replay` events, fewer when their frames pass `replayBytes`). Clients get the events after their
  * `Last-Event-ID` from it (a `server.gap` frame first when some of those are gone), then live
  * ones through a bounded queue: a client whose queue is full when an event arrives is sent
  * `server.disconnected` (with the id to resume from) and closed. Publishing never waits.
  */
-export const makeEventHub = (limits: { readonly replay: number; readonly clientQueue: number }) => {
+export const makeEventHub = (limits: HubLimits) => {
   const ring: Array<Entry | undefined> = new Array(Math.max(1, limits.replay))
+  const maxBytes = limits.replayBytes ?? Number.POSITIVE_INFINITY
   let last = 0
+  // the oldest id kept: the ring's size bounds it, and so do the bytes it holds
+  let floor = 1
+  let bytes = 0
   const parents = new Map<string, string>()
   const partSession = new Map<string, string>()
   const clients = new Set<Client>()
@@ -58,7 +69,7 @@ export const makeEventHub = (limits: { readonly replay: number; readonly clientQ
     wake: ReturnType<typeof Promise.withResolvers<void>>
   }
 
-  const oldest = () => Math.max(1, last - ring.length + 1)
+  const oldest = () => Math.max(floor, last - ring.length + 1)
 
   const remember = (partID: string, sessionID: string) => {
     partSession.set(partID, sessionID)
@@ -111,7 +122,19 @@ export const makeEventHub = (limits: { readonly replay: number; readonly clientQ
   /** Publishes an event to the buffer and every client that wants it; returns its id. */
   const publish = (event: ServerEvent): number => {
     const entry: Entry = { id: ++last, sessionID: sessionOf(event), frame: frame(event.type, event, last) }
+    const replaced = ring[entry.id % ring.length]
+    if (replaced !== undefined && replaced.id >= floor) bytes -= replaced.frame.length
     ring[entry.id % ring.length] = entry
+    bytes += entry.frame.length
+    floor = Math.max(floor, last - ring.length + 1)
+    while (bytes > maxBytes && floor < last) {
+      const dropped = ring[floor % ring.length]
+      if (dropped !== undefined && dropped.id === floor) {
+        bytes -= dropped.frame.length
+        ring[floor % ring.length] = undefined
+      }
+      floor++
+    }
     for (const client of clients) {
       if (!wants(client, entry)) continue
       if (client.queue.length >= limits.clientQueue) {

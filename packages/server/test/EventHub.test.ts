@@ -43,6 +43,24 @@ describe("EventHub: the replay buffer", () => {
     expect(exact.slice(1).map((f) => f.id)).toEqual([8, 9, 10, 11, 12])
   })
 
+  test("the buffer also holds at most `replayBytes` of frames: the oldest go first", async () => {
+    const probe = makeEventHub({ replay: 100, clientQueue: 100 })
+    probe.publish(status("ses_a"))
+    const frameLength = (await Effect.runPromise(probe.subscribe({ lastEventId: 0 }).take))[1]!.length
+    const small = makeEventHub({ replay: 100, replayBytes: frameLength * 3, clientQueue: 100 })
+    for (let i = 0; i < 9; i++) small.publish(status("ses_a"))
+    expect(small.oldest()).toBe(7)
+    const frames = await takeAll(small.subscribe({ lastEventId: 2 }))
+    expect(frames[1]).toEqual({ event: "server.gap", data: { type: "server.gap", from: 2, oldest: 7 } })
+    expect(frames.slice(2).map((f) => f.id)).toEqual([7, 8, 9])
+    // the newest event is always kept, however large
+    const tiny = makeEventHub({ replay: 100, replayBytes: 1, clientQueue: 100 })
+    tiny.publish(status("ses_a"))
+    tiny.publish(status("ses_a"))
+    expect(tiny.oldest()).toBe(2)
+    expect((await takeAll(tiny.subscribe({ lastEventId: 1 }))).slice(1).map((f) => f.id)).toEqual([2])
+  })
+
   test("an id this server never gave (a client of an earlier server) gets server.gap; none at all gets no replay", async () => {
     const hub = makeEventHub({ replay: 5, clientQueue: 100 })
     hub.publish(status("ses_a"))

@@ -7,7 +7,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Ids } from "@reins/domain"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
-import { HubLimits, ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
+import { ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
 import { createServer } from "node:http"
 import { fromRuntimeError, usage } from "../CliError.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
@@ -85,7 +85,7 @@ export const serve = Command.make("serve", flags, (input) =>
     // the server's own services over the runtime: the event hub on its bus, the turns in their FiberMap
     const services = ServerTurns.layer.pipe(
       Layer.provideMerge(ServerEvents.layer),
-      Layer.provideMerge(Layer.mergeAll(info, Ids.layer, Layer.succeed(HubLimits, HubLimits.defaultValue())))
+      Layer.provideMerge(Layer.mergeAll(info, Ids.layer))
     )
     const routes = Layer.mergeAll(
       HttpApiBuilder.layer(ReinsApi).pipe(Layer.provide(layerHandlers)),
