@@ -77,6 +77,30 @@ describe("reins serve: turns", () => {
     await events.close()
   })
 
+  test("/event?sessionID= carries the session's sub-agent sessions' events too, and no other session's", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "task", arguments: { description: "look around", prompt: "CHILD-PROMPT list the files", subagent_type: "explore" } }] },
+      { text: "child says 42" },
+      { text: "parent done" },
+      { text: "other session" }
+    ])
+    const s = await serve(p, ["--yolo"])
+    const parent = (await api(s.url, "POST", "/session", {})).body.id
+    const other = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${parent}` })
+    await events.waitFor((f) => f.event === "server.connected")
+    expect((await api(s.url, "POST", `/session/${parent}/message`, { text: "go" })).body.text).toBe("parent done")
+    expect((await api(s.url, "POST", `/session/${other}/message`, { text: "elsewhere" })).body.text).toBe("other session")
+    await events.waitFor((f) => f.event === "turn.finished")
+    const child = events.frames.find((f) => f.event === "session.created")!.data.session
+    expect(child.parentID).toBe(parent)
+    const sessionsSeen = new Set(events.frames.flatMap((f) => (f.event === "part.updated" ? [f.data.part.sessionID] : f.event === "message.updated" ? [f.data.message.sessionID] : [])))
+    expect([...sessionsSeen].sort()).toEqual([child.id, parent].sort())
+    // the child's answer streamed on the parent's stream
+    expect(events.frames.some((f) => f.event === "part.updated" && f.data.part.sessionID === child.id && f.data.part.type === "text" && f.data.part.text === "child says 42")).toBe(true)
+    await events.close()
+  })
+
   test("a prompt to a busy session is queued into its running turn (202), and the model reads it at the next step", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it" }])
     const s = await serve(p, ["--yolo"])
