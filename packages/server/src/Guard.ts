@@ -1,4 +1,5 @@
-// What every request passes before its route: the token, the body limit, CORS; and every failure as one JSON shape.
+// What every request passes before its route: the token (or, without one, the Host and Origin checks), the body
+// limit, CORS; and every failure as one JSON shape.
 import { ByteSize, Cause, Effect, Layer, Predicate, type Schema } from "effect"
 import { HttpIncomingMessage, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
@@ -20,6 +21,36 @@ const digest = (text: string) => crypto.createHash("sha256").update(text).digest
 
 /** Compares in constant time: digests of equal length, whatever the lengths of the inputs. */
 export const sameToken = (given: string, expected: string) => crypto.timingSafeEqual(digest(given), digest(expected))
+
+/** A Host header's name without its port: `[::1]:4096` → `[::1]`, `localhost.:4096` → `localhost`, lower case. */
+export const hostnameOf = (host: string) => {
+  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d*$/, "")
+  return name.toLowerCase().replace(/\.$/, "")
+}
+
+/** Names that reach this machine's loopback whatever public DNS says: `localhost` (and `*.localhost`), 127.x.x.x, [::1]. */
+export const isLoopbackName = (name: string) =>
+  name === "localhost" || name.endsWith(".localhost") || name === "[::1]" || /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(name)
+
+/**
+ * Why a request to a server without a token is refused, or undefined. Loopback alone does not keep a
+ * browser out: a page on evil.example whose name is rebound to 127.0.0.1 reaches the server as its own
+ * origin (`Host: evil.example`), and any page can send it a POST that needs no preflight. So such a server
+ * answers only requests addressed to a loopback name, from no web page or one of the `--cors` origins.
+ */
+export const refusedWithoutToken = (request: HttpServerRequest.HttpServerRequest, cors: ReadonlyArray<string>): string | undefined => {
+  const host = request.headers.host
+  if (host !== undefined && !isLoopbackName(hostnameOf(host.trim()))) {
+    return `Host "${host}" is not a loopback name: a server without a token answers only requests to localhost, 127.0.0.1 or [::1] ` +
+      "(a web page could otherwise reach it by DNS rebinding). Use http://127.0.0.1:<port>, or start reins serve with --token."
+  }
+  const origin = request.headers.origin
+  if (origin !== undefined && !cors.includes(origin)) {
+    return `Requests from the web page at ${origin} are refused: this server has no token. ` +
+      `Allow that origin with reins serve --cors ${origin === "null" ? "<origin>" : origin}, or start it with --token.`
+  }
+  return undefined
+}
 
 /** The token a request carries: the bearer header, or `?token=` on GET /event (an EventSource cannot set headers). */
 export const tokenOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
@@ -66,14 +97,17 @@ const respond = (maxBody: number) => <E>(cause: Cause.Cause<E>): Effect.Effect<H
   return Effect.as(Effect.logError("reins serve: request failed", cause), errorResponse(500, "failed", message))
 }
 
-/** The guard as global router middleware: CORS (when origins are given) outside the token check, so preflights pass. */
+/** The guard as global router middleware: CORS (when origins are given) outside the token, Host and Origin checks, so preflights pass. */
 export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const maxBody = ByteSize.bytes(options.maxBody)
   const guard = HttpRouter.middleware(
     <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (options.token !== undefined) {
+        if (options.token === undefined) {
+          const refused = refusedWithoutToken(request, options.cors)
+          if (refused !== undefined) return errorResponse(403, "forbidden", refused)
+        } else {
           const given = tokenOf(request)
           if (given === undefined || !sameToken(given, options.token)) {
             const message = given === undefined

@@ -1,0 +1,91 @@
+// `reins serve` against an attacker on the loopback interface: a browser page reaching a server that has
+// no token (DNS rebinding, cross-site requests that need no preflight), and event streams opened by the thousand.
+import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as http from "node:http"
+import { ensureBuilt, projects } from "./support.ts"
+import { api, startServe, type Served } from "./serve-support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+const running: Array<Served> = []
+const serve = async (...args: Parameters<typeof startServe>) => {
+  const s = await startServe(...args)
+  running.push(s)
+  return s
+}
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop()
+})
+
+/** A request with the headers a browser would send (node:http lets the Host header be set); the status and the JSON body. */
+const raw = (url: string, method: string, route: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const request = http.request({ host: hostname, port, method, path: route, headers }, (response) => {
+      let text = ""
+      response.on("data", (b) => (text += b))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) }))
+    })
+    request.on("error", reject)
+    request.end()
+  })
+
+describe("reins serve without a token: only requests addressed to a loopback name, from no web page", () => {
+  test("a Host that is not a loopback name is refused (403) on every route; loopback names pass", async () => {
+    const p = await setup([])
+    const s = await serve(p)
+    const port = new URL(s.url).port
+    const refused = [
+      "evil.example",
+      `evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `127.0.0.1.evil.example`,
+      `0.0.0.0:${port}`,
+      `192.168.1.10:${port}`,
+      `[::2]:${port}`,
+      `localhostx:${port}`,
+      `127.0.0.256:${port}`
+    ]
+    for (const host of refused) {
+      for (const [method, route] of [["GET", "/health"], ["GET", "/session"], ["GET", "/event"], ["POST", "/session"], ["GET", "/doc"]] as const) {
+        const r = await raw(s.url, method, route, { host })
+        expect([host, method, route, r.status]).toEqual([host, method, route, 403])
+        expect(r.body).toMatchObject({ error: "forbidden", message: expect.stringContaining("--token") })
+      }
+    }
+    // nothing was created by the refused POSTs
+    expect((await api(s.url, "GET", "/session")).body).toEqual([])
+    const allowed = [`127.0.0.1:${port}`, "127.0.0.1", `localhost:${port}`, `LOCALHOST:${port}`, `localhost.:${port}`, `app.localhost:${port}`, `127.1.2.3:${port}`, `[::1]:${port}`]
+    for (const host of allowed) expect([host, (await raw(s.url, "GET", "/health", { host })).status]).toEqual([host, 200])
+  })
+
+  test("a request from a web page (Origin) is refused unless its origin is a --cors one; requests without Origin pass", async () => {
+    const p = await setup([])
+    const s = await serve(p, ["--cors", "http://app.example"])
+    const port = new URL(s.url).port
+    const host = `127.0.0.1:${port}`
+    // what a page can send without a preflight: a bodiless POST, a text/plain POST; and the origins it may have
+    for (const origin of ["https://evil.example", "null", "http://localhost:3000", `http://127.0.0.1:${port}.evil.example`, "http://app.example.evil", "http://APP.example"]) {
+      for (const [method, route] of [["POST", "/session"], ["GET", "/session"], ["GET", "/event"]] as const) {
+        const r = await raw(s.url, method, route, { host, origin })
+        expect([origin, method, route, r.status]).toEqual([origin, method, route, 403])
+        expect(r.body.message).toContain("--cors")
+      }
+    }
+    expect((await api(s.url, "GET", "/session")).body).toEqual([])
+    // the listed origin, and ordinary clients (no Origin) pass
+    expect((await raw(s.url, "POST", "/session", { host, origin: "http://app.example" })).status).toBe(201)
+    expect((await raw(s.url, "POST", "/session", { host })).status).toBe(201)
+    expect((await api(s.url, "GET", "/session")).body).toHaveLength(2)
+  })
+
+  test("with a token the token is the check: a proxied Host or a page's Origin with the right token passes, without it 401", async () => {
+    const p = await setup([])
+    const s = await serve(p, ["--token", "tok-123"])
+    const headers = { host: "reins.internal.example", origin: "https://ui.example" }
+    expect((await raw(s.url, "GET", "/session", headers)).status).toBe(401)
+    expect((await raw(s.url, "GET", "/session", { ...headers, authorization: "Bearer tok-123" })).status).toBe(200)
+  })
+})
