@@ -123,6 +123,43 @@ describe("reins serve: turns", () => {
     await events.close()
   })
 
+  test("prompts sent together to an idle session start one turn: the others are queued into it, and abort stops it", async () => {
+    const n = marker()
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5" } }] },
+      { text: "read them all" },
+      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] },
+      { text: "the last turn" }
+    ])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await events.waitFor((f) => f.event === "server.connected")
+    const texts = Array.from({ length: 8 }, (_, i) => `together-${i}`)
+    const answers = await Promise.all(texts.map((text) => api(s.url, "POST", `/session/${id}/prompt_async`, { text })))
+    expect(answers.map((a) => a.status)).toEqual(texts.map(() => 202))
+    expect(answers.filter((a) => a.body.queued === false)).toHaveLength(1)
+    expect(answers.filter((a) => a.body.queued === true && /^msg_/.test(a.body.messageID))).toHaveLength(7)
+    await events.waitFor((f) => f.event === "turn.finished")
+    // one turn: its second model call read every queued message
+    expect(p.server.requests).toHaveLength(2)
+    const second = JSON.stringify(p.server.requests[1]!.body.messages)
+    for (const text of texts) expect(second).toContain(text)
+    // prompts sent together again, then aborted: the one turn they made stops, its command with it
+    const again = await Promise.all([0, 1, 2].map((i) => api(s.url, "POST", `/session/${id}/prompt_async`, { text: `again-${i}` })))
+    expect(again.filter((a) => a.body.queued === false)).toHaveLength(1)
+    await until(() => sleeping(n) === 2)
+    expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
+    await events.waitFor((f) => f.event === "turn.failed")
+    await until(() => sleeping(n) === 0)
+    // a last turn, so that any end published late by a turn of the ones above would be on the stream before its end
+    expect((await api(s.url, "POST", `/session/${id}/message`, { text: "last" })).body.text).toBe("the last turn")
+    await events.waitFor((f) => f.event === "turn.finished" && f.data.result.text === "the last turn")
+    const ends = events.frames.filter((f) => f.event === "turn.finished" || f.event === "turn.failed").map((f) => f.event)
+    expect(ends).toEqual(["turn.finished", "turn.failed", "turn.finished"])
+    await events.close()
+  })
+
   test("a prompt to a session another reins process is running is queued into that process's turn", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it elsewhere" }])
     const s = await serve(p, ["--yolo"])
