@@ -3,7 +3,7 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as http from "node:http"
 import { ensureBuilt, projects } from "./support.ts"
-import { api, startServe, type Served } from "./serve-support.ts"
+import { api, openEvents, startServe, until, type Served } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -87,5 +87,28 @@ describe("reins serve without a token: only requests addressed to a loopback nam
     const headers = { host: "reins.internal.example", origin: "https://ui.example" }
     expect((await raw(s.url, "GET", "/session", headers)).status).toBe(401)
     expect((await raw(s.url, "GET", "/session", { ...headers, authorization: "Bearer tok-123" })).status).toBe(200)
+  })
+})
+
+describe("reins serve: event streams", () => {
+  test("past --max-clients open streams a new one gets 503 saying what to do; other routes keep working; a closed one frees its place", async () => {
+    const p = await setup([])
+    const s = await serve(p, ["--max-clients", "3"])
+    const open = await Promise.all([0, 1, 2].map(() => openEvents(s.url)))
+    for (const stream of open) await stream.waitFor((f) => f.event === "server.connected")
+    for (const query of ["", "?sessionID=ses_x", "?lastEventId=0"]) {
+      const refused = await fetch(`${s.url}/event${query}`)
+      expect(refused.status).toBe(503)
+      expect(await refused.json()).toMatchObject({ error: "too_many_clients", message: expect.stringContaining("--max-clients") })
+    }
+    expect((await api(s.url, "GET", "/health")).body.events.clients).toBe(3)
+    expect((await api(s.url, "POST", "/session", {})).status).toBe(201)
+    await open[0]!.close()
+    await until(async () => (await api(s.url, "GET", "/health")).body.events.clients === 2)
+    const again = await openEvents(s.url)
+    expect(again.response.status).toBe(200)
+    await again.waitFor((f) => f.event === "server.connected")
+    for (const stream of [...open.slice(1), again]) await stream.close()
+    expect((await api(s.url, "GET", "/doc")).body.paths["/event"].get.description).toContain("503")
   })
 })

@@ -64,7 +64,8 @@ const system = HttpApiGroup.make("system", { topLevel: true }).add(
     OpenApi.Description,
     "Server-Sent Events: every SessionEvent of every turn, then turn.finished / turn.failed. `id:` is a server-wide increasing integer; " +
       "reconnect with Last-Event-ID (or ?lastEventId=) to replay from the bounded buffer (server.gap when too old). " +
-      "A client that falls behind its bounded queue gets server.disconnected and the stream ends."
+      "A client that falls behind its bounded queue gets server.disconnected and the stream ends. " +
+      "Past the server's limit of open streams (--max-clients), 503 too_many_clients."
   )
 )
 

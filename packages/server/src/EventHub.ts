@@ -6,16 +6,20 @@ export type ServerEvent =
   | SessionEvent
   | { readonly type: "turn.failed"; readonly sessionID: string; readonly error: { readonly tag: string; readonly message: string } }
 
-/** How much the hub keeps: the replay buffer (events) and each client's queue (events). */
+/** How much the hub keeps: the replay buffer (events), each client's queue (events), and how many clients at once. */
 export const HubLimits = Context.Reference<HubLimits>("reins/server/HubLimits", {
-  defaultValue: () => ({ replay: 10_000, replayBytes: 64 * 1024 * 1024, clientQueue: 1_000 })
+  defaultValue: () => ({ replay: 10_000, replayBytes: 64 * 1024 * 1024, clientQueue: 1_000, clients: 100 })
 })
 
-/** The replay buffer's bounds (events, and characters of their frames: a tool's large output counts as large) and each client's queue (events). */
+/**
+ * The replay buffer's bounds (events, and characters of their frames: a tool's large output counts as large),
+ * each client's queue (events), and the clients connected at once (each holds a socket and a queue).
+ */
 export interface HubLimits {
   readonly replay: number
   readonly replayBytes?: number
   readonly clientQueue: number
+  readonly clients?: number
 }
 
 /** One published event: its server-wide id, the session it belongs to, and its SSE frame (encoded once for every client). */
@@ -215,7 +219,10 @@ export const makeEventHub = (limits: HubLimits) => {
     /** The oldest id still in the replay buffer. */
     oldest,
     /** Clients connected now. */
-    clients: () => clients.size
+    clients: () => clients.size,
+    /** Whether as many clients as the limit allows are connected: the next must wait for one to go. */
+    full: () => clients.size >= (limits.clients ?? Number.POSITIVE_INFINITY),
+    limits
   }
 }
 

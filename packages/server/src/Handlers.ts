@@ -7,6 +7,7 @@ import { Permission } from "@reins/permission"
 import { Agents, RunSettings, SessionService, agentModel, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
 import { RunClaims, SessionStore, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
+import { errorResponse } from "./Guard.ts"
 import { ServerEvents } from "./ServerEvents.ts"
 import { ServerInfo } from "./ServerInfo.ts"
 import { ServerTurns } from "./ServerTurns.ts"
@@ -57,6 +58,14 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
       .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
       .handle("event", ({ query, request }) =>
         Effect.sync(() => {
+          // thousands of open streams would hold as many sockets and queues: past the limit, one must close first
+          if (hub.full()) {
+            return errorResponse(
+              503,
+              "too_many_clients",
+              `${hub.clients()} event streams are open, the server's limit: close one (or reconnect later), or start reins serve with a larger --max-clients.`
+            )
+          }
           const header = request.headers["last-event-id"]
           const lastEventId = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : query.lastEventId
           const client = hub.subscribe({ sessionID: query.sessionID, lastEventId })

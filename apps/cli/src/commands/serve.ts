@@ -7,7 +7,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Ids } from "@reins/domain"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
-import { ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
+import { HubLimits, ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
 import { createServer } from "node:http"
 import { fromRuntimeError, usage } from "../CliError.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
@@ -20,6 +20,7 @@ const flags = {
   hostname: Flag.String("hostname").pipe(Flag.withDescription("Address to listen on; any other than loopback needs a token"), Flag.withDefault("127.0.0.1")),
   token: Flag.String("token").pipe(Flag.withDescription("Require Authorization: Bearer <token> on every route (default REINS_SERVER_TOKEN)"), Flag.optional),
   cors: Flag.String("cors").pipe(Flag.withDescription("An origin browsers may call the server from (repeatable; none: CORS off)"), Flag.atLeast(0)),
+  maxClients: Flag.Int("max-clients").pipe(Flag.withDescription("Most event streams (GET /event) open at once (default 100)"), Flag.withDefault(100)),
   maxBody: Flag.Int("max-body").pipe(Flag.withDescription("Largest request body in bytes (default 1 MiB)"), Flag.withDefault(1024 * 1024)),
   permission: Flag.Literals("permission", ["allow", "deny"]).pipe(
     Flag.withDescription('What a permission "ask" becomes when nobody answers it over HTTP within permission_timeout (default deny)'),
@@ -61,6 +62,7 @@ export const serve = Command.make("serve", flags, (input) =>
     }
     if (input.port < 0 || input.port > 65535) return yield* usage(`--port must be 0–65535, got ${input.port}`)
     if (input.maxBody < 1) return yield* usage(`--max-body must be a positive number of bytes, got ${input.maxBody}`)
+    if (input.maxClients < 1) return yield* usage(`--max-clients must be at least 1, got ${input.maxClients}`)
     const chosen = setup.config.model ?? (yield* resolveModel(setup, undefined).pipe(Effect.map((m) => `${m.providerID}/${m.modelID}`), Effect.orElseSucceed(() => undefined)))
 
     const runtime = makeRuntime({
@@ -84,7 +86,7 @@ export const serve = Command.make("serve", flags, (input) =>
     })
     // the server's own services over the runtime: the event hub on its bus, the turns in their FiberMap
     const services = ServerTurns.layer.pipe(
-      Layer.provideMerge(ServerEvents.layer),
+      Layer.provideMerge(ServerEvents.layer.pipe(Layer.provide(Layer.succeed(HubLimits, { ...HubLimits.defaultValue(), clients: input.maxClients })))),
       Layer.provideMerge(Layer.mergeAll(info, Ids.layer))
     )
     const routes = Layer.mergeAll(
