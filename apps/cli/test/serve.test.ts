@@ -178,6 +178,32 @@ describe("reins serve", () => {
     await events.close()
   })
 
+  test("a sub-agent's permission question is answered through the session that started it (and not through another)", async () => {
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "task", arguments: { description: "run it", prompt: "run the command", subagent_type: "general" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: "echo from-the-child" } }] },
+        { text: "child done" },
+        { text: "parent done" }
+      ],
+      { permission: { bash: "ask" } }
+    )
+    const s = await serve(p)
+    const parent = (await api(s.url, "POST", "/session", {})).body.id
+    const other = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${parent}` })
+    await api(s.url, "POST", `/session/${parent}/prompt_async`, { text: "delegate" })
+    const asked = await events.waitFor((f) => f.event === "permission.asked")
+    expect(asked.data.sessionID).not.toBe(parent)
+    expect((await api(s.url, "POST", `/session/${other}/permissions/${asked.data.id}`, { response: "once" })).status).toBe(404)
+    expect(await api(s.url, "POST", `/session/${parent}/permissions/${asked.data.id}`, { response: "once" })).toEqual({ status: 200, body: { ok: true } })
+    const finished = await events.waitFor((f) => f.event === "turn.finished")
+    expect(finished.data.result.text).toBe("parent done")
+    const child = (await api(s.url, "GET", `/session/${asked.data.sessionID}/message`)).body.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+    expect(child.state.output).toContain("from-the-child")
+    await events.close()
+  })
+
   test("a client that reconnects with Last-Event-ID loses nothing; an id older than the buffer gets server.gap", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo one" } }] }, { text: "the end of the turn" }])
     const s = await serve(p, ["--yolo"])

@@ -212,7 +212,9 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
       .handle("abort", ({ params }) => Effect.andThen(session(params.id), Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))))
       .handle("permission", ({ params, payload }) =>
         Effect.gen(function* () {
-          const waiting = permission.pending(params.id).some((p) => p.id === params.permissionID)
+          // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there
+          const inSession = agents.within(params.id)
+          const waiting = permission.pending().some((p) => p.id === params.permissionID && (p.sessionID === params.id || inSession(p.sessionID)))
           const answered = waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
           if (!answered) return yield* new NotFound({ message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.` })
           return { ok: true }
