@@ -1,7 +1,9 @@
 // `reins acp` end to end: the SDK's client side spawns the built CLI and talks to it over stdio,
 // against the scripted model server.
+import type { PlanEntry } from "@agentclientprotocol/sdk"
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
@@ -222,7 +224,7 @@ describe("reins acp", () => {
   })
 
   test("a todo tool's list is the client's plan (reins has none built in: a project tool named todowrite gives one)", async () => {
-    const todos = [
+    const todos: Array<PlanEntry> = [
       { content: "read the code", status: "completed", priority: "high" },
       { content: "write the fix", status: "in_progress", priority: "medium" }
     ]
@@ -305,6 +307,61 @@ describe("reins acp", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("saved on disk\n")
     const finals = ofKind(result.updates, "tool_call_update").filter((u) => u.status === "completed")
     expect(finals).toHaveLength(2)
+  })
+
+  test("one prompt at a time per session: a second prompt and a session/load while it runs are refused with what to do; after it, both work", async () => {
+    const n = marker()
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] },
+      { text: "second prompt answered" }
+    ])
+    const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
+      await waitFor(() => sleeping(n) === 1)
+      const refusal = (e: { message?: string; data?: unknown }) => `${e.message} ${JSON.stringify(e.data ?? "")}`
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "me too" }] }).then(() => "ran", refusal)
+      const load = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] }).then(() => "loaded", refusal)
+      // the running prompt is still the session's: cancel reaches it
+      await ctx.notify("session/cancel", { sessionId })
+      const stopped = await first
+      const after = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "now" }] })
+      const loaded = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      return { second, load, stopped, after, loaded }
+    })
+    expect(result.second).toContain("already running a prompt")
+    expect(result.load).toContain("cancel it")
+    expect(result.stopped.stopReason).toBe("cancelled")
+    expect(result.after.stopReason).toBe("end_turn")
+    expect(result.loaded.modes?.currentModeId).toBe("build")
+    // the model was asked twice: the refused prompt never reached it
+    expect(p.server.requests).toHaveLength(2)
+    expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("me too")
+  })
+
+  test("a file outside the session's directory read through the editor is still permission-checked: rejected, the editor is never asked for it", async () => {
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-outside-")))
+    const secret = path.join(outside, "secret.txt")
+    fs.writeFileSync(secret, "on disk\n")
+    for (const answer of ["reject", "once"] as const) {
+      const p = await setup([{ toolCalls: [{ name: "read", arguments: { filePath: secret } }] }, { text: "read or not" }], { permission: { external_directory: "ask" } })
+      const buffers = new Map([[secret, "OUTSIDE-BUFFER\n"]])
+      const { result } = await withAcp(p, [], { buffers, permission: () => ({ outcome: { outcome: "selected", optionId: answer } }) }, async ({ ctx, permissions, fsCalls }) => {
+        const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+        const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read the outside file" }] })
+        return { response, permissions: [...permissions], fsCalls: [...fsCalls] }
+      })
+      expect(result.response.stopReason).toBe("end_turn")
+      expect(result.permissions.map((q) => q.toolCall.title)).toEqual([expect.stringContaining(outside)])
+      const sent = JSON.stringify(p.server.requests[1]!.body.messages)
+      if (answer === "reject") {
+        expect(result.fsCalls).toEqual([])
+        expect(sent).not.toContain("OUTSIDE-BUFFER")
+      } else {
+        expect(result.fsCalls).toEqual([{ method: "read", path: secret }])
+        expect(sent).toContain("OUTSIDE-BUFFER")
+      }
+    }
   })
 
   test("stdout carries only JSON-RPC messages, one per line, through a whole turn", async () => {

@@ -95,6 +95,9 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       const modes = primaries.map((a) => ({ id: a.name, name: a.name, description: a.description }))
       // a loaded session goes on with the agent its last turn ran
       const mode = agent !== undefined && modes.some((m) => m.id === agent) ? agent : agents.primary.name
+      // a prompt that started on it meanwhile keeps its entry (its `running` is what cancel and the next prompt look at)
+      const known = sessions.get(sessionId)
+      if (known?.running !== undefined) return known
       const entry: Entry = { cwd, runtime, within: agents.within(sessionId), modes, mode }
       sessions.set(sessionId, entry)
       return entry
@@ -137,6 +140,10 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         return { sessionId: session.id, modes: modeState(entry) }
       })
       .onRequest("session/load", async ({ params, client }) => {
+        // its running prompt's entry is kept: loaded again it would be forgotten, and a second prompt start beside it
+        if (sessions.get(params.sessionId)?.running !== undefined) {
+          throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is running a prompt in this connection: cancel it (session/cancel) or wait for it to end, then load it.`)
+        }
         const runtime = await runtimeFor(params.cwd)
         await ignoredMcp(params.mcpServers)
         const history = await runPromise(
