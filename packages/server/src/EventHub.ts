@@ -33,12 +33,15 @@ interface Entry {
 export const frame = (type: string, data: unknown, id?: number) =>
   `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
 
+/** The most characters of frames handed to a client's socket at once (one frame larger than this goes alone). */
+export const BATCH_CHARS = 256 * 1024
+
 /** Part ids remembered to place a `part.delta` (which names only its part) in its session; the oldest are forgotten past this. */
 const PART_MEMORY = 100_000
 
 /** One connected client: the replay it asked for, then a bounded queue of live frames. */
 export interface Subscriber {
-  /** The frames waiting, at once (replay first); waits while none are; ends (Cause.Done) once closed and drained. */
+  /** The next frames waiting (replay first, at most `BATCH_CHARS` of them); waits while none are; ends (Cause.Done) once closed and drained. */
   readonly take: Effect.Effect<ReadonlyArray<string>, Cause.Done>
   /** The client went away: it is forgotten and nothing more is queued for it. */
   readonly close: () => void
@@ -157,6 +160,27 @@ export const makeEventHub = (limits: HubLimits) => {
   }
 
   /**
+   * The frames to write next, replay first: up to `BATCH_CHARS` of them (at least one). A batch is copied
+   * into one buffer for the socket, and a client that is not reading keeps it: a whole replay buffer (64 MiB)
+   * per client that reconnects with an old id would be that much memory each.
+   */
+  const takeBatch = (client: Client): Array<string> => {
+    const batch: Array<string> = []
+    let size = 0
+    for (const source of [client.replay, client.queue]) {
+      let count = 0
+      while (count < source.length && (batch.length === 0 || size + source[count]!.length <= BATCH_CHARS)) {
+        size += source[count]!.length
+        batch.push(source[count]!)
+        count++
+      }
+      source.splice(0, count)
+      if (source.length > 0) break
+    }
+    return batch
+  }
+
+  /**
    * A client: `server.connected` first, then, with `lastEventId`, the events after it still in the
    * buffer (`server.gap` first when some are gone, or the id is not one of this server's), then live events.
    */
@@ -176,7 +200,7 @@ export const makeEventHub = (limits: HubLimits) => {
     clients.add(client)
     const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.suspend(function loop(): Effect.Effect<ReadonlyArray<string>, Cause.Done> {
       if (client.replay.length > 0 || client.queue.length > 0) {
-        const batch = [...client.replay.splice(0), ...client.queue.splice(0)]
+        const batch = takeBatch(client)
         for (let i = batch.length - 1; i >= 0; i--) {
           const id = /^id: (\d+)\n/.exec(batch[i]!)
           if (id) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Fiber } from "effect"
-import { makeEventHub, type ServerEvent, type Subscriber } from "../src/EventHub.ts"
+import { BATCH_CHARS, makeEventHub, type ServerEvent, type Subscriber } from "../src/EventHub.ts"
 
 const status = (sessionID: string): ServerEvent => ({ type: "session.status", sessionID, status: "busy" })
 
@@ -125,6 +125,28 @@ describe("EventHub: slow clients", () => {
     hub.publish(status("ses_a"))
     const frames = parse(await Effect.runPromise(Fiber.join(waiting)))
     expect(frames.map((f) => f.id)).toEqual([51])
+  })
+
+  test("frames are handed over in batches of at most BATCH_CHARS (a larger frame alone): a reconnect does not take the whole buffer at once", async () => {
+    const hub = makeEventHub({ replay: 1_000, clientQueue: 1_000 })
+    const text = (n: number, size: number): ServerEvent => ({ type: "part.updated", part: { id: `prt_${n}`, sessionID: "ses_a", messageID: "msg_a", type: "text", text: "x".repeat(size) } })
+    // 40 frames of 50 KB in the buffer (2 MB), one of twice the batch, then a small one
+    for (let i = 0; i < 40; i++) hub.publish(text(i, 50_000))
+    hub.publish(text(40, BATCH_CHARS * 2))
+    hub.publish(status("ses_a"))
+    const client = hub.subscribe({ lastEventId: 0 })
+    const batches: Array<ReadonlyArray<string>> = []
+    for (let got = 0; got < 43; got += batches.at(-1)!.length) batches.push(await Effect.runPromise(client.take))
+    for (const batch of batches) {
+      const size = batch.reduce((sum, frame) => sum + frame.length, 0)
+      expect(batch.length === 1 || size <= BATCH_CHARS).toBe(true)
+    }
+    expect(batches.length).toBeGreaterThan(8)
+    // all of them, once, in order; then live ones
+    const ids = batches.flatMap((b) => parse(b)).flatMap((f) => (f.id === undefined ? [] : [f.id]))
+    expect(ids).toEqual(Array.from({ length: 42 }, (_, i) => i + 1))
+    hub.publish(status("ses_a"))
+    expect((await takeAll(client)).map((f) => f.id)).toEqual([43])
   })
 
   test("a closed client is forgotten and its stream ends; closeAll ends every stream with the reason", async () => {
