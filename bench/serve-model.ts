@@ -1,0 +1,21 @@
+// For bench/serve.ts: the scripted model in its own process, so that the bench's client (reading the event streams
+// and stamping their arrival) shares its event loop with nothing else. Prints its URL, runs until killed.
+// Usage: bun bench/serve-model.ts STEPS WARMUP_TEXT
+import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
+
+const STEPS = Number(process.argv[2])
+const WARMUP = process.argv[3] ?? "warm up"
+const toolResults = (body: any): number => (body?.messages ?? []).filter((m: any) => m.role === "tool").length
+const firstUser = (body: any): string => {
+  const m = (body?.messages ?? []).find((x: any) => x.role === "user")
+  return typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? "")
+}
+/** No tools offered (a title or summary request) → a title; the warm-up → an answer; else STEPS × `echo N`, then the answer. */
+const respond = (body: any): ScriptedStep => {
+  if (!Array.isArray(body?.tools) || body.tools.length === 0) return { text: "Bench session" }
+  if (firstUser(body).includes(WARMUP)) return { text: "warm" }
+  const done = toolResults(body)
+  return done < STEPS ? { toolCalls: [{ name: "bash", arguments: { command: `echo ${done}`, description: "Print a number" } }] } : { text: `done after ${done} steps` }
+}
+const server = await startScriptedServer([], { respond, keepBodies: false })
+console.log(server.url)
