@@ -91,6 +91,33 @@ describe("reins serve without a token: only requests addressed to a loopback nam
 })
 
 describe("reins serve: event streams", () => {
+  test("a Last-Event-ID that is not an event id is a 400 saying what to send (it replayed nothing and said nothing); ids and none pass", async () => {
+    const p = await setup([])
+    const s = await serve(p)
+    const refused: ReadonlyArray<readonly [string, Record<string, string>]> = [
+      ["?lastEventId=abc", {}],
+      ["?lastEventId=-5", {}],
+      ["?lastEventId=1.5", {}],
+      ["?lastEventId=NaN", {}],
+      ["", { "last-event-id": "abc" }],
+      ["", { "last-event-id": "-1" }],
+      ["", { "last-event-id": "12abc" }]
+    ]
+    for (const [query, headers] of refused) {
+      const r = await fetch(`${s.url}/event${query}`, { headers })
+      expect([query, headers, r.status]).toEqual([query, headers, 400])
+      const body = (await r.json()) as { error: string; message: string }
+      expect(body.error).toBe("bad_request")
+      expect(body.message).toMatch(/lastEventId|Last-Event-ID/)
+    }
+    for (const [query, headers] of [["?lastEventId=0", {}], ["", { "last-event-id": "0" }], ["", { "last-event-id": " 7 " }], ["", {}]] as const) {
+      const stream = await openEvents(s.url, { query, headers })
+      expect([query, stream.response.status]).toEqual([query, 200])
+      await stream.waitFor((f) => f.event === "server.connected")
+      await stream.close()
+    }
+  })
+
   test("past --max-clients open streams a new one gets 503 saying what to do; other routes keep working; a closed one frees its place", async () => {
     const p = await setup([])
     const s = await serve(p, ["--max-clients", "3"])

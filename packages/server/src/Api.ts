@@ -56,7 +56,7 @@ const system = HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("event", "/event", {
     query: {
       sessionID: Schema.optional(Schema.String),
-      lastEventId: Schema.optional(Schema.NumberFromString),
+      lastEventId: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
       token: Schema.optional(Schema.String)
     },
     success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))

@@ -58,6 +58,11 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
       .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
       .handle("event", ({ query, request }) =>
         Effect.sync(() => {
+          const header = request.headers["last-event-id"]?.trim()
+          // an id that is not one would replay nothing and say nothing of what was missed
+          if (header !== undefined && header !== "" && !/^\d+$/.test(header)) {
+            return errorResponse(400, "bad_request", `Invalid Last-Event-ID "${header}": send the id of the last event received (a whole number), or none to start from now.`)
+          }
           // thousands of open streams would hold as many sockets and queues: past the limit, one must close first
           if (hub.full()) {
             return errorResponse(
@@ -66,8 +71,7 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
               `${hub.clients()} event streams are open, the server's limit: close one (or reconnect later), or start reins serve with a larger --max-clients.`
             )
           }
-          const header = request.headers["last-event-id"]
-          const lastEventId = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : query.lastEventId
+          const lastEventId = header !== undefined && header !== "" ? Number(header) : query.lastEventId
           const client = hub.subscribe({ sessionID: query.sessionID, lastEventId })
           const frames = Stream.fromPull(Effect.succeed(client.take as Effect.Effect<readonly [string, ...Array<string>], Cause.Done>))
           const pings = Stream.fromSchedule(Schedule.spaced(HEARTBEAT)).pipe(Stream.map(() => ": ping\n\n"))
