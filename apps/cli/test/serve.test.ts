@@ -348,7 +348,14 @@ describe("reins serve", () => {
   })
 
   test("GET /doc is an OpenAPI 3.1 document listing every route; /config redacts secrets; /models lists the catalogue", async () => {
-    const p = await setup([], { provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret", headers: { "x-key": "hidden" }, models: { scripted: { context: 32000, output: 4000 } } } } })
+    const p = await setup([], {
+      provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret", headers: { "x-key": "hidden" }, models: { scripted: { context: 32000, output: 4000 } } } },
+      // the secrets a command line or a URL carries
+      mcp: {
+        tools: { type: "local", command: ["bunx", "srv", "--api-key", "arg-secret-1", "--token=arg-secret-2", "-p", "4000", "--verbose", "https://u:arg-secret-3@x.example/a?key=arg-secret-4"], env: { A: "env-secret" }, enabled: false },
+        remote: { type: "remote", url: "https://user:url-secret-1@mcp.example/sse?api_key=url-secret-2&region=eu&access_token=url-secret-3", enabled: false }
+      }
+    })
     const s = await serve(p)
     const doc = await api(s.url, "GET", "/doc")
     expect(doc.body.openapi).toMatch(/^3\.1/)
@@ -380,6 +387,9 @@ describe("reins serve", () => {
     const config = await api(s.url, "GET", "/config")
     expect(config.body.provider.local).toMatchObject({ apiKey: "***", headers: { "x-key": "***" }, baseURL: "http://127.0.0.1:9/v1" })
     expect(JSON.stringify(config.body)).not.toContain("sk-very-secret")
+    expect(JSON.stringify(config.body)).not.toMatch(/secret-|env-secret/)
+    expect(config.body.mcp.tools.command).toEqual(["bunx", "srv", "--api-key", "***", "--token=***", "-p", "4000", "--verbose", "https://***:***@x.example/a?key=***"])
+    expect(config.body.mcp.remote.url).toBe("https://***:***@mcp.example/sse?api_key=***&region=eu&access_token=***")
     const models = await api(s.url, "GET", "/models")
     expect(models.body).toEqual(JSON.parse((await reins(["models", "--format", "json"], p)).stdout))
   })

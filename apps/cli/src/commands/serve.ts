@@ -33,14 +33,49 @@ const flags = {
 const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
 const SECRET_KEY = /key|token|secret|password|authorization|credential/i
+/** A command-line flag whose value is a secret: `--api-key X`, `--token=X`. */
+const SECRET_FLAG = /^(--?[\w-]*(?:key|token|secret|password|credential)[\w-]*)(=.*)?$/i
 
-/** The config as GET /config shows it: API keys, tokens and every header and environment value as "***". */
+/** A URL's user and password, and the values of its secret-named query parameters, as "***"; any other string as it is. */
+const redactUrl = (text: string): string => {
+  const url = /^[a-z][a-z\d+.-]*:\/\//i.test(text) ? URL.parse(text) : null
+  if (url === null) return text
+  const secrets = [...url.searchParams.keys()].filter((name) => SECRET_KEY.test(name))
+  if (url.username === "" && url.password === "" && secrets.length === 0) return text
+  if (url.username !== "") url.username = "***"
+  if (url.password !== "") url.password = "***"
+  for (const name of secrets) url.searchParams.set(name, "***")
+  return url.toString()
+}
+
+/** A command's arguments with the values of secret-named flags hidden. */
+const redactCommand = (args: ReadonlyArray<unknown>) =>
+  args.map((arg, i) => {
+    if (typeof arg !== "string") return redact(arg)
+    const flag = SECRET_FLAG.exec(arg)
+    if (flag?.[2] !== undefined) return `${flag[1]}=***`
+    const previous = args[i - 1]
+    return typeof previous === "string" && SECRET_FLAG.exec(previous)?.[2] === undefined && SECRET_FLAG.test(previous) ? "***" : redactUrl(arg)
+  })
+
+/**
+ * The config as GET /config shows it: API keys, tokens and every header and environment value as "***",
+ * and the secrets a URL or a command line can carry (credentials, `?api_key=`, `--token X`).
+ */
 export const redact = (value: unknown, hide = false): unknown => {
   if (Array.isArray(value)) return value.map((v) => redact(v, hide))
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, hide || k === "headers" || k === "env" || k === "environment" || (SECRET_KEY.test(k) && typeof v !== "object"))]))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        !hide && (k === "command" || k === "args") && (Array.isArray(v) || typeof v === "string")
+          ? (Array.isArray(v) ? redactCommand(v) : redactCommand(v.split(" ")).join(" "))
+          : redact(v, hide || k === "headers" || k === "env" || k === "environment" || (SECRET_KEY.test(k) && typeof v !== "object"))
+      ])
+    )
   }
-  return hide && value !== undefined && value !== null ? "***" : value
+  if (hide && value !== undefined && value !== null) return "***"
+  return typeof value === "string" ? redactUrl(value) : value
 }
 
 /**
