@@ -139,3 +139,47 @@ describe("reins serve: event streams", () => {
     expect((await api(s.url, "GET", "/doc")).body.paths["/event"].get.description).toContain("503")
   })
 })
+
+describe("reins serve: request size", () => {
+  test("a body over --max-body is 413 on every route that takes one or not, by length or in chunks; headers over 16 KiB are refused; the server keeps answering", async () => {
+    const p = await setup([])
+    const s = await serve(p, ["--max-body", "1000"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const routes: ReadonlyArray<readonly [string, string]> = [
+      ["POST", "/session"],
+      ["POST", `/session/${id}/message`],
+      ["POST", `/session/${id}/prompt_async`],
+      ["POST", `/session/${id}/fork`],
+      ["POST", `/session/${id}/abort`],
+      ["POST", `/session/${id}/summarize`],
+      ["POST", `/session/${id}/permissions/per_x`],
+      ["DELETE", `/session/${id}`]
+    ]
+    const big = JSON.stringify({ text: "x".repeat(2000) })
+    for (const [method, route] of routes) {
+      const sized = await fetch(`${s.url}${route}`, { method, body: big, headers: { "content-type": "application/json" } })
+      expect([method, route, sized.status]).toEqual([method, route, 413])
+      expect(((await sized.json()) as { error: string }).error).toBe("too_large")
+    }
+    for (const [method, route] of routes.filter(([m]) => m === "POST").slice(0, 4)) {
+      const chunked = await fetch(`${s.url}${route}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(big.slice(0, 900)))
+            controller.enqueue(new TextEncoder().encode(big.slice(900)))
+            controller.close()
+          }
+        })
+      })
+      expect([method, route, chunked.status]).toEqual([method, route, 413])
+    }
+    const huge = await fetch(`${s.url}/health`, { headers: { "x-filler": "a".repeat(20_000) } }).then((r) => r.status, () => "reset")
+    expect([431, "reset"]).toContain(huge)
+    // nothing of it was stored, and ordinary requests pass
+    expect((await api(s.url, "GET", `/session/${id}/message`)).body).toEqual([])
+    expect((await api(s.url, "GET", "/session")).body).toHaveLength(1)
+    expect((await api(s.url, "GET", "/health")).status).toBe(200)
+  })
+})
