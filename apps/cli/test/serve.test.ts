@@ -347,6 +347,18 @@ describe("reins serve", () => {
     expect(r.stderr).toContain("REINS_SERVER_TOKEN")
   })
 
+  test("an address it cannot listen on is one line saying why and what to pass (exit 2): a port in use, an address not this machine's", async () => {
+    const p = await setup([])
+    const s = await serve(p)
+    const port = new URL(s.url).port
+    const inUse = await reins(["serve", "--port", port], p)
+    expect(inUse.code).toBe(2)
+    expect(inUse.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`port ${port} is in use.*--port 0`))])
+    const foreign = await reins(["serve", "--port", "0", "--hostname", "10.255.255.1", "--token", "t"], p)
+    expect(foreign.code).toBe(2)
+    expect(foreign.stderr.trim().split("\n")).toEqual([expect.stringMatching(/10\.255\.255\.1 is not an address of this machine.*--hostname/)])
+  })
+
   test("GET /doc is an OpenAPI 3.1 document listing every route; /config redacts secrets; /models lists the catalogue", async () => {
     const p = await setup([], {
       provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret", headers: { "x-key": "hidden" }, models: { scripted: { context: 32000, output: 4000 } } } },

@@ -1,6 +1,6 @@
 // reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is the README's "Server").
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Predicate } from "effect"
 import { Command, Flag } from "effect/cli"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -76,6 +76,22 @@ export const redact = (value: unknown, hide = false): unknown => {
   }
   if (hide && value !== undefined && value !== null) return "***"
   return typeof value === "string" ? redactUrl(value) : value
+}
+
+/** Why the server could not listen, and what to pass instead. */
+const listenFailure = (cause: unknown, hostname: string, port: number): string => {
+  const code = Predicate.hasProperty(cause, "code") ? cause.code : undefined
+  switch (code) {
+    case "EADDRINUSE":
+      return `port ${port} is in use (another reins serve?): pick another with --port, or --port 0 for any free one.`
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+      return `${hostname} is not an address of this machine: pass one of its own with --hostname (127.0.0.1 by default).`
+    case "EACCES":
+      return `not allowed to listen on port ${port} (ports below 1024 need privileges): pick another with --port.`
+    default:
+      return Predicate.hasProperty(cause, "message") && typeof cause.message === "string" && cause.message !== "" ? cause.message : String(cause)
+  }
 }
 
 /**
@@ -154,7 +170,7 @@ export const serve = Command.make("serve", flags, (input) =>
         )
       })
     ).pipe(
-      Effect.mapError((e) => (e._tag === "ServeError" ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${e.message}`) : fromRuntimeError(e))),
+      Effect.mapError((e) => (e._tag === "ServeError" ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${listenFailure(e.cause, input.hostname, input.port)}`) : fromRuntimeError(e))),
       // then reins exits 0: a server asked to stop has done what it was asked
       Effect.onInterrupt(() => Effect.sync(() => process.exit(0)))
     )
