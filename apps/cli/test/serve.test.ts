@@ -345,6 +345,12 @@ describe("reins serve", () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("--token")
     expect(r.stderr).toContain("REINS_SERVER_TOKEN")
+    // a token no client could send is refused too
+    for (const [args, env] of [[["--token", ""], {}], [["--token", " "], {}], [["--token", "two words"], {}], [[], { REINS_SERVER_TOKEN: "  " }]] as const) {
+      const bad = await reins(["serve", "--hostname", "0.0.0.0", "--port", "0", ...args], { ...p, env: { ...p.env, ...env } })
+      expect([args, env, bad.code]).toEqual([args, env, 2])
+      expect(bad.stderr).toContain("without spaces")
+    }
   })
 
   test("an address it cannot listen on is one line saying why and what to pass (exit 2): a port in use, an address not this machine's", async () => {

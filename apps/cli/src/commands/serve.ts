@@ -106,6 +106,10 @@ export const serve = Command.make("serve", flags, (input) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup
     const token = Option.getOrUndefined(input.token) ?? (setup.env.REINS_SERVER_TOKEN || undefined)
+    // a client sends it as `Bearer <token>`: an empty one, or one with spaces, could never be matched
+    if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+      return yield* usage("The server's token (--token or REINS_SERVER_TOKEN) must be printable characters without spaces, e.g. the output of `openssl rand -hex 32`.")
+    }
     if (!isLoopback(input.hostname) && token === undefined) {
       return yield* usage(
         `Serving on ${input.hostname} (not loopback) needs a token: pass --token <secret> or set REINS_SERVER_TOKEN; clients send it as Authorization: Bearer <secret>.`
