@@ -178,6 +178,24 @@ describe("reins serve", () => {
     await events.close()
   })
 
+  test("abort while a permission question waits: the question is withdrawn (a late reply is 404), the call never runs, the session takes the next prompt", async () => {
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo never-ran" } }] }, { text: "next turn" }], { permission: { bash: "ask" } })
+    const s = await serve(p)
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "ask" })
+    const asked = await events.waitFor((f) => f.event === "permission.asked")
+    expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
+    await events.waitFor((f) => f.event === "turn.failed")
+    const late = await api(s.url, "POST", `/session/${id}/permissions/${asked.data.id}`, { response: "once" })
+    expect(late).toMatchObject({ status: 404, body: { error: "not_found", message: expect.stringContaining("turn ended") } })
+    const tool = (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
+    expect(tool.state.status).toBe("error")
+    expect(JSON.stringify(tool.state)).not.toContain("never-ran\\n")
+    expect((await api(s.url, "POST", `/session/${id}/message`, { text: "go on" })).body.text).toBe("next turn")
+    await events.close()
+  })
+
   test("a sub-agent's permission question is answered through the session that started it (and not through another)", async () => {
     const p = await setup(
       [
