@@ -2,6 +2,7 @@
 // no token (DNS rebinding, cross-site requests that need no preflight), and event streams opened by the thousand.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as http from "node:http"
+import * as net from "node:net"
 import { ensureBuilt, projects } from "./support.ts"
 import { api, openEvents, startServe, until, type Served } from "./serve-support.ts"
 
@@ -181,5 +182,37 @@ describe("reins serve: request size", () => {
     expect((await api(s.url, "GET", `/session/${id}/message`)).body).toEqual([])
     expect((await api(s.url, "GET", "/session")).body).toHaveLength(1)
     expect((await api(s.url, "GET", "/health")).status).toBe(200)
+  })
+})
+
+/** Bytes written to the server as they are; the status lines of what it answers within `ms`. */
+const rawBytes = (url: string, bytes: string, ms = 800) =>
+  new Promise<Array<string>>((resolve) => {
+    let data = ""
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1", () => socket.write(bytes))
+    socket.on("data", (b) => (data += b))
+    socket.on("error", () => undefined)
+    setTimeout(() => {
+      socket.destroy()
+      resolve(data.split("\r\n").filter((l) => l.startsWith("HTTP/")))
+    }, ms)
+  })
+
+describe("reins serve: request framing", () => {
+  test("ambiguous framing (Content-Length with Transfer-Encoding, two lengths, an unknown coding) is 400 before any route: nothing is smuggled", async () => {
+    const p = await setup([])
+    const s = await serve(p)
+    const head = "POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    const smuggled = "GET /session HTTP/1.1\r\nHost: evil.example\r\n\r\n"
+    const variants = [
+      `${head}Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`,
+      `${head}Transfer-Encoding: chunked\r\nContent-Length: 6\r\n\r\n0\r\n\r\n${smuggled}`,
+      `${head}Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}`,
+      `${head}Transfer-Encoding: xchunked\r\n\r\n{}`
+    ]
+    for (const bytes of variants) expect([bytes, await rawBytes(s.url, bytes)]).toEqual([bytes, ["HTTP/1.1 400 Bad Request"]])
+    expect((await api(s.url, "GET", "/session")).body).toEqual([])
+    // a well-framed request on the same kind of connection passes
+    expect(await rawBytes(s.url, `${head}Content-Length: 2\r\n\r\n{}`)).toEqual(["HTTP/1.1 201 Created"])
   })
 })
