@@ -19,14 +19,25 @@ const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW
 // The same expression as the partial index message_summary_idx, so the planner uses it.
 // Per session: counts and sums over message rows only (a session's parts, its tool outputs, are never read),
 // and the model of its newest assistant message.
-const SELECT_TOTALS = `SELECT m.session_id AS sessionID, COUNT(*) AS messages,
-  SUM(json_extract(m.data, '$.role') = 'assistant') AS steps,
-  COALESCE(SUM(json_extract(m.data, '$.usage.input')), 0) AS input,
+/** The usage and cost of the messages `m` of a group, summed (user messages have none). */
+const USAGE_SUMS = `COALESCE(SUM(json_extract(m.data, '$.usage.input')), 0) AS input,
   COALESCE(SUM(json_extract(m.data, '$.usage.output')), 0) AS output,
   COALESCE(SUM(json_extract(m.data, '$.usage.reasoning')), 0) AS reasoning,
   COALESCE(SUM(json_extract(m.data, '$.usage.cacheRead')), 0) AS cacheRead,
   COALESCE(SUM(json_extract(m.data, '$.usage.cacheWrite')), 0) AS cacheWrite,
-  COALESCE(SUM(json_extract(m.data, '$.cost')), 0) AS cost,
+  COALESCE(SUM(json_extract(m.data, '$.cost')), 0) AS cost`
+/** What `USAGE_SUMS` gives. */
+interface UsageRow {
+  readonly input: number
+  readonly output: number
+  readonly reasoning: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  readonly cost: number
+}
+const SELECT_TOTALS = `SELECT m.session_id AS sessionID, COUNT(*) AS messages,
+  SUM(json_extract(m.data, '$.role') = 'assistant') AS steps,
+  ${USAGE_SUMS},
   (SELECT json_extract(a.data, '$.model') FROM message a WHERE a.session_id = m.session_id AND json_extract(a.data, '$.role') = 'assistant'
     ORDER BY a.id DESC LIMIT 1) AS model
   FROM message m WHERE m.session_id IN (SELECT value FROM json_each(?1)) GROUP BY m.session_id`
@@ -36,34 +47,17 @@ const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
   )
   SELECT tree.root AS sessionID, COUNT(DISTINCT tree.id) AS sessions,
-  COALESCE(SUM(json_extract(m.data, '$.usage.input')), 0) AS input,
-  COALESCE(SUM(json_extract(m.data, '$.usage.output')), 0) AS output,
-  COALESCE(SUM(json_extract(m.data, '$.usage.reasoning')), 0) AS reasoning,
-  COALESCE(SUM(json_extract(m.data, '$.usage.cacheRead')), 0) AS cacheRead,
-  COALESCE(SUM(json_extract(m.data, '$.usage.cacheWrite')), 0) AS cacheWrite,
-  COALESCE(SUM(json_extract(m.data, '$.cost')), 0) AS cost
+  ${USAGE_SUMS}
   FROM tree LEFT JOIN message m ON m.session_id = tree.id AND json_extract(m.data, '$.role') = 'assistant'
   GROUP BY tree.root`
-interface SubAgentTotalsRow {
+interface SubAgentTotalsRow extends UsageRow {
   readonly sessionID: string
   readonly sessions: number
-  readonly input: number
-  readonly output: number
-  readonly reasoning: number
-  readonly cacheRead: number
-  readonly cacheWrite: number
-  readonly cost: number
 }
-interface TotalsRow {
+interface TotalsRow extends UsageRow {
   readonly sessionID: string
   readonly messages: number
   readonly steps: number
-  readonly input: number
-  readonly output: number
-  readonly reasoning: number
-  readonly cacheRead: number
-  readonly cacheWrite: number
-  readonly cost: number
   readonly model: string | null
 }
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL
@@ -256,7 +250,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
       () => `read the totals of ${sessionIDs.length} sessions`,
       () => [selectTotals.all(ids), selectSubAgentTotals.all(ids, MAX_SUBAGENT_DEPTH)] as const
     )
-    const usageOf = (row: Omit<SubAgentTotalsRow, "sessionID" | "sessions" | "cost">) => ({ input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite })
+    const usageOf = (row: UsageRow) => ({ input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite })
     const out = new Map(
       rows.map((row): [string, SessionTotals] => [
         row.sessionID,
