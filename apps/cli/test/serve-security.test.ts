@@ -58,6 +58,7 @@ describe("reins serve without a token: only requests addressed to a loopback nam
     }
     // nothing was created by the refused POSTs
     expect((await api(s.url, "GET", "/session")).body).toEqual([])
+    expect((await api(s.url, "GET", "/doc")).body.info.description).toContain("403")
     const allowed = [`127.0.0.1:${port}`, "127.0.0.1", `localhost:${port}`, `LOCALHOST:${port}`, `localhost.:${port}`, `app.localhost:${port}`, `127.1.2.3:${port}`, `[::1]:${port}`]
     for (const host of allowed) expect([host, (await raw(s.url, "GET", "/health", { host })).status]).toEqual([host, 200])
   })

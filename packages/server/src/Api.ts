@@ -132,5 +132,11 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
 
 /** The API `reins serve` serves. */
 export class ReinsApi extends HttpApi.make("reins").add(system).add(sessions).annotateMerge(
-  OpenApi.annotations({ title: "reins server", description: "Sessions, turns and their live events. Every route needs `Authorization: Bearer <token>` when the server has a token." })
+  OpenApi.annotations({
+    title: "reins server",
+    description:
+      "Sessions, turns and their live events. Every route needs `Authorization: Bearer <token>` when the server has a token (else 401). " +
+      "A server without one answers only requests whose Host is a loopback name (localhost, 127.0.0.1, [::1]) and that carry no Origin " +
+      "or one given with --cors (else 403 forbidden)."
+  })
 ) {}
