@@ -1,25 +1,17 @@
 // `reins run --attach URL`: a turn run by a `reins serve` (the built CLI, on a free port) and printed by the attached
 // client as a local `reins run` prints it; its errors (no server, no token, a failed turn, a server gone), Ctrl+C
 // aborting the turn on the server, and permission questions answered from a terminal or left to the server's policy.
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { spawnPty } from "./pty/index.ts"
-import { api, sleeping, startServe, until, type Served } from "./serve-support.ts"
+import { api, servers, sleeping, until } from "./serve-support.ts"
 import { BIN, ensureBuilt, events, projects, reins, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-const running: Array<Served> = []
-const serve = async (p: Project, args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
-  const s = await startServe(p, args, env)
-  running.push(s)
-  return s
-}
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop()
-})
+const serve = servers()
 
 const toolResults = (body: any) => (body.messages as Array<{ role: string }>).filter((m) => m.role === "tool").length
 /** A model that answers by the request, so every run (local or attached) gets the same turn: one command, then the answer. */

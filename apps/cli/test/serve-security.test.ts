@@ -1,23 +1,15 @@
 // `reins serve` against an attacker on the loopback interface: a browser page reaching a server that has
 // no token (DNS rebinding, cross-site requests that need no preflight), and event streams opened by the thousand.
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import * as http from "node:http"
 import * as net from "node:net"
 import { ensureBuilt, projects } from "./support.ts"
-import { api, openEvents, startServe, until, type Served } from "./serve-support.ts"
+import { servers, api, openEvents, until } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-const running: Array<Served> = []
-const serve = async (...args: Parameters<typeof startServe>) => {
-  const s = await startServe(...args)
-  running.push(s)
-  return s
-}
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop()
-})
+const serve = servers()
 
 /** A request with the headers a browser would send (node:http lets the Host header be set); the status and the JSON body. */
 const raw = (url: string, method: string, route: string, headers: Record<string, string>) =>

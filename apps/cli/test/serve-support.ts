@@ -1,4 +1,5 @@
 // `reins serve` under test: the built CLI spawned on a free port, and a reader of its event stream.
+import { afterEach } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
 import { BIN, type Project } from "./support.ts"
 
@@ -125,5 +126,18 @@ export const until = async (condition: () => boolean | Promise<boolean>, ms = 10
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("timed out waiting for a condition")
     await Bun.sleep(50)
+  }
+}
+
+/** `startServe` for a test file: every server a test starts is stopped after it. */
+export const servers = () => {
+  const running: Array<Served> = []
+  afterEach(async () => {
+    for (const s of running.splice(0)) await s.stop()
+  })
+  return async (...args: Parameters<typeof startServe>) => {
+    const s = await startServe(...args)
+    running.push(s)
+    return s
   }
 }

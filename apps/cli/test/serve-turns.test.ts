@@ -1,26 +1,18 @@
 // `reins serve` running many turns: sessions at once, a prompt to a busy session queued into its turn,
 // SIGTERM stopping the turns, and a server killed mid-turn resumed by the next one on the same data dir.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
 import { BIN, ensureBuilt, projects, type Project } from "./support.ts"
-import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
+import { servers, api, marker, openEvents, sleeping, until } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-const running: Array<Served> = []
-const serve = async (...args: Parameters<typeof startServe>) => {
-  const s = await startServe(...args)
-  running.push(s)
-  return s
-}
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop()
-})
+const serve = servers()
 
 const scripted: Array<ScriptedServer> = []
 afterAll(async () => {

@@ -1,23 +1,15 @@
 // `reins serve` end to end: real HTTP (fetch) against the built CLI and the scripted model server.
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
-import { api, marker, openEvents, sleeping, startServe, until, type Served } from "./serve-support.ts"
+import { servers, api, marker, openEvents, sleeping, until } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
-const running: Array<Served> = []
-const serve = async (...args: Parameters<typeof startServe>) => {
-  const s = await startServe(...args)
-  running.push(s)
-  return s
-}
-afterEach(async () => {
-  for (const s of running.splice(0)) await s.stop()
-})
+const serve = servers()
 
 const toolStates = (frames: ReadonlyArray<{ event: string; data: any }>) =>
   frames.filter((f) => f.event === "part.updated" && f.data.part.type === "tool").map((f) => f.data.part.state.status as string)
