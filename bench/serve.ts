@@ -22,7 +22,8 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cpuMs, peakRssBytes, treeRssBytes } from "../apps/cli/test/pty/index.ts"
+import { Worker } from "node:worker_threads"
+import { cpuMs, peakRssBytes } from "../apps/cli/test/pty/index.ts"
 import { BIN, machine, project, stepsFlag, table } from "./support.ts"
 import { baseEnv, installAnchor, MiB } from "./tui-support.ts"
 
@@ -261,8 +262,8 @@ const runTarget = async (target: Target): Promise<Result> => {
 
     const ids = await Promise.all(Array.from({ length: SESSIONS }, sessions))
     const finished = ids.map(turn)
-    let treePeak = 0
-    const poll = setInterval(() => void (treePeak = Math.max(treePeak, treeRssBytes(proc.pid))), 50)
+    // the tree's memory is sampled in a worker thread: walking /proc here would hold up the event stream being timed
+    const sampler = new Worker(new URL("./tree-sampler.ts", import.meta.url), { workerData: { pid: proc.pid, everyMs: 100 } })
     measuring = true
     const cpu0 = cpuMs(proc.pid)
     const t0 = Date.now()
@@ -272,8 +273,10 @@ const runTarget = async (target: Target): Promise<Result> => {
     clearTimeout(timer)
     const wallMs = Date.now() - t0
     const cpuShare = (cpuMs(proc.pid) - cpu0) / wallMs
-    clearInterval(poll)
-    treePeak = Math.max(treePeak, treeRssBytes(proc.pid))
+    const treePeak = await new Promise<number>((resolve) => {
+      sampler.once("message", (peak: number) => resolve(peak))
+      sampler.postMessage("stop")
+    })
     const hwm = peakRssBytes(proc.pid)
     const failed: Array<string> = []
     if (outcome === undefined) failed.push(`${ends.size} turns had not ended after ${TURN_TIMEOUT_MS / 1000} s`)
