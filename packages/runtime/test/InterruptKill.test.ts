@@ -9,7 +9,7 @@ import { isOpenTool, type SessionEvent, type ToolPart } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
-import { scriptedRuntimes } from "./support.ts"
+import { aliveIn, scriptedRuntimes } from "./support.ts"
 
 const runtime = scriptedRuntimes()
 const model = { providerID: "local", modelID: "m" }
@@ -29,21 +29,6 @@ const stateOf = (pid: number): string | undefined => {
     return undefined
   }
 }
-
-/** The processes of a group that are still alive (a zombie is dead), as "pid state". */
-const aliveIn = (pgid: number) =>
-  fs
-    .readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((d) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-        return Number(pgrp) === pgid && state !== "Z" && state !== "X" ? [`${d} ${state}`] : []
-      } catch {
-        return []
-      }
-    })
 
 /** What the process table holds of the group right when the consumer is back. */
 const snapshot = (pgid: number) => ({ shell: stateOf(pgid), alive: aliveIn(pgid) })

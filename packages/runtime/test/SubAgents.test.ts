@@ -11,7 +11,7 @@ import { SessionStore, Storage } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
-import { tmp } from "./support.ts"
+import { aliveIn, tmp } from "./support.ts"
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -29,18 +29,6 @@ const firstUser = (body: any): string => {
 }
 const toolResults = (body: any) => (body?.messages ?? []).filter((m: any) => m.role === "tool").length
 const toolNames = (body: any): Array<string> => (body?.tools ?? []).map((t: any) => t.function?.name)
-
-/** The processes of a group still alive (a zombie is dead), as "pid state". */
-const aliveIn = (pgid: number) =>
-  fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      return Number(pgrp) === pgid && state !== "Z" && state !== "X" ? [`${d} ${state}`] : []
-    } catch {
-      return []
-    }
-  })
 
 interface Setup {
   readonly respond: (body: any) => ScriptedStep | undefined

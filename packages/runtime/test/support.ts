@@ -10,6 +10,21 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
 
+/** The processes of a group that are still alive (a zombie is dead), as "pid state", read from /proc. */
+export const aliveIn = (pgid: number) =>
+  fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        return Number(pgrp) === pgid && state !== "Z" && state !== "X" ? [`${d} ${state}`] : []
+      } catch {
+        return []
+      }
+    })
+
 /** A fresh temporary directory, symlinks resolved. */
 export const tmp = (prefix = "reins-rt-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
 
