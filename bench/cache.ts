@@ -17,7 +17,7 @@ import { PromptCache, startAnthropicServer, type CacheUsage, type ScriptedStep }
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { machine, stepsFlag, table } from "./support.ts"
+import { machine, stepsFlag, table, seeded } from "./support.ts"
 
 const STEPS = stepsFlag(50, 2)
 const MODEL = "claude-sonnet-4-5"
@@ -27,14 +27,7 @@ const KB = 1024
 // ---------------------------------------------------------------------------------------------
 // A scratch project: AGENTS.md (~10 KB of conventions) and one 2–8 KB file per read.
 
-let seed = 0xcac4e
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-}
-const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rand() * xs.length)]!
+const { rand, pick } = seeded(0xcac4e)
 const words = ["the", "service", "keeps", "each", "order", "until", "its", "deadline", "passes", "and", "then", "writes", "a", "summary", "to", "the", "ledger", "so", "readers", "never", "block", "on", "slow", "upstream", "calls", "while", "retries", "back", "off", "invoice", "customer", "cursor", "batch"]
 const sentence = () => {
   const s = Array.from({ length: 8 + Math.floor(rand() * 12) }, () => pick(words)).join(" ")

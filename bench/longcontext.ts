@@ -17,7 +17,7 @@ import { read } from "@reins/tool"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { machine, median, stepsFlag, table } from "./support.ts"
+import { machine, median, stepsFlag, table, seeded } from "./support.ts"
 
 const STEPS = stepsFlag(300, 2)
 /** Steps of a turn on another session run first, so that step 10 of the measured turn is not JIT warm-up. */
@@ -32,14 +32,7 @@ const OVERHEAD_TARGET = 1.5
 // ---------------------------------------------------------------------------------------------
 // A scratch project of 40 files (TypeScript, Markdown, logs), sized so that a read returns 4–12 KB.
 
-let seed = 0x5eed
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-}
-const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rand() * xs.length)]!
+const { rand, pick } = seeded(0x5eed)
 const nouns = ["order", "invoice", "customer", "session", "ledger", "shipment", "token", "cursor", "batch", "account", "payload", "policy", "quota", "report"]
 const verbs = ["load", "save", "apply", "merge", "resolve", "validate", "render", "retry", "flush", "encode", "parse", "schedule"]
 const words = ["the", "cache", "keeps", "each", "entry", "until", "its", "deadline", "passes", "and", "then", "writes", "a", "summary", "to", "disk", "so", "that", "readers", "never", "block", "on", "slow", "upstream", "calls", "while", "retries", "back", "off"]

@@ -67,3 +67,16 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`
   return [line(header), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`, ...rows.map(line)].join("\n")
 }
+
+/** A seeded random source (mulberry32), so a benchmark's scratch project is the same on every run: numbers in [0, 1) and a pick from a list. */
+export const seeded = (initial: number) => {
+  let seed = initial
+  const rand = () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+  const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rand() * xs.length)]!
+  return { rand, pick }
+}
