@@ -45,6 +45,19 @@ const partsOf = async (url: string, id: string) => (await api(url, "GET", `/sess
 const toolRunning = (id: string) => (f: { event: string; data: any }) =>
   f.event === "part.updated" && f.data.part.sessionID === id && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined
 
+/** A served project whose session is running `sleep N & sleep N` (both asleep), and the event stream that saw it start; then `next` is the model's answer. */
+const sleepingTurn = async (next: string) => {
+  const n = marker()
+  const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: next }])
+  const s = await serve(p, ["--yolo"])
+  const id = (await api(s.url, "POST", "/session", {})).body.id as string
+  const events = await openEvents(s.url)
+  await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
+  await events.waitFor(toolRunning(id))
+  await until(() => sleeping(n) === 2)
+  return { n, p, s, id, events }
+}
+
 describe("reins serve: turns", () => {
   test("two sessions run their turns at once, each to its own result", async () => {
     const n = "0.8"
@@ -190,14 +203,7 @@ describe("reins serve: turns", () => {
   })
 
   test("SIGTERM stops the running turns (command killed, part interrupted) and the server exits 0", async () => {
-    const n = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
-    const s = await serve(p, ["--yolo"])
-    const id = (await api(s.url, "POST", "/session", {})).body.id
-    const events = await openEvents(s.url)
-    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
-    await events.waitFor(toolRunning(id))
-    await until(() => sleeping(n) === 2)
+    const { n, p, s, id, events } = await sleepingTurn("never asked")
     s.child.kill("SIGTERM")
     expect((await s.exited).code).toBe(0)
     await until(() => sleeping(n) === 0)
@@ -208,14 +214,7 @@ describe("reins serve: turns", () => {
   })
 
   test("kill -9 mid-turn, restart on the same data dir: the next turn repairs the session and completes over HTTP", async () => {
-    const n = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "resumed fine" }])
-    const s = await serve(p, ["--yolo"])
-    const id = (await api(s.url, "POST", "/session", {})).body.id
-    const events = await openEvents(s.url)
-    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
-    await events.waitFor(toolRunning(id))
-    await until(() => sleeping(n) === 2)
+    const { n, p, s, id, events } = await sleepingTurn("resumed fine")
     s.child.kill("SIGKILL")
     await s.exited
     await events.close()
