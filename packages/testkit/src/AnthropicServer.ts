@@ -6,7 +6,7 @@
  * model of Anthropic's prefix caching (`PromptCache`): input, cache read and cache creation tokens.
  */
 import { approxTokens, PromptCache, type CacheUsage } from "./PromptCache.ts"
-import { splitPieces, streamFrames, type ScriptedRequest, type ScriptedStep } from "./ScriptedServer.ts"
+import { receive, splitPieces, streamFrames, type ScriptedRequest, type ScriptedStep } from "./ScriptedServer.ts"
 
 /** One request the server received, with what it was billed. */
 export interface AnthropicRequest extends ScriptedRequest {
@@ -137,23 +137,8 @@ export async function startAnthropicServer(steps: ReadonlyArray<ScriptedStep>, o
       if (req.method !== "POST" || !pathname.endsWith("/messages")) {
         return errorResponse(404, `scripted anthropic server: no route ${req.method} ${pathname}`, "not_found_error")
       }
-      const rawBody = await req.text()
-      const record: AnthropicRequest = { body: rawBody, headers: Object.fromEntries(req.headers), receivedAt: performance.now(), bodyLength: rawBody.length }
-      const index = requests.length
-      requests.push(record)
-      const sent = <R>(response: R): R => {
-        record.respondedAt = performance.now()
-        return response
-      }
-      const aborted = () => void (record.respondedAt === undefined && (record.abortedAt ??= performance.now()))
-      req.signal.addEventListener("abort", aborted, { once: true })
-      let body: any
-      try {
-        body = JSON.parse(rawBody)
-      } catch {
-        return sent(errorResponse(400, "scripted anthropic server: request body is not JSON", "invalid_request_error"))
-      }
-      record.body = options.keepBodies === false ? undefined : body
+      const { record, index, sent, aborted, body } = await receive(req, requests, options)
+      if (body === undefined) return sent(errorResponse(400, "scripted anthropic server: request body is not JSON", "invalid_request_error"))
       const step = options.respond?.(body, index) ?? takeStep()
       if (step === undefined) return sent(errorResponse(500, "scripted anthropic server: no more steps"))
       if ("error" in step) return sent(errorResponse(step.error.status, step.error.message, step.error.type, step.error.headers))

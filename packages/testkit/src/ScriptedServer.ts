@@ -221,6 +221,38 @@ async function startHeadersOnlyServer(onClosed: (index: number) => void) {
   }
 }
 
+/**
+ * A request as a scripted server receives it: recorded in `requests` (headers, body, when it came,
+ * when it was answered — `sent` marks that — or abandoned), and its body parsed; `body` is
+ * undefined when it is not JSON. `keepBodies: false` keeps only the raw text of a body that is not JSON.
+ */
+export async function receive<R extends ScriptedRequest>(
+  req: Request,
+  requests: Array<R>,
+  options: { readonly keepBodies?: boolean; readonly onResponded?: (index: number) => void }
+) {
+  const rawBody = await req.text()
+  const record = { body: rawBody, headers: Object.fromEntries(req.headers), receivedAt: performance.now(), bodyLength: rawBody.length } as R
+  const index = requests.length
+  requests.push(record)
+  const sent = <X>(response: X): X => {
+    record.respondedAt = performance.now()
+    options.onResponded?.(index)
+    return response
+  }
+  /** The client went away before the response was complete. */
+  const aborted = () => void (record.respondedAt === undefined && (record.abortedAt ??= performance.now()))
+  req.signal.addEventListener("abort", aborted, { once: true })
+  let body: any
+  try {
+    body = JSON.parse(rawBody)
+  } catch {
+    return { record, index, sent, aborted, rawBody, body: undefined }
+  }
+  record.body = options.keepBodies === false ? undefined : body
+  return { record, index, sent, aborted, rawBody, body }
+}
+
 export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const script = [...steps]
   const requests: ScriptedServer["requests"] = []
@@ -248,25 +280,8 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       if (req.method !== "POST" || !(pathname.endsWith("/chat/completions") || pathname.endsWith("/responses"))) {
         return errorResponse(404, `scripted server: no route ${req.method} ${pathname}`, "not_found")
       }
-      const rawBody = await req.text()
-      const headers = Object.fromEntries(req.headers)
-      const record: ScriptedRequest = { body: rawBody, headers, receivedAt: performance.now(), bodyLength: rawBody.length }
-      const index = requests.length
-      const sent = <R>(response: R): R => {
-        record.respondedAt = performance.now()
-        options.onResponded?.(index)
-        return response
-      }
-      requests.push(record)
-      const aborted = () => void (record.respondedAt === undefined && (record.abortedAt ??= performance.now()))
-      req.signal.addEventListener("abort", aborted, { once: true })
-      let body: any
-      try {
-        body = JSON.parse(rawBody)
-      } catch {
-        return sent(errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error"))
-      }
-      record.body = options.keepBodies === false ? undefined : body
+      const { index, sent, aborted, rawBody, body } = await receive(req, requests, options)
+      if (body === undefined) return sent(errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error"))
       const step = options.respond?.(body, index) ?? takeStep()
       if (step === undefined) return sent(errorResponse(500, "scripted server: no more steps", "server_error"))
       const stream = body?.stream === true
