@@ -17,7 +17,10 @@ const bash = (command: string) =>
 
 const messages: Array<ModelMessage> = [{ role: "user", content: "run the commands" }]
 const tools = {
-  bash: tool({ description: "Run a shell command", inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }) })
+  bash: tool({
+    description: "Run a shell command",
+    inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] })
+  })
 }
 while (true) {
   const result = streamText({ model, system: "You are a test agent.", messages, tools, maxRetries: 0 })
@@ -31,7 +34,21 @@ while (true) {
     process.stdout.write(`${text}\n`)
     break
   }
-  messages.push({ role: "assistant", content: [...(text ? [{ type: "text" as const, text }] : []), ...calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }))] })
+  messages.push({
+    role: "assistant",
+    content: [
+      ...(text ? [{ type: "text" as const, text }] : []),
+      ...calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }))
+    ]
+  })
   const outputs = await Promise.all(calls.map((c) => bash(c.input.command)))
-  messages.push({ role: "tool", content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: c.toolCallId, toolName: c.toolName, output: { type: "text" as const, value: outputs[i]! } })) })
+  messages.push({
+    role: "tool",
+    content: calls.map((c, i) => ({
+      type: "tool-result" as const,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      output: { type: "text" as const, value: outputs[i]! }
+    }))
+  })
 }

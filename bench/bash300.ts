@@ -63,7 +63,10 @@ const runOnce = async (name: string, cmd: (url: string) => Array<string>): Promi
   // A model with a context far beyond what 300 echoes fill: no compaction, no pruning pressure.
   fs.writeFileSync(
     path.join(p.cwd, "reins.json"),
-    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 2_000_000, output: 8_000 } } } } })
+    JSON.stringify({
+      model: "local/scripted",
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 2_000_000, output: 8_000 } } } }
+    })
   )
   const start = performance.now()
   const proc = Bun.spawn(cmd(server.url), { cwd: p.cwd, env: p.env, stdout: "pipe", stderr: "pipe" })
@@ -82,12 +85,18 @@ const runOnce = async (name: string, cmd: (url: string) => Array<string>): Promi
     const done = requests[k - 1]!.respondedAt
     gaps[k] = done === undefined ? NaN : requests[k]!.receivedAt - done
   }
-  return { name, at, gaps, wallMs, maxRss: (proc.resourceUsage()?.maxRSS ?? 0), requests: requests.length }
+  return { name, at, gaps, wallMs, maxRss: proc.resourceUsage()?.maxRSS ?? 0, requests: requests.length }
 }
 
 const reins = await runOnce("reins", () => [BIN, "run", "--yolo", `run the ${STEPS} commands`])
 const baseline = await runOnce("baseline", (url) => ["bun", path.join(root, "bench", "baseline.ts"), url])
-const parsing = await runOnce("baseline + parser", (url) => ["bun", "--preload", path.join(root, "bench", "withParser.ts"), path.join(root, "bench", "baseline.ts"), url])
+const parsing = await runOnce("baseline + parser", (url) => [
+  "bun",
+  "--preload",
+  path.join(root, "bench", "withParser.ts"),
+  path.join(root, "bench", "baseline.ts"),
+  url
+])
 
 const window = (r: Run, from: number, to: number) => r.gaps.slice(from, to + 1).filter((g) => Number.isFinite(g))
 const cpuPerStep = (r: Run, from: number, to: number) => {
@@ -124,7 +133,9 @@ const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "-")
 const overheadOk = r.ratio <= TARGET
 const peakOk = r.hwmEnd / r.hwm40 <= TARGET
 
-console.log(`\nbash300 — one turn of ${STEPS} bash steps (echo) + a final answer, no compaction, built CLI against the scripted server on 127.0.0.1; baseline = bare AI SDK loop, same run (and with reins's bash parser loaded)`)
+console.log(
+  `\nbash300 — one turn of ${STEPS} bash steps (echo) + a final answer, no compaction, built CLI against the scripted server on 127.0.0.1; baseline = bare AI SDK loop, same run (and with reins's bash parser loaded)`
+)
 console.log(`machine: ${machine()}\n`)
 console.log(
   table(
@@ -138,7 +149,14 @@ console.log(
       [`process CPU per step, steps ${EARLY[0]}–${EARLY[1]} / ${LATE[0]}–${LATE[1]}`, ...[r, b, bp].map((x) => `${ms(x.cpuEarly)} / ${ms(x.cpuLate)}`), "", ""],
       [`RSS at step ${EARLY_RSS_STEP} / step ${STEPS}`, ...[r, b, bp].map((x) => `${mib(x.rss40)} / ${mib(x.rssEnd)}`), "", ""],
       [`peak RSS by step ${EARLY_RSS_STEP} / by step ${STEPS}`, ...[r, b, bp].map((x) => `${mib(x.hwm40)} / ${mib(x.hwmEnd)}`), "", ""],
-      [`peak RSS step ${STEPS} / step ${EARLY_RSS_STEP}`, times(r.hwmEnd / r.hwm40), times(b.hwmEnd / b.hwm40), times(bp.hwmEnd / bp.hwm40), `≤ ${TARGET}×`, verdict(peakOk)],
+      [
+        `peak RSS step ${STEPS} / step ${EARLY_RSS_STEP}`,
+        times(r.hwmEnd / r.hwm40),
+        times(b.hwmEnd / b.hwm40),
+        times(bp.hwmEnd / bp.hwm40),
+        `≤ ${TARGET}×`,
+        verdict(peakOk)
+      ],
       ["peak RSS of the whole run", ...[reins, baseline, parsing].map((x) => mib(x.maxRss / MiB)), "", ""]
     ]
   )

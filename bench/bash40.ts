@@ -39,7 +39,8 @@ for (let i = 0; i < RUNS; i++) {
 const r = { wall: median(reins.map((s) => s.wallMs)), rss: median(reins.map((s) => s.rssMiB)) }
 const b = { wall: median(baseline.map((s) => s.wallMs)), rss: median(baseline.map((s) => s.rssMiB)) }
 const v = median(version.map((s) => s.wallMs))
-const row = (name: string, value: string, target: string, ok: boolean) => `| ${name.padEnd(34)} | ${value.padStart(10)} | ${target.padEnd(10)} | ${ok ? "ok  " : "MISS"} |`
+const row = (name: string, value: string, target: string, ok: boolean) =>
+  `| ${name.padEnd(34)} | ${value.padStart(10)} | ${target.padEnd(10)} | ${ok ? "ok  " : "MISS"} |`
 
 console.log(`\nbash40 — ${STEPS} bash steps + a final answer, scripted server on 127.0.0.1, medians of ${RUNS}`)
 console.log(`machine: ${machine()}\n`)
@@ -51,4 +52,6 @@ console.log(row("reins bash40 peak RSS", `${r.rss.toFixed(0)} MiB`, "≤ 150 MiB
 console.log(row("baseline (bare AI SDK loop) wall", `${(b.wall / 1000).toFixed(2)} s`, "", true))
 console.log(row("baseline peak RSS", `${b.rss.toFixed(0)} MiB`, "", true))
 console.log(row("reins overhead vs baseline (wall)", `${(r.wall / b.wall).toFixed(2)}×`, "≤ 2×", r.wall / b.wall <= 2))
-console.log(`\nall runs (ms): reins ${reins.map((s) => s.wallMs.toFixed(0)).join(", ")}; baseline ${baseline.map((s) => s.wallMs.toFixed(0)).join(", ")}; --version ${version.map((s) => s.wallMs.toFixed(0)).join(", ")}`)
+console.log(
+  `\nall runs (ms): reins ${reins.map((s) => s.wallMs.toFixed(0)).join(", ")}; baseline ${baseline.map((s) => s.wallMs.toFixed(0)).join(", ")}; --version ${version.map((s) => s.wallMs.toFixed(0)).join(", ")}`
+)

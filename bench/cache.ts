@@ -28,7 +28,41 @@ const KB = 1024
 // A scratch project: AGENTS.md (~10 KB of conventions) and one 2–8 KB file per read.
 
 const { rand, pick } = seeded(0xcac4e)
-const words = ["the", "service", "keeps", "each", "order", "until", "its", "deadline", "passes", "and", "then", "writes", "a", "summary", "to", "the", "ledger", "so", "readers", "never", "block", "on", "slow", "upstream", "calls", "while", "retries", "back", "off", "invoice", "customer", "cursor", "batch"]
+const words = [
+  "the",
+  "service",
+  "keeps",
+  "each",
+  "order",
+  "until",
+  "its",
+  "deadline",
+  "passes",
+  "and",
+  "then",
+  "writes",
+  "a",
+  "summary",
+  "to",
+  "the",
+  "ledger",
+  "so",
+  "readers",
+  "never",
+  "block",
+  "on",
+  "slow",
+  "upstream",
+  "calls",
+  "while",
+  "retries",
+  "back",
+  "off",
+  "invoice",
+  "customer",
+  "cursor",
+  "batch"
+]
 const sentence = () => {
   const s = Array.from({ length: 8 + Math.floor(rand() * 12) }, () => pick(words)).join(" ")
   return `${s[0]!.toUpperCase()}${s.slice(1)}.`
@@ -53,7 +87,10 @@ const files = Array.from({ length: STEPS - 1 }, (_, i) => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const size = 2 * KB + Math.floor(rand() * 6 * KB)
   sizes.push(size)
-  fs.writeFileSync(file, text(size, () => `export const value${Math.floor(rand() * 1e6)} = "${sentence()}"`))
+  fs.writeFileSync(
+    file,
+    text(size, () => `export const value${Math.floor(rand() * 1e6)} = "${sentence()}"`)
+  )
   return file
 })
 
@@ -78,7 +115,11 @@ const run = Effect.gen(function* () {
   const store = yield* SessionStore
   const session = yield* sessions.create({ directory: cwd })
   const started = performance.now()
-  const result = yield* sessions.prompt({ sessionID: session.id, text: "Read every module under src/ and tell me what they export.", model: { providerID: "anthropic", modelID: MODEL } })
+  const result = yield* sessions.prompt({
+    sessionID: session.id,
+    text: "Read every module under src/ and tell me what they export.",
+    model: { providerID: "anthropic", modelID: MODEL }
+  })
   const wallMs = performance.now() - started
   const steps = (yield* store.messages(session.id)).flatMap((m) => m.parts).filter((p): p is Extract<Part, { type: "step-finish" }> => p.type === "step-finish")
   return { result, wallMs, steps }
@@ -102,7 +143,8 @@ if (price === undefined || price.cacheRead === undefined || price.cacheWrite ===
   console.error(`cache: the catalogue has no cache prices for ${MODEL}`)
   process.exit(1)
 }
-const dollars = (u: CacheUsage) => (u.input_tokens * price.input + u.cache_read_input_tokens * price.cacheRead! + u.cache_creation_input_tokens * price.cacheWrite!) / 1e6
+const dollars = (u: CacheUsage) =>
+  (u.input_tokens * price.input + u.cache_read_input_tokens * price.cacheRead! + u.cache_creation_input_tokens * price.cacheWrite!) / 1e6
 const unmarked = new PromptCache()
 const strip = (value: unknown): unknown =>
   Array.isArray(value)
@@ -125,7 +167,9 @@ const costPlain = sum((r) => dollars(r.plain))
 const saving = 1 - costCached / costPlain
 const sessionRate = sum((r) => r.cached.cache_read_input_tokens) / sum((r) => r.prompt)
 // what the runtime stored agrees with what the server billed
-const stored = steps.every((s, i) => s.usage.cacheRead === rows[i]?.cached.cache_read_input_tokens && s.usage.cacheWrite === rows[i]?.cached.cache_creation_input_tokens)
+const stored = steps.every(
+  (s, i) => s.usage.cacheRead === rows[i]?.cached.cache_read_input_tokens && s.usage.cacheWrite === rows[i]?.cached.cache_creation_input_tokens
+)
 
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`
 const usd = (n: number) => `$${n.toFixed(4)}`
@@ -137,13 +181,25 @@ console.log(
     `modelling prefix caching; tokens = characters ÷ 4), ${MODEL} at $${price.input} in / $${price.cacheRead} cache read / $${price.cacheWrite} cache write per M tokens`
 )
 console.log(`machine: ${machine()}`)
-console.log(`system prompt ${systemKB.toFixed(1)} KB (header, env, AGENTS.md), tools ${toolsKB.toFixed(1)} KB (${first.tools.length} built-ins), one file read per step (${(Math.min(...sizes) / KB).toFixed(1)}–${(Math.max(...sizes) / KB).toFixed(1)} KB, mean ${(sizes.reduce((a, b) => a + b, 0) / sizes.length / KB).toFixed(1)} KB); turn wall time ${(wallMs / 1000).toFixed(2)} s\n`)
+console.log(
+  `system prompt ${systemKB.toFixed(1)} KB (header, env, AGENTS.md), tools ${toolsKB.toFixed(1)} KB (${first.tools.length} built-ins), one file read per step (${(Math.min(...sizes) / KB).toFixed(1)}–${(Math.max(...sizes) / KB).toFixed(1)} KB, mean ${(sizes.reduce((a, b) => a + b, 0) / sizes.length / KB).toFixed(1)} KB); turn wall time ${(wallMs / 1000).toFixed(2)} s\n`
+)
 console.log(
   table(
     ["step", "request KB", "prompt tokens", "cache read", "cache write", "uncached", "hit rate", "input $ cached", "input $ no markers"],
     rows
       .filter((r) => r.step === 1 || r.step % 5 === 0 || r.step === rows.length)
-      .map((r) => [String(r.step), (r.bytes / KB).toFixed(1), k(r.prompt), k(r.cached.cache_read_input_tokens), k(r.cached.cache_creation_input_tokens), k(r.cached.input_tokens), pct(r.rate), usd(dollars(r.cached)), usd(dollars(r.plain))])
+      .map((r) => [
+        String(r.step),
+        (r.bytes / KB).toFixed(1),
+        k(r.prompt),
+        k(r.cached.cache_read_input_tokens),
+        k(r.cached.cache_creation_input_tokens),
+        k(r.cached.input_tokens),
+        pct(r.rate),
+        usd(dollars(r.cached)),
+        usd(dollars(r.plain))
+      ])
   )
 )
 console.log()
@@ -153,7 +209,12 @@ console.log(
     [
       ["steps (requests)", String(rows.length), String(STEPS), verdict(rows.length === STEPS)],
       ["prompt tokens, whole turn", k(sum((r) => r.prompt)), "", ""],
-      ["cache read / write / uncached tokens", `${k(sum((r) => r.cached.cache_read_input_tokens))} / ${k(sum((r) => r.cached.cache_creation_input_tokens))} / ${k(sum((r) => r.cached.input_tokens))}`, "", ""],
+      [
+        "cache read / write / uncached tokens",
+        `${k(sum((r) => r.cached.cache_read_input_tokens))} / ${k(sum((r) => r.cached.cache_creation_input_tokens))} / ${k(sum((r) => r.cached.input_tokens))}`,
+        "",
+        ""
+      ],
       ["cache hit rate, session (read ÷ all prompt tokens)", pct(sessionRate), "", ""],
       ["billed input cost with cache markers", usd(costCached), "", ""],
       ["billed input cost without markers (same bodies)", usd(costPlain), "", ""],

@@ -92,7 +92,12 @@ const naiveBlockAnchor = (content: string, old: string) => {
 const layer = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)),
   Layer.provide(Layer.succeed(DataDir, fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-edit-data-")))),
-  Layer.provide(Layer.succeed(PermissionSettings, { rules: [...defaultRules, { permission: "edit", pattern: "*", action: "allow" as const }], nonInteractive: "deny" as const })),
+  Layer.provide(
+    Layer.succeed(PermissionSettings, {
+      rules: [...defaultRules, { permission: "edit", pattern: "*", action: "allow" as const }],
+      nonInteractive: "deny" as const
+    })
+  ),
   Layer.provide(Layer.succeed(TruncateSettings, defaultSettings))
 )
 const tool = await Effect.runPromise(edit.pipe(Effect.provide(layer)) as Effect.Effect<any>)
@@ -148,6 +153,9 @@ fs.rmSync(cwd, { recursive: true, force: true })
 
 console.log("\nedit — replacer ladder on large files (median ms; targets: 10k lines ≤ 50 ms, 100k lines ≤ 500 ms in every case)")
 console.log(`machine: ${machine()}\n`)
-console.log(table(["lines", "case", "matched by", "ladder", "edit tool (read+match+write)", "baseline: indexOf", "baseline: full-Levenshtein block-anchor"], rows))
-const verdict = (lines: number, target: number) => `${lines.toLocaleString("en")} lines worst ${worst.get(lines)!.toFixed(1)} ms ${worst.get(lines)! <= target ? "≤" : ">"} ${target} ms`
+console.log(
+  table(["lines", "case", "matched by", "ladder", "edit tool (read+match+write)", "baseline: indexOf", "baseline: full-Levenshtein block-anchor"], rows)
+)
+const verdict = (lines: number, target: number) =>
+  `${lines.toLocaleString("en")} lines worst ${worst.get(lines)!.toFixed(1)} ms ${worst.get(lines)! <= target ? "≤" : ">"} ${target} ms`
 console.log(`\n${verdict(10_000, 50)}; ${verdict(100_000, 500)}`)

@@ -91,7 +91,8 @@ const timeToFirstRequest = async (row: Row) => {
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
     await proc.exited
     const first = server.requests[0]
-    if (proc.exitCode !== 0 || !first || !stdout.includes("ok")) throw new Error(`${row.label}: reins run failed (${proc.exitCode}):\n${stdout.slice(-1000)}\n${stderr.slice(-1000)}`)
+    if (proc.exitCode !== 0 || !first || !stdout.includes("ok"))
+      throw new Error(`${row.label}: reins run failed (${proc.exitCode}):\n${stdout.slice(-1000)}\n${stderr.slice(-1000)}`)
     if (stderr.includes("MCP server")) throw new Error(`${row.label}: an MCP server failed:\n${stderr.slice(-1000)}`)
     return first.receivedAt - start
   } finally {

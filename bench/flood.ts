@@ -30,7 +30,10 @@ const runBash = async (command: string) => {
   const p = project(server.url)
   try {
     const run = await measure([bin, "run", "--yolo", "--format", "json", "flood"], p.cwd, p.env, "flooded")
-    const events = run.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+    const events = run.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l))
     const done = events.find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed")
     if (!done) throw new Error("the bash call did not complete")
     const file = done.part.state.metadata.outputPath as string

@@ -35,7 +35,37 @@ const OVERHEAD_TARGET = 1.5
 const { rand, pick } = seeded(0x5eed)
 const nouns = ["order", "invoice", "customer", "session", "ledger", "shipment", "token", "cursor", "batch", "account", "payload", "policy", "quota", "report"]
 const verbs = ["load", "save", "apply", "merge", "resolve", "validate", "render", "retry", "flush", "encode", "parse", "schedule"]
-const words = ["the", "cache", "keeps", "each", "entry", "until", "its", "deadline", "passes", "and", "then", "writes", "a", "summary", "to", "disk", "so", "that", "readers", "never", "block", "on", "slow", "upstream", "calls", "while", "retries", "back", "off"]
+const words = [
+  "the",
+  "cache",
+  "keeps",
+  "each",
+  "entry",
+  "until",
+  "its",
+  "deadline",
+  "passes",
+  "and",
+  "then",
+  "writes",
+  "a",
+  "summary",
+  "to",
+  "disk",
+  "so",
+  "that",
+  "readers",
+  "never",
+  "block",
+  "on",
+  "slow",
+  "upstream",
+  "calls",
+  "while",
+  "retries",
+  "back",
+  "off"
+]
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
 const sentence = () => cap(Array.from({ length: 8 + Math.floor(rand() * 10) }, () => pick(words)).join(" ")) + "."
 
@@ -59,9 +89,21 @@ const tsBlock = (i: number): Array<string> => {
     ``
   ]
 }
-const mdBlock = (i: number): Array<string> => [`## ${cap(pick(verbs))} the ${pick(nouns)} (${i})`, ``, sentence() + " " + sentence() + " " + sentence(), ``, `- ${sentence()}`, `- ${sentence()}`, ``]
+const mdBlock = (i: number): Array<string> => [
+  `## ${cap(pick(verbs))} the ${pick(nouns)} (${i})`,
+  ``,
+  sentence() + " " + sentence() + " " + sentence(),
+  ``,
+  `- ${sentence()}`,
+  `- ${sentence()}`,
+  ``
+]
 const logBlock = (i: number): Array<string> =>
-  Array.from({ length: 6 }, (_, j) => `2025-03-${String(1 + (i % 28)).padStart(2, "0")}T10:${String(j * 7).padStart(2, "0")}:0${j}Z ${pick(["INFO", "WARN", "DEBUG"])} ${pick(verbs)}.${pick(nouns)} id=${Math.floor(rand() * 1e6)} ${sentence()}`)
+  Array.from(
+    { length: 6 },
+    (_, j) =>
+      `2025-03-${String(1 + (i % 28)).padStart(2, "0")}T10:${String(j * 7).padStart(2, "0")}:0${j}Z ${pick(["INFO", "WARN", "DEBUG"])} ${pick(verbs)}.${pick(nouns)} id=${Math.floor(rand() * 1e6)} ${sentence()}`
+  )
 
 /** The read tool's output is the numbered lines (7 extra characters each) in a `<file>` wrapper. */
 const numberedSize = (lines: ReadonlyArray<string>) => lines.reduce((n, l) => n + l.length + 8, 40)
@@ -257,7 +299,9 @@ const wire = (m: MessageWithParts): Array<unknown> => {
     {
       role: "assistant",
       content: texts.join(""),
-      ...(tools.length > 0 ? { tool_calls: tools.map((t) => ({ id: t.callID, type: "function", function: { name: t.tool, arguments: JSON.stringify(t.state.input) } })) } : {})
+      ...(tools.length > 0
+        ? { tool_calls: tools.map((t) => ({ id: t.callID, type: "function", function: { name: t.tool, arguments: JSON.stringify(t.state.input) } })) }
+        : {})
     }
   ]
   for (const t of tools) {
@@ -324,7 +368,11 @@ for (let k = 0; k < checked; k++) {
   const shape = shapes[agentIdx[k]!]!
   without += tokens(bodyChars(shape, fullChars, fullCount))
   const view = modelView(r.messages.slice(0, at)).flatMap(wire)
-  modeled += bodyChars(shape, view.reduce<number>((n, x) => n + JSON.stringify(x).length, 0), view.length)
+  modeled += bodyChars(
+    shape,
+    view.reduce<number>((n, x) => n + JSON.stringify(x).length, 0),
+    view.length
+  )
   actualChecked += requests[agentIdx[k]!]!.bodyLength
 }
 
@@ -367,7 +415,9 @@ const cpuRatio = cpuLate / cpuEarly
 const compactionGaps = windowOf(1, lastStep, true)
 
 // Outputs actually returned by the read calls.
-const outputs = r.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool" && p.state.status === "completed" ? [Buffer.byteLength(p.state.output)] : [])))
+const outputs = r.messages.flatMap((m) =>
+  m.parts.flatMap((p) => (p.type === "tool" && p.state.status === "completed" ? [Buffer.byteLength(p.state.output)] : []))
+)
 const compactions = r.events.filter((e) => e.type === "compaction.completed").length
 const storedSummaries = r.messages.filter(isSummary).length
 const peakMiB = Math.max(peakRss, r.endRss) / MiB
@@ -391,11 +441,28 @@ console.log(
   table(
     ["measure", "value", "target", ""],
     [
-      ["model steps (agent requests)", `${agentIdx.length}${result ? ` (turn ended after ${result.steps})` : ""}`, `${STEPS}`, verdict(result !== undefined && agentIdx.length === STEPS)],
+      [
+        "model steps (agent requests)",
+        `${agentIdx.length}${result ? ` (turn ended after ${result.steps})` : ""}`,
+        `${STEPS}`,
+        verdict(result !== undefined && agentIdx.length === STEPS)
+      ],
       ["compactions (compaction.completed / summaries stored)", `${compactions} / ${storedSummaries}`, "", ""],
       ["summary requests", `${summaryIdx.length}`, "", ""],
-      ["tool output per step (min / mean / max)", outputs.length > 0 ? `${(Math.min(...outputs) / 1024).toFixed(1)} / ${(outputs.reduce((a, b) => a + b, 0) / outputs.length / 1024).toFixed(1)} / ${(Math.max(...outputs) / 1024).toFixed(1)} KB` : "-", "4–12 KB", ""],
-      ["tokens sent with reins, agent + summary (prompt_tokens = body chars / 4)", `${k1(sentAgent + sentSummary)} (${k1(sentAgent)} + ${k1(sentSummary)})`, "", ""],
+      [
+        "tool output per step (min / mean / max)",
+        outputs.length > 0
+          ? `${(Math.min(...outputs) / 1024).toFixed(1)} / ${(outputs.reduce((a, b) => a + b, 0) / outputs.length / 1024).toFixed(1)} / ${(Math.max(...outputs) / 1024).toFixed(1)} KB`
+          : "-",
+        "4–12 KB",
+        ""
+      ],
+      [
+        "tokens sent with reins, agent + summary (prompt_tokens = body chars / 4)",
+        `${k1(sentAgent + sentSummary)} (${k1(sentAgent)} + ${k1(sentSummary)})`,
+        "",
+        ""
+      ],
       ["tokens without pruning/compaction (same transcript)", k1(without), "", ""],
       ["without / with", `${(without / (sentAgent + sentSummary)).toFixed(1)}×`, "", ""],
       ["rebuild check: modeled / actual bytes of agent requests", actualChecked > 0 ? (modeled / actualChecked).toFixed(4) : "-", "≈ 1", ""],
@@ -408,7 +475,12 @@ console.log(
       [`harness overhead per step, median steps ${lateFrom}–${lastStep - 1} (n=${lateWindow.length}): wall / CPU`, `${ms(wallLate)} / ${ms(cpuLate)}`, "", ""],
       ["overhead late / early, wall time", times(wallRatio), `≤ ${OVERHEAD_TARGET}×`, verdict(wallRatio <= OVERHEAD_TARGET)],
       ["overhead late / early, CPU time", times(cpuRatio), `≤ ${OVERHEAD_TARGET}×`, verdict(cpuRatio <= OVERHEAD_TARGET)],
-      [`compaction steps' harness time, median (n=${compactionGaps.length}; summary call left out): wall / CPU`, `${ms(med(compactionGaps, (g) => g.ms))} / ${ms(med(compactionGaps, (g) => g.cpu))}`, "", ""],
+      [
+        `compaction steps' harness time, median (n=${compactionGaps.length}; summary call left out): wall / CPU`,
+        `${ms(med(compactionGaps, (g) => g.ms))} / ${ms(med(compactionGaps, (g) => g.cpu))}`,
+        "",
+        ""
+      ],
       [`baseline: store.messages, 10-step session (${r.earlyMessages} messages)`, ms(r.readEarlyMs), "", ""],
       [`baseline: store.messages, whole session (${r.messages.length} messages)`, ms(r.readLateMs), "", ""],
       ["baseline: whole-session read late / early", `${(r.readLateMs / r.readEarlyMs).toFixed(1)}×`, "", ""]
@@ -435,7 +507,9 @@ for (let from = 1; from < lastStep; from += bucket) {
   ])
 }
 console.log(`\nper-step trend (harness overhead = response k sent → request k+1 received; compaction steps left out of the medians)\n`)
-console.log(table(["steps", "overhead median ms", "overhead max ms", "overhead CPU median ms", "compactions", "tokens per request (median)", "RSS at end"], rows))
+console.log(
+  table(["steps", "overhead median ms", "overhead max ms", "overhead CPU median ms", "compactions", "tokens per request (median)", "RSS at end"], rows)
+)
 console.log(
   `\npeak RSS ${mib(peakMiB)} ${peakMiB < RSS_TARGET_MiB ? "<" : "≥"} ${RSS_TARGET_MiB} MiB: ${verdict(peakMiB < RSS_TARGET_MiB)}; ` +
     `overhead at step ${lastStep} vs step 10 ${times(wallRatio)} wall ${wallRatio <= OVERHEAD_TARGET ? "≤" : ">"} ${OVERHEAD_TARGET}×: ${verdict(wallRatio <= OVERHEAD_TARGET)}, ` +

@@ -17,7 +17,8 @@ fs.writeFileSync(
     `const t = performance.now(); scanWith(await loadParser(), "git status && ls", { cwd: process.cwd() }); console.log(performance.now() - t)\n`
 )
 const loads: Array<number> = []
-for (let i = 0; i < 7; i++) loads.push(Number((await measure(["bun", loadScript], path.join(root, "packages/permission"), { PATH: process.env.PATH ?? "" })).stdout.trim()))
+for (let i = 0; i < 7; i++)
+  loads.push(Number((await measure(["bun", loadScript], path.join(root, "packages/permission"), { PATH: process.env.PATH ?? "" })).stdout.trim()))
 fs.rmSync(loadScript)
 
 // 2. 1,000 varied commands from templates
@@ -94,7 +95,13 @@ console.log(
       ["parser load (first scan, fresh process, median of 7)", `${load.toFixed(1)} ms`, "-", "≤ 60 ms", load <= 60 ? "yes" : "NO"],
       ["scan + evaluate, median", ms(median(scan)), `parse only ${ms(median(parseOnly))}`, "≤ 0.2 ms", median(scan) <= 0.2 ? "yes" : "NO"],
       ["scan + evaluate, p99", ms(pct(scan, 0.99)), `parse only ${ms(pct(parseOnly, 0.99))}`, "≤ 2 ms", pct(scan, 0.99) <= 2 ? "yes" : "NO"],
-      ["reins --version, median of 11", `${median(version).toFixed(0)} ms`, `bun -e 0: ${median(bare).toFixed(0)} ms`, "no slower than before (24 ms in issue 3)", "-"]
+      [
+        "reins --version, median of 11",
+        `${median(version).toFixed(0)} ms`,
+        `bun -e 0: ${median(bare).toFixed(0)} ms`,
+        "no slower than before (24 ms in issue 3)",
+        "-"
+      ]
     ]
   )
 )

@@ -15,7 +15,9 @@ const respond = (body: any): ScriptedStep => {
   if (!Array.isArray(body?.tools) || body.tools.length === 0) return { text: "Bench session" }
   if (firstUser(body).includes(WARMUP)) return { text: "warm" }
   const done = toolResults(body)
-  return done < STEPS ? { toolCalls: [{ name: "bash", arguments: { command: `echo ${done}`, description: "Print a number" } }] } : { text: `done after ${done} steps` }
+  return done < STEPS
+    ? { toolCalls: [{ name: "bash", arguments: { command: `echo ${done}`, description: "Print a number" } }] }
+    : { text: `done after ${done} steps` }
 }
 const server = await startScriptedServer([], { respond, keepBodies: false })
 console.log(server.url)

@@ -76,7 +76,12 @@ const subscribe = async (url: string, onFrame: (f: Frame) => void, signal: Abort
 interface Target {
   readonly name: string
   /** The command and where it runs; it prints a line with `listening on http://…`. */
-  readonly start: (modelURL: string) => { readonly cmd: Array<string>; readonly cwd: string; readonly env: Record<string, string>; readonly cleanup: () => void }
+  readonly start: (modelURL: string) => {
+    readonly cmd: Array<string>
+    readonly cwd: string
+    readonly env: Record<string, string>
+    readonly cleanup: () => void
+  }
   readonly prompt: (base: string, sessionID: string, text: string) => Promise<void>
   /** A tool part carried by this frame, if any. */
   readonly toolPart: (f: Frame) => { readonly sessionID: string; readonly callID: string; readonly state: any } | undefined
@@ -145,7 +150,8 @@ const opencode = (exe: string): Target => ({
       }
     }
   },
-  prompt: async (base, id, text) => void (await post(`${base}/session/${id}/prompt_async`, { parts: [{ type: "text", text }], model: { providerID: "local", modelID: "scripted" } })),
+  prompt: async (base, id, text) =>
+    void (await post(`${base}/session/${id}/prompt_async`, { parts: [{ type: "text", text }], model: { providerID: "local", modelID: "scripted" } })),
   toolPart: (f) => {
     const p = f.data.type === "message.part.updated" ? f.data.properties?.part : undefined
     return p?.type === "tool" ? p : undefined
@@ -322,10 +328,7 @@ const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf
 if (only !== undefined) targets.splice(0, targets.length, ...targets.filter((t) => t.name.startsWith(only)))
 const results = new Map<string, Result | string>()
 for (const target of targets) {
-  results.set(
-    target.name,
-    await runTarget(target).catch((e: Error) => e.message.split("\n").slice(0, 3).join(" "))
-  )
+  results.set(target.name, await runTarget(target).catch((e: Error) => e.message.split("\n").slice(0, 3).join(" ")))
 }
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "–")

@@ -25,10 +25,16 @@ const firstUser = (body: any): string => {
   return typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? "")
 }
 const toolResults = (body: any): number => (body?.messages ?? []).filter((m: any) => m.role === "tool").length
-const work = (who: string): ScriptedStep => ({ toolCalls: [{ name: "bash", arguments: { command: `sleep ${WORK_MS / 1000} && echo ${who}` } }], delayMs: MODEL_MS })
+const work = (who: string): ScriptedStep => ({
+  toolCalls: [{ name: "bash", arguments: { command: `sleep ${WORK_MS / 1000} && echo ${who}` } }],
+  delayMs: MODEL_MS
+})
 const answer = (text: string): ScriptedStep => ({ text, delayMs: MODEL_MS })
 const tasks = (prefix: string, n: number): ScriptedStep => ({
-  toolCalls: Array.from({ length: n }, (_, i) => ({ name: "task", arguments: { description: `${prefix}${i}`, prompt: `${prefix}${i}`, subagent_type: "general" } })),
+  toolCalls: Array.from({ length: n }, (_, i) => ({
+    name: "task",
+    arguments: { description: `${prefix}${i}`, prompt: `${prefix}${i}`, subagent_type: "general" }
+  })),
   delayMs: MODEL_MS
 })
 

@@ -39,10 +39,21 @@ export const project = (url: string) => {
   execFileSync("git", ["init", "-q"], { cwd })
   fs.writeFileSync(
     path.join(cwd, "reins.json"),
-    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } } })
+    JSON.stringify({
+      model: "local/scripted",
+      provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
+    })
   )
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir }
-  return { cwd, dataDir, env, cleanup: () => { fs.rmSync(cwd, { recursive: true, force: true }); fs.rmSync(dataDir, { recursive: true, force: true }) } }
+  return {
+    cwd,
+    dataDir,
+    env,
+    cleanup: () => {
+      fs.rmSync(cwd, { recursive: true, force: true })
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
 }
 
 /** The `--steps N` flag (default `fallback`); a value that is not a whole number of at least `min` ends the bench (exit 2). */

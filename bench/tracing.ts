@@ -37,7 +37,8 @@ const measure = async (cmd: Array<string>, cwd: string, env: Record<string, stri
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   await proc.exited
   const wallMs = performance.now() - start
-  if (proc.exitCode !== 0 || !stdout.includes(expect)) throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`)
+  if (proc.exitCode !== 0 || !stdout.includes(expect))
+    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`)
   const usage = proc.resourceUsage()
   const cpuMs = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1000 : 0
   return { wallMs, cpuMs, rssMiB: (usage?.maxRSS ?? 0) / 1024 / 1024 }
@@ -132,16 +133,33 @@ const paired = (v: Variant, of: (s: Sample) => number) => median(samples[v].map(
 const exitCost = (mode: "down" | "hang") => median(exits[mode]) - median(exits.off)
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
-console.log(`\ntracing — bash40 (${STEPS} bash steps + a final answer, scripted server on 127.0.0.1) with OTLP export of spans and metrics off and on (to the testkit's receiver on 127.0.0.1), interleaved, medians of ${RUNS}`)
+console.log(
+  `\ntracing — bash40 (${STEPS} bash steps + a final answer, scripted server on 127.0.0.1) with OTLP export of spans and metrics off and on (to the testkit's receiver on 127.0.0.1), interleaved, medians of ${RUNS}`
+)
 console.log(`machine: ${machine()}\n`)
-const rows: Array<Array<string>> = [["bash40, export off", secs(wall("off")), secs(best("off")), `${cpu("off").toFixed(0)} ms`, `${rss("off").toFixed(0)} MiB`, "", ""]]
+const rows: Array<Array<string>> = [
+  ["bash40, export off", secs(wall("off")), secs(best("off")), `${cpu("off").toFixed(0)} ms`, `${rss("off").toFixed(0)} MiB`, "", ""]
+]
 for (const v of ["http/protobuf", "http/json"] as const) {
   const overhead = paired(v, (s) => s.wallMs)
   rows.push([`bash40, export on (${v})`, secs(wall(v)), secs(best(v)), `${cpu(v).toFixed(0)} ms`, `${rss(v).toFixed(0)} MiB`, "", ""])
-  rows.push([`  overhead vs off (paired)`, pct(overhead), pct(best(v) / best("off") - 1), pct(paired(v, (s) => s.cpuMs)), `${rss(v) - rss("off") >= 0 ? "+" : ""}${(rss(v) - rss("off")).toFixed(1)} MiB`, "wall ≤ 5%", overhead <= 0.05 ? "ok" : "MISS"])
+  rows.push([
+    `  overhead vs off (paired)`,
+    pct(overhead),
+    pct(best(v) / best("off") - 1),
+    pct(paired(v, (s) => s.cpuMs)),
+    `${rss(v) - rss("off") >= 0 ? "+" : ""}${(rss(v) - rss("off")).toFixed(1)} MiB`,
+    "wall ≤ 5%",
+    overhead <= 0.05 ? "ok" : "MISS"
+  ])
 }
 console.log(table(["measure", "wall (median)", "wall (best)", "CPU (median)", "peak RSS", "target", ""], rows))
-console.log(`overhead: median over the repetitions of on ÷ off (wall, CPU), best ÷ best; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`)
+console.log(
+  `overhead: median over the repetitions of on ÷ off (wall, CPU), best ÷ best; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} at the end`
+)
 console.log()
 console.log(
   table(

@@ -62,7 +62,9 @@ export const startStreamServer = (): StreamServer => {
           const completion = Math.ceil(plan.chunks.join("").length / 4)
           controller.enqueue(encoder.encode(frame({}, "stop")))
           controller.enqueue(
-            encoder.encode(`data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 1000, completion_tokens: completion, total_tokens: 1000 + completion } })}\n\n`)
+            encoder.encode(
+              `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 1000, completion_tokens: completion, total_tokens: 1000 + completion } })}\n\n`
+            )
           )
           controller.enqueue(encoder.encode("data: [DONE]\n\n"))
           controller.close()
@@ -93,7 +95,10 @@ export const pieces = (text: string, size: number): Array<string> => {
   return out
 }
 
-const words = "the cache keeps each entry until its deadline passes and then writes a summary so that readers never block on slow upstream calls while retries back off".split(" ")
+const words =
+  "the cache keeps each entry until its deadline passes and then writes a summary so that readers never block on slow upstream calls while retries back off".split(
+    " "
+  )
 
 /** A markdown answer of about `bytes` characters (paragraphs, lists, TypeScript blocks) ending with the line `end`. */
 export const markdownAnswer = (bytes: number, end: string): string => {
@@ -115,7 +120,9 @@ export const markdownAnswer = (bytes: number, end: string): string => {
         : i % 4 === 1
           ? Array.from({ length: 4 }, () => `- ${sentence()} \`cache.get(key)\``).join("\n")
           : i % 4 === 2
-            ? "```ts\n" + `export function step${i}(input: Input): Output {\n  const items = input.items.filter((x) => x.quantity > ${i})\n  return { total: items.reduce((s, x) => s + x.price, 0) }\n}\n` + "```"
+            ? "```ts\n" +
+              `export function step${i}(input: Input): Output {\n  const items = input.items.filter((x) => x.quantity > ${i})\n  return { total: items.reduce((s, x) => s + x.price, 0) }\n}\n` +
+              "```"
             : `${sentence()} ${sentence()} ${sentence()}`
     blocks.push(block)
     size += block.length + 2

@@ -37,7 +37,10 @@ const proj = project(server.url)
 const pointAt = (url: string) =>
   fs.writeFileSync(
     path.join(proj.cwd, "reins.json"),
-    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } } })
+    JSON.stringify({
+      model: "local/scripted",
+      provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
+    })
   )
 const reinsEnv = { ...proj.env, LANG: "C.UTF-8" }
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`)
@@ -54,7 +57,15 @@ const home = (name: string) => {
 const anchorCwd = path.join(scratch, "anchor-project")
 fs.mkdirSync(anchorCwd)
 const programs: Array<Program> = [
-  { name: "reins", cmd: [REINS], cwd: proj.cwd, env: reinsEnv, marker: REINS_MARKER, markerNote: `"${REINS_MARKER}" (the hint under the input box)`, timeoutMs: 15_000 },
+  {
+    name: "reins",
+    cmd: [REINS],
+    cwd: proj.cwd,
+    env: reinsEnv,
+    marker: REINS_MARKER,
+    markerNote: `"${REINS_MARKER}" (the hint under the input box)`,
+    timeoutMs: 15_000
+  },
   {
     name: "Ink hello (floor)",
     cmd: ["bun", await buildInkFloor(path.join(scratch, "floor"))],
@@ -145,7 +156,9 @@ if (PARTS.includes("a")) {
   if (reinsStart !== undefined && typeof reinsStart !== "string") {
     const ready = median(reinsStart.map((s) => s.readyMs))
     const peak = median(reinsStart.map((s) => s.peakMiB))
-    console.log(`\nreins goals: prompt ready ${fmt(ready)} (≤ ${READY_TARGET_MS} ms: ${ready <= READY_TARGET_MS ? "ok" : "MISS"}), peak RSS ${peak.toFixed(0)} MiB (≤ ${RSS_TARGET_MiB} MiB: ${peak <= RSS_TARGET_MiB ? "ok" : "MISS"})`)
+    console.log(
+      `\nreins goals: prompt ready ${fmt(ready)} (≤ ${READY_TARGET_MS} ms: ${ready <= READY_TARGET_MS ? "ok" : "MISS"}), peak RSS ${peak.toFixed(0)} MiB (≤ ${RSS_TARGET_MiB} MiB: ${peak <= RSS_TARGET_MiB ? "ok" : "MISS"})`
+    )
   }
   console.log(`\n"prompt ready": the screen shows the program's input marker —`)
   for (const p of programs) console.log(`  ${p.name}: ${p.markerNote}`)
@@ -186,7 +199,14 @@ const FRAME_MS = 1000 / 30
  * Sends a prompt and streams `chunks`; watches every screen state until `end` is drawn. `probes[k]`, when set, is a
  * word that chunk k carries: the time it first shows on screen minus the time the server sent the chunk is its latency.
  */
-const streamInto = async (pty: Pty, srv: StreamServer, chunks: ReadonlyArray<string>, intervalMs: number, end: string, probes: ReadonlyMap<number, string>): Promise<StreamStats> => {
+const streamInto = async (
+  pty: Pty,
+  srv: StreamServer,
+  chunks: ReadonlyArray<string>,
+  intervalMs: number,
+  end: string,
+  probes: ReadonlyMap<number, string>
+): Promise<StreamStats> => {
   const early = [end, ...probes.values()].find((w) => pty.scrollback().includes(w))
   if (early !== undefined) throw new Error(`"${early}" is on screen before it was streamed: the measure would be wrong`)
   srv.plan({ chunks, intervalMs })
@@ -270,14 +290,16 @@ if (reinsReady && PARTS.includes("b")) {
     await pty.close()
   }
   const m = (f: (s: StreamStats) => number) => median(streamRuns.map(f))
-  console.log(`\ntui (b) — a ${(answer.length / 1024).toFixed(1)} KiB markdown answer in ${chunks.length} chunks at 200 chunks/s (one every 5 ms), median of ${RUNS}\n`)
+  console.log(
+    `\ntui (b) — a ${(answer.length / 1024).toFixed(1)} KiB markdown answer in ${chunks.length} chunks at 200 chunks/s (one every 5 ms), median of ${RUNS}\n`
+  )
   console.log(
     table(
       ["measure", "value"],
       [
         ["stream length (first → last chunk sent)", fmt(m((s) => s.streamMs))],
         ["reins CPU time per chunk (utime+stime)", `${m((s) => s.cpuPerChunkMs).toFixed(2)} ms`],
-        ["reins CPU share while streaming", `${((m((s) => s.cpuPerChunkMs) * m((s) => s.chunks)) / m((s) => s.streamMs) * 100).toFixed(0)} % of a core`],
+        ["reins CPU share while streaming", `${(((m((s) => s.cpuPerChunkMs) * m((s) => s.chunks)) / m((s) => s.streamMs)) * 100).toFixed(0)} % of a core`],
         ["distinct screens drawn during the stream", `${m((s) => s.frames)}`],
         [`frames dropped (of ${m((s) => s.slots)} slots of ${FRAME_MS.toFixed(1)} ms)`, `${m((s) => s.dropped)}`],
         ["longest time without a new screen", fmt(m((s) => s.maxGapMs))],
@@ -289,7 +311,6 @@ if (reinsReady && PARTS.includes("b")) {
   console.log(`\nCPU: /proc/<reins pid>/stat utime+stime from the first chunk sent to the answer's last line drawn, over the chunks.`)
   console.log(`Frames: a screen is a distinct state of the headless xterm after a write from reins. The stream is cut into slots of`)
   console.log(`1/30 s (Ink's default frame rate); a slot in which chunks arrived but no new screen was drawn is a dropped frame.`)
-
 }
 if (reinsReady && PARTS.includes("c")) {
   const templateID = await recordTurn(REINS, proj.cwd, proj.env, pointAt)

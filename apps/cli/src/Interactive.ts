@@ -10,7 +10,13 @@ export interface ChatInput {
   readonly yolo: boolean
 }
 
-const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = { "-m": "model", "--model": "model", "--variant": "variant", "-s": "session", "--session": "session" }
+const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = {
+  "-m": "model",
+  "--model": "model",
+  "--variant": "variant",
+  "-s": "session",
+  "--session": "session"
+}
 const BOOLEAN_FLAGS: Record<string, "continue" | "yolo"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo" }
 
 /**

@@ -49,7 +49,9 @@ const refused = (r: Remote, status: number, text: string): CliError => {
   }
   const body = decodeErrorBody(text)
   const message = body._tag === "Some" ? body.value.message : text.trim().slice(0, 200) || `HTTP ${status}`
-  return status === 400 || status === 404 || status === 413 ? usage(`the server at ${r.base}: ${message}`) : failure(`the server at ${r.base} answered ${status}: ${message}`)
+  return status === 400 || status === 404 || status === 413
+    ? usage(`the server at ${r.base}: ${message}`)
+    : failure(`the server at ${r.base} answered ${status}: ${message}`)
 }
 
 /**
@@ -117,7 +119,11 @@ export const events = (r: Remote, sessionID: string, lost: (why: string) => CliE
         Stream.decodeText,
         Stream.pipeThroughChannel(Sse.decode()),
         // reins sends no `retry:` directive (the decoder fails with one) and no event over the decoder's 10 MiB
-        Stream.mapError((e) => (e instanceof CliError ? e : failure(`the event stream of ${r.base} could not be read: ${e._tag === "Retry" ? "an unexpected retry directive" : e.message}`)))
+        Stream.mapError((e) =>
+          e instanceof CliError
+            ? e
+            : failure(`the event stream of ${r.base} could not be read: ${e._tag === "Retry" ? "an unexpected retry directive" : e.message}`)
+        )
       )
     })
   )

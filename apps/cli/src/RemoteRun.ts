@@ -103,14 +103,25 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
       const questions = yield* FiberMap.make<string>()
       const oneAtATime = yield* Semaphore.make(1)
       const answer = (asked: PermissionAsked) =>
-        Semaphore.withPermits(oneAtATime, 1)(
+        Semaphore.withPermits(
+          oneAtATime,
+          1
+        )(
           Effect.acquireUseRelease(
             Effect.sync(() => human?.hold()),
             () => ttyPrompter.ask(pendingOf(asked)),
             () => Effect.sync(() => human?.release())
           )
         ).pipe(
-          Effect.flatMap((reply) => request(r, "POST", `/session/${encodeURIComponent(asked.sessionID)}/permissions/${encodeURIComponent(asked.id)}`, { response: reply.reply, ...(reply.message ? { message: reply.message } : {}) }, [404])),
+          Effect.flatMap((reply) =>
+            request(
+              r,
+              "POST",
+              `/session/${encodeURIComponent(asked.sessionID)}/permissions/${encodeURIComponent(asked.id)}`,
+              { response: reply.reply, ...(reply.message ? { message: reply.message } : {}) },
+              [404]
+            )
+          ),
           // 404: the question is no longer waiting (answered meanwhile), not an error of this run
           Effect.catch((e) => Effect.sync(() => err(`reins: ${e.message}\n`)))
         )
@@ -120,11 +131,15 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
           switch (frame.event) {
             case "turn.finished": {
               const finished = decodeFinished(frame.data)
-              return Option.isSome(finished) && finished.value.result.sessionID === sessionID ? Option.some({ _tag: "finished", result: finished.value.result } as const) : Option.none()
+              return Option.isSome(finished) && finished.value.result.sessionID === sessionID
+                ? Option.some({ _tag: "finished", result: finished.value.result } as const)
+                : Option.none()
             }
             case "turn.failed": {
               const failed = decodeFailed(frame.data)
-              return Option.isSome(failed) && failed.value.sessionID === sessionID ? Option.some({ _tag: "failed", message: failed.value.error.message } as const) : Option.none()
+              return Option.isSome(failed) && failed.value.sessionID === sessionID
+                ? Option.some({ _tag: "failed", message: failed.value.error.message } as const)
+                : Option.none()
             }
             case "server.disconnected": {
               const why = Option.match(decodeDisconnected(frame.data), { onNone: () => "no reason given", onSome: (d) => d.reason })
@@ -141,7 +156,9 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
         })
 
       const closed = (why?: string) =>
-        failure(`the server at ${r.base} closed the event stream before the turn ended (${why === undefined ? "" : `${why}; `}did it stop?); the session is ${sessionID}`)
+        failure(
+          `the server at ${r.base} closed the event stream before the turn ended (${why === undefined ? "" : `${why}; `}did it stop?); the session is ${sessionID}`
+        )
       const stream = events(r, sessionID, closed)
       // the prompt is posted once the subscription is in place (its first frame), so no event of the turn is missed
       const ending = yield* stream.pipe(

@@ -15,24 +15,22 @@ export interface Setup {
 export const loadSetup = Effect.suspend(() => setupAt(process.cwd()))
 
 /** Loads config for a project directory (`reins acp` runs sessions in the directories its client names). */
-export const setupAt = (cwd: string) => Effect.gen(function* () {
-  const env = process.env
-  const home = os.homedir()
-  const { config } = yield* loadConfig({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))
-  return { cwd, dataDir: defaultDataDir(env, home), config, env } satisfies Setup
-})
+export const setupAt = (cwd: string) =>
+  Effect.gen(function* () {
+    const env = process.env
+    const home = os.homedir()
+    const { config } = yield* loadConfig({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))
+    return { cwd, dataDir: defaultDataDir(env, home), config, env } satisfies Setup
+  })
 
 const NO_MODEL =
-  "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model <provider>/<model>, " +
-  'or set "model" (and "provider") in reins.json'
+  "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model <provider>/<model>, " + 'or set "model" (and "provider") in reins.json'
 
 /** Picks the model: --model, then config, then whichever API key is set. */
 export const resolveModel = (setup: Setup, flag: string | undefined) =>
   Effect.gen(function* () {
     const text =
-      flag ??
-      setup.config.model ??
-      (setup.env.ANTHROPIC_API_KEY ? "anthropic/claude-sonnet-4-5" : setup.env.OPENAI_API_KEY ? "openai/gpt-5" : undefined)
+      flag ?? setup.config.model ?? (setup.env.ANTHROPIC_API_KEY ? "anthropic/claude-sonnet-4-5" : setup.env.OPENAI_API_KEY ? "openai/gpt-5" : undefined)
     if (!text) return yield* usage(NO_MODEL)
     const model: ModelRef | undefined = parseModel(text)
     if (!model) return yield* usage(`--model must look like <provider>/<model>, got "${text}"`)

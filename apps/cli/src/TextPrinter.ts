@@ -148,7 +148,8 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
           if (event.by === "policy" && event.reply === "reject") {
             writeErr(style.red(`${style.glyphs.fail} permission denied by the non-interactive policy (use --permission allow or --yolo)`))
           }
-          if (event.granted) writeErr(style.green(`${style.glyphs.ok} always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`))
+          if (event.granted)
+            writeErr(style.green(`${style.glyphs.ok} always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`))
           return
         case "compaction.started":
           writeErr(`compacting context (${event.reason}, ~${count(event.tokens)} tokens)…`)
@@ -182,13 +183,17 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
     /** Tokens and cost of the steps seen so far. */
     spent,
     /** The closing line: `session ses_… · 3 steps · 12k in / 830 out · $0.01 · cache 84% · 5.2s`. */
-    closing: (turn: Pick<TurnResult, "sessionID" | "steps">) => `${style.dim("session")} ${turn.sessionID} ${style.dim(`${style.glyphs.dot} `)}${usageLine({ ...totals, steps: turn.steps }, style, now() - started)}`,
+    closing: (turn: Pick<TurnResult, "sessionID" | "steps">) =>
+      `${style.dim("session")} ${turn.sessionID} ${style.dim(`${style.glyphs.dot} `)}${usageLine({ ...totals, steps: turn.steps }, style, now() - started)}`,
     /** After Ctrl+C: the calls it cut off, what the turn cost so far, and how to continue it. */
     interrupted: (sessionID: string | undefined) => {
       const at = now()
       const cut = [...running.values()].map((part) =>
         toolLine(
-          { ...part, state: { status: "error", input: part.state.input, error: "interrupted", interrupted: true, time: { start: startOf(part, at), end: at } } },
+          {
+            ...part,
+            state: { status: "error", input: part.state.input, error: "interrupted", interrupted: true, time: { start: startOf(part, at), end: at } }
+          },
           style,
           { cwd }
         )
@@ -198,7 +203,10 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
       const hint =
         sessionID === undefined
           ? []
-          : [`Continue with: ${style.bold(`reins run --session ${sessionID} "…"`)}`, `           or: ${style.bold(`reins run -c "…"`)} ${style.dim("(the latest session here)")}`]
+          : [
+              `Continue with: ${style.bold(`reins run --session ${sessionID} "…"`)}`,
+              `           or: ${style.bold(`reins run -c "…"`)} ${style.dim("(the latest session here)")}`
+            ]
       return [...cut, head, ...hint].join("\n")
     }
   }

@@ -28,11 +28,7 @@ export const describe = (request: Pending, cwd: string): Array<string> => {
   lines.push(...request.patterns.map((p, i) => `  ${i === 0 ? "asks for" : "     and"}: ${p}`))
   lines.push(`  in: ${request.directory ?? cwd}`)
   if (request.opaque) lines.push(`  why: ${request.opaque}; reins cannot see what it runs, so a broad allow rule does not cover it`)
-  lines.push(
-    request.rule
-      ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}`
-      : `  rule: none matched (ask)`
-  )
+  lines.push(request.rule ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}` : `  rule: none matched (ask)`)
   lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
   lines.push(`[o]nce  [a]lways  [r]eject: `)
   return lines

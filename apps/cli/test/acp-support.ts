@@ -1,5 +1,13 @@
 // An ACP client (the SDK's client side) driving the built `reins acp` over its stdio.
-import { client, ndJsonStream, type ClientContext, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type SessionUpdate } from "@agentclientprotocol/sdk"
+import {
+  client,
+  ndJsonStream,
+  type ClientContext,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+  type SessionUpdate
+} from "@agentclientprotocol/sdk"
 import { spawn } from "node:child_process"
 import { Readable, Writable } from "node:stream"
 import { BIN, type Project } from "./support.ts"
@@ -26,7 +34,9 @@ export const withAcp = async <T>(p: Project, args: ReadonlyArray<string>, option
   const child = spawn("bun", [BIN, "acp", ...args], { cwd: p.cwd, env: p.env, stdio: ["pipe", "pipe", "pipe"] })
   let stderr = ""
   child.stderr.on("data", (b) => (stderr += b))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal }))
+  )
   const updates: Array<SessionNotification> = []
   const permissions: Array<RequestPermissionRequest> = []
   const fsCalls: Array<{ method: "read" | "write"; path: string; content?: string }> = []

@@ -18,7 +18,10 @@ const marker = () => `4${Math.floor(Math.random() * 90000) + 10000}.5`
 
 /** How many `sleep <n>` processes are still running. */
 const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === `sleep ${n}`).length
+  Bun.spawnSync(["ps", "-eo", "args"])
+    .stdout.toString()
+    .split("\n")
+    .filter((l) => l.trim() === `sleep ${n}`).length
 
 const waitFor = async (condition: () => boolean, tries = 300) => {
   for (let i = 0; i < tries && !condition(); i++) await Bun.sleep(30)
@@ -29,7 +32,9 @@ const rawAcp = (p: { cwd: string; env: Record<string, string> }, args: ReadonlyA
   const child = spawn("bun", [BIN, "acp", ...args], { cwd: p.cwd, env: p.env, stdio: ["pipe", "pipe", "pipe"] })
   let out = ""
   child.stdout.on("data", (b) => (out += b))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal }))
+  )
   const responseOf = (id: number) => out.split("\n").find((l) => l.includes(`"id":${id},`) && (l.includes('"result"') || l.includes('"error"')))
   return {
     child,
@@ -81,7 +86,9 @@ describe("reins acp", () => {
     expect(editDone.locations).toEqual([{ path: file }])
     expect(editDone.content).toEqual([{ type: "diff", path: file, oldText: "old line", newText: "new line" }])
     // the announcement came before its completion
-    const order = updates.map((u) => u.update).flatMap((u) => ("toolCallId" in u && u.toolCallId === edit!.toolCallId ? [u.sessionUpdate === "tool_call" ? "call" : u.status] : []))
+    const order = updates
+      .map((u) => u.update)
+      .flatMap((u) => ("toolCallId" in u && u.toolCallId === edit!.toolCallId ? [u.sessionUpdate === "tool_call" ? "call" : u.status] : []))
     expect(order[0]).toBe("call")
     expect(order.at(-1)).toBe("completed")
     // without the fs capability the file is written on disk
@@ -91,10 +98,7 @@ describe("reins acp", () => {
 
   test("session/cancel during a running command: stop reason cancelled, the command's processes are gone, and the session takes the next prompt", async () => {
     const n = marker()
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] },
-      { text: "after cancel" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "after cancel" }])
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
@@ -160,7 +164,9 @@ describe("reins acp", () => {
   })
 
   test("session/cancel while a permission question waits: the question is withdrawn from the client and the stop reason is cancelled", async () => {
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], { permission: { bash: "ask" } })
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], {
+      permission: { bash: "ask" }
+    })
     let withdrawn = false
     const { result } = await withAcp(
       p,
@@ -311,10 +317,7 @@ describe("reins acp", () => {
 
   test("one prompt at a time per session: a second prompt and a session/load while it runs are refused with what to do; after it, both work", async () => {
     const n = marker()
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] },
-      { text: "second prompt answered" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "second prompt answered" }])
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
@@ -344,13 +347,20 @@ describe("reins acp", () => {
     const secret = path.join(outside, "secret.txt")
     fs.writeFileSync(secret, "on disk\n")
     for (const answer of ["reject", "once"] as const) {
-      const p = await setup([{ toolCalls: [{ name: "read", arguments: { filePath: secret } }] }, { text: "read or not" }], { permission: { external_directory: "ask" } })
-      const buffers = new Map([[secret, "OUTSIDE-BUFFER\n"]])
-      const { result } = await withAcp(p, [], { buffers, permission: () => ({ outcome: { outcome: "selected", optionId: answer } }) }, async ({ ctx, permissions, fsCalls }) => {
-        const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
-        const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read the outside file" }] })
-        return { response, permissions: [...permissions], fsCalls: [...fsCalls] }
+      const p = await setup([{ toolCalls: [{ name: "read", arguments: { filePath: secret } }] }, { text: "read or not" }], {
+        permission: { external_directory: "ask" }
       })
+      const buffers = new Map([[secret, "OUTSIDE-BUFFER\n"]])
+      const { result } = await withAcp(
+        p,
+        [],
+        { buffers, permission: () => ({ outcome: { outcome: "selected", optionId: answer } }) },
+        async ({ ctx, permissions, fsCalls }) => {
+          const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+          const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read the outside file" }] })
+          return { response, permissions: [...permissions], fsCalls: [...fsCalls] }
+        }
+      )
       expect(result.response.stopReason).toBe("end_turn")
       expect(result.permissions.map((q) => q.toolCall.title)).toEqual([expect.stringContaining(outside)])
       const sent = JSON.stringify(p.server.requests[1]!.body.messages)
@@ -375,7 +385,9 @@ describe("reins acp", () => {
     expect((await answered(3)).stopReason).toBe("end_turn")
     child.stdin.end()
     expect((await exited).code).toBe(0)
-    const lines = output().split("\n").filter((l) => l !== "")
+    const lines = output()
+      .split("\n")
+      .filter((l) => l !== "")
     expect(lines.length).toBeGreaterThan(4)
     for (const line of lines) expect(JSON.parse(line).jsonrpc).toBe("2.0")
     // the command's own output reached the client only inside a tool call update

@@ -65,7 +65,10 @@ describe("reins run --agent", () => {
 describe("sub-agent sessions", () => {
   test("a task's child session: the text answer is the parent's alone; sessions list (text, json) and show put the child under its parent", async () => {
     const p = await setup([
-      { toolCalls: [{ name: "task", arguments: { description: "look around", prompt: "CHILD-PROMPT list the files", subagent_type: "explore" } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
+      {
+        toolCalls: [{ name: "task", arguments: { description: "look around", prompt: "CHILD-PROMPT list the files", subagent_type: "explore" } }],
+        usage: { prompt_tokens: 100, completion_tokens: 10 }
+      },
       { text: "child says 42", usage: { prompt_tokens: 1000, completion_tokens: 20 } },
       { text: "parent done", usage: { prompt_tokens: 200, completion_tokens: 5 } }
     ])
@@ -131,7 +134,10 @@ describe("reins debug config", () => {
     fs.writeFileSync(path.join(p.cwd, ".reins", "agents", "broken.md"), "---\nmode: sometimes\n---\nx\n")
     const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
     config.provider.local.apiKey = "sk-secret-value"
-    config.mcp = { files: { type: "local", command: ["files-mcp", "--root", "."] }, off: { type: "remote", url: "https://example.invalid/mcp", enabled: false } }
+    config.mcp = {
+      files: { type: "local", command: ["files-mcp", "--root", "."] },
+      off: { type: "remote", url: "https://example.invalid/mcp", enabled: false }
+    }
     fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(config))
     const out = await reins(["debug", "config"], p)
     expect(out.code).toBe(0)

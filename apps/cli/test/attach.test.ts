@@ -15,8 +15,10 @@ const serve = servers()
 
 const toolResults = (body: any) => (body.messages as Array<{ role: string }>).filter((m) => m.role === "tool").length
 /** A model that answers by the request, so every run (local or attached) gets the same turn: one command, then the answer. */
-const oneCommand = (command: string, answer: string) => (body: any): ScriptedStep =>
-  toolResults(body) === 0 ? { toolCalls: [{ name: "bash", arguments: { command } }] } : { text: answer }
+const oneCommand =
+  (command: string, answer: string) =>
+  (body: any): ScriptedStep =>
+    toolResults(body) === 0 ? { toolCalls: [{ name: "bash", arguments: { command } }] } : { text: answer }
 
 const respondingProject = async (respond: (body: any) => ScriptedStep, extraConfig: Record<string, unknown> = {}) => {
   const p = await setup([], extraConfig)
@@ -69,7 +71,11 @@ describe("reins run --attach", () => {
     const got = events(attached.stdout)
     expect(got[0]!.type).toBe("session.created")
     expect(got.every((e) => !e.type.startsWith("server.") && !e.type.startsWith("turn."))).toBe(true)
-    expect(got.some((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed" && String(e.part.state.output).includes("json-out"))).toBe(true)
+    expect(
+      got.some(
+        (e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed" && String(e.part.state.output).includes("json-out")
+      )
+    ).toBe(true)
     const local = events((await reins(["run", "--yolo", "--format", "json", "first"], p)).stdout)
     // deltas are joined by time, so they are compared as the text they make; so are a running tool's
     // progress updates (bash reports its output while it runs, as often as time allows): one per state
@@ -78,7 +84,11 @@ describe("reins run --attach", () => {
         .filter((e) => e.type !== "part.delta")
         .map((e) => (e.type === "part.updated" ? `${e.type}:${e.part.type}:${e.part.state?.status ?? ""}` : e.type))
         .filter((s, i, all) => !(s === "part.updated:tool:running" && all[i - 1] === s))
-    const text = (es: Array<any>) => es.filter((e) => e.type === "part.delta").map((e) => e.delta).join("")
+    const text = (es: Array<any>) =>
+      es
+        .filter((e) => e.type === "part.delta")
+        .map((e) => e.delta)
+        .join("")
     expect(shape(got)).toEqual(shape(local))
     expect(text(got)).toBe("json answer")
     const id = got[0]!.session.id as string
@@ -97,7 +107,9 @@ describe("reins run --attach", () => {
     expect(await userTexts(before[0].id)).toEqual(["first", "second"])
     expect(await userTexts(id)).toEqual(["first", "third"])
     // and the model was sent the session's history with the new message
-    const lastUsers = (p.server.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").map((m) => JSON.stringify(m.content))
+    const lastUsers = (p.server.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>)
+      .filter((m) => m.role === "user")
+      .map((m) => JSON.stringify(m.content))
     expect(lastUsers[0]).toContain("first")
     expect(lastUsers.at(-1)).toContain("third")
     const sessions = (await api(s.url, "GET", "/session")).body as Array<any>
@@ -112,7 +124,11 @@ describe("reins run --attach", () => {
     await closed.stop(true)
     const s = await serve(p, ["--yolo", "--token", "s3cret"])
     const cases: Array<{ args: Array<string>; env?: Record<string, string>; code: number; says: RegExp }> = [
-      { args: ["--attach", nobody], code: 1, says: new RegExp(`cannot reach a reins server at ${nobody} \\(connection refused\\): start one with \`reins serve\``) },
+      {
+        args: ["--attach", nobody],
+        code: 1,
+        says: new RegExp(`cannot reach a reins server at ${nobody} \\(connection refused\\): start one with \`reins serve\``)
+      },
       { args: ["--attach", s.url], code: 2, says: /wants a token: pass --token TOKEN or set REINS_SERVER_TOKEN/ },
       { args: ["--attach", s.url, "--token", "wrong"], code: 2, says: /refused the token/ },
       { args: ["--attach", s.url], env: { REINS_SERVER_TOKEN: "wrong" }, code: 2, says: /refused the token/ },
@@ -152,7 +168,11 @@ describe("reins run --attach", () => {
     await until(() => sleeping(n) === 1, 15_000)
     s.child.kill("SIGKILL")
     expect(await exited).toBe(1)
-    expect(stderr()).toMatch(new RegExp(`the server at ${s.url} closed the event stream before the turn ended \\((the connection was closed; )?did it stop\\?\\); the session is ses_\\w+`))
+    expect(stderr()).toMatch(
+      new RegExp(
+        `the server at ${s.url} closed the event stream before the turn ended \\((the connection was closed; )?did it stop\\?\\); the session is ses_\\w+`
+      )
+    )
     await until(() => sleeping(n) === 0, 15_000)
     await p.stopModel()
   })
@@ -160,7 +180,9 @@ describe("reins run --attach", () => {
   test("a message for a session whose turn is running on the server is queued into that turn", async () => {
     const n = "3.193"
     const p = await respondingProject((body) =>
-      toolResults(body) === 0 ? { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] } : { text: `saw ${JSON.stringify(body.messages).includes("also this") ? "the queued message" : "nothing"}` }
+      toolResults(body) === 0
+        ? { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
+        : { text: `saw ${JSON.stringify(body.messages).includes("also this") ? "the queued message" : "nothing"}` }
     )
     const s = await serve(p, ["--yolo"])
     const id = (await api(s.url, "POST", "/session", {})).body.id as string
@@ -170,7 +192,11 @@ describe("reins run --attach", () => {
     expect(r.code).toBe(0)
     expect(events(r.stdout).at(-1)).toMatchObject({ type: "message.queued", sessionID: id })
     // the running turn read it at its next step
-    await until(async () => ((await api(s.url, "GET", `/session/${id}/message`)).body as Array<any>).some((m) => m.parts.some((x: any) => x.text === "saw the queued message")), 15_000)
+    await until(
+      async () =>
+        ((await api(s.url, "GET", `/session/${id}/message`)).body as Array<any>).some((m) => m.parts.some((x: any) => x.text === "saw the queued message")),
+      15_000
+    )
     await p.stopModel()
   })
 

@@ -23,7 +23,9 @@ const withImages = (server: { url: string }) => ({
 
 /** The user messages' content parts of a recorded chat-completions request. */
 const userParts = (body: any): Array<any> =>
-  (body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").flatMap((m) => (Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }]))
+  (body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === "user")
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }]))
 
 describe("reins run -f and @path", () => {
   test("an image reaches an image-capable model as a file part, and replays on the next turn", async () => {
@@ -61,7 +63,10 @@ describe("reins run -f and @path", () => {
   test("a model that takes no images gets a clear error before any request (-f and @path), exit 2", async () => {
     const p = await project([{ text: "never" }])
     fs.writeFileSync(path.join(p.cwd, "shot.png"), png)
-    for (const args of [["run", "-f", "shot.png", "describe it"], ["run", "describe @shot.png"]]) {
+    for (const args of [
+      ["run", "-f", "shot.png", "describe it"],
+      ["run", "describe @shot.png"]
+    ]) {
       const r = await reins(args, p)
       expect(r.code).toBe(2)
       expect(r.stderr).toContain("local/scripted does not accept images, so shot.png cannot be sent")
@@ -145,7 +150,11 @@ describe("the read tool and images", () => {
       path.join(cwd, "reins.json"),
       JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: anthropic.url, apiKey: "test-key" } } })
     )
-    const r = await reins(["run", "--yolo", "what is in shot.png?"], { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } })
+    const r = await reins(["run", "--yolo", "what is in shot.png?"], {
+      cwd,
+      dataDir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" }
+    })
     expect(r.stderr).not.toContain("rror")
     expect(r.code).toBe(0)
     const messages = anthropic.requests[1]!.body.messages as Array<{ role: string; content: Array<any> }>
@@ -164,10 +173,16 @@ describe("the read tool and images", () => {
       path.join(cwd, "reins.json"),
       JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key" } } })
     )
-    const r = await reins(["run", "-f", "shot.png", "what is it?"], { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } })
+    const r = await reins(["run", "-f", "shot.png", "what is it?"], {
+      cwd,
+      dataDir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" }
+    })
     await server.stop()
     expect(r.code).toBe(0)
-    const content = (server.requests[0]!.body.messages as Array<{ role: string; content: Array<any> }>).filter((m) => m.role === "user").flatMap((m) => m.content)
+    const content = (server.requests[0]!.body.messages as Array<{ role: string; content: Array<any> }>)
+      .filter((m) => m.role === "user")
+      .flatMap((m) => m.content)
     // (the last block carries the cache marker)
     expect(content.find((c) => c.type === "image")?.source).toEqual({ type: "base64", media_type: "image/png", data: PNG_B64 })
   }, 60_000)

@@ -49,7 +49,9 @@ describe("reins compact", () => {
 
     const shown = await reins(["sessions", "show", sessionID], p)
     expect(shown.code).toBe(0)
-    expect(shown.stdout).toContain("── compacted (manual): 2 messages summarised, 1 tool output pruned ──\nsummary:\n  ## Objective\n  SUMMARY-MARKER: finish the task")
+    expect(shown.stdout).toContain(
+      "── compacted (manual): 2 messages summarised, 1 tool output pruned ──\nsummary:\n  ## Objective\n  SUMMARY-MARKER: finish the task"
+    )
     expect(shown.stdout).toMatch(/^✓ bash echo OLD-OUTPUT-MARKER · exit 0 · \d+ms \(pruned for the model\)$/m)
     // the summary is not shown as an ordinary answer
     expect(shown.stdout.match(/── assistant /g)).toHaveLength(4)

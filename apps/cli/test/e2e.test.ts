@@ -30,11 +30,20 @@ describe("reins run end to end", () => {
       .map((e) => `${e.part.tool}:${e.part.state.status}`)
       .filter((state, i, all) => state !== all[i - 1])
     expect(toolStates).toEqual([
-      "write:pending", "write:running", "write:completed",
-      "bash:pending", "bash:running", "bash:completed",
-      "read:pending", "read:running", "read:completed"
+      "write:pending",
+      "write:running",
+      "write:completed",
+      "bash:pending",
+      "bash:running",
+      "bash:completed",
+      "read:pending",
+      "read:running",
+      "read:completed"
     ])
-    const text = evs.filter((e) => e.type === "part.delta").map((e) => e.delta).join("")
+    const text = evs
+      .filter((e) => e.type === "part.delta")
+      .map((e) => e.delta)
+      .join("")
     expect(text).toBe("notes.txt now has alpha, beta and gamma.")
     const finishes = evs.filter((e) => e.type === "part.updated" && e.part.type === "step-finish").map((e) => e.part.reason)
     expect(finishes).toEqual(["tool-calls", "tool-calls", "tool-calls", "stop"])
@@ -57,10 +66,7 @@ describe("reins run end to end", () => {
 
   test("SIGINT during a long bash call exits fast, marks the call interrupted, kills sleep, and --continue works", async () => {
     const marker = `3${Math.floor(Math.random() * 900) + 100}.25`
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: `echo started-${marker}; sleep ${marker}` } }] },
-      { text: "resumed fine" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo started-${marker}; sleep ${marker}` } }] }, { text: "resumed fine" }])
     const child = spawn(BIN, ["run", "--format", "json", "--yolo", "sleep please"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     const running = new Promise<void>((resolve) => {
@@ -78,7 +84,9 @@ describe("reins run end to end", () => {
     expect(end - sent).toBeLessThan(2000)
     expect(child.exitCode === 130 || child.signalCode === "SIGINT").toBe(true)
 
-    const left = execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${marker}`)
+    const left = execSync("ps -eo args", { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.trim() === `sleep ${marker}`)
     expect(left).toEqual([])
 
     const sessionID = events(stdout)[0]!.session.id as string
@@ -129,7 +137,13 @@ describe("reins run end to end", () => {
 
   test("a 400 saying the context is too long is reported as overflow, not retried", async () => {
     const p = await setup([
-      { error: { status: 400, message: "This model's maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens.", code: "context_length_exceeded" } },
+      {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens.",
+          code: "context_length_exceeded"
+        }
+      },
       { text: "never" }
     ])
     const r = await reins(["run", "--format", "json", "hello"], p)

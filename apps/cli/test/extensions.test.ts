@@ -33,9 +33,14 @@ export default Tool.define("greet", {
     expect(r.stderr).toContain(path.join(p.cwd, ".reins", "tools", "broken.ts"))
     expect(r.stderr).toContain("(line 1, column")
     expect(lastToolResult(p.server.requests)).toContain("HELLO ADA")
-    const done = events(r.stdout).find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.tool === "greet" && e.part.state.status === "completed")
+    const done = events(r.stdout).find(
+      (e) => e.type === "part.updated" && e.part.type === "tool" && e.part.tool === "greet" && e.part.state.status === "completed"
+    )
     expect(done).toBeDefined()
-    const system = (p.server.requests[0]!.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "system").map((m) => String(typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n")
+    const system = (p.server.requests[0]!.body.messages as Array<{ role: string; content: unknown }>)
+      .filter((m) => m.role === "system")
+      .map((m) => String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+      .join("\n")
     expect(system).toContain("- release: How to cut a release")
   })
 })

@@ -71,7 +71,10 @@ describe("the fast path behaves as reins chat did, on a real terminal", () => {
   }
 
   test("a bad --model is one line and exit 2 before any screen, with or without chat", async () => {
-    for (const args of [["-m", "nonsense"], ["chat", "--model=nonsense"]]) {
+    for (const args of [
+      ["-m", "nonsense"],
+      ["chat", "--model=nonsense"]
+    ]) {
       const r = await launch(args)
       expect({ args, ...r }).toEqual({ args, code: 2, screen: 'reins: --model must look like <provider>/<model>, got "nonsense"' })
     }

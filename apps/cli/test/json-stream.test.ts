@@ -35,7 +35,10 @@ describe("streamed text in --format json", () => {
     const r = await reins(["run", "--format", "json", "answer at length"], p)
     expect(r.code).toBe(1)
     const evs = events(r.stdout)
-    const streamed = evs.filter((e) => e.type === "part.delta").map((e) => e.delta).join("")
+    const streamed = evs
+      .filter((e) => e.type === "part.delta")
+      .map((e) => e.delta)
+      .join("")
     expect(streamed.length).toBeGreaterThan(0)
     expect(answer.startsWith(streamed)).toBe(true)
     // the stored part ends with the same text the deltas carried
@@ -56,7 +59,11 @@ describe("streamed text in --format json", () => {
     const json = await reins(["run", "--format", "json", "think"], p)
     expect(json.code).toBe(0)
     const evs = events(json.stdout)
-    const joined = (type: string) => evs.filter((e) => e.type === "part.delta" && e.partType === type).map((e) => e.delta).join("")
+    const joined = (type: string) =>
+      evs
+        .filter((e) => e.type === "part.delta" && e.partType === type)
+        .map((e) => e.delta)
+        .join("")
     expect(joined("reasoning")).toBe(reasoning)
     expect(joined("text")).toBe("the answer")
     const q = await setup([{ reasoning, text: "the answer", textChunks: 3 }])

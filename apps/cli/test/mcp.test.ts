@@ -28,7 +28,11 @@ describe("reins mcp list", () => {
     const r = await reins(["mcp", "list", "--format", "json"], p)
     expect(r.code).toBe(0)
     const { servers: listed } = JSON.parse(r.stdout)
-    expect(listed.map((s: any) => [s.name, s.status])).toEqual([["fx", "connected"], ["broken", "failed"], ["off", "disabled"]])
+    expect(listed.map((s: any) => [s.name, s.status])).toEqual([
+      ["fx", "connected"],
+      ["broken", "failed"],
+      ["off", "disabled"]
+    ])
     expect(listed[0].tools[0]).toEqual({ id: "fx_echo", name: "echo", description: "Echoes the text back." })
     expect(listed[1].error).toContain("missing API key")
     const none = await reins(["mcp", "list"], await project([]))

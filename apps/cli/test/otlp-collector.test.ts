@@ -40,7 +40,12 @@ describe("OTEL_* values reins cannot use", () => {
     const p = await project(twoSteps)
     const r = await reins(["run", "--yolo", "go"], {
       ...p,
-      env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc", OTEL_RESOURCE_ATTRIBUTES: "team=%zz,deployment.environment=ci" }
+      env: {
+        ...p.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        OTEL_RESOURCE_ATTRIBUTES: "team=%zz,deployment.environment=ci"
+      }
     })
     await p.server.stop()
     await collector.stop()
@@ -68,7 +73,14 @@ describe("OTEL_* values reins cannot use", () => {
     const p = await project(twoSteps)
     const r = await reins(["run", "--yolo", "go"], {
       ...p,
-      env: { ...p.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0k", OTEL_EXPORTER_OTLP_METRICS_HEADERS: "x-signal=metrics", OTEL_SERVICE_NAME: "ci-agent", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" }
+      env: {
+        ...p.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0k",
+        OTEL_EXPORTER_OTLP_METRICS_HEADERS: "x-signal=metrics",
+        OTEL_SERVICE_NAME: "ci-agent",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json"
+      }
     })
     await p.server.stop()
     await collector.stop()
@@ -77,8 +89,12 @@ describe("OTEL_* values reins cannot use", () => {
     const metrics = collector.requests.filter((q) => q.path === "/v1/metrics")
     expect(traces.length).toBeGreaterThan(0)
     expect(metrics.length).toBeGreaterThan(0)
-    expect(traces.every((q) => q.headers.authorization === "Bearer t0k" && q.contentType === "application/json" && q.headers["x-signal"] === undefined)).toBe(true)
-    expect(metrics.every((q) => q.headers.authorization === "Bearer t0k" && q.contentType === "application/x-protobuf" && q.headers["x-signal"] === "metrics")).toBe(true)
+    expect(traces.every((q) => q.headers.authorization === "Bearer t0k" && q.contentType === "application/json" && q.headers["x-signal"] === undefined)).toBe(
+      true
+    )
+    expect(
+      metrics.every((q) => q.headers.authorization === "Bearer t0k" && q.contentType === "application/x-protobuf" && q.headers["x-signal"] === "metrics")
+    ).toBe(true)
     expect(collector.spans.every((s) => s.resource["service.name"] === "ci-agent")).toBe(true)
     expect(collector.dataPoints.some((d) => d.metric === "reins.tool.duration" && d.attributes["gen_ai.tool.name"] === "bash")).toBe(true)
   })

@@ -10,10 +10,7 @@ const setup = projects()
 
 describe("tool output in a session", () => {
   test("a large bash output reaches the model reduced, with evidence in the event, the store and the notice", async () => {
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 30000" } }] },
-      { text: "done" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 30000" } }] }, { text: "done" }])
     const r = await reins(["run", "--yolo", "--format", "json", "count"], p)
     expect(r.code).toBe(0)
     const completed = events(r.stdout).find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed")
@@ -30,13 +27,12 @@ describe("tool output in a session", () => {
   })
 
   test("a long command reports progress on the running part", async () => {
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: "for i in 1 2 3; do echo tick$i; sleep 0.7; done" } }] },
-      { text: "done" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "for i in 1 2 3; do echo tick$i; sleep 0.7; done" } }] }, { text: "done" }])
     const r = await reins(["run", "--yolo", "--format", "json", "tick"], p)
     expect(r.code).toBe(0)
-    const progress = events(r.stdout).filter((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" && e.part.state.metadata)
+    const progress = events(r.stdout).filter(
+      (e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" && e.part.state.metadata
+    )
     expect(progress.length).toBeGreaterThan(0)
     // the first report, at once, records the command's process group (for a later reins to stop it if this one dies)
     expect(progress[0]!.part.state.metadata.process).toMatchObject({ pgid: expect.any(Number), start: expect.any(Number) })
@@ -45,10 +41,7 @@ describe("tool output in a session", () => {
   })
 
   test("text mode announces a call once, however often it reports progress, and says how its output was reduced", async () => {
-    const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: "seq 1 20000; sleep 1.2; seq 1 20000" } }] },
-      { text: "done" }
-    ])
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 20000; sleep 1.2; seq 1 20000" } }] }, { text: "done" }])
     const r = await reins(["run", "--yolo", "count twice"], p)
     expect(r.code).toBe(0)
     expect(r.stderr.match(/✓ bash/g)).toHaveLength(1)
@@ -57,10 +50,9 @@ describe("tool output in a session", () => {
   })
 
   test("tool_output limits from reins.json apply, per tool over global", async () => {
-    const p = await setup(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 3000" } }] }, { text: "done" }],
-      { tool_output: { max_lines: 1000, reducers: false, tools: { bash: { max_lines: 40 } } } }
-    )
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 3000" } }] }, { text: "done" }], {
+      tool_output: { max_lines: 1000, reducers: false, tools: { bash: { max_lines: 40 } } }
+    })
     const r = await reins(["run", "--yolo", "count"], p)
     expect(r.code).toBe(0)
     const seen = lastToolResult(p.server.requests)
@@ -106,7 +98,9 @@ describe("reins debug", () => {
   })
 
   test("debug reduce on a real fixture names the reducer", async () => {
-    const manifests = fs.readdirSync(fixture, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json") && !f.includes("projects") && fs.existsSync(path.join(fixture, f.replace(/\.json$/, ".txt"))))
+    const manifests = fs
+      .readdirSync(fixture, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".json") && !f.includes("projects") && fs.existsSync(path.join(fixture, f.replace(/\.json$/, ".txt"))))
     if (manifests.length === 0) return
     const p = await setup([])
     const m = JSON.parse(fs.readFileSync(path.join(fixture, manifests[0]!), "utf8"))

@@ -11,10 +11,9 @@ const setup = projects()
 
 describe("bash permissions in a run", () => {
   test("a denied command hidden behind sudo in a list fails the whole call; nothing runs", async () => {
-    const p = await setup(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "touch ran.txt && sudo /bin/rm -rf victim" } }] }, { text: "could not" }],
-      { permission: { bash: { "*": "allow", "rm *": "deny" } } }
-    )
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "touch ran.txt && sudo /bin/rm -rf victim" } }] }, { text: "could not" }], {
+      permission: { bash: { "*": "allow", "rm *": "deny" } }
+    })
     fs.mkdirSync(path.join(p.cwd, "victim"))
     const r = await reins(["run", "--format", "json", "clean"], p)
     expect(r.code).toBe(0)
@@ -32,7 +31,12 @@ describe("bash permissions in a run", () => {
     expect(r.code).toBe(0)
     const evs = events(r.stdout)
     const asked = evs.find((e) => e.type === "permission.asked")
-    expect(asked).toMatchObject({ permission: "bash", patterns: [`eval "echo hi"`, "eval echo hi"], always: [`eval "echo hi"`, "eval echo hi"], opaque: "eval runs a string as shell code" })
+    expect(asked).toMatchObject({
+      permission: "bash",
+      patterns: [`eval "echo hi"`, "eval echo hi"],
+      always: [`eval "echo hi"`, "eval echo hi"],
+      opaque: "eval runs a string as shell code"
+    })
     expect(evs.find((e) => e.type === "permission.replied")).toMatchObject({ reply: "reject", by: "policy" })
   })
 })
@@ -50,8 +54,22 @@ describe("reins debug permission", () => {
     const out = JSON.parse(r.stdout)
     expect(out.decision).toBe("deny")
     expect(out.requests).toEqual([
-      { permission: "bash", patterns: ["git status"], always: ["git status *"], action: "allow", rule: { permission: "bash", pattern: "*", action: "allow" }, directory: dir },
-      { permission: "bash", patterns: ["rm -rf x"], always: ["rm *"], action: "deny", rule: { permission: "bash", pattern: "rm *", action: "deny" }, directory: dir }
+      {
+        permission: "bash",
+        patterns: ["git status"],
+        always: ["git status *"],
+        action: "allow",
+        rule: { permission: "bash", pattern: "*", action: "allow" },
+        directory: dir
+      },
+      {
+        permission: "bash",
+        patterns: ["rm -rf x"],
+        always: ["rm *"],
+        action: "deny",
+        rule: { permission: "bash", pattern: "rm *", action: "deny" },
+        directory: dir
+      }
     ])
   })
 
@@ -65,7 +83,10 @@ describe("reins debug permission", () => {
     expect(env.decision).toBe("ask")
     expect(env.requests).toEqual([expect.objectContaining({ permission: "read", patterns: [path.join(dir, ".env")], action: "ask" })])
     const outside = JSON.parse((await run("--tool", "edit", "/etc/hosts")).stdout)
-    expect(outside.requests.map((q: any) => [q.permission, q.action])).toEqual([["external_directory", "ask"], ["edit", "allow"]])
+    expect(outside.requests.map((q: any) => [q.permission, q.action])).toEqual([
+      ["external_directory", "ask"],
+      ["edit", "allow"]
+    ])
   })
 
   test("bad input: a missing config file or --cwd exits 2 with a message", async () => {

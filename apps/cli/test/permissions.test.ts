@@ -27,11 +27,7 @@ const seed = (p: Project, grants: ReadonlyArray<PermissionGrant>) =>
   )
 
 const stored = (p: Project) =>
-  Effect.runPromise(
-    Effect.flatMap(Grants, (store) => store.list()).pipe(
-      Effect.provide(Storage.layerSqlite(path.join(p.dataDir, "reins.db")))
-    )
-  )
+  Effect.runPromise(Effect.flatMap(Grants, (store) => store.list()).pipe(Effect.provide(Storage.layerSqlite(path.join(p.dataDir, "reins.db")))))
 
 // 2026-01-02 03:04 UTC, and a minute later.
 const T0 = Date.UTC(2026, 0, 2, 3, 4)

@@ -148,7 +148,12 @@ describe("Usage", () => {
     expect(t).toEqual({ steps: 2, input: 1400, output: 400, reasoning: 0, cacheRead: 3600, cacheWrite: 0, cost: 0.012 })
     expect(cacheHitRate(t)).toBeCloseTo(0.72)
     expect(cacheHitRate(addStep(emptyTotals, step, 0))).toBeUndefined()
-    expect(sumUsage([{ usage: step, cost: 0.5 }, { usage: step, cost: 0.25 }]).cost).toBe(0.75)
+    expect(
+      sumUsage([
+        { usage: step, cost: 0.5 },
+        { usage: step, cost: 0.25 }
+      ]).cost
+    ).toBe(0.75)
   })
 
   test("the closing line", () => {

@@ -65,7 +65,10 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
     expect(attr(span, "gen_ai.usage.cache_read.input_tokens")).toBe(u.cache_read_input_tokens)
     expect(attr(span, "gen_ai.usage.cache_creation.input_tokens")).toBe(u.cache_creation_input_tokens)
     expect(attr(span, "gen_ai.usage.input_tokens")).toBe(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
-    expect(attr(span, "reins.cache.hit_rate")).toBeCloseTo(u.cache_read_input_tokens / (u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens), 6)
+    expect(attr(span, "reins.cache.hit_rate")).toBeCloseTo(
+      u.cache_read_input_tokens / (u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens),
+      6
+    )
   })
   const turn = spans.find((s) => s.name === "invoke_agent build")!
   expect(attr(turn, "gen_ai.usage.cache_read.input_tokens")).toBe(read)
@@ -84,6 +87,8 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
   steps.forEach((line, i) => {
     const u = billed[i]!
     const stepRate = `${Math.round((u.cache_read_input_tokens / (u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)) * 100)}%`
-    expect(line).toEndWith(`· anthropic/claude-sonnet-4-5 · cache ${tokens(u.cache_read_input_tokens)} read / ${tokens(u.cache_creation_input_tokens)} written (${stepRate})`)
+    expect(line).toEndWith(
+      `· anthropic/claude-sonnet-4-5 · cache ${tokens(u.cache_read_input_tokens)} read / ${tokens(u.cache_creation_input_tokens)} written (${stepRate})`
+    )
   })
 }, 60_000)

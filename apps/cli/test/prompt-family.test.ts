@@ -8,7 +8,8 @@ import { ensureBuilt, projects, reins } from "./support.ts"
 beforeAll(ensureBuilt)
 const project = projects()
 
-const shipped = (family: string) => fs.readFileSync(path.join(import.meta.dir, "..", "..", "..", "packages", "session", "src", "prompt", `${family}.txt`), "utf8").trim()
+const shipped = (family: string) =>
+  fs.readFileSync(path.join(import.meta.dir, "..", "..", "..", "packages", "session", "src", "prompt", `${family}.txt`), "utf8").trim()
 
 /** The static header of a recorded chat-completions request: its system text before the env block. */
 const header = (body: any): string => {
@@ -34,13 +35,17 @@ test.each([
   ["o3", "gpt"],
   ["gemini-2.5-pro", "gemini"],
   ["mistral-large-latest", "default"]
-])("model %s gets the %s header", async (modelID, family) => {
-  const p = await project([{ text: "hi" }])
-  configure(p, modelID)
-  const r = await reins(["run", "hello"], p)
-  expect(r.code).toBe(0)
-  expect(header(p.server.requests[0]!.body)).toBe(shipped(family))
-}, 60_000)
+])(
+  "model %s gets the %s header",
+  async (modelID, family) => {
+    const p = await project([{ text: "hi" }])
+    configure(p, modelID)
+    const r = await reins(["run", "hello"], p)
+    expect(r.code).toBe(0)
+    expect(header(p.server.requests[0]!.body)).toBe(shipped(family))
+  },
+  60_000
+)
 
 test("agent.prompt (a file in the project) replaces the header, byte-identical across steps and two turns", async () => {
   const p = await project([

@@ -39,7 +39,9 @@ describe("reins run against a provider that misbehaves", () => {
     const p = await setup([{ text: "one two three four five six", stallAfterChunks: 2 }], { ...RETRY, provider_timeout: { idle: 0.2 } })
     const r = await reins(["run", "hello"], p)
     expect(r.code).toBe(1)
-    expect(lastLine(r.stderr)).toBe(`reins: the provider at ${p.server.url} sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)`)
+    expect(lastLine(r.stderr)).toBe(
+      `reins: the provider at ${p.server.url} sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)`
+    )
     expect(p.server.requests).toHaveLength(1)
   })
 

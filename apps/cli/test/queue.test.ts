@@ -46,7 +46,11 @@ describe("a message for a session that another process is running", () => {
     expect(next).toContain("<system-reminder>")
     expect(next).toContain("QUEUED-MARKER: also update the changelog")
     expect(next).toContain("SECOND-QUEUED")
-    expect(events(done.stdout).filter((e) => e.type === "part.updated" && e.part.type === "text").at(-1)?.part.text).toBe("ANSWERED both")
+    expect(
+      events(done.stdout)
+        .filter((e) => e.type === "part.updated" && e.part.type === "text")
+        .at(-1)?.part.text
+    ).toBe("ANSWERED both")
 
     // stored as written, flagged queued; the session is free again afterwards
     const exported = JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)

@@ -29,8 +29,14 @@ const sessionOf = async (p: Project) => JSON.parse((await reins(["sessions", "li
 const exported = async (p: Project, sessionID: string) => JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)
 
 const steps = () => [
-  { toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }], usage: { prompt_tokens: 2000, completion_tokens: 40, cached_tokens: 1500 } },
-  { toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5 && echo slept" } }], usage: { prompt_tokens: 2400, completion_tokens: 30, cached_tokens: 2000 } },
+  {
+    toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }],
+    usage: { prompt_tokens: 2000, completion_tokens: 40, cached_tokens: 1500 }
+  },
+  {
+    toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5 && echo slept" } }],
+    usage: { prompt_tokens: 2400, completion_tokens: 30, cached_tokens: 2000 }
+  },
   { text: "All done: notes written.", usage: { prompt_tokens: 2600, completion_tokens: 12, cached_tokens: 2400 } }
 ]
 

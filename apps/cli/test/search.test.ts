@@ -32,9 +32,13 @@ describe("grep in the built CLI", () => {
     fs.writeFileSync(path.join(p.cwd, "trap.txt"), `${"a".repeat(64)}!\n`)
     const run = reins(["run", "--yolo", "search"], p)
     const searching = () =>
-      spawnSync("ps", ["-eo", "args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes(path.join("dist", "GrepChild")))
+      spawnSync("ps", ["-eo", "args="], { encoding: "utf8" })
+        .stdout.split("\n")
+        .filter((l) => l.includes(path.join("dist", "GrepChild")))
     const cli = () =>
-      spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes("reins.js run --yolo search"))
+      spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+        .stdout.split("\n")
+        .filter((l) => l.includes("reins.js run --yolo search"))
     while (searching().length === 0) await Bun.sleep(50)
     for (const line of cli()) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGINT")
     const done = await run

@@ -42,7 +42,13 @@ describe("reins serve without a token: only requests addressed to a loopback nam
       `127.0.0.256:${port}`
     ]
     for (const host of refused) {
-      for (const [method, route] of [["GET", "/health"], ["GET", "/session"], ["GET", "/event"], ["POST", "/session"], ["GET", "/doc"]] as const) {
+      for (const [method, route] of [
+        ["GET", "/health"],
+        ["GET", "/session"],
+        ["GET", "/event"],
+        ["POST", "/session"],
+        ["GET", "/doc"]
+      ] as const) {
         const r = await raw(s.url, method, route, { host })
         expect([host, method, route, r.status]).toEqual([host, method, route, 403])
         expect(r.body).toMatchObject({ error: "forbidden", message: expect.stringContaining("--token") })
@@ -51,7 +57,16 @@ describe("reins serve without a token: only requests addressed to a loopback nam
     // nothing was created by the refused POSTs
     expect((await api(s.url, "GET", "/session")).body).toEqual([])
     expect((await api(s.url, "GET", "/doc")).body.info.description).toContain("403")
-    const allowed = [`127.0.0.1:${port}`, "127.0.0.1", `localhost:${port}`, `LOCALHOST:${port}`, `localhost.:${port}`, `app.localhost:${port}`, `127.1.2.3:${port}`, `[::1]:${port}`]
+    const allowed = [
+      `127.0.0.1:${port}`,
+      "127.0.0.1",
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `localhost.:${port}`,
+      `app.localhost:${port}`,
+      `127.1.2.3:${port}`,
+      `[::1]:${port}`
+    ]
     for (const host of allowed) expect([host, (await raw(s.url, "GET", "/health", { host })).status]).toEqual([host, 200])
   })
 
@@ -61,8 +76,19 @@ describe("reins serve without a token: only requests addressed to a loopback nam
     const port = new URL(s.url).port
     const host = `127.0.0.1:${port}`
     // what a page can send without a preflight: a bodiless POST, a text/plain POST; and the origins it may have
-    for (const origin of ["https://evil.example", "null", "http://localhost:3000", `http://127.0.0.1:${port}.evil.example`, "http://app.example.evil", "http://APP.example"]) {
-      for (const [method, route] of [["POST", "/session"], ["GET", "/session"], ["GET", "/event"]] as const) {
+    for (const origin of [
+      "https://evil.example",
+      "null",
+      "http://localhost:3000",
+      `http://127.0.0.1:${port}.evil.example`,
+      "http://app.example.evil",
+      "http://APP.example"
+    ]) {
+      for (const [method, route] of [
+        ["POST", "/session"],
+        ["GET", "/session"],
+        ["GET", "/event"]
+      ] as const) {
         const r = await raw(s.url, method, route, { host, origin })
         expect([origin, method, route, r.status]).toEqual([origin, method, route, 403])
         expect(r.body.message).toContain("--cors")
@@ -104,7 +130,12 @@ describe("reins serve: event streams", () => {
       expect(body.error).toBe("bad_request")
       expect(body.message).toMatch(/lastEventId|Last-Event-ID/)
     }
-    for (const [query, headers] of [["?lastEventId=0", {}], ["", { "last-event-id": "0" }], ["", { "last-event-id": " 7 " }], ["", {}]] as const) {
+    for (const [query, headers] of [
+      ["?lastEventId=0", {}],
+      ["", { "last-event-id": "0" }],
+      ["", { "last-event-id": " 7 " }],
+      ["", {}]
+    ] as const) {
       const stream = await openEvents(s.url, { query, headers })
       expect([query, stream.response.status]).toEqual([query, 200])
       await stream.waitFor((f) => f.event === "server.connected")
@@ -169,7 +200,10 @@ describe("reins serve: request size", () => {
       })
       expect([method, route, chunked.status]).toEqual([method, route, 413])
     }
-    const huge = await fetch(`${s.url}/health`, { headers: { "x-filler": "a".repeat(20_000) } }).then((r) => r.status, () => "reset")
+    const huge = await fetch(`${s.url}/health`, { headers: { "x-filler": "a".repeat(20_000) } }).then(
+      (r) => r.status,
+      () => "reset"
+    )
     expect([431, "reset"]).toContain(huge)
     // nothing of it was stored, and ordinary requests pass
     expect((await api(s.url, "GET", `/session/${id}/message`)).body).toEqual([])

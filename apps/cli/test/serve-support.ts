@@ -116,7 +116,11 @@ export const api = async (url: string, method: string, route: string, body?: unk
 
 /** How many `sleep <n>` processes are running (zombies not counted). */
 export const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "stat=,args="]).stdout.toString().split("\n").map((l) => l.trim()).filter((l) => !l.startsWith("Z") && l.endsWith(` sleep ${n}`) && l.split(/\s+/).length === 3).length
+  Bun.spawnSync(["ps", "-eo", "stat=,args="])
+    .stdout.toString()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => !l.startsWith("Z") && l.endsWith(` sleep ${n}`) && l.split(/\s+/).length === 3).length
 
 /** A marker for `sleep <n>`: a duration no other test uses. */
 export const marker = () => `3${Math.floor(Math.random() * 90000) + 10000}.5`

@@ -26,7 +26,9 @@ const respondingProject = async (n: string): Promise<Project & { server: Scripte
       const messages = body.messages as Array<{ role: string; content: unknown }>
       const user = messages.find((m) => m.role === "user")
       const text = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content)
-      return messages.some((m) => m.role === "tool") ? { text: `done with ${/task-\w+/.exec(text)?.[0]}` } : { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
+      return messages.some((m) => m.role === "tool")
+        ? { text: `done with ${/task-\w+/.exec(text)?.[0]}` }
+        : { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
     }
   })
   scripted.push(server)
@@ -35,7 +37,10 @@ const respondingProject = async (n: string): Promise<Project & { server: Scripte
   execFileSync("git", ["init", "-q"], { cwd })
   fs.writeFileSync(
     path.join(cwd, "reins.json"),
-    JSON.stringify({ model: "local/scripted", provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } } })
+    JSON.stringify({
+      model: "local/scripted",
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } }
+    })
   )
   return { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" }, server }
 }
@@ -43,7 +48,11 @@ const respondingProject = async (n: string): Promise<Project & { server: Scripte
 const partsOf = async (url: string, id: string) => (await api(url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts) as Array<any>
 
 const toolRunning = (id: string) => (f: { event: string; data: any }) =>
-  f.event === "part.updated" && f.data.part.sessionID === id && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined
+  f.event === "part.updated" &&
+  f.data.part.sessionID === id &&
+  f.data.part.type === "tool" &&
+  f.data.part.state.status === "running" &&
+  f.data.part.state.metadata?.process !== undefined
 
 /** A served project whose session is running `sleep N & sleep N` (both asleep), and the event stream that saw it start; then `next` is the model's answer. */
 const sleepingTurn = async (next: string) => {
@@ -72,7 +81,9 @@ describe("reins serve: turns", () => {
     // both commands run at the same time: each session's bash is running before either has finished
     await events.waitFor(toolRunning(a))
     await events.waitFor(toolRunning(b))
-    const completedBeforeBothRan = events.frames.findIndex((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "completed")
+    const completedBeforeBothRan = events.frames.findIndex(
+      (f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "completed"
+    )
     const secondRunning = Math.max(events.frames.findIndex(toolRunning(a)), events.frames.findIndex(toolRunning(b)))
     expect(completedBeforeBothRan === -1 || completedBeforeBothRan > secondRunning).toBe(true)
     const doneA = await events.waitFor((f) => f.event === "turn.finished" && f.data.result.sessionID === a)
@@ -99,10 +110,16 @@ describe("reins serve: turns", () => {
     await events.waitFor((f) => f.event === "turn.finished")
     const child = events.frames.find((f) => f.event === "session.created")!.data.session
     expect(child.parentID).toBe(parent)
-    const sessionsSeen = new Set(events.frames.flatMap((f) => (f.event === "part.updated" ? [f.data.part.sessionID] : f.event === "message.updated" ? [f.data.message.sessionID] : [])))
+    const sessionsSeen = new Set(
+      events.frames.flatMap((f) => (f.event === "part.updated" ? [f.data.part.sessionID] : f.event === "message.updated" ? [f.data.message.sessionID] : []))
+    )
     expect([...sessionsSeen].sort()).toEqual([child.id, parent].sort())
     // the child's answer streamed on the parent's stream
-    expect(events.frames.some((f) => f.event === "part.updated" && f.data.part.sessionID === child.id && f.data.part.type === "text" && f.data.part.text === "child says 42")).toBe(true)
+    expect(
+      events.frames.some(
+        (f) => f.event === "part.updated" && f.data.part.sessionID === child.id && f.data.part.type === "text" && f.data.part.text === "child says 42"
+      )
+    ).toBe(true)
     await events.close()
   })
 
@@ -176,7 +193,12 @@ describe("reins serve: turns", () => {
     await until(async () => {
       const list = (await api(s.url, "GET", "/session")).body
       id = list[0]?.id ?? ""
-      return id !== "" && (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).some((x: any) => x.type === "tool" && x.state.status === "running")
+      return (
+        id !== "" &&
+        (await api(s.url, "GET", `/session/${id}/message`)).body
+          .flatMap((m: any) => m.parts)
+          .some((x: any) => x.type === "tool" && x.state.status === "running")
+      )
     })
     const queued = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "a note from http" })
     expect(queued).toEqual({ status: 202, body: { sessionID: id, queued: true, messageID: expect.stringMatching(/^msg_/) } })

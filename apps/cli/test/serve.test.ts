@@ -18,7 +18,12 @@ describe("reins serve", () => {
   test("create, an async prompt, and the turn's events in order on /event, ending with turn.finished", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo served" } }] }, { text: "all done" }])
     const s = await serve(p, ["--yolo"])
-    expect((await api(s.url, "GET", "/health")).body).toEqual({ ok: true, version: expect.any(String), directory: p.cwd, events: { clients: 0, lastEventId: 0 } })
+    expect((await api(s.url, "GET", "/health")).body).toEqual({
+      ok: true,
+      version: expect.any(String),
+      directory: p.cwd,
+      events: { clients: 0, lastEventId: 0 }
+    })
     const created = await api(s.url, "POST", "/session", { title: "over http" })
     expect(created.status).toBe(201)
     const id = created.body.id as string
@@ -116,7 +121,8 @@ describe("reins serve", () => {
     const copiedIDs = new Set(copied.map((m: any) => m.info.id))
     const copiedSummary = copied.find((m: any) => m.info.summary !== undefined).info.summary
     expect(copiedSummary.summarised.length).toBe(summarised.length)
-    for (const messageID of [...copiedSummary.summarised, ...(copiedSummary.tailStart ? [copiedSummary.tailStart] : [])]) expect(copiedIDs.has(messageID)).toBe(true)
+    for (const messageID of [...copiedSummary.summarised, ...(copiedSummary.tailStart ? [copiedSummary.tailStart] : [])])
+      expect(copiedIDs.has(messageID)).toBe(true)
   })
 
   test("abort during a running command: its process group is killed and the part is error + interrupted", async () => {
@@ -126,7 +132,10 @@ describe("reins serve", () => {
     const id = (await api(s.url, "POST", "/session", {})).body.id
     const events = await openEvents(s.url, { query: `?sessionID=${id}` })
     await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
-    await events.waitFor((f) => f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined)
+    await events.waitFor(
+      (f) =>
+        f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined
+    )
     await until(() => sleeping(n) === 2)
     expect(await api(s.url, "DELETE", `/session/${id}`)).toMatchObject({ status: 409, body: { error: "busy", message: expect.stringContaining("abort") } })
     expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
@@ -159,14 +168,20 @@ describe("reins serve", () => {
     // answered: no longer waiting
     expect((await api(s.url, "POST", `/session/${id}/permissions/${first.data.id}`, { response: "once" })).status).toBe(404)
     const second = await events.waitFor((f) => f.event === "permission.asked" && f.data.id !== first.data.id)
-    expect(await api(s.url, "POST", `/session/${id}/permissions/${second.data.id}`, { response: "reject", message: "use printf instead" })).toEqual({ status: 200, body: { ok: true } })
+    expect(await api(s.url, "POST", `/session/${id}/permissions/${second.data.id}`, { response: "reject", message: "use printf instead" })).toEqual({
+      status: 200,
+      body: { ok: true }
+    })
     await events.waitFor((f) => f.event === "turn.finished")
     const tools = (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).filter((x: any) => x.type === "tool")
     expect(tools[0].state).toMatchObject({ status: "completed" })
     expect(tools[0].state.output).toContain("approved")
     expect(tools[1].state.status).toBe("error")
     expect(lastToolResult(p.server.requests)).toContain("use printf instead")
-    expect(events.frames.filter((f) => f.event === "permission.replied").map((f) => [f.data.reply, f.data.by])).toEqual([["once", "user"], ["reject", "user"]])
+    expect(events.frames.filter((f) => f.event === "permission.replied").map((f) => [f.data.reply, f.data.by])).toEqual([
+      ["once", "user"],
+      ["reject", "user"]
+    ])
     await events.close()
   })
 
@@ -250,7 +265,11 @@ describe("reins serve", () => {
     const malformed = await api(s.url, "POST", `/session/${id}/prompt_async`, '{"text": ')
     expect(malformed.status).toBe(400)
     expect(malformed.body).toMatchObject({ error: "bad_request", message: expect.stringContaining("JSON") })
-    const form = await fetch(`${s.url}/session/${id}/prompt_async`, { method: "POST", body: "text=hi", headers: { "content-type": "application/x-www-form-urlencoded" } })
+    const form = await fetch(`${s.url}/session/${id}/prompt_async`, {
+      method: "POST",
+      body: "text=hi",
+      headers: { "content-type": "application/x-www-form-urlencoded" }
+    })
     expect(form.status).toBe(415)
     expect(await form.json()).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("application/json") })
     const missing = await api(s.url, "POST", `/session/${id}/prompt_async`, { txt: "hi" })
@@ -356,7 +375,12 @@ describe("reins serve", () => {
     expect(r.stderr).toContain("--token")
     expect(r.stderr).toContain("REINS_SERVER_TOKEN")
     // a token no client could send is refused too
-    for (const [args, env] of [[["--token", ""], {}], [["--token", " "], {}], [["--token", "two words"], {}], [[], { REINS_SERVER_TOKEN: "  " }]] as const) {
+    for (const [args, env] of [
+      [["--token", ""], {}],
+      [["--token", " "], {}],
+      [["--token", "two words"], {}],
+      [[], { REINS_SERVER_TOKEN: "  " }]
+    ] as const) {
       const bad = await reins(["serve", "--hostname", "0.0.0.0", "--port", "0", ...args], { ...p, env: { ...p.env, ...env } })
       expect([args, env, bad.code]).toEqual([args, env, 2])
       expect(bad.stderr).toContain("without spaces")
@@ -377,10 +401,33 @@ describe("reins serve", () => {
 
   test("GET /doc is an OpenAPI 3.1 document listing every route; /config redacts secrets; /models lists the catalogue", async () => {
     const p = await setup([], {
-      provider: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret", headers: { "x-key": "hidden" }, models: { scripted: { context: 32000, output: 4000 } } } },
+      provider: {
+        local: {
+          type: "openai-compatible",
+          baseURL: "http://127.0.0.1:9/v1",
+          apiKey: "sk-very-secret",
+          headers: { "x-key": "hidden" },
+          models: { scripted: { context: 32000, output: 4000 } }
+        }
+      },
       // the secrets a command line or a URL carries
       mcp: {
-        tools: { type: "local", command: ["bunx", "srv", "--api-key", "arg-secret-1", "--token=arg-secret-2", "-p", "4000", "--verbose", "https://u:arg-secret-3@x.example/a?key=arg-secret-4"], env: { A: "env-secret" }, enabled: false },
+        tools: {
+          type: "local",
+          command: [
+            "bunx",
+            "srv",
+            "--api-key",
+            "arg-secret-1",
+            "--token=arg-secret-2",
+            "-p",
+            "4000",
+            "--verbose",
+            "https://u:arg-secret-3@x.example/a?key=arg-secret-4"
+          ],
+          env: { A: "env-secret" },
+          enabled: false
+        },
         remote: { type: "remote", url: "https://user:url-secret-1@mcp.example/sse?api_key=url-secret-2&region=eu&access_token=url-secret-3", enabled: false }
       }
     })
@@ -390,7 +437,9 @@ describe("reins serve", () => {
     expect(doc.body.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" })
     expect(doc.body.security).toEqual([{ bearer: [] }])
     expect(doc.body.paths["/session/{id}/prompt_async"].post.requestBody.content["application/json"]).toBeDefined()
-    const routes = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+    const routes = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)
+    )
     expect(routes.sort()).toEqual(
       [
         "GET /health",
@@ -416,7 +465,17 @@ describe("reins serve", () => {
     expect(config.body.provider.local).toMatchObject({ apiKey: "***", headers: { "x-key": "***" }, baseURL: "http://127.0.0.1:9/v1" })
     expect(JSON.stringify(config.body)).not.toContain("sk-very-secret")
     expect(JSON.stringify(config.body)).not.toMatch(/secret-|env-secret/)
-    expect(config.body.mcp.tools.command).toEqual(["bunx", "srv", "--api-key", "***", "--token=***", "-p", "4000", "--verbose", "https://***:***@x.example/a?key=***"])
+    expect(config.body.mcp.tools.command).toEqual([
+      "bunx",
+      "srv",
+      "--api-key",
+      "***",
+      "--token=***",
+      "-p",
+      "4000",
+      "--verbose",
+      "https://***:***@x.example/a?key=***"
+    ])
     expect(config.body.mcp.remote.url).toBe("https://***:***@mcp.example/sse?api_key=***&region=eu&access_token=***")
     const models = await api(s.url, "GET", "/models")
     expect(models.body).toEqual(JSON.parse((await reins(["models", "--format", "json"], p)).stdout))

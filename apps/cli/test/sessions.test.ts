@@ -20,7 +20,11 @@ const priced = (p: Project) => {
 
 /** The processes of a group still running (zombies, dead already, are not counted). */
 const groupMembers = (pgid: number) =>
-  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="])
+    .stdout.toString()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 const listJson = async (p: Project) => JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout) as Array<any>
 const exported = async (p: Project, id: string) => JSON.parse((await reins(["sessions", "export", id], p)).stdout)
@@ -57,7 +61,9 @@ describe("sessions list", () => {
     expect(text.code).toBe(0)
     const lines = text.stdout.trimEnd().split("\n")
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toMatch(new RegExp(`^${second.id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  local/claude-sonnet-4-5  2 messages  1k in / 50 out +\\$0\\.0037  two  \\(${p.cwd}\\)$`))
+    expect(lines[0]).toMatch(
+      new RegExp(`^${second.id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  local/claude-sonnet-4-5  2 messages  1k in / 50 out +\\$0\\.0037  two  \\(${p.cwd}\\)$`)
+    )
     expect(lines[1]).toMatch(new RegExp(`^${first.id}  .*  local/claude-sonnet-4-5  3 messages  22k in / 300 out +\\$0\\.02  one  \\(${p.cwd}\\)$`))
     // no colour on a pipe
     expect(text.stdout).not.toContain("\x1b")

@@ -19,11 +19,18 @@ const sleepers = (n: string) => ({ toolCalls: [{ name: "bash", arguments: { comm
 
 /** How many `sleep <n>` processes are still running (zombies, already dead, show as [sleep] and are not counted). */
 const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === `sleep ${n}`).length
+  Bun.spawnSync(["ps", "-eo", "args"])
+    .stdout.toString()
+    .split("\n")
+    .filter((l) => l.trim() === `sleep ${n}`).length
 
 /** The processes of a group still running (a zombie, dead but not yet collected by its parent, is not). */
 const groupMembers = (pgid: number) =>
-  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="])
+    .stdout.toString()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 const exported = async (p: Project, sessionID: string) => JSON.parse((await reins(["sessions", "export", sessionID], p)).stdout)
 
@@ -63,51 +70,56 @@ const stopped = (child: ChildProcess) => {
 }
 
 describe("signals and a running command", () => {
-  for (const signal of ["SIGHUP", "SIGTERM"] as const) test(`${signal} kills the command's process group and marks the call interrupted, like Ctrl+C`, async () => {
-    const n = marker()
-    const p = await setup([sleepers(n), { text: "never asked" }])
-    const run = start(p, ["run", "--yolo", "sleep please"])
-    try {
-      const { sessionID } = await recorded(p)
-      await waitFor(() => sleeping(n) === 2)
-      expect(sleeping(n)).toBe(2)
-      run.child.kill(signal)
-      const exit = await run.exited
-      expect(exit.code).toBe(130)
-      await waitFor(() => sleeping(n) === 0)
-      expect(sleeping(n)).toBe(0)
-      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
-      expect(p.server.requests).toHaveLength(1)
-    } finally {
-      stopped(run.child)
-    }
-  }, 30_000)
+  for (const signal of ["SIGHUP", "SIGTERM"] as const)
+    test(`${signal} kills the command's process group and marks the call interrupted, like Ctrl+C`, async () => {
+      const n = marker()
+      const p = await setup([sleepers(n), { text: "never asked" }])
+      const run = start(p, ["run", "--yolo", "sleep please"])
+      try {
+        const { sessionID } = await recorded(p)
+        await waitFor(() => sleeping(n) === 2)
+        expect(sleeping(n)).toBe(2)
+        run.child.kill(signal)
+        const exit = await run.exited
+        expect(exit.code).toBe(130)
+        await waitFor(() => sleeping(n) === 0)
+        expect(sleeping(n)).toBe(0)
+        expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+        expect(p.server.requests).toHaveLength(1)
+      } finally {
+        stopped(run.child)
+      }
+    }, 30_000)
 
   // A real terminal: script(1) runs reins on a pseudo-terminal; killing script closes its master side,
   // and the kernel hangs up reins, which then writes to a terminal that is gone (EIO).
-  test.skipIf(Bun.which("script") === null)("closing a real terminal (a pty) stops the command's group and marks the call interrupted", async () => {
-    const n = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo hi; sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
-    const terminal = spawn("script", ["-qfec", `${BIN} run --yolo 'sleep please'`, "/dev/null"], {
-      cwd: p.cwd,
-      env: { ...p.env, SHELL: "/bin/sh" },
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    try {
-      const { sessionID } = await recorded(p)
-      await waitFor(() => sleeping(n) === 2)
-      expect(sleeping(n)).toBe(2)
-      terminal.kill("SIGKILL")
-      await waitFor(() => sleeping(n) === 0)
-      expect(sleeping(n)).toBe(0)
-      // reins itself is gone too, and left the call closed
-      await waitFor(() => !Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().includes("run --yolo sleep please"))
-      expect(Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()).not.toContain("run --yolo sleep please")
-      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
-    } finally {
-      stopped(terminal)
-    }
-  }, 30_000)
+  test.skipIf(Bun.which("script") === null)(
+    "closing a real terminal (a pty) stops the command's group and marks the call interrupted",
+    async () => {
+      const n = marker()
+      const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo hi; sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+      const terminal = spawn("script", ["-qfec", `${BIN} run --yolo 'sleep please'`, "/dev/null"], {
+        cwd: p.cwd,
+        env: { ...p.env, SHELL: "/bin/sh" },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      try {
+        const { sessionID } = await recorded(p)
+        await waitFor(() => sleeping(n) === 2)
+        expect(sleeping(n)).toBe(2)
+        terminal.kill("SIGKILL")
+        await waitFor(() => sleeping(n) === 0)
+        expect(sleeping(n)).toBe(0)
+        // reins itself is gone too, and left the call closed
+        await waitFor(() => !Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().includes("run --yolo sleep please"))
+        expect(Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()).not.toContain("run --yolo sleep please")
+        expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+      } finally {
+        stopped(terminal)
+      }
+    },
+    30_000
+  )
 
   test("after SIGKILL the group survives; the next run on the session kills it and marks the call interrupted", async () => {
     const n = marker()

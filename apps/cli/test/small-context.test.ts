@@ -21,23 +21,33 @@ const highest = (text: string, marker: string) => Math.max(0, ...[...text.matchA
  * highest step it sees done (bash results or the summary); its request repeated as the last message
  * makes it start over, as small models do. Each step appends its number to steps.log with bash.
  */
-const model = (context: number) => (body: any): ScriptedStep => {
-  const size = Math.ceil(JSON.stringify(body).length / 4)
-  if (size > context) {
-    return { error: { status: 400, message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${size} tokens.`, code: "context_length_exceeded" } }
+const model =
+  (context: number) =>
+  (body: any): ScriptedStep => {
+    const size = Math.ceil(JSON.stringify(body).length / 4)
+    if (size > context) {
+      return {
+        error: {
+          status: 400,
+          message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${size} tokens.`,
+          code: "context_length_exceeded"
+        }
+      }
+    }
+    const text = JSON.stringify(body.messages)
+    const seen = Math.max(highest(text, "STEP-DONE"), highest(text, "PROGRESS"))
+    if (typeof body.messages[0]?.content === "string" && body.messages[0].content.startsWith("You are summarising")) {
+      return {
+        text: `## Objective\nRun the numbered steps.\n## Work State\n### Completed\nSteps 1 to ${seen} (PROGRESS-${seen}).\n## Next Move\nStep ${seen + 1}.`
+      }
+    }
+    const last = body.messages.at(-1)
+    const restart = last?.role === "user" && JSON.stringify(last.content).includes("TASK-MARKER")
+    const done = restart ? 0 : seen
+    if (done >= STEPS) return { text: "ALL-DONE" }
+    const n = done + 1
+    return { toolCalls: [{ name: "bash", arguments: { command: `echo ${n} >> steps.log && echo STEP-DONE-${n} && seq -f 'log line %g of the step' 1 40` } }] }
   }
-  const text = JSON.stringify(body.messages)
-  const seen = Math.max(highest(text, "STEP-DONE"), highest(text, "PROGRESS"))
-  if (typeof body.messages[0]?.content === "string" && body.messages[0].content.startsWith("You are summarising")) {
-    return { text: `## Objective\nRun the numbered steps.\n## Work State\n### Completed\nSteps 1 to ${seen} (PROGRESS-${seen}).\n## Next Move\nStep ${seen + 1}.` }
-  }
-  const last = body.messages.at(-1)
-  const restart = last?.role === "user" && JSON.stringify(last.content).includes("TASK-MARKER")
-  const done = restart ? 0 : seen
-  if (done >= STEPS) return { text: "ALL-DONE" }
-  const n = done + 1
-  return { toolCalls: [{ name: "bash", arguments: { command: `echo ${n} >> steps.log && echo STEP-DONE-${n} && seq -f 'log line %g of the step' 1 40` } }] }
-}
 
 const setup = async (compaction: Record<string, unknown>, context = CONTEXT): Promise<Project & { server: ScriptedServer }> => {
   const server = await startScriptedServer([], { respond: model(context) })

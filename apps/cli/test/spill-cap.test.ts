@@ -10,10 +10,9 @@ describe("the spill file's cap (tool_output.spill_max_bytes)", () => {
   test("a bash output past the cap keeps its start and end on disk, and the model is told what was dropped", async () => {
     const cap = 256 * 1024
     // 18 MB of numbered lines: more than the cap, and more than what is read back for reducers
-    const p = await setup(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 2500000" } }] }, { text: "done" }],
-      { tool_output: { spill_max_bytes: cap } }
-    )
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 2500000" } }] }, { text: "done" }], {
+      tool_output: { spill_max_bytes: cap }
+    })
     const r = await reins(["run", "--yolo", "--format", "json", "count"], p)
     expect(r.code).toBe(0)
     const completed = events(r.stdout).find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed")
@@ -38,10 +37,9 @@ describe("the spill file's cap (tool_output.spill_max_bytes)", () => {
   })
 
   test("an output within the cap is saved whole, with the usual notice", async () => {
-    const p = await setup(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] }, { text: "done" }],
-      { tool_output: { spill_max_bytes: 4 * 1024 * 1024 } }
-    )
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 300000" } }] }, { text: "done" }], {
+      tool_output: { spill_max_bytes: 4 * 1024 * 1024 }
+    })
     const r = await reins(["run", "--yolo", "--format", "json", "count"], p)
     expect(r.code).toBe(0)
     const completed = events(r.stdout).find((e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed")

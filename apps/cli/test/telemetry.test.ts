@@ -89,7 +89,9 @@ describe("OpenTelemetry export of reins run", () => {
     const [first, second] = spans.filter((s) => s.name === "chat scripted")
     const tool = spans.find((s) => s.name === "execute_tool bash")!
     expect(JSON.parse(String(first!.attributes["gen_ai.input.messages"])).at(-1)).toEqual({ role: "user", parts: [{ type: "text", content: "trace me" }] })
-    expect(JSON.parse(String(second!.attributes["gen_ai.output.messages"]))).toEqual([{ role: "assistant", parts: [{ type: "text", content: "done" }], finish_reason: "stop" }])
+    expect(JSON.parse(String(second!.attributes["gen_ai.output.messages"]))).toEqual([
+      { role: "assistant", parts: [{ type: "text", content: "done" }], finish_reason: "stop" }
+    ])
     expect(JSON.parse(String(tool.attributes["gen_ai.tool.call.arguments"]))).toEqual({ command: "echo captured" })
     expect(String(tool.attributes["gen_ai.tool.call.result"])).toContain("captured")
   })
@@ -120,7 +122,11 @@ describe("OpenTelemetry export of reins run", () => {
     expect(spans.some((s) => s.name === "session.step")).toBe(true)
     // the run's work is one trace; only what the runtime reads while it is built (before the run's root) is apart
     const root = spans.find((s) => s.name === "reins run")!
-    expect([...new Set(spans.filter((s) => s.traceId !== root.traceId).map((s) => s.name))].sort()).toEqual(["Agents.load", "Compaction.loadSettings", "Prompt.loadSettings"])
+    expect([...new Set(spans.filter((s) => s.traceId !== root.traceId).map((s) => s.name))].sort()).toEqual([
+      "Agents.load",
+      "Compaction.loadSettings",
+      "Prompt.loadSettings"
+    ])
   })
 
   test("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported", async () => {

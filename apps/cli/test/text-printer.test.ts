@@ -21,7 +21,11 @@ const printer = () => {
   const out: Array<string> = []
   const err: Array<string> = []
   let now = 1_000
-  const p = textPrinter((s) => void out.push(s), (s) => void err.push(s), { style: plain, live: false, outIsTTY: false, cwd: "/p", now: () => now })
+  const p = textPrinter(
+    (s) => void out.push(s),
+    (s) => void err.push(s),
+    { style: plain, live: false, outIsTTY: false, cwd: "/p", now: () => now }
+  )
   const feed = (...events: Array<Event>) => Effect.runSync(Effect.forEach(events, p.handler, { discard: true }))
   return { p, out, err, feed, advance: (ms: number) => void (now += ms) }
 }

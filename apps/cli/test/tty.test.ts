@@ -61,10 +61,9 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
   })
 
   test("reject with a message sends the message to the model and runs nothing", async () => {
-    const p = await project(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "touch nope.txt" } }] }, { text: "ok, I will not" }],
-      { permission: { bash: "ask" } }
-    )
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "touch nope.txt" } }] }, { text: "ok, I will not" }], {
+      permission: { bash: "ask" }
+    })
     stops.push(() => p.server.stop())
     const r = await runOnTty(p.cwd, p.env, "make a file", ["r", "use the write tool instead"])
     expect(r.code).toBe(0)
@@ -139,4 +138,3 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
     expect(JSON.parse((await reins(["permissions", "list", "--format", "json"], p)).stdout)).toEqual([])
   })
 })
-

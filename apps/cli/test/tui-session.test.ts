@@ -16,7 +16,10 @@ const footer = (screen: string) => screen.trimEnd().split("\n").at(-1) ?? ""
 describe("reins (interactive) on a terminal", () => {
   test("a prompt streams its answer, the edit's tool line and diff show, and the footer's token count grows", async () => {
     const p = await project([
-      { toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "old line", newString: "new line" } }], usage: { prompt_tokens: 1200, completion_tokens: 40 } },
+      {
+        toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "old line", newString: "new line" } }],
+        usage: { prompt_tokens: 1200, completion_tokens: 40 }
+      },
       { text: "I replaced **old line** with new line in notes.txt.", textChunks: 8, chunkDelayMs: 30, usage: { prompt_tokens: 1500, completion_tokens: 60 } }
     ])
     fs.writeFileSync(path.join(p.cwd, "notes.txt"), "first\nold line\nlast\n")
@@ -45,10 +48,9 @@ describe("reins (interactive) on a terminal", () => {
   })
 
   test("a permission question is answered with the keyboard: always allows the command, and the turn goes on", async () => {
-    const p = await project(
-      [{ toolCalls: [{ name: "bash", arguments: { command: "touch made-by-bash.txt" } }] }, { text: "The file is made." }],
-      { permission: { bash: "ask" } }
-    )
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "touch made-by-bash.txt" } }] }, { text: "The file is made." }], {
+      permission: { bash: "ask" }
+    })
     await using pty = await openTui(p)
     await send(pty, "make a file")
     await pty.waitFor("touch made-by-bash.txt", 15_000)

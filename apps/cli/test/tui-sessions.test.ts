@@ -12,8 +12,10 @@ const project = projects()
 describe("reins (interactive): sessions", () => {
   test("/sessions lists this project's sessions newest first, and picking one shows its history and continues it", async () => {
     const p = await project([{ text: "Answer about apples." }, { text: "Answer about pears." }, { text: "More on apples." }])
-    const first = events((await reins(["run", "--format", "json", "tell me about apples"], p)).stdout).find((e) => e.type === "session.created")!.session.id as string
-    const second = events((await reins(["run", "--format", "json", "tell me about pears"], p)).stdout).find((e) => e.type === "session.created")!.session.id as string
+    const first = events((await reins(["run", "--format", "json", "tell me about apples"], p)).stdout).find((e) => e.type === "session.created")!.session
+      .id as string
+    const second = events((await reins(["run", "--format", "json", "tell me about pears"], p)).stdout).find((e) => e.type === "session.created")!.session
+      .id as string
     expect(first).not.toBe(second)
 
     await using pty = await openTui(p)
@@ -88,9 +90,19 @@ describe("reins (interactive): sessions", () => {
   })
 
   test("/compact summarises the session now and says so; a multi-line paste stays one message", async () => {
-    const p = await project([{ text: "ok one" }, { text: "ok two" }, { text: "ok three" }, { text: "## Objective\nSUMMARY-MARKER" }, { text: "after the paste" }])
+    const p = await project([
+      { text: "ok one" },
+      { text: "ok two" },
+      { text: "ok three" },
+      { text: "## Objective\nSUMMARY-MARKER" },
+      { text: "after the paste" }
+    ])
     await using pty = await openTui(p)
-    for (const [text, answer] of [["TASK-MARKER: build it", "ok one"], ["second", "ok two"], ["third", "ok three"]] as const) {
+    for (const [text, answer] of [
+      ["TASK-MARKER: build it", "ok one"],
+      ["second", "ok two"],
+      ["third", "ok three"]
+    ] as const) {
       await send(pty, text)
       await pty.waitFor(answer, 15_000)
       await pty.waitFor(READY)

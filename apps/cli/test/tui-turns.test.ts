@@ -30,7 +30,11 @@ describe("reins (interactive): turns", () => {
       await pty.waitFor(READY, 15_000)
       // the turn ends once its command's process group is killed: nothing is left behind (the kill lands at once,
       // the kernel may take a moment to finish the process off under load)
-      await pty.waitUntil(() => sleeps.every((pid) => !isAlive(pid)), `the sleep killed (still there: ${sleeps.filter(isAlive).map(procStat).join("; ")})`, 5_000)
+      await pty.waitUntil(
+        () => sleeps.every((pid) => !isAlive(pid)),
+        `the sleep killed (still there: ${sleeps.filter(isAlive).map(procStat).join("; ")})`,
+        5_000
+      )
       expect(descendantsRunning(pty.pid, "sleep 37")).toEqual([])
       expectScreen("interrupted", normalise(pty.screen(), p))
       // still usable: the next prompt is a new turn of the same session
@@ -54,10 +58,7 @@ describe("reins (interactive): turns", () => {
   })
 
   test("a message typed while the turn runs is queued into it and answered in the same turn", async () => {
-    const p = await project([
-      { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] },
-      { text: "Noted the README too." }
-    ])
+    const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] }, { text: "Noted the README too." }])
     fs.writeFileSync(path.join(p.cwd, "README.md"), "README-CONTENT-MARKER\n")
     await using pty = await openTui(p, ["--yolo"])
     await send(pty, "start working")
@@ -111,11 +112,7 @@ describe("reins (interactive): turns", () => {
   })
 
   test("a message to a session another reins process is running is queued for that process's turn", async () => {
-    const p = await project([
-      { text: "started" },
-      { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] },
-      { text: "The other process saw it." }
-    ])
+    const p = await project([{ text: "started" }, { toolCalls: [{ name: "bash", arguments: { command: "sleep 4" } }] }, { text: "The other process saw it." }])
     const first = await reins(["run", "--format", "json", "begin"], p)
     const sessionID = events(first.stdout).find((e) => e.type === "session.created")!.session.id as string
     // another process runs a long turn of the session

@@ -84,7 +84,10 @@ describe("reduceTranscript", () => {
     // the model answered again: no longer retrying
     expect(state.status).toBe("tool")
     expect(state.retry).toBeUndefined()
-    state = reduceTranscript(state, { type: "message.updated", message: assistant("msg_a", { error: { reason: "interrupted", message: "Interrupted by the user." } }) })
+    state = reduceTranscript(state, {
+      type: "message.updated",
+      message: assistant("msg_a", { error: { reason: "interrupted", message: "Interrupted by the user." } })
+    })
     state = reduceTranscript(state, { type: "session.status", sessionID: SESSION, status: "idle" })
     expect(state.status).toBe("idle")
     expect(state.retry).toBeUndefined()
@@ -105,7 +108,14 @@ describe("reduceTranscript", () => {
   })
 
   test("questions asked at once wait in order; a reply closes its own", () => {
-    const ask = (id: string, pattern: string): SessionEvent => ({ type: "permission.asked", id, sessionID: SESSION, permission: "bash", patterns: [pattern], always: [pattern] })
+    const ask = (id: string, pattern: string): SessionEvent => ({
+      type: "permission.asked",
+      id,
+      sessionID: SESSION,
+      permission: "bash",
+      patterns: [pattern],
+      always: [pattern]
+    })
     let state = fold([ask("per_1", "rm a"), ask("per_2", "rm b")])
     expect(state.permission?.id).toBe("per_1")
     state = reduceTranscript(state, { type: "permission.replied", id: "per_2", sessionID: SESSION, reply: "always", by: "user", granted: ["rm b"] })

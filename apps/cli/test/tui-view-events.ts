@@ -8,7 +8,10 @@ export const user = (id: string, text: string, metadata?: Record<string, unknown
   const message: UserMessage = { id, sessionID: SESSION, role: "user", time: { created: 1 }, ...(metadata ? { metadata } : {}) }
   return [
     { type: "message.updated", message },
-    { type: "part.updated", part: { id: `${id}-p`, sessionID: SESSION, messageID: id, type: "text", text, ...(metadata?.["compaction_continue"] ? { synthetic: true } : {}) } }
+    {
+      type: "part.updated",
+      part: { id: `${id}-p`, sessionID: SESSION, messageID: id, type: "text", text, ...(metadata?.["compaction_continue"] ? { synthetic: true } : {}) }
+    }
   ]
 }
 

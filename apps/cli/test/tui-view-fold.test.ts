@@ -20,7 +20,7 @@ const answer = [
   "- `beta` became `BETA`",
   "",
   "```ts",
-  "const notes = read(\"notes.txt\")",
+  'const notes = read("notes.txt")',
   "",
   "console.log(notes)",
   "```",
@@ -67,7 +67,11 @@ describe("the transcript of a real turn", () => {
 
   beforeAll(async () => {
     const p = await setup([
-      { reasoning: "The user wants notes. I will write them, then check.", text: "Let me write the notes.", toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }] },
+      {
+        reasoning: "The user wants notes. I will write them, then check.",
+        text: "Let me write the notes.",
+        toolCalls: [{ name: "write", arguments: { filePath: "notes.txt", content: "alpha\nbeta\n" } }]
+      },
       { toolCalls: [{ name: "edit", arguments: { filePath: "notes.txt", oldString: "beta", newString: "BETA" } }] },
       { toolCalls: [{ name: "bash", arguments: { command: "printf 'one\\ntwo\\nthree\\n'; exit 3", description: "print three lines" } }] },
       { toolCalls: [{ name: "grep", arguments: { pattern: "alpha" } }] },
@@ -137,7 +141,8 @@ describe("the transcript of a real turn", () => {
           kept++
         }
         // every live item the delta is not about is the very same object as before
-        for (const item of state.live) if (item.id !== e.partID && !item.id.startsWith(`${e.partID}#`)) expect(next.live.includes(item) || next.items.includes(item)).toBe(true)
+        for (const item of state.live)
+          if (item.id !== e.partID && !item.id.startsWith(`${e.partID}#`)) expect(next.live.includes(item) || next.items.includes(item)).toBe(true)
       }
       state = next
     }

@@ -51,13 +51,28 @@ const bashOutput = ["line 1", "line 2", "line 3", "line 4", "line 5", "line 6", 
 const finished = fold([
   ...user("msg_u", "fix the tests"),
   { type: "message.updated", message: assistant("msg_a") },
-  { type: "part.updated", part: { id: "prt_r", sessionID: SESSION, messageID: "msg_a", type: "reasoning", text: "First look at the failing test.\nThen fix it.", time: { start: 100, end: 2100 } } },
+  {
+    type: "part.updated",
+    part: {
+      id: "prt_r",
+      sessionID: SESSION,
+      messageID: "msg_a",
+      type: "reasoning",
+      text: "First look at the failing test.\nThen fix it.",
+      time: { start: 100, end: 2100 }
+    }
+  },
   updated(tool("prt_b", "msg_a", "bash", completed({ command: "bun test" }, bashOutput, { exitCode: 3, timedOut: false }))),
   updated(tool("prt_e", "msg_a", "edit", completed({ filePath: "/repo/src/a.ts", oldString: "2", newString: "3" }, "Edited.", { diff: EDIT_DIFF }))),
   updated(tool("prt_g", "msg_a", "grep", completed({ pattern: "TODO" }, "...", { matches: 7, files: 3 }))),
   updated(tool("prt_l", "msg_a", "glob", completed({ pattern: "**/*.ts" }, "...", { count: 12 }))),
   updated(tool("prt_w", "msg_a", "write", completed({ filePath: "/repo/new.txt", content: "hello\nworld\n" }, "Created.", { exists: false }))),
-  text("prt_t", "msg_a", "## Fixed\n\nThe test **passes** now; see `a.ts` and [the docs](https://example.com/docs).\n\n- one\n- two\n\n```ts\nconst b = 3 // fixed\n```\n", 3000),
+  text(
+    "prt_t",
+    "msg_a",
+    "## Fixed\n\nThe test **passes** now; see `a.ts` and [the docs](https://example.com/docs).\n\n- one\n- two\n\n```ts\nconst b = 3 // fixed\n```\n",
+    3000
+  ),
   { type: "session.status", sessionID: SESSION, status: "idle" }
 ])
 
@@ -112,7 +127,16 @@ describe("Transcript", () => {
   })
 
   test("ASCII locale: no character outside ASCII anywhere on screen", () => {
-    const compacted = reduceTranscript(finished, { type: "compaction.completed", sessionID: SESSION, messageID: "m", tokensBefore: 9000, tokensAfter: 100, pruned: [], summarised: [], summary: "" })
+    const compacted = reduceTranscript(finished, {
+      type: "compaction.completed",
+      sessionID: SESSION,
+      messageID: "m",
+      tokensBefore: 9000,
+      tokensAfter: 100,
+      pruned: [],
+      summarised: [],
+      summary: ""
+    })
     const out = screen({ state: compacted, expanded: none, width: 100, now: 0 }, ascii)
     expect(out).toContain("x bash bun test | exit 3 | 1.2s")
     expect(out).toContain("+ edit")
@@ -131,7 +155,15 @@ describe("Transcript", () => {
     expect(out).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash make all · 12s/)
     expect(out).toContain("│ cc b.c")
     expect(out).toContain("│ ld app")
-    const asking = reduceTranscript(state, { type: "permission.asked", id: "per_2", sessionID: SESSION, permission: "bash", patterns: ["make all"], always: ["make *"], callID: "call-prt_b" })
+    const asking = reduceTranscript(state, {
+      type: "permission.asked",
+      id: "per_2",
+      sessionID: SESSION,
+      permission: "bash",
+      patterns: ["make all"],
+      always: ["make *"],
+      callID: "call-prt_b"
+    })
     expect(screen({ state: asking, expanded: none, width: 100, now: 13_500 })).toContain("bash make all · waiting for your answer")
     const plain = screen({ state: state, expanded: none, width: 100, now: 13_500 }, ascii)
     expect(plain).toMatch(/[-\\|/] bash make all \| 12s/)
@@ -176,8 +208,20 @@ describe("Transcript", () => {
       ...user("msg_u", `a question with a very-long-word-${"x".repeat(120)} and more`),
       { type: "message.updated", message: assistant("msg_a") },
       updated(tool("prt_b", "msg_a", "bash", completed({ command: `echo ${"y".repeat(200)}` }, `${"z".repeat(300)}\n\n(exit code 0)`, { exitCode: 0 }))),
-      updated(tool("prt_e", "msg_a", "edit", completed({ filePath: "/repo/src/a.ts" }, "ok", { diff: EDIT_DIFF.replace("const b = 3", `const b = "${"w".repeat(150)}"`) }))),
-      text("prt_t", "msg_a", `Para ${"word ".repeat(60)}\n\n- item ${"long ".repeat(40)}\n\n\`\`\`ts\nconst s = "${"q".repeat(140)}"\n\`\`\`\n\n| a | b |\n|---|---|\n| ${"c".repeat(90)} | d |\n`, 9),
+      updated(
+        tool(
+          "prt_e",
+          "msg_a",
+          "edit",
+          completed({ filePath: "/repo/src/a.ts" }, "ok", { diff: EDIT_DIFF.replace("const b = 3", `const b = "${"w".repeat(150)}"`) })
+        )
+      ),
+      text(
+        "prt_t",
+        "msg_a",
+        `Para ${"word ".repeat(60)}\n\n- item ${"long ".repeat(40)}\n\n\`\`\`ts\nconst s = "${"q".repeat(140)}"\n\`\`\`\n\n| a | b |\n|---|---|\n| ${"c".repeat(90)} | d |\n`,
+        9
+      ),
       { type: "session.status", sessionID: SESSION, status: "idle" }
     ])
     for (const theme of [color, ascii]) {
@@ -238,7 +282,11 @@ describe("the markdown lexer loads lazily", () => {
 describe("Footer", () => {
   const usage = { input: 1_000, output: 200, cacheRead: 3_000, cacheWrite: 0, cost: 0.0123, contextTokens: 4_200 }
   test("model, context used and share of the window, session tokens and cost, cache hit rate, cwd and branch", () => {
-    const out = show(<Footer width={160} info={{ model: "openai/gpt-5", contextWindow: 200_000, usage, cwd: "/home/u/proj", home: "/home/u", branch: "main" }} />, noColor, 160)
+    const out = show(
+      <Footer width={160} info={{ model: "openai/gpt-5", contextWindow: 200_000, usage, cwd: "/home/u/proj", home: "/home/u", branch: "main" }} />,
+      noColor,
+      160
+    )
     expect(out.split("\n").length).toBe(1)
     expect(out).toContain("openai/gpt-5 · context 4.2k/200k (2%) · session 4k in / 200 out · $0.01 · cache 75%")
     expect(out).toContain("~/proj (main)")

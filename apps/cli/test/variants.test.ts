@@ -22,7 +22,11 @@ const setup = async (steps: Parameters<typeof startAnthropicServer>[0], extra: R
   execFileSync("git", ["init", "-q"], { cwd })
   fs.writeFileSync(
     path.join(cwd, "reins.json"),
-    JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key", ...(models ? { models } : {}) } }, ...extra })
+    JSON.stringify({
+      model: "anthropic/claude-sonnet-4-5",
+      provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key", ...(models ? { models } : {}) } },
+      ...extra
+    })
   )
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" }
   return { server, p: { cwd, dataDir, env } }
@@ -62,7 +66,11 @@ test.each([
 })
 
 test("a variant defined in reins.json for the model is accepted and sent", async () => {
-  const { server, p } = await setup([{ text: "ok" }], {}, { "claude-sonnet-4-5": { variants: { deep: { thinking: { type: "enabled", budgetTokens: 30000 } } } } })
+  const { server, p } = await setup(
+    [{ text: "ok" }],
+    {},
+    { "claude-sonnet-4-5": { variants: { deep: { thinking: { type: "enabled", budgetTokens: 30000 } } } } }
+  )
   const run = await reins(["run", "--variant", "deep", "hi"], p)
   expect(run.code).toBe(0)
   expect((server.requests[0]!.body as { thinking: unknown }).thinking).toEqual({ type: "enabled", budget_tokens: 30_000 })

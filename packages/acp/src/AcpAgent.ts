@@ -1,4 +1,14 @@
-import { PROTOCOL_VERSION, RequestError, agent, ndJsonStream, type AgentContext, type ClientCapabilities, type SessionModeState, type SessionUpdate, type StopReason } from "@agentclientprotocol/sdk"
+import {
+  PROTOCOL_VERSION,
+  RequestError,
+  agent,
+  ndJsonStream,
+  type AgentContext,
+  type ClientCapabilities,
+  type SessionModeState,
+  type SessionUpdate,
+  type StopReason
+} from "@agentclientprotocol/sdk"
 import { Cause, Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
 import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService } from "@reins/session"
@@ -87,7 +97,11 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
     const ignoredMcp = (servers: ReadonlyArray<{ readonly name: string }>) =>
       servers.length === 0
         ? Promise.resolve()
-        : runPromise(Effect.logWarning(`reins acp does not start the editor's MCP servers (${servers.map((s) => s.name).join(", ")}); configure them under "mcp" in reins.json`))
+        : runPromise(
+            Effect.logWarning(
+              `reins acp does not start the editor's MCP servers (${servers.map((s) => s.name).join(", ")}); configure them under "mcp" in reins.json`
+            )
+          )
 
     const open = async (sessionId: string, cwd: string, runtime: AcpRuntime, agent?: string) => {
       const agents = await runPromise(Effect.provideContext(Effect.service(Agents), runtime.context))
@@ -111,7 +125,9 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
     }
 
     const send = (client: AgentContext, sessionId: string, updates: ReadonlyArray<SessionUpdate>) =>
-      Effect.forEach(updates, (update) => Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined)), { discard: true })
+      Effect.forEach(updates, (update) => Effect.promise(() => client.notify("session/update", { sessionId, update }).catch(() => undefined)), {
+        discard: true
+      })
 
     const entryOf = (sessionId: string) => {
       const entry = sessions.get(sessionId)
@@ -135,14 +151,22 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       .onRequest("session/new", async ({ params }) => {
         const runtime = await runtimeFor(params.cwd)
         await ignoredMcp(params.mcpServers)
-        const session = await runPromise(Effect.provideContext(Effect.flatMap(Effect.service(SessionService), (s) => s.create({ directory: params.cwd })), runtime.context))
+        const session = await runPromise(
+          Effect.provideContext(
+            Effect.flatMap(Effect.service(SessionService), (s) => s.create({ directory: params.cwd })),
+            runtime.context
+          )
+        )
         const entry = await open(session.id, params.cwd, runtime)
         return { sessionId: session.id, modes: modeState(entry) }
       })
       .onRequest("session/load", async ({ params, client }) => {
         // its running prompt's entry is kept: loaded again it would be forgotten, and a second prompt start beside it
         if (sessions.get(params.sessionId)?.running !== undefined) {
-          throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is running a prompt in this connection: cancel it (session/cancel) or wait for it to end, then load it.`)
+          throw RequestError.invalidRequest(
+            undefined,
+            `Session ${params.sessionId} is running a prompt in this connection: cancel it (session/cancel) or wait for it to end, then load it.`
+          )
         }
         const runtime = await runtimeFor(params.cwd)
         await ignoredMcp(params.mcpServers)
@@ -172,22 +196,34 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       })
       .onRequest("session/prompt", async ({ params, client, signal }) => {
         const entry = entryOf(params.sessionId)
-        if (entry.running !== undefined) throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is already running a prompt; cancel it or wait for it to end.`)
+        if (entry.running !== undefined)
+          throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is already running a prompt; cancel it or wait for it to end.`)
         const input = promptInput(params.prompt)
         if (input.text === "" && input.files.length === 0) throw RequestError.invalidParams(undefined, "The prompt is empty: give some text.")
         const updates = turnUpdates(params.sessionId, entry.cwd)
         let result: TurnResult | undefined
         const turn = Effect.gen(function* () {
           const service = yield* SessionService
-          yield* service.stream({ sessionID: params.sessionId, text: input.text, model: entry.runtime.model, agent: entry.mode, ...(input.files.length > 0 ? { files: input.files } : {}) }).pipe(
-            // the file tools read and write through the editor while this turn runs
-            Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
-            Stream.runForEach((event) => (event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates.update(event))))
-          )
+          yield* service
+            .stream({
+              sessionID: params.sessionId,
+              text: input.text,
+              model: entry.runtime.model,
+              agent: entry.mode,
+              ...(input.files.length > 0 ? { files: input.files } : {})
+            })
+            .pipe(
+              // the file tools read and write through the editor while this turn runs
+              Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
+              Stream.runForEach((event) =>
+                event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates.update(event))
+              )
+            )
           if (result === undefined) return yield* Effect.die("The turn's stream ended without its result")
           // a turn the loop ended on purpose (a doom loop stopped) says why in the thread
           const error = result.assistant.error
-          if (error !== undefined) yield* send(client, params.sessionId, [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${error.message}` } }])
+          if (error !== undefined)
+            yield* send(client, params.sessionId, [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${error.message}` } }])
           return stopReason(result)
         }).pipe(Effect.provideContext(entry.runtime.context))
         const fiber = run(turn)

@@ -30,7 +30,9 @@ const title = (request: Pending) => {
 export const replyOf = (response: RequestPermissionResponse): Answer => {
   const outcome = response.outcome
   const chosen: Reply | undefined =
-    outcome.outcome === "selected" && (outcome.optionId === "once" || outcome.optionId === "always" || outcome.optionId === "reject") ? outcome.optionId : undefined
+    outcome.outcome === "selected" && (outcome.optionId === "once" || outcome.optionId === "always" || outcome.optionId === "reject")
+      ? outcome.optionId
+      : undefined
   if (outcome.outcome === "cancelled") return { reply: "reject", message: "The user cancelled the turn." }
   return chosen === undefined ? { reply: "reject" } : { reply: chosen }
 }
@@ -45,7 +47,8 @@ export const acpPrompter = (ref: ClientRef): Prompter => ({
     Effect.gen(function* () {
       const client = ref.current
       const sessionId = ref.route(request.sessionID)
-      if (client === undefined || sessionId === undefined) return { reply: "reject", message: "No editor is connected to answer the permission question." } satisfies Answer
+      if (client === undefined || sessionId === undefined)
+        return { reply: "reject", message: "No editor is connected to answer the permission question." } satisfies Answer
       const response = yield* Effect.tryPromise({
         try: (signal) =>
           client.request(
@@ -55,7 +58,12 @@ export const acpPrompter = (ref: ClientRef): Prompter => ({
               toolCall: {
                 toolCallId: request.callID ?? request.id,
                 title: title(request),
-                rawInput: { permission: request.permission, patterns: request.patterns, always: request.always, ...(request.command !== undefined ? { command: request.command } : {}) }
+                rawInput: {
+                  permission: request.permission,
+                  patterns: request.patterns,
+                  always: request.always,
+                  ...(request.command !== undefined ? { command: request.command } : {})
+                }
               },
               options: OPTIONS(request)
             },
@@ -64,7 +72,9 @@ export const acpPrompter = (ref: ClientRef): Prompter => ({
         catch: (error) => error
       }).pipe(Effect.result)
       if (response._tag === "Failure") {
-        yield* Effect.logWarning(`The editor did not answer the permission question: ${response.failure instanceof Error ? response.failure.message : String(response.failure)}`)
+        yield* Effect.logWarning(
+          `The editor did not answer the permission question: ${response.failure instanceof Error ? response.failure.message : String(response.failure)}`
+        )
         return { reply: "reject", message: "The editor did not answer the permission question." } satisfies Answer
       }
       return replyOf(response.success)

@@ -48,7 +48,10 @@ const absolute = (cwd: string, given: string) => path.resolve(cwd, given)
 /** The files a call touches, absolute, with the line a read starts at. */
 export const toolLocations = (tool: string, input: Record<string, unknown>, cwd: string): Array<ToolCallLocation> => {
   const file = str(input.filePath) ?? str(input.path)
-  if (tool === "apply_patch") return patchOps(input.patchText).flatMap((op) => [op.path, ...(op.movePath ? [op.movePath] : [])]).map((p) => ({ path: absolute(cwd, p) }))
+  if (tool === "apply_patch")
+    return patchOps(input.patchText)
+      .flatMap((op) => [op.path, ...(op.movePath ? [op.movePath] : [])])
+      .map((p) => ({ path: absolute(cwd, p) }))
   if (file === undefined) return []
   const offset = typeof input.offset === "number" && input.offset > 0 ? input.offset : undefined
   return [{ path: absolute(cwd, file), ...(offset !== undefined ? { line: offset } : {}) }]
@@ -123,13 +126,27 @@ export const toolDiffs = (part: ToolPart, cwd: string): Array<ToolCallContent> =
     const file = str(meta.filePath) ?? str(input.filePath)
     if (file === undefined) return []
     const oldString = typeof input.oldString === "string" ? input.oldString : ""
-    return [{ type: "diff", path: absolute(cwd, file), oldText: oldString === "" ? null : oldString, newText: typeof input.newString === "string" ? input.newString : "" }]
+    return [
+      {
+        type: "diff",
+        path: absolute(cwd, file),
+        oldText: oldString === "" ? null : oldString,
+        newText: typeof input.newString === "string" ? input.newString : ""
+      }
+    ]
   }
   if (part.tool === "write") {
     const file = str(meta.filePath) ?? str(input.filePath)
     if (file === undefined) return []
     const texts = meta.exists === true && typeof meta.diff === "string" ? diffTexts(meta.diff) : undefined
-    return [{ type: "diff", path: absolute(cwd, file), oldText: texts?.oldText ?? null, newText: texts?.newText ?? (typeof input.content === "string" ? input.content : "") }]
+    return [
+      {
+        type: "diff",
+        path: absolute(cwd, file),
+        oldText: texts?.oldText ?? null,
+        newText: texts?.newText ?? (typeof input.content === "string" ? input.content : "")
+      }
+    ]
   }
   if (part.tool === "apply_patch" && Array.isArray(meta.files)) {
     return meta.files.flatMap((f: unknown): Array<ToolCallContent> => {

@@ -76,7 +76,14 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
   const interrupted = (): Array<SessionUpdate> =>
     [...calls].flatMap(([toolCallId, status]) =>
       status === "pending" || status === "running"
-        ? [{ sessionUpdate: "tool_call_update" as const, toolCallId, status: "failed" as const, content: [{ type: "content" as const, content: { type: "text" as const, text: "Interrupted: the turn was cancelled." } }] }]
+        ? [
+            {
+              sessionUpdate: "tool_call_update" as const,
+              toolCallId,
+              status: "failed" as const,
+              content: [{ type: "content" as const, content: { type: "text" as const, text: "Interrupted: the turn was cancelled." } }]
+            }
+          ]
         : []
     )
 

@@ -11,7 +11,15 @@ import { acpPrompter, clientRef, replyOf } from "../src/AcpPrompter.ts"
 import { clientFiles } from "../src/ClientFiles.ts"
 import { promptInput } from "../src/PromptContent.ts"
 
-const pending: Pending = { id: "per_1", sessionID: "ses_1", permission: "bash", patterns: ["rm -rf build"], always: ["rm *"], callID: "call_9", command: "rm -rf build" }
+const pending: Pending = {
+  id: "per_1",
+  sessionID: "ses_1",
+  permission: "bash",
+  patterns: ["rm -rf build"],
+  always: ["rm *"],
+  callID: "call_9",
+  command: "rm -rf build"
+}
 
 /** An agent connected to a client whose handlers are given; the agent side's context. */
 const connected = (setup: (app: ReturnType<typeof client>) => ReturnType<typeof client>) => {

@@ -29,10 +29,9 @@ describe("tool kinds and locations", () => {
   test("paths are absolute; a read's offset is its line; a patch names every file it touches", () => {
     expect(toolLocations("read", { filePath: "src/a.ts", offset: 40 }, "/p")).toEqual([{ path: "/p/src/a.ts", line: 40 }])
     expect(toolLocations("edit", { filePath: "/abs/b.ts" }, "/p")).toEqual([{ path: "/abs/b.ts" }])
-    expect(toolLocations("apply_patch", { patchText: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d/b.txt\n@@\n-x\n+y\n*** End Patch" }, "/p")).toEqual([
-      { path: "/p/a.txt" },
-      { path: "/p/d/b.txt" }
-    ])
+    expect(
+      toolLocations("apply_patch", { patchText: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d/b.txt\n@@\n-x\n+y\n*** End Patch" }, "/p")
+    ).toEqual([{ path: "/p/a.txt" }, { path: "/p/d/b.txt" }])
     expect(toolLocations("bash", { command: "ls" }, "/p")).toEqual([])
   })
 })

@@ -15,7 +15,15 @@ const assistant: AssistantMessage = {
 }
 const user = { id: "msg_u", sessionID: "ses_1", role: "user" as const, time: { created: 0 } }
 
-const tool = (state: ToolPart["state"], extra: Partial<ToolPart> = {}): ToolPart => ({ ...base, id: "prt_t", type: "tool", callID: "call_1", tool: "bash", state, ...extra })
+const tool = (state: ToolPart["state"], extra: Partial<ToolPart> = {}): ToolPart => ({
+  ...base,
+  id: "prt_t",
+  type: "tool",
+  callID: "call_1",
+  tool: "bash",
+  state,
+  ...extra
+})
 
 describe("turnUpdates", () => {
   test("a streamed text part is sent once: its deltas, not its whole text again when it ends", () => {
@@ -77,9 +85,17 @@ describe("turnUpdates", () => {
   test("the calls still open when the turn is cancelled end as failed; finished ones are left alone", () => {
     const turn = turnUpdates("ses_1", "/p")
     turn.update({ type: "part.updated", part: tool({ status: "running", input: { command: "sleep 9" }, time: { start: 1 } }) })
-    turn.update({ type: "part.updated", part: tool({ status: "completed", input: {}, output: "", title: "t", metadata: {}, time: { start: 1, end: 2 } }, { callID: "call_2", id: "prt_2" }) })
+    turn.update({
+      type: "part.updated",
+      part: tool({ status: "completed", input: {}, output: "", title: "t", metadata: {}, time: { start: 1, end: 2 } }, { callID: "call_2", id: "prt_2" })
+    })
     expect(turn.interrupted()).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "failed", content: [{ type: "content", content: { type: "text", text: "Interrupted: the turn was cancelled." } }] }
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "failed",
+        content: [{ type: "content", content: { type: "text", text: "Interrupted: the turn was cancelled." } }]
+      }
     ])
   })
 
@@ -100,7 +116,10 @@ describe("turnUpdates", () => {
       { content: "make it pass", status: "in_progress" },
       { content: "", status: "pending" }
     ]
-    const out = updates({ type: "part.updated", part: tool({ status: "completed", input: { todos }, output: "", title: "todo", metadata: {}, time: { start: 1, end: 2 } }, { tool: "todowrite" }) })
+    const out = updates({
+      type: "part.updated",
+      part: tool({ status: "completed", input: { todos }, output: "", title: "todo", metadata: {}, time: { start: 1, end: 2 } }, { tool: "todowrite" })
+    })
     expect(out.at(-1)).toEqual({
       sessionUpdate: "plan",
       entries: [
@@ -124,7 +143,10 @@ describe("historyUpdates", () => {
           { ...base, id: "prt_4", type: "text", text: "done" }
         ]
       },
-      { info: { ...user, id: "msg_c", metadata: { compaction_continue: true } }, parts: [{ sessionID: "ses_1", messageID: "msg_c", id: "prt_5", type: "text", text: "continue" }] }
+      {
+        info: { ...user, id: "msg_c", metadata: { compaction_continue: true } },
+        parts: [{ sessionID: "ses_1", messageID: "msg_c", id: "prt_5", type: "text", text: "continue" }]
+      }
     ]
     const out = historyUpdates(messages, "/p")
     expect(out.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk"])
@@ -133,7 +155,12 @@ describe("historyUpdates", () => {
 })
 
 describe("stopReason", () => {
-  const result = (assistant: Partial<AssistantMessage>): TurnResult => ({ sessionID: "ses_1", steps: 1, text: "", assistant: { ...baseAssistant, ...assistant } })
+  const result = (assistant: Partial<AssistantMessage>): TurnResult => ({
+    sessionID: "ses_1",
+    steps: 1,
+    text: "",
+    assistant: { ...baseAssistant, ...assistant }
+  })
   const baseAssistant = assistant
   test.each([
     [{ finish: "stop" }, "end_turn"],

@@ -70,16 +70,19 @@ const tooLarge = (sessionID: string) =>
   })
 
 /** Compacts a session's context (T7–T12): prunes old outputs, summarises the head, keeps a verbatim tail. */
-export class Compaction extends Context.Service<Compaction, {
-  compact(input: CompactInput): Effect.Effect<CompactResult, CompactionError | ProviderError | StoreError>
-  /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
-  overflows(usage: Usage, model: ModelRef): boolean
-  /** The model's input limit, what the conversation may fill of it, and the most output a request asks for. */
-  window(model: ModelRef): { readonly limit: number; readonly usable: number; readonly maxOutput: number }
-  /** Fails with a `config` error when the settings cannot work with this model (a reserve as large as its input limit). */
-  check(model: ModelRef): Effect.Effect<void, CompactionError>
-  readonly settings: CompactionSettings
-}>()("reins/compaction/Compaction") {
+export class Compaction extends Context.Service<
+  Compaction,
+  {
+    compact(input: CompactInput): Effect.Effect<CompactResult, CompactionError | ProviderError | StoreError>
+    /** T7 with these settings and the model's limits: whether a step's usage calls for compaction. */
+    overflows(usage: Usage, model: ModelRef): boolean
+    /** The model's input limit, what the conversation may fill of it, and the most output a request asks for. */
+    window(model: ModelRef): { readonly limit: number; readonly usable: number; readonly maxOutput: number }
+    /** Fails with a `config` error when the settings cannot work with this model (a reserve as large as its input limit). */
+    check(model: ModelRef): Effect.Effect<void, CompactionError>
+    readonly settings: CompactionSettings
+  }
+>()("reins/compaction/Compaction") {
   static readonly layer = Layer.effect(
     Compaction,
     Effect.gen(function* () {
@@ -145,7 +148,12 @@ export class Compaction extends Context.Service<Compaction, {
         const stored = yield* readWindow(store, sessionID)
         const start = yield* Clock.currentTimeMillis
 
-        const pruned = planPrune(stored, { protectedTools: settings.protectedTools, keepLines: settings.pruneKeepLines, protectTurns: PRUNE_PROTECT_TURNS, now: start })
+        const pruned = planPrune(stored, {
+          protectedTools: settings.protectedTools,
+          keepLines: settings.pruneKeepLines,
+          protectTurns: PRUNE_PROTECT_TURNS,
+          now: start
+        })
         const messages = applyParts(stored, pruned)
 
         // Only what the model still sees verbatim is summarised: the previous summary stands for
@@ -172,9 +180,15 @@ export class Compaction extends Context.Service<Compaction, {
         // Pinned messages before the tail are shown verbatim before the summary: the summariser gets them as context.
         const tailPosition = tailStart === undefined ? messages.length : messages.findIndex((m) => m.info.id === tailStart)
         const pinnedBefore = messages.slice(0, tailPosition).filter((m) => pinned.has(m.info.id))
-        const summary = yield* summarise(sessionID, model, { head, pinned: pinnedBefore, previous: previous?.text, maxTokens: Math.floor(usable * SUMMARY_SHARE) })
+        const summary = yield* summarise(sessionID, model, {
+          head,
+          pinned: pinnedBefore,
+          previous: previous?.text,
+          maxTokens: Math.floor(usable * SUMMARY_SHARE)
+        })
         const text = summary.text.trim()
-        if (text === "") return yield* new CompactionError({ reason: "empty-summary", message: "The model returned an empty summary; the conversation was left as it was." })
+        if (text === "")
+          return yield* new CompactionError({ reason: "empty-summary", message: "The model returned an empty summary; the conversation was left as it was." })
 
         const summarised = head.map((m) => m.info.id)
         const end = yield* Clock.currentTimeMillis
@@ -206,8 +220,21 @@ export class Compaction extends Context.Service<Compaction, {
 
         const tokensAfter = estimateMessages(modelView([...messages, { info, parts: [part] }]))
         const prunedIds = pruned.map((p) => p.id)
-        yield* Effect.annotateCurrentSpan({ "compaction.tokens_after": tokensAfter, "compaction.pruned": prunedIds.length, "compaction.summarised": summarised.length })
-        yield* bus.publish({ type: "compaction.completed", sessionID, messageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text })
+        yield* Effect.annotateCurrentSpan({
+          "compaction.tokens_after": tokensAfter,
+          "compaction.pruned": prunedIds.length,
+          "compaction.summarised": summarised.length
+        })
+        yield* bus.publish({
+          type: "compaction.completed",
+          sessionID,
+          messageID: info.id,
+          tokensBefore: input.tokens,
+          tokensAfter,
+          pruned: prunedIds,
+          summarised,
+          summary: text
+        })
         return { summaryMessageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text } satisfies CompactResult
       })
 

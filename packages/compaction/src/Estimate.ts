@@ -40,5 +40,4 @@ export const estimatePart = (part: Part): number => {
 export const estimateMessage = (message: MessageWithParts): number => message.parts.reduce((sum, part) => sum + estimatePart(part), 0)
 
 /** The estimate of a list of messages. */
-export const estimateMessages = (messages: ReadonlyArray<MessageWithParts>): number =>
-  messages.reduce((sum, message) => sum + estimateMessage(message), 0)
+export const estimateMessages = (messages: ReadonlyArray<MessageWithParts>): number => messages.reduce((sum, message) => sum + estimateMessage(message), 0)

@@ -51,8 +51,7 @@ export const maxOutputTokens = (limits: ModelLimits, config: OverflowConfig | Co
   limits.input !== undefined && limits.input > 0 ? limits.output : Math.min(limits.output, Math.max(1, reservedTokens(limits, config)))
 
 /** Tokens the conversation may fill before compaction: the input limit (else the context) minus the reserve. */
-export const usableTokens = (limits: ModelLimits, config: OverflowConfig | CompactionConfig = {}): number =>
-  inputLimit(limits) - reservedTokens(limits, config)
+export const usableTokens = (limits: ModelLimits, config: OverflowConfig | CompactionConfig = {}): number => inputLimit(limits) - reservedTokens(limits, config)
 
 /**
  * Why a configured reserve cannot work with this model (it leaves nothing for the conversation),

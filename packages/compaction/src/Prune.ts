@@ -69,8 +69,7 @@ const isVisible = (part: Part): part is CompletedTool =>
   isCompleted(part) && (part.state.time.compacted === undefined || (part.state.pruned !== undefined && part.state.pruned !== prunedPlaceholder(part.tool)))
 
 /** How many tool outputs of these messages the model would still see in more than a placeholder. */
-export const visibleOutputs = (messages: ReadonlyArray<MessageWithParts>): number =>
-  messages.reduce((n, m) => n + m.parts.filter(isVisible).length, 0)
+export const visibleOutputs = (messages: ReadonlyArray<MessageWithParts>): number => messages.reduce((n, m) => n + m.parts.filter(isVisible).length, 0)
 
 /**
  * A copy of the messages in which only the newest `keep` visible tool outputs remain; older ones

@@ -51,7 +51,10 @@ export const loadSettings = Effect.fn("Compaction.loadSettings")(function* (conf
   const text = yield* Effect.tryPromise({
     try: () => fs.readFile(resolved, "utf8"),
     catch: (e) =>
-      new CompactionError({ reason: "template", message: `Cannot read the compaction template ${resolved}: ${(e as Error).message}. Fix "compaction.template" in reins.json.` })
+      new CompactionError({
+        reason: "template",
+        message: `Cannot read the compaction template ${resolved}: ${(e as Error).message}. Fix "compaction.template" in reins.json.`
+      })
   })
   if (text.trim() === "") {
     return yield* new CompactionError({ reason: "template", message: `The compaction template ${resolved} is empty. Fix "compaction.template" in reins.json.` })

@@ -2,8 +2,7 @@ import { userFlag } from "@reins/domain"
 import type { MessageWithParts } from "@reins/storage"
 
 /** Whether a message starts a user turn: a user message the loop did not write after a compaction. */
-export const startsTurn = (message: MessageWithParts): boolean =>
-  message.info.role === "user" && !userFlag(message.info, "compaction_continue")
+export const startsTurn = (message: MessageWithParts): boolean => message.info.role === "user" && !userFlag(message.info, "compaction_continue")
 
 /**
  * Index of the first message of the last `turns` user turns; 0 when the history has fewer turns,

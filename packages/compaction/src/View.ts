@@ -22,8 +22,7 @@ export interface SummaryBoundary {
 export const isSummaryMessage = (message: MessageWithParts): boolean => message.info.role === "assistant" && message.info.summary !== undefined
 
 /** A message's text parts, joined. */
-export const messageText = (message: MessageWithParts): string =>
-  message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+export const messageText = (message: MessageWithParts): string => message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
 
 /** The newest summary message that finished without error, if any; a failed or unfinished one is ignored. */
 export const latestSummary = (messages: ReadonlyArray<MessageWithParts>): SummaryBoundary | undefined => {

@@ -4,7 +4,16 @@ import { Bus, Ids, emptyUsage, type Event } from "@reins/domain"
 import { Provider, ProviderSettings, RetryPolicy, prunedPlaceholder } from "@reins/provider"
 import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { Compaction, CompactionSettings, SUMMARY_TEMPLATE, defaultSettings, estimateMessages, modelView, type CompactInput, type CompactionSettings as Settings } from "../src/index.ts"
+import {
+  Compaction,
+  CompactionSettings,
+  SUMMARY_TEMPLATE,
+  defaultSettings,
+  estimateMessages,
+  modelView,
+  type CompactInput,
+  type CompactionSettings as Settings
+} from "../src/index.ts"
 import { SESSION, history, lines, toolParts } from "./fixtures.ts"
 
 let server: ScriptedServer | undefined
@@ -21,7 +30,12 @@ const idsLayer = Layer.sync(Ids, () => {
 
 const MODEL = { providerID: "local", modelID: "m" }
 const OVERFLOW: ScriptedStep = {
-  error: { status: 400, message: "This model's maximum context length is 16000 tokens. However, your messages resulted in 30000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" }
+  error: {
+    status: 400,
+    message: "This model's maximum context length is 16000 tokens. However, your messages resulted in 30000 tokens.",
+    type: "invalid_request_error",
+    code: "context_length_exceeded"
+  }
 }
 
 const run = async (
@@ -66,7 +80,12 @@ const texts = (messages: ReadonlyArray<MessageWithParts>) => messages.map((m) =>
 const fourTurns = () => {
   const h = history()
   const first = h.user("ORIGINAL TASK: fix the parser")
-  h.assistant({ tools: [{ tool: "skill", output: "SKILL BODY" }, { tool: "bash", output: "OLD BASH OUTPUT one" }] })
+  h.assistant({
+    tools: [
+      { tool: "skill", output: "SKILL BODY" },
+      { tool: "bash", output: "OLD BASH OUTPUT one" }
+    ]
+  })
   h.assistant({ text: "turn one answer" })
   h.user("second request")
   h.assistant({ tools: [{ tool: "bash", output: "OLD BASH OUTPUT two" }] })
@@ -127,7 +146,14 @@ describe("Compaction.compact", () => {
     const started = r.events.find((e) => e.type === "compaction.started")
     expect(started).toEqual({ type: "compaction.started", sessionID: SESSION, reason: "overflow", tokens: 12_345 })
     const completed = r.events.find((e) => e.type === "compaction.completed")
-    expect(completed).toMatchObject({ messageID: result.summaryMessageID, tokensBefore: 12_345, tokensAfter: result.tokensAfter, pruned: result.pruned, summarised: result.summarised, summary: SUMMARY })
+    expect(completed).toMatchObject({
+      messageID: result.summaryMessageID,
+      tokensBefore: 12_345,
+      tokensAfter: result.tokensAfter,
+      pruned: result.pruned,
+      summarised: result.summarised,
+      summary: SUMMARY
+    })
     expect(result.tokensAfter).toBeGreaterThan(0)
     expect(r.overflows).toBe(true)
   })
@@ -137,7 +163,12 @@ describe("Compaction.compact", () => {
     h.user("task")
     h.assistant({ tools: [{ tool: "bash", output: "old" }] })
     h.user("second")
-    h.assistant({ tools: [{ tool: "bash", output: `BIG-A ${"a".repeat(8_000)}` }, { tool: "bash", output: `BIG-B ${"b".repeat(8_000)}` }] })
+    h.assistant({
+      tools: [
+        { tool: "bash", output: `BIG-A ${"a".repeat(8_000)}` },
+        { tool: "bash", output: `BIG-B ${"b".repeat(8_000)}` }
+      ]
+    })
     h.assistant({ text: "second done" })
     h.user("third")
     h.assistant({ text: "third done" })
@@ -159,7 +190,12 @@ describe("Compaction.compact", () => {
     const h = history()
     h.user("task")
     h.user("second")
-    h.assistant({ tools: [{ tool: "bash", output: `BIG-A ${"a".repeat(8_000)}` }, { tool: "bash", output: `BIG-B ${"b".repeat(8_000)}` }] })
+    h.assistant({
+      tools: [
+        { tool: "bash", output: `BIG-A ${"a".repeat(8_000)}` },
+        { tool: "bash", output: `BIG-B ${"b".repeat(8_000)}` }
+      ]
+    })
     h.user("third")
     h.assistant({ text: "third done" })
     const r = await run([OVERFLOW], h.messages, { repeatLast: true })
@@ -243,7 +279,9 @@ describe("Compaction.compact", () => {
   test("one long turn on a 4k window: its older steps are summarised, its request stays pinned, its newest step verbatim", async () => {
     const h = history()
     const task = h.user("ORIGINAL TASK: run 12 steps")
-    const steps = Array.from({ length: 12 }, (_, i) => h.assistant({ tools: [{ tool: "step", input: { n: i + 1 }, output: `STEP-DONE-${i + 1} ${"log ".repeat(150)}` }] }))
+    const steps = Array.from({ length: 12 }, (_, i) =>
+      h.assistant({ tools: [{ tool: "step", input: { n: i + 1 }, output: `STEP-DONE-${i + 1} ${"log ".repeat(150)}` }] })
+    )
     const r = await run([{ text: SUMMARY }], h.messages, { limits: { context: 4_096, output: 8_192 }, input: { turn: task } })
     if (r.result._tag !== "Success") throw new Error(String(r.result.failure))
     const result = r.result.success
@@ -265,7 +303,10 @@ describe("Compaction.compact", () => {
     const view = modelView(r.after)
     expect(texts(view)[0]).toBe("ORIGINAL TASK: run 12 steps")
     expect(texts(view)[1]).toContain(SUMMARY)
-    const kept = view.slice(2).flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" && p.state.status === "completed" ? [p.state.output.split(" ")[0]] : []))
+    const kept = view
+      .slice(2)
+      .flatMap((m) => m.parts)
+      .flatMap((p) => (p.type === "tool" && p.state.status === "completed" ? [p.state.output.split(" ")[0]] : []))
     expect(kept.at(-1)).toBe("STEP-DONE-12")
     expect(kept).toHaveLength(12 - tailIndex)
   })

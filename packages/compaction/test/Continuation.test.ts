@@ -7,7 +7,9 @@ describe("continuation (T11)", () => {
     const h = history()
     h.user("earlier")
     h.assistant({ text: "ok" })
-    const id = h.user("What is wrong in these?", { files: [{ mime: "image/png", filename: "a.png" }, { mime: "application/pdf", url: "file:///tmp/spec.pdf" }, { mime: "image/jpeg" }] })
+    const id = h.user("What is wrong in these?", {
+      files: [{ mime: "image/png", filename: "a.png" }, { mime: "application/pdf", url: "file:///tmp/spec.pdf" }, { mime: "image/jpeg" }]
+    })
     h.user("Continue", { metadata: { compaction_continue: true } })
     expect(continuation(h.messages)).toEqual({
       kind: "media",

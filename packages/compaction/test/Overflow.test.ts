@@ -1,6 +1,16 @@
 import { describe, expect, test } from "bun:test"
 import { emptyUsage } from "@reins/domain"
-import { estimateMessage, estimateText, inputLimit, isOverflow, maxOutputTokens, reserveProblem, reservedTokens, tokenCount, usableTokens } from "../src/index.ts"
+import {
+  estimateMessage,
+  estimateText,
+  inputLimit,
+  isOverflow,
+  maxOutputTokens,
+  reserveProblem,
+  reservedTokens,
+  tokenCount,
+  usableTokens
+} from "../src/index.ts"
 import { history } from "./fixtures.ts"
 
 const usage = (u: Partial<typeof emptyUsage> & { total?: number }) => ({ ...emptyUsage, ...u })
@@ -90,7 +100,9 @@ describe("overflow (T7)", () => {
         'set "compaction.reserved" in reins.json below 4096 (or remove it: the default keeps min(output, a third of the window) free).'
     )
     expect(reserveProblem(limits, { reserved: 9_000 }, "local/small")).toContain("below 4096")
-    expect(reserveProblem({ context: 400_000, input: 272_000, output: 128_000 }, { reserved: 272_000 }, "openai/gpt-5")).toContain("at most 272000 input tokens")
+    expect(reserveProblem({ context: 400_000, input: 272_000, output: 128_000 }, { reserved: 272_000 }, "openai/gpt-5")).toContain(
+      "at most 272000 input tokens"
+    )
     expect(reserveProblem(limits, { reserved: 4_095 }, "local/small")).toBeUndefined()
     expect(reserveProblem(limits, {}, "local/small")).toBeUndefined()
     expect(reserveProblem({ context: 0, output: 0 }, { reserved: 10 }, "local/unknown")).toBeUndefined()

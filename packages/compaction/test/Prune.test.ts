@@ -7,10 +7,20 @@ import { history, lines, toolParts } from "./fixtures.ts"
 const fourTurns = () => {
   const h = history()
   h.user("task")
-  h.assistant({ tools: [{ tool: "skill", output: "SKILL BODY" }, { tool: "bash", output: "out-1" }] })
+  h.assistant({
+    tools: [
+      { tool: "skill", output: "SKILL BODY" },
+      { tool: "bash", output: "out-1" }
+    ]
+  })
   h.assistant({ text: "done 1" })
   h.user("turn 2")
-  h.assistant({ tools: [{ tool: "bash", output: "out-2" }, { tool: "read", output: "boom", status: "error" }] })
+  h.assistant({
+    tools: [
+      { tool: "bash", output: "out-2" },
+      { tool: "read", output: "boom", status: "error" }
+    ]
+  })
   h.user("turn 3")
   h.assistant({ tools: [{ tool: "bash", output: "out-3" }] })
   h.user("turn 4")
@@ -60,7 +70,12 @@ describe("planPrune (T9)", () => {
   test("partial prune keeps the first and last lines of a long output", () => {
     const h = history()
     h.user("a")
-    h.assistant({ tools: [{ tool: "bash", output: lines(100) }, { tool: "bash", output: lines(6) }] })
+    h.assistant({
+      tools: [
+        { tool: "bash", output: lines(100) },
+        { tool: "bash", output: lines(6) }
+      ]
+    })
     h.user("b")
     h.user("c")
     const plan = planPrune(h.messages, { now: 1, keepLines: 3 })
@@ -85,7 +100,12 @@ describe("dropOldestOutputs", () => {
   })
   test("an output pruned to its first and last lines still counts as visible; a placeholder does not", () => {
     const h = history()
-    h.assistant({ tools: [{ tool: "bash", output: "x", compacted: 1, pruned: "first\n[…]\nlast" }, { tool: "bash", output: "y", compacted: 1 }] })
+    h.assistant({
+      tools: [
+        { tool: "bash", output: "x", compacted: 1, pruned: "first\n[…]\nlast" },
+        { tool: "bash", output: "y", compacted: 1 }
+      ]
+    })
     expect(visibleOutputs(h.messages)).toBe(1)
     expect(visibleOutputs(dropOldestOutputs(h.messages, 0, 2))).toBe(0)
   })

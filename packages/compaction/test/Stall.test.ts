@@ -1,12 +1,21 @@
 import { describe, expect, test } from "bun:test"
-import { MAX_FUTILE_COMPACTIONS, compacted, isStalled, lengthRule, noStall, nothingCompacted, stallError, stepFitted, stepOverflowed, summaryRequest, type Stall } from "../src/index.ts"
+import {
+  MAX_FUTILE_COMPACTIONS,
+  compacted,
+  isStalled,
+  lengthRule,
+  noStall,
+  nothingCompacted,
+  stallError,
+  stepFitted,
+  stepOverflowed,
+  summaryRequest,
+  type Stall
+} from "../src/index.ts"
 import { history } from "./fixtures.ts"
 
 const fold = (events: ReadonlyArray<"fit" | "over" | "compacted" | "nothing">): Stall =>
-  events.reduce(
-    (s, e) => (e === "fit" ? stepFitted(s) : e === "over" ? stepOverflowed(s) : e === "compacted" ? compacted(s) : nothingCompacted(s)),
-    noStall
-  )
+  events.reduce((s, e) => (e === "fit" ? stepFitted(s) : e === "over" ? stepOverflowed(s) : e === "compacted" ? compacted(s) : nothingCompacted(s)), noStall)
 
 describe("compactions without progress", () => {
   test("a compaction after which the next request still overflows is futile; 3 in a row stall", () => {

@@ -9,13 +9,28 @@ const textOf = (request: ReturnType<typeof summaryRequest>) =>
 const head = () => {
   const h = history()
   h.user("Fix the login bug", { files: [{ mime: "image/png", filename: "shot.png" }] })
-  h.assistant({ text: "Looking", tools: [{ tool: "bash", output: "SECRET OLD OUTPUT", compacted: 1 }, { tool: "read", output: "file body here" }] })
+  h.assistant({
+    text: "Looking",
+    tools: [
+      { tool: "bash", output: "SECRET OLD OUTPUT", compacted: 1 },
+      { tool: "read", output: "file body here" }
+    ]
+  })
   return h.messages
 }
 
 describe("summary template (T12)", () => {
   test("the built-in template names every section", () => {
-    for (const section of ["## Objective", "## Important Details", "## Work State", "### Completed", "### Active", "### Blocked", "## Next Move", "## Relevant Files"]) {
+    for (const section of [
+      "## Objective",
+      "## Important Details",
+      "## Work State",
+      "### Completed",
+      "### Active",
+      "### Blocked",
+      "## Next Move",
+      "## Relevant Files"
+    ]) {
       expect(SUMMARY_TEMPLATE).toContain(section)
     }
   })

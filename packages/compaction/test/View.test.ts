@@ -13,7 +13,10 @@ const compacted = () => {
   const first = h.user("ORIGINAL TASK")
   h.assistant({ tools: [{ tool: "bash", output: "PRUNED OUTPUT ONE", compacted: 9 }] })
   const middle = h.user("middle turn")
-  h.assistant({ text: "middle answer", tools: [{ tool: "bash", output: "PRUNED OUTPUT TWO", compacted: 9, pruned: "head\n[… 10 lines cleared to save context …]\ntail" }] })
+  h.assistant({
+    text: "middle answer",
+    tools: [{ tool: "bash", output: "PRUNED OUTPUT TWO", compacted: 9, pruned: "head\n[… 10 lines cleared to save context …]\ntail" }]
+  })
   const tail = h.user("turn three")
   h.assistant({ text: "answer three" })
   h.user("turn four", { metadata: { pinned: true } })
@@ -52,7 +55,12 @@ describe("modelView", () => {
   test("no pruned output text reaches the model", () => {
     const h = history()
     h.user("task")
-    h.assistant({ tools: [{ tool: "bash", output: "PRUNED OUTPUT ONE", compacted: 9 }, { tool: "grep", output: "PRUNED OUTPUT TWO", compacted: 9, pruned: "kept lines" }] })
+    h.assistant({
+      tools: [
+        { tool: "bash", output: "PRUNED OUTPUT ONE", compacted: 9 },
+        { tool: "grep", output: "PRUNED OUTPUT TWO", compacted: 9, pruned: "kept lines" }
+      ]
+    })
     const view = modelView(h.messages)
     const json = JSON.stringify(view)
     expect(json).not.toContain("PRUNED OUTPUT")

@@ -36,7 +36,13 @@ export const history = () => {
       const parts: Array<Part> = []
       if (text !== "") parts.push({ ...base(id), type: "text", text })
       for (const f of options.files ?? []) {
-        parts.push({ ...base(id), type: "file", mime: f.mime, url: f.url ?? "data:application/octet-stream;base64,AAAA", ...(f.filename ? { filename: f.filename } : {}) })
+        parts.push({
+          ...base(id),
+          type: "file",
+          mime: f.mime,
+          url: f.url ?? "data:application/octet-stream;base64,AAAA",
+          ...(f.filename ? { filename: f.filename } : {})
+        })
       }
       messages.push({ info, parts })
       lastUser = id
@@ -63,7 +69,8 @@ export const history = () => {
         const input = t.input ?? { command: t.tool }
         const p = base(id)
         const callID = `call_${p.id}`
-        if (t.status === "error") parts.push({ ...p, type: "tool", callID, tool: t.tool, state: { status: "error", input, error: t.output ?? "failed", time: { start: 1, end: 2 } } })
+        if (t.status === "error")
+          parts.push({ ...p, type: "tool", callID, tool: t.tool, state: { status: "error", input, error: t.output ?? "failed", time: { start: 1, end: 2 } } })
         else if (t.status === "running") parts.push({ ...p, type: "tool", callID, tool: t.tool, state: { status: "running", input, time: { start: 1 } } })
         else
           parts.push({
@@ -89,8 +96,7 @@ export const history = () => {
 }
 
 /** The completed tool parts of a history, by tool output. */
-export const toolParts = (messages: ReadonlyArray<MessageWithParts>) =>
-  messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool" ? [p] : [])))
+export const toolParts = (messages: ReadonlyArray<MessageWithParts>) => messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool" ? [p] : [])))
 
 /** `n` numbered lines. */
 export const lines = (n: number, label = "line") => Array.from({ length: n }, (_, i) => `${label} ${i + 1}`).join("\n")

@@ -5,11 +5,14 @@ import type { Event } from "./Event.ts"
  * The in-process event bus. `listen` handlers run inline, in publish order, before `publish`
  * returns (views that must not lag, like the CLI printer); `subscribe` is a Stream for the rest.
  */
-export class Bus extends Context.Service<Bus, {
-  publish(event: Event): Effect.Effect<void>
-  listen(handler: (event: Event) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope>
-  readonly subscribe: Stream.Stream<Event>
-}>()("reins/domain/Bus") {
+export class Bus extends Context.Service<
+  Bus,
+  {
+    publish(event: Event): Effect.Effect<void>
+    listen(handler: (event: Event) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope>
+    readonly subscribe: Stream.Stream<Event>
+  }
+>()("reins/domain/Bus") {
   static readonly layer = Layer.effect(
     Bus,
     Effect.gen(function* () {

@@ -88,10 +88,7 @@ export const ProviderConfig = Schema.Struct({
 export type ProviderConfig = typeof ProviderConfig.Type
 
 /** `"allow"` for everything, or per permission an action or a map of pattern → action (order kept). */
-export const PermissionConfig = Schema.Union([
-  Action,
-  Schema.Record(Schema.String, Schema.Union([Action, Schema.Record(Schema.String, Action)]))
-])
+export const PermissionConfig = Schema.Union([Action, Schema.Record(Schema.String, Schema.Union([Action, Schema.Record(Schema.String, Action)]))])
 export type PermissionConfig = typeof PermissionConfig.Type
 
 export const RetryConfig = Schema.Struct({

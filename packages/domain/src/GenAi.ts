@@ -167,4 +167,4 @@ export const captureContentFromEnv = (env: Readonly<Record<string, string | unde
   (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? "").trim().toLowerCase() === "true"
 
 /** A value as a span attribute: JSON, as the conventions ask for structured content on spans. */
-export const jsonAttribute = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "null")
+export const jsonAttribute = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? "null"))

@@ -28,9 +28,12 @@ export const makeAscending = () => {
 }
 
 /** Hands out ascending ids; time comes from the Clock and randomness from Effect's Random, so tests can control both. */
-export class Ids extends Context.Service<Ids, {
-  next(prefix: Prefix): Effect.Effect<string>
-}>()("reins/domain/Ids") {
+export class Ids extends Context.Service<
+  Ids,
+  {
+    next(prefix: Prefix): Effect.Effect<string>
+  }
+>()("reins/domain/Ids") {
   static readonly layer = Layer.sync(Ids, () => {
     const ascending = makeAscending()
     return Ids.of({

@@ -125,5 +125,4 @@ export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, FilePart, S
 export type Part = typeof Part.Type
 
 /** True while a tool call still waits for an outcome. */
-export const isOpenTool = (part: Part): part is ToolPart =>
-  part.type === "tool" && (part.state.status === "pending" || part.state.status === "running")
+export const isOpenTool = (part: Part): part is ToolPart => part.type === "tool" && (part.state.status === "pending" || part.state.status === "running")

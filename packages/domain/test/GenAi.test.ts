@@ -38,6 +38,7 @@ describe("GenAI conventions", () => {
 
   test("content capture only for OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true", () => {
     for (const on of ["true", "TRUE", " true "]) expect(captureContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: on })).toBe(true)
-    for (const off of [undefined, "", "false", "1", "yes"]) expect(captureContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: off })).toBe(false)
+    for (const off of [undefined, "", "false", "1", "yes"])
+      expect(captureContentFromEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: off })).toBe(false)
   })
 })

@@ -13,7 +13,20 @@ import { lastLine } from "./McpNames.ts"
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 
 /** What a local server inherits from reins's environment; its config's `env` is added on top. */
-export const BASE_ENV_KEYS: ReadonlyArray<string> = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT", "APPDATA"]
+export const BASE_ENV_KEYS: ReadonlyArray<string> = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "TMPDIR",
+  "TZ",
+  "SYSTEMROOT",
+  "APPDATA"
+]
 
 /** A local server's environment: the base keys present in `env`, then the config's own. */
 export const serverEnv = (env: Readonly<Record<string, string | undefined>>, own: Readonly<Record<string, string>> | undefined): Record<string, string> => {
@@ -53,7 +66,11 @@ const attempt = (server: string, client: Client, transport: Transport) =>
  * Connects to one server within its timeout: a local one is started over stdio with a minimal
  * environment; a remote one is tried with streamable HTTP, then SSE.
  */
-export const connect = (server: string, config: McpServerConfig, options: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string; readonly track: Track }) => {
+export const connect = (
+  server: string,
+  config: McpServerConfig,
+  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string; readonly track: Track }
+) => {
   const timeout = config.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS
   const run: Effect.Effect<Connection, McpError> =
     config.type === "local"
@@ -74,7 +91,10 @@ export const connect = (server: string, config: McpServerConfig, options: { read
           return attempt(server, client, transport).pipe(
             Effect.mapError((e) =>
               /\bENOENT\b/.test(e.message)
-                ? new McpError({ ...e, message: `MCP server "${server}" could not start: there is no program ${JSON.stringify(config.command[0])} (install it, or fix mcp.${server}.command in reins.json)` })
+                ? new McpError({
+                    ...e,
+                    message: `MCP server "${server}" could not start: there is no program ${JSON.stringify(config.command[0])} (install it, or fix mcp.${server}.command in reins.json)`
+                  })
                 : stderrTail()
                   ? new McpError({ ...e, message: `${e.message} (stderr: ${lastLine(stderrTail())})` })
                   : e
@@ -100,7 +120,14 @@ export const connect = (server: string, config: McpServerConfig, options: { read
               const sse = newClient(options.track)
               return attempt(server, sse, new SSEClientTransport(url, { requestInit })).pipe(
                 Effect.as({ client: sse, transport: "sse" as const, stderrTail: () => "" }),
-                Effect.mapError((second) => new McpError({ server, reason: "start", message: `${first.message}; over SSE: ${second.message.replace(/^MCP server "[^"]*" could not start: /, "")}` }))
+                Effect.mapError(
+                  (second) =>
+                    new McpError({
+                      server,
+                      reason: "start",
+                      message: `${first.message}; over SSE: ${second.message.replace(/^MCP server "[^"]*" could not start: /, "")}`
+                    })
+                )
               )
             })
           )
@@ -109,8 +136,13 @@ export const connect = (server: string, config: McpServerConfig, options: { read
     Effect.timeoutOrElse({
       duration: Duration.millis(timeout),
       orElse: () =>
-        Effect.fail(new McpError({ server, reason: "timeout", message: `MCP server "${server}" did not connect within ${timeout} ms (raise "timeout" under mcp.${server} in reins.json if it is slow to start)` }))
+        Effect.fail(
+          new McpError({
+            server,
+            reason: "timeout",
+            message: `MCP server "${server}" did not connect within ${timeout} ms (raise "timeout" under mcp.${server} in reins.json if it is slow to start)`
+          })
+        )
     })
   )
 }
-

@@ -21,4 +21,9 @@ export const sanitizeName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_
 export const toolId = (server: string, tool: string) => `${sanitizeName(server)}_${sanitizeName(tool)}`.slice(0, MAX_NAME)
 
 /** The last line a server wrote to stderr (cut at 300 characters): usually the reason it stopped. */
-export const lastLine = (text: string) => text.split("\n").filter((l) => l.trim()).slice(-1)[0]?.slice(0, 300) ?? ""
+export const lastLine = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.trim())
+    .slice(-1)[0]
+    ?.slice(0, 300) ?? ""

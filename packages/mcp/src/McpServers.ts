@@ -31,7 +31,12 @@ const sdk = (server: string) =>
       })
       return loading
     },
-    catch: (e) => new McpError({ server, reason: "start", message: `MCP server "${server}" could not start: the MCP client did not load (${describeError(e)}); reinstall reins` })
+    catch: (e) =>
+      new McpError({
+        server,
+        reason: "start",
+        message: `MCP server "${server}" could not start: the MCP client did not load (${describeError(e)}); reinstall reins`
+      })
   })
 
 /** The servers of `mcp` in reins.json, and what a local one's environment is drawn from. */
@@ -70,12 +75,15 @@ interface Live {
 }
 
 /** The MCP servers of a runtime: started on first use, all at once, closed with the runtime. */
-export class McpServers extends Context.Service<McpServers, {
-  /** Every connected server's tools (starting the servers on the first call); a list that changed is read again. */
-  tools(sessionID?: string): Effect.Effect<ReadonlyArray<ToolInfo>>
-  /** Each configured server's state (starting them on the first call). */
-  readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
-}>()("reins/mcp/McpServers") {
+export class McpServers extends Context.Service<
+  McpServers,
+  {
+    /** Every connected server's tools (starting the servers on the first call); a list that changed is read again. */
+    tools(sessionID?: string): Effect.Effect<ReadonlyArray<ToolInfo>>
+    /** Each configured server's state (starting them on the first call). */
+    readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+  }
+>()("reins/mcp/McpServers") {
   /** The real servers, from `McpSettings`; their clients and children are closed when the layer's scope closes. */
   static readonly layer = Layer.effect(
     McpServers,
@@ -91,7 +99,10 @@ export class McpServers extends Context.Service<McpServers, {
         scope,
         Effect.suspend(() => {
           stopping = true
-          return Effect.forEach([...clients], (client) => Effect.promise(() => client.close().catch(() => undefined)), { concurrency: "unbounded", discard: true })
+          return Effect.forEach([...clients], (client) => Effect.promise(() => client.close().catch(() => undefined)), {
+            concurrency: "unbounded",
+            discard: true
+          })
         })
       )
       const servers: Array<Live> = Object.entries(settings.servers).map(([name, config]) => ({
@@ -133,7 +144,8 @@ export class McpServers extends Context.Service<McpServers, {
           do {
             const page = yield* Effect.tryPromise({
               try: () => client.listTools(cursor ? { cursor } : {}),
-              catch: (e) => new McpError({ server: live.name, reason: "list", message: `MCP server "${live.name}" could not list its tools: ${describeError(e)}` })
+              catch: (e) =>
+                new McpError({ server: live.name, reason: "list", message: `MCP server "${live.name}" could not list its tools: ${describeError(e)}` })
             })
             listed.push(...page.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> })))
             cursor = page.nextCursor
@@ -208,7 +220,9 @@ export class McpServers extends Context.Service<McpServers, {
             if (clashes.has(clash)) continue
             clashes.add(clash)
             const fix = owner.server === live.name ? "" : " (rename one of the servers in reins.json to offer both)"
-            yield* Effect.logWarning(`The ${name} tool of the MCP server "${live.name}" is left out: its id ${info.id} is taken by the ${owner.name} tool of "${owner.server}"${fix}`)
+            yield* Effect.logWarning(
+              `The ${name} tool of the MCP server "${live.name}" is left out: its id ${info.id} is taken by the ${owner.name} tool of "${owner.server}"${fix}`
+            )
           }
         }
         return tools
@@ -216,24 +230,24 @@ export class McpServers extends Context.Service<McpServers, {
 
       const failed = (live: Live) => live.status === "failed"
       // a failure is told by the first step that finds it (`reins mcp list` shows it instead)
-      const current = (sessionID: string | undefined, tell: boolean) => Effect.gen(function* () {
-        yield* startAll
-        for (const live of servers) {
-          if (live.status === "failed") {
-            if (tell) yield* report(live, sessionID)
+      const current = (sessionID: string | undefined, tell: boolean) =>
+        Effect.gen(function* () {
+          yield* startAll
+          for (const live of servers) {
+            if (live.status === "failed") {
+              if (tell) yield* report(live, sessionID)
+            } else if (live.status === "connected" && live.dirty && live.connection) {
+              const client = live.connection.client
+              yield* list(live, client).pipe(
+                Effect.catch((error: McpError) => fail(live, error)),
+                // interrupted half-way: the change is still to be read
+                Effect.onInterrupt(() => Effect.sync(() => void (live.dirty = true)))
+              )
+              if (tell && failed(live)) yield* report(live, sessionID)
+            }
           }
-          else if (live.status === "connected" && live.dirty && live.connection) {
-            const client = live.connection.client
-            yield* list(live, client).pipe(
-              Effect.catch((error: McpError) => fail(live, error)),
-              // interrupted half-way: the change is still to be read
-              Effect.onInterrupt(() => Effect.sync(() => void (live.dirty = true)))
-            )
-            if (tell && failed(live)) yield* report(live, sessionID)
-          }
-        }
-        return yield* offered
-      })
+          return yield* offered
+        })
 
       const status = Effect.map(current(undefined, false), () =>
         servers.map(
@@ -243,7 +257,8 @@ export class McpServers extends Context.Service<McpServers, {
             status: live.status,
             ...(live.error !== undefined && live.status === "failed" ? { error: live.error } : {}),
             ...(live.connection ? { transport: live.connection.transport } : {}),
-            tools: live.status === "connected" ? live.listed.map((t) => ({ id: toolId(live.name, t.name), name: t.name, description: t.description ?? "" })) : []
+            tools:
+              live.status === "connected" ? live.listed.map((t) => ({ id: toolId(live.name, t.name), name: t.name, description: t.description ?? "" })) : []
           })
         )
       )

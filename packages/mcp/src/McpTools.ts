@@ -43,9 +43,11 @@ export const renderResult = (result: Record<string, unknown>) => {
   const attachments: Array<Attachment> = []
   for (const item of items) {
     if (item.type === "text" && item.text !== undefined) text.push(item.text)
-    else if (item.type === "image" && item.data !== undefined) attachments.push({ mime: item.mimeType ?? "image/png", url: `data:${item.mimeType ?? "image/png"};base64,${item.data}` })
+    else if (item.type === "image" && item.data !== undefined)
+      attachments.push({ mime: item.mimeType ?? "image/png", url: `data:${item.mimeType ?? "image/png"};base64,${item.data}` })
     else if (item.type === "resource" && item.resource?.text !== undefined) text.push(item.resource.text)
-    else if (item.type === "resource" && item.resource) text.push(`[resource ${item.resource.uri}${item.resource.mimeType ? ` (${item.resource.mimeType})` : ""}: binary, not shown]`)
+    else if (item.type === "resource" && item.resource)
+      text.push(`[resource ${item.resource.uri}${item.resource.mimeType ? ` (${item.resource.mimeType})` : ""}: binary, not shown]`)
     else if (item.type === "resource_link" && item.uri) text.push(`[resource ${item.name ?? ""} ${item.uri}]`.replace("  ", " "))
     else text.push(`[${item.type} content: not shown]`)
   }
@@ -69,12 +71,21 @@ export const defineTool = (server: string, client: Client, listed: ListedTool) =
           try: (signal) => client.callTool({ name: listed.name, arguments: args }, undefined, { signal, timeout: callTimeout }),
           catch: (e) =>
             e instanceof SdkError && e.code === ErrorCode.RequestTimeout
-              ? new ToolError({ reason: "timeout", message: `The ${server} MCP server did not answer the ${listed.name} call within ${callTimeout} ms. Try again with less to do, or go on without it.` })
+              ? new ToolError({
+                  reason: "timeout",
+                  message: `The ${server} MCP server did not answer the ${listed.name} call within ${callTimeout} ms. Try again with less to do, or go on without it.`
+                })
               : new ToolError({ reason: "failed", message: `The ${server} MCP server could not run ${listed.name}: ${describeError(e)}` })
         })
         const { output, attachments } = renderResult(result)
-        if (result.isError === true) return yield* new ToolError({ reason: "failed", message: output || `${listed.name} failed (the ${server} MCP server gave no reason)` })
-        return { title: `${server}: ${listed.name}`, output, ...(attachments.length > 0 ? { attachments } : {}), metadata: { mcp: { server, tool: listed.name } } }
+        if (result.isError === true)
+          return yield* new ToolError({ reason: "failed", message: output || `${listed.name} failed (the ${server} MCP server gave no reason)` })
+        return {
+          title: `${server}: ${listed.name}`,
+          output,
+          ...(attachments.length > 0 ? { attachments } : {}),
+          metadata: { mcp: { server, tool: listed.name } }
+        }
       })
   })
 }

@@ -4,11 +4,14 @@ import { expect, test } from "bun:test"
 import * as path from "node:path"
 
 const loaded = async (code: string) => {
-  const proc = Bun.spawn(["bun", "-e", `${code}; console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes("@modelcontextprotocol") || k.includes("/ajv/"))))`], {
-    cwd: path.join(import.meta.dir, ".."),
-    stdout: "pipe",
-    stderr: "pipe"
-  })
+  const proc = Bun.spawn(
+    ["bun", "-e", `${code}; console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes("@modelcontextprotocol") || k.includes("/ajv/"))))`],
+    {
+      cwd: path.join(import.meta.dir, ".."),
+      stdout: "pipe",
+      stderr: "pipe"
+    }
+  )
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   expect(await proc.exited, err).toBe(0)
   return JSON.parse(out.trim().split("\n").pop()!) as Array<string>

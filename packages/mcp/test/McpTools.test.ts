@@ -23,7 +23,11 @@ describe("a local server's environment", () => {
     const exit = await Effect.runPromiseExit(
       connect(
         "probe",
-        { type: "local", command: ["sh", "-c", 'echo "seen:${OPENAI_API_KEY:-none}:${AWS_SECRET_ACCESS_KEY:-none}:${TOKEN}:${HOME}" >&2; exit 1'], env: { TOKEN: "mine" } },
+        {
+          type: "local",
+          command: ["sh", "-c", 'echo "seen:${OPENAI_API_KEY:-none}:${AWS_SECRET_ACCESS_KEY:-none}:${TOKEN}:${HOME}" >&2; exit 1'],
+          env: { TOKEN: "mine" }
+        },
         { env, cwd: "/", track: () => {} }
       )
     )
@@ -35,7 +39,9 @@ describe("a local server's environment", () => {
 
   test("a command that does not exist fails with its name", async () => {
     const exit = await Effect.runPromiseExit(connect("nope", { type: "local", command: ["/no/such/mcp-server"] }, { env, cwd: "/", track: () => {} }))
-    expect(JSON.stringify(exit)).toContain('MCP server \\"nope\\" could not start: there is no program \\"/no/such/mcp-server\\" (install it, or fix mcp.nope.command in reins.json)')
+    expect(JSON.stringify(exit)).toContain(
+      'MCP server \\"nope\\" could not start: there is no program \\"/no/such/mcp-server\\" (install it, or fix mcp.nope.command in reins.json)'
+    )
   })
 })
 

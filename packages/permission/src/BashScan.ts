@@ -8,7 +8,24 @@ import { opaqueUse } from "./Opaque.ts"
 import { bashParser, type Node, type Parser } from "./Parser.ts"
 import { checkPaths } from "./PathArgs.ts"
 import { expandTilde, isInside, isSymlink, realLocation } from "./Paths.ts"
-import { add, checkRedirects, external, isDirectory, locate, lookup, MAX_DEPTH, pathContext, single, token, unique, type Place, type ScanOptions, type ScanRequest, type State, type Token } from "./ScanState.ts"
+import {
+  add,
+  checkRedirects,
+  external,
+  isDirectory,
+  locate,
+  lookup,
+  MAX_DEPTH,
+  pathContext,
+  single,
+  token,
+  unique,
+  type Place,
+  type ScanOptions,
+  type ScanRequest,
+  type State,
+  type Token
+} from "./ScanState.ts"
 import { isName, literal, resolve } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
 import { codeFiles, configCode, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
@@ -267,7 +284,6 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
   }
 }
 
-
 const SUBSHELL = new Set(["subshell", "command_substitution", "process_substitution", "function_definition"])
 // `a[$(…)]`, ``a[`…`]``, also escaped: a command substitution inside a subscript
 const SUBSCRIPT_CODE = /\w\[[^\]]*(\$\(|`)/
@@ -322,7 +338,13 @@ const forLoop = (st: State, node: Node, fed: boolean, depth: number) => {
 /** `'a[$(rm x)]'`: a subscript evaluated as arithmetic (let, (( )), test -v, read, unset) runs it. */
 const subscriptCode = (st: State, node: Node) => {
   if (!node.text.includes("[") || !SUBSCRIPT_CODE.test(node.text.replaceAll("\\", ""))) return
-  add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: "an array subscript holds a command substitution (arithmetic runs it)", ...(st.cwd ? { directory: st.cwd } : {}) })
+  add(st, {
+    permission: "bash",
+    patterns: [node.text],
+    always: [node.text],
+    opaque: "an array subscript holds a command substitution (arithmetic runs it)",
+    ...(st.cwd ? { directory: st.cwd } : {})
+  })
 }
 
 /** Walks the tree in source order; `fed` means the node's stdin comes from a pipe or heredoc. */
@@ -360,13 +382,21 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
       return subscriptCode(st, node)
     case "expansion":
       // `${x@P}` expands x as a prompt: command substitutions in its value run
-      if (/@P\}$/.test(node.text)) add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: "a prompt expansion (@P) runs command substitutions in a value", ...(st.cwd ? { directory: st.cwd } : {}) })
+      if (/@P\}$/.test(node.text))
+        add(st, {
+          permission: "bash",
+          patterns: [node.text],
+          always: [node.text],
+          opaque: "a prompt expansion (@P) runs command substitutions in a value",
+          ...(st.cwd ? { directory: st.cwd } : {})
+        })
       // `${D:=x}`, `${D=x}` assign D
       if (/^\$\{[A-Za-z_]\w*:?=/.test(node.text)) {
         const name = node.namedChildren[0]?.text ?? ""
         st.vars.set(name, null)
         const reason = opaqueVariable(name, undefined)
-        if (reason !== undefined) add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
+        if (reason !== undefined)
+          add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
       }
       for (const child of node.namedChildren) if (child.type !== "variable_name") visit(st, child, fed, depth)
       return
@@ -476,7 +506,23 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
   const cwd = realLocation(options.cwd)
   // usually the same directory: resolved once
   const worktree = options.worktree === undefined || options.worktree === options.cwd ? cwd : realLocation(options.worktree)
-  const st: State = { cwd, stack: [], vars: new Map(), inShell: false, stdinFed: false, moved: false, movers: new Set(), aliases: new Map(), cdNames: false, worktree, home, parser, out: new Map(), written: [], runs: [] }
+  const st: State = {
+    cwd,
+    stack: [],
+    vars: new Map(),
+    inShell: false,
+    stdinFed: false,
+    moved: false,
+    movers: new Set(),
+    aliases: new Map(),
+    cdNames: false,
+    worktree,
+    home,
+    parser,
+    out: new Map(),
+    written: [],
+    runs: []
+  }
   scanSource(st, source, 0, false)
   // The parser splits a word at a line continuation (`r\<newline>m` is `rm` to bash): scan again
   // with them joined; the union keeps what either reading finds (a comment ends at the newline).

@@ -6,8 +6,30 @@ import type { Node, Parser } from "./Parser.ts"
  * what runs: it is judged opaque. (`time` and `coproc` are read as wrappers of what follows.)
  */
 export const RESERVED = new Set([
-  "{", "}", "(", ")", "!", "[[", "]]", "((", "))", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
-  "case", "esac", "select", "function", "in"
+  "{",
+  "}",
+  "(",
+  ")",
+  "!",
+  "[[",
+  "]]",
+  "((",
+  "))",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "for",
+  "while",
+  "until",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "select",
+  "function",
+  "in"
 ])
 
 // real commands spelled with punctuation only

@@ -28,13 +28,23 @@ interface Inline {
 }
 
 const PYTHON: Inline = { code: ["-c"], cluster: "c", valueLetters: "WXm", values: ["-W", "-X", "--check-hash-based-pycs"] }
-const NODE: Inline = { code: ["-e", "-p", "--eval", "--print", "-pe"], values: ["-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "-C", "--conditions"] }
+const NODE: Inline = {
+  code: ["-e", "-p", "--eval", "--print", "-pe"],
+  values: ["-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "-C", "--conditions"]
+}
 const PERL: Inline = { code: ["-e", "-E"], cluster: "eE", valueLetters: "iIMmdDxC0l" }
 const RUBY: Inline = { code: ["-e"], cluster: "e", valueLetters: "rIiCxEFKTWUX0l", values: ["-r", "-I", "-C", "-E", "-F"] }
 
 const INLINE: Record<string, Inline> = {
-  python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON,
-  node: NODE, nodejs: NODE, "ts-node": NODE, tsx: NODE,
+  python: PYTHON,
+  python2: PYTHON,
+  python3: PYTHON,
+  pypy: PYTHON,
+  pypy3: PYTHON,
+  node: NODE,
+  nodejs: NODE,
+  "ts-node": NODE,
+  tsx: NODE,
   bun: { code: ["-e", "--eval", "-p", "--print"] },
   deno: { code: ["--eval", "--eval-file"], subcommands: ["eval"], through: ["repl", "run"] },
   gnuplot: { code: ["-e"] },
@@ -105,7 +115,8 @@ const awkProgram = (words: Words): string | undefined => {
   const parsed = parseOptions(words, AWK_OPTIONS)
   if (has(parsed, "-l", "--load")) return "awk loads an extension library"
   const sources = valuesOf(parsed, "-e", "--source")
-  if (sources.length === 0 && !has(parsed, "-f", "--file", "-E", "--exec", "-i", "--include")) sources.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
+  if (sources.length === 0 && !has(parsed, "-f", "--file", "-E", "--exec", "-i", "--include"))
+    sources.push(parsed.operands.length > 0 ? parsed.operands[0] : "")
   for (const source of sources) {
     if (source === undefined) return "awk's program is computed when it runs"
     const reason = awkRunsCode(source)
@@ -138,7 +149,8 @@ const GIT_CODE_KEY =
   /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
 
 // a program run with a file (pager, editor, askpass) that does nothing else with it
-const HARMLESS_PROGRAM = /^((\/usr)?\/bin\/)?(true|false|:|cat|echo|less|more|most|head|tail|vi|vim|nvim|nano|emacs|ed|code --wait|sccache|ccache)( -[A-Za-z]+)*$/
+const HARMLESS_PROGRAM =
+  /^((\/usr)?\/bin\/)?(true|false|:|cat|echo|less|more|most|head|tail|vi|vim|nvim|nano|emacs|ed|code --wait|sccache|ccache)( -[A-Za-z]+)*$/
 
 /** True for a pager, editor or wrapper value that runs nothing but itself (`cat`, `true`, `less -R`). */
 export const harmlessProgram = (value: string | undefined) => value !== undefined && (value.trim() === "" || HARMLESS_PROGRAM.test(value.trim()))
@@ -153,7 +165,16 @@ const GIT_SUBCOMMAND_CODE: Record<string, ReadonlyArray<string>> = {
   grep: ["-O", "--open-files-in-pager"],
   rebase: ["-x", "--exec"],
   difftool: ["-x", "--extcmd"],
-  "filter-branch": ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter", "--subdirectory-filter"],
+  "filter-branch": [
+    "--env-filter",
+    "--tree-filter",
+    "--index-filter",
+    "--parent-filter",
+    "--msg-filter",
+    "--commit-filter",
+    "--tag-name-filter",
+    "--subdirectory-filter"
+  ],
   clone: ["-u", "--upload-pack", "--template", "-c", "--config"],
   fetch: ["--upload-pack"],
   pull: ["--upload-pack"],
@@ -177,7 +198,8 @@ const gitCode = (words: Words): string | undefined => {
       const setting = w === "-c" ? words[++i] : w.slice(2)
       const key = gitKey(setting)
       if (key === undefined) return "git -c sets configuration computed when it runs"
-      if (GIT_CODE_KEY.test(key) && !(HARMLESS_KEY.test(key) && harmlessProgram(setting!.slice(setting!.indexOf("=") + 1)))) return `git -c ${key} runs a command`
+      if (GIT_CODE_KEY.test(key) && !(HARMLESS_KEY.test(key) && harmlessProgram(setting!.slice(setting!.indexOf("=") + 1))))
+        return `git -c ${key} runs a command`
       continue
     }
     if (w.startsWith("--config-env")) return "git --config-env takes configuration from the environment"
@@ -209,7 +231,27 @@ const gitCode = (words: Words): string | undefined => {
   return undefined
 }
 
-const COMPRESSORS = new Set(["gzip", "pigz", "bzip2", "pbzip2", "lbzip2", "xz", "pixz", "zstd", "pzstd", "lz4", "lzip", "plzip", "lzma", "lzop", "brotli", "compress", "unzstd", "unxz", "gunzip"])
+const COMPRESSORS = new Set([
+  "gzip",
+  "pigz",
+  "bzip2",
+  "pbzip2",
+  "lbzip2",
+  "xz",
+  "pixz",
+  "zstd",
+  "pzstd",
+  "lz4",
+  "lzip",
+  "plzip",
+  "lzma",
+  "lzop",
+  "brotli",
+  "compress",
+  "unzstd",
+  "unxz",
+  "gunzip"
+])
 
 /** A compressor program as tar and others take it: a known compressor and its options, nothing else. */
 const plainCompressor = (value: string | undefined) => {
@@ -264,9 +306,11 @@ const RSYNC_OPTIONS: Options = { short: "eBfMT", long: ["--rsh", "--rsync-path",
 
 const rsyncCode = (words: Words): string | undefined => {
   const parsed = parseOptions(words, RSYNC_OPTIONS)
-  if (parsed.options.some((o) => o.name === "--remove-source-files" || o.name.startsWith("--delete") || o.name === "--del")) return "rsync removes files (--delete, --remove-source-files)"
+  if (parsed.options.some((o) => o.name === "--remove-source-files" || o.name.startsWith("--delete") || o.name === "--del"))
+    return "rsync removes files (--delete, --remove-source-files)"
   for (const value of valuesOf(parsed, "-e", "--rsh")) if (!plainSsh(value)) return "rsync runs the remote shell given in its options"
-  if (!valuesOf(parsed, "--rsync-path").every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim()))) return "rsync runs the command given by --rsync-path"
+  if (!valuesOf(parsed, "--rsync-path").every((v) => v !== undefined && /^(sudo )?(\/[\w/.-]*\/)?rsync$/.test(v.trim())))
+    return "rsync runs the command given by --rsync-path"
   return undefined
 }
 
@@ -287,7 +331,8 @@ const vimCode = (words: Words, fed: boolean): string | undefined => {
 }
 
 // make variables that name a program its recipes run (`make CC='sh -c …'`)
-const MAKE_PROGRAM = /^(CC|CXX|CPP|LD|AR|AS|FC|RANLIB|STRIP|NM|OBJCOPY|INSTALL|MAKE|RM|CP|MV|LN|MKDIR|ECHO|SED|AWK|PYTHON|PERL|YACC|LEX|[A-Z_]*(CMD|COMMAND|PROG|TOOL|WRAPPER|RUNNER))$/
+const MAKE_PROGRAM =
+  /^(CC|CXX|CPP|LD|AR|AS|FC|RANLIB|STRIP|NM|OBJCOPY|INSTALL|MAKE|RM|CP|MV|LN|MKDIR|ECHO|SED|AWK|PYTHON|PERL|YACC|LEX|[A-Z_]*(CMD|COMMAND|PROG|TOOL|WRAPPER|RUNNER))$/
 
 const makeCode = (words: Words): string | undefined => {
   if (optionValues(words, ["--eval", "-E"]).length > 0) return "make runs recipes given in its options"
@@ -308,7 +353,15 @@ const makeCode = (words: Words): string | undefined => {
 const sqliteCode = (w: Words, fed: boolean): string | undefined => {
   if (fed) return "sqlite3 reads dot-commands (which can run programs) from stdin"
   if (optionValues(w, ["-cmd", "-init"]).length > 0) return "sqlite3 runs commands given in its options"
-  if (w.some((x) => x === undefined || /(^|;)\s*\.(sh|shell|system|load|output|once|import|read|open|backup|save|restore|clone|log|excel|cd)\b|\battach\b|\bvacuum\s+into\b|\bload_extension\b|\bwritefile\b|\bedit\s*\(/i.test(x)))
+  if (
+    w.some(
+      (x) =>
+        x === undefined ||
+        /(^|;)\s*\.(sh|shell|system|load|output|once|import|read|open|backup|save|restore|clone|log|excel|cd)\b|\battach\b|\bvacuum\s+into\b|\bload_extension\b|\bwritefile\b|\bedit\s*\(/i.test(
+          x
+        )
+    )
+  )
     return "sqlite3 runs a command, loads code or names a file in its words"
   return undefined
 }
@@ -317,13 +370,16 @@ const sqliteCode = (w: Words, fed: boolean): string | undefined => {
 const mysqlCode = (w: Words, fed: boolean): string | undefined => {
   if (fed) return `${w[0]} reads commands (which can run programs) from stdin`
   const code = optionValues(w, ["-e", "--execute", "--init-command"])
-  if (code.some((v) => v === undefined || /\bsystem\b|\\!|\\\.|\bsource\b|\btee\b|\bpager\b|\binto\s+(out|dump)file\b|\bload_file\b|\bload\s+data\b/i.test(v))) return `${w[0]} -e runs a command or touches a file`
+  if (code.some((v) => v === undefined || /\bsystem\b|\\!|\\\.|\bsource\b|\btee\b|\bpager\b|\binto\s+(out|dump)file\b|\bload_file\b|\bload\s+data\b/i.test(v)))
+    return `${w[0]} -e runs a command or touches a file`
   return undefined
 }
 
 /** Maven: the exec plugin runs the program its properties name. */
 const mavenCode = (w: Words): string | undefined =>
-  w.some((x) => x === undefined || /^(exec:|org\.codehaus\.mojo:exec-maven-plugin)|^-Dexec\.(executable|args)/.test(x)) ? "maven's exec plugin runs the program given in its words" : undefined
+  w.some((x) => x === undefined || /^(exec:|org\.codehaus\.mojo:exec-maven-plugin)|^-Dexec\.(executable|args)/.test(x))
+    ? "maven's exec plugin runs the program given in its words"
+    : undefined
 
 // python modules that run code given in their arguments
 const PYTHON_CODE_MODULES = /^(timeit|pdb|IPython|cProfile|profile|trace)$/
@@ -333,7 +389,9 @@ const pythonModule = (words: Words): string | undefined => {
   const at = words.indexOf("-m")
   const module = at === -1 ? undefined : words[at + 1]
   if (at === -1 || !(module === undefined || PYTHON_CODE_MODULES.test(module))) return undefined
-  return words.length > at + 2 && !words.slice(at + 2).every((w) => w === "-h" || w === "--help") ? `python -m ${module ?? "…"} runs code given in its words` : undefined
+  return words.length > at + 2 && !words.slice(at + 2).every((w) => w === "-h" || w === "--help")
+    ? `python -m ${module ?? "…"} runs code given in its words`
+    : undefined
 }
 
 /** `perl -M'Mod;system(…)'`: a -M/-m value is pasted into a `use` statement. */
@@ -345,9 +403,18 @@ const vcsCode = (words: Words): string | undefined => {
   for (let i = 1; i < words.length; i++) {
     const w = words[i]
     if (w === undefined) continue
-    const value = w === "--config" || w === "--config-option" ? words[i + 1] : w.startsWith("--config=") || w.startsWith("--config-option=") ? w.slice(w.indexOf("=") + 1) : undefined
+    const value =
+      w === "--config" || w === "--config-option"
+        ? words[i + 1]
+        : w.startsWith("--config=") || w.startsWith("--config-option=")
+          ? w.slice(w.indexOf("=") + 1)
+          : undefined
     if ((w === "--config" || w === "--config-option") && value === undefined) return `${words[0]} ${w} sets configuration computed when it runs`
-    if (value !== undefined && /(^|[.:])(alias|hooks|extensions|pager|merge-tools|extdiff)\.|ui\.(editor|merge|ssh|remotecmd)|editor|-cmd|merge-tool|ssh|diff-cmd|diff3-cmd/i.test(value)) return `${words[0]} ${w} sets a command to run`
+    if (
+      value !== undefined &&
+      /(^|[.:])(alias|hooks|extensions|pager|merge-tools|extdiff)\.|ui\.(editor|merge|ssh|remotecmd)|editor|-cmd|merge-tool|ssh|diff-cmd|diff3-cmd/i.test(value)
+    )
+      return `${words[0]} ${w} sets a command to run`
     if (/^--(editor-cmd|diff-cmd|diff3-cmd)(=|$)/.test(w) || (words[0] === "cvs" && w === "-e")) return `${words[0]} ${w} runs the program given`
   }
   return undefined
@@ -359,7 +426,9 @@ const texCode = (words: Words): string | undefined =>
 
 /** ImageMagick: `|cmd` names, `msl:` scripts, `ephemeral:` (deletes its input). */
 const magickCode = (words: Words): string | undefined =>
-  words.slice(1).some((w) => w === undefined || /^(\||msl:|ephemeral:)/i.test(w)) ? `${words[0]} runs a command, a script or deletes a file named in its words` : undefined
+  words.slice(1).some((w) => w === undefined || /^(\||msl:|ephemeral:)/i.test(w))
+    ? `${words[0]} runs a command, a script or deletes a file named in its words`
+    : undefined
 
 /** Package managers' persistent configuration: script shells, node options, user config files. */
 const packageConfig = (words: Words): string | undefined =>
@@ -390,7 +459,9 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
         ? "gdb reads debugger commands from stdin"
         : undefined,
   lldb: (w, fed) =>
-    w.some((x) => x !== undefined && /^(-o|-O|-s|-S|-k|-K|--one-line.*|--source.*)$/.test(x)) || fed ? "lldb runs debugger commands given in its options or stdin" : undefined,
+    w.some((x) => x !== undefined && /^(-o|-O|-s|-S|-k|-K|--one-line.*|--source.*)$/.test(x)) || fed
+      ? "lldb runs debugger commands given in its options or stdin"
+      : undefined,
   ed: (_, fed) => (fed ? "ed reads editor commands (which may run commands) from stdin" : undefined),
   emacs: (w) => (w.some((x) => x !== undefined && /^--?(eval|load|funcall|script|l|f|x)(=|$)/.test(x)) ? "emacs runs Lisp given in its options" : undefined),
   less: (w) => (w.some((x) => x !== undefined && /^\+.*[!|]/.test(x)) ? "less runs a command given in its options" : undefined),
@@ -409,21 +480,37 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
         ? "npm exec -c runs shell code"
         : undefined),
   cargo: (w) => (optionValues(w, ["--config"]).length > 0 ? "cargo --config can name a runner, a linker or a wrapper" : undefined),
-  go: (w) => (optionValues(w, ["-toolexec", "--toolexec", "-exec", "--exec", "-vettool", "--vettool"]).length > 0 ? "go runs the program given in its options" : undefined),
+  go: (w) =>
+    optionValues(w, ["-toolexec", "--toolexec", "-exec", "--exec", "-vettool", "--vettool"]).length > 0
+      ? "go runs the program given in its options"
+      : undefined,
   enable: (w) => (w.some((x) => x === undefined || /^-[a-z]*f/.test(x)) ? "enable -f loads a builtin from a library" : undefined),
   hash: (w) => (w.some((x) => x === undefined || /^-[a-z]*p/.test(x)) ? "hash -p makes a name run another file" : undefined),
   make: makeCode,
   gmake: makeCode,
   tmux: (w) =>
-    w.some((x) => x !== undefined && /^(new|new-session|new-window|neww|split-window|splitw|send-keys|send|run-shell|run|respawn-pane|respawnp|respawn-window|pipe-pane|pipep|if-shell|if|display-popup|popup|source-file|source)$/.test(x))
+    w.some(
+      (x) =>
+        x !== undefined &&
+        /^(new|new-session|new-window|neww|split-window|splitw|send-keys|send|run-shell|run|respawn-pane|respawnp|respawn-window|pipe-pane|pipep|if-shell|if|display-popup|popup|source-file|source)$/.test(
+          x
+        )
+    )
       ? "tmux runs a command in a terminal"
       : undefined,
-  screen: (w) => (w.length > 1 && !w.slice(1).every((x) => x !== undefined && /^-(ls|list|r|R|x|d|D|S|wipe|v|version)$/.test(x)) ? "screen runs a command in a terminal" : undefined),
+  screen: (w) =>
+    w.length > 1 && !w.slice(1).every((x) => x !== undefined && /^-(ls|list|r|R|x|d|D|S|wipe|v|version)$/.test(x))
+      ? "screen runs a command in a terminal"
+      : undefined,
   sqlite3: sqliteCode,
   psql: (w, fed) => {
     if (fed) return "psql reads commands (which can run programs) from stdin"
-    const parsed = parseOptions(w, { short: "cfdhpUvoLTFPRW", long: ["--command", "--file", "--dbname", "--host", "--port", "--username", "--set", "--variable", "--output", "--log-file"] })
-    if (valuesOf(parsed, "-c", "--command").some((v) => v === undefined || /\\(!|o|g|w|i|ir|copy|lo_|setenv)|\bprogram\b/i.test(v))) return "psql -c runs a meta-command that runs a program or touches a file"
+    const parsed = parseOptions(w, {
+      short: "cfdhpUvoLTFPRW",
+      long: ["--command", "--file", "--dbname", "--host", "--port", "--username", "--set", "--variable", "--output", "--log-file"]
+    })
+    if (valuesOf(parsed, "-c", "--command").some((v) => v === undefined || /\\(!|o|g|w|i|ir|copy|lo_|setenv)|\bprogram\b/i.test(v)))
+      return "psql -c runs a meta-command that runs a program or touches a file"
     if (has(parsed, "-f", "--file", "-o", "--output", "-L", "--log-file")) return "psql runs or writes a file given in its options"
     return undefined
   },
@@ -433,15 +520,41 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
   hg: vcsCode,
   svn: vcsCode,
   cvs: vcsCode,
-  pdflatex: texCode, xelatex: texCode, lualatex: texCode, latex: texCode, tex: texCode, pdftex: texCode, luatex: texCode, etex: texCode,
-  latexmk: (w) => (w.some((x) => x === undefined || /^-(e|r|(pdf|xe|lua|dvi|ps)?latex=?|pdflatex.*|bibtex=.*|biber=.*|makeindex=.*|dvipdf=.*|ps2pdf=.*|pdf_previewer=.*|.*viewer=.*)$/.test(x)) ? "latexmk runs Perl or a program given in its options" : undefined),
+  pdflatex: texCode,
+  xelatex: texCode,
+  lualatex: texCode,
+  latex: texCode,
+  tex: texCode,
+  pdftex: texCode,
+  luatex: texCode,
+  etex: texCode,
+  latexmk: (w) =>
+    w.some(
+      (x) =>
+        x === undefined ||
+        /^-(e|r|(pdf|xe|lua|dvi|ps)?latex=?|pdflatex.*|bibtex=.*|biber=.*|makeindex=.*|dvipdf=.*|ps2pdf=.*|pdf_previewer=.*|.*viewer=.*)$/.test(x)
+    )
+      ? "latexmk runs Perl or a program given in its options"
+      : undefined,
   groff: (w) => (w.includes("-U") ? "groff -U lets the document run commands" : undefined),
   troff: (w) => (w.includes("-U") ? "troff -U lets the document run commands" : undefined),
-  gs: (w) => (w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x)) ? "ghostscript runs a command or unsafe PostScript" : undefined),
-  ghostscript: (w) => (w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x)) ? "ghostscript runs a command or unsafe PostScript" : undefined),
-  convert: magickCode, magick: magickCode, mogrify: magickCode, identify: magickCode, composite: magickCode, montage: magickCode,
+  gs: (w) =>
+    w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x))
+      ? "ghostscript runs a command or unsafe PostScript"
+      : undefined,
+  ghostscript: (w) =>
+    w.some((x) => x === undefined || /%pipe%|^-sOutputFile=\||^-dNOSAFER$|^-dDELAYSAFER$/.test(x))
+      ? "ghostscript runs a command or unsafe PostScript"
+      : undefined,
+  convert: magickCode,
+  magick: magickCode,
+  mogrify: magickCode,
+  identify: magickCode,
+  composite: magickCode,
+  montage: magickCode,
   just: (w) =>
-    w.some((x) => x === undefined || /^(-c|--command|--shell-command)$/.test(x)) || optionValues(w, ["--shell"]).some((v) => v === undefined || !/^((\/usr)?\/bin\/)?(ba|z|da)?sh$/.test(v))
+    w.some((x) => x === undefined || /^(-c|--command|--shell-command)$/.test(x)) ||
+    optionValues(w, ["--shell"]).some((v) => v === undefined || !/^((\/usr)?\/bin\/)?(ba|z|da)?sh$/.test(v))
       ? "just runs a command or a shell given in its options"
       : undefined,
   cmake: (w) => {
@@ -471,7 +584,19 @@ const COMMANDS: Record<string, (words: Words, fed: boolean) => string | undefine
 const LOADERS = /^ld(-linux[\w.-]*)?\.so(\.\d+)?$|^ld-musl[\w.-]*\.so(\.\d+)?$/
 
 /** Namespace and sandbox runners: paths inside them are not the paths the scan sees. */
-const SANDBOXES = new Set(["nsenter", "unshare", "systemd-run", "firejail", "bwrap", "proot", "toybox", "chroot", "systemd-nspawn", "lxc-attach", "lxc-execute"])
+const SANDBOXES = new Set([
+  "nsenter",
+  "unshare",
+  "systemd-run",
+  "firejail",
+  "bwrap",
+  "proot",
+  "toybox",
+  "chroot",
+  "systemd-nspawn",
+  "lxc-attach",
+  "lxc-execute"
+])
 
 /** Why a simple command runs code its text does not show (a one-liner, an option, a sandbox); else undefined. */
 export const opaqueUse = (name: string, words: Words, fed: boolean): string | undefined => {

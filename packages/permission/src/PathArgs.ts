@@ -117,7 +117,17 @@ export const checkPaths = (ctx: PathContext, tokens: ReadonlyArray<{ readonly li
   let files = FILE_COMMANDS.has(name) || isInterpreter(name)
   let expression = false
   // `tar -P`: members with absolute names and `..` are written where they say
-  if ((name === "tar" || name === "gtar" || name === "bsdtar") && tokens.some((t) => t.lit === undefined || t.lit === "--absolute-names" || /^-[A-Za-z]*P/.test(t.lit) || (/^[A-Za-z]+$/.test(t.lit) && t.lit.includes("P") && t === tokens[1]))) ctx.external(undefined)
+  if (
+    (name === "tar" || name === "gtar" || name === "bsdtar") &&
+    tokens.some(
+      (t) =>
+        t.lit === undefined ||
+        t.lit === "--absolute-names" ||
+        /^-[A-Za-z]*P/.test(t.lit) ||
+        (/^[A-Za-z]+$/.test(t.lit) && t.lit.includes("P") && t === tokens[1])
+    )
+  )
+    ctx.external(undefined)
   for (let i = 1; i < tokens.length; i++) {
     const t = tokens[i]!
     // a computed word can only be a path by its literal parts (a `/`, a leading `~`) or as a file

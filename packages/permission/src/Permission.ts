@@ -126,22 +126,25 @@ interface Entry {
 }
 
 /** Decides tool permissions: rules first, then a person, a reply from outside, or the non-interactive policy. */
-export class Permission extends Context.Service<Permission, {
-  /** One request: allowed, denied, or asked (waits for the reply). */
-  ask(request: AskRequest): Effect.Effect<void, PermissionError>
-  /** All requests of one tool call: any denied request fails it before anything is asked. */
-  authorize(requests: ReadonlyArray<AskRequest>): Effect.Effect<void, PermissionError>
-  /** Replies to a pending question (from a UI or a library caller); false if it is not pending. */
-  reply(id: string, answer: Answer): Effect.Effect<boolean>
-  /** Questions waiting for a reply, oldest first. */
-  pending(sessionID?: string): ReadonlyArray<Pending>
-  /** The rules in force for a session: configured, then project grants, then session grants. */
-  rulesFor(sessionID: string): Effect.Effect<ReadonlyArray<Rule>>
-  /** Tools that are denied outright and should not be offered to the model. */
-  isDisabled(tool: string): boolean
-  readonly rules: ReadonlyArray<Rule>
-  readonly mode: Mode
-}>()("reins/permission/Permission") {
+export class Permission extends Context.Service<
+  Permission,
+  {
+    /** One request: allowed, denied, or asked (waits for the reply). */
+    ask(request: AskRequest): Effect.Effect<void, PermissionError>
+    /** All requests of one tool call: any denied request fails it before anything is asked. */
+    authorize(requests: ReadonlyArray<AskRequest>): Effect.Effect<void, PermissionError>
+    /** Replies to a pending question (from a UI or a library caller); false if it is not pending. */
+    reply(id: string, answer: Answer): Effect.Effect<boolean>
+    /** Questions waiting for a reply, oldest first. */
+    pending(sessionID?: string): ReadonlyArray<Pending>
+    /** The rules in force for a session: configured, then project grants, then session grants. */
+    rulesFor(sessionID: string): Effect.Effect<ReadonlyArray<Rule>>
+    /** Tools that are denied outright and should not be offered to the model. */
+    isDisabled(tool: string): boolean
+    readonly rules: ReadonlyArray<Rule>
+    readonly mode: Mode
+  }
+>()("reins/permission/Permission") {
   static readonly layer = Layer.effect(
     Permission,
     Effect.gen(function* () {
@@ -236,11 +239,11 @@ export class Permission extends Context.Service<Permission, {
           by === "rule" && answer.message
             ? `${answer.message} Do not retry it; ask the user how to proceed.`
             : by === "policy"
-            ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
-              `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
-            : answer.message
-              ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
-              : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
+              ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
+                `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
+              : answer.message
+                ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
+                : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
         return new PermissionError({ reason: "rejected", permission: info.permission, pattern, message })
       }
 
@@ -268,16 +271,12 @@ export class Permission extends Context.Service<Permission, {
         if (prompter) {
           waiters.push(
             prompt.withPermits(1)(
-              Effect.suspend(() => (pending.has(id) ? prompter.ask(info) : Effect.never)).pipe(
-                Effect.flatMap((answer) => settle(entry, answer, "user"))
-              )
+              Effect.suspend(() => (pending.has(id) ? prompter.ask(info) : Effect.never)).pipe(Effect.flatMap((answer) => settle(entry, answer, "user")))
             )
           )
         }
         if (timeoutMs !== undefined) {
-          waiters.push(
-            Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, policy, "policy")))
-          )
+          waiters.push(Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, policy, "policy"))))
         }
         yield* Effect.raceAll(waiters).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
         const { answer, by } = yield* Deferred.await(entry.deferred)

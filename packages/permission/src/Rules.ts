@@ -79,7 +79,9 @@ export const isBroad = (rule: Rule) => /^\**$/.test(rule.pattern)
  */
 export const evaluateOpaque = (rules: ReadonlyArray<Rule>, permission: string, subject: string, mode: Mode = "last-match"): Decision => {
   const decision = evaluate(rules, permission, subject, mode)
-  return decision.action === "allow" && (!decision.rule || isBroad(decision.rule)) ? { action: "ask", ...(decision.rule ? { rule: decision.rule } : {}) } : decision
+  return decision.action === "allow" && (!decision.rule || isBroad(decision.rule))
+    ? { action: "ask", ...(decision.rule ? { rule: decision.rule } : {}) }
+    : decision
 }
 
 /** A tool whose rules deny everything (`* deny` deciding) is not offered to the model at all. */

@@ -34,20 +34,22 @@ const subcommand =
   }
 
 /** `mise exec tool@1 -- cmd …`, `kubectl exec pod -- cmd …`: the command follows `--`. */
-const afterDashes = (subs: ReadonlyArray<string>, codeOptions: ReadonlyArray<string> = []) => (w: Words): Unwrapped | undefined => {
-  const at = subAt(w, subs)
-  if (at === undefined) return code(undefined)
-  if (at === -1) return undefined
-  for (let i = at + 1; i < w.length; i++) {
-    const x = w[i]
-    if (x === undefined) return code(undefined)
-    if (x === "--") return rest(w, i + 1)
-    if (codeOptions.includes(x)) return i + 1 < w.length ? script(i + 1) : undefined
-    const eq = x.indexOf("=")
-    if (eq > 0 && codeOptions.includes(x.slice(0, eq))) return code(x.slice(eq + 1))
+const afterDashes =
+  (subs: ReadonlyArray<string>, codeOptions: ReadonlyArray<string> = []) =>
+  (w: Words): Unwrapped | undefined => {
+    const at = subAt(w, subs)
+    if (at === undefined) return code(undefined)
+    if (at === -1) return undefined
+    for (let i = at + 1; i < w.length; i++) {
+      const x = w[i]
+      if (x === undefined) return code(undefined)
+      if (x === "--") return rest(w, i + 1)
+      if (codeOptions.includes(x)) return i + 1 < w.length ? script(i + 1) : undefined
+      const eq = x.indexOf("=")
+      if (eq > 0 && codeOptions.includes(x.slice(0, eq))) return code(x.slice(eq + 1))
+    }
+    return undefined
   }
-  return undefined
-}
 
 /** `docker exec [options] container cmd …` (also `docker container exec`, podman). */
 const containerExec = (w: Words): Unwrapped | undefined => {
@@ -71,7 +73,23 @@ const operandsGiven = (w: Words): Unwrapped | undefined => (w.slice(1).some((x) 
 
 /** Version managers, environment and task runners, launchers: the command they start is judged. */
 export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
-  uv: (w) => (w[1] === "tool" && w[2] === "run" ? rest(w, skipOptions(w, 3, "pw", long("--from", "--with", "--python", "--index", "--index-url"))) : subcommand(["run"], "pw", ["--with", "--python", "--package", "--extra", "--group", "--env-file", "--directory", "--project", "--index", "--index-url", "--with-requirements", "--with-editable"])(w)),
+  uv: (w) =>
+    w[1] === "tool" && w[2] === "run"
+      ? rest(w, skipOptions(w, 3, "pw", long("--from", "--with", "--python", "--index", "--index-url")))
+      : subcommand(["run"], "pw", [
+          "--with",
+          "--python",
+          "--package",
+          "--extra",
+          "--group",
+          "--env-file",
+          "--directory",
+          "--project",
+          "--index",
+          "--index-url",
+          "--with-requirements",
+          "--with-editable"
+        ])(w),
   uvx: (w) => rest(w, skipOptions(w, 1, "pw", long("--from", "--with", "--python", "--index", "--index-url", "--with-requirements", "--with-editable"))),
   poetry: subcommand(["run"], "CP", ["--directory", "--project"]),
   pipenv: subcommand(["run"]),
@@ -105,7 +123,12 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   // `kubectl exec pod -- cmd`, and the older `kubectl exec pod cmd`
   kubectl: (w) => {
     const at = subAt(w, ["exec"])
-    return afterDashes(["exec", "debug", "run"])(w) ?? (at !== undefined && at !== -1 && !w.includes("--") ? rest(w, skipOptions(w, at + 1, "cnf", long("--container", "--namespace", "--filename", "--context", "--kubeconfig", "--pod-running-timeout")) + 1) : undefined)
+    return (
+      afterDashes(["exec", "debug", "run"])(w) ??
+      (at !== undefined && at !== -1 && !w.includes("--")
+        ? rest(w, skipOptions(w, at + 1, "cnf", long("--container", "--namespace", "--filename", "--context", "--kubeconfig", "--pod-running-timeout")) + 1)
+        : undefined)
+    )
   },
   oc: afterDashes(["exec", "debug", "run", "rsh"]),
   vagrant: (w) => {
@@ -141,7 +164,32 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   linux64: (w) => rest(w, skipOptions(w, 1, "")),
   runcon: (w) => ((w[1] ?? "-").startsWith("-") ? rest(w, skipOptions(w, 1, "urtl", long("--user", "--role", "--type", "--range"))) : rest(w, 2)),
   setpriv: (w) =>
-    rest(w, skipOptions(w, 1, "", long("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"))),
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "",
+        long(
+          "--reuid",
+          "--regid",
+          "--ruid",
+          "--euid",
+          "--rgid",
+          "--egid",
+          "--groups",
+          "--inh-caps",
+          "--ambient-caps",
+          "--bounding-set",
+          "--securebits",
+          "--pdeathsig",
+          "--selinux-label",
+          "--apparmor-profile",
+          "--landlock-access",
+          "--landlock-rule"
+        )
+      )
+    ),
   chpst: (w) => rest(w, skipOptions(w, 1, "uUbe/nlLmdofpcrt")),
   softlimit: (w) => rest(w, skipOptions(w, 1, "amdosletrfpc")),
   "dumb-init": (w) => rest(w, skipOptions(w, 1, "r", long("--rewrite"))),
@@ -150,7 +198,16 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   torsocks: (w) => rest(w, skipOptions(w, 1, "upaP", long("--user", "--pass", "--address", "--port"))),
   proxychains: (w) => rest(w, skipOptions(w, 1, "f")),
   proxychains4: (w) => rest(w, skipOptions(w, 1, "f")),
-  run0: (w) => rest(w, skipOptions(w, 1, "ugD", long("--user", "--group", "--chdir", "--property", "--description", "--slice", "--nice", "--setenv", "--unit", "--machine", "--background"))),
+  run0: (w) =>
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "ugD",
+        long("--user", "--group", "--chdir", "--property", "--description", "--slice", "--nice", "--setenv", "--unit", "--machine", "--background")
+      )
+    ),
   please: (w) => rest(w, skipOptions(w, 1, "cdrtu")),
   ltrace: (w) => rest(w, skipOptions(w, 1, "aADeFlnopsuwx")),
   catchsegv: (w) => rest(w, 1),
@@ -160,7 +217,16 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   ts: (w) => rest(w, skipOptions(w, 1, "LDNw")),
   tsp: (w) => rest(w, skipOptions(w, 1, "LDNw")),
   nq: (w) => rest(w, skipOptions(w, 1, "")),
-  numactl: (w) => rest(w, skipOptions(w, 1, "CimNpPw", long("--physcpubind", "--interleave", "--membind", "--cpunodebind", "--preferred", "--preferred-many", "--weighted-interleave"))),
+  numactl: (w) =>
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "CimNpPw",
+        long("--physcpubind", "--interleave", "--membind", "--cpunodebind", "--preferred", "--preferred-many", "--weighted-interleave")
+      )
+    ),
   cgexec: (w) => rest(w, skipOptions(w, 1, "g")),
   prlimit: (w) => (w.some((x) => x === "-p" || x === "--pid" || (x ?? "").startsWith("--pid=")) ? undefined : rest(w, skipOptions(w, 1, "", long("--output")))),
   daemonize: (w) => rest(w, skipOptions(w, 1, "ceopluE")),
@@ -199,7 +265,10 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   // they build commands from templates, several strings of shell code, or run them in a job system
   sem: (w) => operandsGiven(w),
   hyperfine: (w) => operandsGiven(w),
-  perf: (w) => (["record", "stat", "trace", "top", "script", "c2c", "mem", "sched", "lock", "kvm", "ftrace", "kwork", "iostat"].includes(w[1] ?? "record") ? code(undefined) : undefined),
+  perf: (w) =>
+    ["record", "stat", "trace", "top", "script", "c2c", "mem", "sched", "lock", "kvm", "ftrace", "kwork", "iostat"].includes(w[1] ?? "record")
+      ? code(undefined)
+      : undefined,
   mpirun: (w) => operandsGiven(w),
   mpiexec: (w) => operandsGiven(w),
   srun: (w) => operandsGiven(w)

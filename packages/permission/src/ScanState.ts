@@ -65,7 +65,13 @@ export interface State {
   /** Files that the command line writes or makes executable (located only if something runs a file). */
   readonly written: Array<Place>
   /** Requests that run files: opaque when the line writes one of them. */
-  readonly runs: Array<{ readonly key: string; readonly files: ReadonlyArray<Place>; readonly project: boolean; readonly config?: RegExp; readonly own: readonly [number, number] }>
+  readonly runs: Array<{
+    readonly key: string
+    readonly files: ReadonlyArray<Place>
+    readonly project: boolean
+    readonly config?: RegExp
+    readonly own: readonly [number, number]
+  }>
 }
 
 /** A path word and the directory it was used in; located when needed (that costs system calls). */
@@ -92,15 +98,17 @@ export const single = (st: State, node: Node) => {
 }
 
 /** What a variable may hold where it is used (see State.vars). */
-export const lookup = (st: State): Lookup => (name) => {
-  // a line that sets IFS splits values where it likes
-  if (st.vars.has("IFS")) return undefined
-  const assigned = st.vars.get(name)
-  if (assigned !== undefined) return assigned ?? undefined
-  if (name === "HOME" && !st.inShell) return [st.home]
-  if (name === "PWD" && st.cwd !== undefined) return [st.cwd]
-  return undefined
-}
+export const lookup =
+  (st: State): Lookup =>
+  (name) => {
+    // a line that sets IFS splits values where it likes
+    if (st.vars.has("IFS")) return undefined
+    const assigned = st.vars.get(name)
+    if (assigned !== undefined) return assigned ?? undefined
+    if (name === "HOME" && !st.inShell) return [st.home]
+    if (name === "PWD" && st.cwd !== undefined) return [st.cwd]
+    return undefined
+  }
 
 export const unique = (list: ReadonlyArray<string>) => [...new Set(list)]
 
@@ -112,7 +120,12 @@ export const external = (st: State, real: string | undefined) => {
 }
 
 /** What the path checks need from the scan: where a word is, asking for a place, the variables. */
-export const pathContext = (st: State): PathContext => ({ cwd: st.cwd, locate: (word) => locate(st, word), external: (real) => external(st, real), lookup: lookup(st) })
+export const pathContext = (st: State): PathContext => ({
+  cwd: st.cwd,
+  locate: (word) => locate(st, word),
+  external: (real) => external(st, real),
+  lookup: lookup(st)
+})
 
 /** The real absolute location of a path word, or undefined when it is relative to an unknown dir. */
 export const locate = (st: State, given: string, cwd = st.cwd): string | undefined => {
@@ -195,4 +208,3 @@ export const isDirectory = (file: string) => {
     return false
   }
 }
-

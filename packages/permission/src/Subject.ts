@@ -43,10 +43,16 @@ const PATH_TOOLS = new Set(["read", "edit", "write", "apply_patch", "list", "glo
  * What a call of `tool` on `subject` needs, as `reins debug permission` shows it: bash commands
  * are scanned, file tools get their path requests, any other tool its id with the subject.
  */
-export const requestsFor = (tool: string, subject: string, options: { readonly cwd: string; readonly home?: string }): Effect.Effect<ReadonlyArray<SubjectRequest | ScanRequest>> => {
+export const requestsFor = (
+  tool: string,
+  subject: string,
+  options: { readonly cwd: string; readonly home?: string }
+): Effect.Effect<ReadonlyArray<SubjectRequest | ScanRequest>> => {
   if (tool === "bash") return scanBash(subject, options)
   if (!PATH_TOOLS.has(tool)) return Effect.succeed([{ permission: tool, patterns: [subject], always: [subject] }])
   const target = path.resolve(options.cwd, expandTilde(subject, options.home ?? os.homedir()))
   const kind = DIRECTORY_TOOLS.has(tool) ? "directory" : "file"
-  return Effect.succeed(pathRequests(options.cwd, permissionFor(tool), target, { kind, always: [path.join(kind === "file" ? path.dirname(target) : target, "*")] }))
+  return Effect.succeed(
+    pathRequests(options.cwd, permissionFor(tool), target, { kind, always: [path.join(kind === "file" ? path.dirname(target) : target, "*")] })
+  )
 }

@@ -29,7 +29,8 @@ const shellScript = (name: string, words: Words): Unwrapped | undefined => {
     if (w.startsWith("--")) {
       const eq = w.indexOf("=")
       const option = eq === -1 ? w : w.slice(0, eq)
-      if (option === "--command" || (name === "fish" && option === "--init-command")) return eq === -1 ? (i + 1 < words.length ? script(i + 1) : undefined) : code(w.slice(eq + 1))
+      if (option === "--command" || (name === "fish" && option === "--init-command"))
+        return eq === -1 ? (i + 1 < words.length ? script(i + 1) : undefined) : code(w.slice(eq + 1))
       if (eq === -1 && SHELL_LONG_VALUE.has(w)) i++
       continue
     }
@@ -71,7 +72,6 @@ const findExec = (words: Words): Unwrapped | undefined => {
   if (stray && words.includes(undefined)) return { inners, scripts: [], code: [undefined] }
   return inners.length > 0 ? { inners, scripts: [] } : undefined
 }
-
 
 const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"])
 
@@ -160,12 +160,52 @@ const suCommand = (w: Words): Unwrapped | undefined => {
 
 // bwrap options and how many words each takes
 const BWRAP_VALUES: Record<string, number> = {
-  "--bind": 2, "--bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2, "--dev-bind": 2, "--dev-bind-try": 2, "--symlink": 2, "--setenv": 2,
-  "--file": 2, "--bind-data": 2, "--ro-bind-data": 2, "--chmod": 2, "--overlay": 3, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--dir": 1,
-  "--chdir": 1, "--unsetenv": 1, "--uid": 1, "--gid": 1, "--hostname": 1, "--remount-ro": 1, "--exec-label": 1, "--file-label": 1,
-  "--seccomp": 1, "--add-seccomp-fd": 1, "--info-fd": 1, "--json-status-fd": 1, "--userns": 1, "--userns2": 1, "--pidns": 1,
-  "--lock-file": 1, "--sync-fd": 1, "--args": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--overlay-src": 1,
-  "--tmp-overlay": 1, "--ro-overlay": 1, "--argv0": 1, "--block-fd": 1, "--userns-block-fd": 1, "--mqueue": 1
+  "--bind": 2,
+  "--bind-try": 2,
+  "--ro-bind": 2,
+  "--ro-bind-try": 2,
+  "--dev-bind": 2,
+  "--dev-bind-try": 2,
+  "--symlink": 2,
+  "--setenv": 2,
+  "--file": 2,
+  "--bind-data": 2,
+  "--ro-bind-data": 2,
+  "--chmod": 2,
+  "--overlay": 3,
+  "--proc": 1,
+  "--dev": 1,
+  "--tmpfs": 1,
+  "--dir": 1,
+  "--chdir": 1,
+  "--unsetenv": 1,
+  "--uid": 1,
+  "--gid": 1,
+  "--hostname": 1,
+  "--remount-ro": 1,
+  "--exec-label": 1,
+  "--file-label": 1,
+  "--seccomp": 1,
+  "--add-seccomp-fd": 1,
+  "--info-fd": 1,
+  "--json-status-fd": 1,
+  "--userns": 1,
+  "--userns2": 1,
+  "--pidns": 1,
+  "--lock-file": 1,
+  "--sync-fd": 1,
+  "--args": 1,
+  "--cap-add": 1,
+  "--cap-drop": 1,
+  "--perms": 1,
+  "--size": 1,
+  "--overlay-src": 1,
+  "--tmp-overlay": 1,
+  "--ro-overlay": 1,
+  "--argv0": 1,
+  "--block-fd": 1,
+  "--userns-block-fd": 1,
+  "--mqueue": 1
 }
 
 /** Where the command of `bwrap [options] command …` starts. */
@@ -186,7 +226,16 @@ const bwrapCommand = (w: Words): number => {
  */
 const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   ...RUNNERS,
-  sudo: (w) => rest(w, skipOptions(w, 1, "ughpCDrtUT", long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"))),
+  sudo: (w) =>
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "ughpCDrtUT",
+        long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout")
+      )
+    ),
   doas: (w) => rest(w, skipOptions(w, 1, "uC")),
   env: envCommand,
   nice: (w) => rest(w, skipOptions(w, 1, "n", long("--adjustment"))),
@@ -200,7 +249,15 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   setsid: (w) => rest(w, skipOptions(w, 1, "")),
   ionice: (w) => rest(w, skipOptions(w, 1, "cnp", long("--class", "--classdata", "--pid"))),
   xargs: (w) =>
-    rest(w, skipOptions(w, 1, "InPdLsEaJRS", long("--max-args", "--max-procs", "--delimiter", "--max-lines", "--max-chars", "--eof", "--arg-file", "--process-slot-var"))),
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "InPdLsEaJRS",
+        long("--max-args", "--max-procs", "--delimiter", "--max-lines", "--max-chars", "--eof", "--arg-file", "--process-slot-var")
+      )
+    ),
   find: findExec,
   su: suCommand,
   runuser: (w) =>
@@ -246,7 +303,8 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
     const start = skipOptions(w, 1, "")
     return w.slice(1, start).some((x) => /^-[a-z]*s/.test(x ?? "")) ? (start < w.length ? script(start) : undefined) : rest(w, start)
   },
-  chrt: (w) => (w.some((x) => x === "-p" || x === "--pid") ? undefined : rest(w, skipOptions(w, 1, "T", long("--sched-runtime", "--sched-period", "--sched-deadline")) + 1)),
+  chrt: (w) =>
+    w.some((x) => x === "-p" || x === "--pid") ? undefined : rest(w, skipOptions(w, 1, "T", long("--sched-runtime", "--sched-period", "--sched-deadline")) + 1),
   strace: (w) => rest(w, skipOptions(w, 1, "abeEIoOpPsSuUX")),
   valgrind: (w) => rest(w, skipOptions(w, 1, "")),
   // `script -c code`, `-qc code`, `-c'code'`, `--command=code` (-E -I -O -B -T -m take values)
@@ -273,21 +331,67 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   // namespace and sandbox runners (also opaque, see Opaque.ts): the command they run is still judged
   nsenter: (w) => rest(w, skipOptions(w, 1, "tSG", long("--target", "--setuid", "--setgid", "--user-parent"))),
   unshare: (w) =>
-    rest(w, skipOptions(w, 1, "RwSG", long("--propagation", "--setgroups", "--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups"))),
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "RwSG",
+        long("--propagation", "--setgroups", "--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups")
+      )
+    ),
   "systemd-run": (w) =>
     rest(
       w,
-      skipOptions(w, 1, "upEMH", long("--unit", "--property", "--description", "--slice", "--setenv", "--uid", "--gid", "--working-directory", "--machine", "--host", "--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property", "--nice", "--service-type", "--expand-environment"))
+      skipOptions(
+        w,
+        1,
+        "upEMH",
+        long(
+          "--unit",
+          "--property",
+          "--description",
+          "--slice",
+          "--setenv",
+          "--uid",
+          "--gid",
+          "--working-directory",
+          "--machine",
+          "--host",
+          "--on-calendar",
+          "--on-active",
+          "--on-boot",
+          "--on-startup",
+          "--on-unit-active",
+          "--on-unit-inactive",
+          "--timer-property",
+          "--path-property",
+          "--socket-property",
+          "--nice",
+          "--service-type",
+          "--expand-environment"
+        )
+      )
     ),
   firejail: (w) => rest(w, skipOptions(w, 1, "")),
   bwrap: (w) => rest(w, bwrapCommand(w)),
-  proot: (w) => rest(w, skipOptions(w, 1, "rbwqkivRSm", long("--rootfs", "--bind", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose", "--mount"))),
+  proot: (w) =>
+    rest(w, skipOptions(w, 1, "rbwqkivRSm", long("--rootfs", "--bind", "--pwd", "--cwd", "--qemu", "--kernel-release", "--change-id", "--verbose", "--mount"))),
   toybox: (w) => rest(w, 1),
   // `pnpm exec cmd …`, `yarn exec cmd …`: any command on PATH (other subcommands run nothing given here)
   pnpm: (w) => (w[1] === "exec" || w[1] === "dlx" ? rest(w, skipOptions(w, 2, "", long("--filter", "-F", "--workspace-concurrency", "--package"))) : undefined),
   // `yarn node …` runs node itself
   yarn: (w) => (w[1] === "exec" || w[1] === "dlx" ? rest(w, skipOptions(w, 2, "p", long("--package"))) : w[1] === "node" ? rest(w, 1) : undefined),
-  "sudo-rs": (w) => rest(w, skipOptions(w, 1, "ughpCDrtUT", long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"))),
+  "sudo-rs": (w) =>
+    rest(
+      w,
+      skipOptions(
+        w,
+        1,
+        "ughpCDrtUT",
+        long("--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout")
+      )
+    )
 }
 
 /** The command(s) that `name` runs, when it is a wrapper with something to run; else undefined. */
@@ -342,10 +446,45 @@ export const placeholder = (name: string, words: Words): string | undefined => {
 
 const INTERPRETERS = new Set([
   ...SHELLS,
-  "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "bun", "deno", "perl", "ruby", "php", "lua", "luajit",
-  "Rscript", "R", "osascript", "pwsh", "powershell", "tclsh", "irb", "ts-node", "tsx", "groovy", "julia", "elixir", "racket",
+  "python",
+  "python2",
+  "python3",
+  "pypy",
+  "pypy3",
+  "node",
+  "nodejs",
+  "bun",
+  "deno",
+  "perl",
+  "ruby",
+  "php",
+  "lua",
+  "luajit",
+  "Rscript",
+  "R",
+  "osascript",
+  "pwsh",
+  "powershell",
+  "tclsh",
+  "irb",
+  "ts-node",
+  "tsx",
+  "groovy",
+  "julia",
+  "elixir",
+  "racket",
   // they read a program from stdin too, and can run commands from it
-  "expect", "wish", "ghci", "jshell", "gnuplot", "octave", "dc", "m4", "mongo", "mongosh", "lftp"
+  "expect",
+  "wish",
+  "ghci",
+  "jshell",
+  "gnuplot",
+  "octave",
+  "dc",
+  "m4",
+  "mongo",
+  "mongosh",
+  "lftp"
 ])
 
 const INLINE_CODE = new Set(["-c", "-e", "-m", "-p", "-E", "-r", "--eval", "--print", "--command"])

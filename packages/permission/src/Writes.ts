@@ -43,7 +43,27 @@ const copies = (words: Words): Array<string> => {
   return [dest, ...list.slice(0, -1).map((f) => `${dest}/${f.split("/").pop()}`)]
 }
 
-const WRITERS = new Set(["tee", "touch", "truncate", "cp", "mv", "install", "ln", "rsync", "chmod", "dd", "sed", "gsed", "perl", "curl", "wget", "npm", "pnpm", "yarn", "bun"])
+const WRITERS = new Set([
+  "tee",
+  "touch",
+  "truncate",
+  "cp",
+  "mv",
+  "install",
+  "ln",
+  "rsync",
+  "chmod",
+  "dd",
+  "sed",
+  "gsed",
+  "perl",
+  "curl",
+  "wget",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun"
+])
 
 /** True when {@link writtenBy} or {@link codeFiles} may find something for `name`. */
 export const touchesFiles = (name: string) =>
@@ -77,7 +97,12 @@ export const writtenBy = (name: string, words: Words): Array<string> => {
         const w = words[i]
         if ((w === "-o" || w === "--output") && words[i + 1] !== undefined) out.push(words[i + 1]!)
         else if (w?.startsWith("--output=")) out.push(w.slice("--output=".length))
-        else if (w === "-O" || w === "--remote-name" || w === "--remote-name-all") out.push(...operands(words).map(basenameOfUrl).filter((x): x is string => x !== undefined))
+        else if (w === "-O" || w === "--remote-name" || w === "--remote-name-all")
+          out.push(
+            ...operands(words)
+              .map(basenameOfUrl)
+              .filter((x): x is string => x !== undefined)
+          )
       }
       return out
     }
@@ -88,7 +113,11 @@ export const writtenBy = (name: string, words: Words): Array<string> => {
         if ((w === "-O" || w === "--output-document") && words[i + 1] !== undefined) out.push(words[i + 1]!)
         else if (w?.startsWith("--output-document=")) out.push(w.slice("--output-document=".length))
       }
-      return out.length > 0 ? out : operands(words).map(basenameOfUrl).filter((x): x is string => x !== undefined)
+      return out.length > 0
+        ? out
+        : operands(words)
+            .map(basenameOfUrl)
+            .filter((x): x is string => x !== undefined)
     }
     case "npm":
     case "pnpm":
@@ -109,9 +138,15 @@ export const writtenBy = (name: string, words: Words): Array<string> => {
 
 // files that a tool runs by convention (a Makefile, package.json scripts, build.rs, …)
 const IMPLICIT: Record<string, ReadonlyArray<string>> = {
-  make: ["Makefile", "makefile", "GNUmakefile"], gmake: ["Makefile", "makefile", "GNUmakefile"],
-  npm: ["package.json"], pnpm: ["package.json"], yarn: ["package.json"], bun: ["package.json", "bunfig.toml"],
-  just: ["justfile", "Justfile", ".justfile"], rake: ["Rakefile", "rakefile"], cargo: ["build.rs", "Cargo.toml", ".cargo/config.toml"]
+  make: ["Makefile", "makefile", "GNUmakefile"],
+  gmake: ["Makefile", "makefile", "GNUmakefile"],
+  npm: ["package.json"],
+  pnpm: ["package.json"],
+  yarn: ["package.json"],
+  bun: ["package.json", "bunfig.toml"],
+  just: ["justfile", "Justfile", ".justfile"],
+  rake: ["Rakefile", "rakefile"],
+  cargo: ["build.rs", "Cargo.toml", ".cargo/config.toml"]
 }
 
 const implicitCode = (name: string, words: Words): ReadonlyArray<string> => {
@@ -123,12 +158,28 @@ const implicitCode = (name: string, words: Words): ReadonlyArray<string> => {
 
 // options whose value is a file of code, per program
 const CODE_OPTIONS: Record<string, ReadonlyArray<string>> = {
-  sed: ["-f", "--file"], gsed: ["-f", "--file"],
-  awk: ["-f", "--file", "-i", "--include", "-E", "--exec"], gawk: ["-f", "--file", "-i", "--include", "-E", "--exec"], mawk: ["-f"], nawk: ["-f"],
-  make: ["-f", "--file", "--makefile"], gmake: ["-f", "--file", "--makefile"],
-  gdb: ["-x", "--command", "-ix", "--init-command"], lldb: ["-s", "-S", "--source"],
-  vim: ["-S", "-u", "-s"], vi: ["-S", "-u", "-s"], nvim: ["-S", "-u", "-s"], ex: ["-S", "-u"], emacs: ["-l", "--load", "--script"],
-  ssh: ["-F"], scp: ["-F"], sftp: ["-F", "-b"], sqlite3: ["-init"], psql: ["-f", "--file"], cmake: ["-P", "-C"], lftp: ["-f"]
+  sed: ["-f", "--file"],
+  gsed: ["-f", "--file"],
+  awk: ["-f", "--file", "-i", "--include", "-E", "--exec"],
+  gawk: ["-f", "--file", "-i", "--include", "-E", "--exec"],
+  mawk: ["-f"],
+  nawk: ["-f"],
+  make: ["-f", "--file", "--makefile"],
+  gmake: ["-f", "--file", "--makefile"],
+  gdb: ["-x", "--command", "-ix", "--init-command"],
+  lldb: ["-s", "-S", "--source"],
+  vim: ["-S", "-u", "-s"],
+  vi: ["-S", "-u", "-s"],
+  nvim: ["-S", "-u", "-s"],
+  ex: ["-S", "-u"],
+  emacs: ["-l", "--load", "--script"],
+  ssh: ["-F"],
+  scp: ["-F"],
+  sftp: ["-F", "-b"],
+  sqlite3: ["-init"],
+  psql: ["-f", "--file"],
+  cmake: ["-P", "-C"],
+  lftp: ["-f"]
 }
 
 // stdin and pipes as file names
@@ -175,13 +226,58 @@ export const codeFiles = (name: string, words: Words): Array<string | undefined>
 
 // programs that run the project's code files by convention (tests, builds, imports)
 const RUNNERS = new Set([
-  "make", "gmake", "npm", "npx", "pnpm", "yarn", "bun", "bunx", "deno", "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "cargo",
-  "go", "gradle", "gradlew", "mvn", "mvnw", "just", "rake", "bundle", "rspec", "phpunit", "composer", "dotnet", "swift", "mix", "sbt", "ctest",
-  "cmake", "meson", "bazel", "bazelisk", "task", "pre-commit", "foreman", "honcho", "direnv", "uv", "poetry", "pipenv", "pdm", "hatch"
+  "make",
+  "gmake",
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "bun",
+  "bunx",
+  "deno",
+  "pytest",
+  "py.test",
+  "tox",
+  "nox",
+  "jest",
+  "vitest",
+  "mocha",
+  "cargo",
+  "go",
+  "gradle",
+  "gradlew",
+  "mvn",
+  "mvnw",
+  "just",
+  "rake",
+  "bundle",
+  "rspec",
+  "phpunit",
+  "composer",
+  "dotnet",
+  "swift",
+  "mix",
+  "sbt",
+  "ctest",
+  "cmake",
+  "meson",
+  "bazel",
+  "bazelisk",
+  "task",
+  "pre-commit",
+  "foreman",
+  "honcho",
+  "direnv",
+  "uv",
+  "poetry",
+  "pipenv",
+  "pdm",
+  "hatch"
 ])
 
 // files whose contents make git run commands: hooks, configuration, attributes (filters), hook managers
-const GIT_CODE = /(^|\/)\.git\/(hooks|config|info|modules)(\/|$)|(^|\/)\.(gitattributes|gitmodules|gitconfig|husky|githooks|lefthook\.yml|pre-commit-config\.yaml)(\/|$)/
+const GIT_CODE =
+  /(^|\/)\.git\/(hooks|config|info|modules)(\/|$)|(^|\/)\.(gitattributes|gitmodules|gitconfig|husky|githooks|lefthook\.yml|pre-commit-config\.yaml)(\/|$)/
 
 /** Files (by their path) that make `name` run code when a line writes them before it runs. */
 export const configCode = (name: string): RegExp | undefined => (name === "git" ? GIT_CODE : undefined)

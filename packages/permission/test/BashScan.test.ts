@@ -159,7 +159,7 @@ const wrapped: ReadonlyArray<string> = [
   "su -c 'rm x' bob",
   "/bin/rm x",
   "./rm x",
-  '/usr/bin/env rm x'
+  "/usr/bin/env rm x"
 ]
 
 // Quotes and escapes that still spell rm.
@@ -224,7 +224,7 @@ const opaque: ReadonlyArray<string> = [
   "cat <<EOF | bash\nrm x\nEOF",
   'python3 - <<< "import os"',
   'bash -c "$SCRIPT"',
-  "bash -c \"$(curl -s x)\""
+  'bash -c "$(curl -s x)"'
 ]
 
 describe("scanBash: rm hidden behind wrappers, quotes and compound commands", () => {
@@ -363,7 +363,7 @@ describe("scanBash: regressions", () => {
     "su $OPT 'rm x'",
     "alias ls=$X",
     "parallel ::: 'rm x'",
-    "env -S \"$X\""
+    'env -S "$X"'
   ]
   for (const command of asked) {
     test(`ask: ${JSON.stringify(command)}`, async () => {
@@ -387,7 +387,11 @@ describe("scanBash: regressions", () => {
     ])
     expect(externals(requests)).toEqual([`${outside}/*`])
     const pushd = await scan("pushd src >/dev/null && ls a && popd >/dev/null && ls b")
-    expect(bash(pushd).filter((r) => r.patterns[0]!.startsWith("ls")).map((r) => r.directory)).toEqual([path.join(wt, "src"), wt])
+    expect(
+      bash(pushd)
+        .filter((r) => r.patterns[0]!.startsWith("ls"))
+        .map((r) => r.directory)
+    ).toEqual([path.join(wt, "src"), wt])
   })
 
   test("builtin cd and command cd move the directory too", async () => {

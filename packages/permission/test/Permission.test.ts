@@ -23,7 +23,14 @@ const req = (patterns: Array<string>, always: Array<string> = []) => ({ sessionI
 describe("Permission", () => {
   test("deny rule fails with a message for the model", async () => {
     const rules = [...defaultRules, ...fromConfig({ bash: { "rm *": "deny" } })]
-    const result = await run(Effect.flip(Effect.gen(function* () { return yield* (yield* Permission).ask(req(["rm -rf x"])) })), { rules, nonInteractive: "allow" })
+    const result = await run(
+      Effect.flip(
+        Effect.gen(function* () {
+          return yield* (yield* Permission).ask(req(["rm -rf x"]))
+        })
+      ),
+      { rules, nonInteractive: "allow" }
+    )
     expect(result.reason).toBe("denied")
     expect(result.message).toContain("rm -rf x")
   })
@@ -41,16 +48,22 @@ describe("Permission", () => {
     expect(denied.reason).toBe("rejected")
     expect(denied.message).toContain("--permission allow")
     expect(events).toEqual(["permission.asked", "permission.replied"])
-    const allowed = await run(Effect.gen(function* () { return yield* (yield* Permission).ask(req(["ls"])) }), { rules, nonInteractive: "allow" })
+    const allowed = await run(
+      Effect.gen(function* () {
+        return yield* (yield* Permission).ask(req(["ls"]))
+      }),
+      { rules, nonInteractive: "allow" }
+    )
     expect(allowed).toBeUndefined()
   })
   test("always grants only the approved pattern for the session", async () => {
     const asked: Array<string> = []
     const prompter: Prompter = {
-      ask: (r) => Effect.sync(() => {
-        asked.push(r.patterns.join(","))
-        return r.patterns[0] === "git status" ? { reply: "always" as const } : { reply: "reject" as const, message: "no" }
-      })
+      ask: (r) =>
+        Effect.sync(() => {
+          asked.push(r.patterns.join(","))
+          return r.patterns[0] === "git status" ? { reply: "always" as const } : { reply: "reject" as const, message: "no" }
+        })
     }
     const program = Effect.gen(function* () {
       const permission = yield* Permission
@@ -113,7 +126,9 @@ describe("Permission service with the bash scan", () => {
     const prompter: Prompter = { ask: () => Effect.sync(() => (asked++, { reply: "once" as const })) }
     const rules = fromConfig({ bash: { "*": "ask", "rm *": "deny" } })
     const error = await run(Effect.flip(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned("ls && sudo rm -rf /", cwd), p.authorize))), {
-      rules, nonInteractive: "deny", prompter
+      rules,
+      nonInteractive: "deny",
+      prompter
     })
     expect(error.reason).toBe("denied")
     expect(error.pattern).toBe("rm -rf /")
@@ -122,12 +137,17 @@ describe("Permission service with the bash scan", () => {
 
   test("opaque commands are asked under a broad allow, allowed by a rule that names them", async () => {
     const broad = await run(Effect.flip(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned(`eval "$X"`, cwd), p.authorize))), {
-      rules: fromConfig({ bash: "allow" }), nonInteractive: "deny"
+      rules: fromConfig({ bash: "allow" }),
+      nonInteractive: "deny"
     })
     expect(broad.reason).toBe("rejected")
-    const named = await run(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned(`eval "$X"`, cwd), p.authorize)), {
-      rules: fromConfig({ bash: { "*": "allow", "eval *": "allow" } }), nonInteractive: "deny"
-    })
+    const named = await run(
+      Effect.flatMap(Permission, (p) => Effect.flatMap(scanned(`eval "$X"`, cwd), p.authorize)),
+      {
+        rules: fromConfig({ bash: { "*": "allow", "eval *": "allow" } }),
+        nonInteractive: "deny"
+      }
+    )
     expect(named).toBeUndefined()
   })
 })
@@ -175,12 +195,21 @@ describe("replies from outside (library callers)", () => {
   test("no reply within the timeout: the non-interactive policy decides", async () => {
     const silent: Prompter = { ask: () => Effect.never }
     const denied = await run(Effect.flip(Effect.flatMap(Permission, (p) => p.ask(req(["ls"])))), {
-      rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", prompter: silent, timeoutMs: 5
+      rules: fromConfig({ bash: "ask" }),
+      nonInteractive: "deny",
+      prompter: silent,
+      timeoutMs: 5
     })
     expect(denied.message).toContain("nobody answered")
-    const allowed = await run(Effect.flatMap(Permission, (p) => p.ask(req(["ls"]))), {
-      rules: fromConfig({ bash: "ask" }), nonInteractive: "allow", prompter: silent, timeoutMs: 5
-    })
+    const allowed = await run(
+      Effect.flatMap(Permission, (p) => p.ask(req(["ls"]))),
+      {
+        rules: fromConfig({ bash: "ask" }),
+        nonInteractive: "allow",
+        prompter: silent,
+        timeoutMs: 5
+      }
+    )
     expect(allowed).toBeUndefined()
   })
 })
@@ -194,7 +223,11 @@ describe("project grants", () => {
     }
     const always: Prompter = { ask: () => Effect.succeed({ reply: "always" }) }
     const settings = (project: string, prompter?: Prompter): PermissionSettings => ({
-      rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", persist: "project", project, ...(prompter ? { prompter } : {})
+      rules: fromConfig({ bash: "ask" }),
+      nonInteractive: "deny",
+      persist: "project",
+      project,
+      ...(prompter ? { prompter } : {})
     })
     const ask = (command: string) => Effect.flatMap(Permission, (p) => p.ask(req([command], [`${command} *`])))
     await run(ask("make test"), settings("/p1", always), store)

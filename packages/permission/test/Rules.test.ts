@@ -95,4 +95,3 @@ describe("rules", () => {
     expect(evaluateOpaque([], "bash", "eval x").action).toBe("ask")
   })
 })
-

@@ -38,7 +38,8 @@ const CORRECTIONS: Readonly<Record<string, Readonly<Record<string, Partial<Entry
 }
 
 /** Not chat models (or not usable as an agent's model): never added from the price list. */
-const NOT_CHAT = /image|tts|audio|realtime|transcribe|embed|moderation|whisper|search|research|live|voice|davinci|babbage|curie|^ada|computer-use|^ft:|:extended|vision|instruct|safeguard|guard|-v1$|^claude-[12]|^claude-v|sonic|multi-agent/
+const NOT_CHAT =
+  /image|tts|audio|realtime|transcribe|embed|moderation|whisper|search|research|live|voice|davinci|babbage|curie|^ada|computer-use|^ft:|:extended|vision|instruct|safeguard|guard|-v1$|^claude-[12]|^claude-v|sonic|multi-agent/
 
 interface Entry {
   name?: string
@@ -52,16 +53,29 @@ interface Entry {
   like?: string
 }
 
-type Match = { equals: string } | { starts_with: string } | { ends_with: string } | { contains: string } | { regex: string } | { or: Array<Match> } | { and: Array<Match> }
+type Match =
+  | { equals: string }
+  | { starts_with: string }
+  | { ends_with: string }
+  | { contains: string }
+  | { regex: string }
+  | { or: Array<Match> }
+  | { and: Array<Match> }
 
 const matches = (m: Match, id: string): boolean =>
-  "equals" in m ? id === m.equals
-  : "starts_with" in m ? id.startsWith(m.starts_with)
-  : "ends_with" in m ? id.endsWith(m.ends_with)
-  : "contains" in m ? id.includes(m.contains)
-  : "regex" in m ? new RegExp(m.regex).test(id)
-  : "or" in m ? m.or.some((x) => matches(x, id))
-  : m.and.every((x) => matches(x, id))
+  "equals" in m
+    ? id === m.equals
+    : "starts_with" in m
+      ? id.startsWith(m.starts_with)
+      : "ends_with" in m
+        ? id.endsWith(m.ends_with)
+        : "contains" in m
+          ? id.includes(m.contains)
+          : "regex" in m
+            ? new RegExp(m.regex).test(id)
+            : "or" in m
+              ? m.or.some((x) => matches(x, id))
+              : m.and.every((x) => matches(x, id))
 
 const today = new Date().toISOString().slice(0, 10)
 
@@ -104,7 +118,11 @@ for (const [id, devID, pricesID, addNew] of PROVIDERS) {
   for (const [modelID, m] of Object.entries(dev?.models ?? {})) {
     if (!(m.modalities?.output ?? ["text"]).includes("text") || !(m.limit?.context > 0)) continue
     const newer = priced.find((p) => matches(p.match as Match, modelID))
-    const price = (newer ? priceOf(newer.prices) : undefined) ?? (m.cost ? priceOf({ input_mtok: m.cost.input, output_mtok: m.cost.output, cache_read_mtok: m.cost.cache_read, cache_write_mtok: m.cost.cache_write }) : undefined)
+    const price =
+      (newer ? priceOf(newer.prices) : undefined) ??
+      (m.cost
+        ? priceOf({ input_mtok: m.cost.input, output_mtok: m.cost.output, cache_read_mtok: m.cost.cache_read, cache_write_mtok: m.cost.cache_write })
+        : undefined)
     models[modelID] = {
       ...(m.name ? { name: m.name } : {}),
       context: m.limit.context,
@@ -125,7 +143,10 @@ for (const [id, devID, pricesID, addNew] of PROVIDERS) {
       const price = priceOf(p.prices)
       if (!price) continue
       // the models.dev model sharing the longest start of the id (its family) lends output limit and capabilities
-      const like = known.reduce<string | undefined>((best, k) => (best === undefined || commonPrefix(k, newID) > commonPrefix(best, newID) ? k : best), undefined)
+      const like = known.reduce<string | undefined>(
+        (best, k) => (best === undefined || commonPrefix(k, newID) > commonPrefix(best, newID) ? k : best),
+        undefined
+      )
       const family = like !== undefined && commonPrefix(like, newID) >= 4 ? models[like] : undefined
       // no family here: another vendor's model resold by this provider (Claude on Vertex), left out
       if (family === undefined || like === undefined) continue
@@ -158,7 +179,10 @@ const source = {
 // one model a line, so a regeneration reads as a per-model diff; a string parsed on first use, so
 // loading the CLI costs no object literal of a few hundred models
 const lines = Object.entries(catalogue).map(
-  ([id, models]) => `  ${JSON.stringify(id)}: {\n${Object.entries(models).map(([m, e]) => `    ${JSON.stringify(m)}: ${JSON.stringify(e)}`).join(",\n")}\n  }`
+  ([id, models]) =>
+    `  ${JSON.stringify(id)}: {\n${Object.entries(models)
+      .map(([m, e]) => `    ${JSON.stringify(m)}: ${JSON.stringify(e)}`)
+      .join(",\n")}\n  }`
 )
 const json = `{\n${lines.join(",\n")}\n}`
 if (/[`\\]|\$\{/.test(json)) throw new Error("the snapshot holds a backtick, backslash or ${: it cannot be a template literal")

@@ -17,7 +17,8 @@ export const attachmentText = (url: string): string => {
 }
 
 /** A text file as the model reads it: its path, then its content. */
-export const inlinedText = (filename: string | undefined, url: string) => `<file path="${filename ?? "unnamed"}">\n${attachmentText(url).replace(/\n$/, "")}\n</file>`
+export const inlinedText = (filename: string | undefined, url: string) =>
+  `<file path="${filename ?? "unnamed"}">\n${attachmentText(url).replace(/\n$/, "")}\n</file>`
 
 /** What a model that takes no images sees instead of one. */
 export const imageNote = (filename: string | undefined, mime: string) =>
@@ -65,7 +66,12 @@ const shapeMessage = (message: MessageWithParts, images: boolean): MessageWithPa
 /** Providers whose tool results carry images themselves; to the others they follow in a user message. */
 const MEDIA_IN_TOOL_RESULTS: ReadonlySet<ProviderType> = new Set(["anthropic", "openai", "amazon-bedrock"])
 
-const sdkFile = (a: Attachment): SdkFilePart => ({ type: "file", data: a.url, mediaType: a.mime, ...(a.filename !== undefined ? { filename: a.filename } : {}) })
+const sdkFile = (a: Attachment): SdkFilePart => ({
+  type: "file",
+  data: a.url,
+  mediaType: a.mime,
+  ...(a.filename !== undefined ? { filename: a.filename } : {})
+})
 
 /** The attachments of a tool call the model sees (not once its output is pruned). */
 const shownAttachments = (part: ToolPart): ReadonlyArray<Attachment> =>
@@ -92,7 +98,10 @@ export const toolMediaMessage = (parts: ReadonlyArray<Part>, type: ProviderType)
     if (part.type !== "tool") continue
     const attached = shownAttachments(part)
     if (attached.length === 0) continue
-    content.push({ type: "text", text: `The ${part.tool} tool call ${part.callID} gave ${attached.length === 1 ? "this image" : "these images"}:` }, ...attached.map(sdkFile))
+    content.push(
+      { type: "text", text: `The ${part.tool} tool call ${part.callID} gave ${attached.length === 1 ? "this image" : "these images"}:` },
+      ...attached.map(sdkFile)
+    )
   }
   return content.length === 0 ? [] : [{ role: "user", content }]
 }

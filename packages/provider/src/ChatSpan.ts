@@ -1,6 +1,19 @@
 import { Clock, Effect, Option, type Tracer } from "effect"
 import type { ModelMessage } from "ai"
-import { GenAiAttr, GenAiOperation, cacheHitRate, type GenAiTracing, chatSpanName, jsonAttribute, providerName, serverAttributes, usageAttributes, type ModelRef, type ProviderType, type Usage } from "@reins/domain"
+import {
+  GenAiAttr,
+  GenAiOperation,
+  cacheHitRate,
+  type GenAiTracing,
+  chatSpanName,
+  jsonAttribute,
+  providerName,
+  serverAttributes,
+  usageAttributes,
+  type ModelRef,
+  type ProviderType,
+  type Usage
+} from "@reins/domain"
 import type { ProviderError } from "./ProviderError.ts"
 
 /**
@@ -46,61 +59,67 @@ interface OutputPart {
  */
 export const chatRecorder = (settings: GenAiTracing) =>
   Effect.gen(function* () {
-  const span = Option.getOrUndefined(yield* Effect.option(Effect.currentSpan))
-  const clock = yield* Clock.Clock
-  const started = clock.currentTimeNanosUnsafe()
-  const set = (attributes: Record<string, unknown>) => {
-    if (span) for (const key in attributes) span.attribute(key, attributes[key])
-  }
-  let served = false
-  let first = false
-  const output: Array<OutputPart> = []
-  const text = (type: "text" | "reasoning", delta: string) => {
-    const last = output[output.length - 1]
-    if (last && last.type === type) last.content = (last.content ?? "") + delta
-    else output.push({ type, content: delta })
-  }
-  return {
-    captureContent: settings.captureContent,
-    aiSdkSpans: settings.aiSdkSpans,
-    request(input: { readonly maxTokens: number; readonly system: ReadonlyArray<unknown>; readonly messages: ReadonlyArray<ModelMessage> }) {
-      set({ [GenAiAttr.requestMaxTokens]: input.maxTokens })
-      if (!settings.captureContent) return
-      set({
-        [GenAiAttr.systemInstructions]: jsonAttribute(systemInstructions(input.system)),
-        [GenAiAttr.inputMessages]: jsonAttribute(input.messages.map(inputMessage))
-      })
-    },
-    /** Each request URL the call fetches: the first names the server. */
-    fetched(url: string) {
-      if (served) return
-      served = true
-      set(serverAttributes(url))
-    },
-    observe(part: Observed) {
-      if (!first && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call" || part.type === "tool-input-start")) {
-        first = true
-        set({ [GenAiAttr.timeToFirstChunk]: Number(clock.currentTimeNanosUnsafe() - started) / 1e9 })
-      }
-      if (!settings.captureContent) return
-      if ((part.type === "text-delta" || part.type === "reasoning-delta") && "text" in part) text(part.type === "text-delta" ? "text" : "reasoning", part.text)
-      if (part.type === "tool-call" && "toolCallId" in part) output.push({ type: "tool_call", id: part.toolCallId, name: part.toolName, arguments: part.input })
-    },
-    finished(part: { readonly finishReason: string; readonly response?: { readonly id?: string; readonly modelId?: string } | undefined }, usage: Usage, cost: number) {
-      set({
-        [GenAiAttr.finishReasons]: [finishReason(part.finishReason)],
-        ...(part.response?.id ? { [GenAiAttr.responseId]: part.response.id } : {}),
-        ...(part.response?.modelId ? { [GenAiAttr.responseModel]: part.response.modelId } : {}),
-        ...usageAttributes(usage),
-        "reins.cache.hit_rate": cacheHitRate(usage) ?? 0,
-        "reins.cost": cost
-      })
-      if (settings.captureContent) {
-        set({ [GenAiAttr.outputMessages]: jsonAttribute([{ role: "assistant", parts: output, finish_reason: finishReason(part.finishReason) }]) })
+    const span = Option.getOrUndefined(yield* Effect.option(Effect.currentSpan))
+    const clock = yield* Clock.Clock
+    const started = clock.currentTimeNanosUnsafe()
+    const set = (attributes: Record<string, unknown>) => {
+      if (span) for (const key in attributes) span.attribute(key, attributes[key])
+    }
+    let served = false
+    let first = false
+    const output: Array<OutputPart> = []
+    const text = (type: "text" | "reasoning", delta: string) => {
+      const last = output[output.length - 1]
+      if (last && last.type === type) last.content = (last.content ?? "") + delta
+      else output.push({ type, content: delta })
+    }
+    return {
+      captureContent: settings.captureContent,
+      aiSdkSpans: settings.aiSdkSpans,
+      request(input: { readonly maxTokens: number; readonly system: ReadonlyArray<unknown>; readonly messages: ReadonlyArray<ModelMessage> }) {
+        set({ [GenAiAttr.requestMaxTokens]: input.maxTokens })
+        if (!settings.captureContent) return
+        set({
+          [GenAiAttr.systemInstructions]: jsonAttribute(systemInstructions(input.system)),
+          [GenAiAttr.inputMessages]: jsonAttribute(input.messages.map(inputMessage))
+        })
+      },
+      /** Each request URL the call fetches: the first names the server. */
+      fetched(url: string) {
+        if (served) return
+        served = true
+        set(serverAttributes(url))
+      },
+      observe(part: Observed) {
+        if (!first && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call" || part.type === "tool-input-start")) {
+          first = true
+          set({ [GenAiAttr.timeToFirstChunk]: Number(clock.currentTimeNanosUnsafe() - started) / 1e9 })
+        }
+        if (!settings.captureContent) return
+        if ((part.type === "text-delta" || part.type === "reasoning-delta") && "text" in part)
+          text(part.type === "text-delta" ? "text" : "reasoning", part.text)
+        if (part.type === "tool-call" && "toolCallId" in part)
+          output.push({ type: "tool_call", id: part.toolCallId, name: part.toolName, arguments: part.input })
+      },
+      finished(
+        part: { readonly finishReason: string; readonly response?: { readonly id?: string; readonly modelId?: string } | undefined },
+        usage: Usage,
+        cost: number
+      ) {
+        set({
+          [GenAiAttr.finishReasons]: [finishReason(part.finishReason)],
+          ...(part.response?.id ? { [GenAiAttr.responseId]: part.response.id } : {}),
+          ...(part.response?.modelId ? { [GenAiAttr.responseModel]: part.response.modelId } : {}),
+          ...usageAttributes(usage),
+          "reins.cache.hit_rate": cacheHitRate(usage) ?? 0,
+          "reins.cost": cost
+        })
+        if (settings.captureContent) {
+          set({ [GenAiAttr.outputMessages]: jsonAttribute([{ role: "assistant", parts: output, finish_reason: finishReason(part.finishReason) }]) })
+        }
       }
     }
-  }
-})
+  })
 
 /** `error.type` of a failed call: the HTTP status the provider answered with, else reins's reason (`timeout`, `network`, …). */
 export const chatErrorType = (error: ProviderError): Record<string, string> => ({
@@ -111,7 +130,10 @@ export const chatErrorType = (error: ProviderError): Record<string, string> => (
 const finishReason = (reason: string) => (reason === "tool-calls" ? "tool_call" : reason === "content-filter" ? "content_filter" : reason)
 
 const systemInstructions = (system: ReadonlyArray<unknown>) =>
-  system.map((block) => ({ type: "text", content: typeof block === "string" ? block : isRecord(block) && typeof block.content === "string" ? block.content : jsonAttribute(block) }))
+  system.map((block) => ({
+    type: "text",
+    content: typeof block === "string" ? block : isRecord(block) && typeof block.content === "string" ? block.content : jsonAttribute(block)
+  }))
 
 /** A model message in the conventions' input shape: `{ role, parts: [{ type: "text" | "tool_call" | "tool_call_response" | … }] }`. */
 const inputMessage = (message: ModelMessage) => {

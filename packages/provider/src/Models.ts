@@ -31,7 +31,10 @@ export { CATALOGUE_SOURCE }
 export const UNKNOWN_MODEL: ModelInfo = { context: 128_000, output: 8_192 }
 
 /** Where a model's facts came from: the catalogue (maybe under another id), the config alone, or the defaults. */
-export type ModelSource = { readonly from: "catalogue"; readonly provider: string; readonly id: string } | { readonly from: "config" } | { readonly from: "default" }
+export type ModelSource =
+  | { readonly from: "catalogue"; readonly provider: string; readonly id: string }
+  | { readonly from: "config" }
+  | { readonly from: "default" }
 
 export interface ModelLookup {
   readonly info: ModelInfo
@@ -163,7 +166,8 @@ export const lookupModel = (provider: ProviderConfig | undefined, modelID: strin
 const withoutLike = ({ like: _, ...info }: CatalogueEntry): ModelInfo => info
 
 /** Limits, price and capabilities for a model: config first, then the catalogue, then safe defaults. */
-export const modelInfo = (provider: ProviderConfig | undefined, modelID: string, providerID?: string): ModelInfo => lookupModel(provider, modelID, providerID).info
+export const modelInfo = (provider: ProviderConfig | undefined, modelID: string, providerID?: string): ModelInfo =>
+  lookupModel(provider, modelID, providerID).info
 
 /** The warning for a model reins knows nothing about (said once per model). */
 export const unknownModelWarning = (ref: { providerID: string; modelID: string }, info: ModelInfo) =>
@@ -179,7 +183,6 @@ export const cost = (info: ModelInfo, usage: { input: number; output: number; ca
   const p = info.price
   if (!p) return 0
   return (
-    (usage.input * p.input + usage.output * p.output + usage.cacheRead * (p.cacheRead ?? p.input) + usage.cacheWrite * (p.cacheWrite ?? p.input)) /
-    1_000_000
+    (usage.input * p.input + usage.output * p.output + usage.cacheRead * (p.cacheRead ?? p.input) + usage.cacheWrite * (p.cacheWrite ?? p.input)) / 1_000_000
   )
 }

@@ -132,10 +132,13 @@ const gaveUp = (error: ProviderError, attempts: number) =>
   })
 
 /** Streams model calls over the AI SDK, with classified errors and retries. */
-export class Provider extends Context.Service<Provider, {
-  stream(request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError>
-  info(model: ModelRef): ModelInfo
-}>()("reins/provider/Provider") {
+export class Provider extends Context.Service<
+  Provider,
+  {
+    stream(request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError>
+    info(model: ModelRef): ModelInfo
+  }
+>()("reins/provider/Provider") {
   static readonly layer = Layer.effect(
     Provider,
     Effect.gen(function* () {
@@ -176,7 +179,10 @@ export class Provider extends Context.Service<Provider, {
        * earlier call, else a new one (making a model builds the SDK's response schemas, about a
        * millisecond a call). It goes back idle, unrouted, when the call's scope closes.
        */
-      const borrow = (entry: { readonly model: (fetch: typeof globalThis.fetch) => LanguageModel; readonly idle: Array<Routed> }, fetch: typeof globalThis.fetch) =>
+      const borrow = (
+        entry: { readonly model: (fetch: typeof globalThis.fetch) => LanguageModel; readonly idle: Array<Routed> },
+        fetch: typeof globalThis.fetch
+      ) =>
         Effect.acquireRelease(
           Effect.sync(() => {
             const routed = entry.idle.pop() ?? routedModel(entry.model)
@@ -228,18 +234,26 @@ export class Provider extends Context.Service<Provider, {
             // T22: the model's options and variant, merged with the cache's (neither clobbers the other)
             const options = callOptions(request.model, config, settings.variant)
             if (options._tag === "UnknownVariant") return yield* new ProviderError({ reason: "invalid", message: options.message })
-            const prompt = withCacheMarkers(request.system, toModelMessages(forModel(request.messages, price.images === true), config.type, request.model, { thinking: thinkingOn(options.options) }), caching)
-            const providerOptions = mergeProviderOptions(mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options), request.providerOptions as ProviderOptions | undefined)
-            const maxOutputTokens = answerTokens(request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output, options.options)
+            const prompt = withCacheMarkers(
+              request.system,
+              toModelMessages(forModel(request.messages, price.images === true), config.type, request.model, { thinking: thinkingOn(options.options) }),
+              caching
+            )
+            const providerOptions = mergeProviderOptions(
+              mergeProviderOptions(cacheCallOptions(caching, request.sessionID), options.options),
+              request.providerOptions as ProviderOptions | undefined
+            )
+            const maxOutputTokens = answerTokens(
+              request.maxOutputTokens !== undefined && request.maxOutputTokens > 0 ? Math.min(price.output, request.maxOutputTokens) : price.output,
+              options.options
+            )
             trace.request({ maxTokens: maxOutputTokens, system: request.system, messages: prompt.messages })
             const result = streamText({
               model,
               system: prompt.system,
               messages: prompt.messages,
               ...(providerOptions ? { providerOptions } : {}),
-              tools: Object.fromEntries(
-                request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])
-              ),
+              tools: Object.fromEntries(request.tools.map((t) => [t.id, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })])),
               ...(request.toolChoice ? { toolChoice: request.toolChoice } : {}),
               ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
               ...(request.topP !== undefined ? { topP: request.topP } : {}),
@@ -250,7 +264,9 @@ export class Provider extends Context.Service<Provider, {
               abortSignal: controller.signal,
               onError: () => {}
             })
-            const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) => classify(e, clock.currentTimeMillisUnsafe())).pipe(
+            const events: Stream.Stream<ModelEvent, ProviderError> = Stream.fromAsyncIterable(result.fullStream, (e) =>
+              classify(e, clock.currentTimeMillisUnsafe())
+            ).pipe(
               Stream.mapEffect((part): Effect.Effect<ReadonlyArray<ModelEvent>, ProviderError> => {
                 trace.observe(part)
                 switch (part.type) {
@@ -266,7 +282,9 @@ export class Provider extends Context.Service<Provider, {
                   case "text-delta":
                     return Effect.succeed([{ type: part.type, id: part.id, text: part.text }])
                   case "reasoning-delta":
-                    return Effect.succeed([{ type: part.type, id: part.id, text: part.text, ...(part.providerMetadata ? { metadata: part.providerMetadata } : {}) }])
+                    return Effect.succeed([
+                      { type: part.type, id: part.id, text: part.text, ...(part.providerMetadata ? { metadata: part.providerMetadata } : {}) }
+                    ])
                   case "tool-input-start":
                     return Effect.succeed([{ type: "tool-input-start", callID: part.id, name: part.toolName }])
                   case "tool-input-delta":
@@ -314,7 +332,10 @@ export class Provider extends Context.Service<Provider, {
           // one `chat` span per attempt, around exactly the provider's call and answer (the SDK's modules load before it)
           const call = Stream.unwrap(
             Effect.as(
-              Effect.andThen(resolve(request.model), Effect.promise(() => import("ai"))),
+              Effect.andThen(
+                resolve(request.model),
+                Effect.promise(() => import("ai"))
+              ),
               attempt(request).pipe(
                 Stream.tapError((error) => Effect.annotateCurrentSpan(chatErrorType(error))),
                 Stream.withSpan(...chatSpan(request.model, providerConfig(settings, request.model.providerID)?.type, n))

@@ -119,7 +119,12 @@ export const classify = (error: unknown, now: number): ProviderError => {
     const base = { message: withoutRuntimeHints(error.message) || `HTTP ${status}`, ...(status !== undefined ? { status } : {}) }
     // A successful response whose body broke off: say what broke, retry it like any dropped connection.
     if (status !== undefined && status < 300) {
-      const cause = chain.slice(1).map(messageOf).map(withoutRuntimeHints).find((m) => m !== "") ?? base.message
+      const cause =
+        chain
+          .slice(1)
+          .map(messageOf)
+          .map(withoutRuntimeHints)
+          .find((m) => m !== "") ?? base.message
       const broken = { message: `the response stream broke off: ${cause}`, status }
       return new ProviderError({ reason: error.isRetryable || NETWORK.test(cause) ? "transient" : "invalid", ...broken })
     }

@@ -71,7 +71,9 @@ export const credentials = (providerID: string, config: ProviderConfig, env: Env
   const where = `"apiKey" for provider "${providerID}" in reins.json`
   switch (config.type) {
     case "openai-compatible":
-      return config.baseURL ? { type: "key", apiKey: config.apiKey } : `Provider "${providerID}" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama).`
+      return config.baseURL
+        ? { type: "key", apiKey: config.apiKey }
+        : `Provider "${providerID}" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama).`
     case "amazon-bedrock": {
       const region = set(env.AWS_REGION) ?? set(env.AWS_DEFAULT_REGION)
       if (!region) return `No AWS region for ${providerID}: set AWS_REGION (e.g. us-east-1).`
@@ -86,7 +88,8 @@ export const credentials = (providerID: string, config: ProviderConfig, env: Env
       const apiKey = set(config.apiKey) ?? set(env.AZURE_API_KEY)
       if (!apiKey) return `No API key for ${providerID}: set AZURE_API_KEY or ${where}.`
       const resourceName = set(env.AZURE_RESOURCE_NAME)
-      if (!resourceName && !config.baseURL) return `No Azure resource for ${providerID}: set AZURE_RESOURCE_NAME or "baseURL" for provider "${providerID}" in reins.json.`
+      if (!resourceName && !config.baseURL)
+        return `No Azure resource for ${providerID}: set AZURE_RESOURCE_NAME or "baseURL" for provider "${providerID}" in reins.json.`
       return { type: "azure", apiKey, resourceName }
     }
     default: {
@@ -119,7 +122,13 @@ export const loadSdk = async (ref: ModelRef, config: ProviderConfig, creds: Cred
     }
     case "openai-compatible": {
       const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-      const compatible = { name: ref.providerID, baseURL: config.baseURL ?? "", includeUsage: true, ...(apiKey ? { apiKey } : {}), ...(config.headers ? { headers: config.headers } : {}) }
+      const compatible = {
+        name: ref.providerID,
+        baseURL: config.baseURL ?? "",
+        includeUsage: true,
+        ...(apiKey ? { apiKey } : {}),
+        ...(config.headers ? { headers: config.headers } : {})
+      }
       return (fetch) => createOpenAICompatible({ ...compatible, fetch })(ref.modelID)
     }
     case "google": {

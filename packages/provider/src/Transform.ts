@@ -25,7 +25,12 @@ export type { MessageWithParts }
  * - Gemini: system messages only at the start (merged into one there); a tool call's thought
  *   signature replayed to the model that made it.
  */
-export const toModelMessages = (messages: ReadonlyArray<MessageWithParts>, type: ProviderType, model?: ModelRef, call: { readonly thinking?: boolean } = {}): Array<ModelMessage> => {
+export const toModelMessages = (
+  messages: ReadonlyArray<MessageWithParts>,
+  type: ProviderType,
+  model?: ModelRef,
+  call: { readonly thinking?: boolean } = {}
+): Array<ModelMessage> => {
   const out = messages.flatMap((message) => modelMessagesOf(message, type, model))
   switch (type) {
     case "mistral":
@@ -72,7 +77,10 @@ const toolCallId = (id: string, type: ProviderType) => (type === "anthropic" ? a
  * A tool message directly followed by a user message gets an assistant "Done." between them (Mistral
  * always; Anthropic with thinking on when `when` says so of the assistant message that made the calls).
  */
-export const doneBetweenToolAndUser = (messages: ReadonlyArray<ModelMessage>, when: (caller: ModelMessage | undefined) => boolean = () => true): Array<ModelMessage> =>
+export const doneBetweenToolAndUser = (
+  messages: ReadonlyArray<ModelMessage>,
+  when: (caller: ModelMessage | undefined) => boolean = () => true
+): Array<ModelMessage> =>
   messages.flatMap((message, i) =>
     message.role === "tool" && messages[i + 1]?.role === "user" && when(messages[i - 1])
       ? [message, { role: "assistant" as const, content: [{ type: "text" as const, text: "Done." }] }]
@@ -144,12 +152,13 @@ const reasoning = (part: Extract<Part, { type: "reasoning" }>, type: ProviderTyp
 const convert = ({ info, parts }: MessageWithParts, type: ProviderType, model: ModelRef | undefined): Array<ModelMessage> => {
   const out: Array<ModelMessage> = []
   if (info.role === "user") {
-    const content = parts.flatMap((p): Array<UserContent> =>
-      p.type === "text" && p.text.trim() !== ""
-        ? [{ type: "text" as const, text: p.text }]
-        : p.type === "file"
-          ? [{ type: "file" as const, data: p.url, mediaType: p.mime, ...(p.filename !== undefined ? { filename: p.filename } : {}) }]
-          : []
+    const content = parts.flatMap(
+      (p): Array<UserContent> =>
+        p.type === "text" && p.text.trim() !== ""
+          ? [{ type: "text" as const, text: p.text }]
+          : p.type === "file"
+            ? [{ type: "file" as const, data: p.url, mediaType: p.mime, ...(p.filename !== undefined ? { filename: p.filename } : {}) }]
+            : []
     )
     if (content.length > 0) out.push({ role: "user", content })
     return out
@@ -163,7 +172,13 @@ const convert = ({ info, parts }: MessageWithParts, type: ProviderType, model: M
     if (part.type === "tool") {
       const id = toolCallId(part.callID, type)
       const replayed = mine && type === "google" ? part.providerMetadata : undefined
-      content.push({ type: "tool-call", toolCallId: id, toolName: part.tool, input: part.state.input, ...(replayed ? { providerOptions: replayed as ToolCallPart["providerOptions"] } : {}) })
+      content.push({
+        type: "tool-call",
+        toolCallId: id,
+        toolName: part.tool,
+        input: part.state.input,
+        ...(replayed ? { providerOptions: replayed as ToolCallPart["providerOptions"] } : {})
+      })
       results.push({ type: "tool-result", toolCallId: id, toolName: part.tool, output: withToolMedia(toolOutput(part), part, type) })
     }
   }

@@ -53,7 +53,9 @@ export const builtInVariants = (type: ProviderType, modelID: string): Readonly<R
     case "anthropic":
       return byName(Object.keys(THINKING_BUDGETS), (name) => ({ thinking: { type: "enabled", budgetTokens: THINKING_BUDGETS[name] } }))
     case "amazon-bedrock":
-      return claude(modelID) ? byName(Object.keys(THINKING_BUDGETS), (name) => ({ reasoningConfig: { type: "enabled", budgetTokens: THINKING_BUDGETS[name] } })) : {}
+      return claude(modelID)
+        ? byName(Object.keys(THINKING_BUDGETS), (name) => ({ reasoningConfig: { type: "enabled", budgetTokens: THINKING_BUDGETS[name] } }))
+        : {}
     case "openai":
     case "azure":
       return openaiReasons(modelID)
@@ -121,7 +123,9 @@ export const mergeProviderOptions = (a: ProviderOptions | undefined, b: Provider
 }
 
 /** A call's options, or why the variant asked for cannot be used. */
-export type CallOptions = { readonly _tag: "Options"; readonly options: ProviderOptions | undefined; readonly variant: string | undefined } | { readonly _tag: "UnknownVariant"; readonly message: string }
+export type CallOptions =
+  | { readonly _tag: "Options"; readonly options: ProviderOptions | undefined; readonly variant: string | undefined }
+  | { readonly _tag: "UnknownVariant"; readonly message: string }
 
 /**
  * The `providerOptions` of a call to `ref` on a provider of this config: defaults, the model's
@@ -134,7 +138,8 @@ export const callOptions = (ref: ModelRef, config: ProviderConfig, fallbackVaria
   if (variant !== undefined) {
     const builtIn = builtInVariants(config.type, ref.modelID)[variant]
     const own = model?.variants?.[variant]
-    if (builtIn === undefined && own === undefined) return { _tag: "UnknownVariant", message: unknownVariant(ref, variant, variantNames(config.type, ref.modelID, model)) }
+    if (builtIn === undefined && own === undefined)
+      return { _tag: "UnknownVariant", message: unknownVariant(ref, variant, variantNames(config.type, ref.modelID, model)) }
     // a variant defined in config replaces a built-in one of the same name
     options = mergeOptions(options, own !== undefined ? json(own) : (builtIn ?? {}))
   }

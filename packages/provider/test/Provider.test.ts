@@ -23,17 +23,18 @@ const run = async (steps: ReadonlyArray<ScriptedStep>, policy = { attempts: 5, i
       .stream({
         model: { providerID: "local", modelID: "m" },
         system: ["You are a test."],
-        messages: [{ info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }] }],
+        messages: [
+          {
+            info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
+            parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
+          }
+        ],
         tools: [{ id: "bash", description: "run", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }]
       })
       .pipe(Stream.runCollect)
   })
   return Effect.runPromise(
-    Effect.result(program).pipe(
-      Effect.provide(Provider.layer),
-      Effect.provideService(ProviderSettings, settings),
-      Effect.provideService(RetryPolicy, policy)
-    )
+    Effect.result(program).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings), Effect.provideService(RetryPolicy, policy))
   )
 }
 
@@ -41,10 +42,21 @@ const types = (events: ReadonlyArray<ModelEvent>) => events.map((e) => e.type)
 
 describe("Provider over real HTTP", () => {
   test("streams text, tool calls and usage", async () => {
-    const r = await run([{ text: "Hello there friend", toolCalls: [{ name: "bash", arguments: { command: "ls" } }], usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 30 } }])
+    const r = await run([
+      {
+        text: "Hello there friend",
+        toolCalls: [{ name: "bash", arguments: { command: "ls" } }],
+        usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 30 }
+      }
+    ])
     if (r._tag !== "Success") throw new Error(String(r.failure))
     const events = r.success
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("")).toBe("Hello there friend")
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e as { text: string }).text)
+        .join("")
+    ).toBe("Hello there friend")
     const call = events.find((e) => e.type === "tool-call")
     expect(call).toMatchObject({ name: "bash", input: { command: "ls" } })
     const finish = events.find((e) => e.type === "finish-step")
@@ -64,7 +76,12 @@ describe("Provider over real HTTP", () => {
           .stream({
             model: { providerID: "local", modelID: "m" },
             system: ["You are a test."],
-            messages: [{ info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }] }],
+            messages: [
+              {
+                info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
+                parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
+              }
+            ],
             tools: []
           })
           .pipe(
@@ -89,13 +106,19 @@ describe("Provider over real HTTP", () => {
     expect(server!.requests.length).toBe(2)
   })
   test("a 400 saying the context is too long is overflow and not retried", async () => {
-    const r = await run([{ error: { status: 400, message: "This model's maximum context length is 16000 tokens", code: "context_length_exceeded" } }, { text: "never" }])
+    const r = await run([
+      { error: { status: 400, message: "This model's maximum context length is 16000 tokens", code: "context_length_exceeded" } },
+      { text: "never" }
+    ])
     expect(r._tag).toBe("Failure")
     if (r._tag === "Failure") expect(r.failure.reason).toBe("overflow")
     expect(server!.requests.length).toBe(1)
   })
   test("gives up after the configured number of attempts", async () => {
-    const r = await run(Array.from({ length: 5 }, () => ({ error: { status: 503, message: "busy" } })), { attempts: 3, initialDelayMs: 1, maxDelayMs: 2 })
+    const r = await run(
+      Array.from({ length: 5 }, () => ({ error: { status: 503, message: "busy" } })),
+      { attempts: 3, initialDelayMs: 1, maxDelayMs: 2 }
+    )
     expect(r._tag).toBe("Failure")
     if (r._tag === "Failure") expect(r.failure.reason).toBe("transient")
     expect(server!.requests.length).toBe(3)

@@ -9,12 +9,20 @@ const classify = (error: unknown) => classifyAt(error, 0)
 describe("classify", () => {
   test("overflow messages from several providers", () => {
     expect(OVERFLOW_PATTERNS.length).toBeGreaterThanOrEqual(25)
-    for (const message of ["prompt is too long: 210000 tokens > 200000 maximum", "Your input exceeds the context window of this model", "context_length_exceeded", "token limit exceeded"]) {
+    for (const message of [
+      "prompt is too long: 210000 tokens > 200000 maximum",
+      "Your input exceeds the context window of this model",
+      "context_length_exceeded",
+      "token limit exceeded"
+    ]) {
       expect(classify({ statusCode: 400, message, responseBody: "" }).reason).toBe("overflow")
     }
   })
   test("status codes", () => {
-    expect(classify({ statusCode: 429, message: "slow down", responseHeaders: { "retry-after": "3" } })).toMatchObject({ reason: "rate-limit", retryAfterMs: 3000 })
+    expect(classify({ statusCode: 429, message: "slow down", responseHeaders: { "retry-after": "3" } })).toMatchObject({
+      reason: "rate-limit",
+      retryAfterMs: 3000
+    })
     expect(classify({ statusCode: 502, message: "bad gateway" }).reason).toBe("transient")
     expect(classify({ statusCode: 403, message: "no" }).reason).toBe("auth")
     expect(classify({ statusCode: 400, message: "bad field" }).reason).toBe("invalid")
@@ -58,8 +66,13 @@ describe("messages without runtime hints", () => {
     const reset = Object.assign(new TypeError(BUN_RESET), { code: "ECONNRESET" })
     expect(classify(reset)).toMatchObject({ reason: "transient", message: "ECONNRESET: The socket connection was closed unexpectedly." })
     const broken = { statusCode: 200, message: "Failed to process successful response", isRetryable: true, cause: reset }
-    expect(classify(broken)).toMatchObject({ reason: "transient", message: "the response stream broke off: ECONNRESET: The socket connection was closed unexpectedly." })
-    expect(classify({ statusCode: 502, message: `Cannot connect to API: ${BUN_RESET}` }).message).toBe("Cannot connect to API: ECONNRESET: The socket connection was closed unexpectedly.")
+    expect(classify(broken)).toMatchObject({
+      reason: "transient",
+      message: "the response stream broke off: ECONNRESET: The socket connection was closed unexpectedly."
+    })
+    expect(classify({ statusCode: 502, message: `Cannot connect to API: ${BUN_RESET}` }).message).toBe(
+      "Cannot connect to API: ECONNRESET: The socket connection was closed unexpectedly."
+    )
   })
   test("a host that does not resolve names the host and says to check baseURL (retried)", () => {
     const cases = [
@@ -70,7 +83,9 @@ describe("messages without runtime hints", () => {
     for (const error of cases) {
       const mapped = classify(error)
       expect(mapped.reason).toBe("transient")
-      expect(mapped.message).toMatch(/^could not find the provider's host no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN)\): check baseURL in reins\.json and the network$/)
+      expect(mapped.message).toMatch(
+        /^could not find the provider's host no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN)\): check baseURL in reins\.json and the network$/
+      )
     }
   })
   test("reins' own error wrapped by the SDK comes back as it was", () => {

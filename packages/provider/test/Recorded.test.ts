@@ -9,7 +9,12 @@ import { recordedServer } from "./recorded-server.ts"
 
 const serve = recordedServer()
 
-const hi = [{ info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }] }]
+const hi = [
+  {
+    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
+    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
+  }
+]
 
 const call = (type: ProviderType, baseURL: string, env: Record<string, string>, modelID: string) =>
   Effect.runPromise(

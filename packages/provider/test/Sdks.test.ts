@@ -12,15 +12,15 @@ describe("credentials come from the runtime's env, and a missing one is named", 
     missingCredentials(providerID, config ?? providerConfig({ providers: {}, env }, providerID)!, env)
 
   test.each([
-    ["anthropic", "No API key for anthropic: set ANTHROPIC_API_KEY or \"apiKey\" for provider \"anthropic\" in reins.json."],
-    ["openai", "No API key for openai: set OPENAI_API_KEY or \"apiKey\" for provider \"openai\" in reins.json."],
-    ["google", "No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or \"apiKey\" for provider \"google\" in reins.json."],
-    ["openrouter", "No API key for openrouter: set OPENROUTER_API_KEY or \"apiKey\" for provider \"openrouter\" in reins.json."],
-    ["mistral", "No API key for mistral: set MISTRAL_API_KEY or \"apiKey\" for provider \"mistral\" in reins.json."],
-    ["groq", "No API key for groq: set GROQ_API_KEY or \"apiKey\" for provider \"groq\" in reins.json."],
-    ["deepseek", "No API key for deepseek: set DEEPSEEK_API_KEY or \"apiKey\" for provider \"deepseek\" in reins.json."],
-    ["xai", "No API key for xai: set XAI_API_KEY or \"apiKey\" for provider \"xai\" in reins.json."],
-    ["azure", "No API key for azure: set AZURE_API_KEY or \"apiKey\" for provider \"azure\" in reins.json."],
+    ["anthropic", 'No API key for anthropic: set ANTHROPIC_API_KEY or "apiKey" for provider "anthropic" in reins.json.'],
+    ["openai", 'No API key for openai: set OPENAI_API_KEY or "apiKey" for provider "openai" in reins.json.'],
+    ["google", 'No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or "apiKey" for provider "google" in reins.json.'],
+    ["openrouter", 'No API key for openrouter: set OPENROUTER_API_KEY or "apiKey" for provider "openrouter" in reins.json.'],
+    ["mistral", 'No API key for mistral: set MISTRAL_API_KEY or "apiKey" for provider "mistral" in reins.json.'],
+    ["groq", 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json.'],
+    ["deepseek", 'No API key for deepseek: set DEEPSEEK_API_KEY or "apiKey" for provider "deepseek" in reins.json.'],
+    ["xai", 'No API key for xai: set XAI_API_KEY or "apiKey" for provider "xai" in reins.json.'],
+    ["azure", 'No API key for azure: set AZURE_API_KEY or "apiKey" for provider "azure" in reins.json.'],
     ["amazon-bedrock", "No AWS region for amazon-bedrock: set AWS_REGION (e.g. us-east-1)."]
   ])("%s without its key", (providerID, message) => {
     expect(missing(providerID)).toBe(message)
@@ -34,12 +34,24 @@ describe("credentials come from the runtime's env, and a missing one is named", 
   })
 
   test("Azure needs its resource name (or a baseURL); Bedrock its region and keys (or a bearer token)", () => {
-    expect(missing("azure", { AZURE_API_KEY: "a" })).toBe('No Azure resource for azure: set AZURE_RESOURCE_NAME or "baseURL" for provider "azure" in reins.json.')
+    expect(missing("azure", { AZURE_API_KEY: "a" })).toBe(
+      'No Azure resource for azure: set AZURE_RESOURCE_NAME or "baseURL" for provider "azure" in reins.json.'
+    )
     expect(missing("azure", { AZURE_API_KEY: "a", AZURE_RESOURCE_NAME: "r" })).toBeUndefined()
     expect(missing("azure", { AZURE_API_KEY: "a" }, { type: "azure", baseURL: "https://gw.example/openai" })).toBeUndefined()
-    expect(missing("amazon-bedrock", { AWS_REGION: "us-east-1" })).toBe("No AWS credentials for amazon-bedrock: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK.")
-    expect(missing("amazon-bedrock", { AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "id" })).toBe("No AWS secret for amazon-bedrock: set AWS_SECRET_ACCESS_KEY (AWS_ACCESS_KEY_ID is set).")
-    expect(credentials("amazon-bedrock", { type: "amazon-bedrock" }, { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "s", AWS_SESSION_TOKEN: "t" })).toEqual({
+    expect(missing("amazon-bedrock", { AWS_REGION: "us-east-1" })).toBe(
+      "No AWS credentials for amazon-bedrock: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK."
+    )
+    expect(missing("amazon-bedrock", { AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "id" })).toBe(
+      "No AWS secret for amazon-bedrock: set AWS_SECRET_ACCESS_KEY (AWS_ACCESS_KEY_ID is set)."
+    )
+    expect(
+      credentials(
+        "amazon-bedrock",
+        { type: "amazon-bedrock" },
+        { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "s", AWS_SESSION_TOKEN: "t" }
+      )
+    ).toEqual({
       type: "aws",
       region: "eu-west-1",
       bearer: undefined,
@@ -51,7 +63,9 @@ describe("credentials come from the runtime's env, and a missing one is named", 
   })
 
   test("an openai-compatible provider needs a baseURL, not a key", () => {
-    expect(missing("local", {}, { type: "openai-compatible" })).toBe('Provider "local" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama).')
+    expect(missing("local", {}, { type: "openai-compatible" })).toBe(
+      'Provider "local" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama).'
+    )
     expect(missing("local", {}, { type: "openai-compatible", baseURL: "http://127.0.0.1:1/v1" })).toBeUndefined()
   })
 })
@@ -62,7 +76,12 @@ afterEach(async () => {
   server = undefined
 })
 
-const hi = [{ info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }] }]
+const hi = [
+  {
+    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
+    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
+  }
+]
 
 const call = (settings: ProviderSettings, providerID: string, modelID: string) =>
   Effect.runPromise(
@@ -97,7 +116,8 @@ describe("providers that speak OpenAI's wire format reach the scripted server (b
     server = await startScriptedServer([{ text: "never" }])
     const r = await call({ providers: { groq: { type: "groq", baseURL: server.url } }, env: {} }, "groq", "llama-3.3-70b-versatile")
     expect(r._tag).toBe("Failure")
-    if (r._tag === "Failure") expect(r.failure).toMatchObject({ reason: "auth", message: 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json.' })
+    if (r._tag === "Failure")
+      expect(r.failure).toMatchObject({ reason: "auth", message: 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json.' })
     expect(server.requests).toHaveLength(0)
   })
 })

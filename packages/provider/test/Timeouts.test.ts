@@ -17,7 +17,12 @@ afterEach(async () => {
 const request: ProviderRequest = {
   model: { providerID: "local", modelID: "m" },
   system: ["You are a test."],
-  messages: [{ info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } }, parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }] }],
+  messages: [
+    {
+      info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
+      parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
+    }
+  ],
   tools: []
 }
 
@@ -30,12 +35,13 @@ interface Options {
   readonly attempts?: number
 }
 
-
 /** Streams one request against the scripted server: the events that came out, and how it ended. */
 const run = async (steps: ReadonlyArray<ScriptedStep>, options: Options = {}) => {
   server = await startScriptedServer(steps)
   const settings: ProviderSettings = {
-    providers: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } }, timeout: options.timeout ?? FAST } },
+    providers: {
+      local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } }, timeout: options.timeout ?? FAST }
+    },
     env: {},
     ...(options.global ? { timeout: options.global } : {})
   }
@@ -63,9 +69,21 @@ const failure = (error: ProviderError | undefined): ProviderError => {
 
 describe("a provider that stays silent is cut off and retried while nothing was emitted", () => {
   test.each([
-    ["no response headers", { stall: "headers" } as ScriptedStep, "sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)"],
-    ["headers, then not one byte", { stall: "body" } as ScriptedStep, "answered but sent nothing for 0.2 s (first-byte timeout; set provider.local.timeout.first_byte in reins.json to wait longer)"],
-    ["a comment, then nothing", { hang: true } as ScriptedStep, "sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)"]
+    [
+      "no response headers",
+      { stall: "headers" } as ScriptedStep,
+      "sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)"
+    ],
+    [
+      "headers, then not one byte",
+      { stall: "body" } as ScriptedStep,
+      "answered but sent nothing for 0.2 s (first-byte timeout; set provider.local.timeout.first_byte in reins.json to wait longer)"
+    ],
+    [
+      "a comment, then nothing",
+      { hang: true } as ScriptedStep,
+      "sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)"
+    ]
   ])("%s: the attempt times out and the retry answers", async (_, silent, message) => {
     const { events, error } = await run([silent, { text: "recovered after the retry" }])
     expect(error).toBeUndefined()
@@ -81,7 +99,9 @@ describe("a provider that stays silent is cut off and retried while nothing was 
     const { events, error } = await run([{ stall: "headers" }, { stall: "headers" }], { attempts: 2 })
     const e = failure(error)
     expect(e.reason).toBe("transient")
-    expect(e.message).toBe(`gave up after 2 attempts: the provider at ${server!.url} sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)`)
+    expect(e.message).toBe(
+      `gave up after 2 attempts: the provider at ${server!.url} sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)`
+    )
     expect(retries(events)).toHaveLength(1)
     expect(server!.requests).toHaveLength(2)
   })
@@ -97,7 +117,9 @@ describe("a provider that stays silent is cut off and retried while nothing was 
   })
 
   test("slow chunks within the limits are not cut", async () => {
-    const { events, error } = await run([{ text: "one two three four five six", delayMs: 60, chunkDelayMs: 60 }], { timeout: { connect: 1, first_byte: 1, idle: 1 } })
+    const { events, error } = await run([{ text: "one two three four five six", delayMs: 60, chunkDelayMs: 60 }], {
+      timeout: { connect: 1, first_byte: 1, idle: 1 }
+    })
     expect(error).toBeUndefined()
     expect(text(events)).toBe("one two three four five six")
     expect(retries(events)).toEqual([])
@@ -141,13 +163,17 @@ describe("answers that are not a finished event stream", () => {
     const { error } = await run([{ raw: { body: page } }, { text: "never" }])
     const e = failure(error)
     expect(e.reason).toBe("invalid")
-    expect(e.message).toBe(`the provider at ${server!.url} answered with text/html, not an event stream — check baseURL (it usually ends in /v1); it said: "Welcome to nginx!"`)
+    expect(e.message).toBe(
+      `the provider at ${server!.url} answered with text/html, not an event stream — check baseURL (it usually ends in /v1); it said: "Welcome to nginx!"`
+    )
     expect(server!.requests).toHaveLength(1)
   })
 
   test("a 200 JSON body on a streaming request says so too", async () => {
     const { error } = await run([{ raw: { contentType: "application/json", body: '{"status":"ok"}' } }])
-    expect(failure(error).message).toContain('answered with application/json, not an event stream — check baseURL (it usually ends in /v1); it said: "{"status":"ok"}"')
+    expect(failure(error).message).toContain(
+      'answered with application/json, not an event stream — check baseURL (it usually ends in /v1); it said: "{"status":"ok"}"'
+    )
   })
 
   test("a stream closed before its finish reason is retried while nothing was emitted", async () => {
@@ -196,6 +222,10 @@ describe("answers that are not a finished event stream", () => {
 })
 
 test("timeouts resolve field by field: the provider's, then provider_timeout, then the defaults", () => {
-  expect(resolveTimeouts(undefined, undefined)).toEqual({ connect: DEFAULT_TIMEOUTS.connect * 1000, first_byte: DEFAULT_TIMEOUTS.first_byte * 1000, idle: DEFAULT_TIMEOUTS.idle * 1000 })
+  expect(resolveTimeouts(undefined, undefined)).toEqual({
+    connect: DEFAULT_TIMEOUTS.connect * 1000,
+    first_byte: DEFAULT_TIMEOUTS.first_byte * 1000,
+    idle: DEFAULT_TIMEOUTS.idle * 1000
+  })
   expect(resolveTimeouts({ connect: 5, idle: 7 }, { idle: 0.25 })).toEqual({ connect: 5000, first_byte: DEFAULT_TIMEOUTS.first_byte * 1000, idle: 250 })
 })

@@ -120,7 +120,14 @@ describe("Anthropic with thinking on", () => {
 describe("reasoning across models", () => {
   const history = [
     user("msg_u", "go"),
-    assistant("msg_a", [{ type: "reasoning", text: "mine", providerMetadata: { anthropic: { signature: "sig_1" } } }, { type: "text", text: "done" }], SONNET)
+    assistant(
+      "msg_a",
+      [
+        { type: "reasoning", text: "mine", providerMetadata: { anthropic: { signature: "sig_1" } } },
+        { type: "text", text: "done" }
+      ],
+      SONNET
+    )
   ]
 
   test.each<[string, boolean, ModelRef, ProviderType]>([
@@ -138,7 +145,11 @@ describe("reasoning across models", () => {
   test("OpenAI's encrypted reasoning is replayed as stored, even with no summary text", () => {
     const gpt: ModelRef = { providerID: "openai", modelID: "gpt-5" }
     const metadata = { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc_1" } }
-    const out = toModelMessages([user("msg_u", "go"), assistant("msg_a", [{ type: "reasoning", text: "", providerMetadata: metadata }, toolCall("call_1")], gpt)], "openai", gpt)
+    const out = toModelMessages(
+      [user("msg_u", "go"), assistant("msg_a", [{ type: "reasoning", text: "", providerMetadata: metadata }, toolCall("call_1")], gpt)],
+      "openai",
+      gpt
+    )
     expect(out[1]!.content).toContainEqual({ type: "reasoning", text: "", providerOptions: metadata })
   })
 
@@ -152,12 +163,15 @@ describe("reasoning across models", () => {
 })
 
 describe("Mistral", () => {
-  test.each(["toolu_01ABCDEFGHIJKLMNOP", "toolu_01ABCDEFGHIJKLMNOQ", "call:1", "abcDEF123", "x"])("tool-call id %p becomes 9 letters and digits, always the same", (id) => {
-    const out = mistralToolCallId(id)
-    expect(out).toMatch(/^[a-zA-Z0-9]{9}$/)
-    expect(mistralToolCallId(id)).toBe(out)
-    if (/^[a-zA-Z0-9]{9}$/.test(id)) expect(out).toBe(id)
-  })
+  test.each(["toolu_01ABCDEFGHIJKLMNOP", "toolu_01ABCDEFGHIJKLMNOQ", "call:1", "abcDEF123", "x"])(
+    "tool-call id %p becomes 9 letters and digits, always the same",
+    (id) => {
+      const out = mistralToolCallId(id)
+      expect(out).toMatch(/^[a-zA-Z0-9]{9}$/)
+      expect(mistralToolCallId(id)).toBe(out)
+      if (/^[a-zA-Z0-9]{9}$/.test(id)) expect(out).toBe(id)
+    }
+  )
 
   test("ids that share a long prefix stay distinct", () => {
     const many = Array.from({ length: 1000 }, (_, i) => mistralToolCallId(`toolu_01AAAAAAAAAAAAAAAAA${i}`))
@@ -204,7 +218,10 @@ describe("Gemini", () => {
   })
 
   test("system messages already first, or none, are left as they are", () => {
-    const first: Array<ModelMessage> = [{ role: "system", content: "rules" }, { role: "user", content: "hi" }]
+    const first: Array<ModelMessage> = [
+      { role: "system", content: "rules" },
+      { role: "user", content: "hi" }
+    ]
     expect(systemFirst(first)).toEqual(first)
     const none: Array<ModelMessage> = [{ role: "user", content: "hi" }]
     expect(systemFirst(none)).toEqual(none)
@@ -215,7 +232,13 @@ describe("Gemini", () => {
     const signed = { google: { thoughtSignature: "sig-call" } }
     const history = [user("msg_u", "go"), assistant("msg_a", [{ ...toolCall("c1"), providerMetadata: signed }], gemini)]
     const callOf = (out: ReadonlyArray<ModelMessage>): unknown => (out[1]!.content as ReadonlyArray<{ type: string }>).find((c) => c.type === "tool-call")
-    expect(callOf(toModelMessages(history, "google", gemini))).toEqual({ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" }, providerOptions: signed })
+    expect(callOf(toModelMessages(history, "google", gemini))).toEqual({
+      type: "tool-call",
+      toolCallId: "c1",
+      toolName: "bash",
+      input: { command: "ls" },
+      providerOptions: signed
+    })
     expect(callOf(toModelMessages(history, "google", { providerID: "google", modelID: "gemini-2.5-pro" }))).not.toHaveProperty("providerOptions")
   })
 

@@ -11,14 +11,41 @@ const options = (r: ModelRef, config: ProviderConfig, fallback?: string) => {
 
 describe("built-in variants", () => {
   test.each<[string, ProviderConfig["type"], string, string, unknown]>([
-    ["openai effort", "openai", "gpt-5", "high", { openai: { store: false, reasoningEffort: "high", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] } }],
-    ["openai minimal", "openai", "gpt-5-mini", "minimal", { openai: { store: false, reasoningEffort: "minimal", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] } }],
+    [
+      "openai effort",
+      "openai",
+      "gpt-5",
+      "high",
+      { openai: { store: false, reasoningEffort: "high", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] } }
+    ],
+    [
+      "openai minimal",
+      "openai",
+      "gpt-5-mini",
+      "minimal",
+      { openai: { store: false, reasoningEffort: "minimal", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] } }
+    ],
     ["anthropic budget", "anthropic", "claude-sonnet-4-5", "high", { anthropic: { thinking: { type: "enabled", budgetTokens: 16_000 } } }],
     ["anthropic max", "anthropic", "claude-opus-4-1", "max", { anthropic: { thinking: { type: "enabled", budgetTokens: 31_999 } } }],
     ["gemini 2.5 budget", "google", "gemini-2.5-pro", "low", { google: { thinkingConfig: { thinkingBudget: 2_048, includeThoughts: true } } }],
     ["gemini 3 level", "google", "gemini-3-pro-preview", "high", { google: { thinkingConfig: { thinkingLevel: "high", includeThoughts: true } } }],
-    ["bedrock claude", "amazon-bedrock", "us.anthropic.claude-sonnet-4-5-v1:0", "medium", { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: 10_000 } } }],
-    ["azure both keys", "azure", "gpt-5", "low", { azure: { store: false, reasoningEffort: "low", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] }, openai: { store: false, reasoningEffort: "low", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] } }],
+    [
+      "bedrock claude",
+      "amazon-bedrock",
+      "us.anthropic.claude-sonnet-4-5-v1:0",
+      "medium",
+      { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: 10_000 } } }
+    ],
+    [
+      "azure both keys",
+      "azure",
+      "gpt-5",
+      "low",
+      {
+        azure: { store: false, reasoningEffort: "low", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] },
+        openai: { store: false, reasoningEffort: "low", reasoningSummary: "auto", include: ["reasoning.encrypted_content"] }
+      }
+    ],
     ["openai-compatible under its id", "openai-compatible", "qwen3", "medium", { local: { reasoningEffort: "medium" } }]
   ])("%s", (_, type, modelID, variant, expected) => {
     const providerID = type === "openai-compatible" ? "local" : type
@@ -52,13 +79,17 @@ describe("config options and variants", () => {
   })
 
   test("the model's own variant is its default; --variant wins over it; a custom variant replaces a built-in of the same name", () => {
-    expect(options(ref("anthropic", "claude-sonnet-4-5"), config)).toEqual({ anthropic: { metadata: { userId: "u" }, thinking: { type: "enabled", budgetTokens: 30_000 } } })
+    expect(options(ref("anthropic", "claude-sonnet-4-5"), config)).toEqual({
+      anthropic: { metadata: { userId: "u" }, thinking: { type: "enabled", budgetTokens: 30_000 } }
+    })
     expect(options(ref("anthropic", "claude-sonnet-4-5", "high"), config)?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 20_000 })
     expect(options(ref("anthropic", "claude-sonnet-4-5", "low"), config)?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 4_000 })
   })
 
   test("the config's top-level variant applies when neither the call nor the model names one", () => {
-    expect(options(ref("anthropic", "claude-haiku-4-5"), { type: "anthropic" }, "medium")).toEqual({ anthropic: { thinking: { type: "enabled", budgetTokens: 10_000 } } })
+    expect(options(ref("anthropic", "claude-haiku-4-5"), { type: "anthropic" }, "medium")).toEqual({
+      anthropic: { thinking: { type: "enabled", budgetTokens: 10_000 } }
+    })
     expect(options(ref("anthropic", "claude-sonnet-4-5"), config, "medium")?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 30_000 })
   })
 
@@ -67,9 +98,27 @@ describe("config options and variants", () => {
   })
 
   test.each<[string, ModelRef, ProviderConfig, string | undefined, string]>([
-    ["a typo", ref("anthropic", "claude-sonnet-4-5", "hgih"), config, undefined, 'Unknown variant "hgih" for anthropic/claude-sonnet-4-5: use one of minimal, low, medium, high, max, deep'],
-    ["a model with none", ref("openai", "gpt-4o", "high"), { type: "openai" }, undefined, 'Unknown variant "high" for openai/gpt-4o: the model has no variants.'],
-    ["the config's default", ref("mistral", "mistral-large-latest"), { type: "mistral" }, "high", 'Unknown variant "high" for mistral/mistral-large-latest: the model has no variants.']
+    [
+      "a typo",
+      ref("anthropic", "claude-sonnet-4-5", "hgih"),
+      config,
+      undefined,
+      'Unknown variant "hgih" for anthropic/claude-sonnet-4-5: use one of minimal, low, medium, high, max, deep'
+    ],
+    [
+      "a model with none",
+      ref("openai", "gpt-4o", "high"),
+      { type: "openai" },
+      undefined,
+      'Unknown variant "high" for openai/gpt-4o: the model has no variants.'
+    ],
+    [
+      "the config's default",
+      ref("mistral", "mistral-large-latest"),
+      { type: "mistral" },
+      "high",
+      'Unknown variant "high" for mistral/mistral-large-latest: the model has no variants.'
+    ]
   ])("an unknown variant (%s) names the known ones", (_, r, c, fallback, message) => {
     const out = callOptions(r, c, fallback)
     expect(out._tag).toBe("UnknownVariant")

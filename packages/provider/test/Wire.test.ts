@@ -15,7 +15,14 @@ const call = (providers: Record<string, ProviderConfig>, env: Record<string, str
   Effect.runPromise(
     Effect.gen(function* () {
       const provider = yield* Provider
-      return yield* provider.stream({ model, system: ["the rules"], messages, tools: [{ id: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } }] }).pipe(Stream.runCollect)
+      return yield* provider
+        .stream({
+          model,
+          system: ["the rules"],
+          messages,
+          tools: [{ id: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } }]
+        })
+        .pipe(Stream.runCollect)
     }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, { providers, env }))
   )
 
@@ -73,7 +80,10 @@ describe("Gemini", () => {
 
   const history = (model: ModelRef) => [
     user("u1", "look"),
-    assistant("a1", model, [{ type: "reasoning", text: "Let me look.", providerMetadata: { google: { thoughtSignature: "sig-thought" } } }, bash("call-1", { google: { thoughtSignature: "sig-call" } })]),
+    assistant("a1", model, [
+      { type: "reasoning", text: "Let me look.", providerMetadata: { google: { thoughtSignature: "sig-thought" } } },
+      bash("call-1", { google: { thoughtSignature: "sig-call" } })
+    ]),
     user("u2", "and now?")
   ]
 
@@ -110,7 +120,11 @@ describe("Mistral", () => {
     choices: [{ index: 0, delta, finish_reason: finish }],
     ...extra
   })
-  const frames = [chunk({ role: "assistant", content: "ok" }, null), chunk({ content: "" }, "stop", { usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }), "[DONE]"]
+  const frames = [
+    chunk({ role: "assistant", content: "ok" }, null),
+    chunk({ content: "" }, "stop", { usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }),
+    "[DONE]"
+  ]
 
   test("tool-call ids from another provider become 9 letters and digits in the call and its result; a tool message is followed by an assistant Done. before the user's", async () => {
     const { url, bodies } = serve(frames)

@@ -79,5 +79,4 @@ export const runReducers = (
 }
 
 /** One line the model reads first, so it knows the text was reduced and by what. */
-export const evidenceLine = (e: Evidence) =>
-  `[reduced by ${e.reducer}: ${e.originalBytes} → ${e.compactedBytes} bytes; ${e.reasons.join(", ")}]`
+export const evidenceLine = (e: Evidence) => `[reduced by ${e.reducer}: ${e.originalBytes} → ${e.compactedBytes} bytes; ${e.reasons.join(", ")}]`

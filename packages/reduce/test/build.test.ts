@@ -148,21 +148,26 @@ describe("build_diagnostics reduction", () => {
 
   test("clang's format: repeated warnings of one flag collapse the same way, a few of a kind stay as they were", () => {
     const warning = (i: number) => `src/gen.c:${10 * i}:9: warning: unused variable 'tmp_${i}' [-Wunused-variable]\n    int tmp_${i} = 0;\n        ^\n`
-    const few = (i: number) => `src/gen.c:${10 * i + 5}:5: warning: implicit conversion loses integer precision: 'long' to 'int' [-Wshorten-64-to-32]\n    return total_${i};\n    ~~~~~~ ^~~~~~~~\n`
-    const text = `${Array.from({ length: 30 }, (_, i) => warning(i + 1)).join("")}${few(1)}${few(2)}` +
+    const few = (i: number) =>
+      `src/gen.c:${10 * i + 5}:5: warning: implicit conversion loses integer precision: 'long' to 'int' [-Wshorten-64-to-32]\n    return total_${i};\n    ~~~~~~ ^~~~~~~~\n`
+    const text =
+      `${Array.from({ length: 30 }, (_, i) => warning(i + 1)).join("")}${few(1)}${few(2)}` +
       "src/main.c:4:12: error: use of undeclared identifier 'config'\n    return config.port;\n           ^\n31 warnings and 1 error generated.\n" +
       `${Array.from({ length: 30 }, (_, i) => warning(i + 1)).join("")}32 warnings generated.\n`
     const r = reduce(text, "clang -Wall -Wextra -Wshorten-64-to-32 -c src/gen.c src/main.c")!
     expect(r.text).toStartWith("src/main.c:4:12: error: use of undeclared identifier 'config'\n    return config.port;\n           ^\n")
     // a second compile printing the same 30 warnings again is not counted twice
-    expect(r.text).toContain("warning: unused variable 'tmp_1' [-Wunused-variable]  — 30 times, 30 different messages: src/gen.c:10:9, src/gen.c:20:9, src/gen.c:30:9, … 27 more")
+    expect(r.text).toContain(
+      "warning: unused variable 'tmp_1' [-Wunused-variable]  — 30 times, 30 different messages: src/gen.c:10:9, src/gen.c:20:9, src/gen.c:30:9, … 27 more"
+    )
     // two of a kind: the first whole, the other's location listed under it
     expect(r.text).toContain("[-Wshorten-64-to-32]\n    return total_1;\n    ~~~~~~ ^~~~~~~~\n  … the same message at 1 more location:\n    src/gen.c:25:5\n")
     expect(r.text).toEndWith("31 warnings and 1 error generated.\n32 warnings generated.\n")
   })
 
   test("the same message at many locations becomes one entry listing every location", () => {
-    const text = Array.from({ length: 50 }, (_, i) => `src/m${i % 7}.ts(${i + 1},3): error TS2304: Cannot find name 'logger'.`).join("\n") +
+    const text =
+      Array.from({ length: 50 }, (_, i) => `src/m${i % 7}.ts(${i + 1},3): error TS2304: Cannot find name 'logger'.`).join("\n") +
       "\nsrc/x.ts(1,1): error TS2307: Cannot find module './y' or its corresponding type declarations.\n"
     const r = reduce(text, "tsc")!
     expect(r.reasons).toContain("repeats_grouped")
@@ -175,12 +180,13 @@ describe("build_diagnostics reduction", () => {
   test("rustc repeats keep three snippets (their labels differ) and list the rest", () => {
     const one = (line: number, found: string) =>
       `error[E0308]: mismatched types\n --> src/main.rs:${line}:9\n  |\n${line} |     let x: i32 = v;\n  |            ---   ^ expected \`i32\`, found \`${found}\`\n\n`
-    const text = ["u8", "u16", "u32", "u64", "String"].map((t, i) => one(10 + i, t)).join("") + "error: could not compile `app` (bin \"app\") due to 5 previous errors\n"
+    const text =
+      ["u8", "u16", "u32", "u64", "String"].map((t, i) => one(10 + i, t)).join("") + 'error: could not compile `app` (bin "app") due to 5 previous errors\n'
     const r = reduce(text, "cargo build")!
     expect(r.text.match(/^error\[E0308\]: mismatched types$/gm)).toHaveLength(3)
     for (const t of ["u8", "u16", "u32"]) expect(r.text).toContain(`found \`${t}\``)
     expect(r.text).toContain("  … the same message at 2 more locations:\n    src/main.rs:13:9, src/main.rs:14:9")
-    expect(r.text).toEndWith("error: could not compile `app` (bin \"app\") due to 5 previous errors\n")
+    expect(r.text).toEndWith('error: could not compile `app` (bin "app") due to 5 previous errors\n')
   })
 
   test("mvn: the recap after 'Failed to execute goal' does not repeat the errors", () => {
@@ -208,14 +214,13 @@ describe("build_diagnostics reduction", () => {
 
   test("CRLF line ends and ANSI colours give the same result", () => {
     const plain = fixture("make-gcc")
-    const coloured = plain
-      .replace(/: (error|warning|note): /g, ": \x1b[01;31m\x1b[K$1:\x1b[m\x1b[K ")
-      .replace(/\n/g, "\r\n")
+    const coloured = plain.replace(/: (error|warning|note): /g, ": \x1b[01;31m\x1b[K$1:\x1b[m\x1b[K ").replace(/\n/g, "\r\n")
     expect(reduce(coloured, "make")!.text).toBe(reduce(plain, "make")!.text)
   })
 
   test("progress redrawn with carriage returns is dropped", () => {
-    const text = "    Building [=====>     ] 3/10: core\r    Building [========>  ] 8/10: app\r\n" +
+    const text =
+      "    Building [=====>     ] 3/10: core\r    Building [========>  ] 8/10: app\r\n" +
       " 45%\n 90%\nerror[E0425]: cannot find value `x` in this scope\n --> src/lib.rs:3:5\n  |\n3 |     x\n  |     ^ not found in this scope\n\n"
     const r = reduce(text, "cargo build")!
     expect(r.reasons).toContain("progress_dropped")

@@ -63,8 +63,18 @@ describe("git_status", () => {
   test("every conflicted path is kept, however many", () => {
     const conflicts = Array.from({ length: 40 }, (_, i) => `\tboth modified:   src/c${i}.ts`)
     const modified = Array.from({ length: 40 }, (_, i) => `\tmodified:   src/m${i}.ts`)
-    const text = ["On branch main", "You have unmerged paths.", "", "Unmerged paths:", '  (use "git add <file>..." to mark resolution)', ...conflicts, "",
-      "Changes not staged for commit:", ...modified, ""].join("\n")
+    const text = [
+      "On branch main",
+      "You have unmerged paths.",
+      "",
+      "Unmerged paths:",
+      '  (use "git add <file>..." to mark resolution)',
+      ...conflicts,
+      "",
+      "Changes not staged for commit:",
+      ...modified,
+      ""
+    ].join("\n")
     const r = gitStatus.reduce(input(text))!
     for (const c of conflicts) expect(r.text).toContain(c)
     expect(r.text).toContain("Unmerged paths: 40 (both modified 40)")
@@ -83,7 +93,15 @@ describe("git_status", () => {
 
   test("porcelain v2", () => {
     const entries = Array.from({ length: 30 }, (_, i) => `1 .M N... 100644 100644 100644 1111111 2222222 src/f${i}.ts`)
-    const text = ["# branch.oid 1234567", "# branch.head main", "# branch.ab +2 -0", ...entries, "u UU N... 100644 100644 100644 100644 a b c src/x.ts", "? notes.txt", ""].join("\n")
+    const text = [
+      "# branch.oid 1234567",
+      "# branch.head main",
+      "# branch.ab +2 -0",
+      ...entries,
+      "u UU N... 100644 100644 100644 100644 a b c src/x.ts",
+      "? notes.txt",
+      ""
+    ].join("\n")
     const r = gitStatus.reduce(input(text, "git status --porcelain=v2 --branch"))!
     expect(r.text).toStartWith("# branch.oid 1234567\n# branch.head main\n# branch.ab +2 -0\n[1 conflicted, 30 modified, 1 untracked]\nu UU ")
     expect(r.text).toContain('… and 20 more " M"')
@@ -115,8 +133,12 @@ describe("git_diff", () => {
     let total = 0
     let cut = 0
     for (let i = 0; i < before.length; i++) {
-      const orig = before[i]!.split("\n").slice(1).filter((l) => /^[ +\-\\]/.test(l))
-      const kept = after[i]!.split("\n").slice(1).filter((l) => l !== "" && !l.startsWith("["))
+      const orig = before[i]!.split("\n")
+        .slice(1)
+        .filter((l) => /^[ +\-\\]/.test(l))
+      const kept = after[i]!.split("\n")
+        .slice(1)
+        .filter((l) => l !== "" && !l.startsWith("["))
       total += orig.length
       const marker = kept.find((l) => l.startsWith("… "))
       if (!marker) {
@@ -145,7 +167,9 @@ describe("git_diff", () => {
     expect(one.text.match(/^commit [0-9a-f]{40}$/gm)).toHaveLength(12)
     expect(one.reasons).toContain("commits_cut")
     const commits = logp.split(/^(?=commit )/m)
-    const many = Array.from({ length: 30 }, (_, i) => commits[i % commits.length]!.replace(/^commit [0-9a-f]{6}/, `commit ${String(i).padStart(6, "0")}`)).join("")
+    const many = Array.from({ length: 30 }, (_, i) => commits[i % commits.length]!.replace(/^commit [0-9a-f]{6}/, `commit ${String(i).padStart(6, "0")}`)).join(
+      ""
+    )
     const bounded = gitDiff.reduce(input(many, "git log -p"))!
     expect(bounded.text.match(/^commit /gm)).toHaveLength(PATCH_COMMITS)
     expect(bounded.text).toContain(`… ${30 - PATCH_COMMITS} more commits not shown; oldest: 000029`)
@@ -175,7 +199,11 @@ describe("git_log", () => {
   })
 
   test("a short log is left alone", () => {
-    const text = fixture("git-log").split(/^(?=commit )/m).slice(0, 5).join("").replace(/\n {4}The .*$/gm, "")
+    const text = fixture("git-log")
+      .split(/^(?=commit )/m)
+      .slice(0, 5)
+      .join("")
+      .replace(/\n {4}The .*$/gm, "")
     expect(gitLog.reduce(input(text, "git log"))).toBeUndefined()
   })
 })

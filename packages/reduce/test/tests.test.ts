@@ -56,16 +56,12 @@ describe("choosing a reducer", () => {
     expect(reducer.matches(input("no recognisable output"))).toBe(false)
   })
 
-  test.each([
-    "go build ./...",
-    "cargo build --release",
-    "git status",
-    "tsc --noEmit",
-    "ls -la test/",
-    "cat pytest.ini"
-  ])("no test reducer matches `%s` on plain text", (command) => {
-    for (const reducer of all) expect(reducer.matches(input("src/a.ts:3:1 - error TS2322: Type 'x' is not assignable\n", command))).toBe(false)
-  })
+  test.each(["go build ./...", "cargo build --release", "git status", "tsc --noEmit", "ls -la test/", "cat pytest.ini"])(
+    "no test reducer matches `%s` on plain text",
+    (command) => {
+      for (const reducer of all) expect(reducer.matches(input("src/a.ts:3:1 - error TS2322: Type 'x' is not assignable\n", command))).toBe(false)
+    }
+  )
 
   // the corpus runs with the manifest's command; here the command is unknown or misleading, so
   // only sniffing the content can pick the reducer
@@ -93,7 +89,7 @@ describe("declining", () => {
       "error[E0308]: mismatched types",
       "  --> src/lib.rs:12:5",
       "   |",
-      "12 |     \"x\"",
+      '12 |     "x"',
       "   |     ^^^ expected `u32`, found `&str`",
       "",
       "error: could not compile `shop` (lib test) due to 1 previous error",
@@ -208,7 +204,14 @@ describe("what is kept", () => {
   test("a huge failure block is cut in the middle, keeping its name and locations", () => {
     const lines = ["(pass) a > ok [0.1ms]"]
     const diff = Array.from({ length: 500 }, (_, i) => (i % 50 === 25 ? `- row ${i} expected\n+ row ${i} received` : `  row ${i}`))
-    lines.push("error: expect(received).toEqual(expected)", "", ...diff, "", "      at <anonymous> (/repo/big.test.ts:88:20)", "(fail) big > table is unchanged [3.00ms]")
+    lines.push(
+      "error: expect(received).toEqual(expected)",
+      "",
+      ...diff,
+      "",
+      "      at <anonymous> (/repo/big.test.ts:88:20)",
+      "(fail) big > table is unchanged [3.00ms]"
+    )
     lines.push("", " 1 pass", " 1 fail", "Ran 2 tests across 1 file. [10.00ms]")
     const text = lines.join("\n")
     const r = bunTest.reduce(input(text, "bun test"))!
@@ -365,8 +368,16 @@ describe("go test -json", () => {
 describe("large inputs", () => {
   test.each([
     ["bun test", (i: number) => `(pass) table > row ${i} [0.01ms]`, "(fail) table > broken [0.1ms]\n 1 fail"],
-    ["go test -v ./...", (i: number) => `=== RUN   TestTable/row_${i}\n    --- PASS: TestTable/row_${i} (0.00s)`, "--- FAIL: TestBroken (0.00s)\n    x_test.go:9: boom\nFAIL\tx\t1.0s"],
-    ["pytest -v", (i: number) => `tests/test_table.py::test_row[${i}] PASSED                     [ 50%]`, "FAILED tests/test_table.py::test_broken\n=== 1 failed, 9 passed in 1.00s ==="],
+    [
+      "go test -v ./...",
+      (i: number) => `=== RUN   TestTable/row_${i}\n    --- PASS: TestTable/row_${i} (0.00s)`,
+      "--- FAIL: TestBroken (0.00s)\n    x_test.go:9: boom\nFAIL\tx\t1.0s"
+    ],
+    [
+      "pytest -v",
+      (i: number) => `tests/test_table.py::test_row[${i}] PASSED                     [ 50%]`,
+      "FAILED tests/test_table.py::test_broken\n=== 1 failed, 9 passed in 1.00s ==="
+    ],
     ["cargo test", (i: number) => `test tests::row_${i} ... ok`, "test tests::broken ... FAILED\ntest result: FAILED. 9 passed; 1 failed"],
     ["npx jest --verbose", (i: number) => `    ✓ row ${i} (1 ms)`, "  ● table › broken\n\n    boom\n\nTests:       1 failed, 9 passed, 10 total"],
     ["node --test", (i: number) => `  ✔ row ${i} (0.1ms)`, "  ✖ broken (0.1ms)\n    Error: boom\nℹ tests 10"],

@@ -16,16 +16,24 @@ const reduce = (text: string, command?: string) => runReducers(builtinReducers, 
 const ruler = (c: string) => c.repeat(70)
 
 describe("unittest: choosing the reducer", () => {
-  test.each(["python3 -m unittest -v", "python -m unittest", "python3.12 -m unittest discover -s tests -p 'test_*.py'", "python -W error -m unittest tests.test_cart", "poetry run python -m unittest", "python manage.py test shop", "cd site && ./manage.py test"])(
-    "by command: %s",
+  test.each([
+    "python3 -m unittest -v",
+    "python -m unittest",
+    "python3.12 -m unittest discover -s tests -p 'test_*.py'",
+    "python -W error -m unittest tests.test_cart",
+    "poetry run python -m unittest",
+    "python manage.py test shop",
+    "cd site && ./manage.py test"
+  ])("by command: %s", (command) => {
+    expect(unittest.matches(input("nothing recognisable", command))).toBe(true)
+  })
+
+  test.each(["python3 app.py", "python -m pytest", "python -m unittest_helpers", "cat manage.py", "echo python -m unittest"])(
+    "not by command: %s",
     (command) => {
-      expect(unittest.matches(input("nothing recognisable", command))).toBe(true)
+      expect(unittest.matches(input("nothing recognisable", command))).toBe(false)
     }
   )
-
-  test.each(["python3 app.py", "python -m pytest", "python -m unittest_helpers", "cat manage.py", "echo python -m unittest"])("not by command: %s", (command) => {
-    expect(unittest.matches(input("nothing recognisable", command))).toBe(false)
-  })
 
   test("by the output alone, verbose or not, whatever the command says", () => {
     for (const name of ["unittest-failing", "unittest-failing-quiet", "unittest-passing", "unittest-errors-failing"]) {
@@ -36,7 +44,23 @@ describe("unittest: choosing the reducer", () => {
 
   test("Python 3.10 and earlier name the test by its class only", () => {
     const passes = Array.from({ length: 30 }, (_, i) => `test_row_${i} (tests.test_table.TableTests) ... ok`)
-    const text = [...passes, "", ruler("="), "FAIL: test_broken (tests.test_table.TableTests)", ruler("-"), "Traceback (most recent call last):", '  File "/p/tests/test_table.py", line 9, in test_broken', "    self.assertEqual(1, 2)", "AssertionError: 1 != 2", "", ruler("-"), "Ran 31 tests in 0.004s", "", "FAILED (failures=1)", ""].join("\n")
+    const text = [
+      ...passes,
+      "",
+      ruler("="),
+      "FAIL: test_broken (tests.test_table.TableTests)",
+      ruler("-"),
+      "Traceback (most recent call last):",
+      '  File "/p/tests/test_table.py", line 9, in test_broken',
+      "    self.assertEqual(1, 2)",
+      "AssertionError: 1 != 2",
+      "",
+      ruler("-"),
+      "Ran 31 tests in 0.004s",
+      "",
+      "FAILED (failures=1)",
+      ""
+    ].join("\n")
     const r = reduce(text)!
     expect(r.evidence.reducer).toBe("unittest")
     expect(r.text.split("\n")[0]).toBe("unittest: 30 passing tests not shown; 1 failure kept")
@@ -75,7 +99,9 @@ describe("unittest: what is kept", () => {
       ].join("\n")
     )
     // an error through the code under test keeps both frames and the exception
-    expect(r.text).toContain('shop.py", line 29, in stock_level\n    return inventory[sku]["on_hand"] - inventory[sku]["reserved"]\n           ~~~~~~~~~^^^^^\nKeyError: \'NEW-0001\'')
+    expect(r.text).toContain(
+      'shop.py", line 29, in stock_level\n    return inventory[sku]["on_hand"] - inventory[sku]["reserved"]\n           ~~~~~~~~~^^^^^\nKeyError: \'NEW-0001\''
+    )
     // a subtest's parameters and a docstring stay with their failure
     expect(r.text).toContain("ERROR: test_every_family_parses (tests.test_cart.CartTests.test_every_family_parses) (family='q1x')")
     expect(r.text).toContain("(tests.test_cart.CartTests.test_total_applies_bulk_discount_at_10_items)\nTen items or more get 10% off.\nTraceback")
@@ -108,7 +134,9 @@ describe("unittest: what is kept", () => {
     // a library frame goes with its source and caret lines
     expect(r.text).not.toMatch(/internal frames?\n\s+[~^]+\n/)
     expect(r.text).toContain('  … 2 internal frames\n  File "/tmp/reduce-capture/unittest-errors/tests/test_orders.py", line 3, in <module>')
-    expect(r.text).toContain('settings.py", line 6, in load\n    return json.loads(text)\n           ^^^^^^^^^^^^^^^^\n  … 3 internal frames\njson.decoder.JSONDecodeError:')
+    expect(r.text).toContain(
+      'settings.py", line 6, in load\n    return json.loads(text)\n           ^^^^^^^^^^^^^^^^\n  … 3 internal frames\njson.decoder.JSONDecodeError:'
+    )
     expect(r.text).toContain("ERROR: setUpClass (tests.test_settings.DatabaseTests)")
     expect(r.text).toContain("UNEXPECTED SUCCESS: test_rejects_trailing_commas")
     expect(r.text).toEndWith("FAILED (errors=3, unexpected successes=1)\n")

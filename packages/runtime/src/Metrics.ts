@@ -54,7 +54,11 @@ const operationDuration = Metric.histogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATI
 })
 const toolDuration = Metric.histogram(REINS_TOOL_DURATION, { description: "Duration of a tool call.", boundaries: SECONDS_BOUNDARIES, attributes: unit("s") })
 const compactions = Metric.counter(REINS_COMPACTIONS, { description: "Context compactions, by reason.", incremental: true, attributes: unit("{compaction}") })
-const permissionAsks = Metric.counter(REINS_PERMISSION_ASKS, { description: "Permission questions answered, by decision.", incremental: true, attributes: unit("{ask}") })
+const permissionAsks = Metric.counter(REINS_PERMISSION_ASKS, {
+  description: "Permission questions answered, by decision.",
+  incremental: true,
+  attributes: unit("{ask}")
+})
 
 /** Where measurements go: a registry the OTLP metrics exporter reads. */
 export interface MetricsRecorder {
@@ -76,7 +80,14 @@ const pick = (from: ReadonlyMap<string, unknown>, keys: ReadonlyArray<string>): 
   }
   return out
 }
-const CHAT_KEYS = [ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT]
+const CHAT_KEYS = [
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT
+]
 
 /** A recorder writing into `registry`. */
 export const makeRecorder = (registry: Metric.MetricRegistry): MetricsRecorder => {
@@ -123,7 +134,15 @@ export const makeRecorder = (registry: Metric.MetricRegistry): MetricsRecorder =
         case "permission.replied": {
           const permission = askedPermission.get(event.id)
           askedPermission.delete(event.id)
-          record(permissionAsks, { [ATTR_REINS_PERMISSION_DECISION]: event.reply, [ATTR_REINS_PERMISSION_BY]: event.by, ...(permission ? { [ATTR_REINS_PERMISSION]: permission } : {}) }, 1)
+          record(
+            permissionAsks,
+            {
+              [ATTR_REINS_PERMISSION_DECISION]: event.reply,
+              [ATTR_REINS_PERMISSION_BY]: event.by,
+              ...(permission ? { [ATTR_REINS_PERMISSION]: permission } : {})
+            },
+            1
+          )
           return
         }
       }

@@ -49,7 +49,8 @@ const keyValues = (env: Env, name: string, warnings: Array<string>): Record<stri
     if (!key || value === undefined) bad.push(entry.trim())
     else out[key] = value
   }
-  if (bad.length > 0) warnings.push(`${name}: ${bad.map((b) => JSON.stringify(b)).join(", ")} ${bad.length === 1 ? "is" : "are"} not key=value (percent-encoded); skipped.`)
+  if (bad.length > 0)
+    warnings.push(`${name}: ${bad.map((b) => JSON.stringify(b)).join(", ")} ${bad.length === 1 ? "is" : "are"} not key=value (percent-encoded); skipped.`)
   return out
 }
 
@@ -106,10 +107,14 @@ const exporterWanted = (env: Env, signal: Signal, warnings: Array<string>): bool
   const name = `OTEL_${upper[signal]}_EXPORTER`
   const raw = read(env, name)
   if (raw === undefined) return true
-  const values = raw.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean)
+  const values = raw
+    .split(",")
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean)
   if (values.includes("none")) return false
   const unsupported = values.filter((v) => v !== "otlp")
-  if (unsupported.length > 0) warnings.push(`${name}=${JSON.stringify(raw)}: reins exports ${signal} over otlp only (or none); ${unsupported.join(", ")} ignored.`)
+  if (unsupported.length > 0)
+    warnings.push(`${name}=${JSON.stringify(raw)}: reins exports ${signal} over otlp only (or none); ${unsupported.join(", ")} ignored.`)
   return values.includes("otlp")
 }
 

@@ -3,9 +3,38 @@ import { Compaction, CompactionSettings, loadSettings, type CompactionError } fr
 import { Bus, DataDir, GenAiTracing, HomeDir, Ids, WorkDir, captureContentFromEnv, type Config, type ConfigError } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
-import { Agents, DoomLoopSettings, SubAgentSlot, layerSubAgentRunner, layerSubAgents, loadAgents, makeAgents, PromptSettings, RunSettings, SessionProcessor, SessionRuns, SessionService, SessionSettings, Turn, defaultDoomLoopLimits, loadPromptSettings, runTimingFromEnv } from "@reins/session"
+import {
+  Agents,
+  DoomLoopSettings,
+  SubAgentSlot,
+  layerSubAgentRunner,
+  layerSubAgents,
+  loadAgents,
+  makeAgents,
+  PromptSettings,
+  RunSettings,
+  SessionProcessor,
+  SessionRuns,
+  SessionService,
+  SessionSettings,
+  Turn,
+  defaultDoomLoopLimits,
+  loadPromptSettings,
+  runTimingFromEnv
+} from "@reins/session"
 import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
-import { Extensions, ToolChoiceSettings, ToolRegistry, builtins, layerEventHooks, layerSessionExtensions, layerToolHooks, layerToolRegistry, type Plugin, type ToolInfo } from "@reins/tool"
+import {
+  Extensions,
+  ToolChoiceSettings,
+  ToolRegistry,
+  builtins,
+  layerEventHooks,
+  layerSessionExtensions,
+  layerToolHooks,
+  layerToolRegistry,
+  type Plugin,
+  type ToolInfo
+} from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { McpServers, McpSettings } from "@reins/mcp"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
@@ -101,7 +130,9 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const patternsUnder = (dirs: ReadonlyArray<string>) => dirs.flatMap((d) => [d, `${d}/*`])
   const spillRules = (sessionID: string) => {
     const own = patternsUnder(spillRoots.map((root) => spillFolder(root, sessionID)))
-    return ["read", "grep", "glob", "list", "external_directory"].flatMap((permission) => own.map((pattern) => ({ permission, pattern, action: "allow" as const })))
+    return ["read", "grep", "glob", "list", "external_directory"].flatMap((permission) =>
+      own.map((pattern) => ({ permission, pattern, action: "allow" as const }))
+    )
   }
   const spillWrites = patternsUnder(spillRoots).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
   const rules = yolo
@@ -113,21 +144,28 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
     Layer.succeed(HomeDir, home),
-    Layer.effect(PermissionSettings, Effect.map(Effect.service(Agents), (agents) => ({
-      rules,
-      sessionRules: spillRules,
-      // a session's agent (T19): its rules over these, and the grants of the session that started it
-      agentOf: (sessionID: string) => {
-        const entry = agents.of(sessionID)
-        return entry && { rules: entry.agent.rules, ...(entry.parent !== undefined ? { parent: entry.parent } : {}) }
-      },
-      nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
-      ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {}),
-      ...(config.permission_mode ? { mode: config.permission_mode } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      persist: config.permission_persist ?? "session",
-      project: options.cwd
-    }) satisfies PermissionSettings)),
+    Layer.effect(
+      PermissionSettings,
+      Effect.map(
+        Effect.service(Agents),
+        (agents) =>
+          ({
+            rules,
+            sessionRules: spillRules,
+            // a session's agent (T19): its rules over these, and the grants of the session that started it
+            agentOf: (sessionID: string) => {
+              const entry = agents.of(sessionID)
+              return entry && { rules: entry.agent.rules, ...(entry.parent !== undefined ? { parent: entry.parent } : {}) }
+            },
+            nonInteractive: yolo ? "allow" : (options.permission?.nonInteractive ?? "deny"),
+            ...(options.permission?.prompter && !yolo ? { prompter: options.permission.prompter } : {}),
+            ...(config.permission_mode ? { mode: config.permission_mode } : {}),
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            persist: config.permission_persist ?? "session",
+            project: options.cwd
+          }) satisfies PermissionSettings
+      )
+    ),
     Layer.succeed(ProviderSettings, {
       providers: config.provider ?? {},
       env,
@@ -152,14 +190,18 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(McpSettings, { servers: config.mcp ?? {}, env, cwd: options.cwd }),
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers]),
     // skills, tool and plugin files (T20), found once when the runtime starts; failures reported, the rest load
-    layerSessionExtensions.pipe(Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, ...(options.plugins ? { plugins: options.plugins } : {}) }))),
+    layerSessionExtensions.pipe(
+      Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, ...(options.plugins ? { plugins: options.plugins } : {}) }))
+    ),
     // the `task` tool's port; the runner behind it is bound once the session service exists
     layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
   ).pipe(Layer.provideMerge(agents))
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
-  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(Layer.provideMerge(core))
+  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(
+    Layer.provideMerge(core)
+  )
   const tools = layerToolRegistry(options.tools ?? builtins).pipe(
     // MCP servers start on the first turn (ToolRegistry.refresh), not when the runtime is built; closed with it
     Layer.provide(McpServers.dynamicTools),

@@ -45,7 +45,9 @@ const fixMetricAttributes = (data: OtlpMetrics.MetricsData): OtlpMetrics.Metrics
         for (const dp of [...(m.histogram?.dataPoints ?? []), ...(m.sum?.dataPoints ?? []), ...(m.gauge?.dataPoints ?? [])]) {
           dp.attributes = (dp.attributes ?? [])
             .filter((kv) => kv.key !== "unit")
-            .map((kv) => (kv.key === "server.port" && typeof kv.value.stringValue === "string" ? { key: kv.key, value: { intValue: Number(kv.value.stringValue) } } : kv))
+            .map((kv) =>
+              kv.key === "server.port" && typeof kv.value.stringValue === "string" ? { key: kv.key, value: { intValue: Number(kv.value.stringValue) } } : kv
+            )
         }
       }
     }
@@ -79,7 +81,13 @@ export const layerOtlp = (config: OtelConfig, serviceVersion: string) =>
         "http/json": yield* encoding(OtlpSerialization.layerJson)
       }
       const resource = { serviceName: config.serviceName, serviceVersion, attributes: config.resourceAttributes }
-      const common = (signal: OtlpSignal) => ({ url: signal.url, headers: signal.headers, resource, exportInterval: EXPORT_INTERVAL, shutdownTimeout: EXPORT_SHUTDOWN_TIMEOUT })
+      const common = (signal: OtlpSignal) => ({
+        url: signal.url,
+        headers: signal.headers,
+        resource,
+        exportInterval: EXPORT_INTERVAL,
+        shutdownTimeout: EXPORT_SHUTDOWN_TIMEOUT
+      })
       // the resource is ours: Effect's exporters must not read (and die on) the process's OTEL_* variables themselves
       const exporter = <A, R>(signal: OtlpSignal, make: Effect.Effect<A, never, R>) =>
         make.pipe(
@@ -98,7 +106,9 @@ export const layerOtlp = (config: OtelConfig, serviceVersion: string) =>
       )
       const metrics = config.metrics
         ? Layer.effectDiscard(
-            exporter(config.metrics, OtlpMetrics.make({ ...common(config.metrics), temporality: "cumulative" })).pipe(Effect.provideService(Metric.MetricRegistry, registry))
+            exporter(config.metrics, OtlpMetrics.make({ ...common(config.metrics), temporality: "cumulative" })).pipe(
+              Effect.provideService(Metric.MetricRegistry, registry)
+            )
           ).pipe(Layer.merge(Layer.succeed(MetricsRecorder, recorder!)))
         : Layer.empty
       const deps: Layer.Layer<OtlpExporter.Flusher | HttpClient.HttpClient> = Layer.merge(OtlpExporter.layerFlusher, FetchHttpClient.layer)

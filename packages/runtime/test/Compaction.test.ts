@@ -101,7 +101,13 @@ describe("compaction in a running session", () => {
       { text: "ok one" },
       { toolCalls: [bigOutput] },
       { text: "ok two" },
-      { error: { status: 400, message: "This model's maximum context length is 16385 tokens. However, your messages resulted in 17000 tokens.", code: "context_length_exceeded" } },
+      {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 16385 tokens. However, your messages resulted in 17000 tokens.",
+          code: "context_length_exceeded"
+        }
+      },
       { text: "## Objective\nSUMMARY-MARKER" },
       { text: "FINAL-ANSWER" }
     ]

@@ -15,7 +15,8 @@ test("a custom runtime with the memory store and an extra tool", async () => {
   const shout = Tool.define("shout", {
     description: "Upper-cases text",
     parameters: Schema.Struct({ text: Schema.String }),
-    execute: (args) => (args.text ? Effect.succeed({ title: "shout", output: args.text.toUpperCase() }) : Effect.fail(new ToolError({ reason: "failed", message: "empty" })))
+    execute: (args) =>
+      args.text ? Effect.succeed({ title: "shout", output: args.text.toUpperCase() }) : Effect.fail(new ToolError({ reason: "failed", message: "empty" }))
   })
   const runtime = makeRuntime({
     cwd: process.cwd(),

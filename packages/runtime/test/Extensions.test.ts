@@ -23,26 +23,35 @@ const write = (file: string, text: string) => {
 
 /** The processes of a group that are still alive (not zombies), from /proc. */
 const liveInGroup = (pgid: number) =>
-  fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    let stat = ""
-    try {
-      stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
-    } catch {
-      // the process ended while we looked
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return stat !== "" && Number(fields[2]) === pgid && fields[0] !== "Z" ? [`${d} ${stat}`] : []
-  })
+  fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      let stat = ""
+      try {
+        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
+      } catch {
+        // the process ended while we looked
+      }
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return stat !== "" && Number(fields[2]) === pgid && fields[0] !== "Z" ? [`${d} ${stat}`] : []
+    })
 
 /** One turn of a non-yolo runtime whose questions are answered "allow" (the config's rules still deny). */
-const turn = async (steps: ReadonlyArray<ScriptedStep>, options: { cwd: string; home: string; config?: Record<string, unknown>; plugins?: ReadonlyArray<Plugin> }) => {
+const turn = async (
+  steps: ReadonlyArray<ScriptedStep>,
+  options: { cwd: string; home: string; config?: Record<string, unknown>; plugins?: ReadonlyArray<Plugin> }
+) => {
   server = await startScriptedServer(steps)
   const layer = makeRuntime({
     cwd: options.cwd,
     dataDir: tmp(),
     home: options.home,
     env: {},
-    config: { provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } }, ...options.config } as RuntimeOptions["config"],
+    config: {
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } },
+      ...options.config
+    } as RuntimeOptions["config"],
     store: Storage.layerMemory,
     permission: { nonInteractive: "allow" },
     ...(options.plugins ? { plugins: options.plugins } : {})
@@ -61,7 +70,10 @@ const turn = async (steps: ReadonlyArray<ScriptedStep>, options: { cwd: string; 
 }
 
 const systemText = (body: { messages: ReadonlyArray<{ role: string; content: unknown }> }) =>
-  body.messages.filter((m) => m.role === "system").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n")
+  body.messages
+    .filter((m) => m.role === "system")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .join("\n")
 
 describe("skills", () => {
   test("listed in the dynamic system prompt from the project and home folders; the skill tool loads one; a `skill` rule denies by name", async () => {
@@ -74,11 +86,20 @@ describe("skills", () => {
     write(path.join(home, ".config", "reins", "skills", "gamma", "SKILL.md"), "---\nname: gamma\ndescription: Gamma from home\n---\nGamma body.\n")
     write(path.join(cwd, ".claude", "skills", "delta", "SKILL.md"), "---\nname: delta\ndescription: Delta, Claude layout\n---\nDelta body.\n")
     const { requests, byTool } = await turn(
-      [{ toolCalls: [{ name: "skill", arguments: { name: "alpha" } }, { name: "skill", arguments: { name: "secret-keys" } }] }, { text: "done" }],
+      [
+        {
+          toolCalls: [
+            { name: "skill", arguments: { name: "alpha" } },
+            { name: "skill", arguments: { name: "secret-keys" } }
+          ]
+        },
+        { text: "done" }
+      ],
       { cwd, home, config: { permission: { skill: { "secret-*": "deny" } } } }
     )
     const system = systemText(requests[0]!.body)
-    for (const line of ["- alpha: Use for alpha work", "- beta: Beta from home", "- gamma: Gamma from home", "- delta: Delta, Claude layout"]) expect(system).toContain(line)
+    for (const line of ["- alpha: Use for alpha work", "- beta: Beta from home", "- gamma: Gamma from home", "- delta: Delta, Claude layout"])
+      expect(system).toContain(line)
     // a skill the rules deny is not offered in the list
     expect(system).not.toContain("secret-keys")
     expect((requests[0]!.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name)).toContain("skill")
@@ -122,7 +143,13 @@ export default Tool.define("greet", {
     const plugins: ReadonlyArray<Plugin> = [{ event: (e) => void events.push((e as { type: string }).type) }]
     const { requests, byTool } = await turn(
       [
-        { toolCalls: [{ name: "greet", arguments: { name: "Ada" } }, { name: "sum", arguments: { a: 2, b: 3 } }, { name: "sum", arguments: { a: "two" } }] },
+        {
+          toolCalls: [
+            { name: "greet", arguments: { name: "Ada" } },
+            { name: "sum", arguments: { a: 2, b: 3 } },
+            { name: "sum", arguments: { a: "two" } }
+          ]
+        },
         { text: "done" }
       ],
       { cwd, home, plugins }
@@ -206,7 +233,10 @@ describe("hooks around MCP tools", () => {
   test("a plugin's tool.after rewrites an MCP server's tool output like a built-in's", async () => {
     const cwd = tmp()
     const home = tmp()
-    write(path.join(cwd, ".reins", "plugins", "shout.ts"), `export default { "tool.after": ({ tool, result }) => (tool === "fx_echo" ? { output: result.output.toUpperCase() } : undefined) }`)
+    write(
+      path.join(cwd, ".reins", "plugins", "shout.ts"),
+      `export default { "tool.after": ({ tool, result }) => (tool === "fx_echo" ? { output: result.output.toUpperCase() } : undefined) }`
+    )
     const fixture = path.join(import.meta.dir, "fixtures", "mcp-server.ts")
     const { requests, byTool } = await turn([{ toolCalls: [{ name: "fx_echo", arguments: { text: "hi there" } }] }, { text: "done" }], {
       cwd,

@@ -70,7 +70,10 @@ const durationMs = (span: Tracer.NativeSpan) => {
 }
 
 const twoSteps: ReadonlyArray<ScriptedStep> = [
-  { toolCalls: [{ name: "bash", arguments: { command: "echo traced", description: "echo" } }], usage: { prompt_tokens: 120, completion_tokens: 7, cached_tokens: 20 } },
+  {
+    toolCalls: [{ name: "bash", arguments: { command: "echo traced", description: "echo" } }],
+    usage: { prompt_tokens: 120, completion_tokens: 7, cached_tokens: 20 }
+  },
   { text: "All listed.", usage: { prompt_tokens: 150, completion_tokens: 3 } }
 ]
 
@@ -136,7 +139,13 @@ describe("GenAI spans of a turn", () => {
     expect(t["reins.tool.truncated"]).toBe(false)
     // content is off by default
     for (const s of spans) {
-      for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"]) {
+      for (const key of [
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result"
+      ]) {
         expect(s.attributes.has(key)).toBe(false)
       }
     }
@@ -155,12 +164,21 @@ describe("GenAI spans of a turn", () => {
     expect(system.map((s) => s.content).join("\n").length).toBeGreaterThan(100)
     const input = JSON.parse(first["gen_ai.input.messages"] as string) as Array<{ role: string; parts: Array<{ type: string; content?: string }> }>
     expect(input.at(-1)).toEqual({ role: "user", parts: [{ type: "text", content: "list the files" }] })
-    const output = JSON.parse(first["gen_ai.output.messages"] as string) as Array<{ role: string; finish_reason: string; parts: Array<{ type: string; name?: string; arguments?: unknown }> }>
+    const output = JSON.parse(first["gen_ai.output.messages"] as string) as Array<{
+      role: string
+      finish_reason: string
+      parts: Array<{ type: string; name?: string; arguments?: unknown }>
+    }>
     expect(output[0]!.role).toBe("assistant")
     expect(output[0]!.finish_reason).toBe("tool_call")
-    expect(output[0]!.parts).toContainEqual(expect.objectContaining({ type: "tool_call", name: "bash", arguments: { command: "echo traced", description: "echo" } }))
+    expect(output[0]!.parts).toContainEqual(
+      expect.objectContaining({ type: "tool_call", name: "bash", arguments: { command: "echo traced", description: "echo" } })
+    )
     // the second call sees the tool's answer as a tool_call_response
-    const second = JSON.parse(Object.fromEntries(chats[1]!.attributes)["gen_ai.input.messages"] as string) as Array<{ role: string; parts: Array<{ type: string }> }>
+    const second = JSON.parse(Object.fromEntries(chats[1]!.attributes)["gen_ai.input.messages"] as string) as Array<{
+      role: string
+      parts: Array<{ type: string }>
+    }>
     expect(second.flatMap((m) => m.parts.map((p) => p.type))).toContain("tool_call_response")
     const answer = JSON.parse(Object.fromEntries(chats[1]!.attributes)["gen_ai.output.messages"] as string)
     expect(answer[0].parts).toEqual([{ type: "text", content: "All listed." }])

@@ -38,10 +38,7 @@ registerTelemetry({
 })
 
 test("reins's spans are children of the host's active span, through the host's exporter; the AI SDK's nest under chat", async () => {
-  const server = await startScriptedServer([
-    { toolCalls: [{ name: "bash", arguments: { command: "echo hosted", description: "echo" } }] },
-    { text: "done" }
-  ])
+  const server = await startScriptedServer([{ toolCalls: [{ name: "bash", arguments: { command: "echo hosted", description: "echo" } }] }, { text: "done" }])
   const runtime = makeRuntime({
     cwd: tmp(),
     dataDir: tmp(),

@@ -34,7 +34,8 @@ const turns = (layer: Awaited<ReturnType<typeof runtime>>["layer"], prompts: num
   )
 
 const toolNames = (body: any): ReadonlyArray<string> => (body.tools ?? []).map((t: any) => t.function.name)
-const toolMessages = (body: any): ReadonlyArray<string> => body.messages.filter((m: any) => m.role === "tool").map((m: any) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+const toolMessages = (body: any): ReadonlyArray<string> =>
+  body.messages.filter((m: any) => m.role === "tool").map((m: any) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
 
 let http: ReturnType<typeof Bun.spawn> | undefined
 afterEach(() => {
@@ -45,7 +46,9 @@ afterEach(() => {
 describe("MCP over stdio", () => {
   test("servers start on the first turn, not when the runtime is built, and stop with it", async () => {
     // the shell writes its pid, then becomes the server (exec): that pid is the server's
-    const { cwd, layer } = await runtime([{ text: "ok" }], { config: { mcp: { fx: { type: "local", command: ["sh", "-c", `echo $$ > started && exec ${BUN} ${FIXTURE}`] } } } })
+    const { cwd, layer } = await runtime([{ text: "ok" }], {
+      config: { mcp: { fx: { type: "local", command: ["sh", "-c", `echo $$ > started && exec ${BUN} ${FIXTURE}`] } } }
+    })
     const started = path.join(cwd, "started")
     await Effect.runPromise(
       Effect.gen(function* () {
@@ -136,12 +139,18 @@ describe("MCP over stdio", () => {
     const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "fx_echo", arguments: { text: "still here" } }] }, { text: "ok" }]
     const { server, layer } = await runtime(steps, { config: { mcp: { fx: local(), slow: { ...local("--delay", "60000"), timeout: 300 } } } })
     const { failed } = await turns(layer, 1)
-    expect(failed.map((e) => e.error)).toEqual(['MCP server "slow" did not connect within 300 ms (raise "timeout" under mcp.slow in reins.json if it is slow to start)'])
+    expect(failed.map((e) => e.error)).toEqual([
+      'MCP server "slow" did not connect within 300 ms (raise "timeout" under mcp.slow in reins.json if it is slow to start)'
+    ])
     expect(toolMessages(server.requests[1]!.body)).toEqual(["echo: still here"])
   })
 
   test("a changed tool list is picked up at the next step", async () => {
-    const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "fx_grow", arguments: {} }] }, { toolCalls: [{ name: "fx_late", arguments: {} }] }, { text: "ok" }]
+    const steps: Array<ScriptedStep> = [
+      { toolCalls: [{ name: "fx_grow", arguments: {} }] },
+      { toolCalls: [{ name: "fx_late", arguments: {} }] },
+      { text: "ok" }
+    ]
     const { server, layer } = await runtime(steps, { config: { mcp: { fx: local() } } })
     await turns(layer, 1)
     expect(toolNames(server.requests[0]!.body)).not.toContain("fx_late")
@@ -192,8 +201,14 @@ describe("MCP over HTTP", () => {
 
   test("a remote server's tool is called and its result reaches the next request", async () => {
     const port = await serve("--http")
-    const steps: Array<ScriptedStep> = [{ toolCalls: [{ name: "web_echo", arguments: { text: "over http" } }] }, { toolCalls: [{ name: "web_image", arguments: {} }] }, { text: "done" }]
-    const { server, layer } = await runtime(steps, { config: { mcp: { web: { type: "remote", url: `http://127.0.0.1:${port}/mcp`, headers: { "x-test": "1" } } } } })
+    const steps: Array<ScriptedStep> = [
+      { toolCalls: [{ name: "web_echo", arguments: { text: "over http" } }] },
+      { toolCalls: [{ name: "web_image", arguments: {} }] },
+      { text: "done" }
+    ]
+    const { server, layer } = await runtime(steps, {
+      config: { mcp: { web: { type: "remote", url: `http://127.0.0.1:${port}/mcp`, headers: { "x-test": "1" } } } }
+    })
     const { failed } = await turns(layer, 1)
     expect(failed).toEqual([])
     expect(toolMessages(server.requests[1]!.body)).toEqual(["echo: over http"])

@@ -62,7 +62,9 @@ describe("metrics over OTLP", () => {
       expect(exit._tag).toBe("Success")
       await receiver.waitFor((r) => r.dataPoints.some((p) => p.metric === "reins.tool.duration"))
       expect(receiver.errors).toEqual([])
-      expect(receiver.requests.some((r) => r.path === "/v1/metrics" && r.contentType === (protocol === "http/json" ? "application/json" : "application/x-protobuf"))).toBe(true)
+      expect(
+        receiver.requests.some((r) => r.path === "/v1/metrics" && r.contentType === (protocol === "http/json" ? "application/json" : "application/x-protobuf"))
+      ).toBe(true)
 
       const chat = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "m" }
       const input = last("gen_ai.client.token.usage", { ...chat, "gen_ai.token.type": "input" })
@@ -73,7 +75,13 @@ describe("metrics over OTLP", () => {
         expect(p.count).toBe(2)
         expect(typeof p.attributes["gen_ai.response.model"]).toBe("string")
         // no `unit` attribute (it only carries the unit to the exporter) and no server or error attributes here
-        expect(Object.keys(p.attributes).sort()).toEqual(["gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.response.model", "gen_ai.token.type"])
+        expect(Object.keys(p.attributes).sort()).toEqual([
+          "gen_ai.operation.name",
+          "gen_ai.provider.name",
+          "gen_ai.request.model",
+          "gen_ai.response.model",
+          "gen_ai.token.type"
+        ])
       }
       expect(input.sum).toBe(270)
       expect(output.sum).toBe(10)
@@ -110,7 +118,11 @@ describe("metrics over OTLP", () => {
     // reading a .env file is a question by default
     const cwd = tmp()
     fs.writeFileSync(path.join(cwd, ".env"), "TOKEN=x\n")
-    const exit = await turn([{ toolCalls: [{ name: "read", arguments: { filePath: path.join(cwd, ".env") } }] }, { text: "ok" }], {}, { cwd, permission: { nonInteractive: "deny" } })
+    const exit = await turn(
+      [{ toolCalls: [{ name: "read", arguments: { filePath: path.join(cwd, ".env") } }] }, { text: "ok" }],
+      {},
+      { cwd, permission: { nonInteractive: "deny" } }
+    )
     expect(exit._tag).toBe("Success")
     await receiver.waitFor((r) => r.dataPoints.some((p) => p.metric === "reins.permission.asks"))
     const asks = last("reins.permission.asks")
@@ -162,7 +174,15 @@ describe("the bus recorder", () => {
   test("a tool part published again after it ended is measured once", () => {
     const registry: Metric.MetricRegistry = new Map()
     const recorder = makeRecorder(registry)
-    const part = { id: "prt_1", sessionID: "s", messageID: "m", type: "tool", callID: "c", tool: "bash", state: { status: "completed", input: {}, output: "x", title: "", metadata: {}, time: { start: 1_000, end: 3_500 } } } as const
+    const part = {
+      id: "prt_1",
+      sessionID: "s",
+      messageID: "m",
+      type: "tool",
+      callID: "c",
+      tool: "bash",
+      state: { status: "completed", input: {}, output: "x", title: "", metadata: {}, time: { start: 1_000, end: 3_500 } }
+    } as const
     recorder.event({ type: "part.updated", part })
     recorder.event({ type: "part.updated", part: { ...part, state: { ...part.state, time: { ...part.state.time, compacted: 9_000 } } } })
     const tool = snapshot(registry).find((s) => s.id === "reins.tool.duration")

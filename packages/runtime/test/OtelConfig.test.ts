@@ -4,7 +4,14 @@ import { otelConfig } from "../src/OtelConfig.ts"
 const BASE = "http://collector:4318"
 
 describe("OTEL_* configuration: valid values", () => {
-  const cases: ReadonlyArray<{ name: string; env: Record<string, string>; traces?: object | undefined; metrics?: object | undefined; serviceName?: string; resource?: Record<string, string> }> = [
+  const cases: ReadonlyArray<{
+    name: string
+    env: Record<string, string>
+    traces?: object | undefined
+    metrics?: object | undefined
+    serviceName?: string
+    resource?: Record<string, string>
+  }> = [
     { name: "nothing set: nothing exported", env: {}, traces: undefined, metrics: undefined, serviceName: "reins" },
     {
       name: "the base endpoint: /v1/traces and /v1/metrics, http/protobuf by default",
@@ -32,7 +39,11 @@ describe("OTEL_* configuration: valid values", () => {
     },
     {
       name: "headers: global, percent-decoded, per-signal ones override by key",
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20abc, x-team = core", OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-team=traces" },
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: BASE,
+        OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20abc, x-team = core",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-team=traces"
+      },
       traces: { headers: { Authorization: "Basic abc", "x-team": "traces" } },
       metrics: { headers: { Authorization: "Basic abc", "x-team": "core" } }
     },
@@ -42,10 +53,25 @@ describe("OTEL_* configuration: valid values", () => {
       traces: undefined,
       metrics: { url: `${BASE}/v1/metrics` }
     },
-    { name: "OTEL_METRICS_EXPORTER=none", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_METRICS_EXPORTER: "none" }, traces: { url: `${BASE}/v1/traces` }, metrics: undefined },
-    { name: "OTEL_SDK_DISABLED=true turns everything off", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_SDK_DISABLED: "TRUE" }, traces: undefined, metrics: undefined },
+    {
+      name: "OTEL_METRICS_EXPORTER=none",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_METRICS_EXPORTER: "none" },
+      traces: { url: `${BASE}/v1/traces` },
+      metrics: undefined
+    },
+    {
+      name: "OTEL_SDK_DISABLED=true turns everything off",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_SDK_DISABLED: "TRUE" },
+      traces: undefined,
+      metrics: undefined
+    },
     { name: "OTEL_SDK_DISABLED=false", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_SDK_DISABLED: "false" }, traces: { url: `${BASE}/v1/traces` } },
-    { name: "an empty value is an unset one", env: { OTEL_EXPORTER_OTLP_ENDPOINT: " ", OTEL_EXPORTER_OTLP_PROTOCOL: "" }, traces: undefined, metrics: undefined },
+    {
+      name: "an empty value is an unset one",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: " ", OTEL_EXPORTER_OTLP_PROTOCOL: "" },
+      traces: undefined,
+      metrics: undefined
+    },
     {
       name: "service name and resource attributes",
       env: { OTEL_SERVICE_NAME: "my-agent", OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,team=a%2Cb,service.name=ignored" },
@@ -67,7 +93,14 @@ describe("OTEL_* configuration: valid values", () => {
 })
 
 describe("OTEL_* configuration: an invalid value is one warning and its default, never a failure", () => {
-  const cases: ReadonlyArray<{ name: string; env: Record<string, string>; warning: RegExp; traces?: object | undefined; metrics?: object | undefined; resource?: Record<string, string> }> = [
+  const cases: ReadonlyArray<{
+    name: string
+    env: Record<string, string>
+    warning: RegExp
+    traces?: object | undefined
+    metrics?: object | undefined
+    resource?: Record<string, string>
+  }> = [
     {
       name: "grpc (global, read by both signals): one warning, http/protobuf",
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
@@ -82,9 +115,26 @@ describe("OTEL_* configuration: an invalid value is one warning and its default,
       traces: { protocol: "http/protobuf" },
       metrics: { protocol: "http/json" }
     },
-    { name: "an unknown protocol", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_EXPORTER_OTLP_PROTOCOL: "http/xml" }, warning: /"http\/xml" is not http\/protobuf or http\/json/, traces: { protocol: "http/protobuf" } },
-    { name: "a base endpoint that is not a URL", env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, warning: /OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318" is not an http\(s\) URL/, traces: undefined, metrics: undefined },
-    { name: "a base endpoint that is not http", env: { OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://c/" }, warning: /not an http\(s\) URL/, traces: undefined, metrics: undefined },
+    {
+      name: "an unknown protocol",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_EXPORTER_OTLP_PROTOCOL: "http/xml" },
+      warning: /"http\/xml" is not http\/protobuf or http\/json/,
+      traces: { protocol: "http/protobuf" }
+    },
+    {
+      name: "a base endpoint that is not a URL",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      warning: /OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318" is not an http\(s\) URL/,
+      traces: undefined,
+      metrics: undefined
+    },
+    {
+      name: "a base endpoint that is not http",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://c/" },
+      warning: /not an http\(s\) URL/,
+      traces: undefined,
+      metrics: undefined
+    },
     {
       name: "a bad per-signal endpoint falls back to the base",
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" },
@@ -103,11 +153,36 @@ describe("OTEL_* configuration: an invalid value is one warning and its default,
       warning: /OTEL_EXPORTER_OTLP_METRICS_HEADERS: "k=%zz" is not key=value/,
       metrics: { headers: { ok: "A" } }
     },
-    { name: "a bad resource attribute (a cut escape)", env: { OTEL_RESOURCE_ATTRIBUTES: "a=1,b=%E0%A4%A" }, warning: /OTEL_RESOURCE_ATTRIBUTES: "b=%E0%A4%A"/, resource: { a: "1" } },
-    { name: "a resource attribute whose bytes are not UTF-8", env: { OTEL_RESOURCE_ATTRIBUTES: "a=%C3%A9,b=%E0%A4" }, warning: /OTEL_RESOURCE_ATTRIBUTES: "b=%E0%A4"/, resource: { a: "é" } },
-    { name: "OTEL_SDK_DISABLED that is not a boolean", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_SDK_DISABLED: "yes" }, warning: /OTEL_SDK_DISABLED="yes" is not true or false; taken as false/, traces: { url: `${BASE}/v1/traces` } },
-    { name: "an exporter reins does not have", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_TRACES_EXPORTER: "zipkin" }, warning: /OTEL_TRACES_EXPORTER="zipkin": reins exports traces over otlp only \(or none\); zipkin ignored/, traces: undefined },
-    { name: "otlp with another exporter keeps otlp", env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_METRICS_EXPORTER: "otlp,prometheus" }, warning: /prometheus ignored/, metrics: { url: `${BASE}/v1/metrics` } }
+    {
+      name: "a bad resource attribute (a cut escape)",
+      env: { OTEL_RESOURCE_ATTRIBUTES: "a=1,b=%E0%A4%A" },
+      warning: /OTEL_RESOURCE_ATTRIBUTES: "b=%E0%A4%A"/,
+      resource: { a: "1" }
+    },
+    {
+      name: "a resource attribute whose bytes are not UTF-8",
+      env: { OTEL_RESOURCE_ATTRIBUTES: "a=%C3%A9,b=%E0%A4" },
+      warning: /OTEL_RESOURCE_ATTRIBUTES: "b=%E0%A4"/,
+      resource: { a: "é" }
+    },
+    {
+      name: "OTEL_SDK_DISABLED that is not a boolean",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_SDK_DISABLED: "yes" },
+      warning: /OTEL_SDK_DISABLED="yes" is not true or false; taken as false/,
+      traces: { url: `${BASE}/v1/traces` }
+    },
+    {
+      name: "an exporter reins does not have",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_TRACES_EXPORTER: "zipkin" },
+      warning: /OTEL_TRACES_EXPORTER="zipkin": reins exports traces over otlp only \(or none\); zipkin ignored/,
+      traces: undefined
+    },
+    {
+      name: "otlp with another exporter keeps otlp",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: BASE, OTEL_METRICS_EXPORTER: "otlp,prometheus" },
+      warning: /prometheus ignored/,
+      metrics: { url: `${BASE}/v1/metrics` }
+    }
   ]
   for (const c of cases) {
     test(c.name, () => {

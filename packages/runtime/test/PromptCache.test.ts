@@ -83,14 +83,21 @@ describe("prompt caching over the Anthropic Messages API", () => {
     expect(steps).toHaveLength(5)
     steps.forEach((step, i) => {
       const billed = server.requests[i]!.usage!
-      expect(step.usage).toMatchObject({ input: billed.input_tokens, cacheRead: billed.cache_read_input_tokens, cacheWrite: billed.cache_creation_input_tokens })
+      expect(step.usage).toMatchObject({
+        input: billed.input_tokens,
+        cacheRead: billed.cache_read_input_tokens,
+        cacheWrite: billed.cache_creation_input_tokens
+      })
       if (i > 0) expect(step.usage.cacheRead).toBeGreaterThan(0)
     })
     expect(steps[0]!.usage.cacheRead).toBe(0)
     expect(steps[0]!.usage.cacheWrite).toBeGreaterThan(0)
     // within a turn the previous step's prefix is read whole: only the new messages are written
     for (const i of [1, 2, 4]) expect(cacheHitRate(steps[i]!.usage)!).toBeGreaterThan(0.6)
-    const session = steps.reduce<Usage>((t, s) => ({ ...t, input: t.input + s.usage.input, cacheRead: t.cacheRead + s.usage.cacheRead, cacheWrite: t.cacheWrite + s.usage.cacheWrite }), { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 })
+    const session = steps.reduce<Usage>(
+      (t, s) => ({ ...t, input: t.input + s.usage.input, cacheRead: t.cacheRead + s.usage.cacheRead, cacheWrite: t.cacheWrite + s.usage.cacheWrite }),
+      { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
+    )
     expect(cacheHitRate(session)!).toBeGreaterThan(0.4)
     // priced (the catalogue knows claude-sonnet-4-5)
     expect(steps.every((s) => s.cost > 0)).toBe(true)

@@ -36,7 +36,14 @@ const anthropicConfig = (url: string, models?: Record<string, unknown>, extra: R
 })
 
 type Block = { type: string; [k: string]: unknown }
-type AnthropicBody = { model: string; max_tokens: number; thinking?: { type: string; budget_tokens?: number }; metadata?: unknown; messages: Array<{ role: string; content: Array<Block> }>; system: Array<Block> }
+type AnthropicBody = {
+  model: string
+  max_tokens: number
+  thinking?: { type: string; budget_tokens?: number }
+  metadata?: unknown
+  messages: Array<{ role: string; content: Array<Block> }>
+  system: Array<Block>
+}
 const blocks = (body: AnthropicBody, type: string) => body.messages.flatMap((m) => m.content.filter((b) => b.type === type))
 
 // a call id Anthropic would refuse: only [a-zA-Z0-9_-] is allowed
@@ -61,7 +68,9 @@ describe("Anthropic: thinking with --variant, signatures replayed, dropped for a
       expect(body.max_tokens).toBe(64_000)
     }
     // step 2: the first thinking block, signed, before the tool use; the id sanitised in both places
-    expect(blocks(bodies[1]!, "thinking")).toEqual([{ type: "thinking", thinking: "First I list the files.", signature: thinkingSignature("First I list the files.") }])
+    expect(blocks(bodies[1]!, "thinking")).toEqual([
+      { type: "thinking", thinking: "First I list the files.", signature: thinkingSignature("First I list the files.") }
+    ])
     const assistant = bodies[1]!.messages.find((m) => m.role === "assistant")!
     expect(assistant.content.map((b) => b.type)).toEqual(["thinking", "tool_use"])
     expect(blocks(bodies[1]!, "tool_use")[0]!.id).toBe("call_1_read_x")
@@ -194,7 +203,16 @@ describe("OpenAI Responses: reasoning effort and encrypted reasoning replayed", 
   test("config options reach the body; without a variant no effort is sent", async () => {
     const server = await startScriptedServer([{ text: "ok" }])
     stops.push(() => server.stop())
-    const config = { provider: { openai: { type: "openai", baseURL: server.url, apiKey: "test-key", models: { "gpt-5": { options: { textVerbosity: "low", reasoningSummary: "detailed" } } } } } }
+    const config = {
+      provider: {
+        openai: {
+          type: "openai",
+          baseURL: server.url,
+          apiKey: "test-key",
+          models: { "gpt-5": { options: { textVerbosity: "low", reasoningSummary: "detailed" } } }
+        }
+      }
+    }
     await turns(runtime(config), [{ providerID: "openai", modelID: "gpt-5" }])
     const body = server.requests[0]!.body as ResponsesBody
     expect(body.text?.verbosity).toBe("low")

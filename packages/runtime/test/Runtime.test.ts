@@ -73,8 +73,7 @@ describe("spill files", () => {
         yield* bus.listen((e) => Effect.sync(() => void (e.type === "permission.asked" && asked.push(e))))
         const sessions = yield* SessionService
         const store = yield* SessionStore
-        const tools = (id: string) =>
-          Effect.map(store.messages(id), (ms) => ms.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : [])))
+        const tools = (id: string) => Effect.map(store.messages(id), (ms) => ms.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : [])))
         const first = yield* sessions.create({ directory: cwd })
         yield* sessions.prompt({ sessionID: first.id, text: "count", model })
         const second = yield* sessions.create({ directory: cwd })
@@ -97,7 +96,13 @@ describe("spill files", () => {
     // another session: every look at the first one's output, or at the whole spill directory, asks
     expect(theirs.map(status)).toEqual(["read:error", "grep:error", "grep:error", "list:error", "glob:error"])
     for (const t of theirs) expect(t.state.status === "error" && t.state.error).toContain("needs approval")
-    expect(asked.map((a) => a.permission)).toEqual(["external_directory", "external_directory", "external_directory", "external_directory", "external_directory"])
+    expect(asked.map((a) => a.permission)).toEqual([
+      "external_directory",
+      "external_directory",
+      "external_directory",
+      "external_directory",
+      "external_directory"
+    ])
   })
 })
 
@@ -165,23 +170,14 @@ describe("agent loop through the composed runtime", () => {
   })
 
   test("a provider that says stop with tool calls does not end the loop", async () => {
-    const { layer } = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: "true" } }], finishReason: "stop" },
-      { text: "done" }
-    ])
+    const { layer } = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "true" } }], finishReason: "stop" }, { text: "done" }])
     const turn = await runTurn(layer)
     expect(turn.steps).toBe(2)
     expect(turn.text).toBe("done")
   })
 
   test("the step limit ends with a final step that has no tools", async () => {
-    const { layer } = await setup(
-      [
-        { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
-        { text: "summary" }
-      ],
-      { maxSteps: 2 }
-    )
+    const { layer } = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "true" } }] }, { text: "summary" }], { maxSteps: 2 })
     const turn = await runTurn(layer)
     expect(turn.steps).toBe(2)
     expect(turn.text).toBe("summary")
@@ -210,10 +206,7 @@ describe("agent loop through the composed runtime", () => {
   })
 
   test("an invalid tool call becomes an error result the model sees, and the loop goes on", async () => {
-    const { layer } = await setup([
-      { toolCalls: [{ name: "bash", arguments: { timeout: "soon" } }] },
-      { text: "fixed" }
-    ])
+    const { layer } = await setup([{ toolCalls: [{ name: "bash", arguments: { timeout: "soon" } }] }, { text: "fixed" }])
     const turn = await runTurn(layer)
     expect(turn.text).toBe("fixed")
     const second = JSON.stringify(server!.requests[1]!.body.messages)

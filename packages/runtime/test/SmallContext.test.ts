@@ -56,21 +56,31 @@ interface Scripted {
  * The model: progress is the highest step it can see done (tool results or the summary); the
  * request repeated as the last message starts it over. Summaries carry the progress seen.
  */
-const respond = (options: Scripted) => (body: any): ScriptedStep => {
-  const size = Math.ceil(JSON.stringify(body).length / 4)
-  if (size > options.context) {
-    return { error: { status: 400, message: `This model's maximum context length is ${options.context} tokens. However, your messages resulted in ${size} tokens.`, code: "context_length_exceeded" } }
+const respond =
+  (options: Scripted) =>
+  (body: any): ScriptedStep => {
+    const size = Math.ceil(JSON.stringify(body).length / 4)
+    if (size > options.context) {
+      return {
+        error: {
+          status: 400,
+          message: `This model's maximum context length is ${options.context} tokens. However, your messages resulted in ${size} tokens.`,
+          code: "context_length_exceeded"
+        }
+      }
+    }
+    const text = JSON.stringify(body.messages)
+    const seen = Math.max(highest(text, "STEP-DONE"), highest(text, "PROGRESS"))
+    if (isSummaryRequest(body)) {
+      return {
+        text: `## Objective\nRun the numbered steps.\n## Work State\n### Completed\nSteps 1 to ${seen} (PROGRESS-${seen}).\n## Next Move\nStep ${seen + 1}.`
+      }
+    }
+    const restart = lastText(body).includes("TASK-MARKER")
+    const done = restart ? 0 : seen
+    if (done >= options.steps) return { text: "ALL-DONE", ...(options.usage ? { usage: options.usage } : {}) }
+    return { toolCalls: [{ name: "step", arguments: { n: done + 1 } }], ...(options.usage ? { usage: options.usage } : {}) }
   }
-  const text = JSON.stringify(body.messages)
-  const seen = Math.max(highest(text, "STEP-DONE"), highest(text, "PROGRESS"))
-  if (isSummaryRequest(body)) {
-    return { text: `## Objective\nRun the numbered steps.\n## Work State\n### Completed\nSteps 1 to ${seen} (PROGRESS-${seen}).\n## Next Move\nStep ${seen + 1}.` }
-  }
-  const restart = lastText(body).includes("TASK-MARKER")
-  const done = restart ? 0 : seen
-  if (done >= options.steps) return { text: "ALL-DONE", ...(options.usage ? { usage: options.usage } : {}) }
-  return { toolCalls: [{ name: "step", arguments: { n: done + 1 } }], ...(options.usage ? { usage: options.usage } : {}) }
-}
 
 const longTurn = async (options: {
   steps?: number
@@ -99,7 +109,13 @@ const longTurn = async (options: {
       return { result, messages }
     }).pipe(Effect.provide(made.layer), Effect.scoped)
   )
-  const executions = fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "") : []
+  const executions = fs.existsSync(log)
+    ? fs
+        .readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .filter((l) => l !== "")
+    : []
   return { ...outcome, events, executions, requests: made.server.requests }
 }
 

@@ -86,7 +86,8 @@ describe("the task tool", () => {
         }
         const who = text.includes("ALPHA-TASK") ? "alpha" : "beta"
         // each child makes a tool step, then answers; the first step is slow enough for the other child to start
-        if (toolResults(body) === 0) return { toolCalls: [{ name: "bash", arguments: { command: `echo ${who}-ran` } }], delayMs: 150, usage: { prompt_tokens: 40, completion_tokens: 4 } }
+        if (toolResults(body) === 0)
+          return { toolCalls: [{ name: "bash", arguments: { command: `echo ${who}-ran` } }], delayMs: 150, usage: { prompt_tokens: 40, completion_tokens: 4 } }
         return { text: `${who} answer: 7`, usage: { prompt_tokens: 60, completion_tokens: 6 } }
       }
     })
@@ -128,7 +129,9 @@ describe("the task tool", () => {
     }
     // the children's progress streams as the parent's events
     const childIDs = new Set(children.map((c) => c.id))
-    const forwarded = out.events.filter((e: SessionEvent) => e.type === "part.updated" && childIDs.has(e.part.sessionID) && e.part.type === "tool" && e.part.tool === "bash")
+    const forwarded = out.events.filter(
+      (e: SessionEvent) => e.type === "part.updated" && childIDs.has(e.part.sessionID) && e.part.type === "tool" && e.part.tool === "bash"
+    )
     expect(forwarded.length).toBeGreaterThan(0)
     expect(out.events.at(-1)?.type).toBe("turn.finished")
     // one trace: each child's invoke_agent is a child of an execute_tool task span of the parent's turn
@@ -163,8 +166,13 @@ describe("the task tool", () => {
         const done = toolResults(body) > 0
         const usage = { prompt_tokens: 10, completion_tokens: 1 }
         if (text.includes("LEVEL-2")) return { text: "level 2 done", usage }
-        if (text.includes("LEVEL-1")) return done ? { text: "level 1 done", usage } : { toolCalls: [{ name: "task", arguments: { description: "deeper", prompt: "LEVEL-2 go", subagent_type: "general" } }], usage }
-        return done ? { text: "top done", usage } : { toolCalls: [{ name: "task", arguments: { description: "first", prompt: "LEVEL-1 go", subagent_type: "general" } }], usage }
+        if (text.includes("LEVEL-1"))
+          return done
+            ? { text: "level 1 done", usage }
+            : { toolCalls: [{ name: "task", arguments: { description: "deeper", prompt: "LEVEL-2 go", subagent_type: "general" } }], usage }
+        return done
+          ? { text: "top done", usage }
+          : { toolCalls: [{ name: "task", arguments: { description: "first", prompt: "LEVEL-1 go", subagent_type: "general" } }], usage }
       }
     })
     const { out, parts } = await Effect.runPromise(
@@ -188,7 +196,10 @@ describe("the task tool", () => {
   })
 
   test("with every sub-agent disabled, task is not offered", async () => {
-    const { server, cwd, layer } = await setup({ config: { agent: { general: { disable: true }, explore: { disable: true } } }, respond: () => ({ text: "alone" }) })
+    const { server, cwd, layer } = await setup({
+      config: { agent: { general: { disable: true }, explore: { disable: true } } },
+      respond: () => ({ text: "alone" })
+    })
     await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
@@ -202,7 +213,8 @@ describe("the task tool", () => {
 
   test("an unknown sub-agent is the tool's error, naming the available ones", async () => {
     const { server, cwd, layer } = await setup({
-      respond: (body) => (toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "y", subagent_type: "nobody" } }] } : { text: "ok" })
+      respond: (body) =>
+        toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "y", subagent_type: "nobody" } }] } : { text: "ok" }
     })
     await Effect.runPromise(
       Effect.gen(function* () {
@@ -223,7 +235,9 @@ describe("the task tool", () => {
     const { server, cwd, layer } = await setup({
       respond: (body) => {
         if (firstUser(body).includes("DOOMED")) return { error: { status: 400, message: "the child's request was refused" } }
-        return toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "DOOMED", subagent_type: "general" } }] } : { text: "carried on" }
+        return toolResults(body) === 0
+          ? { toolCalls: [{ name: "task", arguments: { description: "x", prompt: "DOOMED", subagent_type: "general" } }] }
+          : { text: "carried on" }
       }
     })
     const out = await Effect.runPromise(
@@ -256,7 +270,8 @@ describe("the task tool", () => {
         return toolResults(body) === 0 ? { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] } : { text: "child done" }
       }
     })
-    const groupOf = (e: SessionEvent) => (e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" ? ProcessGroup.recordOf(e.part.state.metadata) : undefined)
+    const groupOf = (e: SessionEvent) =>
+      e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "running" ? ProcessGroup.recordOf(e.part.state.metadata) : undefined
     const out = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
@@ -264,17 +279,22 @@ describe("the task tool", () => {
         const session = yield* sessions.create({ directory: cwd })
         const seen = new Map<number, ProcessGroup.GroupRecord>()
         yield* sessions.stream({ sessionID: session.id, text: "sleep twice", model: MODEL }).pipe(
-          Stream.tap((e) => Effect.sync(() => {
-            const g = groupOf(e)
-            if (g) seen.set(g.pgid, g)
-          })),
+          Stream.tap((e) =>
+            Effect.sync(() => {
+              const g = groupOf(e)
+              if (g) seen.set(g.pgid, g)
+            })
+          ),
           Stream.takeUntil(() => seen.size === 2),
           Stream.runDrain
         )
         const groups = [...seen.values()]
         const alive = groups.flatMap((g) => aliveIn(g.pgid))
         const children = (yield* store.listSessions()).filter((s) => s.parentID === session.id)
-        const open = (yield* Effect.forEach(children, (c) => store.messages(c.id))).flat().flatMap((m) => m.parts).filter((p) => p.type === "tool" && (p.state.status === "running" || p.state.status === "pending"))
+        const open = (yield* Effect.forEach(children, (c) => store.messages(c.id)))
+          .flat()
+          .flatMap((m) => m.parts)
+          .filter((p) => p.type === "tool" && (p.state.status === "running" || p.state.status === "pending"))
         return { groups, alive, open, children }
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
@@ -328,7 +348,10 @@ describe("agents", () => {
     const home = tmp("reins-home-")
     fs.mkdirSync(path.join(cwd, ".reins", "agents"), { recursive: true })
     fs.mkdirSync(path.join(home, ".config", "reins", "agents"), { recursive: true })
-    fs.writeFileSync(path.join(cwd, ".reins", "agents", "reviewer.md"), "---\ndescription: Reviews diffs\nmode: subagent\ntools: [read, grep]\nsteps: 3\n---\nYou review code. Be terse.\n")
+    fs.writeFileSync(
+      path.join(cwd, ".reins", "agents", "reviewer.md"),
+      "---\ndescription: Reviews diffs\nmode: subagent\ntools: [read, grep]\nsteps: 3\n---\nYou review code. Be terse.\n"
+    )
     fs.writeFileSync(path.join(home, ".config", "reins", "agents", "helper.md"), "---\ndescription: Helps at home\nmode: primary\n---\nHome helper prompt.\n")
     fs.writeFileSync(path.join(cwd, ".reins", "agents", "broken.md"), "---\ndescription: [unclosed\n---\nx\n")
     fs.writeFileSync(path.join(cwd, ".reins", "agents", "typo.md"), "---\ndescripton: misspelt\n---\nx\n")
@@ -339,7 +362,9 @@ describe("agents", () => {
       respond: (body) => {
         const text = firstUser(body)
         if (text.includes("REVIEW-THIS")) return { text: "looks fine" }
-        return toolResults(body) === 0 ? { toolCalls: [{ name: "task", arguments: { description: "review", prompt: "REVIEW-THIS diff", subagent_type: "reviewer" } }] } : { text: "reviewed" }
+        return toolResults(body) === 0
+          ? { toolCalls: [{ name: "task", arguments: { description: "review", prompt: "REVIEW-THIS diff", subagent_type: "reviewer" } }] }
+          : { text: "reviewed" }
       }
     })
     const catalog = await Effect.runPromise(

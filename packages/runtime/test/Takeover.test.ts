@@ -33,7 +33,9 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, timing: string) => {
     cwd,
     dataDir,
     env: { REINS_TEST_RUN_TIMING: timing },
-    config: { provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } } } as RuntimeOptions["config"],
+    config: {
+      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 32_000, output: 2_000 } } } }
+    } as RuntimeOptions["config"],
     store: Storage.layerSqlite(path.join(dataDir, "reins.db")),
     permission: { yolo: true }
   })
@@ -61,7 +63,11 @@ const runningCommand = (store: SessionStore["Service"], sessionID: string) =>
 
 /** Whether a process of the group is still running (zombies, dead but not yet collected by their parent, are not). */
 const groupAlive = (pgid: number) =>
-  Bun.spawnSync(["ps", "-eo", "pgid=,stat="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).some(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat="])
+    .stdout.toString()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .some(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 /** Another process (another pid and host) takes the session over, judging the current claim stale. */
 const takeOver = (sessionID: string) =>
@@ -132,7 +138,16 @@ const orphanedTurn = (sessionID: string, record: ProcessGroup.GroupRecord) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const user = { id: "msg_000000000001", sessionID, role: "user" as const, time: { created: 1 } }
-    const assistant = { id: "msg_000000000002", sessionID, role: "assistant" as const, parentID: user.id, model, time: { created: 2 }, usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0 }
+    const assistant = {
+      id: "msg_000000000002",
+      sessionID,
+      role: "assistant" as const,
+      parentID: user.id,
+      model,
+      time: { created: 2 },
+      usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+      cost: 0
+    }
     yield* store.putMessage(user)
     yield* store.putPart({ id: "prt_000000000001", sessionID, messageID: user.id, type: "text", text: "start it" })
     yield* store.putMessage(assistant)

@@ -34,18 +34,31 @@ const sessionOf = (e: SessionEvent, partsOf: string): string => {
 
 /** `sleep <n>` processes still running (a zombie shows as [sleep] and is not counted). */
 const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === `sleep ${n}`).length
+  Bun.spawnSync(["ps", "-eo", "args"])
+    .stdout.toString()
+    .split("\n")
+    .filter((l) => l.trim() === `sleep ${n}`).length
 
 /** The processes of a group still running (a zombie, dead but not yet collected by its parent, is not). */
 const groupMembers = (pgid: number) =>
-  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="]).stdout.toString().split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
+  Bun.spawnSync(["ps", "-eo", "pgid=,stat=,args="])
+    .stdout.toString()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 describe("SessionService.stream", () => {
   test("a 3-step turn with two concurrent tools: its events in order, ending with turn.finished", async () => {
     // Each command waits for the other's file: they finish only if they run at the same time.
-    const wait = (mine: string, other: string) => `touch ${mine}; for i in $(seq 1 500); do [ -f ${other} ] && break; sleep 0.01; done; [ -f ${other} ] && echo ${mine}-saw-${other}`
+    const wait = (mine: string, other: string) =>
+      `touch ${mine}; for i in $(seq 1 500); do [ -f ${other} ] && break; sleep 0.01; done; [ -f ${other} ] && echo ${mine}-saw-${other}`
     const { cwd, layer } = await runtime([
-      { toolCalls: [{ name: "bash", arguments: { command: wait("a", "b") } }, { name: "bash", arguments: { command: wait("b", "a") } }] },
+      {
+        toolCalls: [
+          { name: "bash", arguments: { command: wait("a", "b") } },
+          { name: "bash", arguments: { command: wait("b", "a") } }
+        ]
+      },
       { toolCalls: [{ name: "read", arguments: { filePath: "a" } }] },
       { text: "both ran together", textChunks: 5 }
     ])
@@ -102,10 +115,7 @@ describe("SessionService.stream", () => {
 
   test("a consumer that stops at the first running command interrupts the turn: the command is killed, nothing is left open, the session goes on", async () => {
     const n = `3${Math.floor(Math.random() * 90000) + 10000}.5`
-    const { cwd, layer } = await runtime([
-      { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] },
-      { text: "picked up again" }
-    ])
+    const { cwd, layer } = await runtime([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: "picked up again" }])
     const out = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
@@ -113,7 +123,9 @@ describe("SessionService.stream", () => {
         const session = yield* sessions.create({ directory: cwd })
         // the first tool event that shows the command running (its process group recorded)
         const taken = yield* sessions.stream({ sessionID: session.id, text: "sleep", model }).pipe(
-          Stream.filter((e) => toolOf(e)?.state.status === "running" && ProcessGroup.recordOf((toolOf(e)!.state as { metadata?: unknown }).metadata) !== undefined),
+          Stream.filter(
+            (e) => toolOf(e)?.state.status === "running" && ProcessGroup.recordOf((toolOf(e)!.state as { metadata?: unknown }).metadata) !== undefined
+          ),
           Stream.take(1),
           Stream.runCollect
         )
@@ -140,7 +152,14 @@ describe("SessionService.stream", () => {
     const capacity = 32
     const long = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(" ")
     const made = await runtime([
-      { text: long, textChunks: 3000, toolCalls: [{ name: "bash", arguments: { command: "for i in $(seq 1 20); do echo line $i; done" } }, { name: "bash", arguments: { command: "echo two" } }] },
+      {
+        text: long,
+        textChunks: 3000,
+        toolCalls: [
+          { name: "bash", arguments: { command: "for i in $(seq 1 20); do echo line $i; done" } },
+          { name: "bash", arguments: { command: "echo two" } }
+        ]
+      },
       { text: long, textChunks: 3000 }
     ])
     const layer = made.layer.pipe(Layer.provide(Layer.succeed(TurnStreamSettings, { buffer: capacity })))

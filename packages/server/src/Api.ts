@@ -5,13 +5,22 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import { Message, Part, Session, TurnResult } from "@reins/domain"
 
 /** 400: an input the schema refused (the message names the field), or a request that cannot be done as asked. */
-export class BadRequest extends Schema.Error<BadRequest>("reins/server/BadRequest")({ error: Schema.tag("bad_request"), message: Schema.String }, { httpApiStatus: 400 }) {}
+export class BadRequest extends Schema.Error<BadRequest>("reins/server/BadRequest")(
+  { error: Schema.tag("bad_request"), message: Schema.String },
+  { httpApiStatus: 400 }
+) {}
 /** 404: no such session, message or waiting permission question. */
-export class NotFound extends Schema.Error<NotFound>("reins/server/NotFound")({ error: Schema.tag("not_found"), message: Schema.String }, { httpApiStatus: 404 }) {}
+export class NotFound extends Schema.Error<NotFound>("reins/server/NotFound")(
+  { error: Schema.tag("not_found"), message: Schema.String },
+  { httpApiStatus: 404 }
+) {}
 /** 409: the session's turn is running where that is not allowed (delete, compact). */
 export class Conflict extends Schema.Error<Conflict>("reins/server/Conflict")({ error: Schema.tag("busy"), message: Schema.String }, { httpApiStatus: 409 }) {}
 /** 500: the store, the provider or the runtime failed; the message says what. */
-export class ServerFailure extends Schema.Error<ServerFailure>("reins/server/ServerFailure")({ error: Schema.tag("failed"), message: Schema.String }, { httpApiStatus: 500 }) {}
+export class ServerFailure extends Schema.Error<ServerFailure>("reins/server/ServerFailure")(
+  { error: Schema.tag("failed"), message: Schema.String },
+  { httpApiStatus: 500 }
+) {}
 
 /** A message with its parts, as the store and `reins sessions export` have it. */
 export const MessageWithParts = Schema.Struct({ info: Message, parts: Schema.Array(Part) })
@@ -51,8 +60,14 @@ const system = HttpApiGroup.make("system", { topLevel: true }).add(
     })
   }),
   HttpApiEndpoint.get("doc", "/doc", { success: Schema.Unknown }).annotate(OpenApi.Description, "This OpenAPI 3.1 document."),
-  HttpApiEndpoint.get("config", "/config", { success: Schema.Unknown }).annotate(OpenApi.Description, "The merged config; API keys and header values redacted."),
-  HttpApiEndpoint.get("models", "/models", { success: Schema.Unknown }).annotate(OpenApi.Description, "The model catalogue, as `reins models --format json` prints it."),
+  HttpApiEndpoint.get("config", "/config", { success: Schema.Unknown }).annotate(
+    OpenApi.Description,
+    "The merged config; API keys and header values redacted."
+  ),
+  HttpApiEndpoint.get("models", "/models", { success: Schema.Unknown }).annotate(
+    OpenApi.Description,
+    "The model catalogue, as `reins models --format json` prints it."
+  ),
   HttpApiEndpoint.get("event", "/event", {
     query: {
       sessionID: Schema.optional(Schema.String),
@@ -131,12 +146,15 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
 )
 
 /** The API `reins serve` serves. */
-export class ReinsApi extends HttpApi.make("reins").add(system).add(sessions).annotateMerge(
-  OpenApi.annotations({
-    title: "reins server",
-    description:
-      "Sessions, turns and their live events. Every route needs `Authorization: Bearer <token>` when the server has a token (else 401). " +
-      "A server without one answers only requests whose Host is a loopback name (localhost, 127.0.0.1, [::1]) and that carry no Origin " +
-      "or one given with --cors (else 403 forbidden)."
-  })
-) {}
+export class ReinsApi extends HttpApi.make("reins")
+  .add(system)
+  .add(sessions)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "reins server",
+      description:
+        "Sessions, turns and their live events. Every route needs `Authorization: Bearer <token>` when the server has a token (else 401). " +
+        "A server without one answers only requests whose Host is a loopback name (localhost, 127.0.0.1, [::1]) and that carry no Origin " +
+        "or one given with --cors (else 403 forbidden)."
+    })
+  ) {}

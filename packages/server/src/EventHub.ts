@@ -30,8 +30,7 @@ interface Entry {
 }
 
 /** An SSE frame: `id`, `event` and one line of JSON data. Frames the server says about itself carry no id. */
-export const frame = (type: string, data: unknown, id?: number) =>
-  `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+export const frame = (type: string, data: unknown, id?: number) => `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
 
 /** The most characters of frames handed to a client's socket at once (one frame larger than this goes alone). */
 export const BATCH_CHARS = 256 * 1024
@@ -185,12 +184,20 @@ export const makeEventHub = (limits: HubLimits) => {
    * buffer (`server.gap` first when some are gone, or the id is not one of this server's), then live events.
    */
   const subscribe = (options: { readonly sessionID?: string | undefined; readonly lastEventId?: number | undefined }): Subscriber => {
-    const client: Client = { sessionID: options.sessionID, replay: [], queue: [], ended: false, delivered: options.lastEventId ?? last, wake: Promise.withResolvers<void>() }
+    const client: Client = {
+      sessionID: options.sessionID,
+      replay: [],
+      queue: [],
+      ended: false,
+      delivered: options.lastEventId ?? last,
+      wake: Promise.withResolvers<void>()
+    }
     client.replay.push(frame("server.connected", { type: "server.connected", lastEventId: last }))
     const after = options.lastEventId
     if (after !== undefined) {
       const first = oldest()
-      if (after > last || (after + 1 < first && last > 0)) client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: last === 0 ? 0 : first }))
+      if (after > last || (after + 1 < first && last > 0))
+        client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: last === 0 ? 0 : first }))
       // an id this server never gave (a client of an earlier run of it): everything it has
       for (let id = after > last ? first : Math.max(after + 1, first); id <= last; id++) {
         const entry = ring[id % ring.length]
@@ -213,7 +220,10 @@ export const makeEventHub = (limits: HubLimits) => {
       if (client.ended) return Cause.done()
       client.wake = Promise.withResolvers<void>()
       const wait = client.wake.promise
-      return Effect.flatMap(Effect.promise(() => wait), loop)
+      return Effect.flatMap(
+        Effect.promise(() => wait),
+        loop
+      )
     })
     return {
       take,

@@ -41,13 +41,17 @@ export const isLoopbackName = (name: string) =>
 export const refusedWithoutToken = (request: HttpServerRequest.HttpServerRequest, cors: ReadonlyArray<string>): string | undefined => {
   const host = request.headers.host
   if (host !== undefined && !isLoopbackName(hostnameOf(host.trim()))) {
-    return `Host "${host}" is not a loopback name: a server without a token answers only requests to localhost, 127.0.0.1 or [::1] ` +
+    return (
+      `Host "${host}" is not a loopback name: a server without a token answers only requests to localhost, 127.0.0.1 or [::1] ` +
       "(a web page could otherwise reach it by DNS rebinding). Use http://127.0.0.1:<port>, or start reins serve with --token."
+    )
   }
   const origin = request.headers.origin
   if (origin !== undefined && !cors.includes(origin)) {
-    return `Requests from the web page at ${origin} are refused: this server has no token. ` +
+    return (
+      `Requests from the web page at ${origin} are refused: this server has no token. ` +
       `Allow that origin with reins serve --cors ${origin === "null" ? "<origin>" : origin}, or start it with --token.`
+    )
   }
   return undefined
 }
@@ -64,13 +68,21 @@ export const tokenOf = (request: HttpServerRequest.HttpServerRequest): string | 
 
 /** A schema failure as one line naming the field: `text: Missing key`, `response: Expected "once" | "always" | "reject", got "maybe"`. */
 export const describeSchemaError = (kind: string, error: Schema.SchemaError): string => {
-  const lines = String(error.message).split("\n").map((l) => l.trim()).filter((l) => l !== "")
+  const lines = String(error.message)
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
   // the formatter puts the path on an `at [...]` line after the issue
   const parts: Array<string> = []
   for (let i = 0; i < lines.length; i++) {
     const at = /^at \[(.*)\]$/.exec(lines[i + 1] ?? "")
     if (/^at \[/.test(lines[i]!)) continue
-    const field = at ? at[1]!.split(",").map((s) => s.trim().replace(/^"|"$/g, "")).join(".") : undefined
+    const field = at
+      ? at[1]!
+          .split(",")
+          .map((s) => s.trim().replace(/^"|"$/g, ""))
+          .join(".")
+      : undefined
     parts.push(field ? `${field}: ${lines[i]}` : lines[i]!)
   }
   const where = kind === "Payload" ? "request body" : kind === "Params" ? "path" : kind === "Query" ? "query" : kind.toLowerCase()
@@ -81,27 +93,33 @@ const bodyTooLarge = (u: unknown): boolean =>
   Predicate.hasProperty(u, "reason") && Predicate.hasProperty(u.reason, "reason") && u.reason.reason === "BodyTooLarge"
 
 /** A failed request's cause as its JSON response; an interruption stays an interruption. */
-const respond = (maxBody: number) => <E>(cause: Cause.Cause<E>): Effect.Effect<HttpServerResponse.HttpServerResponse, E> => {
-  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-  const failures = [...cause.reasons.map((r) => (Cause.isFailReason(r) ? r.error : Cause.isDieReason(r) ? r.defect : undefined))]
-  for (const failure of failures) {
-    if (HttpApiError.HttpApiSchemaError.is(failure)) {
-      if (failure.kind === "Body" || failure.kind === "ResponseHeaders") break
-      return Effect.succeed(errorResponse(400, "bad_request", describeSchemaError(failure.kind, failure.cause)))
+const respond =
+  (maxBody: number) =>
+  <E>(cause: Cause.Cause<E>): Effect.Effect<HttpServerResponse.HttpServerResponse, E> => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    const failures = [...cause.reasons.map((r) => (Cause.isFailReason(r) ? r.error : Cause.isDieReason(r) ? r.defect : undefined))]
+    for (const failure of failures) {
+      if (HttpApiError.HttpApiSchemaError.is(failure)) {
+        if (failure.kind === "Body" || failure.kind === "ResponseHeaders") break
+        return Effect.succeed(errorResponse(400, "bad_request", describeSchemaError(failure.kind, failure.cause)))
+      }
+      if (bodyTooLarge(failure) || HttpApiError.HttpApiPayloadTooLarge.is(failure))
+        return Effect.succeed(errorResponse(413, "too_large", `The request body is over the server's limit of ${maxBody} bytes (reins serve --max-body).`))
+      if (Predicate.isTagged(failure, "RouteNotFound") || (Predicate.hasProperty(failure, "reason") && Predicate.isTagged(failure.reason, "RouteNotFound")))
+        return Effect.succeed(errorResponse(404, "not_found", "No such route: GET /doc lists them."))
     }
-    if (bodyTooLarge(failure) || HttpApiError.HttpApiPayloadTooLarge.is(failure)) return Effect.succeed(errorResponse(413, "too_large", `The request body is over the server's limit of ${maxBody} bytes (reins serve --max-body).`))
-    if (Predicate.isTagged(failure, "RouteNotFound") || (Predicate.hasProperty(failure, "reason") && Predicate.isTagged(failure.reason, "RouteNotFound"))) return Effect.succeed(errorResponse(404, "not_found", "No such route: GET /doc lists them."))
+    const first = failures.find((f) => f !== undefined)
+    const message = Predicate.hasProperty(first, "message") && typeof first.message === "string" ? first.message : "The server failed"
+    return Effect.as(Effect.logError("reins serve: request failed", cause), errorResponse(500, "failed", message))
   }
-  const first = failures.find((f) => f !== undefined)
-  const message = Predicate.hasProperty(first, "message") && typeof first.message === "string" ? first.message : "The server failed"
-  return Effect.as(Effect.logError("reins serve: request failed", cause), errorResponse(500, "failed", message))
-}
 
 /** The guard as global router middleware: CORS (when origins are given) outside the token, Host and Origin checks, so preflights pass. */
 export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const maxBody = ByteSize.bytes(options.maxBody)
   const guard = HttpRouter.middleware(
-    <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    <E, R>(
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (options.token === undefined) {
@@ -110,18 +128,28 @@ export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, Htt
         } else {
           const given = tokenOf(request)
           if (given === undefined || !sameToken(given, options.token)) {
-            const message = given === undefined
-              ? "This server needs a token: send Authorization: Bearer <token> (reins run --attach takes --token or REINS_SERVER_TOKEN)."
-              : "Wrong token: send the token the server was started with (reins serve --token or REINS_SERVER_TOKEN)."
+            const message =
+              given === undefined
+                ? "This server needs a token: send Authorization: Bearer <token> (reins run --attach takes --token or REINS_SERVER_TOKEN)."
+                : "Wrong token: send the token the server was started with (reins serve --token or REINS_SERVER_TOKEN)."
             return errorResponse(401, "unauthorized", message)
           }
         }
         const length = Number(request.headers["content-length"] ?? "0")
-        if (length > options.maxBody) return errorResponse(413, "too_large", `The request body (${length} bytes) is over the server's limit of ${options.maxBody} bytes (reins serve --max-body).`)
+        if (length > options.maxBody)
+          return errorResponse(
+            413,
+            "too_large",
+            `The request body (${length} bytes) is over the server's limit of ${options.maxBody} bytes (reins serve --max-body).`
+          )
         const response = yield* app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody), Effect.catchCause(respond(options.maxBody)))
         // the API answers a body it cannot read with plain text: the same JSON shape as every other error
         if (response.status === 415) {
-          return errorResponse(415, "unsupported_media_type", `Send the request body as JSON with Content-Type: application/json (got ${request.headers["content-type"] ?? "none"}).`)
+          return errorResponse(
+            415,
+            "unsupported_media_type",
+            `Send the request body as JSON with Content-Type: application/json (got ${request.headers["content-type"] ?? "none"}).`
+          )
         }
         return response
       }),

@@ -24,7 +24,9 @@ const fromPrompt = (e: PromptError) => {
     case "SessionBusyError":
       return new Conflict({ message: e.message })
     case "CompactionError":
-      return e.reason === "template" || e.reason === "config" || e.reason === "nothing-to-summarise" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
+      return e.reason === "template" || e.reason === "config" || e.reason === "nothing-to-summarise"
+        ? new BadRequest({ message: e.message })
+        : new ServerFailure({ message: e.message })
     default:
       return e.reason === "invalid" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
   }
@@ -42,7 +44,9 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
       Object.entries(generated.paths).map(([path, item]) => [
         path,
         // an operation's empty `security` would say it needs none
-        Object.fromEntries(Object.entries(item).map(([method, op]) => [method, typeof op === "object" && op !== null && "security" in op ? { ...op, security: undefined } : op]))
+        Object.fromEntries(
+          Object.entries(item).map(([method, op]) => [method, typeof op === "object" && op !== null && "security" in op ? { ...op, security: undefined } : op])
+        )
       ])
     )
     const doc = {
@@ -52,7 +56,9 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
       security: [{ bearer: [] }]
     }
     return handlers
-      .handle("health", () => Effect.sync(() => ({ ok: true, version: info.version, directory: info.directory, events: { clients: hub.clients(), lastEventId: hub.latest() } })))
+      .handle("health", () =>
+        Effect.sync(() => ({ ok: true, version: info.version, directory: info.directory, events: { clients: hub.clients(), lastEventId: hub.latest() } }))
+      )
       .handle("doc", () => Effect.succeed(HttpServerResponse.jsonUnsafe(doc)))
       .handle("config", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.config)))
       .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
@@ -61,7 +67,11 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
           const header = request.headers["last-event-id"]?.trim()
           // an id that is not one would replay nothing and say nothing of what was missed
           if (header !== undefined && header !== "" && !/^\d+$/.test(header)) {
-            return errorResponse(400, "bad_request", `Invalid Last-Event-ID "${header}": send the id of the last event received (a whole number), or none to start from now.`)
+            return errorResponse(
+              400,
+              "bad_request",
+              `Invalid Last-Event-ID "${header}": send the id of the last event received (a whole number), or none to start from now.`
+            )
           }
           // thousands of open streams would hold as many sockets and queues: past the limit, one must close first
           if (hub.full()) {
@@ -102,7 +112,10 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     const session = (id: string) => Effect.mapError(store.getSession(id), fromStore)
 
     /** The prompt's turn input: the model, agent and variant checked before anything is stored. */
-    const promptInput = (sessionID: string, body: { readonly text: string; readonly model?: string | undefined; readonly agent?: string | undefined; readonly variant?: string | undefined }) =>
+    const promptInput = (
+      sessionID: string,
+      body: { readonly text: string; readonly model?: string | undefined; readonly agent?: string | undefined; readonly variant?: string | undefined }
+    ) =>
       Effect.gen(function* () {
         yield* session(sessionID)
         const agent = body.agent === undefined ? undefined : agents.get(body.agent)
@@ -132,12 +145,19 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         const newID = renamed.get(m.id)!
         const rename = (messageID: string) => renamed.get(messageID) ?? messageID
         // a compaction's summary names the messages it stands for: the copy's
-        const summary = m.role === "assistant" && m.summary !== undefined
-          ? { ...m.summary, summarised: m.summary.summarised.map(rename), pinned: m.summary.pinned.map(rename), ...(m.summary.tailStart !== undefined ? { tailStart: rename(m.summary.tailStart) } : {}) }
-          : undefined
-        const message: Message = m.role === "assistant"
-          ? { ...m, id: newID, sessionID: copy.id, parentID: rename(m.parentID), ...(summary !== undefined ? { summary } : {}) }
-          : { ...m, id: newID, sessionID: copy.id }
+        const summary =
+          m.role === "assistant" && m.summary !== undefined
+            ? {
+                ...m.summary,
+                summarised: m.summary.summarised.map(rename),
+                pinned: m.summary.pinned.map(rename),
+                ...(m.summary.tailStart !== undefined ? { tailStart: rename(m.summary.tailStart) } : {})
+              }
+            : undefined
+        const message: Message =
+          m.role === "assistant"
+            ? { ...m, id: newID, sessionID: copy.id, parentID: rename(m.parentID), ...(summary !== undefined ? { summary } : {}) }
+            : { ...m, id: newID, sessionID: copy.id }
         yield* Effect.mapError(store.putMessage(message), fromStore)
         const moved: Array<Part> = []
         for (const part of parts) moved.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: newID })
@@ -146,92 +166,112 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
       return copy
     })
 
-    return handlers
-      // the sessions of the server's project, as its turns run there
-      .handle("list", ({ query }) => Effect.mapError(store.listSessions({ directory: info.directory, limit: query.limit ?? 100 }), fromStore))
-      .handle("create", ({ payload: body }) =>
-        Effect.gen(function* () {
-          const payload = body ?? {}
-          if (payload.parentID !== undefined) yield* session(payload.parentID)
-          return yield* Effect.mapError(
-            sessions.create({ directory: info.directory, ...(payload.title !== undefined ? { title: payload.title } : {}), ...(payload.parentID !== undefined ? { parentID: payload.parentID } : {}) }),
-            fromStore
-          )
-        })
-      )
-      .handle("get", ({ params }) =>
-        Effect.gen(function* () {
-          const found = yield* session(params.id)
-          const totals = (yield* Effect.mapError(store.totals([params.id]), fromStore)).get(params.id)
-          return {
-            ...found,
-            totals: {
-              messages: totals?.messages ?? 0,
-              steps: totals?.steps ?? 0,
-              usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, ...totals?.usage },
-              cost: totals?.cost ?? 0
+    return (
+      handlers
+        // the sessions of the server's project, as its turns run there
+        .handle("list", ({ query }) => Effect.mapError(store.listSessions({ directory: info.directory, limit: query.limit ?? 100 }), fromStore))
+        .handle("create", ({ payload: body }) =>
+          Effect.gen(function* () {
+            const payload = body ?? {}
+            if (payload.parentID !== undefined) yield* session(payload.parentID)
+            return yield* Effect.mapError(
+              sessions.create({
+                directory: info.directory,
+                ...(payload.title !== undefined ? { title: payload.title } : {}),
+                ...(payload.parentID !== undefined ? { parentID: payload.parentID } : {})
+              }),
+              fromStore
+            )
+          })
+        )
+        .handle("get", ({ params }) =>
+          Effect.gen(function* () {
+            const found = yield* session(params.id)
+            const totals = (yield* Effect.mapError(store.totals([params.id]), fromStore)).get(params.id)
+            return {
+              ...found,
+              totals: {
+                messages: totals?.messages ?? 0,
+                steps: totals?.steps ?? 0,
+                usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, ...totals?.usage },
+                cost: totals?.cost ?? 0
+              }
             }
-          }
-        })
-      )
-      .handle("remove", ({ params }) =>
-        Effect.gen(function* () {
-          yield* session(params.id)
-          if (turns.running(params.id)) return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
-          // a turn of another reins process on it would fail at its next write
-          const run = yield* Effect.mapError(claims.get(params.id), fromStore)
-          if (run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)) {
-            return yield* new Conflict({ message: `Session ${params.id} is running in another reins process (pid ${run.pid} on ${run.host}): stop that run first, then delete it.` })
-          }
-          yield* Effect.mapError(store.deleteSession(params.id), fromStore)
-        })
-      )
-      .handle("fork", ({ params, payload }) => fork(params.id, payload?.messageID))
-      .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
-      .handle("export", ({ params }) =>
-        Effect.gen(function* () {
-          const found = yield* session(params.id)
-          const messages = yield* Effect.mapError(store.messages(params.id), fromStore)
-          return { version: 1, session: found, messages }
-        })
-      )
-      .handle("prompt", ({ params, payload }) =>
-        Effect.gen(function* () {
-          const started = yield* start(yield* promptInput(params.id, payload))
-          if (started.queued) return { queued: true as const, messageID: started.messageID }
-          // the turn runs in the server's scope: a client that goes away does not stop it (POST abort does)
-          const exit = yield* Fiber.await(started.turn)
-          if (Exit.isSuccess(exit)) return exit.value
-          const error = Cause.findErrorOption(exit.cause)
-          if (error._tag === "Some") return yield* fromPrompt(error.value)
-          return yield* new Conflict({ message: `The turn on session ${params.id} was aborted.` })
-        })
-      )
-      .handle("promptAsync", ({ params, payload }) =>
-        Effect.gen(function* () {
-          const started = yield* start(yield* promptInput(params.id, payload))
-          return started.queued ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
-        })
-      )
-      .handle("abort", ({ params }) => Effect.andThen(session(params.id), Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))))
-      .handle("permission", ({ params, payload }) =>
-        Effect.gen(function* () {
-          // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there
-          const inSession = agents.within(params.id)
-          const waiting = permission.pending().some((p) => p.id === params.permissionID && (p.sessionID === params.id || inSession(p.sessionID)))
-          const answered = waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
-          if (!answered) return yield* new NotFound({ message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.` })
-          return { ok: true }
-        })
-      )
-      .handle("summarize", ({ params, payload }) =>
-        Effect.gen(function* () {
-          yield* session(params.id)
-          const model = yield* info.resolveModel({ model: payload?.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
-          const result = yield* Effect.mapError(sessions.compact({ sessionID: params.id, model }), (e) => (e._tag === "ProviderError" || e._tag === "StoreError" || e._tag === "SessionBusyError" || e._tag === "CompactionError" ? fromPrompt(e) : e))
-          return { sessionID: params.id, ...result }
-        })
-      )
+          })
+        )
+        .handle("remove", ({ params }) =>
+          Effect.gen(function* () {
+            yield* session(params.id)
+            if (turns.running(params.id))
+              return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
+            // a turn of another reins process on it would fail at its next write
+            const run = yield* Effect.mapError(claims.get(params.id), fromStore)
+            if (run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)) {
+              return yield* new Conflict({
+                message: `Session ${params.id} is running in another reins process (pid ${run.pid} on ${run.host}): stop that run first, then delete it.`
+              })
+            }
+            yield* Effect.mapError(store.deleteSession(params.id), fromStore)
+          })
+        )
+        .handle("fork", ({ params, payload }) => fork(params.id, payload?.messageID))
+        .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
+        .handle("export", ({ params }) =>
+          Effect.gen(function* () {
+            const found = yield* session(params.id)
+            const messages = yield* Effect.mapError(store.messages(params.id), fromStore)
+            return { version: 1, session: found, messages }
+          })
+        )
+        .handle("prompt", ({ params, payload }) =>
+          Effect.gen(function* () {
+            const started = yield* start(yield* promptInput(params.id, payload))
+            if (started.queued) return { queued: true as const, messageID: started.messageID }
+            // the turn runs in the server's scope: a client that goes away does not stop it (POST abort does)
+            const exit = yield* Fiber.await(started.turn)
+            if (Exit.isSuccess(exit)) return exit.value
+            const error = Cause.findErrorOption(exit.cause)
+            if (error._tag === "Some") return yield* fromPrompt(error.value)
+            return yield* new Conflict({ message: `The turn on session ${params.id} was aborted.` })
+          })
+        )
+        .handle("promptAsync", ({ params, payload }) =>
+          Effect.gen(function* () {
+            const started = yield* start(yield* promptInput(params.id, payload))
+            return started.queued ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
+          })
+        )
+        .handle("abort", ({ params }) =>
+          Effect.andThen(
+            session(params.id),
+            Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))
+          )
+        )
+        .handle("permission", ({ params, payload }) =>
+          Effect.gen(function* () {
+            // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there
+            const inSession = agents.within(params.id)
+            const waiting = permission.pending().some((p) => p.id === params.permissionID && (p.sessionID === params.id || inSession(p.sessionID)))
+            const answered =
+              waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
+            if (!answered)
+              return yield* new NotFound({
+                message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.`
+              })
+            return { ok: true }
+          })
+        )
+        .handle("summarize", ({ params, payload }) =>
+          Effect.gen(function* () {
+            yield* session(params.id)
+            const model = yield* info.resolveModel({ model: payload?.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
+            const result = yield* Effect.mapError(sessions.compact({ sessionID: params.id, model }), (e) =>
+              e._tag === "ProviderError" || e._tag === "StoreError" || e._tag === "SessionBusyError" || e._tag === "CompactionError" ? fromPrompt(e) : e
+            )
+            return { sessionID: params.id, ...result }
+          })
+        )
+    )
   })
 )
 

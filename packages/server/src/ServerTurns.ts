@@ -5,25 +5,26 @@ import { RunClaims } from "@reins/storage"
 import { ServerEvents } from "./ServerEvents.ts"
 
 /** How a prompt was taken: a new turn (its fiber), or queued into the running one (T5). */
-export type Started =
-  | { readonly queued: false; readonly turn: Fiber.Fiber<TurnResult, PromptError> }
-  | { readonly queued: true; readonly messageID: string }
+export type Started = { readonly queued: false; readonly turn: Fiber.Fiber<TurnResult, PromptError> } | { readonly queued: true; readonly messageID: string }
 
 /**
  * The turns the server runs: one fiber per session in a `FiberMap` scoped to the server, so that
  * stopping the server stops them all (parts marked interrupted, commands' process groups killed,
  * as Ctrl+C does). Each turn's end goes to the event hub as `turn.finished` or `turn.failed`.
  */
-export class ServerTurns extends Context.Service<ServerTurns, {
-  /** Starts a turn on the session, or queues the message into the one running. */
-  start(input: PromptInput): Effect.Effect<Started, PromptError>
-  /** Interrupts the session's running turn; false when none runs here. */
-  abort(sessionID: string): Effect.Effect<boolean>
-  /** Whether a turn of the session runs in this server. */
-  running(sessionID: string): boolean
-  /** Interrupts every running turn and waits for their cleanup (the server is stopping). */
-  readonly stopAll: Effect.Effect<void>
-}>()("reins/server/ServerTurns") {
+export class ServerTurns extends Context.Service<
+  ServerTurns,
+  {
+    /** Starts a turn on the session, or queues the message into the one running. */
+    start(input: PromptInput): Effect.Effect<Started, PromptError>
+    /** Interrupts the session's running turn; false when none runs here. */
+    abort(sessionID: string): Effect.Effect<boolean>
+    /** Whether a turn of the session runs in this server. */
+    running(sessionID: string): boolean
+    /** Interrupts every running turn and waits for their cleanup (the server is stopping). */
+    readonly stopAll: Effect.Effect<void>
+  }
+>()("reins/server/ServerTurns") {
   static readonly layer = Layer.effect(
     ServerTurns,
     Effect.gen(function* () {
@@ -53,9 +54,9 @@ export class ServerTurns extends Context.Service<ServerTurns, {
       yield* bus.listen((event) =>
         event.type === "session.status" && event.status === "busy"
           ? Effect.suspend(() => {
-            const entry = current.get(event.sessionID)
-            return entry === undefined ? Effect.void : Deferred.done(entry.claimed, Exit.void)
-          })
+              const entry = current.get(event.sessionID)
+              return entry === undefined ? Effect.void : Deferred.done(entry.claimed, Exit.void)
+            })
           : Effect.void
       )
 
@@ -66,7 +67,8 @@ export class ServerTurns extends Context.Service<ServerTurns, {
           return run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)
         })
 
-      const failed = (sessionID: string, tag: string, message: string) => Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
+      const failed = (sessionID: string, tag: string, message: string) =>
+        Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
 
       /** The entry leaves `current` (when it is still the session's) and whoever waits on it goes on; done once. */
       const leave = (sessionID: string, entry: Entry) => {
@@ -80,12 +82,20 @@ export class ServerTurns extends Context.Service<ServerTurns, {
         if (Exit.isSuccess(exit)) return Effect.sync(() => void hub.publish({ type: "turn.finished", result: exit.value }))
         const error = Cause.findErrorOption(exit.cause)
         if (error._tag === "Some") return failed(sessionID, error.value._tag, error.value.message)
-        if (Cause.hasInterruptsOnly(exit.cause)) return failed(sessionID, "Interrupted", "The turn was aborted: its running tools were stopped and marked interrupted.")
+        if (Cause.hasInterruptsOnly(exit.cause))
+          return failed(sessionID, "Interrupted", "The turn was aborted: its running tools were stopped and marked interrupted.")
         return failed(sessionID, "Defect", Cause.pretty(exit.cause).split("\n")[0] ?? "The turn failed")
       }
 
       const turn = (input: PromptInput, entry: Entry) =>
-        sessions.prompt(input).pipe(Effect.onExit((exit) => Effect.andThen(Effect.sync(() => leave(input.sessionID, entry)), publishEnd(input.sessionID, exit))))
+        sessions.prompt(input).pipe(
+          Effect.onExit((exit) =>
+            Effect.andThen(
+              Effect.sync(() => leave(input.sessionID, entry)),
+              publishEnd(input.sessionID, exit)
+            )
+          )
+        )
 
       const queue = (input: PromptInput) => sessions.queue({ sessionID: input.sessionID, text: input.text, ...(input.files ? { files: input.files } : {}) })
 

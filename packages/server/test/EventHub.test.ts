@@ -75,7 +75,10 @@ describe("EventHub: the replay buffer", () => {
     const hub = makeEventHub({ replay: 100, clientQueue: 100 })
     const client = hub.subscribe({ sessionID: "ses_root" })
     await takeAll(client)
-    const session = (id: string, parentID?: string): ServerEvent => ({ type: "session.created", session: { id, title: "t", directory: "/", ...(parentID ? { parentID } : {}), time: { created: 1, updated: 1 } } })
+    const session = (id: string, parentID?: string): ServerEvent => ({
+      type: "session.created",
+      session: { id, title: "t", directory: "/", ...(parentID ? { parentID } : {}), time: { created: 1, updated: 1 } }
+    })
     hub.publish(session("ses_child", "ses_root"))
     hub.publish(status("ses_other"))
     hub.publish({ type: "part.updated", part: { id: "prt_1", sessionID: "ses_child", messageID: "msg_1", type: "text", text: "" } })
@@ -108,7 +111,9 @@ describe("EventHub: slow clients", () => {
     }
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
     const last = await takeAll(slow)
-    expect(last).toEqual([{ event: "server.disconnected", data: { type: "server.disconnected", reason: expect.stringContaining("Last-Event-ID: 1"), lastEventId: 1 } }])
+    expect(last).toEqual([
+      { event: "server.disconnected", data: { type: "server.disconnected", reason: expect.stringContaining("Last-Event-ID: 1"), lastEventId: 1 } }
+    ])
     expect(await ended(slow)).toBe(true)
     expect(hub.clients()).toBe(1)
     // it resumes from the buffer with what it missed
@@ -129,7 +134,10 @@ describe("EventHub: slow clients", () => {
 
   test("frames are handed over in batches of at most BATCH_CHARS (a larger frame alone): a reconnect does not take the whole buffer at once", async () => {
     const hub = makeEventHub({ replay: 1_000, clientQueue: 1_000 })
-    const text = (n: number, size: number): ServerEvent => ({ type: "part.updated", part: { id: `prt_${n}`, sessionID: "ses_a", messageID: "msg_a", type: "text", text: "x".repeat(size) } })
+    const text = (n: number, size: number): ServerEvent => ({
+      type: "part.updated",
+      part: { id: `prt_${n}`, sessionID: "ses_a", messageID: "msg_a", type: "text", text: "x".repeat(size) }
+    })
     // 40 frames of 50 KB in the buffer (2 MB), one of twice the batch, then a small one
     for (let i = 0; i < 40; i++) hub.publish(text(i, 50_000))
     hub.publish(text(40, BATCH_CHARS * 2))

@@ -64,23 +64,38 @@ const isText = (bytes: Uint8Array) => !bytes.subarray(0, 8192).includes(0) && is
 export const readAttachment = Effect.fn("Attachments.read")(function* (target: AttachTarget) {
   const stat = fs.statSync(target.path, { throwIfNoEntry: false })
   if (stat === undefined) return yield* fail("missing", `Cannot attach ${target.given}: no such file (${target.path}). Check the path.`)
-  if (!stat.isFile()) return yield* fail("not-a-file", `Cannot attach ${target.given}: it is ${stat.isDirectory() ? "a directory" : "not a regular file"}. Attach files one by one, or ask the agent to look at the directory.`)
+  if (!stat.isFile())
+    return yield* fail(
+      "not-a-file",
+      `Cannot attach ${target.given}: it is ${stat.isDirectory() ? "a directory" : "not a regular file"}. Attach files one by one, or ask the agent to look at the directory.`
+    )
   const limit = Math.max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES)
-  if (stat.size > limit) return yield* fail("too-large", `Cannot attach ${target.given}: ${byteSize(stat.size)} is over the ${byteSize(limit)} reins attaches. Ask the agent to read the part you need instead.`)
+  if (stat.size > limit)
+    return yield* fail(
+      "too-large",
+      `Cannot attach ${target.given}: ${byteSize(stat.size)} is over the ${byteSize(limit)} reins attaches. Ask the agent to read the part you need instead.`
+    )
   const bytes = yield* Effect.tryPromise({
     try: () => fs.promises.readFile(target.path),
     catch: (e) => fail("unreadable", `Cannot attach ${target.given}: ${(e as Error).message}.`)
   })
   const image = sniffImage(bytes)
   if (image !== undefined) {
-    if (bytes.length > MAX_IMAGE_BYTES) return yield* fail("too-large", `Cannot attach ${target.given}: the image is ${byteSize(bytes.length)}, over the ${byteSize(MAX_IMAGE_BYTES)} providers take. Make a smaller copy.`)
+    if (bytes.length > MAX_IMAGE_BYTES)
+      return yield* fail(
+        "too-large",
+        `Cannot attach ${target.given}: the image is ${byteSize(bytes.length)}, over the ${byteSize(MAX_IMAGE_BYTES)} providers take. Make a smaller copy.`
+      )
     return { mime: image, filename: target.shown, url: dataUrl(image, bytes) } satisfies Attachment
   }
   if (!isText(bytes)) {
     return yield* fail("binary", `Cannot attach ${target.given}: it is a binary file, and only images (PNG, JPEG, GIF, WebP) and text files can be attached.`)
   }
   if (bytes.length > MAX_TEXT_BYTES) {
-    return yield* fail("too-large", `Cannot attach ${target.given}: ${byteSize(bytes.length)} of text is over the ${byteSize(MAX_TEXT_BYTES)} reins inlines. Ask the agent to read the part you need instead.`)
+    return yield* fail(
+      "too-large",
+      `Cannot attach ${target.given}: ${byteSize(bytes.length)} of text is over the ${byteSize(MAX_TEXT_BYTES)} reins inlines. Ask the agent to read the part you need instead.`
+    )
   }
   return { mime: "text/plain", filename: target.shown, url: dataUrl("text/plain", bytes) } satisfies Attachment
 })
@@ -124,15 +139,17 @@ export const authorizeAttachments = Effect.fn("Attachments.authorize")(function*
 ) {
   for (const target of targets) {
     const external = pathRequests(cwd, "read", target.path, { kind: "file", always: [] }).filter((r) => r.permission === "external_directory")
-    yield* permission.authorize(external.map((r) => ({ ...r, sessionID, title: `Attach ${target.path}, outside ${cwd}` }))).pipe(
-      Effect.mapError(() =>
-        fail(
-          "permission",
-          `Cannot attach ${target.given}: it is outside the project (${cwd}), and external_directory was not allowed for ${path.dirname(target.path)}. ` +
-            'Answer the question in a terminal, run with --permission allow, or allow it in reins.json ("permission": { "external_directory": { "<dir>/*": "allow" } }).'
+    yield* permission
+      .authorize(external.map((r) => ({ ...r, sessionID, title: `Attach ${target.path}, outside ${cwd}` })))
+      .pipe(
+        Effect.mapError(() =>
+          fail(
+            "permission",
+            `Cannot attach ${target.given}: it is outside the project (${cwd}), and external_directory was not allowed for ${path.dirname(target.path)}. ` +
+              'Answer the question in a terminal, run with --permission allow, or allow it in reins.json ("permission": { "external_directory": { "<dir>/*": "allow" } }).'
+          )
         )
       )
-    )
   }
 })
 

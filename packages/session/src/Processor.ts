@@ -32,8 +32,7 @@ export const makeProcessor = Effect.gen(function* () {
 
   const save = (part: Part) => store.putPart(part).pipe(Effect.andThen(bus.publish({ type: "part.updated", part })))
 
-  const saveMessage = (message: AssistantMessage) =>
-    store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
+  const saveMessage = (message: AssistantMessage) => store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
 
   const step = Effect.fn("SessionProcessor.step")(function* (input: StepInput) {
     return yield* Effect.scoped(stepScoped(input))
@@ -87,7 +86,15 @@ export const makeProcessor = Effect.gen(function* () {
           const r = exit.value
           yield* setTool({
             ...current,
-            state: { status: "completed", input, output: r.output, title: r.title, metadata: r.metadata ?? {}, time: { start, end }, ...(r.attachments ? { attachments: r.attachments } : {}) }
+            state: {
+              status: "completed",
+              input,
+              output: r.output,
+              title: r.title,
+              metadata: r.metadata ?? {},
+              time: { start, end },
+              ...(r.attachments ? { attachments: r.attachments } : {})
+            }
           })
         } else {
           const error = Cause.findErrorOption(exit.cause)
@@ -130,7 +137,14 @@ export const makeProcessor = Effect.gen(function* () {
             const part: TextPart | ReasoningPart =
               event.type === "text-start"
                 ? { id: yield* ids.next("prt"), ...base, type: "text", text: "", time: { start } }
-                : { id: yield* ids.next("prt"), ...base, type: "reasoning", text: "", time: { start }, ...(event.metadata ? { providerMetadata: event.metadata } : {}) }
+                : {
+                    id: yield* ids.next("prt"),
+                    ...base,
+                    type: "reasoning",
+                    text: "",
+                    time: { start },
+                    ...(event.metadata ? { providerMetadata: event.metadata } : {})
+                  }
             apply({ type: "text-start", key: `${event.type[0]}:${event.id}`, part })
             yield* save(part)
             return
@@ -233,7 +247,11 @@ export const makeProcessor = Effect.gen(function* () {
     const completed = yield* Clock.currentTimeMillis
     if (result._tag === "Failure") {
       const error = result.failure as ProviderError | StoreError
-      yield* saveMessage({ ...assistant, time: { ...assistant.time, completed }, error: { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message } })
+      yield* saveMessage({
+        ...assistant,
+        time: { ...assistant.time, completed },
+        error: { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message }
+      })
       return yield* Effect.fail(error)
     }
     const delegated = delegatedBy(state.calls.values())

@@ -9,7 +9,13 @@ const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"]
 /** How long the env block waits for `git status` before it leaves the status out. */
 export const GIT_STATUS_TIMEOUT_MS = 2_000
 
-const exists = (file: string) => Effect.promise(() => fs.promises.access(file).then(() => true, () => false))
+const exists = (file: string) =>
+  Effect.promise(() =>
+    fs.promises.access(file).then(
+      () => true,
+      () => false
+    )
+  )
 
 /** The worktree root: the nearest directory with `.git`, else the start directory. */
 export const worktreeRoot = Effect.fnUntraced(function* (start: string) {
@@ -88,7 +94,12 @@ export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
 export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date, header: string = familyHeader("default"), extra: ReadonlyArray<string> = []) {
   const files = yield* findInstructions(cwd)
   const instructions = yield* Effect.forEach(files, (file) =>
-    Effect.promise(() => fs.promises.readFile(file, "utf8").then((text) => `Instructions from ${file}:\n${text}`, () => undefined))
+    Effect.promise(() =>
+      fs.promises.readFile(file, "utf8").then(
+        (text) => `Instructions from ${file}:\n${text}`,
+        () => undefined
+      )
+    )
   )
   const env = yield* envBlock(cwd, now)
   return [header, [env, ...instructions.filter((i) => i !== undefined), ...extra].join("\n\n")] as ReadonlyArray<string>

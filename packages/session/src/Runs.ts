@@ -84,7 +84,12 @@ export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing:
       Effect.flatMap((now) => claims.heartbeat(run, now)),
       Effect.catch((error) => Effect.as(Effect.logWarning(error.message), true)),
       Effect.flatMap((held) =>
-        held ? Effect.void : claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined), Effect.flatMap((holder) => Effect.fail(takenOver(run, holder))))
+        held
+          ? Effect.void
+          : claims.get(run.sessionID).pipe(
+              Effect.orElseSucceed(() => undefined),
+              Effect.flatMap((holder) => Effect.fail(takenOver(run, holder)))
+            )
       ),
       Effect.delay(timing.heartbeatMs)
     )
@@ -94,7 +99,12 @@ export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing:
 export const lostClaim = (exit: Exit.Exit<unknown, unknown>): boolean => {
   if (!Exit.isFailure(exit)) return false
   const error = Cause.findErrorOption(exit.cause)
-  return error._tag === "Some" && Predicate.isTagged(error.value, "StoreError") && Predicate.hasProperty(error.value, "reason") && error.value.reason === "taken-over"
+  return (
+    error._tag === "Some" &&
+    Predicate.isTagged(error.value, "StoreError") &&
+    Predicate.hasProperty(error.value, "reason") &&
+    error.value.reason === "taken-over"
+  )
 }
 
 /** The sentence a second caller gets about a session that is busy elsewhere. */

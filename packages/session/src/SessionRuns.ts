@@ -26,26 +26,29 @@ type Claimed = { readonly _tag: "claimed"; readonly run: SessionRun; readonly ho
  * The claims of running sessions (T5): this process's holds, by session, and the claim in the store
  * that other processes see, kept alive by a heartbeat while a body runs.
  */
-export class SessionRuns extends Context.Service<SessionRuns, {
-  readonly self: RunOwner
-  /** Whether a stored claim still holds its session, judged now. */
-  readonly isLive: Effect.Effect<RunIsLive>
-  /** This process's hold on the session, if any: a prompt joins its turn or waits for `released`. */
-  current(sessionID: string): Holder | undefined
-  /**
-   * Claims the session (uninterruptibly: the hold is registered before the claim is stored, and
-   * released whatever happens), runs `use` holding it with a heartbeat racing it, then releases
-   * the claim and tells joiners. `turn` (a turn's result Deferred) lets queued messages join; a
-   * hold without one (a compaction) refuses them. The heartbeat ends the body with a
-   * "taken-over" error once another process holds the session; every write of the body checks
-   * the claim too (WritingClaim).
-   */
-  hold<A, E, R>(
-    sessionID: string,
-    turn: Deferred.Deferred<TurnResult, PromptError> | undefined,
-    use: (run: SessionRun) => Effect.Effect<A, E, R>
-  ): Effect.Effect<Held<A>, E | StoreError, R>
-}>()("reins/session/SessionRuns") {
+export class SessionRuns extends Context.Service<
+  SessionRuns,
+  {
+    readonly self: RunOwner
+    /** Whether a stored claim still holds its session, judged now. */
+    readonly isLive: Effect.Effect<RunIsLive>
+    /** This process's hold on the session, if any: a prompt joins its turn or waits for `released`. */
+    current(sessionID: string): Holder | undefined
+    /**
+     * Claims the session (uninterruptibly: the hold is registered before the claim is stored, and
+     * released whatever happens), runs `use` holding it with a heartbeat racing it, then releases
+     * the claim and tells joiners. `turn` (a turn's result Deferred) lets queued messages join; a
+     * hold without one (a compaction) refuses them. The heartbeat ends the body with a
+     * "taken-over" error once another process holds the session; every write of the body checks
+     * the claim too (WritingClaim).
+     */
+    hold<A, E, R>(
+      sessionID: string,
+      turn: Deferred.Deferred<TurnResult, PromptError> | undefined,
+      use: (run: SessionRun) => Effect.Effect<A, E, R>
+    ): Effect.Effect<Held<A>, E | StoreError, R>
+  }
+>()("reins/session/SessionRuns") {
   static readonly layer = Layer.effect(
     SessionRuns,
     Effect.gen(function* () {
@@ -96,7 +99,11 @@ export class SessionRuns extends Context.Service<SessionRuns, {
                   yield* free(sessionID, claimed.holder)
                   // a turn's body gives its TurnResult and fails with a PromptError
                   const turnExit = exit as Exit.Exit<Held<TurnResult>, PromptError>
-                  if (claimed.holder.result) yield* Deferred.done(claimed.holder.result, Exit.map(turnExit, (held) => (held as { readonly value: TurnResult }).value))
+                  if (claimed.holder.result)
+                    yield* Deferred.done(
+                      claimed.holder.result,
+                      Exit.map(turnExit, (held) => (held as { readonly value: TurnResult }).value)
+                    )
                 })
         )
 

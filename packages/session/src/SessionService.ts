@@ -34,40 +34,49 @@ export interface QueuedMessage {
   readonly run: SessionRun
 }
 
-
 /** How many times, at most, a prompt waits for a hold of this process on the session to end before it says the session is busy. */
 const JOIN_ATTEMPTS = 50
 /** The result of a turn: its last assistant message and that message's text (defined in domain, with the turn's events). */
 export type { TurnResult }
 
 /** Creates sessions and runs turns of the agent loop on them. */
-export class SessionService extends Context.Service<SessionService, {
-  create(input: { readonly directory: string; readonly title?: string; readonly parentID?: string }): Effect.Effect<Session, StoreError>
-  /**
-   * Runs a turn on the message. If this process is already running a turn of the session, the
-   * message joins it (queued, T5) and the result is that turn's. If another process is, fails with
-   * SessionBusyError: `queue` is for that.
-   */
-  prompt(input: PromptInput): Effect.Effect<TurnResult, PromptError>
-  /**
-   * The turn `prompt` runs, as its events: the session's messages, parts (with `part.delta`s),
-   * tool states, permission questions and replies, compactions, statuses and errors, in order,
-   * then `turn.finished` with the result. Stopping the stream (an interrupt, `Stream.take`)
-   * interrupts the turn as Ctrl+C does; the stream ends once the turn's cleanup is done. Between
-   * the turn and the consumer is a bounded buffer (`TurnStreamSettings`; see `makeTurnBuffer`
-   * for what happens when it is full). The events still go to the bus.
-   */
-  stream(input: PromptInput): Stream.Stream<SessionEvent, PromptError>
-  /**
-   * Stores the message for the turn running on the session, in this process or another, which reads
-   * it at its next step wrapped in a system reminder. Undefined (nothing stored) when no turn runs.
-   */
-  queue(input: { readonly sessionID: string; readonly text: string; readonly files?: ReadonlyArray<Attachment> }): Effect.Effect<QueuedMessage | undefined, StoreError>
-  /** Closes tool parts left open by a process that died; returns how many were fixed. */
-  repair(sessionID: string): Effect.Effect<number, StoreError>
-  /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
-  compact(input: { readonly sessionID: string; readonly model: ModelRef }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
-}>()("reins/session/SessionService") {
+export class SessionService extends Context.Service<
+  SessionService,
+  {
+    create(input: { readonly directory: string; readonly title?: string; readonly parentID?: string }): Effect.Effect<Session, StoreError>
+    /**
+     * Runs a turn on the message. If this process is already running a turn of the session, the
+     * message joins it (queued, T5) and the result is that turn's. If another process is, fails with
+     * SessionBusyError: `queue` is for that.
+     */
+    prompt(input: PromptInput): Effect.Effect<TurnResult, PromptError>
+    /**
+     * The turn `prompt` runs, as its events: the session's messages, parts (with `part.delta`s),
+     * tool states, permission questions and replies, compactions, statuses and errors, in order,
+     * then `turn.finished` with the result. Stopping the stream (an interrupt, `Stream.take`)
+     * interrupts the turn as Ctrl+C does; the stream ends once the turn's cleanup is done. Between
+     * the turn and the consumer is a bounded buffer (`TurnStreamSettings`; see `makeTurnBuffer`
+     * for what happens when it is full). The events still go to the bus.
+     */
+    stream(input: PromptInput): Stream.Stream<SessionEvent, PromptError>
+    /**
+     * Stores the message for the turn running on the session, in this process or another, which reads
+     * it at its next step wrapped in a system reminder. Undefined (nothing stored) when no turn runs.
+     */
+    queue(input: {
+      readonly sessionID: string
+      readonly text: string
+      readonly files?: ReadonlyArray<Attachment>
+    }): Effect.Effect<QueuedMessage | undefined, StoreError>
+    /** Closes tool parts left open by a process that died; returns how many were fixed. */
+    repair(sessionID: string): Effect.Effect<number, StoreError>
+    /** Compacts an idle session on demand (`reins compact`): reason "manual", no continuation message. */
+    compact(input: {
+      readonly sessionID: string
+      readonly model: ModelRef
+    }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
+  }
+>()("reins/session/SessionService") {
   /** The service over a `SessionRuns` and a `Turn` provided by the caller. */
   static readonly layerWithRuns = Layer.effect(
     SessionService,
@@ -130,7 +139,11 @@ export class SessionService extends Context.Service<SessionService, {
       const fileParts = (sessionID: string, messageID: string, files: ReadonlyArray<Attachment> | undefined) =>
         Effect.forEach(files ?? [], (file) => Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID, messageID, type: "file", ...file })))
 
-      const queue = Effect.fn("SessionService.queue")(function* (input: { readonly sessionID: string; readonly text: string; readonly files?: ReadonlyArray<Attachment> }) {
+      const queue = Effect.fn("SessionService.queue")(function* (input: {
+        readonly sessionID: string
+        readonly text: string
+        readonly files?: ReadonlyArray<Attachment>
+      }) {
         const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true })
         const parts = [part, ...(yield* fileParts(input.sessionID, message.id, input.files))]
         const run = yield* claims.queue(message, parts, yield* isLive)
@@ -146,7 +159,12 @@ export class SessionService extends Context.Service<SessionService, {
         const assigned = agents.of(session.id) ?? (yield* rememberedAgent(session))
         const chosen = input.agent !== undefined ? agents.get(input.agent) : undefined
         const agent = chosen ?? assigned?.agent ?? agents.primary
-        agents.assign(session.id, { agent, depth: assigned?.depth ?? 0, model: input.model, ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {}) })
+        agents.assign(session.id, {
+          agent,
+          depth: assigned?.depth ?? 0,
+          model: input.model,
+          ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {})
+        })
         const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
         const parts = [text, ...(yield* fileParts(session.id, user.id, input.files))]
         yield* store.putMessage(user)
@@ -154,7 +172,12 @@ export class SessionService extends Context.Service<SessionService, {
         yield* turns.announce(user, parts)
         const now = user.time.created
         const isFirst = session.title === "New session"
-        session = { ...session, title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title, agent: agent.name, time: { ...session.time, updated: now } }
+        session = {
+          ...session,
+          title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title,
+          agent: agent.name,
+          time: { ...session.time, updated: now }
+        }
         yield* store.updateSession(session)
         yield* bus.publish({ type: "session.updated", session })
         yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
@@ -191,7 +214,10 @@ export class SessionService extends Context.Service<SessionService, {
             }
             if (queued) {
               // That turn ended and another process's took the message: it answers there.
-              return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busyMessage(queued.run, runs.self)} Your message was queued for that turn.` })
+              return yield* new SessionBusyError({
+                sessionID: input.sessionID,
+                message: `${busyMessage(queued.run, runs.self)} Your message was queued for that turn.`
+              })
             }
           }
           // What is there before the claim: anything that appears after it was queued for this turn.
@@ -225,25 +251,29 @@ export class SessionService extends Context.Service<SessionService, {
       /** A turn holding the session, if it is free; its end (idle, or its error) told after the hold is released. */
       const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
-        return runs.hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known))).pipe(
-          Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
-          // A turn whose session was taken over writes nothing more, not even the session's time.
-          Effect.onExit((exit) =>
-            lostClaim(exit) || (Exit.isSuccess(exit) && exit.value._tag !== "ran") ? Effect.void : Effect.gen(function* () {
-              const now = yield* Clock.currentTimeMillis
-              const current = yield* store.getSession(input.sessionID)
-              yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
-              yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
-            }).pipe(Effect.ignore)
-          ),
-          Effect.tapError((error) =>
-            bus.publish({
-              type: "session.error",
-              sessionID: input.sessionID,
-              error: { reason: error._tag === "ProviderError" ? error.reason : error._tag, message: error.message }
-            })
+        return runs
+          .hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known)))
+          .pipe(
+            Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
+            // A turn whose session was taken over writes nothing more, not even the session's time.
+            Effect.onExit((exit) =>
+              lostClaim(exit) || (Exit.isSuccess(exit) && exit.value._tag !== "ran")
+                ? Effect.void
+                : Effect.gen(function* () {
+                    const now = yield* Clock.currentTimeMillis
+                    const current = yield* store.getSession(input.sessionID)
+                    yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
+                    yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
+                  }).pipe(Effect.ignore)
+            ),
+            Effect.tapError((error) =>
+              bus.publish({
+                type: "session.error",
+                sessionID: input.sessionID,
+                error: { reason: error._tag === "ProviderError" ? error.reason : error._tag, message: error.message }
+              })
+            )
           )
-        )
       }
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
@@ -264,5 +294,7 @@ export class SessionService extends Context.Service<SessionService, {
   )
 
   /** The service with its own `SessionRuns`, `Turn` and `SessionProcessor`. */
-  static readonly layer = SessionService.layerWithRuns.pipe(Layer.provide(Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))))
+  static readonly layer = SessionService.layerWithRuns.pipe(
+    Layer.provide(Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer))))
+  )
 }

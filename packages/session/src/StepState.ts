@@ -1,4 +1,15 @@
-import { addUsage, emptyUsage, isOpenTool, spendingOf, type Part, type ReasoningPart, type Spending, type TextPart, type ToolPart, type Usage } from "@reins/domain"
+import {
+  addUsage,
+  emptyUsage,
+  isOpenTool,
+  spendingOf,
+  type Part,
+  type ReasoningPart,
+  type Spending,
+  type TextPart,
+  type ToolPart,
+  type Usage
+} from "@reins/domain"
 
 /** What one step produced, for the loop to decide whether to go on (T1). */
 export interface StepOutcome {
@@ -26,7 +37,12 @@ export interface StepState {
   readonly outcome: StepOutcome
 }
 
-export const emptyStep: StepState = { texts: new Map(), stored: new Map(), calls: new Map(), outcome: { finish: "unknown", toolCalls: 0, usage: emptyUsage, cost: 0 } }
+export const emptyStep: StepState = {
+  texts: new Map(),
+  stored: new Map(),
+  calls: new Map(),
+  outcome: { finish: "unknown", toolCalls: 0, usage: emptyUsage, cost: 0 }
+}
 
 /** What changes a step's state; ids and times are given (the processor draws them). */
 export type StepEvent =
@@ -69,7 +85,9 @@ export const foldStep = (state: StepState, event: StepEvent): StepState => {
     }
     case "text-end": {
       const prev = state.texts.get(event.key)
-      return prev ? { ...state, texts: set(state.texts, event.key, withMetadata({ ...prev, time: { start: prev.time?.start ?? 0, end: event.end } }, event.metadata)) } : state
+      return prev
+        ? { ...state, texts: set(state.texts, event.key, withMetadata({ ...prev, time: { start: prev.time?.start ?? 0, end: event.end } }, event.metadata)) }
+        : state
     }
     case "tool":
       return { ...state, calls: set(state.calls, event.part.callID, event.part) }

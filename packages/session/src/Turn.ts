@@ -1,5 +1,25 @@
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { Bus, GenAiAttr, GenAiOperation, Ids, WorkDir, addUsage, agentSpanName, cacheHitRate, emptyUsage, providerName, usageAttributes, userFlag, type AssistantMessage, type ModelRef, type Part, type Session, type Spending, type TurnResult, type UserMessage } from "@reins/domain"
+import {
+  Bus,
+  GenAiAttr,
+  GenAiOperation,
+  Ids,
+  WorkDir,
+  addUsage,
+  agentSpanName,
+  cacheHitRate,
+  emptyUsage,
+  providerName,
+  usageAttributes,
+  userFlag,
+  type AssistantMessage,
+  type ModelRef,
+  type Part,
+  type Session,
+  type Spending,
+  type TurnResult,
+  type UserMessage
+} from "@reins/domain"
 import {
   Compaction,
   compacted,
@@ -109,7 +129,9 @@ export class Turn extends Context.Service<
       const promptSettings = yield* PromptSettings
       // the skills found when the runtime started, listed in the dynamic part of the system prompt
       // a skill the config's rules deny (`"skill": {"secret-*": "deny"}`) is not listed
-      const skills = skillsBlock((yield* Skills).filter((s) => check(permission.rules, { permission: "skill", patterns: [s.name] }, permission.mode).action !== "deny"))
+      const skills = skillsBlock(
+        (yield* Skills).filter((s) => check(permission.rules, { permission: "skill", patterns: [s.name] }, permission.mode).action !== "deny")
+      )
       // plugins' `chat.params`: temperature and provider options of each model call
       const sessionHooks = yield* SessionHooks
       const providerSettings = yield* ProviderSettings
@@ -135,7 +157,9 @@ export class Turn extends Context.Service<
       const guardLoop = Effect.fnUntraced(function* (sessionID: string, steps: number, guard: DoomLoopGuard, messages: ReadonlyArray<MessageWithParts>) {
         const found = guard.check(messages)
         if (!found) return undefined
-        const asked = yield* Effect.result(permission.ask({ sessionID, permission: "doom_loop", patterns: found.tools, always: found.tools, title: found.message }))
+        const asked = yield* Effect.result(
+          permission.ask({ sessionID, permission: "doom_loop", patterns: found.tools, always: found.tools, title: found.message })
+        )
         if (asked._tag === "Success") {
           guard.allow()
           return undefined
@@ -213,7 +237,13 @@ export class Turn extends Context.Service<
        * the turn's end with its result. Each element is decided from the session as stored, kept in
        * memory across steps (`Transcript`: read whole at the start and after a compaction).
        */
-      const steps = (session: Session, turnStart: MessageWithParts, model: ModelRef, run: SessionRun, known: Set<string>): Stream.Stream<TurnStep, PromptError> =>
+      const steps = (
+        session: Session,
+        turnStart: MessageWithParts,
+        model: ModelRef,
+        run: SessionRun,
+        known: Set<string>
+      ): Stream.Stream<TurnStep, PromptError> =>
         Stream.unwrap(
           Effect.gen(function* () {
             const user = turnStart.info
@@ -224,10 +254,11 @@ export class Turn extends Context.Service<
             const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH || !agents.catalog.agents.some((a) => a.mode !== "primary")
             // the dynamic tools (MCP servers: started on the first turn that needs them) are asked for again before each step
             yield* registry.refresh(session.id)
-            const offeredNow = () => registry
-              .forModel(model.modelID)
-              .filter((t) => offersTool(agent, t.id, permission.mode) && !(t.id === "task" && nested))
-              .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
+            const offeredNow = () =>
+              registry
+                .forModel(model.modelID)
+                .filter((t) => offersTool(agent, t.id, permission.mode) && !(t.id === "task" && nested))
+                .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
             let tools = offeredNow()
             const maxSteps = agent.steps ?? settings.maxSteps
             // Built once per turn: git status costs a process per step, and a system prompt that
@@ -238,7 +269,9 @@ export class Turn extends Context.Service<
             // What every request carries besides its messages, for the stalled error's figures.
             const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))
             const stalled = (tokens: number) =>
-              Effect.fail(stallError({ sessionID: session.id, model: `${model.providerID}/${model.modelID}`, ...compaction.window(model), tokens, fixed: fixedCost }))
+              Effect.fail(
+                stallError({ sessionID: session.id, model: `${model.providerID}/${model.modelID}`, ...compaction.window(model), tokens, fixed: fixedCost })
+              )
             // `known`: the user messages there before the session was claimed, then those the model was
             // shown or the loop wrote; any other is a message queued for this run.
             known.add(user.id)
@@ -247,7 +280,8 @@ export class Turn extends Context.Service<
             // What a read that only looks (the step's result, an overflow check) reports as seen: nothing new.
             const looked = () => state.queuedSeen
             const again = [[], Option.some(state)] as const
-            const finished = (result: TurnResult, last?: TurnStep) => [[...(last ? [last] : []), { _tag: "Finished", result } as const], Option.none<LoopState>()] as const
+            const finished = (result: TurnResult, last?: TurnStep) =>
+              [[...(last ? [last] : []), { _tag: "Finished", result } as const], Option.none<LoopState>()] as const
             const next = (st: LoopState) =>
               Effect.gen(function* (): Effect.fn.Return<readonly [ReadonlyArray<TurnStep>, Option.Option<LoopState>], PromptError> {
                 // From the last summary on, and of that only what changed since the last step: a step

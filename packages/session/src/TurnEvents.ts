@@ -13,23 +13,25 @@ type PartDelta = Extract<Event, { type: "part.delta" }>
  * parts the session announced are remembered in `parts`. `within`: the session and its sub-agents'
  * sessions, whose progress is the turn's too.
  */
-export const ofSession = (sessionID: string, parts: Set<string>, within: (id: string) => boolean = (id) => id === sessionID) => (event: Event): boolean => {
-  switch (event.type) {
-    case "session.created":
-    case "session.updated":
-      return within(event.session.id) || (event.session.parentID !== undefined && within(event.session.parentID))
-    case "message.updated":
-      return within(event.message.sessionID)
-    case "part.updated":
-      if (!within(event.part.sessionID)) return false
-      parts.add(event.part.id)
-      return true
-    case "part.delta":
-      return parts.has(event.partID)
-    default:
-      return "sessionID" in event && within(event.sessionID)
+export const ofSession =
+  (sessionID: string, parts: Set<string>, within: (id: string) => boolean = (id) => id === sessionID) =>
+  (event: Event): boolean => {
+    switch (event.type) {
+      case "session.created":
+      case "session.updated":
+        return within(event.session.id) || (event.session.parentID !== undefined && within(event.session.parentID))
+      case "message.updated":
+        return within(event.message.sessionID)
+      case "part.updated":
+        if (!within(event.part.sessionID)) return false
+        parts.add(event.part.id)
+        return true
+      case "part.delta":
+        return parts.has(event.partID)
+      default:
+        return "sessionID" in event && within(event.sessionID)
+    }
   }
-}
 
 /** The id an update is about: a later update of the same part or message supersedes it. */
 const updateKey = (event: SessionEvent): string | undefined =>
@@ -106,11 +108,17 @@ export const makeTurnBuffer = (capacity: number) => {
     Effect.suspend(function loop(): Effect.Effect<void> {
       if (place(event)) return Effect.void
       const wait = room.promise
-      return Effect.flatMap(Effect.promise(() => wait), loop)
+      return Effect.flatMap(
+        Effect.promise(() => wait),
+        loop
+      )
     })
 
   /** Everything waiting, at once; waits while nothing is; fails with Done once the producer ended and all was taken. */
-  const take: Effect.Effect<readonly [SessionEvent, ...Array<SessionEvent>], unknown> = Effect.suspend(function loop(): Effect.Effect<readonly [SessionEvent, ...Array<SessionEvent>], unknown> {
+  const take: Effect.Effect<readonly [SessionEvent, ...Array<SessionEvent>], unknown> = Effect.suspend(function loop(): Effect.Effect<
+    readonly [SessionEvent, ...Array<SessionEvent>],
+    unknown
+  > {
     if (waiting.length > 0) {
       const batch = waiting.splice(0) as unknown as readonly [SessionEvent, ...Array<SessionEvent>]
       const freed = room
@@ -121,7 +129,10 @@ export const makeTurnBuffer = (capacity: number) => {
     if (end !== undefined) return Exit.isSuccess(end) ? Cause.done() : Effect.failCause(end.cause)
     arrived = Promise.withResolvers<void>()
     const wait = arrived.promise
-    return Effect.flatMap(Effect.promise(() => wait), loop)
+    return Effect.flatMap(
+      Effect.promise(() => wait),
+      loop
+    )
   })
 
   return {

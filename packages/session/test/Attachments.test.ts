@@ -52,7 +52,10 @@ describe("collectAttachments", () => {
 
   test("a model that takes no images: one message naming the model, the files and the config key", () => {
     const model = { providerID: "local", modelID: "m" }
-    const files = [{ mime: "image/png", filename: "a.png", url: "data:," }, { mime: "text/plain", filename: "b.txt", url: "data:," }]
+    const files = [
+      { mime: "image/png", filename: "a.png", url: "data:," },
+      { mime: "text/plain", filename: "b.txt", url: "data:," }
+    ]
     expect(imagesRefused(model, true, files)).toBeUndefined()
     expect(imagesRefused(model, false, files.slice(1))).toBeUndefined()
     expect(imagesRefused(model, undefined, files)).toBe(
@@ -78,8 +81,12 @@ describe("authorizeAttachments", () => {
         }).pipe(Effect.provide(permission(rules)))
       )
     const denied = await run(path.join(outside, "n.txt"))
-    expect(failure(denied)).toContain(`Cannot attach ${path.join(outside, "n.txt")}: it is outside the project (${cwd}), and external_directory was not allowed for ${outside}`)
+    expect(failure(denied)).toContain(
+      `Cannot attach ${path.join(outside, "n.txt")}: it is outside the project (${cwd}), and external_directory was not allowed for ${outside}`
+    )
     expect(Exit.isSuccess(await run(".env"))).toBe(true)
-    expect(Exit.isSuccess(await run(path.join(outside, "n.txt"), [...defaultRules, { permission: "external_directory", pattern: `${outside}/*`, action: "allow" }]))).toBe(true)
+    expect(
+      Exit.isSuccess(await run(path.join(outside, "n.txt"), [...defaultRules, { permission: "external_directory", pattern: `${outside}/*`, action: "allow" }]))
+    ).toBe(true)
   })
 })

@@ -13,7 +13,11 @@ import * as path from "node:path"
 import { canonical, detect, makeDoomLoopGuard, turnCalls, type ToolCall } from "../src/DoomLoop.ts"
 import { SessionService } from "../src/SessionService.ts"
 
-const call = (tool: string, input: Record<string, unknown>, result?: string): ToolCall => ({ tool, input: canonical(input), ...(result !== undefined ? { result } : {}) })
+const call = (tool: string, input: Record<string, unknown>, result?: string): ToolCall => ({
+  tool,
+  input: canonical(input),
+  ...(result !== undefined ? { result } : {})
+})
 
 /** Feeds calls one at a time, as the loop does after each step; returns the first loop and when. */
 const firstLoop = (calls: ReadonlyArray<ToolCall>, limits = { identical: 3, cycles: 3, pairs: 2 }) => {
@@ -36,18 +40,28 @@ const assistant = (...parts: ReadonlyArray<{ tool: string; input: Record<string,
   const messageID = id("msg")
   const base = { sessionID: "ses", messageID }
   return {
-    info: { id: messageID, sessionID: "ses", role: "assistant", parentID: "p", model: { providerID: "p", modelID: "m" }, time: { created: 0 }, usage: emptyUsage, cost: 0 },
-    parts: parts.map((p): Part =>
-      "reasoning" in p
-        ? { id: id("prt"), ...base, type: "reasoning", text: p.reasoning }
-        : {
-            id: id("prt"),
-            ...base,
-            type: "tool",
-            callID: id("call"),
-            tool: p.tool,
-            state: { status: "completed", input: p.input, output: p.output, title: "", metadata: {}, time: { start: 0, end: 0 } }
-          }
+    info: {
+      id: messageID,
+      sessionID: "ses",
+      role: "assistant",
+      parentID: "p",
+      model: { providerID: "p", modelID: "m" },
+      time: { created: 0 },
+      usage: emptyUsage,
+      cost: 0
+    },
+    parts: parts.map(
+      (p): Part =>
+        "reasoning" in p
+          ? { id: id("prt"), ...base, type: "reasoning", text: p.reasoning }
+          : {
+              id: id("prt"),
+              ...base,
+              type: "tool",
+              callID: id("call"),
+              tool: p.tool,
+              state: { status: "completed", input: p.input, output: p.output, title: "", metadata: {}, time: { start: 0, end: 0 } }
+            }
     )
   }
 }
@@ -63,12 +77,21 @@ describe("doom loop detection (T6)", () => {
   test("3 identical calls across two assistant messages with a reasoning part between", () => {
     const messages = [
       user(),
-      assistant({ tool: "read", input: { filePath: "a.ts" }, output: "v1" }, { reasoning: "let me look again" }, { tool: "read", input: { filePath: "a.ts" }, output: "v2" }),
+      assistant(
+        { tool: "read", input: { filePath: "a.ts" }, output: "v1" },
+        { reasoning: "let me look again" },
+        { tool: "read", input: { filePath: "a.ts" }, output: "v2" }
+      ),
       assistant({ reasoning: "once more" }, { tool: "read", input: { filePath: "a.ts" }, output: "v3" })
     ]
     const { calls } = turnCalls(messages)
     expect(calls.map((c) => c.tool)).toEqual(["read", "read", "read"])
-    expect(detect(calls)).toEqual({ kind: "identical", tools: ["read"], count: 3, message: "The model called read with the same arguments 3 times in this turn" })
+    expect(detect(calls)).toEqual({
+      kind: "identical",
+      tools: ["read"],
+      count: 3,
+      message: "The model called read with the same arguments 3 times in this turn"
+    })
   })
 
   test("identical calls need not be consecutive", () => {
@@ -97,9 +120,18 @@ describe("doom loop detection (T6)", () => {
   })
 
   test("a cycle of period 3 (A,B,C ×3) and of period 4", () => {
-    const abc = [0, 1, 2].flatMap((i) => [call("read", { filePath: "a" }, `${i}`), call("grep", { pattern: "b" }, `${i}`), call("bash", { command: "c" }, `${i}`)])
+    const abc = [0, 1, 2].flatMap((i) => [
+      call("read", { filePath: "a" }, `${i}`),
+      call("grep", { pattern: "b" }, `${i}`),
+      call("bash", { command: "c" }, `${i}`)
+    ])
     expect(firstLoop(abc, { identical: 10, cycles: 3, pairs: 10 })).toMatchObject({ at: 9, kind: "cycle", tools: ["read", "grep", "bash"], count: 3 })
-    const aabb = [0, 1, 2].flatMap((i) => [call("read", { filePath: "a" }, `${i}`), call("read", { filePath: "a" }, `${i}x`), call("bash", { command: "b" }, `${i}`), call("bash", { command: "b" }, `${i}y`)])
+    const aabb = [0, 1, 2].flatMap((i) => [
+      call("read", { filePath: "a" }, `${i}`),
+      call("read", { filePath: "a" }, `${i}x`),
+      call("bash", { command: "b" }, `${i}`),
+      call("bash", { command: "b" }, `${i}y`)
+    ])
     expect(firstLoop(aabb, { identical: 20, cycles: 3, pairs: 20 })).toMatchObject({ at: 12, kind: "cycle", tools: ["read", "bash"], count: 3 })
   })
 
@@ -130,7 +162,9 @@ describe("doom loop detection (T6)", () => {
   test("no pair: the same call with a different result each time", () => {
     expect(firstLoop([call("bash", { command: "date" }, "1"), call("bash", { command: "date" }, "2")])).toBeUndefined()
     // the third one is still caught by the identical rule
-    expect(firstLoop([call("bash", { command: "date" }, "1"), call("bash", { command: "date" }, "2"), call("bash", { command: "date" }, "3")])).toMatchObject({ kind: "identical" })
+    expect(firstLoop([call("bash", { command: "date" }, "1"), call("bash", { command: "date" }, "2"), call("bash", { command: "date" }, "3")])).toMatchObject({
+      kind: "identical"
+    })
   })
 
   test("only a newly added call reports a loop; after an allow, counting restarts", () => {
@@ -166,20 +200,28 @@ const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishRea
 
 const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>) => {
   let i = 0
-  return Layer.succeed(Provider, Provider.of({
-    stream: () => {
-      const step = steps[i++]
-      return step ? Stream.fromIterable(step) : Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
-    },
-    info: () => ({ context: 10_000, output: 1_000 })
-  }))
+  return Layer.succeed(
+    Provider,
+    Provider.of({
+      stream: () => {
+        const step = steps[i++]
+        return step ? Stream.fromIterable(step) : Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
+      },
+      info: () => ({ context: 10_000, output: 1_000 })
+    })
+  )
 }
 
 const bashStep = (n: number, command: string): ReadonlyArray<ModelEvent> => [
   { type: "tool-call", callID: `c${n}`, name: "bash", input: { command } },
   finish("tool-calls")
 ]
-const textStep: ReadonlyArray<ModelEvent> = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", text: "done" }, { type: "text-end", id: "t" }, finish("stop")]
+const textStep: ReadonlyArray<ModelEvent> = [
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", text: "done" },
+  { type: "text-end", id: "t" },
+  finish("stop")
+]
 
 const runTurn = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { nonInteractive: "allow" | "deny"; prompter?: Prompter }) => {
   const cwd = tmp()
@@ -187,11 +229,9 @@ const runTurn = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { no
   const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
   const layer = SessionService.layer.pipe(
     Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
-    Layer.provide(Layer.mergeAll(
-      Layer.succeed(DataDir, tmp()),
-      Layer.succeed(WorkDir, cwd),
-      Layer.succeed(PermissionSettings, { rules: defaultRules, ...settings })
-    ))
+    Layer.provide(
+      Layer.mergeAll(Layer.succeed(DataDir, tmp()), Layer.succeed(WorkDir, cwd), Layer.succeed(PermissionSettings, { rules: defaultRules, ...settings }))
+    )
   )
   return Effect.runPromise(
     Effect.gen(function* () {
@@ -217,14 +257,22 @@ describe("the loop's doom-loop guard", () => {
     const error = { reason: "doom_loop", message: "Stopped a doom loop: The model called bash with the same arguments 3 times in this turn." }
     expect(turn.assistant.error).toEqual(error)
     expect(messages.at(-1)!.info).toMatchObject({ role: "assistant", error })
-    expect(seen.find((e) => e.type === "permission.asked")).toMatchObject({ permission: "doom_loop", patterns: ["bash"], always: ["bash"], title: error.message.slice("Stopped a doom loop: ".length, -1) })
+    expect(seen.find((e) => e.type === "permission.asked")).toMatchObject({
+      permission: "doom_loop",
+      patterns: ["bash"],
+      always: ["bash"],
+      title: error.message.slice("Stopped a doom loop: ".length, -1)
+    })
     expect(seen.find((e) => e.type === "session.error")).toEqual({ type: "session.error", sessionID: turn.sessionID, error })
   })
 
   test("allowed once: the turn goes on and the same loop is not asked about again until it repeats anew", async () => {
     const asked: Array<string> = []
     const prompter: Prompter = { ask: (request) => Effect.sync(() => void asked.push(request.title ?? "")).pipe(Effect.as({ reply: "once" as const })) }
-    const { turn, messages } = await runTurn([1, 2, 3, 4, 5].map((n) => bashStep(n, "echo $RANDOM$RANDOM")).concat([textStep]), { nonInteractive: "deny", prompter })
+    const { turn, messages } = await runTurn([1, 2, 3, 4, 5].map((n) => bashStep(n, "echo $RANDOM$RANDOM")).concat([textStep]), {
+      nonInteractive: "deny",
+      prompter
+    })
     expect(turn.assistant.error).toBeUndefined()
     expect(turn.text).toBe("done")
     expect(toolCount(messages)).toBe(5)

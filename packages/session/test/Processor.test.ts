@@ -17,14 +17,17 @@ const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-p
 /** A fake provider that replays fixed event lists, one per call. */
 const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent> | ProviderError>) => {
   let i = 0
-  return Layer.succeed(Provider, Provider.of({
-    stream: () => {
-      const step = steps[i++]
-      if (!step) return Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
-      return step instanceof ProviderError ? Stream.fail(step) : Stream.fromIterable(step)
-    },
-    info: () => ({ context: 10_000, output: 1_000 })
-  }))
+  return Layer.succeed(
+    Provider,
+    Provider.of({
+      stream: () => {
+        const step = steps[i++]
+        if (!step) return Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
+        return step instanceof ProviderError ? Stream.fail(step) : Stream.fromIterable(step)
+      },
+      info: () => ({ context: 10_000, output: 1_000 })
+    })
+  )
 }
 
 const layerFor = (provider: Layer.Layer<Provider>, tools: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>> = builtins) => {
@@ -35,11 +38,13 @@ const layerFor = (provider: Layer.Layer<Provider>, tools: ReadonlyArray<Effect.E
     cwd,
     layer: ToolRegistry.layer(tools).pipe(
       Layer.provideMerge(guarded),
-      Layer.provide(Layer.mergeAll(
-        Layer.succeed(DataDir, tmp()),
-        Layer.succeed(WorkDir, cwd),
-        Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
-      ))
+      Layer.provide(
+        Layer.mergeAll(
+          Layer.succeed(DataDir, tmp()),
+          Layer.succeed(WorkDir, cwd),
+          Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
+        )
+      )
     )
   }
 }
@@ -56,7 +61,16 @@ const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError, options: { m
       yield* bus.listen((e) => Effect.sync(() => void seen.push(e)))
       yield* store.createSession({ id: "ses_1", title: "t", directory: cwd, time: { created: 0, updated: 0 } })
       yield* store.putMessage({ id: "msg_0", sessionID: "ses_1", role: "user", time: { created: 0 } })
-      const assistant: AssistantMessage = { id: "msg_1", sessionID: "ses_1", role: "assistant", parentID: "msg_0", model: { providerID: "p", modelID: options.modelID ?? "m" }, time: { created: 1 }, usage: emptyUsage, cost: 0 }
+      const assistant: AssistantMessage = {
+        id: "msg_1",
+        sessionID: "ses_1",
+        role: "assistant",
+        parentID: "msg_0",
+        model: { providerID: "p", modelID: options.modelID ?? "m" },
+        time: { created: 1 },
+        usage: emptyUsage,
+        cost: 0
+      }
       yield* store.putMessage(assistant)
       const processor = yield* makeProcessor
       const outcome = yield* Effect.result(processor.step({ assistant, cwd, request: { model: assistant.model, system: [], messages: [], tools: [] } }))
@@ -110,7 +124,10 @@ describe("stream processor", () => {
       text: "think",
       providerMetadata: { openai: { itemId: "rs_1", reasoningEncryptedContent: "enc" }, anthropic: { signature: "sig" } }
     })
-    expect(parts.find((p) => p.type === "tool")).toMatchObject({ state: { status: "completed" }, providerMetadata: { google: { thoughtSignature: "sig-call" } } })
+    expect(parts.find((p) => p.type === "tool")).toMatchObject({
+      state: { status: "completed" },
+      providerMetadata: { google: { thoughtSignature: "sig-call" } }
+    })
     // a delta of metadata alone is not shown as text
     expect(seen.flatMap((e) => (e.type === "part.delta" ? [e.delta] : []))).toEqual(["think"])
   })
@@ -123,7 +140,12 @@ describe("stream processor", () => {
 
   test("a tool that exists but was not offered to this model is answered as unknown (tool choice)", async () => {
     // A stand-in apply_patch: GPT models are offered it instead of edit and write.
-    const applyPatch = Effect.succeed<ToolInfo>({ id: "apply_patch", description: "patch", parameters: {}, execute: () => Effect.succeed({ title: "", output: "patched", truncated: false }) })
+    const applyPatch = Effect.succeed<ToolInfo>({
+      id: "apply_patch",
+      description: "patch",
+      parameters: {},
+      execute: () => Effect.succeed({ title: "", output: "patched", truncated: false })
+    })
     const tools = [bash, write, edit, applyPatch]
     const gpt = await runStep(
       [
@@ -141,9 +163,14 @@ describe("stream processor", () => {
       "completed"
     ])
     expect(fs.existsSync(path.join(gpt.cwd, "a.txt"))).toBe(false)
-    const other = await runStep([{ type: "tool-call", callID: "c1", name: "apply_patch", input: {} }, finish("tool-calls")], { modelID: "claude-sonnet-4", tools })
+    const other = await runStep([{ type: "tool-call", callID: "c1", name: "apply_patch", input: {} }, finish("tool-calls")], {
+      modelID: "claude-sonnet-4",
+      tools
+    })
     const tool = other.messages[1]!.parts.find((p) => p.type === "tool")
-    expect(tool?.type === "tool" && tool.state.status === "error" && tool.state.error).toBe('There is no tool named "apply_patch". Available tools: bash, write, edit.')
+    expect(tool?.type === "tool" && tool.state.status === "error" && tool.state.error).toBe(
+      'There is no tool named "apply_patch". Available tools: bash, write, edit.'
+    )
   })
 
   test("a stream that ends early closes every open part", async () => {
@@ -170,7 +197,17 @@ describe("stream processor", () => {
 })
 
 const msg = (role: "user" | "assistant", id: string, extra: Record<string, unknown> = {}, parts: Array<Record<string, unknown>> = []) =>
-  ({ info: { id, sessionID: "s", role, time: { created: 0 }, ...(role === "assistant" ? { parentID: "u", model: { providerID: "p", modelID: "m" }, usage: emptyUsage, cost: 0 } : {}), ...extra }, parts }) as unknown as MessageWithParts
+  ({
+    info: {
+      id,
+      sessionID: "s",
+      role,
+      time: { created: 0 },
+      ...(role === "assistant" ? { parentID: "u", model: { providerID: "p", modelID: "m" }, usage: emptyUsage, cost: 0 } : {}),
+      ...extra
+    },
+    parts
+  }) as unknown as MessageWithParts
 
 describe("turnDone (T1)", () => {
   test("ends only on a newer assistant message that finished without tool calls", () => {

@@ -47,7 +47,13 @@ describe("system prompt", () => {
     const saved = process.env.PATH
     process.env.PATH = `${bin}:${saved}`
     try {
-      const started = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l !== "").length : 0)
+      const started = () =>
+        fs.existsSync(marker)
+          ? fs
+              .readFileSync(marker, "utf8")
+              .split("\n")
+              .filter((l) => l !== "").length
+          : 0
       expect(await run(gitStatus(dir, 200))).toBe("")
       // under load the first git may be killed before it wrote its pid: wait for the second's own line
       const before = started()
@@ -65,6 +71,11 @@ describe("system prompt", () => {
         return false
       }
     }
-    for (const pid of fs.readFileSync(marker, "utf8").split("\n").filter((l) => l !== "").map(Number)) expect(alive(pid)).toBe(false)
+    for (const pid of fs
+      .readFileSync(marker, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number))
+      expect(alive(pid)).toBe(false)
   })
 })

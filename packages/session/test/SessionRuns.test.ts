@@ -16,19 +16,26 @@ const run = <A, E>(body: Effect.Effect<A, E, SessionRuns | SessionStore | RunCla
     Effect.gen(function* () {
       // the claims name stored sessions
       const store = yield* SessionStore
-      for (const id of ["ses_a", "ses_b", "ses_c", "ses_d", "ses_e"]) yield* store.createSession({ id, title: id, directory: "/", time: { created: 0, updated: 0 } })
+      for (const id of ["ses_a", "ses_b", "ses_c", "ses_d", "ses_e"])
+        yield* store.createSession({ id, title: id, directory: "/", time: { created: 0, updated: 0 } })
       return yield* body
-    }).pipe(
-      Effect.provide(SessionRuns.layer.pipe(Layer.provideMerge(Storage.layerMemory), Layer.provide(Layer.succeed(RunSettings, timing)))),
-      Effect.scoped
-    )
+    }).pipe(Effect.provide(SessionRuns.layer.pipe(Layer.provideMerge(Storage.layerMemory), Layer.provide(Layer.succeed(RunSettings, timing)))), Effect.scoped)
   )
 
 const result = (sessionID: string): TurnResult => ({
   sessionID,
   steps: 1,
   text: "done",
-  assistant: { id: "msg_1", sessionID, role: "assistant", parentID: "msg_0", model: { providerID: "p", modelID: "m" }, time: { created: 0 }, usage: emptyUsage, cost: 0 }
+  assistant: {
+    id: "msg_1",
+    sessionID,
+    role: "assistant",
+    parentID: "msg_0",
+    model: { providerID: "p", modelID: "m" },
+    time: { created: 0 },
+    usage: emptyUsage,
+    cost: 0
+  }
 })
 
 describe("SessionRuns", () => {
@@ -66,13 +73,25 @@ describe("SessionRuns", () => {
         const runs = yield* SessionRuns
         const gate = yield* Deferred.make<void>()
         const order: Array<string> = []
-        const first = yield* Effect.forkChild(runs.hold("ses_b", undefined, () => Effect.andThen(Deferred.await(gate), Effect.sync(() => order.push("first")))))
+        const first = yield* Effect.forkChild(
+          runs.hold("ses_b", undefined, () =>
+            Effect.andThen(
+              Deferred.await(gate),
+              Effect.sync(() => order.push("first"))
+            )
+          )
+        )
         yield* Effect.yieldNow
         const second = yield* runs.hold("ses_b", undefined, () => Effect.sync(() => order.push("never")))
         if (second._tag !== "here") return { second, order, third: undefined }
         // a compaction's hold refuses queued messages
         expect(second.holder.run?.queued).toBe(-1)
-        const waiter = yield* Effect.forkChild(Effect.andThen(Deferred.await(second.holder.released), runs.hold("ses_b", undefined, () => Effect.sync(() => order.push("third")))))
+        const waiter = yield* Effect.forkChild(
+          Effect.andThen(
+            Deferred.await(second.holder.released),
+            runs.hold("ses_b", undefined, () => Effect.sync(() => order.push("third")))
+          )
+        )
         yield* Effect.yieldNow
         order.push("opened")
         yield* Deferred.succeed(gate, undefined)
@@ -131,7 +150,9 @@ describe("SessionRuns", () => {
         const runs = yield* SessionRuns
         const claims = yield* RunClaims
         const started = yield* Deferred.make<void>()
-        const fiber = yield* Effect.forkChild(Effect.exit(runs.hold("ses_e", undefined, () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never))))
+        const fiber = yield* Effect.forkChild(
+          Effect.exit(runs.hold("ses_e", undefined, () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never)))
+        )
         yield* Deferred.await(started)
         // another machine judges this claim stale and takes the session
         yield* claims.claim({ ...newRun("ses_e", { pid: 4242, host: "other-box" }, Date.now()) }, () => false)

@@ -17,17 +17,20 @@ const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-s
 const answer = Array.from({ length: 5000 }, (_, i) => `w${String(i).padStart(8, "0")} `).join("")
 const model: ModelRef = { providerID: "p", modelID: "m" }
 
-const provider = Layer.succeed(Provider, Provider.of({
-  stream: () =>
-    Stream.fromIterable<ModelEvent>([
-      { type: "start-step" },
-      { type: "text-start", id: "t" },
-      ...Array.from({ length: 5000 }, (_, i): ModelEvent => ({ type: "text-delta", id: "t", text: answer.slice(i * 10, i * 10 + 10) })),
-      { type: "text-end", id: "t" },
-      { type: "finish-step", finishReason: "stop", usage: emptyUsage, cost: 0 }
-    ]),
-  info: () => ({ context: 10_000, output: 1_000 })
-}))
+const provider = Layer.succeed(
+  Provider,
+  Provider.of({
+    stream: () =>
+      Stream.fromIterable<ModelEvent>([
+        { type: "start-step" },
+        { type: "text-start", id: "t" },
+        ...Array.from({ length: 5000 }, (_, i): ModelEvent => ({ type: "text-delta", id: "t", text: answer.slice(i * 10, i * 10 + 10) })),
+        { type: "text-end", id: "t" },
+        { type: "finish-step", finishReason: "stop", usage: emptyUsage, cost: 0 }
+      ]),
+    info: () => ({ context: 10_000, output: 1_000 })
+  })
+)
 
 /** The real SQLite store, counting the characters of text every `putPart` writes. */
 const counted = (file: string, written: { chars: number; writes: number }) =>
@@ -57,11 +60,13 @@ describe("a streamed answer", () => {
     const base = Layer.mergeAll(Bus.layer, Ids.layer, counted(path.join(dataDir, "reins.db"), written), provider)
     const layer = ToolRegistry.layer<never>([]).pipe(
       Layer.provideMerge(Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))),
-      Layer.provide(Layer.mergeAll(
-        Layer.succeed(DataDir, dataDir),
-        Layer.succeed(WorkDir, cwd),
-        Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
-      ))
+      Layer.provide(
+        Layer.mergeAll(
+          Layer.succeed(DataDir, dataDir),
+          Layer.succeed(WorkDir, cwd),
+          Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
+        )
+      )
     )
     const { stored, published, deltas, whole } = await Effect.runPromise(
       Effect.gen(function* () {
@@ -79,7 +84,16 @@ describe("a streamed answer", () => {
         )
         yield* store.createSession({ id: "ses_1", title: "t", directory: cwd, time: { created: 0, updated: 0 } })
         yield* store.putMessage({ id: "msg_0", sessionID: "ses_1", role: "user", time: { created: 0 } })
-        const assistant: AssistantMessage = { id: "msg_1", sessionID: "ses_1", role: "assistant", parentID: "msg_0", model, time: { created: 1 }, usage: emptyUsage, cost: 0 }
+        const assistant: AssistantMessage = {
+          id: "msg_1",
+          sessionID: "ses_1",
+          role: "assistant",
+          parentID: "msg_0",
+          model,
+          time: { created: 1 },
+          usage: emptyUsage,
+          cost: 0
+        }
         yield* store.putMessage(assistant)
         const processor = yield* makeProcessor
         yield* processor.step({ assistant, cwd, request: { model, system: [], messages: [], tools: [] } })

@@ -37,13 +37,18 @@ const layers: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services
 const ids = (messages: ReadonlyArray<MessageWithParts>) => messages.map((m) => m.info.id)
 
 describe.each(layers)("Transcript (%s)", (_name, layer) => {
-  const run = <A>(body: (put: (message: Message, ...parts: Array<Part>) => Effect.Effect<void, unknown>) => Effect.Effect<A, unknown, SessionStore | RunClaims>) =>
+  const run = <A>(
+    body: (put: (message: Message, ...parts: Array<Part>) => Effect.Effect<void, unknown>) => Effect.Effect<A, unknown, SessionStore | RunClaims>
+  ) =>
     Effect.runPromise(
       Effect.gen(function* () {
         const store = yield* SessionStore
         yield* store.createSession({ id: SESSION, title: "t", directory: "/tmp", time: { created: 0, updated: 0 } })
         const put = (message: Message, ...parts: Array<Part>) =>
-          Effect.andThen(store.putMessage(message), Effect.forEach(parts, (p) => store.putPart(p), { discard: true }))
+          Effect.andThen(
+            store.putMessage(message),
+            Effect.forEach(parts, (p) => store.putPart(p), { discard: true })
+          )
         return yield* body(put)
       }).pipe(Effect.provide(layer()))
     )

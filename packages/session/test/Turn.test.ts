@@ -16,8 +16,16 @@ import { SessionProcessor, SessionRuns, SessionSettings, Turn, type TurnStep } f
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-turn-")))
 
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: { ...emptyUsage, input: 10, output: 5 }, cost: 0.01 })
-const bashStep = (n: number): ReadonlyArray<ModelEvent> => [{ type: "tool-call", callID: `c${n}`, name: "bash", input: { command: `echo step${n}` } }, finish("tool-calls")]
-const textStep: ReadonlyArray<ModelEvent> = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", text: "done" }, { type: "text-end", id: "t" }, finish("stop")]
+const bashStep = (n: number): ReadonlyArray<ModelEvent> => [
+  { type: "tool-call", callID: `c${n}`, name: "bash", input: { command: `echo step${n}` } },
+  finish("tool-calls")
+]
+const textStep: ReadonlyArray<ModelEvent> = [
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", text: "done" },
+  { type: "text-end", id: "t" },
+  finish("stop")
+]
 
 /** A Provider that answers each request with the next scripted step, and keeps the requests. */
 const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, requests: Array<ProviderRequest>) =>
@@ -74,7 +82,13 @@ const turnSteps = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { 
 }
 
 const shape = (steps: ReadonlyArray<TurnStep>) =>
-  steps.map((s) => (s._tag === "Stepped" ? `step ${s.step}: ${s.outcome.finish} (${s.outcome.toolCalls} calls)` : s._tag === "Compacted" ? `compacted after ${s.step}` : `finished after ${s.result.steps}`))
+  steps.map((s) =>
+    s._tag === "Stepped"
+      ? `step ${s.step}: ${s.outcome.finish} (${s.outcome.toolCalls} calls)`
+      : s._tag === "Compacted"
+        ? `compacted after ${s.step}`
+        : `finished after ${s.result.steps}`
+  )
 
 describe("Turn.steps", () => {
   test("one element per step, then the end with the result; the session is let go by the loop", async () => {

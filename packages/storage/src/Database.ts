@@ -93,7 +93,10 @@ export const makeMemoryState = (): MemoryState => ({
 export class Database extends Context.Service<Database, SqliteDatabase | MemoryDatabase>()("reins/storage/Database") {
   /** SQLite at `file` (created with its parent directories; migrated once on open; closed with the layer). */
   static readonly layerSqlite = (file: string): Layer.Layer<Database, StoreError> =>
-    Layer.effect(Database, Effect.map(openDatabase(file), (client) => Database.of({ _tag: "Sqlite", client, file })))
+    Layer.effect(
+      Database,
+      Effect.map(openDatabase(file), (client) => Database.of({ _tag: "Sqlite", client, file }))
+    )
 
   /** SQLite at `${DataDir}/reins.db`. */
   static readonly layer: Layer.Layer<Database, StoreError, DataDir> = Layer.unwrap(

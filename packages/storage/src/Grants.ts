@@ -11,14 +11,17 @@ import { StoreError, toStoreError } from "./StoreError.ts"
  * lists and revokes). Not permission's `GrantStore` port (rules loaded and saved for a project):
  * the runtime adapts this to that, so permission never imports storage.
  */
-export class Grants extends Context.Service<Grants, {
-  /** The grants of one project (every project when undefined), by project, then creation time, then id. */
-  list(project?: string): Effect.Effect<ReadonlyArray<PermissionGrant>, StoreError>
-  /** Keeps a grant; the same (project, permission, pattern) again is a no-op that keeps the first row. */
-  add(grant: PermissionGrant): Effect.Effect<void, StoreError>
-  /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
-  revoke(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
-}>()("reins/storage/Grants") {
+export class Grants extends Context.Service<
+  Grants,
+  {
+    /** The grants of one project (every project when undefined), by project, then creation time, then id. */
+    list(project?: string): Effect.Effect<ReadonlyArray<PermissionGrant>, StoreError>
+    /** Keeps a grant; the same (project, permission, pattern) again is a no-op that keeps the first row. */
+    add(grant: PermissionGrant): Effect.Effect<void, StoreError>
+    /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
+    revoke(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
+  }
+>()("reins/storage/Grants") {
   /** Over the `Database` layer (SQLite or memory). */
   static readonly layer: Layer.Layer<Grants, never, Database> = Layer.effect(
     Grants,
@@ -30,8 +33,7 @@ export class Grants extends Context.Service<Grants, {
 export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Service"] => {
   const db = drizzle({ client, schema })
   const { permissionGrant } = schema
-  const attempt = <A>(action: () => string, run: () => A) =>
-    Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
+  const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
   return Grants.of({
     list: Effect.fn("Grants.list")(function* (project?: string) {
       const rows = yield* attempt(
@@ -76,7 +78,12 @@ export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Serv
       if (ids.length === 0) return 0
       const deleted = yield* attempt(
         () => `revoke ${ids.length} permission grants`,
-        () => db.delete(permissionGrant).where(inArray(permissionGrant.id, [...ids])).returning({ id: permissionGrant.id }).all()
+        () =>
+          db
+            .delete(permissionGrant)
+            .where(inArray(permissionGrant.id, [...ids]))
+            .returning({ id: permissionGrant.id })
+            .all()
       )
       return deleted.length
     })
@@ -84,8 +91,7 @@ export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Serv
 }
 
 // Same order as SQLite: project, time_created, id.
-const grantOrder = (a: PermissionGrant, b: PermissionGrant) =>
-  utf8Order(a.project, b.project) || a.time.created - b.time.created || utf8Order(a.id, b.id)
+const grantOrder = (a: PermissionGrant, b: PermissionGrant) => utf8Order(a.project, b.project) || a.time.created - b.time.created || utf8Order(a.id, b.id)
 
 const grantKey = (grant: PermissionGrant) => JSON.stringify([grant.project, grant.permission, grant.pattern])
 

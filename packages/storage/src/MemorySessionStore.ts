@@ -45,17 +45,13 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
   })
 
   const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: ListSessionsOptions = {}) {
-    const all = [...sessions.values()]
-      .filter((session) => options.directory === undefined || session.directory === options.directory)
-      .sort(newestFirst)
+    const all = [...sessions.values()].filter((session) => options.directory === undefined || session.directory === options.directory).sort(newestFirst)
     const limit = options.limit
     return limit === undefined || limit < 0 ? all : all.slice(0, Math.floor(limit))
   })
 
   const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
-    return [...sessions.values()]
-      .filter((session) => session.directory === directory && session.parentID === undefined)
-      .sort(newestFirst)[0]
+    return [...sessions.values()].filter((session) => session.directory === directory && session.parentID === undefined).sort(newestFirst)[0]
   })
 
   const putMessage = Effect.fnUntraced(function* (message: Message) {
@@ -98,7 +94,10 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
 
   const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {
     return [...messagesById.values()]
-      .filter((m): m is AssistantMessage => m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined && m.time.completed !== undefined && m.error === undefined)
+      .filter(
+        (m): m is AssistantMessage =>
+          m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined && m.time.completed !== undefined && m.error === undefined
+      )
       .sort((a, b) => byId(b, a))[0]
   })
 

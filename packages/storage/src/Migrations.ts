@@ -38,7 +38,10 @@ export const migrate = (db: Database, now: number, list: ReadonlyArray<Migration
     .transaction(() => {
       db.run("CREATE TABLE IF NOT EXISTS __reins_migrations (tag text PRIMARY KEY NOT NULL, applied_at integer NOT NULL)")
       const applied = new Set(
-        db.query<{ tag: string }, []>("SELECT tag FROM __reins_migrations").all().map((row) => row.tag)
+        db
+          .query<{ tag: string }, []>("SELECT tag FROM __reins_migrations")
+          .all()
+          .map((row) => row.tag)
       )
       const record = db.prepare<void, [string, number]>("INSERT INTO __reins_migrations (tag, applied_at) VALUES (?, ?)")
       const done: Array<string> = []

@@ -10,25 +10,28 @@ import { refersToMissing, toStoreError, type StoreError } from "./StoreError.ts"
  * the messages other processes queue for it. Each operation is one transaction (SQLite: BEGIN
  * IMMEDIATE) in the same `Database` as `SessionStore`, so a queued message is a stored message.
  */
-export class RunClaims extends Context.Service<RunClaims, {
-  /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
-  claim(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
-  /** The run holding a session, live or not. */
-  get(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
-  /** Records that a claimed run is still alive; false (nothing written) when the claim no longer holds its session. */
-  heartbeat(run: SessionRun, time: number): Effect.Effect<boolean, StoreError>
-  /**
-   * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
-   * returns false and the run goes on to answer them. True when released (or no longer held).
-   */
-  release(run: SessionRun, seen: number): Effect.Effect<boolean, StoreError>
-  /**
-   * Stores a user message and its parts for the live run holding the session, atomically with that
-   * check, and counts it as queued; returns the run, or undefined (nothing stored) if none is live.
-   * The message is then read like any other through `SessionStore.messages`.
-   */
-  queue(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
-}>()("reins/storage/RunClaims") {
+export class RunClaims extends Context.Service<
+  RunClaims,
+  {
+    /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
+    claim(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
+    /** The run holding a session, live or not. */
+    get(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
+    /** Records that a claimed run is still alive; false (nothing written) when the claim no longer holds its session. */
+    heartbeat(run: SessionRun, time: number): Effect.Effect<boolean, StoreError>
+    /**
+     * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
+     * returns false and the run goes on to answer them. True when released (or no longer held).
+     */
+    release(run: SessionRun, seen: number): Effect.Effect<boolean, StoreError>
+    /**
+     * Stores a user message and its parts for the live run holding the session, atomically with that
+     * check, and counts it as queued; returns the run, or undefined (nothing stored) if none is live.
+     * The message is then read like any other through `SessionStore.messages`.
+     */
+    queue(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
+  }
+>()("reins/storage/RunClaims") {
   /** Over the `Database` layer (SQLite or memory). */
   static readonly layer: Layer.Layer<RunClaims, StoreError, Database> = Layer.effect(
     RunClaims,
@@ -51,8 +54,7 @@ const claimKey = (run: SessionRun) => [run.sessionID, run.pid, run.host, run.tim
 export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Effect<RunClaims["Service"], StoreError> =>
   Effect.try({
     try: () => {
-      const attempt = <A>(action: () => string, run: () => A) =>
-        Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
+      const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
       const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
       const upsertRun = client.prepare<void, [string, number, string, number, number, number]>(UPSERT_RUN)
       const beat = client.prepare<void, [string, number, string, number, number]>(HEARTBEAT_RUN)
@@ -85,21 +87,36 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
 
       return RunClaims.of({
         claim: Effect.fn("RunClaims.claim")(function* (run: SessionRun, isLive: RunIsLive) {
-          return yield* attempt(() => `claim session ${run.sessionID} for a turn`, () => claimRun.immediate(run, isLive))
+          return yield* attempt(
+            () => `claim session ${run.sessionID} for a turn`,
+            () => claimRun.immediate(run, isLive)
+          )
         }),
         get: Effect.fn("RunClaims.get")(function* (sessionID: string) {
-          const row = yield* attempt(() => `read the run of session ${sessionID}`, () => selectRun.get(sessionID))
+          const row = yield* attempt(
+            () => `read the run of session ${sessionID}`,
+            () => selectRun.get(sessionID)
+          )
           return row === null ? undefined : runOf(row)
         }),
         // Every few seconds for the whole turn: no span.
         heartbeat: Effect.fnUntraced(function* (run: SessionRun, time: number) {
-          return yield* attempt(() => `mark session ${run.sessionID} as still running`, () => beat.run(...claimKey(run), time).changes > 0)
+          return yield* attempt(
+            () => `mark session ${run.sessionID} as still running`,
+            () => beat.run(...claimKey(run), time).changes > 0
+          )
         }),
         release: Effect.fn("RunClaims.release")(function* (run: SessionRun, seen: number) {
-          return yield* attempt(() => `release session ${run.sessionID}`, () => releaseRun.immediate(run, seen))
+          return yield* attempt(
+            () => `release session ${run.sessionID}`,
+            () => releaseRun.immediate(run, seen)
+          )
         }),
         queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
-          return yield* attempt(() => `queue message ${message.id}`, () => queueMessage.immediate(message, parts, isLive))
+          return yield* attempt(
+            () => `queue message ${message.id}`,
+            () => queueMessage.immediate(message, parts, isLive)
+          )
         })
       })
     },

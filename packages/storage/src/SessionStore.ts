@@ -42,35 +42,38 @@ export interface SessionTotals {
  * Sessions, messages and parts; every write is atomic. Under a `WritingClaim`, writes to that
  * claim's session also check the claim (stored by `RunClaims` in the same `Database`) in the same transaction.
  */
-export class SessionStore extends Context.Service<SessionStore, {
-  /** Stores a new session; fails if the id is taken. */
-  createSession(session: Session): Effect.Effect<void, StoreError>
-  /** Replaces a stored session (title, times, …); "not-found" if it is not stored. */
-  updateSession(session: Session): Effect.Effect<void, StoreError>
-  /** The session with this id; "not-found" if there is none. */
-  getSession(id: string): Effect.Effect<Session, StoreError>
-  /** Sessions, most recently updated first. */
-  listSessions(options?: ListSessionsOptions): Effect.Effect<ReadonlyArray<Session>, StoreError>
-  /** The most recently updated top-level session (no parent) of a directory, if any. */
-  latestSession(directory: string): Effect.Effect<Session | undefined, StoreError>
-  /** Inserts or replaces a message; its session must be stored. Leaves its parts alone. */
-  putMessage(message: Message): Effect.Effect<void, StoreError>
-  /** Inserts or replaces one part (one cheap prepared statement: called on every streamed delta). */
-  putPart(part: Part): Effect.Effect<void, StoreError>
-  /** Inserts or replaces many parts in one transaction: all are saved or none. */
-  putParts(parts: ReadonlyArray<Part>): Effect.Effect<void, StoreError>
-  /** A session's messages (all, or those `options` selects) ordered by id, each with its parts ordered by id. */
-  messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
-  /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
-  latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
-  /**
-   * The totals of these sessions, read from their messages without their parts, with their
-   * sub-agents' sessions summed apart; a session with no message and no sub-agent has none.
-   */
-  totals(sessionIDs: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, SessionTotals>, StoreError>
-  /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
-  deleteSession(id: string): Effect.Effect<void, StoreError>
-}>()("reins/storage/SessionStore") {
+export class SessionStore extends Context.Service<
+  SessionStore,
+  {
+    /** Stores a new session; fails if the id is taken. */
+    createSession(session: Session): Effect.Effect<void, StoreError>
+    /** Replaces a stored session (title, times, …); "not-found" if it is not stored. */
+    updateSession(session: Session): Effect.Effect<void, StoreError>
+    /** The session with this id; "not-found" if there is none. */
+    getSession(id: string): Effect.Effect<Session, StoreError>
+    /** Sessions, most recently updated first. */
+    listSessions(options?: ListSessionsOptions): Effect.Effect<ReadonlyArray<Session>, StoreError>
+    /** The most recently updated top-level session (no parent) of a directory, if any. */
+    latestSession(directory: string): Effect.Effect<Session | undefined, StoreError>
+    /** Inserts or replaces a message; its session must be stored. Leaves its parts alone. */
+    putMessage(message: Message): Effect.Effect<void, StoreError>
+    /** Inserts or replaces one part (one cheap prepared statement: called on every streamed delta). */
+    putPart(part: Part): Effect.Effect<void, StoreError>
+    /** Inserts or replaces many parts in one transaction: all are saved or none. */
+    putParts(parts: ReadonlyArray<Part>): Effect.Effect<void, StoreError>
+    /** A session's messages (all, or those `options` selects) ordered by id, each with its parts ordered by id. */
+    messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
+    /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
+    latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
+    /**
+     * The totals of these sessions, read from their messages without their parts, with their
+     * sub-agents' sessions summed apart; a session with no message and no sub-agent has none.
+     */
+    totals(sessionIDs: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, SessionTotals>, StoreError>
+    /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
+    deleteSession(id: string): Effect.Effect<void, StoreError>
+  }
+>()("reins/storage/SessionStore") {
   /** Over the `Database` layer (SQLite or memory); `Storage.layer*` provide it with `RunClaims` and `Grants`. */
   static readonly layer: Layer.Layer<SessionStore, StoreError, Database> = Layer.effect(
     SessionStore,

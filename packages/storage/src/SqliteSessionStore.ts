@@ -83,8 +83,7 @@ export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect
 const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const db = drizzle({ client, schema })
   const { session, message, part } = schema
-  const attempt = <A>(action: () => string, run: () => A) =>
-    Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
+  const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
 
   const selectSession = db
     .select({ data: session.data })
@@ -119,10 +118,10 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
   const selectWindowMessages = client.prepare<{ data: string }, [string, string, string]>(SELECT_WINDOW_MESSAGES)
   const selectWindowParts = client.prepare<{ data: string }, [string, string, string]>(SELECT_WINDOW_PARTS)
-  const readWindow = client.transaction((sessionID: string, from: string, include: string) => [
-    selectWindowMessages.all(sessionID, from, include),
-    selectWindowParts.all(sessionID, from, include)
-  ] as const)
+  const readWindow = client.transaction(
+    (sessionID: string, from: string, include: string) =>
+      [selectWindowMessages.all(sessionID, from, include), selectWindowParts.all(sessionID, from, include)] as const
+  )
   const selectLatestSummary = client.prepare<{ data: string }, [string]>(SELECT_LATEST_SUMMARY)
   const selectTotals = client.prepare<TotalsRow, [string]>(SELECT_TOTALS)
   const selectSubAgentTotals = client.prepare<SubAgentTotalsRow, [string, number]>(SELECT_SUBAGENT_TOTALS)
@@ -163,14 +162,15 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
 
   const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
-    const row = yield* attempt(() => `read session ${id}`, () => selectSession.get({ id }))
+    const row = yield* attempt(
+      () => `read session ${id}`,
+      () => selectSession.get({ id })
+    )
     if (row === undefined) return yield* sessionNotFound(id)
     return row.data
   })
 
-  const listSessions = Effect.fn("SessionStore.listSessions")(function* (
-    options: { readonly directory?: string; readonly limit?: number } = {}
-  ) {
+  const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: { readonly directory?: string; readonly limit?: number } = {}) {
     const rows = yield* attempt(
       () => "list sessions",
       () =>
@@ -187,7 +187,10 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
 
   const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
-    const row = yield* attempt(() => `find the latest session of ${directory}`, () => selectLatest.get({ directory }))
+    const row = yield* attempt(
+      () => `find the latest session of ${directory}`,
+      () => selectLatest.get({ directory })
+    )
     return row?.data
   })
 
@@ -202,23 +205,30 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
 
   // Hot path (every streamed delta): no span.
   const putPart = Effect.fnUntraced(function* (value: Part) {
-    yield* guarded([value.sessionID], () => `save part ${value.id}`, () => writePart(value))
+    yield* guarded(
+      [value.sessionID],
+      () => `save part ${value.id}`,
+      () => writePart(value)
+    )
   })
 
   const putParts = Effect.fn("SessionStore.putParts")(function* (values: ReadonlyArray<Part>) {
     if (values.length === 0) return
     const claim = yield* WritingClaim
     yield* claim !== undefined && values.some((v) => v.sessionID === claim.sessionID)
-      ? attempt(() => `save ${values.length} parts`, () => underClaim(claim, () => writeParts(values)))
-      : attempt(() => `save ${values.length} parts`, () => writeParts.immediate(values))
+      ? attempt(
+          () => `save ${values.length} parts`,
+          () => underClaim(claim, () => writeParts(values))
+        )
+      : attempt(
+          () => `save ${values.length} parts`,
+          () => writeParts.immediate(values)
+        )
   })
 
   const windowRows = (sessionID: string, from: string, include: ReadonlyArray<string>) => {
     const [messageRows, partRows] = readWindow.deferred(sessionID, from, JSON.stringify(include))
-    return [
-      messageRows.map((row) => ({ data: JSON.parse(row.data) as Message })),
-      partRows.map((row) => ({ data: JSON.parse(row.data) as Part }))
-    ] as const
+    return [messageRows.map((row) => ({ data: JSON.parse(row.data) as Message })), partRows.map((row) => ({ data: JSON.parse(row.data) as Part }))] as const
   }
 
   const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
@@ -240,7 +250,10 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
 
   const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {
-    const row = yield* attempt(() => `read the latest summary of session ${sessionID}`, () => selectLatestSummary.get(sessionID))
+    const row = yield* attempt(
+      () => `read the latest summary of session ${sessionID}`,
+      () => selectLatestSummary.get(sessionID)
+    )
     return row === null ? undefined : (JSON.parse(row.data) as AssistantMessage)
   })
 
@@ -250,11 +263,23 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
       () => `read the totals of ${sessionIDs.length} sessions`,
       () => [selectTotals.all(ids), selectSubAgentTotals.all(ids, MAX_SUBAGENT_DEPTH)] as const
     )
-    const usageOf = (row: UsageRow) => ({ input: row.input, output: row.output, reasoning: row.reasoning, cacheRead: row.cacheRead, cacheWrite: row.cacheWrite })
+    const usageOf = (row: UsageRow) => ({
+      input: row.input,
+      output: row.output,
+      reasoning: row.reasoning,
+      cacheRead: row.cacheRead,
+      cacheWrite: row.cacheWrite
+    })
     const out = new Map(
       rows.map((row): [string, SessionTotals] => [
         row.sessionID,
-        { messages: row.messages, steps: row.steps, usage: usageOf(row), cost: row.cost, ...(row.model === null ? {} : { model: JSON.parse(row.model) as ModelRef }) }
+        {
+          messages: row.messages,
+          steps: row.steps,
+          usage: usageOf(row),
+          cost: row.cost,
+          ...(row.model === null ? {} : { model: JSON.parse(row.model) as ModelRef })
+        }
       ])
     )
     for (const row of below) {

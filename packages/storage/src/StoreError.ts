@@ -10,8 +10,7 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   message: Schema.String
 }) {}
 
-const codeOf = (error: unknown): string | undefined =>
-  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : undefined
+const codeOf = (error: unknown): string | undefined => (Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : undefined)
 
 // drizzle wraps driver errors (DrizzleQueryError); the SQLite error is somewhere down `cause`.
 const causes = (error: unknown): Array<unknown> => {
@@ -40,9 +39,7 @@ export const toStoreError = (file: string, action: string, error: unknown): Stor
   if (codes.some((code) => code.startsWith("SQLITE_FULL")) || /database or disk is full/i.test(detail)) {
     return new StoreError({
       reason: "disk-full",
-      message:
-        `The disk is full: could not ${action} in ${file}. ` +
-        `Free some disk space and try again; everything saved before this point is kept.`
+      message: `The disk is full: could not ${action} in ${file}. ` + `Free some disk space and try again; everything saved before this point is kept.`
     })
   }
   if (codes.some((code) => code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))) {

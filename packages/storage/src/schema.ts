@@ -18,10 +18,7 @@ export const session = sqliteTable(
     timeUpdated: integer("time_updated").notNull(),
     data: text("data", { mode: "json" }).$type<Session>().notNull()
   },
-  (table) => [
-    index("session_time_updated_idx").on(table.timeUpdated),
-    index("session_directory_time_updated_idx").on(table.directory, table.timeUpdated)
-  ]
+  (table) => [index("session_time_updated_idx").on(table.timeUpdated), index("session_directory_time_updated_idx").on(table.directory, table.timeUpdated)]
 )
 
 /** One row per user or assistant message; deleted with its session. */
@@ -38,9 +35,7 @@ export const message = sqliteTable(
   (table) => [
     index("message_session_id_idx").on(table.sessionID, table.id),
     // Compaction summaries only: the loop finds the newest one every step without reading the session.
-    index("message_summary_idx")
-      .on(table.sessionID, table.id)
-      .where(sql`json_extract(data, '$.summary') IS NOT NULL`)
+    index("message_summary_idx").on(table.sessionID, table.id).where(sql`json_extract(data, '$.summary') IS NOT NULL`)
   ]
 )
 
@@ -55,10 +50,7 @@ export const part = sqliteTable(
     sessionID: text("session_id").notNull(),
     data: text("data", { mode: "json" }).$type<Part>().notNull()
   },
-  (table) => [
-    index("part_message_id_idx").on(table.messageID, table.id),
-    index("part_session_id_idx").on(table.sessionID)
-  ]
+  (table) => [index("part_message_id_idx").on(table.messageID, table.id), index("part_session_id_idx").on(table.sessionID)]
 )
 
 /** One row per "always" reply kept for a project; a grant is small, so its columns are the whole of it. */

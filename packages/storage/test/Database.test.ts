@@ -110,8 +110,14 @@ describe("Storage layers", () => {
   })
 
   test("each run of Storage.layerMemory is a fresh database", async () => {
-    const first = await run(Storage.layerMemory, Effect.flatMap(SessionStore, (store) => Effect.andThen(store.createSession(session("ses_a")), store.listSessions())))
-    const second = await run(Storage.layerMemory, Effect.flatMap(SessionStore, (store) => store.listSessions()))
+    const first = await run(
+      Storage.layerMemory,
+      Effect.flatMap(SessionStore, (store) => Effect.andThen(store.createSession(session("ses_a")), store.listSessions()))
+    )
+    const second = await run(
+      Storage.layerMemory,
+      Effect.flatMap(SessionStore, (store) => store.listSessions())
+    )
     expect(first.map((s) => s.id)).toEqual(["ses_a"])
     expect(second).toEqual([])
   })

@@ -51,11 +51,7 @@ for (const [name, makeLayer] of implementations) {
           return { reused, all: yield* grants.list() }
         })
       )
-      expect(result.all).toEqual([
-        { ...first, id: "grt_3", project: "/work/other" },
-        first,
-        { ...first, id: "grt_4", permission: "edit" }
-      ])
+      expect(result.all).toEqual([{ ...first, id: "grt_3", project: "/work/other" }, first, { ...first, id: "grt_4", permission: "edit" }])
       expect(result.reused.reason).toBe("io")
       expect(result.reused.message).toContain("grt_1")
       expect(result.reused.message).toContain("already stored")

@@ -166,9 +166,7 @@ for (const [name, makeLayer] of implementations) {
           yield* store.createSession(session("ses_a"))
           yield* store.putMessage(user)
           yield* store.putParts([])
-          const error = yield* Effect.flip(
-            store.putParts([textPart("prt_001", user, "kept?"), textPart("prt_002", orphan, "no message")])
-          )
+          const error = yield* Effect.flip(store.putParts([textPart("prt_001", user, "kept?"), textPart("prt_002", orphan, "no message")]))
           return { error, rows: yield* store.messages("ses_a") }
         })
       )

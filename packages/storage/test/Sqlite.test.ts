@@ -85,7 +85,10 @@ describe("Database.layerSqlite", () => {
   test("Database.layer keeps reins.db in the DataDir", async () => {
     const dataDir = path.join(tempDir(), "data")
     const layer = Storage.layer.pipe(Layer.provide(Layer.succeed(DataDir, dataDir)))
-    await run(layer, Effect.flatMap(SessionStore, (store) => store.createSession(session("ses_a"))))
+    await run(
+      layer,
+      Effect.flatMap(SessionStore, (store) => store.createSession(session("ses_a")))
+    )
     expect(countRows(path.join(dataDir, "reins.db"), "session")).toBe(1)
   })
 
@@ -112,9 +115,7 @@ describe("Database.layerSqlite", () => {
           const pages = db.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0
           db.run(`PRAGMA max_page_count = ${pages + 4}`)
           const error = yield* Effect.flip(store.putPart(textPart("prt_002", user, "x".repeat(1_000_000))))
-          const batch = yield* Effect.flip(
-            store.putParts([textPart("prt_003", user, "small"), textPart("prt_004", user, "y".repeat(1_000_000))])
-          )
+          const batch = yield* Effect.flip(store.putParts([textPart("prt_003", user, "small"), textPart("prt_004", user, "y".repeat(1_000_000))]))
           return { error, batch, rows: yield* store.messages("ses_a") }
         })
       )
@@ -131,7 +132,12 @@ describe("indexed reads", () => {
   test("summaries use the partial index; a window reads messages and parts through indexes", () => {
     const db = new SqliteClient(":memory:")
     migrate(db, 0)
-    const plan = (query: string) => db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${query}`).all().map((row) => row.detail).join("\n")
+    const plan = (query: string) =>
+      db
+        .query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${query}`)
+        .all()
+        .map((row) => row.detail)
+        .join("\n")
     const summaries = plan(
       `SELECT data FROM message WHERE session_id = 's' AND json_extract(data, '$.summary') IS NOT NULL AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
     )
@@ -155,10 +161,7 @@ describe("Migrations", () => {
   })
 
   test("statements split on drizzle's breakpoint marker", () => {
-    expect(statements("CREATE TABLE a (x);--> statement-breakpoint\nCREATE INDEX i ON a (x);\n")).toEqual([
-      "CREATE TABLE a (x);",
-      "CREATE INDEX i ON a (x);"
-    ])
+    expect(statements("CREATE TABLE a (x);--> statement-breakpoint\nCREATE INDEX i ON a (x);\n")).toEqual(["CREATE TABLE a (x);", "CREATE INDEX i ON a (x);"])
   })
 
   test("a failing migration rolls back entirely", () => {
@@ -179,16 +182,15 @@ describe("upgrading a database", () => {
     const user = userMessage("msg_001", "ses_old")
     const db = new SqliteClient(file, { create: true })
     expect(migrate(db, 1, migrations.slice(0, 1))).toEqual(["0000_init"])
-    db.run(
-      "INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES (?, ?, NULL, ?, ?, ?, ?)",
-      [old.id, old.directory, old.title, old.time.created, old.time.updated, JSON.stringify(old)]
-    )
-    db.run("INSERT INTO message (id, session_id, time_created, data) VALUES (?, ?, ?, ?)", [
-      user.id,
-      user.sessionID,
-      user.time.created,
-      JSON.stringify(user)
+    db.run("INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES (?, ?, NULL, ?, ?, ?, ?)", [
+      old.id,
+      old.directory,
+      old.title,
+      old.time.created,
+      old.time.updated,
+      JSON.stringify(old)
     ])
+    db.run("INSERT INTO message (id, session_id, time_created, data) VALUES (?, ?, ?, ?)", [user.id, user.sessionID, user.time.created, JSON.stringify(user)])
     db.close()
 
     const result = await run(
@@ -213,10 +215,7 @@ describe("upgrading a database", () => {
       .all()
     check.close()
     expect(tags.map((row) => row.tag)).toEqual(["0000_init", "0001_permission_grant", "0002_session_run"])
-    expect(indexes.map((row) => row.name)).toEqual([
-      "permission_grant_project_idx",
-      "permission_grant_project_permission_pattern_idx"
-    ])
+    expect(indexes.map((row) => row.name)).toEqual(["permission_grant_project_idx", "permission_grant_project_permission_pattern_idx"])
   })
 })
 
@@ -227,10 +226,7 @@ describe("error messages", () => {
       Effect.gen(function* () {
         const store = yield* SessionStore
         yield* store.createSession(session("ses_a"))
-        return [
-          yield* Effect.flip(store.createSession(session("ses_a"))),
-          yield* Effect.flip(store.putMessage(userMessage("msg_001", "ses_missing")))
-        ]
+        return [yield* Effect.flip(store.createSession(session("ses_a"))), yield* Effect.flip(store.putMessage(userMessage("msg_001", "ses_missing")))]
       })
     )
     expect(errors.map((error) => error.message)).toEqual([

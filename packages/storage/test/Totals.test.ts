@@ -77,7 +77,13 @@ for (const [name, makeLayer] of implementations) {
       expect(totals.get("ses_g1")!.subAgents).toBeUndefined()
       expect(totals.get("ses_else")!.subAgents).toBeUndefined()
       // a session with no message of its own but a sub-agent that has some
-      expect(totals.get("ses_bare")).toEqual({ messages: 0, steps: 0, usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0, subAgents: { sessions: 1, usage: u(5, 5), cost: 0.5 } })
+      expect(totals.get("ses_bare")).toEqual({
+        messages: 0,
+        steps: 0,
+        usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+        cost: 0,
+        subAgents: { sessions: 1, usage: u(5, 5), cost: 0.5 }
+      })
     })
   })
 }

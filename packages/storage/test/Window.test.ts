@@ -31,7 +31,12 @@ for (const [name, makeLayer] of implementations) {
           }
         })
       )
-      expect(shape(result.window)).toEqual([["msg_001", ["prt_000"]], ["msg_003", ["prt_002"]], ["msg_004", ["prt_003"]], ["msg_005", ["prt_004"]]])
+      expect(shape(result.window)).toEqual([
+        ["msg_001", ["prt_000"]],
+        ["msg_003", ["prt_002"]],
+        ["msg_004", ["prt_003"]],
+        ["msg_005", ["prt_004"]]
+      ])
       expect(shape(result.fromOnly).map(([id]) => id)).toEqual(["msg_004", "msg_005"])
       // an included id of another session is not read
       expect(shape(result.beyond)).toEqual([["msg_002", ["prt_001"]]])

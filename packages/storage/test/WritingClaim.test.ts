@@ -71,7 +71,12 @@ for (const [name, makeLayer] of implementations) {
       }
       // nothing the old claim tried reached the store; the claim-less write did
       expect(result.before).toEqual([["msg_001", ["prt_001"]]])
-      expect(result.after).toEqual([{ info: userMessage("msg_001", "ses_a"), parts: [textPart("prt_001", userMessage("msg_001", "ses_a"), "before"), textPart("prt_005", userMessage("msg_001", "ses_a"), "claim-less")] }])
+      expect(result.after).toEqual([
+        {
+          info: userMessage("msg_001", "ses_a"),
+          parts: [textPart("prt_001", userMessage("msg_001", "ses_a"), "before"), textPart("prt_005", userMessage("msg_001", "ses_a"), "claim-less")]
+        }
+      ])
       expect(result.title).toBe("title of ses_a")
       expect(result.other).toBe(1)
       expect(result.holder?.pid).toBe(200)

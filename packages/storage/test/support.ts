@@ -14,7 +14,13 @@ export const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<
 ]
 
 /** A run claim of `pid` on `host`, started (and last beating) at `started`. */
-export const claim = (sessionID: string, pid: number, started = 1, host = "box"): SessionRun => ({ sessionID, pid, host, time: { started, heartbeat: started }, queued: 0 })
+export const claim = (sessionID: string, pid: number, started = 1, host = "box"): SessionRun => ({
+  sessionID,
+  pid,
+  host,
+  time: { started, heartbeat: started },
+  queued: 0
+})
 
 /** Runs an effect against a layer, building and closing the layer around it. */
 export const run = <A, E, LE, S extends Storage.Services>(layer: Layer.Layer<S, LE>, effect: Effect.Effect<A, E, S>) =>
@@ -72,10 +78,7 @@ export const shape = (rows: ReadonlyArray<{ info: Message; parts: ReadonlyArray<
   rows.map((row) => [row.info.id, row.parts.map((part) => part.id)] as const)
 
 /** A permission grant; `project` defaults to the same directory as `session`. */
-export const grant = (
-  id: string,
-  options: Partial<Omit<PermissionGrant, "id" | "time">> & { created?: number } = {}
-): PermissionGrant => ({
+export const grant = (id: string, options: Partial<Omit<PermissionGrant, "id" | "time">> & { created?: number } = {}): PermissionGrant => ({
   id,
   project: options.project ?? "/work/project",
   permission: options.permission ?? "bash",

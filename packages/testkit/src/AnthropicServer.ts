@@ -51,7 +51,9 @@ const errorResponse = (status: number, message: string, type = "api_error", head
 
 /** The content blocks of a step, in Anthropic's order: thinking, text, tool uses. */
 const contentOf = (step: ContentStep) => {
-  const blocks: Array<{ type: "thinking"; thinking: string; signature: string } | { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: string }> = []
+  const blocks: Array<
+    { type: "thinking"; thinking: string; signature: string } | { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: string }
+  > = []
   if (step.reasoning) blocks.push({ type: "thinking", thinking: step.reasoning, signature: thinkingSignature(step.reasoning) })
   if (step.text) blocks.push({ type: "text", text: step.text })
   for (const call of step.toolCalls ?? []) {
@@ -76,7 +78,16 @@ const frames = (step: ContentStep, model: string, usage: CacheUsage): Array<stri
   const frame = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
   const out = [
     frame("message_start", {
-      message: { id: `msg_${randomId()}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } }
+      message: {
+        id: `msg_${randomId()}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 }
+      }
     })
   ]
   blocks.forEach((block, index) => {
@@ -95,7 +106,12 @@ const frames = (step: ContentStep, model: string, usage: CacheUsage): Array<stri
     out.push(frame("content_block_stop", { index }))
   })
   const hasTools = blocks.some((b) => b.type === "tool_use")
-  out.push(frame("message_delta", { delta: { stop_reason: stopReason(step, hasTools), stop_sequence: null }, usage: { ...usage, output_tokens: outputTokens(step, blocks) } }))
+  out.push(
+    frame("message_delta", {
+      delta: { stop_reason: stopReason(step, hasTools), stop_sequence: null },
+      usage: { ...usage, output_tokens: outputTokens(step, blocks) }
+    })
+  )
   out.push(frame("message_stop", {}))
   return out
 }

@@ -63,10 +63,7 @@ const requestTypes = () => {
   if (types) return types
   const root = new protobuf.Root()
   root.resolvePath = (_origin, target) => protoRoot + target
-  root.loadSync([
-    "opentelemetry/proto/collector/trace/v1/trace_service.proto",
-    "opentelemetry/proto/collector/metrics/v1/metrics_service.proto"
-  ])
+  root.loadSync(["opentelemetry/proto/collector/trace/v1/trace_service.proto", "opentelemetry/proto/collector/metrics/v1/metrics_service.proto"])
   types = {
     traces: root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest"),
     metrics: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest")
@@ -138,7 +135,11 @@ export const decodeTraces = (contentType: string, body: Uint8Array): Array<Recei
           durationMs: Number(end - start) / 1e6,
           attributes: attributes(s.attributes),
           status: { code: enumOf(codes, s.status?.code), ...(s.status?.message ? { message: s.status.message as string } : {}) },
-          events: ((s.events ?? []) as Array<Obj>).map((e) => ({ name: e.name as string, timeUnixNano: nanos(e.timeUnixNano), attributes: attributes(e.attributes) })),
+          events: ((s.events ?? []) as Array<Obj>).map((e) => ({
+            name: e.name as string,
+            timeUnixNano: nanos(e.timeUnixNano),
+            attributes: attributes(e.attributes)
+          })),
           links: ((s.links ?? []) as Array<Obj>).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId), attributes: attributes(l.attributes) })),
           resource,
           scope

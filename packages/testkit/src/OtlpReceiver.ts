@@ -91,7 +91,9 @@ export async function startOtlpReceiver(options: { readonly mode?: OtlpReceiverM
         const body = new Uint8Array(await req.arrayBuffer())
         requests.push({ path, contentType, headers: Object.fromEntries(req.headers), bytes: body.byteLength })
         const json = contentType.includes("json")
-        const decoded = Promise.try(() => (path === "/v1/traces" ? spans.push(...decodeTraces(contentType, body)) : dataPoints.push(...decodeMetrics(contentType, body))))
+        const decoded = Promise.try(() =>
+          path === "/v1/traces" ? spans.push(...decodeTraces(contentType, body)) : dataPoints.push(...decodeMetrics(contentType, body))
+        )
         return decoded.then(
           // an empty ExportServiceResponse: `{}` in JSON, no bytes in protobuf
           () => (json ? Response.json({}) : new Response(new Uint8Array(), { headers: { "content-type": "application/x-protobuf" } })),
@@ -120,7 +122,10 @@ export async function startOtlpReceiver(options: { readonly mode?: OtlpReceiverM
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = performance.now() + timeoutMs
       while (!predicate(receiver)) {
-        if (performance.now() > deadline) throw new Error(`OTLP receiver: condition not met within ${timeoutMs} ms (${spans.length} spans, ${dataPoints.length} data points, errors: ${errors.join("; ") || "none"})`)
+        if (performance.now() > deadline)
+          throw new Error(
+            `OTLP receiver: condition not met within ${timeoutMs} ms (${spans.length} spans, ${dataPoints.length} data points, errors: ${errors.join("; ") || "none"})`
+          )
         await Bun.sleep(20)
       }
     },

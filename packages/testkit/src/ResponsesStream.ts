@@ -28,7 +28,8 @@ export const responsesFrames = (step: ContentStep, model: string, rawBody: strin
   const id = `resp_${randomId()}`
   const created_at = Math.floor(Date.now() / 1000)
   const out: Array<string> = []
-  const frame = (type: string, data: Record<string, unknown>) => out.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: out.length, ...data })}\n\n`)
+  const frame = (type: string, data: Record<string, unknown>) =>
+    out.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: out.length, ...data })}\n\n`)
   frame("response.created", { response: { id, object: "response", created_at, model, status: "in_progress", output: [] } })
   let index = 0
   if (step.reasoning) {
@@ -38,22 +39,39 @@ export const responsesFrames = (step: ContentStep, model: string, rawBody: strin
     const encrypted = include.includes("reasoning.encrypted_content") ? { encrypted_content: encryptedReasoning(step.reasoning) } : {}
     frame("response.output_item.added", { output_index: index, item })
     frame("response.reasoning_summary_part.added", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } })
-    for (const piece of splitPieces(step.reasoning, 4)) frame("response.reasoning_summary_text.delta", { item_id: item.id, output_index: index, summary_index: 0, delta: piece })
+    for (const piece of splitPieces(step.reasoning, 4))
+      frame("response.reasoning_summary_text.delta", { item_id: item.id, output_index: index, summary_index: 0, delta: piece })
     frame("response.reasoning_summary_text.done", { item_id: item.id, output_index: index, summary_index: 0, text: step.reasoning })
-    frame("response.reasoning_summary_part.done", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: step.reasoning } })
+    frame("response.reasoning_summary_part.done", {
+      item_id: item.id,
+      output_index: index,
+      summary_index: 0,
+      part: { type: "summary_text", text: step.reasoning }
+    })
     frame("response.output_item.done", { output_index: index, item: { ...item, summary: [{ type: "summary_text", text: step.reasoning }], ...encrypted } })
     index++
   }
   if (step.text) {
     const item = { type: "message", id: `msg_${randomId()}`, role: "assistant", status: "in_progress", content: [] }
     frame("response.output_item.added", { output_index: index, item })
-    for (const piece of splitPieces(step.text, step.textChunks ?? 6)) frame("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: piece })
-    frame("response.output_item.done", { output_index: index, item: { ...item, status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] } })
+    for (const piece of splitPieces(step.text, step.textChunks ?? 6))
+      frame("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: piece })
+    frame("response.output_item.done", {
+      output_index: index,
+      item: { ...item, status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] }
+    })
     index++
   }
   for (const call of step.toolCalls ?? []) {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
-    const item = { type: "function_call", id: `fc_${randomId()}`, call_id: call.id ?? `call_${randomId()}`, name: call.name, arguments: "", status: "in_progress" }
+    const item = {
+      type: "function_call",
+      id: `fc_${randomId()}`,
+      call_id: call.id ?? `call_${randomId()}`,
+      name: call.name,
+      arguments: "",
+      status: "in_progress"
+    }
     frame("response.output_item.added", { output_index: index, item })
     for (const piece of splitPieces(args, 3)) frame("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: piece })
     frame("response.output_item.done", { output_index: index, item: { ...item, arguments: args, status: "completed" } })

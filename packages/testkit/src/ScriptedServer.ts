@@ -103,7 +103,7 @@ function resolveCalls(step: ContentStep) {
   return (step.toolCalls ?? []).map((c) => ({
     id: c.id ?? `call_${randomId()}`,
     name: c.name,
-    args: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+    args: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments)
   }))
 }
 
@@ -115,7 +115,7 @@ function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof re
     prompt_tokens,
     completion_tokens,
     total_tokens: prompt_tokens + completion_tokens,
-    prompt_tokens_details: { cached_tokens: step.usage?.cached_tokens ?? 0 },
+    prompt_tokens_details: { cached_tokens: step.usage?.cached_tokens ?? 0 }
   }
 }
 
@@ -123,7 +123,14 @@ function usageOf(step: ContentStep, rawBody: string, calls: ReturnType<typeof re
 const untilAborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })))
 
-function streamResponse(step: ContentStep, model: string, rawBody: string, onSent: () => void = () => {}, onCancel: () => void = () => {}, responses = false): Response {
+function streamResponse(
+  step: ContentStep,
+  model: string,
+  rawBody: string,
+  onSent: () => void = () => {},
+  onCancel: () => void = () => {},
+  responses = false
+): Response {
   if (responses) return streamFrames(step, responsesFrames(step, model, rawBody), onSent, onCancel)
   const id = `chatcmpl-${randomId()}`
   const created = Math.floor(Date.now() / 1000)
@@ -163,7 +170,7 @@ export function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, o
       controller.enqueue(encoder.encode(frame))
       if (i === frames.length) onSent()
     },
-    cancel: onCancel,
+    cancel: onCancel
   })
   return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
 }
@@ -182,7 +189,7 @@ async function jsonResponse(step: ContentStep, model: string, rawBody: string): 
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: step.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") }],
-    usage: usageOf(step, rawBody, calls),
+    usage: usageOf(step, rawBody, calls)
   })
 }
 
@@ -191,7 +198,7 @@ function hangResponse(stream: boolean): Response {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(new TextEncoder().encode(stream ? ": scripted hang\n\n" : " "))
-    },
+    }
   })
   return new Response(body, { headers: { "content-type": stream ? "text/event-stream" : "application/json" } })
 }
@@ -217,7 +224,7 @@ async function startHeadersOnlyServer(onClosed: (index: number) => void) {
       new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
-      }),
+      })
   }
 }
 
@@ -274,7 +281,7 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       if (req.method === "GET" && pathname.endsWith("/models")) {
         return Response.json({
           object: "list",
-          data: [{ id: SCRIPTED_MODEL_ID, object: "model", created: 0, owned_by: "reins-testkit" }],
+          data: [{ id: SCRIPTED_MODEL_ID, object: "model", created: 0, owned_by: "reins-testkit" }]
         })
       }
       if (req.method !== "POST" || !(pathname.endsWith("/chat/completions") || pathname.endsWith("/responses"))) {
@@ -303,7 +310,7 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       return stream
         ? streamResponse(step, model, rawBody, () => sent(undefined), aborted, pathname.endsWith("/responses"))
         : sent(await jsonResponse(step, model, rawBody))
-    },
+    }
   })
 
   return {
@@ -313,6 +320,6 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
     stop: async () => {
       await server.stop(true)
       await (await headersOnly)?.stop()
-    },
+    }
   }
 }

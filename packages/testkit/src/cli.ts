@@ -22,7 +22,7 @@ const portIndex = args.indexOf("--port")
 const port = portIndex >= 0 ? Number(args[portIndex + 1]) : config.port
 const server = await startScriptedServer(config.steps, {
   port,
-  repeatLast: args.includes("--repeat-last") || config.repeatLast === true,
+  repeatLast: args.includes("--repeat-last") || config.repeatLast === true
 })
 process.stdout.write(`${server.url}\n`)
 

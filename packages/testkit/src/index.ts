@@ -6,7 +6,7 @@ export {
   type ScriptedServer,
   type ScriptedServerOptions,
   type ScriptedStep,
-  type ScriptedToolCall,
+  type ScriptedToolCall
 } from "./ScriptedServer.ts"
 export {
   ANTHROPIC_MODEL_ID,
@@ -19,4 +19,14 @@ export {
 export { encryptedReasoning } from "./ResponsesStream.ts"
 export { approxTokens, LOOKBACK, PromptCache, requestBlocks, type CacheUsage } from "./PromptCache.ts"
 export { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverMode, type OtlpRequest } from "./OtlpReceiver.ts"
-export { decodeMetrics, decodeTraces, type AttributeValue, type Attributes, type MetricType, type ReceivedDataPoint, type ReceivedSpan, type SpanKind, type StatusCode } from "./OtlpDecode.ts"
+export {
+  decodeMetrics,
+  decodeTraces,
+  type AttributeValue,
+  type Attributes,
+  type MetricType,
+  type ReceivedDataPoint,
+  type ReceivedSpan,
+  type SpanKind,
+  type StatusCode
+} from "./OtlpDecode.ts"

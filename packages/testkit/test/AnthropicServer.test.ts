@@ -44,14 +44,25 @@ describe("scripted Anthropic server with @ai-sdk/anthropic", () => {
     const usage = await result.usage
     const billed = server.requests[0]!.usage!
     // nothing marked: all of it is uncached input
-    expect(billed).toEqual({ input_tokens: approxTokens(requestBlocks(server.requests[0]!.body).map((b) => b.text).join("").length), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
+    expect(billed).toEqual({
+      input_tokens: approxTokens(
+        requestBlocks(server.requests[0]!.body)
+          .map((b) => b.text)
+          .join("").length
+      ),
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0
+    })
     expect(usage.inputTokens).toBe(billed.input_tokens)
     expect(usage.outputTokens).toBeGreaterThan(0)
   })
 
   test("a marked system prompt is written once and read by the next request; the SDK reports both", async () => {
     const { model, server } = await setup([{ text: "one" }, { text: "two" }])
-    const system: Array<SystemModelMessage> = [{ role: "system", content: "S".repeat(4000), providerOptions: cached }, { role: "system", content: "dynamic 1" }]
+    const system: Array<SystemModelMessage> = [
+      { role: "system", content: "S".repeat(4000), providerOptions: cached },
+      { role: "system", content: "dynamic 1" }
+    ]
     const first = streamText({ model, system, prompt: "hi", maxRetries: 0 })
     const u1 = await first.usage
     const second = streamText({ model, system: [system[0]!, { role: "system", content: "dynamic 2" }], prompt: "hi again", maxRetries: 0 })
@@ -147,7 +158,10 @@ describe("PromptCache accounting", () => {
 
   test("tools come first in the prefix: a changed tool invalidates the system block's cache", () => {
     const cache = new PromptCache()
-    const withTools = (description: string) => ({ tools: [{ name: "bash", description, input_schema: { type: "object" } }], ...body("s".repeat(400), ["hi"], []) })
+    const withTools = (description: string) => ({
+      tools: [{ name: "bash", description, input_schema: { type: "object" } }],
+      ...body("s".repeat(400), ["hi"], [])
+    })
     cache.bill(withTools("Run a command"))
     expect(cache.bill(withTools("Run a command")).cache_read_input_tokens).toBeGreaterThan(0)
     expect(cache.bill(withTools("Run a shell command")).cache_read_input_tokens).toBe(0)

@@ -12,10 +12,10 @@ const exportTraces = (receiver: OtlpReceiver, encoding: Encoding, program: Effec
   Effect.runPromise(
     Effect.ignore(program).pipe(
       Effect.provide(
-        OtlpTracer.layer({ url: `${receiver.url}/v1/traces`, resource: { serviceName: "receiver-test", attributes: { "deployment.environment": "test" } } }).pipe(
-          Layer.provide(serialization[encoding]),
-          Layer.provide(FetchHttpClient.layer)
-        )
+        OtlpTracer.layer({
+          url: `${receiver.url}/v1/traces`,
+          resource: { serviceName: "receiver-test", attributes: { "deployment.environment": "test" } }
+        }).pipe(Layer.provide(serialization[encoding]), Layer.provide(FetchHttpClient.layer))
       )
     )
   )
@@ -39,7 +39,12 @@ const tracedProgram = Effect.gen(function* () {
     const span = yield* Effect.currentSpan
     const now = yield* Clock.currentTimeNanos
     span.event("gen_ai.first_token", now, { "reins.ms": 12 })
-    yield* Effect.annotateCurrentSpan({ "gen_ai.request.model": "m-1", "gen_ai.usage.input_tokens": 120, "reins.cached": true, "gen_ai.response.finish_reasons": ["stop", "tool_calls"] })
+    yield* Effect.annotateCurrentSpan({
+      "gen_ai.request.model": "m-1",
+      "gen_ai.usage.input_tokens": 120,
+      "reins.cached": true,
+      "gen_ai.response.finish_reasons": ["stop", "tool_calls"]
+    })
   }).pipe(Effect.withSpan("chat m-1", { kind: "client" }))
   yield* Effect.fail("tool broke").pipe(Effect.withSpan("execute_tool bash"), Effect.ignore)
 }).pipe(Effect.withSpan("invoke_agent build"))
@@ -70,7 +75,12 @@ describe("OTLP receiver", () => {
       expect(new Set(receiver.spans.map((s) => s.traceId)).size).toBe(1)
       expect(chat.kind).toBe("CLIENT")
       expect(agent.kind).toBe("INTERNAL")
-      expect(chat.attributes).toMatchObject({ "gen_ai.request.model": "m-1", "gen_ai.usage.input_tokens": 120, "reins.cached": true, "gen_ai.response.finish_reasons": ["stop", "tool_calls"] })
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.request.model": "m-1",
+        "gen_ai.usage.input_tokens": 120,
+        "reins.cached": true,
+        "gen_ai.response.finish_reasons": ["stop", "tool_calls"]
+      })
       expect(chat.events.map((e) => e.name)).toEqual(["gen_ai.first_token"])
       expect(chat.events[0]!.attributes).toEqual({ "reins.ms": 12 })
       // Effect's exporter marks a success OK (reins's serialization turns that into UNSET, see runtime's Telemetry)
@@ -83,7 +93,11 @@ describe("OTLP receiver", () => {
 
     test(`decodes metric data points exported as ${encoding}: histogram buckets, counter, attributes, unit`, async () => {
       receiver.clear()
-      const duration = Metric.histogram("gen_ai.client.operation.duration", { description: "GenAI operation duration", boundaries: [0.1, 1, 10], attributes: { unit: "s" } })
+      const duration = Metric.histogram("gen_ai.client.operation.duration", {
+        description: "GenAI operation duration",
+        boundaries: [0.1, 1, 10],
+        attributes: { unit: "s" }
+      })
       const asks = Metric.counter("reins.permission.asks", { description: "permission asks", incremental: true })
       await exportMetrics(
         receiver,
@@ -115,7 +129,11 @@ describe("OTLP receiver", () => {
 
   test("a body that is not OTLP is answered 400 and recorded as an error", async () => {
     receiver.clear()
-    const res = await fetch(`${receiver.url}/v1/traces`, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: new Uint8Array([0x0a, 0xff, 0xff]) })
+    const res = await fetch(`${receiver.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-protobuf" },
+      body: new Uint8Array([0x0a, 0xff, 0xff])
+    })
     expect(res.status).toBe(400)
     expect(receiver.errors.length).toBe(1)
     expect((await fetch(`${receiver.url}/v1/logs`, { method: "POST", body: "{}" })).status).toBe(404)

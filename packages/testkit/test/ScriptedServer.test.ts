@@ -22,9 +22,9 @@ const tools = {
     inputSchema: jsonSchema<{ command: string }>({
       type: "object",
       properties: { command: { type: "string" } },
-      required: ["command"],
-    }),
-  }),
+      required: ["command"]
+    })
+  })
 }
 
 async function collect<T extends ToolSet>(stream: AsyncIterable<TextStreamPart<T>>) {
@@ -56,10 +56,7 @@ describe("ScriptedServer with the AI SDK", () => {
   })
 
   test("usage numbers come through finish-step", async () => {
-    const { model } = await setup([
-      { text: "ok", usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 40 } },
-      { text: "default usage" },
-    ])
+    const { model } = await setup([{ text: "ok", usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 40 } }, { text: "default usage" }])
     const parts = await collect(streamText({ model, prompt: "hi", maxRetries: 0 }).fullStream)
     const step = parts.find((p) => p.type === "finish-step")
     if (step?.type !== "finish-step") throw new Error("no finish-step")
@@ -73,7 +70,7 @@ describe("ScriptedServer with the AI SDK", () => {
   test("error steps surface as APICallError error parts", async () => {
     const { server, model } = await setup([
       { error: { status: 429, message: "slow down", type: "rate_limit", code: "rate_limited", headers: { "retry-after-ms": "1500" } } },
-      { text: "after" },
+      { text: "after" }
     ])
     const parts = await collect(streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {} }).fullStream)
     const err = parts.find((p) => p.type === "error")
@@ -96,7 +93,7 @@ describe("ScriptedServer with the AI SDK", () => {
     expect(body.stream).toBe(true)
     expect(body.messages).toEqual([
       { role: "system", content: "be brief" },
-      { role: "user", content: "list files" },
+      { role: "user", content: "list files" }
     ])
     expect(body.tools[0].function.name).toBe("bash")
     expect(body.tools[0].function.parameters.required).toEqual(["command"])
@@ -108,7 +105,7 @@ describe("ScriptedServer with the AI SDK", () => {
     const { server, model } = await setup([{ text: "from the script" }], {
       respond: (body) => (body.tools === undefined ? { text: "answered by respond" } : undefined),
       onResponded: (index) => void responded.push(index),
-      keepBodies: false,
+      keepBodies: false
     })
     const first = await streamText({ model, prompt: "no tools", maxRetries: 0 }).text
     const second = await streamText({ model, prompt: "with tools", tools, maxRetries: 0 }).text
@@ -185,7 +182,10 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
   test("stall headers: no response until the client gives up, which the server records", async () => {
     server = await startScriptedServer([{ stall: "headers" }])
     const controller = new AbortController()
-    const answer = post(server.url, controller.signal).then(() => "answered", (e: Error) => e.name)
+    const answer = post(server.url, controller.signal).then(
+      () => "answered",
+      (e: Error) => e.name
+    )
     await Bun.sleep(150)
     controller.abort()
     expect(await answer).toBe("AbortError")
@@ -226,7 +226,10 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
   })
 
   test("closeAfterChunks ends the stream without a finish reason", async () => {
-    const { model } = await setup([{ text: "one two three four five six", closeAfterChunks: 2 }, { text: "whole", closeAfterChunks: 0 }])
+    const { model } = await setup([
+      { text: "one two three four five six", closeAfterChunks: 2 },
+      { text: "whole", closeAfterChunks: 0 }
+    ])
     const parts = await collect(streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {} }).fullStream)
     expect(parts.filter((p) => p.type === "text-delta").length).toBeGreaterThan(0)
     const err = parts.find((p) => p.type === "error")
@@ -237,7 +240,10 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
   })
 
   test("raw answers with the given status, content type and body", async () => {
-    server = await startScriptedServer([{ raw: { body: "<html><title>Welcome to nginx!</title></html>" } }, { raw: { status: 502, contentType: "text/plain", body: "bad gateway" } }])
+    server = await startScriptedServer([
+      { raw: { body: "<html><title>Welcome to nginx!</title></html>" } },
+      { raw: { status: 502, contentType: "text/plain", body: "bad gateway" } }
+    ])
     const page = await post(server.url)
     expect(page.status).toBe(200)
     expect(page.headers.get("content-type")).toContain("text/html")

@@ -19,7 +19,8 @@ export const sniffImage = (bytes: Uint8Array): ImageType | undefined => {
 }
 
 /** Bytes as a base64 data: URL. */
-export const dataUrl = (mime: string, bytes: Uint8Array) => `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")}`
+export const dataUrl = (mime: string, bytes: Uint8Array) =>
+  `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")}`
 
 /** The bytes of a base64 data: URL (empty for anything else). */
 export const dataUrlBytes = (url: string): Uint8Array => {

@@ -44,11 +44,7 @@ const readBack = (file: string) =>
  * with `full_output`; else the first reducer that helps, then truncation to the limits, with
  * the full output spilled to disk whenever the model sees less than all of it.
  */
-export const shapeOutput = (
-  truncate: Truncate["Service"],
-  reducers: ReadonlyArray<Reducer>,
-  input: ShapeInput
-): Effect.Effect<Shaped, TruncateError> =>
+export const shapeOutput = (truncate: Truncate["Service"], reducers: ReadonlyArray<Reducer>, input: ShapeInput): Effect.Effect<Shaped, TruncateError> =>
   Effect.gen(function* () {
     const own = limitsFor(truncate.settings, input.tool, { direction: input.direction })
     const extra = input.trailer ? { lines: countLines(input.trailer) + 1, bytes: Buffer.byteLength(input.trailer) + 2 } : { lines: 0, bytes: 0 }
@@ -64,7 +60,12 @@ export const shapeOutput = (
       // Too large to hold: a head+tail view from what the sink kept in memory.
       // Evidence as if head_tail had run, which is what this is.
       const view = joinEnds(capture!.head, capture!.tail, capture!.totalLines, room.maxLines, room.maxBytes)
-      const evidence: Evidence = { reducer: "head_tail", originalBytes: capture!.totalBytes, compactedBytes: Buffer.byteLength(view), reasons: ["middle_dropped"] }
+      const evidence: Evidence = {
+        reducer: "head_tail",
+        originalBytes: capture!.totalBytes,
+        compactedBytes: Buffer.byteLength(view),
+        reasons: ["middle_dropped"]
+      }
       const refused = input.fullOutput
         ? `\n[full_output was not honoured: ${capture!.totalBytes} bytes is more than the ${FULL_OUTPUT_MAX_BYTES} a tool result may carry]`
         : ""
@@ -79,7 +80,13 @@ export const shapeOutput = (
     }
     const text = typeof input.output === "string" ? input.output : (capture!.text ?? (yield* readBack(capture!.file!)))
     if (input.fullOutput) {
-      return { content: text, truncated: false, ...(spilled ? { outputPath: spilled.file } : {}), totalBytes: capture?.totalBytes ?? Buffer.byteLength(text), totalLines: capture?.totalLines ?? countLines(text) }
+      return {
+        content: text,
+        truncated: false,
+        ...(spilled ? { outputPath: spilled.file } : {}),
+        totalBytes: capture?.totalBytes ?? Buffer.byteLength(text),
+        totalLines: capture?.totalLines ?? countLines(text)
+      }
     }
     const reduced =
       input.reduce && limits.reducers

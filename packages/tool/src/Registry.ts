@@ -12,15 +12,18 @@ export const DynamicTools = Context.Reference<{ current(sessionID: string): Effe
 })
 
 /** The tools offered to the model, after permission rules removed the denied ones. */
-export class ToolRegistry extends Context.Service<ToolRegistry, {
-  /** Every permitted tool, whatever the model. */
-  readonly tools: ReadonlyArray<Info>
-  get(id: string): Info | undefined
-  /** The permitted tools offered to one model: its family's editing tools only (see ToolChoice). */
-  forModel(modelID: string): ReadonlyArray<Info>
-  /** Asks the dynamic sources (`DynamicTools`) for their current tools; called before each step of a session. */
-  refresh(sessionID: string): Effect.Effect<void>
-}>()("reins/tool/ToolRegistry") {
+export class ToolRegistry extends Context.Service<
+  ToolRegistry,
+  {
+    /** Every permitted tool, whatever the model. */
+    readonly tools: ReadonlyArray<Info>
+    get(id: string): Info | undefined
+    /** The permitted tools offered to one model: its family's editing tools only (see ToolChoice). */
+    forModel(modelID: string): ReadonlyArray<Info>
+    /** Asks the dynamic sources (`DynamicTools`) for their current tools; called before each step of a session. */
+    refresh(sessionID: string): Effect.Effect<void>
+  }
+>()("reins/tool/ToolRegistry") {
   /** Builds the registry from tool definitions (each an effect that builds an Info), plus the `DynamicTools` of the context. */
   static readonly layer = <R>(definitions: ReadonlyArray<Effect.Effect<Info, never, R>>) =>
     Layer.effect(
@@ -37,11 +40,11 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
         // A dynamic tool never shadows a defined one; a denied one is not offered, like a built-in.
         const refresh = (sessionID: string) =>
           Effect.map(dynamic.current(sessionID), (found) => {
-          const taken = new Set(all.map((tool) => tool.id))
-          extra = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
-          tools = [...fixed, ...extra]
-          byId = new Map(tools.map((tool) => [tool.id, tool]))
-        })
+            const taken = new Set(all.map((tool) => tool.id))
+            extra = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
+            tools = [...fixed, ...extra]
+            byId = new Map(tools.map((tool) => [tool.id, tool]))
+          })
         // The choice is made over all defined tools, so a denied family is not swapped for the other.
         const forModel = (modelID: string) => [...offeredFor(all, modelID, choice.edit_tool).filter((tool) => byId.has(tool.id)), ...extra]
         return ToolRegistry.of({

@@ -73,7 +73,12 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 /** T16: a bad-arguments message the model can act on. */
 export const invalidArgumentsMessage = (tool: string, issues: ReadonlyArray<{ path?: ReadonlyArray<unknown>; message: string }>) =>
   `The ${tool} tool was called with invalid arguments: ` +
-  issues.map((i) => `${i.path && i.path.length > 0 ? i.path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))).join(".") : "(root)"}: ${i.message}`).join("; ") +
+  issues
+    .map(
+      (i) =>
+        `${i.path && i.path.length > 0 ? i.path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))).join(".") : "(root)"}: ${i.message}`
+    )
+    .join("; ") +
   ". Please rewrite the input so it satisfies the schema."
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -150,7 +155,9 @@ export const define = <P extends Schema.Top & { readonly DecodingServices: never
 
 /** `define` for parameters given as a JSON Schema: invalid arguments get the same answer as a built-in's. */
 export const defineJson = <R>(id: string, spec: JsonSpec<R>) => {
-  const check = (input: unknown): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> } => {
+  const check = (
+    input: unknown
+  ): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> } => {
     const args = input === undefined ? {} : input
     const issues = spec.parameters.validate(args)
     if (issues.length > 0) return { ok: false, issues }
@@ -187,9 +194,9 @@ const pipeline = <A, R>(
         const needs = spec.permissions?.(args, ctx) ?? []
         // with the context the tool was built in, as execute: settings the runtime provides (HomeDir)
         const list = Effect.isEffect(needs) ? yield* needs.pipe(Effect.provideContext(services)) : needs
-        yield* permission.authorize(list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }))).pipe(
-          Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message }))
-        )
+        yield* permission
+          .authorize(list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID })))
+          .pipe(Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message })))
         const result = yield* spec.execute(args, ctx).pipe(Effect.provideContext(services))
         const trailer = (text: string) => {
           if (!result.trailer) return text
@@ -245,9 +252,13 @@ const pipeline = <A, R>(
             let args = raw
             for (const hook of hooks) {
               if (!hook.before) continue
-              const decision = yield* hook.before({ ...call, args }).pipe(
-                Effect.mapError((e) => new ToolError({ reason: "failed", message: `The ${id} call was not run: the hook ${hook.name} (tool.before) failed: ${e.message}` }))
-              )
+              const decision = yield* hook
+                .before({ ...call, args })
+                .pipe(
+                  Effect.mapError(
+                    (e) => new ToolError({ reason: "failed", message: `The ${id} call was not run: the hook ${hook.name} (tool.before) failed: ${e.message}` })
+                  )
+                )
               if (decision?.deny !== undefined) {
                 return yield* new ToolError({ reason: "permission", message: `The ${id} call was denied by the hook ${hook.name}: ${decision.deny}` })
               }
@@ -256,14 +267,16 @@ const pipeline = <A, R>(
             let result: Effect.Success<ReturnType<typeof run>> = yield* run(args, ctx)
             for (const hook of hooks) {
               if (!hook.after) continue
-              const decision = yield* hook.after({ ...call, args, result: { title: result.title, output: result.output, metadata: result.metadata ?? {} } }).pipe(
-                // the call already ran: a failed after-hook keeps its output and is reported
-                Effect.catch((e) =>
-                  Effect.as(Effect.logWarning(`The hook ${hook.name} (tool.after) failed on ${id}: ${e.message}`), {
-                    hookError: `${hook.name}: ${e.message}`
-                  } as const)
+              const decision = yield* hook
+                .after({ ...call, args, result: { title: result.title, output: result.output, metadata: result.metadata ?? {} } })
+                .pipe(
+                  // the call already ran: a failed after-hook keeps its output and is reported
+                  Effect.catch((e) =>
+                    Effect.as(Effect.logWarning(`The hook ${hook.name} (tool.after) failed on ${id}: ${e.message}`), {
+                      hookError: `${hook.name}: ${e.message}`
+                    } as const)
+                  )
                 )
-              )
               if (decision && "hookError" in decision) {
                 const metadata: Record<string, unknown> = result.metadata ?? {}
                 const errors: ReadonlyArray<unknown> = Array.isArray(metadata.hookErrors) ? metadata.hookErrors : []
@@ -281,7 +294,14 @@ const pipeline = <A, R>(
  * The `execute_tool {tool}` span (INTERNAL) of one call, per the OpenTelemetry GenAI conventions; a
  * permission question it asks is its child. Arguments and result only when content capture is on.
  */
-const traced = <A extends { readonly output: string }>(id: string, description: string, raw: unknown, ctx: ToolContext, captureContent: boolean, run: Effect.Effect<A, ToolError>) =>
+const traced = <A extends { readonly output: string }>(
+  id: string,
+  description: string,
+  raw: unknown,
+  ctx: ToolContext,
+  captureContent: boolean,
+  run: Effect.Effect<A, ToolError>
+) =>
   Effect.gen(function* () {
     if (captureContent) yield* Effect.annotateCurrentSpan(GenAiAttr.toolArguments, jsonAttribute(raw))
     return yield* run.pipe(
@@ -306,9 +326,7 @@ const firstLine = (text: string) => text.split("\n", 1)[0]!.slice(0, 200)
 
 /** Offers `full_output` on a JSON Schema of parameters (when the output is shaped). */
 export const withFullOutput = (schema: Record<string, unknown>, offer: boolean) =>
-  offer && isRecord(schema.properties)
-    ? { ...schema, properties: { ...schema.properties, [FULL_OUTPUT]: fullOutputSchema } }
-    : schema
+  offer && isRecord(schema.properties) ? { ...schema, properties: { ...schema.properties, [FULL_OUTPUT]: fullOutputSchema } } : schema
 
 /** Renders `{{name}}` placeholders in a `.txt` description. */
 export const render = (template: string, vars: Record<string, string | number>) =>

@@ -29,7 +29,11 @@ export const editToolsFor = (modelID: string, setting: EditToolSetting = "auto")
  * custom tool list) is not chosen, so the model keeps the other family. Pass the tools before
  * permission filtering: a family that is defined but denied is not replaced.
  */
-export const offeredFor = <T extends { readonly id: string }>(tools: ReadonlyArray<T>, modelID: string, setting: EditToolSetting = "auto"): ReadonlyArray<T> => {
+export const offeredFor = <T extends { readonly id: string }>(
+  tools: ReadonlyArray<T>,
+  modelID: string,
+  setting: EditToolSetting = "auto"
+): ReadonlyArray<T> => {
   const defines = (family: ReadonlyArray<string>) => tools.some((tool) => family.includes(tool.id))
   let chosen = editToolsFor(modelID, setting)
   if (setting === "auto" && !defines(chosen)) chosen = chosen === PATCH_TOOLS ? EDIT_TOOLS : PATCH_TOOLS

@@ -19,7 +19,10 @@ const group = (script: (sleep: string) => string) => {
 }
 
 const running = (sleep: string) =>
-  Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((l) => l.trim() === sleep).length
+  Bun.spawnSync(["ps", "-eo", "args"])
+    .stdout.toString()
+    .split("\n")
+    .filter((l) => l.trim() === sleep).length
 
 const groupAlive = (pgid: number) => {
   try {
@@ -51,7 +54,12 @@ describe("process group records", () => {
     const record = await Effect.runPromise(identify(g.pgid))
     await waitFor(() => running(g.sleep) === 2)
     // the leader is gone, its two children are left in its group
-    await waitFor(() => Bun.spawnSync(["ps", "-o", "pid=", "-p", String(g.pgid)]).stdout.toString().trim() === "")
+    await waitFor(
+      () =>
+        Bun.spawnSync(["ps", "-o", "pid=", "-p", String(g.pgid)])
+          .stdout.toString()
+          .trim() === ""
+    )
     expect(running(g.sleep)).toBe(2)
     expect(await Effect.runPromise(reap(record!))).toBe("killed")
     await waitFor(() => running(g.sleep) === 0)
@@ -62,7 +70,10 @@ describe("process group records", () => {
     const g = group((s) => `${s} & ${s}`)
     await waitFor(() => running(g.sleep) === 2)
     const record = (await Effect.runPromise(identify(g.pgid)))!
-    for (const stale of [{ ...record, start: record.start - 1 }, { ...record, start: record.start + 1000 }]) {
+    for (const stale of [
+      { ...record, start: record.start - 1 },
+      { ...record, start: record.start + 1000 }
+    ]) {
       expect(await Effect.runPromise(reap(stale))).toBe("replaced")
     }
     await Bun.sleep(100)
@@ -91,7 +102,16 @@ describe("process group records", () => {
   test("records are read back from tool metadata, anything else is ignored", () => {
     const record = { pgid: 12, start: 34, boot: "b", host: "h" }
     expect(recordOf({ tail: "x", process: record })).toEqual(record)
-    for (const bad of [undefined, null, "x", {}, { process: null }, { process: { ...record, pgid: "12" } }, { process: { ...record, start: 1.5 } }, { process: { pgid: 1 } }]) {
+    for (const bad of [
+      undefined,
+      null,
+      "x",
+      {},
+      { process: null },
+      { process: { ...record, pgid: "12" } },
+      { process: { ...record, start: 1.5 } },
+      { process: { pgid: 1 } }
+    ]) {
       expect(recordOf(bad)).toBeUndefined()
     }
   })

@@ -51,9 +51,7 @@ describe("apply_patch tool", () => {
     expect(r._tag).toBe("Success")
     expect(read("path/new.ts")).toBe("line one\nline two\n")
     expect(r.success.output).toContain("Applied patch: A path/new.ts")
-    expect(r.success.metadata.files).toEqual([
-      { path: path.join(cwd, "path/new.ts"), type: "add", diff: expect.stringContaining("+line one\n+line two") }
-    ])
+    expect(r.success.metadata.files).toEqual([{ path: path.join(cwd, "path/new.ts"), type: "add", diff: expect.stringContaining("+line one\n+line two") }])
   })
 
   test("deletes a file", async () => {
@@ -70,7 +68,18 @@ describe("apply_patch tool", () => {
     const { cwd, read } = project({ "a.ts": "function a() {\n  return 1\n}\n\nfunction b() {\n  return 1\n}\n\nconst z = 0\n" })
     const r = await run(
       cwd,
-      patch("*** Update File: a.ts", "@@ function a() {", "-  return 1", "+  return 10", "@@ function b() {", "-  return 1", "+  return 20", "@@", "-const z = 0", "+const z = 3")
+      patch(
+        "*** Update File: a.ts",
+        "@@ function a() {",
+        "-  return 1",
+        "+  return 10",
+        "@@ function b() {",
+        "-  return 1",
+        "+  return 20",
+        "@@",
+        "-const z = 0",
+        "+const z = 3"
+      )
     )
     expect(r._tag).toBe("Success")
     expect(read("a.ts")).toBe("function a() {\n  return 10\n}\n\nfunction b() {\n  return 20\n}\n\nconst z = 3\n")
@@ -225,9 +234,7 @@ describe("apply_patch rejections change nothing", () => {
 
   test("the same file in two operations", async () => {
     const { cwd } = project({ "a.ts": "a\nb\n" })
-    expect(await rejected(cwd, patch("*** Update File: a.ts", "-a", "+A", "*** Update File: a.ts", "-b", "+B"))).toContain(
-      "appears in more than one operation"
-    )
+    expect(await rejected(cwd, patch("*** Update File: a.ts", "-a", "+A", "*** Update File: a.ts", "-b", "+B"))).toContain("appears in more than one operation")
   })
 
   test("a write that fails while staging removes the staged files and the directories it made", async () => {

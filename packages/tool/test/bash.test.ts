@@ -53,7 +53,9 @@ describe("bash tool", () => {
       expect(fs.existsSync(path.join(cwd, "victim"))).toBe(true)
     }
     const bare = await runTool(bash, { command: "echo a\u0000b" }, { cwd: tempDir(), rules })
-    expect(bare.failure.message).toBe("The command contains a NUL byte (\\0), which a shell command cannot hold; nothing was run. Remove it (to produce one, write printf '\\0').")
+    expect(bare.failure.message).toBe(
+      "The command contains a NUL byte (\\0), which a shell command cannot hold; nothing was run. Remove it (to produce one, write printf '\\0')."
+    )
     // printf makes one without the command holding it
     const ok = await runTool(bash, { command: "printf 'a\\0b' | wc -c" }, { cwd: tempDir(), rules })
     expect(ok.success.output).toContain("3")
@@ -157,25 +159,35 @@ describe("bash tool", () => {
     await Bun.sleep(200)
     await Effect.runPromise(Fiber.interrupt(fiber))
     await Bun.sleep(100)
-    const left = execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${n}`)
+    const left = execSync("ps -eo args", { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.trim() === `sleep ${n}`)
     expect(left).toEqual([])
   })
   test("interrupting returns once the command is gone: its shell collected, nothing of its group alive", async () => {
     const n = `3${Math.floor(Math.random() * 1000)}.25`
     let pid: number | undefined
     const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000, new Sink(path.join(tempDir(), "x")), (p) => (pid = p)))
-    while (execSync("ps -eo args", { encoding: "utf8" }).split("\n").filter((l) => l.trim() === `sleep ${n}`).length < 2) await Bun.sleep(10)
+    while (
+      execSync("ps -eo args", { encoding: "utf8" })
+        .split("\n")
+        .filter((l) => l.trim() === `sleep ${n}`).length < 2
+    )
+      await Bun.sleep(10)
     await Effect.runPromise(Fiber.interrupt(fiber))
     // at once: the shell is not even a zombie, and no process of its group runs
     expect(fs.existsSync(`/proc/${pid}`)).toBe(false)
-    const alive = execSync("ps -eo pgid=,stat=", { encoding: "utf8" }).split("\n").map((l) => l.trim().split(/\s+/)).filter(([g, stat]) => g === String(pid) && !stat!.startsWith("Z"))
+    const alive = execSync("ps -eo pgid=,stat=", { encoding: "utf8" })
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([g, stat]) => g === String(pid) && !stat!.startsWith("Z"))
     expect(alive).toEqual([])
   })
   test("a 300 KiB command runs (it is passed on stdin, not as one argument: no E2BIG)", async () => {
     const cwd = tempDir()
     const words = Array.from({ length: 30_000 }, (_, i) => `w${i}`).join(" ")
     const command = `cat <<'EOF' > big.txt\n${words}\nEOF\necho "$(wc -w < big.txt) words"\nexit 5`
-    expect(command.length).toBeGreaterThan(300 * 1024 / 2)
+    expect(command.length).toBeGreaterThan((300 * 1024) / 2)
     const padded = `${command}\n${"# padding\n".repeat(16_000)}`
     expect(padded.length).toBeGreaterThan(300 * 1024)
     const r = await runTool(bash, { command: `${padded}` }, { cwd })
@@ -237,11 +249,11 @@ describe("bash tool", () => {
   const same: ReadonlyArray<readonly [string, string, string]> = [
     ["the command's own stdin is empty", "cat; echo rc=$?", "rc=0\n"],
     ["no helper variable is left", "declare -p __reins_command 2>/dev/null || echo none", "none\n"],
-    ["cwd is the working directory", "basename \"$PWD\"", "<cwd>\n"],
+    ["cwd is the working directory", 'basename "$PWD"', "<cwd>\n"],
     ["stderr joins stdout in order", "echo a; echo b >&2; echo c", "a\nb\nc\n"],
     ["a syntax error is reported with exit code 2", "echo ok; if then", "<syntax>"],
     ["exit ends the command with its code", "echo before; exit 7; echo after", "before\n"],
-    ["trailing newlines and quotes are kept", "printf '%s\\n' \"it's\" 'a \"b\"'\n\n\n", "it's\na \"b\"\n"],
+    ["trailing newlines and quotes are kept", "printf '%s\\n' \"it's\" 'a \"b\"'\n\n\n", 'it\'s\na "b"\n'],
     ["a heredoc at the very end without a newline", "cat <<X\nhello\nX", "hello\n"],
     ["return outside a function fails as with -c", "return 3; echo after $?", "<return>"],
     ["positional parameters are empty", 'echo "[$#][$*]"', "[0][]\n"]

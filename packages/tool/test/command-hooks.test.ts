@@ -86,10 +86,18 @@ describe("command hooks on apply_patch", () => {
     const cwd = project()
     const log = (name: string) => `printf '%s %s\\n' "$TOOL" "$FILE" >> ${name}.log`
     const result = await Effect.runPromise(
-      toolCall(patchWithHooks({ "tool.before": [{ match: "apply_patch", command: log("before") }], "tool.after": [{ match: "apply_patch", command: log("after") }] }), { patchText: patch }, { cwd })
+      toolCall(
+        patchWithHooks({ "tool.before": [{ match: "apply_patch", command: log("before") }], "tool.after": [{ match: "apply_patch", command: log("after") }] }),
+        { patchText: patch },
+        { cwd }
+      )
     )
     expect(result.success.output).toContain("new.txt")
-    const lines = (name: string) => fs.readFileSync(path.join(cwd, `${name}.log`), "utf8").trim().split("\n")
+    const lines = (name: string) =>
+      fs
+        .readFileSync(path.join(cwd, `${name}.log`), "utf8")
+        .trim()
+        .split("\n")
     expect(lines("before")).toEqual(["new.txt", "a.txt", "b.txt", "c.txt", "d.txt"].map((f) => `apply_patch ${path.join(cwd, f)}`))
     expect(lines("after")).toEqual(["new.txt", "a.txt", "d.txt"].map((f) => `apply_patch ${path.join(cwd, f)}`))
   })

@@ -94,7 +94,11 @@ describe("edit tool", () => {
   test("not found: the error shows the nearest lines with their numbers and leaves the file alone", async () => {
     const body = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the file`).join("\n") + "\n"
     const { cwd, contents } = setup(body)
-    const r = await runTool(edit, { filePath: "f.ts", oldString: "line 12 of the file\nsomething else entirely here\nline 14 of the file", newString: "x" }, { cwd })
+    const r = await runTool(
+      edit,
+      { filePath: "f.ts", oldString: "line 12 of the file\nsomething else entirely here\nline 14 of the file", newString: "x" },
+      { cwd }
+    )
     expect(r._tag).toBe("Failure")
     expect(r.failure.message).toContain("lines 12-14")
     expect(r.failure.message).toContain("00013| line 13 of the file")
@@ -138,4 +142,3 @@ describe("lineDiff", () => {
     expect(lineDiff("f", "same", "same")).toBe("")
   })
 })
-

@@ -35,7 +35,9 @@ describe("skills", () => {
     const { skills, report } = await Effect.runPromise(discoverExtensions({ cwd, home }))
     expect(skills.map((s) => s.name).sort()).toEqual(["claude-skill", "home-claude", "home-skill", "project-skill"])
     expect(skills.find((s) => s.name === "project-skill")?.description).toBe("Use for the project")
-    const skipped = Object.fromEntries(report.skills.skipped.map((s) => [path.relative(cwd, s.path).startsWith("..") ? path.relative(home, s.path) : path.relative(cwd, s.path), s.error]))
+    const skipped = Object.fromEntries(
+      report.skills.skipped.map((s) => [path.relative(cwd, s.path).startsWith("..") ? path.relative(home, s.path) : path.relative(cwd, s.path), s.error])
+    )
     expect(skipped[".reins/skills/broken/SKILL.md"]).toContain("invalid YAML")
     expect(skipped[".reins/skills/nodesc/SKILL.md"]).toContain("description")
     expect(skipped[".config/reins/skills/project-skill/SKILL.md"]).toContain("already taken")
@@ -77,7 +79,10 @@ export default Tool.define("greet", {
   test("plugin files: hooks load; unknown hook names, a throwing plugin function and a syntax error are reported", async () => {
     const dir = tempDir()
     write(path.join(dir, "good.ts"), `export default { "tool.after": ({ result }) => ({ output: result.output + "!" }) }`)
-    write(path.join(dir, "fn.ts"), `export const plugin = async (ctx) => ({ event: () => {} , "chat.params": () => ({ temperature: ctx.cwd.length > 0 ? 0.1 : 1 }) })`)
+    write(
+      path.join(dir, "fn.ts"),
+      `export const plugin = async (ctx) => ({ event: () => {} , "chat.params": () => ({ temperature: ctx.cwd.length > 0 ? 0.1 : 1 }) })`
+    )
     write(path.join(dir, "typo.ts"), `export default { "tool.befor": () => {} }`)
     write(path.join(dir, "throws.ts"), `export default () => { throw new Error("plugin setup failed") }`)
     write(path.join(dir, "syntax.ts"), `export default { "tool.after": ( }`)
@@ -114,16 +119,32 @@ describe("tool hooks in the pipeline", () => {
 
   test("tool.before denies with its reason; one that throws fails the call naming the plugin; a throwing tool.after keeps the output", async () => {
     const cwd = tempDir()
-    const denied = await Effect.runPromise(toolCall(withHooks([plugin("guard.ts", { "tool.before": () => ({ deny: "echo is not allowed on Fridays" }) })]), { text: "hi" }, { cwd }))
+    const denied = await Effect.runPromise(
+      toolCall(withHooks([plugin("guard.ts", { "tool.before": () => ({ deny: "echo is not allowed on Fridays" }) })]), { text: "hi" }, { cwd })
+    )
     expect(denied.failure.reason).toBe("permission")
     expect(denied.failure.message).toBe("The echo call was denied by the hook guard.ts: echo is not allowed on Fridays")
-    const thrown = await Effect.runPromise(toolCall(withHooks([plugin("broken.ts", { "tool.before": () => { throw new Error("boom") } })]), { text: "hi" }, { cwd }))
+    const thrown = await Effect.runPromise(
+      toolCall(
+        withHooks([
+          plugin("broken.ts", {
+            "tool.before": () => {
+              throw new Error("boom")
+            }
+          })
+        ]),
+        { text: "hi" },
+        { cwd }
+      )
+    )
     expect(thrown.failure.reason).toBe("failed")
     expect(thrown.failure.message).toContain("the hook broken.ts (tool.before) failed: boom")
     // bad arguments from a hook are the schema's problem, as the model's would be
     const bad = await Effect.runPromise(toolCall(withHooks([plugin("bad.ts", { "tool.before": () => ({ args: { text: 1 } }) })]), { text: "hi" }, { cwd }))
     expect(bad.failure.reason).toBe("invalid-arguments")
-    const after = await Effect.runPromise(toolCall(withHooks([plugin("late.ts", { "tool.after": () => Promise.reject(new Error("late boom")) })]), { text: "hi" }, { cwd }))
+    const after = await Effect.runPromise(
+      toolCall(withHooks([plugin("late.ts", { "tool.after": () => Promise.reject(new Error("late boom")) })]), { text: "hi" }, { cwd })
+    )
     expect(after.success.output).toBe("echo: hi")
     expect(after.success.metadata.hookErrors).toEqual(["late.ts: late boom"])
   })
@@ -140,7 +161,12 @@ describe("hook answers that cannot be used", () => {
   const answers: ReadonlyArray<readonly [string, unknown, ChatParams, string | undefined]> = [
     ["nothing", undefined, {}, undefined],
     ["a temperature", { temperature: 0.2 }, { temperature: 0.2 }, undefined],
-    ["every field", { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } }, { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } }, undefined],
+    [
+      "every field",
+      { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } },
+      { temperature: 0, topP: 0.9, providerOptions: { openai: { store: false } } },
+      undefined
+    ],
     ["a string temperature", { temperature: "hot", topP: 0.5 }, { topP: 0.5 }, '`temperature` must be a number, not "hot"'],
     ["NaN top-p", { topP: Number.NaN }, {}, "`topP` must be a number, not NaN"],
     ["provider options not per provider", { providerOptions: { store: false } }, {}, "`providerOptions` must be an object of objects"],
@@ -173,7 +199,11 @@ describe("event hooks", () => {
       { event: (e) => ((e as { server: string }).server === "first" ? new Promise<void>(() => {}) : undefined) },
       { event: (e) => void seen.push((e as { server: string }).server) }
     ]
-    const layer = layerEventHooks.pipe(Layer.provide(Extensions.layer({ cwd, home: cwd, plugins })), Layer.provideMerge(Bus.layer), Layer.provide(Layer.succeed(EventHookTimeout, 100)))
+    const layer = layerEventHooks.pipe(
+      Layer.provide(Extensions.layer({ cwd, home: cwd, plugins })),
+      Layer.provideMerge(Bus.layer),
+      Layer.provide(Layer.succeed(EventHookTimeout, 100))
+    )
     await Effect.runPromise(
       Effect.gen(function* () {
         const bus = yield* Bus
@@ -201,7 +231,10 @@ describe("the skill tool", () => {
   test("a name that is no skill is answered with the skills there are, without a permission question; a real one is asked for", async () => {
     const cwd = tempDir()
     const skills = [{ name: "release", description: "Cut a release", dir: cwd, file: path.join(cwd, "SKILL.md"), body: "Tag, then push." }]
-    const rules = [{ permission: "*", pattern: "*", action: "allow" as const }, { permission: "skill", pattern: "*", action: "ask" as const }]
+    const rules = [
+      { permission: "*", pattern: "*", action: "allow" as const },
+      { permission: "skill", pattern: "*", action: "ask" as const }
+    ]
     const built = skillTool.pipe(Effect.provideService(Skills, skills))
     const unknown = await Effect.runPromise(toolCall(built, { name: "relase" }, { cwd, rules }))
     expect(unknown.failure.reason).toBe("failed")

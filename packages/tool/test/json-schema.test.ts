@@ -34,7 +34,23 @@ const schema = {
 /** [what the model sent, the path and the start of the message it is told; none when valid]. */
 const cases: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<readonly [string, string]>]> = [
   ["valid, minimal", { name: "a" }, []],
-  ["valid, everything", { name: "a", count: 2, ratio: 0.5, mode: "fast", tags: ["x", "y"], target: { host: "a.b", port: 80 }, points: [{ x: 1, y: 2 }], note: null, kind: "job", labels: { a: "b" }, ref: "id_1" }, []],
+  [
+    "valid, everything",
+    {
+      name: "a",
+      count: 2,
+      ratio: 0.5,
+      mode: "fast",
+      tags: ["x", "y"],
+      target: { host: "a.b", port: 80 },
+      points: [{ x: 1, y: 2 }],
+      note: null,
+      kind: "job",
+      labels: { a: "b" },
+      ref: "id_1"
+    },
+    []
+  ],
   ["extra top-level key allowed (no additionalProperties)", { name: "a", other: 1 }, []],
   ["missing required", {}, [["name", "Missing key"]]],
   ["wrong type", { name: 5 }, [["name", "Expected string, got 5"]]],
@@ -52,13 +68,31 @@ const cases: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyAr
   ["repeated items", { name: "a", tags: ["x", "x"] }, [["tags.1", 'Expected unique items, but "x" is repeated']]],
   ["a string for an array", { name: "a", tags: "x" }, [["tags", 'Expected array, got "x"']]],
   ["nested missing key", { name: "a", target: { port: 1 } }, [["target.host", "Missing key"]]],
-  ["nested unknown key (additionalProperties false)", { name: "a", target: { host: "a", hots: "b" } }, [["target.hots", "Unexpected key (the keys are host, port)"]]],
+  [
+    "nested unknown key (additionalProperties false)",
+    { name: "a", target: { host: "a", hots: "b" } },
+    [["target.hots", "Unexpected key (the keys are host, port)"]]
+  ],
   ["nested pattern", { name: "a", target: { host: "A B" } }, [["target.host", "Expected a string matching the pattern ^[a-z.]+$"]]],
-  ["object in an array", { name: "a", points: [{ x: 1, y: 2 }, { x: "1" }] }, [["points.1.y", "Missing key"], ["points.1.x", 'Expected number, got "1"']]],
+  [
+    "object in an array",
+    { name: "a", points: [{ x: 1, y: 2 }, { x: "1" }] },
+    [
+      ["points.1.y", "Missing key"],
+      ["points.1.x", 'Expected number, got "1"']
+    ]
+  ],
   ["anyOf of types", { name: "a", note: 3 }, [["note", "Expected string, or null, got 3"]]],
   ["additionalProperties as a schema", { name: "a", labels: { a: 1 } }, [["labels.a", "Expected string, got 1"]]],
   ["$ref to $defs", { name: "a", ref: "x" }, [["ref", "Expected a string matching the pattern ^id_"]]],
-  ["several at once", { name: 1, count: "2" }, [["name", "Expected string"], ["count", "Expected integer"]]]
+  [
+    "several at once",
+    { name: 1, count: "2" },
+    [
+      ["name", "Expected string"],
+      ["count", "Expected integer"]
+    ]
+  ]
 ]
 
 describe("JSON Schema checks of a model's arguments", () => {
@@ -74,16 +108,32 @@ describe("JSON Schema checks of a model's arguments", () => {
   }
 
   test("draft-4 forms: items as a tuple with additionalItems false, boolean exclusiveMaximum, nullable", () => {
-    const s = { type: "object", properties: { pair: { type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false }, p: { type: "number", maximum: 1, exclusiveMaximum: true }, n: { type: "string", nullable: true } } }
+    const s = {
+      type: "object",
+      properties: {
+        pair: { type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false },
+        p: { type: "number", maximum: 1, exclusiveMaximum: true },
+        n: { type: "string", nullable: true }
+      }
+    }
     expect(validateJsonSchema(s, { pair: ["a", 1], p: 0.5, n: null })).toEqual([])
-    expect(validateJsonSchema(s, { pair: ["a", "b", 3], p: 1 }).map((i) => i.message)).toEqual(["Expected number, got \"b\"", "Expected at most 2 items, got 3", "Expected a number < 1, got 1"])
+    expect(validateJsonSchema(s, { pair: ["a", "b", 3], p: 1 }).map((i) => i.message)).toEqual([
+      'Expected number, got "b"',
+      "Expected at most 2 items, got 3",
+      "Expected a number < 1, got 1"
+    ])
   })
 
   test("oneOf: the closest form's problems; more than one match is said", () => {
     const s = {
       type: "object",
       properties: {
-        shape: { oneOf: [{ type: "object", properties: { r: { type: "number" } }, required: ["r"] }, { type: "object", properties: { w: { type: "number" }, h: { type: "number" } }, required: ["w", "h"] }] },
+        shape: {
+          oneOf: [
+            { type: "object", properties: { r: { type: "number" } }, required: ["r"] },
+            { type: "object", properties: { w: { type: "number" }, h: { type: "number" } }, required: ["w", "h"] }
+          ]
+        },
         n: { oneOf: [{ type: "number" }, { type: "integer" }] }
       }
     }
@@ -94,7 +144,9 @@ describe("JSON Schema checks of a model's arguments", () => {
 
   test("a schema that refers to itself checks nested values and stops on a $ref loop", () => {
     const tree = { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } }, required: ["name"] }
-    expect(validateJsonSchema(tree, { name: "a", children: [{ name: "b", children: [{}] }] }).map((i) => (i.path ?? []).join("."))).toEqual(["children.0.children.0.name"])
+    expect(validateJsonSchema(tree, { name: "a", children: [{ name: "b", children: [{}] }] }).map((i) => (i.path ?? []).join("."))).toEqual([
+      "children.0.children.0.name"
+    ])
     expect(validateJsonSchema({ $ref: "#" }, { a: 1 })).toEqual([])
   })
 })
@@ -122,7 +174,10 @@ describe("a plain tool with a JSON Schema", () => {
 
   test("null: an optional field sent as null counts as absent; a required field that may be null keeps its null; one that may not is told", async () => {
     const cwd = tempDir()
-    const tool = fromPlain("nulls", plain({ type: "object", properties: { note: { type: "string" }, parent: { type: ["string", "null"] } }, required: ["parent"] }))
+    const tool = fromPlain(
+      "nulls",
+      plain({ type: "object", properties: { note: { type: "string" }, parent: { type: ["string", "null"] } }, required: ["parent"] })
+    )
     const kept = await Effect.runPromise(toolCall(tool, { note: null, parent: null }, { cwd }))
     expect(kept.success.output).toBe('ran with {"parent":null}')
     const given = await Effect.runPromise(toolCall(tool, { note: "x", parent: "p" }, { cwd }))
@@ -134,9 +189,33 @@ describe("a plain tool with a JSON Schema", () => {
 
   test("a call is a permission under the tool's id: a rule that asks is asked (denied here, with no one to answer)", async () => {
     const cwd = tempDir()
-    const denied = await Effect.runPromise(toolCall(fromPlain("deploy", plain(schema)), { name: "a" }, { cwd, rules: [{ permission: "*", pattern: "*", action: "allow" }, { permission: "deploy", pattern: "*", action: "ask" }] }))
+    const denied = await Effect.runPromise(
+      toolCall(
+        fromPlain("deploy", plain(schema)),
+        { name: "a" },
+        {
+          cwd,
+          rules: [
+            { permission: "*", pattern: "*", action: "allow" },
+            { permission: "deploy", pattern: "*", action: "ask" }
+          ]
+        }
+      )
+    )
     expect(denied.failure.reason).toBe("permission")
-    const allowed = await Effect.runPromise(toolCall(fromPlain("other", plain(schema)), { name: "a" }, { cwd, rules: [{ permission: "*", pattern: "*", action: "allow" }, { permission: "deploy", pattern: "*", action: "ask" }] }))
+    const allowed = await Effect.runPromise(
+      toolCall(
+        fromPlain("other", plain(schema)),
+        { name: "a" },
+        {
+          cwd,
+          rules: [
+            { permission: "*", pattern: "*", action: "allow" },
+            { permission: "deploy", pattern: "*", action: "ask" }
+          ]
+        }
+      )
+    )
     expect(allowed.success.output).toContain("ran with")
   })
 

@@ -96,7 +96,7 @@ describe("the replacer ladder: each rung with a case only it solves", () => {
     ].join("\n")
     const oldString = 'export function load(path) {\n  const raw = readFileSync(path, "utf8")\n  return parse(raw)\n}'
     expect(solvers(content, oldString)).toEqual(["context-aware"])
-    const r = ok(run(content, oldString, "export const load = (path) => JSON.parse(readFileSync(path, \"utf8\"))"))
+    const r = ok(run(content, oldString, 'export const load = (path) => JSON.parse(readFileSync(path, "utf8"))'))
     expect(r.replacer).toBe("context-aware")
     expect(r.text).toBe('export const load = (path) => JSON.parse(readFileSync(path, "utf8"))\n')
   })

@@ -151,8 +151,15 @@ describe("grep and glob skip what .gitignore ignores", () => {
   test("nested .gitignore files, negations, anchors and .git/info/exclude, as git sees them", async () => {
     const { cwd, files } = ignoredProject()
     // git itself agrees with the table
-    const ignoredByGit = git(cwd, "check-ignore", ...Object.keys(files)).stdout.split("\n").filter(Boolean).sort()
-    expect(ignoredByGit).toEqual(Object.keys(files).filter((f) => !files[f]).sort())
+    const ignoredByGit = git(cwd, "check-ignore", ...Object.keys(files))
+      .stdout.split("\n")
+      .filter(Boolean)
+      .sort()
+    expect(ignoredByGit).toEqual(
+      Object.keys(files)
+        .filter((f) => !files[f])
+        .sort()
+    )
     const g = await runTool(grep, { pattern: "needle" }, { cwd })
     const l = await runTool(glob, { pattern: "**/*" }, { cwd })
     for (const [rel, kept] of Object.entries(files)) {

@@ -17,7 +17,11 @@ describe("non-regular files", () => {
     fs.symlinkSync(path.join(cwd, "pipe"), path.join(cwd, "link"))
     fs.symlinkSync("/dev/zero", path.join(cwd, "zero"))
     const rules = [{ permission: "*", pattern: "*", action: "allow" as const }]
-    for (const [file, kind] of [["pipe", "a FIFO (named pipe)"], ["link", "a FIFO (named pipe)"], ["zero", "a character device"]] as const) {
+    for (const [file, kind] of [
+      ["pipe", "a FIFO (named pipe)"],
+      ["link", "a FIFO (named pipe)"],
+      ["zero", "a character device"]
+    ] as const) {
       const r = await runTool(read, { filePath: file }, { cwd, rules })
       expect(r._tag).toBe("Failure")
       expect(r.failure.message).toContain(`is ${kind}, not a regular file`)
@@ -42,7 +46,11 @@ describe("non-regular files", () => {
     fs.symlinkSync(path.join(cwd, "pipe"), path.join(cwd, "link"))
     fs.symlinkSync("/dev/null", path.join(cwd, "null"))
     const rules = [{ permission: "*", pattern: "*", action: "allow" as const }]
-    for (const [file, kind] of [["pipe", "a FIFO (named pipe)"], ["link", "a FIFO (named pipe)"], ["null", "a character device"]] as const) {
+    for (const [file, kind] of [
+      ["pipe", "a FIFO (named pipe)"],
+      ["link", "a FIFO (named pipe)"],
+      ["null", "a character device"]
+    ] as const) {
       const r = await runTool(write, { filePath: file, content: "x" }, { cwd, rules })
       expect(r._tag).toBe("Failure")
       expect(r.failure.message).toContain(`is ${kind}, not a regular file, and is not written`)

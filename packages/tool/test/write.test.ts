@@ -53,10 +53,17 @@ describe("write tool", () => {
 
   test("an edit deny rule on the path stops the write", async () => {
     const cwd = tempDir()
-    const r = await runTool(write, { filePath: "locked.txt", content: "x" }, {
-      cwd,
-      rules: [{ permission: "*", pattern: "*", action: "allow" }, { permission: "edit", pattern: "*locked.txt", action: "deny" }]
-    })
+    const r = await runTool(
+      write,
+      { filePath: "locked.txt", content: "x" },
+      {
+        cwd,
+        rules: [
+          { permission: "*", pattern: "*", action: "allow" },
+          { permission: "edit", pattern: "*locked.txt", action: "deny" }
+        ]
+      }
+    )
     expect(r.failure.reason).toBe("permission")
     expect(fs.existsSync(path.join(cwd, "locked.txt"))).toBe(false)
   })

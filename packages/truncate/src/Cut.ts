@@ -39,8 +39,7 @@ const splitLines = (text: string) => {
 }
 
 /** Whether a text fits both limits as it is. */
-export const fits = (text: string, maxLines: number, maxBytes: number) =>
-  byteLength(text) <= maxBytes && countLines(text) <= maxLines
+export const fits = (text: string, maxLines: number, maxBytes: number) => byteLength(text) <= maxBytes && countLines(text) <= maxLines
 
 /** The longest prefix of `line` within `bytes`, ending on a character boundary. */
 export const prefixBytes = (line: string, bytes: number) => {
@@ -121,9 +120,7 @@ export const cut = (text: string, options: CutOptions): CutResult => {
   const room = Math.max(0, maxBytes - byteLength(partMarker) - 1)
   const part = fromEnd ? suffixBytes(line, room) : prefixBytes(line, room)
   const dropped = lines.length - 1
-  const pieces = fromEnd
-    ? [...(dropped > 0 ? [marker(dropped)] : []), partMarker, part]
-    : [part, partMarker, ...(dropped > 0 ? [marker(dropped)] : [])]
+  const pieces = fromEnd ? [...(dropped > 0 ? [marker(dropped)] : []), partMarker, part] : [part, partMarker, ...(dropped > 0 ? [marker(dropped)] : [])]
   return { text: pieces.join("\n"), truncated: true, droppedLines: dropped, totalLines, totalBytes }
 }
 

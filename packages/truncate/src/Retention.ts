@@ -74,6 +74,4 @@ export const sweepOnce = Effect.gen(function* () {
  * Started with the runtime: sweeps once at once, then every hour, in a background fiber that
  * ends with the runtime's scope.
  */
-export const RetentionLive = Layer.effectDiscard(
-  sweepOnce.pipe(Effect.repeat(Schedule.spaced("1 hour")), Effect.forkScoped)
-)
+export const RetentionLive = Layer.effectDiscard(sweepOnce.pipe(Effect.repeat(Schedule.spaced("1 hour")), Effect.forkScoped))

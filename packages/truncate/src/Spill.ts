@@ -18,17 +18,22 @@ const safe = (s: string) => s.replace(/[^\w.-]/g, "_")
  * folder without a question, and nobody else's.
  */
 export const spillFolder = (directory: string, sessionID: string) =>
-  path.join(directory, safe(sessionID).replace(/^\.*$/, (dots) => `_${"_".repeat(dots.length)}`))
+  path.join(
+    directory,
+    safe(sessionID).replace(/^\.*$/, (dots) => `_${"_".repeat(dots.length)}`)
+  )
 
 /** One file per session and call: `<dir>/<sessionID>/<callID>.txt`. */
-export const spillPath = (directory: string, sessionID: string, callID: string) =>
-  path.join(spillFolder(directory, sessionID), `${safe(callID)}.txt`)
+export const spillPath = (directory: string, sessionID: string, callID: string) => path.join(spillFolder(directory, sessionID), `${safe(callID)}.txt`)
 
 /** A filesystem error while saving output, as a message the user (or model) can act on. */
 export const spillError = (error: unknown, file: string) => {
   const code = (error as NodeJS.ErrnoException).code
   return code === "ENOSPC" || code === "EDQUOT"
-    ? new TruncateError({ reason: "disk-full", message: `The disk is full: could not save the full tool output to ${file}. Free some disk space, then run the tool again.` })
+    ? new TruncateError({
+        reason: "disk-full",
+        message: `The disk is full: could not save the full tool output to ${file}. Free some disk space, then run the tool again.`
+      })
     : new TruncateError({ reason: "io", message: `Could not save the full tool output to ${file}: ${(error as Error).message}` })
 }
 

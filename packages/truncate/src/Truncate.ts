@@ -48,12 +48,15 @@ export const notice = (file: string, totalLines: number, totalBytes: number, wha
   `Use the read tool with offset/limit, or grep, on that file to see the rest.`
 
 /** Cuts tool output to what the model can take, spilling the full text to a file. */
-export class Truncate extends Context.Service<Truncate, {
-  apply(text: string, options: TruncateOptions): Effect.Effect<TruncateResult, TruncateError>
-  /** A streaming sink whose spill file is this call's. */
-  sink(sessionID: string, callID: string, options?: SinkOptions): Sink
-  readonly settings: OutputSettings
-}>()("reins/truncate/Truncate") {
+export class Truncate extends Context.Service<
+  Truncate,
+  {
+    apply(text: string, options: TruncateOptions): Effect.Effect<TruncateResult, TruncateError>
+    /** A streaming sink whose spill file is this call's. */
+    sink(sessionID: string, callID: string, options?: SinkOptions): Sink
+    readonly settings: OutputSettings
+  }
+>()("reins/truncate/Truncate") {
   static readonly layer = Layer.effect(
     Truncate,
     Effect.gen(function* () {
@@ -80,8 +83,7 @@ export class Truncate extends Context.Service<Truncate, {
         }
         const what = body.truncated ? shown(options.direction) : (options.shown ?? "a reduced view is shown")
         const note = notice(file, totals.totalLines, totals.totalBytes, what, options.spilled?.dropped)
-        const content =
-          options.direction === "tail" ? `${header}${note}\n\n${body.text}` : `${header}${body.text}\n\n${note}`
+        const content = options.direction === "tail" ? `${header}${note}\n\n${body.text}` : `${header}${body.text}\n\n${note}`
         yield* Effect.annotateCurrentSpan({ "tool.truncated": body.truncated, "tool.output_bytes": totals.totalBytes })
         return { content, truncated: true, outputPath: file, totalLines: totals.totalLines, totalBytes: totals.totalBytes }
       })
@@ -91,4 +93,3 @@ export class Truncate extends Context.Service<Truncate, {
     })
   )
 }
-

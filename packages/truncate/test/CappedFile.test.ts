@@ -94,7 +94,10 @@ describe("capped spill file", () => {
     ]
     // a cap larger than the look-around: line ends too far from the cut are not looked for
     const far = Buffer.concat([Buffer.from("a\n"), Buffer.alloc(700_000, "b"), Buffer.from("\nc\n")])
-    for (const [name, whole, cap] of [...cases.map(([name, whole]) => [name, whole, 64 * 1024] as const), ["line ends far from the cut", far, 512 * 1024] as const]) {
+    for (const [name, whole, cap] of [
+      ...cases.map(([name, whole]) => [name, whole, 64 * 1024] as const),
+      ["line ends far from the cut", far, 512 * 1024] as const
+    ]) {
       for (const chunk of [1000, 4096, 65_536, 1_000_000]) {
         const file = fileFor()
         const sink = new Sink(file, { memoryBytes: 10_000, keepBytes: 2048, maxFileBytes: cap })

@@ -41,9 +41,7 @@ test("spill files 10 days old are removed at start and by the hourly sweep; 3 da
           expect(fs.existsSync(recent)).toBe(true)
         })
       )
-    }).pipe(
-      Effect.provide(Layer.mergeAll(TestClock.layer(), Layer.succeed(DataDir, dataDir), Layer.succeed(TruncateSettings, defaultSettings)))
-    )
+    }).pipe(Effect.provide(Layer.mergeAll(TestClock.layer(), Layer.succeed(DataDir, dataDir), Layer.succeed(TruncateSettings, defaultSettings))))
   )
 })
 

@@ -11,7 +11,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-trunc-"))
 const layer = Truncate.layer.pipe(Layer.provide(Layer.succeed(DataDir, dir)))
 const run = <A, E>(e: Effect.Effect<A, E, Truncate>) => Effect.runPromise(Effect.provide(e, layer))
 const apply = (text: string, options: Parameters<Truncate["Service"]["apply"]>[1]) =>
-  run(Effect.gen(function* () { return yield* (yield* Truncate).apply(text, options) }))
+  run(
+    Effect.gen(function* () {
+      return yield* (yield* Truncate).apply(text, options)
+    })
+  )
 
 describe("Truncate.apply", () => {
   test("short output passes untouched and writes nothing", async () => {
@@ -58,7 +62,12 @@ describe("Truncate.apply", () => {
     fs.mkdirSync(spill, { recursive: true })
     fs.symlinkSync("/dev/full", path.join(spill, "full.txt"))
     const exit = await Effect.runPromiseExit(
-      Effect.provide(Effect.gen(function* () { return yield* (yield* Truncate).apply(lines(5000), { direction: "tail", sessionID: "s", callID: "full" }) }), layer)
+      Effect.provide(
+        Effect.gen(function* () {
+          return yield* (yield* Truncate).apply(lines(5000), { direction: "tail", sessionID: "s", callID: "full" })
+        }),
+        layer
+      )
     )
     expect(exit._tag).toBe("Failure")
     expect(String(exit._tag === "Failure" ? exit.cause : "")).toContain("The disk is full")
@@ -70,7 +79,12 @@ describe("Truncate.apply", () => {
     expect(limitsFor(settings, "read", { direction: "head", maxLines: 7 })).toEqual({ maxLines: 7, maxBytes: 51_200, direction: "head", reducers: true })
     const configured = Truncate.layer.pipe(Layer.provide(Layer.mergeAll(Layer.succeed(DataDir, dir), Layer.succeed(TruncateSettings, settings))))
     const r = await Effect.runPromise(
-      Effect.provide(Effect.gen(function* () { return yield* (yield* Truncate).apply(lines(150), { direction: "head", sessionID: "s", callID: "cfg" }) }), configured)
+      Effect.provide(
+        Effect.gen(function* () {
+          return yield* (yield* Truncate).apply(lines(150), { direction: "head", sessionID: "s", callID: "cfg" })
+        }),
+        configured
+      )
     )
     expect(r.truncated).toBe(true)
     expect(countLines(r.content)).toBeLessThanOrEqual(100)

@@ -8,7 +8,10 @@ import { VERSION } from "../version.ts"
 
 const flags = {
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model> (default: the project's config)"), Flag.optional),
-  variant: Flag.String("variant").pipe(Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"), Flag.optional),
+  variant: Flag.String("variant").pipe(
+    Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"),
+    Flag.optional
+  ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking the editor"), Flag.withDefault(false))
 }
 
@@ -23,7 +26,9 @@ export const acp = Command.make("acp", flags, (input) =>
     // the ACP SDK (and zod) load only for this command, not for every reins command
     const { acpPrompter, clientRef, serveAcp } = yield* Effect.promise(() => import("@reins/acp"))
     if (process.stdin.isTTY) {
-      process.stderr.write("reins acp speaks the Agent Client Protocol on stdin and stdout: an editor starts it (Zed: agent_servers in settings.json). Ctrl+C to quit.\n")
+      process.stderr.write(
+        "reins acp speaks the Agent Client Protocol on stdin and stdout: an editor starts it (Zed: agent_servers in settings.json). Ctrl+C to quit.\n"
+      )
     }
     const client = clientRef()
     const prompter = acpPrompter(client)

@@ -5,7 +5,10 @@ import { openChat } from "../OpenChat.ts"
 
 const flags = {
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("Model as <provider>/<model>"), Flag.optional),
-  variant: Flag.String("variant").pipe(Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"), Flag.optional),
+  variant: Flag.String("variant").pipe(
+    Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"),
+    Flag.optional
+  ),
   continue: Flag.Boolean("continue").pipe(Flag.withAlias("c"), Flag.withDescription("Continue the latest session in this directory"), Flag.withDefault(false)),
   session: Flag.String("session").pipe(Flag.withAlias("s"), Flag.withDescription("Continue the session with this id"), Flag.optional),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))

@@ -28,7 +28,14 @@ export const compact = Command.make("compact", flags, (input) =>
     const setup = yield* loadSetup
     const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
     // Nothing is asked while compacting; the permission policy only has to exist.
-    const layer = makeRuntime({ cwd: setup.cwd, dataDir: setup.dataDir, config: setup.config, env: setup.env, version: VERSION, permission: { nonInteractive: "deny" } })
+    const layer = makeRuntime({
+      cwd: setup.cwd,
+      dataDir: setup.dataDir,
+      config: setup.config,
+      env: setup.env,
+      version: VERSION,
+      permission: { nonInteractive: "deny" }
+    })
     const text = input.format === "text"
 
     const program = Effect.gen(function* () {
@@ -36,15 +43,20 @@ export const compact = Command.make("compact", flags, (input) =>
       const store = yield* SessionStore
       const sessions = yield* SessionService
       const sessionID = Option.isSome(input.session)
-        ? (yield* store.getSession(input.session.value).pipe(
-            Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)))
-          )).id
+        ? (yield* store
+            .getSession(input.session.value)
+            .pipe(
+              Effect.mapError((e) =>
+                e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)
+              )
+            )).id
         : (yield* store.latestSession(setup.cwd))?.id
       if (sessionID === undefined) return yield* usage(`No session in ${setup.cwd} to compact: start one with reins run "…" (or pass --session ID)`)
 
       yield* bus.listen((event) =>
         Effect.sync(() => {
-          if (event.type === "compaction.started" && event.sessionID === sessionID && text) process.stderr.write(`compacting session ${sessionID} (~${count(event.tokens)} tokens)…\n`)
+          if (event.type === "compaction.started" && event.sessionID === sessionID && text)
+            process.stderr.write(`compacting session ${sessionID} (~${count(event.tokens)} tokens)…\n`)
         })
       )
       const result = yield* sessions.compact({ sessionID, model })
@@ -61,9 +73,6 @@ export const compact = Command.make("compact", flags, (input) =>
       yield* Effect.sync(() => process.stdout.write(`compacted ${sessionID}: ${compactionSummary(report)}\n\n${report.summary}\n`))
     })
 
-    yield* program.pipe(
-      Effect.provide(layer),
-      Effect.mapError(fromRuntimeError)
-    )
+    yield* program.pipe(Effect.provide(layer), Effect.mapError(fromRuntimeError))
   })
 ).pipe(Command.withDescription("Summarise a session's older turns now, to free its context"))

@@ -83,7 +83,11 @@ const truncate = Command.make(
       yield* Console.log(r.text.replace(/\n$/, ""))
       const kept = r.totalLines - r.droppedLines
       yield* Effect.sync(() =>
-        process.stderr.write(r.truncated ? `(kept ${kept} of ${r.totalLines} lines; ${Buffer.byteLength(r.text)} of ${r.totalBytes} bytes)\n` : `(within the limits: ${r.totalLines} lines, ${r.totalBytes} bytes)\n`)
+        process.stderr.write(
+          r.truncated
+            ? `(kept ${kept} of ${r.totalLines} lines; ${Buffer.byteLength(r.text)} of ${r.totalBytes} bytes)\n`
+            : `(within the limits: ${r.totalLines} lines, ${r.totalBytes} bytes)\n`
+        )
       )
     })
 ).pipe(Command.withDescription("Cut a text to the limits as reins would (without writing a spill file)"))

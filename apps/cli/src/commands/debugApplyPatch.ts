@@ -39,7 +39,12 @@ export const applyPatchCommand = Command.make(
       }
       const plan = outcome.success
       if (opts.format === "json") {
-        const files = plan.changes.map((c) => ({ path: c.path, type: c.type, ...(c.movePath !== undefined ? { movePath: c.movePath } : {}), diff: changeDiff(cwd, c) }))
+        const files = plan.changes.map((c) => ({
+          path: c.path,
+          type: c.type,
+          ...(c.movePath !== undefined ? { movePath: c.movePath } : {}),
+          diff: changeDiff(cwd, c)
+        }))
         return yield* Console.log(JSON.stringify({ ok: true, applied: !opts.dryRun, files }, null, 2))
       }
       yield* Console.log(summarize(plan, opts.dryRun ? "Would apply (dry run, nothing written)" : "Applied patch"))

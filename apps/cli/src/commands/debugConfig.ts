@@ -85,13 +85,44 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
     const skipped = (list: ReadonlyArray<{ readonly path?: string; readonly source?: string; readonly error?: string; readonly reason?: string }>) =>
       list.map((s) => `  skipped ${s.path ?? s.source}: ${s.error ?? s.reason}`)
     lines.push("Config files (lowest precedence first):", ...(files.length === 0 ? ["  (none: defaults only)"] : files.map((f) => `  ${f}`)), "")
-    lines.push("Merged config (value ← file):", ...(values.length === 0 ? ["  (empty)"] : values.map((v) => `  ${v.path} = ${JSON.stringify(v.value)}  ← ${v.file}`)), "")
-    lines.push("Agents:", ...report.agents.map((a) => `  ${a.name} (${a.mode}${a.model ? `, ${a.model}` : ""}) ← ${a.source}${a.description ? `: ${a.description}` : ""}`), ...skipped(agents.skipped), "")
+    lines.push(
+      "Merged config (value ← file):",
+      ...(values.length === 0 ? ["  (empty)"] : values.map((v) => `  ${v.path} = ${JSON.stringify(v.value)}  ← ${v.file}`)),
+      ""
+    )
+    lines.push(
+      "Agents:",
+      ...report.agents.map((a) => `  ${a.name} (${a.mode}${a.model ? `, ${a.model}` : ""}) ← ${a.source}${a.description ? `: ${a.description}` : ""}`),
+      ...skipped(agents.skipped),
+      ""
+    )
     lines.push(`Built-in tools: ${tools.join(", ")}`, "")
-    lines.push("Skills:", ...(extensions.skills.found.length === 0 ? ["  (none)"] : extensions.skills.found.map((s) => `  ${s.name} ← ${s.path}${s.description ? `: ${s.description}` : ""}`)), ...skipped(extensions.skills.skipped), "")
-    lines.push("Custom tools:", ...(extensions.tools.found.length === 0 ? ["  (none)"] : extensions.tools.found.map((t) => `  ${t.id} ← ${t.path}`)), ...skipped(extensions.tools.failed), "")
-    lines.push("Plugins:", ...(extensions.plugins.found.length === 0 ? ["  (none)"] : extensions.plugins.found.map((p) => `  ${p.name}: ${p.hooks.join(", ") || "(no hooks)"}`)), ...skipped(extensions.plugins.failed), "")
-    lines.push("Command hooks:", ...(extensions.hooks.found.length === 0 ? ["  (none)"] : extensions.hooks.found.map((h) => `  ${h.name}: ${h.command}`)), ...skipped(extensions.hooks.failed), "")
+    lines.push(
+      "Skills:",
+      ...(extensions.skills.found.length === 0
+        ? ["  (none)"]
+        : extensions.skills.found.map((s) => `  ${s.name} ← ${s.path}${s.description ? `: ${s.description}` : ""}`)),
+      ...skipped(extensions.skills.skipped),
+      ""
+    )
+    lines.push(
+      "Custom tools:",
+      ...(extensions.tools.found.length === 0 ? ["  (none)"] : extensions.tools.found.map((t) => `  ${t.id} ← ${t.path}`)),
+      ...skipped(extensions.tools.failed),
+      ""
+    )
+    lines.push(
+      "Plugins:",
+      ...(extensions.plugins.found.length === 0 ? ["  (none)"] : extensions.plugins.found.map((p) => `  ${p.name}: ${p.hooks.join(", ") || "(no hooks)"}`)),
+      ...skipped(extensions.plugins.failed),
+      ""
+    )
+    lines.push(
+      "Command hooks:",
+      ...(extensions.hooks.found.length === 0 ? ["  (none)"] : extensions.hooks.found.map((h) => `  ${h.name}: ${h.command}`)),
+      ...skipped(extensions.hooks.failed),
+      ""
+    )
     // configured, not started here: connecting is what `reins mcp list` does (status, tools, errors)
     lines.push(
       "MCP servers (connection status and tools: reins mcp list):",
@@ -100,4 +131,8 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
     )
     yield* Console.log(lines.join("\n"))
   })
-).pipe(Command.withDescription("Print the merged config with the file each value came from, and the agents, skills, tools, plugins, hooks and MCP servers found (and what was skipped, and why)"))
+).pipe(
+  Command.withDescription(
+    "Print the merged config with the file each value came from, and the agents, skills, tools, plugins, hooks and MCP servers found (and what was skipped, and why)"
+  )
+)

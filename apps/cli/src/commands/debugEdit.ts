@@ -13,7 +13,8 @@ const oneOf = (name: string, text: Option.Option<string>, file: Option.Option<st
     if (Option.isNone(file)) return yield* usage(`Give the ${name} text with --${name} TEXT or --${name}-file FILE.`)
     return yield* Effect.try({
       try: () => fs.readFileSync(file.value, "utf8"),
-      catch: (e) => usage(`Could not read --${name}-file ${file.value}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`)
+      catch: (e) =>
+        usage(`Could not read --${name}-file ${file.value}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`)
     })
   })
 
@@ -58,6 +59,10 @@ export const editCommand = Command.make(
       yield* Effect.sync(() => process.stdout.write(written))
       const where = result.replacements === 1 ? `line ${result.lines[0]}` : `lines ${result.lines.join(", ")}`
       const saved = opts.write ? `written to ${opts.file}` : "not written: add --write to save it"
-      yield* Effect.sync(() => process.stderr.write(`(matched by the ${result.replacer} matcher: ${result.replacements} replacement${result.replacements === 1 ? "" : "s"} at ${where}; ${saved})\n`))
+      yield* Effect.sync(() =>
+        process.stderr.write(
+          `(matched by the ${result.replacer} matcher: ${result.replacements} replacement${result.replacements === 1 ? "" : "s"} at ${where}; ${saved})\n`
+        )
+      )
     })
 ).pipe(Command.withDescription("Show what the edit tool makes of FILE with --old/--new: the resulting text and the matcher used"))

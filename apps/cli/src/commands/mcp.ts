@@ -10,10 +10,15 @@ import { VERSION } from "../version.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
 
-const NONE = 'No MCP servers configured. Add them under "mcp" in reins.json, e.g. { "mcp": { "docs": { "type": "local", "command": ["bunx", "my-mcp-server"] } } }.'
+const NONE =
+  'No MCP servers configured. Add them under "mcp" in reins.json, e.g. { "mcp": { "docs": { "type": "local", "command": ["bunx", "my-mcp-server"] } } }.'
 
 const statusText = (server: ServerStatus) =>
-  server.status === "connected" ? `connected (${server.transport ?? server.type})` : server.status === "failed" ? `failed: ${server.error ?? "unknown error"}` : "disabled"
+  server.status === "connected"
+    ? `connected (${server.transport ?? server.type})`
+    : server.status === "failed"
+      ? `failed: ${server.error ?? "unknown error"}`
+      : "disabled"
 
 /** One block per server: name, type and status, then its tools as offered to the model. */
 export const renderServers = (servers: ReadonlyArray<ServerStatus>) =>
@@ -33,7 +38,15 @@ const list = Command.make("list", { format }, ({ format }) =>
     const configured = Object.keys(setup.config.mcp ?? {})
     if (configured.length === 0) return yield* format === "json" ? Console.log(JSON.stringify({ servers: [] }, null, 2)) : Console.log(NONE)
     // connecting is the check: every enabled server is started (concurrently), asked for its tools, closed
-    const layer = makeRuntime({ cwd: setup.cwd, dataDir: setup.dataDir, config: setup.config, env: setup.env, version: VERSION, store: Storage.layerMemory, permission: { nonInteractive: "deny" } })
+    const layer = makeRuntime({
+      cwd: setup.cwd,
+      dataDir: setup.dataDir,
+      config: setup.config,
+      env: setup.env,
+      version: VERSION,
+      store: Storage.layerMemory,
+      permission: { nonInteractive: "deny" }
+    })
     const servers = yield* Effect.gen(function* () {
       const mcp = yield* McpServers
       return yield* mcp.status

@@ -7,7 +7,10 @@ import { usage } from "../CliError.ts"
 import { loadSetup, resolveModel } from "../Setup.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
-const provider = Argument.String("provider").pipe(Argument.withDescription("Only this provider's models (e.g. anthropic, openrouter, or one from reins.json)"), Argument.optional)
+const provider = Argument.String("provider").pipe(
+  Argument.withDescription("Only this provider's models (e.g. anthropic, openrouter, or one from reins.json)"),
+  Argument.optional
+)
 
 interface Row {
   readonly provider: string
@@ -40,11 +43,19 @@ const tokens = (n: number | undefined) =>
 const dollars = (n: number | undefined) => (n === undefined ? "-" : `${+n.toFixed(4)}`)
 
 const capabilities = (info: ModelInfo) =>
-  [info.tools ? "tools" : undefined, info.reasoning ? "reasoning" : undefined, info.images ? "images" : undefined].filter((c) => c !== undefined).join(",") || "-"
+  [info.tools ? "tools" : undefined, info.reasoning ? "reasoning" : undefined, info.images ? "images" : undefined].filter((c) => c !== undefined).join(",") ||
+  "-"
 
 const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n")
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd()
+    )
+    .join("\n")
 }
 
 const json = (row: Row, isDefault: boolean) => ({
@@ -57,7 +68,12 @@ const json = (row: Row, isDefault: boolean) => ({
   ...(row.info.input !== undefined ? { input: row.info.input } : {}),
   output: row.info.output,
   price: row.info.price
-    ? { input: row.info.price.input, output: row.info.price.output, cache_read: row.info.price.cacheRead ?? null, cache_write: row.info.price.cacheWrite ?? null }
+    ? {
+        input: row.info.price.input,
+        output: row.info.price.output,
+        cache_read: row.info.price.cacheRead ?? null,
+        cache_write: row.info.price.cacheWrite ?? null
+      }
     : null,
   tools: row.info.tools ?? null,
   reasoning: row.info.reasoning ?? null,
@@ -68,7 +84,9 @@ const json = (row: Row, isDefault: boolean) => ({
 export const modelsJson = (config: Config, chosen: string | undefined) => ({
   source: CATALOGUE_SOURCE,
   default: chosen ?? null,
-  models: providersOf(config, undefined).flatMap((id) => rowsOf(config, id)).map((row) => json(row, chosen === `${row.provider}/${row.model}`))
+  models: providersOf(config, undefined)
+    .flatMap((id) => rowsOf(config, id))
+    .map((row) => json(row, chosen === `${row.provider}/${row.model}`))
 })
 
 export const models = Command.make("models", { provider, format }, ({ provider, format }) =>
@@ -80,11 +98,18 @@ export const models = Command.make("models", { provider, format }, ({ provider, 
       return yield* usage(`Unknown provider "${only}": reins knows ${BUILT_IN_PROVIDERS.join(", ")}, and those under "provider" in reins.json`)
     }
     // the model a run would use (config, then whichever key is set); none is fine here
-    const chosen = setup.config.model ?? (yield* resolveModel(setup, undefined).pipe(Effect.map((m) => `${m.providerID}/${m.modelID}`), Effect.orElseSucceed(() => undefined)))
+    const chosen =
+      setup.config.model ??
+      (yield* resolveModel(setup, undefined).pipe(
+        Effect.map((m) => `${m.providerID}/${m.modelID}`),
+        Effect.orElseSucceed(() => undefined)
+      ))
     const rows = providers.flatMap((id) => rowsOf(setup.config, id))
     const isDefault = (row: Row) => chosen === `${row.provider}/${row.model}`
     if (format === "json") {
-      return yield* Console.log(JSON.stringify({ source: CATALOGUE_SOURCE, default: chosen ?? null, models: rows.map((row) => json(row, isDefault(row))) }, null, 2))
+      return yield* Console.log(
+        JSON.stringify({ source: CATALOGUE_SOURCE, default: chosen ?? null, models: rows.map((row) => json(row, isDefault(row))) }, null, 2)
+      )
     }
     const header = ["", "MODEL", "CONTEXT", "INPUT", "OUTPUT", "$IN", "$OUT", "$CACHE-R", "$CACHE-W", "CAPABILITIES"]
     const lines = rows.map((row) => [

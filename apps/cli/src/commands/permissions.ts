@@ -6,11 +6,7 @@ import { usage } from "../CliError.ts"
 import { time, withStore } from "../Store.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
-const ids = Argument.String("id").pipe(
-  Argument.withDescription("Grant ids to revoke (see reins permissions list)"),
-  Argument.variadic()
-)
-
+const ids = Argument.String("id").pipe(Argument.withDescription("Grant ids to revoke (see reins permissions list)"), Argument.variadic())
 
 const grantLine = (grant: PermissionGrant) => `${grant.id}  ${grant.permission}  ${grant.pattern}  (${time(grant.time.created)})`
 
@@ -76,8 +72,7 @@ const revoke = Command.make(
           const unknown = [...new Set(ids)].filter((id) => !byId.has(id))
           if (unknown.length > 0) {
             return yield* usage(
-              `Unknown permission ${plural(unknown.length)} ${unknown.join(", ")}; ` +
-                "`reins permissions list` shows the ids (--all for every project)"
+              `Unknown permission ${plural(unknown.length)} ${unknown.join(", ")}; ` + "`reins permissions list` shows the ids (--all for every project)"
             )
           }
           const targets = all ? known : [...new Set(ids)].flatMap((id) => byId.get(id) ?? [])

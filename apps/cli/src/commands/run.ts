@@ -35,7 +35,10 @@ const flags = {
     Flag.withDescription('What a permission "ask" becomes without a terminal (default deny)'),
     Flag.optional
   ),
-  agent: Flag.String("agent").pipe(Flag.withDescription("The agent to run: build (default), plan (read-only), or one from reins.json or .reins/agents (see reins debug config)"), Flag.optional),
+  agent: Flag.String("agent").pipe(
+    Flag.withDescription("The agent to run: build (default), plan (read-only), or one from reins.json or .reins/agents (see reins debug config)"),
+    Flag.optional
+  ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
   attach: Flag.String("attach").pipe(
     Flag.withDescription("Run the turn on a running `reins serve` at this URL (e.g. http://127.0.0.1:4096) instead of in this process"),
@@ -44,7 +47,9 @@ const flags = {
   token: Flag.String("token").pipe(Flag.withDescription("With --attach: the server's token (default $REINS_SERVER_TOKEN)"), Flag.optional),
   file: Flag.String("file").pipe(
     Flag.withAlias("f"),
-    Flag.withDescription("Attach a file (repeatable; @path in the message does the same): an image (png, jpeg, gif, webp) for models that take images, or a text file, inlined with its path"),
+    Flag.withDescription(
+      "Attach a file (repeatable; @path in the message does the same): an image (png, jpeg, gif, webp) for models that take images, or a text file, inlined with its path"
+    ),
     Flag.atLeast(0)
   )
 }
@@ -56,7 +61,8 @@ const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string
     if (!text) return yield* usage('Give a message: reins run --attach URL "fix the failing test" (or pipe it on stdin)')
     if (input.file.length > 0) return yield* usage("--file cannot go with --attach: the server's prompt route takes text only")
     const policy = [input.yolo && "--yolo", Option.isSome(input.permission) && "--permission"].filter((f) => f !== false)
-    if (policy.length > 0) return yield* usage(`${policy.join(" and ")} cannot go with --attach: the server decides permissions (start it with reins serve --yolo or --permission)`)
+    if (policy.length > 0)
+      return yield* usage(`${policy.join(" and ")} cannot go with --attach: the server decides permissions (start it with reins serve --yolo or --permission)`)
     const { runAttach } = yield* Effect.promise(() => import("../RemoteRun.ts"))
     yield* runAttach({
       url,
@@ -85,15 +91,16 @@ export const run = Command.make("run", flags, (input) =>
     const out = (s: string) => void process.stdout.write(s)
     const err = (s: string) => void process.stderr.write(s)
     // text: colour and a spinner on stderr when it is a terminal (NO_COLOR, FORCE_COLOR and TERM=dumb honoured)
-    const human = input.format === "text"
-      ? textPrinter(out, err, {
-          style: styleFor(process.stderr, setup.env),
-          live: liveEnabled(process.stderr.isTTY === true, setup.env),
-          outIsTTY: process.stdout.isTTY === true,
-          cwd: setup.cwd,
-          columns: () => process.stderr.columns ?? 80
-        })
-      : undefined
+    const human =
+      input.format === "text"
+        ? textPrinter(out, err, {
+            style: styleFor(process.stderr, setup.env),
+            live: liveEnabled(process.stderr.isTTY === true, setup.env),
+            outIsTTY: process.stdout.isTTY === true,
+            cwd: setup.cwd,
+            columns: () => process.stderr.columns ?? 80
+          })
+        : undefined
     const printer = human ?? jsonPrinter(out)
     // the spinner stops while a permission question owns the terminal
     const prompter: Prompter = {
@@ -135,29 +142,51 @@ export const run = Command.make("run", flags, (input) =>
       // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
       const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
       // before any session is made: an image the model cannot take, a file outside the project not allowed
-      yield* admitAttachments(model, Option.getOrElse(input.session, () => ""), setup.cwd, attached)
+      yield* admitAttachments(
+        model,
+        Option.getOrElse(input.session, () => ""),
+        setup.cwd,
+        attached
+      )
       const sessionID = Option.isSome(input.session)
-        ? (yield* store.getSession(input.session.value).pipe(
-            Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)))
-          )).id
+        ? (yield* store
+            .getSession(input.session.value)
+            .pipe(
+              Effect.mapError((e) =>
+                e.reason === "not-found" ? usage(`No session ${input.session.pipe(Option.getOrElse(() => ""))}: see reins sessions list`) : failure(e.message)
+              )
+            )).id
         : input.continue
           ? ((yield* store.latestSession(setup.cwd)) ?? (yield* create)).id
           : (yield* create).id
       current = sessionID
       // the agent's own model when --model was not given: the agent chosen, else the one the session ran last
-      const remembered = agent ?? (yield* store.getSession(sessionID).pipe(Effect.map((s) => (s.agent === undefined ? undefined : agents.get(s.agent))), Effect.orElseSucceed(() => undefined)))
+      const remembered =
+        agent ??
+        (yield* store.getSession(sessionID).pipe(
+          Effect.map((s) => (s.agent === undefined ? undefined : agents.get(s.agent))),
+          Effect.orElseSucceed(() => undefined)
+        ))
       const turnModel = remembered !== undefined && Option.isNone(input.model) ? agentModel(remembered, model) : model
       human?.begin()
       // The turn as a stream: its events rendered as they come (text or json lines), its result last.
       // the text view shows the session's own events (a sub-agent's progress is its task line; its tokens
       // and cost count in the closing line); json shows all
       const own = human ? ownEvents(sessionID, { usage: true }) : () => true
-      const streamed = sessions.stream({ sessionID, text, model: turnModel, ...(agent !== undefined ? { agent: agent.name } : {}), ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) }).pipe(
-        Stream.tap((event) => (event.type === "turn.finished" || !own(event) ? Effect.void : printer.handler(event))),
-        Stream.filter((event) => event.type === "turn.finished"),
-        Stream.runLast,
-        Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("The turn's stream ended without its result")))
-      )
+      const streamed = sessions
+        .stream({
+          sessionID,
+          text,
+          model: turnModel,
+          ...(agent !== undefined ? { agent: agent.name } : {}),
+          ...(attached.attachments.length > 0 ? { files: attached.attachments } : {})
+        })
+        .pipe(
+          Stream.tap((event) => (event.type === "turn.finished" || !own(event) ? Effect.void : printer.handler(event))),
+          Stream.filter((event) => event.type === "turn.finished"),
+          Stream.runLast,
+          Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("The turn's stream ended without its result")))
+        )
       // T5: a session another process is running gets the message queued for that turn instead.
       const send = (attempt: number): Effect.Effect<{ readonly turn: TurnResult } | { readonly queued: QueuedMessage }, PromptError> =>
         streamed.pipe(
@@ -165,7 +194,12 @@ export const run = Command.make("run", flags, (input) =>
           Effect.catchTag("SessionBusyError", (busy) =>
             Effect.gen(function* () {
               // the queued message's events, as the bus has them (no turn of this process streams them)
-              const queued = yield* Effect.scoped(Effect.andThen(bus.listen(printer.handler), sessions.queue({ sessionID, text, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) })))
+              const queued = yield* Effect.scoped(
+                Effect.andThen(
+                  bus.listen(printer.handler),
+                  sessions.queue({ sessionID, text, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) })
+                )
+              )
               if (queued) return { queued }
               // the other turn ended in between: run it here after all
               return attempt < 2 ? yield* send(attempt + 1) : yield* busy
@@ -177,7 +211,10 @@ export const run = Command.make("run", flags, (input) =>
       if ("queued" in sent) {
         const { run, messageID } = sent.queued
         if (input.format === "json") out(`${JSON.stringify({ type: "message.queued", sessionID, messageID, pid: run.pid, host: run.host })}\n`)
-        else err(`Session ${sessionID} is running in another reins process (pid ${run.pid}): your message was queued, and that turn reads it at its next step. Follow it with: reins sessions show ${sessionID}\n`)
+        else
+          err(
+            `Session ${sessionID} is running in another reins process (pid ${run.pid}): your message was queued, and that turn reads it at its next step. Follow it with: reins sessions show ${sessionID}\n`
+          )
         return
       }
       const turn = sent.turn
@@ -206,4 +243,3 @@ export const run = Command.make("run", flags, (input) =>
     )
   })
 ).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))
-

@@ -69,7 +69,9 @@ export const redact = (value: unknown, hide = false): unknown => {
       Object.entries(value).map(([k, v]) => [
         k,
         !hide && (k === "command" || k === "args") && (Array.isArray(v) || typeof v === "string")
-          ? (Array.isArray(v) ? redactCommand(v) : redactCommand(v.split(" ")).join(" "))
+          ? Array.isArray(v)
+            ? redactCommand(v)
+            : redactCommand(v.split(" ")).join(" ")
           : redact(v, hide || k === "headers" || k === "env" || k === "environment" || (SECRET_KEY.test(k) && typeof v !== "object"))
       ])
     )
@@ -108,7 +110,9 @@ export const serve = Command.make("serve", flags, (input) =>
     const token = Option.getOrUndefined(input.token) ?? (setup.env.REINS_SERVER_TOKEN || undefined)
     // a client sends it as `Bearer <token>`: an empty one, or one with spaces, could never be matched
     if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
-      return yield* usage("The server's token (--token or REINS_SERVER_TOKEN) must be printable characters without spaces, e.g. the output of `openssl rand -hex 32`.")
+      return yield* usage(
+        "The server's token (--token or REINS_SERVER_TOKEN) must be printable characters without spaces, e.g. the output of `openssl rand -hex 32`."
+      )
     }
     if (!isLoopback(input.hostname) && token === undefined) {
       return yield* usage(
@@ -118,7 +122,12 @@ export const serve = Command.make("serve", flags, (input) =>
     if (input.port < 0 || input.port > 65535) return yield* usage(`--port must be 0–65535, got ${input.port}`)
     if (input.maxBody < 1) return yield* usage(`--max-body must be a positive number of bytes, got ${input.maxBody}`)
     if (input.maxClients < 1) return yield* usage(`--max-clients must be at least 1, got ${input.maxClients}`)
-    const chosen = setup.config.model ?? (yield* resolveModel(setup, undefined).pipe(Effect.map((m) => `${m.providerID}/${m.modelID}`), Effect.orElseSucceed(() => undefined)))
+    const chosen =
+      setup.config.model ??
+      (yield* resolveModel(setup, undefined).pipe(
+        Effect.map((m) => `${m.providerID}/${m.modelID}`),
+        Effect.orElseSucceed(() => undefined)
+      ))
 
     const runtime = makeRuntime({
       cwd: setup.cwd,
@@ -170,11 +179,20 @@ export const serve = Command.make("serve", flags, (input) =>
         // SIGINT and SIGTERM interrupt it: the turns are stopped first (parts interrupted, process groups killed),
         // then the event streams are ended, so that the server closes without waiting for its clients
         yield* Effect.never.pipe(
-          Effect.onInterrupt(() => Effect.andThen(turns.stopAll, Effect.sync(() => events.closeAll("the server is shutting down"))))
+          Effect.onInterrupt(() =>
+            Effect.andThen(
+              turns.stopAll,
+              Effect.sync(() => events.closeAll("the server is shutting down"))
+            )
+          )
         )
       })
     ).pipe(
-      Effect.mapError((e) => (e._tag === "ServeError" ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${listenFailure(e.cause, input.hostname, input.port)}`) : fromRuntimeError(e))),
+      Effect.mapError((e) =>
+        e._tag === "ServeError"
+          ? usage(`Cannot listen on ${input.hostname}:${input.port}: ${listenFailure(e.cause, input.hostname, input.port)}`)
+          : fromRuntimeError(e)
+      ),
       // then reins exits 0: a server asked to stop has done what it was asked
       Effect.onInterrupt(() => Effect.sync(() => process.exit(0)))
     )

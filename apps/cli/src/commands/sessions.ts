@@ -44,8 +44,14 @@ const prunedBy = (summary: AssistantMessage, messages: ReadonlyArray<MessageWith
   const end = summary.time.completed ?? start
   return messages
     .flatMap((m) => m.parts)
-    .filter((p) => p.type === "tool" && p.state.status === "completed" && p.state.time.compacted !== undefined && p.state.time.compacted >= start && p.state.time.compacted <= end)
-    .length
+    .filter(
+      (p) =>
+        p.type === "tool" &&
+        p.state.status === "completed" &&
+        p.state.time.compacted !== undefined &&
+        p.state.time.compacted >= start &&
+        p.state.time.compacted <= end
+    ).length
 }
 
 const indent = (text: string) =>
@@ -74,7 +80,8 @@ const renderMessages = (messages: ReadonlyArray<MessageWithParts>, style: Style 
       }
       const extra = info.role === "assistant" && info.error ? `\n  error (${info.error.reason}): ${withoutRuntimeHints(info.error.message)}` : ""
       const cache = info.role === "assistant" ? cacheLine(info.usage) : undefined
-      const model = info.role === "assistant" ? ` ${style.dim(`· ${info.model.providerID}/${info.model.modelID}${cache === undefined ? "" : ` · ${cache}`}`)}` : ""
+      const model =
+        info.role === "assistant" ? ` ${style.dim(`· ${info.model.providerID}/${info.model.modelID}${cache === undefined ? "" : ` · ${cache}`}`)}` : ""
       return [`── ${info.role} ${time(info.time.created)}${model}${extra}\n${body}`]
     })
     .join("\n\n")
@@ -107,7 +114,9 @@ const listEntry = (session: Session, t: SessionTotals | undefined) => {
 const subAgentsLine = (t: SessionTotals | undefined, style: Style) =>
   t?.subAgents === undefined
     ? undefined
-    : style.dim(`including sub-agents: ${plural(t.subAgents.sessions, "session", "sessions")} ${style.glyphs.dot} ${tokens(t.subAgents.usage.input + t.subAgents.usage.cacheRead + t.subAgents.usage.cacheWrite)} in / ${tokens(t.subAgents.usage.output)} out ${style.glyphs.dot} ${dollars(t.subAgents.cost)}`)
+    : style.dim(
+        `including sub-agents: ${plural(t.subAgents.sessions, "session", "sessions")} ${style.glyphs.dot} ${tokens(t.subAgents.usage.input + t.subAgents.usage.cacheRead + t.subAgents.usage.cacheWrite)} in / ${tokens(t.subAgents.usage.output)} out ${style.glyphs.dot} ${dollars(t.subAgents.cost)}`
+      )
 
 /** Sessions newest first, each sub-agent's session right under the session that started it (depth: how far down). */
 const underParents = (sessions: ReadonlyArray<Session>) => {
@@ -130,21 +139,37 @@ const list = Command.make("list", { format }, ({ format }) =>
       const store = yield* SessionStore
       const sessions = yield* store.listSessions({ limit: 100 })
       const totals = yield* store.totals(sessions.map((s) => s.id))
-      if (format === "json") return yield* Console.log(JSON.stringify(sessions.map((s) => listEntry(s, totals.get(s.id))), null, 2))
+      if (format === "json")
+        return yield* Console.log(
+          JSON.stringify(
+            sessions.map((s) => listEntry(s, totals.get(s.id))),
+            null,
+            2
+          )
+        )
       if (sessions.length === 0) return yield* Console.log('No sessions yet. Start one with: reins run "…"')
       const style = styleFor(process.stdout, setup.env)
       const ordered = underParents(sessions)
       const rows = ordered.map(({ session: s }) => {
         const t = listEntry(s, totals.get(s.id))
         const prompt = t.tokens.input + t.tokens.cacheRead + t.tokens.cacheWrite
-        return [s.id, time(s.time.updated), t.model ?? "-", plural(t.messages, "message", "messages"), `${tokens(prompt)} in / ${tokens(t.tokens.output)} out`, dollars(t.cost)]
+        return [
+          s.id,
+          time(s.time.updated),
+          t.model ?? "-",
+          plural(t.messages, "message", "messages"),
+          `${tokens(prompt)} in / ${tokens(t.tokens.output)} out`,
+          dollars(t.cost)
+        ]
       })
       // columns padded to their widest cell; the title and directory last, free length
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
       for (const [i, { session: s, depth }] of ordered.entries()) {
         const cells = rows[i]!.map((cell, c) => (c === 0 ? cell.padEnd(widths[0]!) : c === 3 || c === 5 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
         const lead = depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `
-        yield* Console.log(`${lead}${style.bold(cells[0]!)}  ${style.dim(cells[1]!)}  ${cells.slice(2).join("  ")}  ${s.title}  ${style.dim(`(${s.directory})`)}`)
+        yield* Console.log(
+          `${lead}${style.bold(cells[0]!)}  ${style.dim(cells[1]!)}  ${cells.slice(2).join("  ")}  ${s.title}  ${style.dim(`(${s.directory})`)}`
+        )
       }
     })
   )

@@ -16,8 +16,7 @@ const num = (metadata: Metadata | undefined, key: string) => {
 const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm
 
 /** A path shown relative to `cwd` when it is inside it. */
-const relative = (value: string, cwd: string | undefined) =>
-  cwd !== undefined && value.startsWith(`${cwd}/`) ? value.slice(cwd.length + 1) : value
+const relative = (value: string, cwd: string | undefined) => (cwd !== undefined && value.startsWith(`${cwd}/`) ? value.slice(cwd.length + 1) : value)
 
 /**
  * What a tool call acts on, in one short line: the command for bash, the file for edit/write/read,

@@ -12,7 +12,19 @@ import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
 import { STATUS_TICK_MS, StatusLine } from "./StatusLine.tsx"
 import { HELP, parseSlash } from "./Slash.ts"
-import { Footer, PermissionQuestion, ThemeContext, Transcript, addNotice, fromHistory, initialTranscript, lastAnswer, reduceTranscript, type Theme, type TranscriptState } from "./view/index.ts"
+import {
+  Footer,
+  PermissionQuestion,
+  ThemeContext,
+  Transcript,
+  addNotice,
+  fromHistory,
+  initialTranscript,
+  lastAnswer,
+  reduceTranscript,
+  type Theme,
+  type TranscriptState
+} from "./view/index.ts"
 
 /** How often the live part of the screen is redrawn while events stream in (ms). */
 const FRAME_MS = 50
@@ -226,47 +238,55 @@ export const App = (props: AppProps) => {
   }
 
   const expanded = useMemo(
-    () => new Set(expandAll ? [...transcript.items, ...transcript.live].flatMap((i) => (i.kind === "tool" || i.kind === "reasoning" || i.kind === "summary" ? [i.id] : [])) : []),
+    () =>
+      new Set(
+        expandAll
+          ? [...transcript.items, ...transcript.live].flatMap((i) => (i.kind === "tool" || i.kind === "reasoning" || i.kind === "summary" ? [i.id] : []))
+          : []
+      ),
     [expandAll, transcript]
   )
-  const status = transcript.status === "idle" ? "working" : transcript.status === "retry" ? `retrying (${transcript.retry?.message ?? "provider error"})` : transcript.status
+  const status =
+    transcript.status === "idle" ? "working" : transcript.status === "retry" ? `retrying (${transcript.retry?.message ?? "provider error"})` : transcript.status
   const keysFree = question === undefined && picking === undefined
 
   return (
     <ThemeContext value={theme}>
-    <Box flexDirection="column">
-      <Transcript key={printKey} state={transcript} expanded={expanded} width={columns} now={now} cwd={props.cwd} />
-      {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
-      {picking?.kind === "sessions" ? (
-        <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
-      ) : null}
-      {picking?.kind === "model" ? <Picker title="Model for the next turns" items={picking.items} onPick={(ref) => void pickModel(ref)} onCancel={() => setPicking(undefined)} /> : null}
-      {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
-      <PromptInput
-        active={keysFree}
-        running={running}
-        history={history}
-        onSubmit={submit}
-        onInterrupt={() => void controller.interrupt()}
-        onExit={exit}
-        onToggleExpand={() => {
-          setExpandAll((e) => !e)
-          reprint()
-        }}
-        width={columns}
-        style={style}
-      />
-      <Footer
-        info={{
-          model: modelLabel(model),
-          contextWindow: contextWindow(props.config, model),
-          usage: transcript.usage,
-          cwd: props.cwd,
-          ...(branch ? { branch } : {}),
-          ...(props.home ? { home: props.home } : {})
-        }}
-      />
-    </Box>
+      <Box flexDirection="column">
+        <Transcript key={printKey} state={transcript} expanded={expanded} width={columns} now={now} cwd={props.cwd} />
+        {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
+        {picking?.kind === "sessions" ? (
+          <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
+        ) : null}
+        {picking?.kind === "model" ? (
+          <Picker title="Model for the next turns" items={picking.items} onPick={(ref) => void pickModel(ref)} onCancel={() => setPicking(undefined)} />
+        ) : null}
+        {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
+        <PromptInput
+          active={keysFree}
+          running={running}
+          history={history}
+          onSubmit={submit}
+          onInterrupt={() => void controller.interrupt()}
+          onExit={exit}
+          onToggleExpand={() => {
+            setExpandAll((e) => !e)
+            reprint()
+          }}
+          width={columns}
+          style={style}
+        />
+        <Footer
+          info={{
+            model: modelLabel(model),
+            contextWindow: contextWindow(props.config, model),
+            usage: transcript.usage,
+            cwd: props.cwd,
+            ...(branch ? { branch } : {}),
+            ...(props.home ? { home: props.home } : {})
+          }}
+        />
+      </Box>
     </ThemeContext>
   )
 }

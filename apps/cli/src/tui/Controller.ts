@@ -68,7 +68,8 @@ export const makeController = (
     Effect.gen(function* () {
       const { collectAttachments } = yield* lib
       const { attachments, skipped } = yield* collectAttachments({ cwd: options.cwd, text, insideOnly: true })
-      for (const target of skipped) on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
+      for (const target of skipped)
+        on.notice(`@${target.given} is outside the project and was not attached: the agent can read it (it will ask first).`, "info")
       return attachments.length > 0 ? { files: attachments } : {}
     })
 
@@ -100,7 +101,10 @@ export const makeController = (
           Effect.gen(function* () {
             const queued = yield* sessions.queue({ sessionID: id, text, ...files })
             if (queued === undefined) return yield* busy
-            on.notice(`This session is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`, "info")
+            on.notice(
+              `This session is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`,
+              "info"
+            )
           })
         )
       )
@@ -135,11 +139,13 @@ export const makeController = (
       if (turn !== undefined) await turnSession
       if (turn === undefined || sessionID === undefined) return startTurn(text)
       const id = sessionID
-      const queued = await promise(Effect.gen(function* () {
-        const { SessionService } = yield* lib
-        // its @path files are attached as they would be to a new turn
-        return yield* (yield* SessionService).queue({ sessionID: id, text, ...(yield* attach(text)) })
-      }))
+      const queued = await promise(
+        Effect.gen(function* () {
+          const { SessionService } = yield* lib
+          // its @path files are attached as they would be to a new turn
+          return yield* (yield* SessionService).queue({ sessionID: id, text, ...(yield* attach(text)) })
+        })
+      )
       if (Exit.isFailure(queued)) return on.notice(failureText(queued.cause), "error")
       // the turn ended in between: the message starts the next one
       if (queued.value === undefined) {
@@ -177,18 +183,22 @@ export const makeController = (
     },
     /** The project's sessions, newest first. */
     sessions: async (): Promise<ReadonlyArray<Session>> => {
-      const exit = await promise(Effect.gen(function* () {
-        const { SessionStore } = yield* lib
-        return yield* (yield* SessionStore).listSessions({ directory: options.cwd, limit: 50 })
-      }))
+      const exit = await promise(
+        Effect.gen(function* () {
+          const { SessionStore } = yield* lib
+          return yield* (yield* SessionStore).listSessions({ directory: options.cwd, limit: 50 })
+        })
+      )
       return Exit.isSuccess(exit) ? exit.value : []
     },
     /** Switches to a stored session: its messages, for the transcript. */
     resume: async (id: string): Promise<ReadonlyArray<MessageWithParts> | undefined> => {
-      const exit = await promise(Effect.gen(function* () {
-        const { SessionStore } = yield* lib
-        return yield* (yield* SessionStore).messages(id)
-      }))
+      const exit = await promise(
+        Effect.gen(function* () {
+          const { SessionStore } = yield* lib
+          return yield* (yield* SessionStore).messages(id)
+        })
+      )
       if (Exit.isFailure(exit)) {
         on.notice(failureText(exit.cause), "error")
         return undefined

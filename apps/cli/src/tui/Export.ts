@@ -16,10 +16,22 @@ export const toMarkdown = (session: Session, messages: ReadonlyArray<MessageWith
     out.push(m.info.role === "user" ? "## User" : `## Assistant (${m.info.model.providerID}/${m.info.model.modelID})`, "")
     for (const part of m.parts) {
       if (part.type === "text" && part.text.trim() !== "") out.push(part.text, "")
-      else if (part.type === "reasoning" && part.text.trim() !== "") out.push(part.text.split("\n").map((l) => `> ${l}`).join("\n"), "")
+      else if (part.type === "reasoning" && part.text.trim() !== "")
+        out.push(
+          part.text
+            .split("\n")
+            .map((l) => `> ${l}`)
+            .join("\n"),
+          ""
+        )
       else if (part.type === "tool") {
         const state = part.state
-        out.push(`**${part.tool}** ${"title" in state && state.title ? state.title : ""}`.trimEnd(), "", fence(JSON.stringify(state.input, null, 2), "json"), "")
+        out.push(
+          `**${part.tool}** ${"title" in state && state.title ? state.title : ""}`.trimEnd(),
+          "",
+          fence(JSON.stringify(state.input, null, 2), "json"),
+          ""
+        )
         if (state.status === "completed") out.push(fence(state.output), "")
         else if (state.status === "error") out.push(`Error: ${state.error}`, "")
       }
@@ -29,8 +41,7 @@ export const toMarkdown = (session: Session, messages: ReadonlyArray<MessageWith
 }
 
 /** The session as JSON, as `reins sessions export` writes it. */
-export const toJson = (session: Session, messages: ReadonlyArray<MessageWithParts>) =>
-  `${JSON.stringify({ version: 1, session, messages }, null, 2)}\n`
+export const toJson = (session: Session, messages: ReadonlyArray<MessageWithParts>) => `${JSON.stringify({ version: 1, session, messages }, null, 2)}\n`
 
 /**
  * Where `/export [md|json] [file]` writes: the file given (relative to the project), else

@@ -7,12 +7,14 @@ import * as path from "node:path"
 const KEEP = 500
 
 /** The file of a project's prompt history: <dataDir>/history/<sha1 of the directory>.json. */
-export const historyFile = (dataDir: string, cwd: string) =>
-  path.join(dataDir, "history", `${createHash("sha1").update(cwd).digest("hex").slice(0, 16)}.json`)
+export const historyFile = (dataDir: string, cwd: string) => path.join(dataDir, "history", `${createHash("sha1").update(cwd).digest("hex").slice(0, 16)}.json`)
 
 /** The project's prompts, oldest first; none when the file is missing or unreadable. */
 export const loadHistory = async (file: string): Promise<ReadonlyArray<string>> => {
-  const parsed: unknown = await fs.readFile(file, "utf8").then((text) => JSON.parse(text) as unknown).catch(() => [])
+  const parsed: unknown = await fs
+    .readFile(file, "utf8")
+    .then((text) => JSON.parse(text) as unknown)
+    .catch(() => [])
   return Array.isArray(parsed) ? parsed.filter((e): e is string => typeof e === "string") : []
 }
 

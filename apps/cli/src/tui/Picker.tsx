@@ -85,7 +85,9 @@ export const Picker = <A,>(props: {
           </Text>
         )
       })}
-      <Text {...dim}>{`${unicode ? "↑↓" : "Up/Down"} choose ${style.glyphs.dot} Enter pick ${style.glyphs.dot} Esc cancel ${style.glyphs.dot} type to filter`}</Text>
+      <Text
+        {...dim}
+      >{`${unicode ? "↑↓" : "Up/Down"} choose ${style.glyphs.dot} Enter pick ${style.glyphs.dot} Esc cancel ${style.glyphs.dot} type to filter`}</Text>
     </Box>
   )
 }

@@ -163,13 +163,15 @@ export const PromptInput = (props: PromptInputProps) => {
         </Box>
       ) : (
         <Text {...dim} wrap="truncate-end">
-          {!listening ? " " : hint ??
-            // a question has the keys (Enter and Esc answer it): only Ctrl+C still reaches the turn
-            (props.running && !props.active
-              ? "  Ctrl+C interrupts the turn"
-              : props.running
-              ? `  Enter queues your message into the running turn ${props.style.glyphs.dot} Esc or Ctrl+C interrupts`
-              : `  Enter send ${props.style.glyphs.dot} Alt+Enter or \\ newline ${props.style.glyphs.dot} Up/Down history ${props.style.glyphs.dot} / commands ${props.style.glyphs.dot} Ctrl+D exit`)}
+          {!listening
+            ? " "
+            : (hint ??
+              // a question has the keys (Enter and Esc answer it): only Ctrl+C still reaches the turn
+              (props.running && !props.active
+                ? "  Ctrl+C interrupts the turn"
+                : props.running
+                  ? `  Enter queues your message into the running turn ${props.style.glyphs.dot} Esc or Ctrl+C interrupts`
+                  : `  Enter send ${props.style.glyphs.dot} Alt+Enter or \\ newline ${props.style.glyphs.dot} Up/Down history ${props.style.glyphs.dot} / commands ${props.style.glyphs.dot} Ctrl+D exit`))}
         </Text>
       )}
     </Box>

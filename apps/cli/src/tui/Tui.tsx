@@ -76,9 +76,11 @@ export const runTui = (options: TuiOptions) =>
           const store = yield* (yield* Effect.promise(() => import("./SessionLib.ts"))).SessionStore
           const session =
             options.session !== undefined
-              ? yield* store.getSession(options.session).pipe(
-                  Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${options.session}: see reins sessions list`) : failure(e.message)))
-                )
+              ? yield* store
+                  .getSession(options.session)
+                  .pipe(
+                    Effect.mapError((e) => (e.reason === "not-found" ? usage(`No session ${options.session}: see reins sessions list`) : failure(e.message)))
+                  )
               : yield* store.latestSession(setup.cwd)
           return session ? { session, messages: yield* store.messages(session.id) } : undefined
         })
@@ -147,7 +149,12 @@ export const runTui = (options: TuiOptions) =>
                 )
               )
             }
-            yield* Effect.promise(() => instance.waitUntilExit().then(() => undefined, () => undefined))
+            yield* Effect.promise(() =>
+              instance.waitUntilExit().then(
+                () => undefined,
+                () => undefined
+              )
+            )
             if (buildFailed) return yield* buildFailed
           }),
         (instance) =>

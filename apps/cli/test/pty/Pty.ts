@@ -142,7 +142,9 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
   const screen = () => dropBlankTail(lines())
   const frame = (what: string, why: string) =>
     `${why} waiting for ${what} in \`${cmd.join(" ")}\` (${cols}x${rows}); the screen:\n` +
-    `┌${"─".repeat(cols)}┐\n${lines().map((l) => `│${l.padEnd(cols)}│`).join("\n")}\n└${"─".repeat(cols)}┘`
+    `┌${"─".repeat(cols)}┐\n${lines()
+      .map((l) => `│${l.padEnd(cols)}│`)
+      .join("\n")}\n└${"─".repeat(cols)}┘`
 
   const waitUntil = (check: (s: string) => boolean, what: string, timeoutMs = 5000) =>
     new Promise<void>((resolve, reject) => {
@@ -165,7 +167,11 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
     })
 
   const waitFor = (match: string | RegExp, timeoutMs = 5000) =>
-    waitUntil((s) => (typeof match === "string" ? s.includes(match) : match.test(s)), typeof match === "string" ? JSON.stringify(match) : String(match), timeoutMs)
+    waitUntil(
+      (s) => (typeof match === "string" ? s.includes(match) : match.test(s)),
+      typeof match === "string" ? JSON.stringify(match) : String(match),
+      timeoutMs
+    )
 
   const settle = () => new Promise<void>((resolve) => term.write("", () => resolve()))
 

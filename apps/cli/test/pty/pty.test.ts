@@ -82,14 +82,20 @@ describe("waiting", () => {
   test("a wait that times out says what it waited for and shows the screen", async () => {
     await using p = bash(`echo something else; read`)
     await p.waitFor("something else")
-    const err = await p.waitFor("the prompt", 300).then(() => undefined, (e: Error) => e)
+    const err = await p.waitFor("the prompt", 300).then(
+      () => undefined,
+      (e: Error) => e
+    )
     expect(err?.message).toContain(`timed out after 300 ms waiting for "the prompt"`)
     expect(err?.message).toContain("│something else")
   })
 
   test("a wait fails as soon as the program exits without showing the text (not at its timeout)", async () => {
     const p = bash(`echo bye; exit 3`)
-    const err = await p.waitFor(/never/, 10_000).then(() => undefined, (e: Error) => e)
+    const err = await p.waitFor(/never/, 10_000).then(
+      () => undefined,
+      (e: Error) => e
+    )
     expect(err?.message).toContain("the program exited (code 3) while waiting for /never/")
     expect(err?.message).toContain("│bye")
     await p.close()
@@ -98,7 +104,10 @@ describe("waiting", () => {
   test("a process left holding the pty does not keep a wait from seeing the exit", async () => {
     // the background sleep still holds the pty when bash exits (Bun ends the pty at the exit; the harness does not rely on it)
     const p = bash(`(sleep 3 &); echo bye; exit 4`)
-    const err = await p.waitFor("never", 2_500).then(() => undefined, (e: Error) => e)
+    const err = await p.waitFor("never", 2_500).then(
+      () => undefined,
+      (e: Error) => e
+    )
     expect(err?.message).toContain("the program exited (code 4)")
     expect(await p.waitExit()).toBe(4)
     await p.close()

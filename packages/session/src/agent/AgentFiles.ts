@@ -41,7 +41,12 @@ export const readAgentDir = Effect.fnUntraced(function* (dir: string) {
   const names = yield* Effect.promise(() => fs.promises.readdir(dir).catch(() => [] as Array<string>))
   for (const entry of names.filter((n) => n.endsWith(".md")).sort()) {
     const file = path.join(dir, entry)
-    const read = yield* Effect.promise(() => fs.promises.readFile(file, "utf8").then((text) => ({ text }), (e: Error) => ({ error: `cannot read the file (${e.message})` })))
+    const read = yield* Effect.promise(() =>
+      fs.promises.readFile(file, "utf8").then(
+        (text) => ({ text }),
+        (e: Error) => ({ error: `cannot read the file (${e.message})` })
+      )
+    )
     const parsed = "text" in read ? yield* Effect.result(parseAgentFile(read.text)) : undefined
     if (parsed === undefined || parsed._tag === "Failure") skipped.push({ source: file, reason: parsed ? parsed.failure : "error" in read ? read.error : "" })
     else agents.push({ name: entry.slice(0, -3), file, config: parsed.success })

@@ -61,7 +61,12 @@ const readPrompt = (value: string | undefined, source: string, field: string, di
     const resolved = given.startsWith("~/") ? path.join(home, given.slice(2)) : path.resolve(directory, given)
     return yield* Effect.tryPromise({
       try: () => fs.promises.readFile(resolved, "utf8").then((t) => t.trim()),
-      catch: () => new ConfigError({ file: source, field, problem: `cannot read the prompt file ${resolved}; fix the path (relative to ${directory}) or give the text inline` })
+      catch: () =>
+        new ConfigError({
+          file: source,
+          field,
+          problem: `cannot read the prompt file ${resolved}; fix the path (relative to ${directory}) or give the text inline`
+        })
     })
   })
 
@@ -81,15 +86,23 @@ const resolveInfo = (name: string, config: AgentConfig, source: string, note?: s
 
 /** Named agents from `agent` in reins.json (its `steps` and `prompt` are the default agent's). */
 const configAgents = (config: AgentsConfig | undefined): Array<[string, AgentConfig]> =>
-  Object.entries(config ?? {}).flatMap(([name, value]) => (name === "steps" || name === "prompt" || typeof value !== "object" ? [] : [[name, value as AgentConfig]]))
+  Object.entries(config ?? {}).flatMap(([name, value]) =>
+    name === "steps" || name === "prompt" || typeof value !== "object" ? [] : [[name, value as AgentConfig]]
+  )
 
 /**
  * Every agent: the built-ins, then `~/.config/reins/agents/*.md`, `.reins/agents/*.md` and
  * `agent.<name>` in reins.json, each later one's fields over the earlier's; `disable: true` removes one.
  */
-export const loadAgents = Effect.fn("Agents.load")(function* (options: { readonly config?: AgentsConfig; readonly cwd: string; readonly home: string; readonly globalDir?: string }) {
+export const loadAgents = Effect.fn("Agents.load")(function* (options: {
+  readonly config?: AgentsConfig
+  readonly cwd: string
+  readonly home: string
+  readonly globalDir?: string
+}) {
   const layers: Array<{ name: string; config: AgentConfig; source: string; note?: string }> = []
-  for (const [name, builtin] of Object.entries(builtinAgents)) layers.push({ name, config: builtin.config, source: "built-in", ...(builtin.note ? { note: builtin.note } : {}) })
+  for (const [name, builtin] of Object.entries(builtinAgents))
+    layers.push({ name, config: builtin.config, source: "built-in", ...(builtin.note ? { note: builtin.note } : {}) })
   const globalDir = options.globalDir ?? path.join(options.home, ".config", "reins", "agents")
   const skipped: Array<Skipped> = []
   for (const dir of [globalDir, path.join(options.cwd, ".reins", "agents")]) {
@@ -111,7 +124,13 @@ export const loadAgents = Effect.fn("Agents.load")(function* (options: { readonl
       skipped.push({ source: `${name} (${source})`, reason: "disabled (disable: true)" })
       continue
     }
-    const header = yield* readPrompt(config.prompt, source === "reins.json" ? "reins.json" : source, source === "reins.json" ? `agent.${name}.prompt` : "prompt", options.cwd, options.home)
+    const header = yield* readPrompt(
+      config.prompt,
+      source === "reins.json" ? "reins.json" : source,
+      source === "reins.json" ? `agent.${name}.prompt` : "prompt",
+      options.cwd,
+      options.home
+    )
     agents.push(resolveInfo(name, config, source, note, header, options.home))
   }
   return { agents, skipped } satisfies AgentCatalog

@@ -4,7 +4,7 @@ import type { AgentConfig } from "@reins/domain"
 const READ_ONLY_BASH: Record<string, "allow" | "deny"> = {
   "*": "deny",
   "ls*": "allow",
-  "pwd": "allow",
+  pwd: "allow",
   "cat *": "allow",
   "head *": "allow",
   "tail *": "allow",
@@ -46,7 +46,10 @@ export interface BuiltinAgent {
 /** `build` (the default), `plan` (read-only) and the sub-agents `general` and `explore`. */
 export const builtinAgents: Readonly<Record<string, BuiltinAgent>> = {
   build: { config: { description: "The default agent: reads, edits and runs commands as the permission rules allow.", mode: "primary" } },
-  plan: { config: { description: "Read-only: looks and plans; edits and writing commands are denied.", mode: "primary", permission: READ_ONLY }, note: PLAN_NOTE },
+  plan: {
+    config: { description: "Read-only: looks and plans; edits and writing commands are denied.", mode: "primary", permission: READ_ONLY },
+    note: PLAN_NOTE
+  },
   general: {
     config: { description: "General-purpose agent for research and multi-step tasks; can run several units of work in parallel.", mode: "subagent" },
     note: GENERAL_NOTE

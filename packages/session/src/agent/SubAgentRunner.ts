@@ -27,7 +27,9 @@ export const layerSubAgents = Layer.effect(
     return {
       agents: agents.catalog.agents.filter((a) => a.mode !== "primary").map((a) => ({ name: a.name, description: a.description })),
       run: (request: SubAgentRequest, ctx: ToolContext) =>
-        Effect.suspend(() => (slot.run ? slot.run(request, ctx) : Effect.fail(new ToolError({ reason: "failed", message: "Sub-agents are not available in this runtime." }))))
+        Effect.suspend(() =>
+          slot.run ? slot.run(request, ctx) : Effect.fail(new ToolError({ reason: "failed", message: "Sub-agents are not available in this runtime." }))
+        )
     }
   })
 )
@@ -41,7 +43,11 @@ export const layerSubAgentRunner = Layer.effectDiscard(
     const slot = yield* SubAgentSlot
     const levels = yield* Effect.forEach(Array.from({ length: MAX_AGENT_DEPTH }), () => Semaphore.make(SUBAGENT_CONCURRENCY))
 
-    const names = () => agents.catalog.agents.filter((a) => a.mode !== "primary").map((a) => a.name).join(", ")
+    const names = () =>
+      agents.catalog.agents
+        .filter((a) => a.mode !== "primary")
+        .map((a) => a.name)
+        .join(", ")
     const failed = (message: string) => new ToolError({ reason: "failed", message })
 
     slot.run = Effect.fnUntraced(function* (request: SubAgentRequest, ctx: ToolContext) {
@@ -54,7 +60,9 @@ export const layerSubAgentRunner = Layer.effectDiscard(
       if (depth > MAX_AGENT_DEPTH) return yield* failed(`Sub-agents cannot start sub-agents more than ${MAX_AGENT_DEPTH} levels deep: do this task yourself.`)
       if (parent?.model === undefined) return yield* failed("The session's model is not known: the task tool runs only inside a turn.")
       const model = agentModel(agent, parent.model)
-      const child = yield* sessions.create({ directory: ctx.cwd, title: `${request.description} (@${agent.name} sub-agent)`, parentID: ctx.sessionID }).pipe(Effect.mapError((e) => failed(e.message)))
+      const child = yield* sessions
+        .create({ directory: ctx.cwd, title: `${request.description} (@${agent.name} sub-agent)`, parentID: ctx.sessionID })
+        .pipe(Effect.mapError((e) => failed(e.message)))
       agents.assign(child.id, { agent, parent: ctx.sessionID, depth, model })
       if (ctx.progress) yield* ctx.progress({ sessionID: child.id, agent: agent.name })
       const result = yield* sessions.prompt({ sessionID: child.id, text: request.prompt, model }).pipe(

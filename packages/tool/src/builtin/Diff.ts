@@ -20,8 +20,7 @@ const lcsOps = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<Op> =
   const table = new Uint32Array((n + 1) * width)
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] =
-        a[i] === b[j] ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!)
+      table[i * width + j] = a[i] === b[j] ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!)
     }
   }
   const ops: Array<Op> = []
@@ -48,11 +47,7 @@ const diffOps = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): A
   let head = 0
   while (head < before.length && head < after.length && before[head] === after[head]) head++
   let tail = 0
-  while (
-    tail < before.length - head &&
-    tail < after.length - head &&
-    before[before.length - 1 - tail] === after[after.length - 1 - tail]
-  ) tail++
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++
   const keep = (lines: ReadonlyArray<string>) => lines.map((text) => ({ kind: " " as const, text }))
   return [
     ...keep(before.slice(0, head)),

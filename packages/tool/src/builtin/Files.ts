@@ -16,8 +16,7 @@ export const resolvePath = (ctx: ToolContext, given: string | undefined) => path
 export { isInside }
 
 /** How a path is shown in titles: relative when inside the working directory. */
-export const displayPath = (ctx: ToolContext, target: string) =>
-  isInside(ctx.cwd, target) ? path.relative(ctx.cwd, target) || "." : target
+export const displayPath = (ctx: ToolContext, target: string) => (isInside(ctx.cwd, target) ? path.relative(ctx.cwd, target) || "." : target)
 
 /**
  * The needs of a tool touching `target`: `external_directory` first when it lies outside the
@@ -135,9 +134,7 @@ export interface Entry {
 
 /** Lists a directory sorted by name; `undefined` when it cannot be read. */
 export const readDirectory = Effect.fnUntraced(function* (dir: string) {
-  const read = yield* Effect.result(
-    Effect.tryPromise({ try: () => fs.promises.readdir(dir, { withFileTypes: true }), catch: (e) => fail(describe(e)) })
-  )
+  const read = yield* Effect.result(Effect.tryPromise({ try: () => fs.promises.readdir(dir, { withFileTypes: true }), catch: (e) => fail(describe(e)) }))
   if (Result.isFailure(read)) return undefined
   return read.success
     .map((d) => ({ name: d.name, isDirectory: d.isDirectory(), isFile: d.isFile() }))
@@ -146,9 +143,7 @@ export const readDirectory = Effect.fnUntraced(function* (dir: string) {
 
 /** Modification time in ms; a file that vanished or cannot be stat'ed only sorts last. */
 export const mtimeOf = (target: string) =>
-  Effect.try({ try: () => fs.statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? 0, catch: (e) => fail(describe(e)) }).pipe(
-    Effect.orElseSucceed(() => 0)
-  )
+  Effect.try({ try: () => fs.statSync(target, { throwIfNoEntry: false })?.mtimeMs ?? 0, catch: (e) => fail(describe(e)) }).pipe(Effect.orElseSucceed(() => 0))
 
 /** Checks that `dir` is a directory the search can start from. */
 export const searchRoot = Effect.fnUntraced(function* (dir: string) {

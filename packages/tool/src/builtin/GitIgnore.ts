@@ -91,7 +91,14 @@ export const gitIgnoreAt = Effect.fnUntraced(function* (root: string, worktree: 
     const level = yield* loadLevel(dir, path.join(dir, ".gitignore"))
     if (level) levels.push(level)
   }
-  if (root !== top && decide(levels.filter((l) => l.base !== root), root, true)) {
+  if (
+    root !== top &&
+    decide(
+      levels.filter((l) => l.base !== root),
+      root,
+      true
+    )
+  ) {
     return make(levels.filter((l) => l.base === root))
   }
   return make(levels)

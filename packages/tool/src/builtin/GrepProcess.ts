@@ -99,10 +99,17 @@ export const grepFiles = (job: {
         if (code !== 0) {
           const detail = Buffer.concat(err).toString("utf8").trim().split("\n").slice(-3).join(" ")
           return resume(
-            Effect.fail(new ToolError({ reason: "failed", message: `The search process failed (${signal ?? `exit code ${code}`})${detail ? `: ${detail}` : ""}.` }))
+            Effect.fail(
+              new ToolError({ reason: "failed", message: `The search process failed (${signal ?? `exit code ${code}`})${detail ? `: ${detail}` : ""}.` })
+            )
           )
         }
-        resume(Effect.try({ try: () => parse(Buffer.concat(out).toString("utf8")), catch: () => new ToolError({ reason: "failed", message: "The search process answered in a form grep cannot read." }) }))
+        resume(
+          Effect.try({
+            try: () => parse(Buffer.concat(out).toString("utf8")),
+            catch: () => new ToolError({ reason: "failed", message: "The search process answered in a form grep cannot read." })
+          })
+        )
       })
       return Effect.sync(() => {
         clearTimeout(timer)

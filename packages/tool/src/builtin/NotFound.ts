@@ -78,7 +78,10 @@ const nearestByWords = (file: Haystack, search: ReadonlyArray<string>): number |
   return line - offset
 }
 
-type Op = { readonly kind: "same"; readonly k: number; readonly i: number } | { readonly kind: "old"; readonly k: number } | { readonly kind: "file"; readonly i: number }
+type Op =
+  | { readonly kind: "same"; readonly k: number; readonly i: number }
+  | { readonly kind: "old"; readonly k: number }
+  | { readonly kind: "file"; readonly i: number }
 
 /** Aligns search lines with file lines (both trimmed) by their longest common subsequence. */
 const align = (search: ReadonlyArray<string>, region: ReadonlyArray<string>, first: number): Array<Op> => {
@@ -108,7 +111,7 @@ const align = (search: ReadonlyArray<string>, region: ReadonlyArray<string>, fir
 const difference = (wrote: string, has: string) => {
   if (wrote.trim() === has.trim()) return "differs only in indentation or trailing spaces"
   if (wrote.replace(/\s+/g, "") === has.replace(/\s+/g, "")) return "differs in spacing"
-  if (unescape(wrote) === has) return "has escape sequences (\\n, \\t, \\\") where the file has the characters"
+  if (unescape(wrote) === has) return 'has escape sequences (\\n, \\t, \\") where the file has the characters'
   if (plainPunctuation(wrote) === plainPunctuation(has)) return "differs in quote, dash or space characters"
   return "differs"
 }

@@ -152,7 +152,9 @@ export const parsePatch = (text: string): Result.Result<ReadonlyArray<FileOp>, T
       i = hunks.success.next
       if (hunks.success.hunks.length === 0) {
         return Result.fail(
-          fail(`The update of ${p.success} (line ${updateLine} of the patch) has no hunks. Add at least one hunk of " ", "-" and "+" lines, or remove the operation. ${RESEND}`)
+          fail(
+            `The update of ${p.success} (line ${updateLine} of the patch) has no hunks. Add at least one hunk of " ", "-" and "+" lines, or remove the operation. ${RESEND}`
+          )
         )
       }
       ops.push({ type: "update", path: p.success, ...(movePath !== undefined ? { movePath } : {}), hunks: hunks.success.hunks })
@@ -214,7 +216,9 @@ const parseHunks = (
       // After `*** End of File` only a new hunk or file header may follow.
       if (trimmed === "") continue
       return Result.fail(
-        fail(`Invalid hunk line at line ${lineNo(i)} of the patch: "${line}". After "${END_OF_FILE}" start a new hunk with "@@" or a new file operation. ${VALID_HEADERS} ${RESEND}`)
+        fail(
+          `Invalid hunk line at line ${lineNo(i)} of the patch: "${line}". After "${END_OF_FILE}" start a new hunk with "@@" or a new file operation. ${VALID_HEADERS} ${RESEND}`
+        )
       )
     }
     if (line === "") hunk.lines.push({ kind: " ", text: "" })
@@ -222,7 +226,9 @@ const parseHunks = (
       hunk.lines.push({ kind: line[0] as HunkLine["kind"], text: line.slice(1) })
     } else {
       return Result.fail(
-        fail(`Invalid line in hunk ${hunks.length} of the update of ${file}, at line ${lineNo(i)} of the patch: "${line}". ${VALID_HEADERS} Context lines need a leading space. ${RESEND}`)
+        fail(
+          `Invalid line in hunk ${hunks.length} of the update of ${file}, at line ${lineNo(i)} of the patch: "${line}". ${VALID_HEADERS} Context lines need a leading space. ${RESEND}`
+        )
       )
     }
   }

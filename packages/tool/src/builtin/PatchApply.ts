@@ -70,7 +70,10 @@ export const applyHunks = (
     const where = `Hunk ${n + 1} of the update of ${file} (line ${hunk.line} of the patch)`
     if (hunk.header !== undefined) {
       const found = seekSequence(lines, [hunk.header], at, false)
-      if (!found) return Result.fail(fail(`${where}: could not find its "@@ ${hunk.header}" line in the file${at > 0 ? " after the previous hunk" : ""}. ${reread(file)}`))
+      if (!found)
+        return Result.fail(
+          fail(`${where}: could not find its "@@ ${hunk.header}" line in the file${at > 0 ? " after the previous hunk" : ""}. ${reread(file)}`)
+        )
       at = found.index + 1
       fuzz = Math.max(fuzz, found.fuzz)
     }
@@ -216,7 +219,9 @@ const planOp = Effect.fnUntraced(function* (cwd: string, op: FileOp) {
     return { change, writes: [{ target, content, original: bytes }], removals: [] }
   }
   if ((yield* statPath(dest)) !== undefined) {
-    return yield* fail(`Cannot move ${file} to ${shown(cwd, dest)}: the destination already exists. Move to a new path, or delete it first; nothing was changed.`)
+    return yield* fail(
+      `Cannot move ${file} to ${shown(cwd, dest)}: the destination already exists. Move to a new path, or delete it first; nothing was changed.`
+    )
   }
   const change: FileChange = { type: "move", path: target, movePath: dest, before: decoded.text, after, hunks: op.hunks.length, fuzz }
   return { change, writes: [{ target: dest, content, mode: stat.mode }], removals: [yield* removal(target, bytes, stat.mode)] }
@@ -281,7 +286,9 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
     }
     const suffix = (yield* Random.nextIntBetween(0, 36 ** 8, { halfOpen: true })).toString(36)
     const temp = path.join(dir, `.${path.basename(write.target)}.reins-patch-${suffix}`)
-    yield* io(`Could not write ${write.target}`, () => fs.promises.writeFile(temp, write.content, { flag: "wx", ...(write.mode !== undefined ? { mode: write.mode } : {}) }))
+    yield* io(`Could not write ${write.target}`, () =>
+      fs.promises.writeFile(temp, write.content, { flag: "wx", ...(write.mode !== undefined ? { mode: write.mode } : {}) })
+    )
     staged.push({ ...write, temp })
     // writeFile's mode is filtered by the umask; chmod gives a moved file the original's exact mode.
     if (write.mode !== undefined) yield* io(`Could not set the mode of ${write.target}`, () => fs.promises.chmod(temp, write.mode! & 0o7777))
@@ -325,7 +332,13 @@ export const commitPlan = Effect.fn("PatchApply.commit")(function* (plan: Plan) 
     for (const r of plan.removals) {
       yield* io(`Could not delete ${r.target}`, () => fs.promises.unlink(r.target))
       const link = r.link
-      undo.push({ target: r.target, run: io("clean-up", link !== undefined ? () => fs.promises.symlink(link, r.target) : () => fs.promises.writeFile(r.target, r.original, { mode: r.mode })) })
+      undo.push({
+        target: r.target,
+        run: io(
+          "clean-up",
+          link !== undefined ? () => fs.promises.symlink(link, r.target) : () => fs.promises.writeFile(r.target, r.original, { mode: r.mode })
+        )
+      })
     }
   }).pipe(
     Effect.catch((e) =>

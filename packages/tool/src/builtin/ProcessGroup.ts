@@ -56,7 +56,10 @@ const parseStat = (text: string): Stat | undefined => {
 }
 
 const readText = (file: string) =>
-  Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(Effect.option, Effect.map((o) => (o._tag === "Some" ? o.value : undefined)))
+  Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+    Effect.option,
+    Effect.map((o) => (o._tag === "Some" ? o.value : undefined))
+  )
 
 const statOf = (pid: number) => Effect.map(readText(`/proc/${pid}/stat`), (text) => (text === undefined ? undefined : parseStat(text)))
 
@@ -75,7 +78,8 @@ export const identify = (pid: number): Effect.Effect<GroupRecord | undefined> =>
 export const recordOf = (metadata: unknown): GroupRecord | undefined => {
   if (!Predicate.hasProperty(metadata, "process")) return undefined
   const p = metadata.process
-  if (!Predicate.hasProperty(p, "pgid") || !Predicate.hasProperty(p, "start") || !Predicate.hasProperty(p, "boot") || !Predicate.hasProperty(p, "host")) return undefined
+  if (!Predicate.hasProperty(p, "pgid") || !Predicate.hasProperty(p, "start") || !Predicate.hasProperty(p, "boot") || !Predicate.hasProperty(p, "host"))
+    return undefined
   const { pgid, start, boot, host } = p
   if (!Number.isInteger(pgid) || !Number.isInteger(start) || typeof boot !== "string" || typeof host !== "string") return undefined
   return { pgid: pgid as number, start: start as number, boot, host }

@@ -122,7 +122,10 @@ export const blockAnchor: Replacer = {
     const first = lines[0]!.trim()
     const last = lines[n - 1]!.trim()
     if (first === "" || last === "") return []
-    const middle = lines.slice(1, -1).map((line) => line.trim()).join("\n")
+    const middle = lines
+      .slice(1, -1)
+      .map((line) => line.trim())
+      .join("\n")
     const drift = blockAnchorDrift(n)
     const spans: Array<Span> = []
     // Common anchors (`}`) make many candidates: past this much edit-distance work the anchors

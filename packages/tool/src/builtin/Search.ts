@@ -119,7 +119,9 @@ export const walkNotes = (ctx: ToolContext, walked: Walked, options: { readonly 
     )
   }
   if (options.empty && walked.ignored > 0) {
-    notes.push(`(${plural(walked.ignored, "entry", "entries")} ignored by .gitignore ${walked.ignored === 1 ? "was" : "were"} not searched; pass include_ignored: true to search them.)`)
+    notes.push(
+      `(${plural(walked.ignored, "entry", "entries")} ignored by .gitignore ${walked.ignored === 1 ? "was" : "were"} not searched; pass include_ignored: true to search them.)`
+    )
   }
   if (walked.unreadable > 0) {
     notes.push(`(${plural(walked.unreadable, "directory", "directories")} could not be read and ${walked.unreadable === 1 ? "was" : "were"} skipped.)`)

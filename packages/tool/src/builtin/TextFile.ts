@@ -28,8 +28,7 @@ export const decodeBytes = (bytes: Uint8Array): TextFile => decodeText(new TextD
  * The bytes to write for `text` (LF) in the file's original style. Only the line breaks become
  * CRLF: a `\r` that is part of a line's content (`foo\r\r\n`) stays where it was.
  */
-export const encodeText = (file: Pick<TextFile, "bom" | "crlf">, text: string) =>
-  (file.bom ? BOM : "") + (file.crlf ? text.replace(/\n/g, "\r\n") : text)
+export const encodeText = (file: Pick<TextFile, "bom" | "crlf">, text: string) => (file.bom ? BOM : "") + (file.crlf ? text.replace(/\n/g, "\r\n") : text)
 
 /**
  * Why an existing path must not be written, with what to do instead; undefined when it may be.
@@ -42,7 +41,9 @@ export const unwritableReason = (target: string, stat: fs.Stats): Effect.Effect<
     return Effect.succeed(`it is ${kind}, not a regular file, and is not written: writing to it could block forever. Write a regular file instead`)
   }
   if (stat.isFile() && (stat.mode & 0o222) === 0) {
-    return Effect.succeed(`it is read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")}). Leave it unchanged, or ask the user to make it writable`)
+    return Effect.succeed(
+      `it is read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")}). Leave it unchanged, or ask the user to make it writable`
+    )
   }
   return Effect.tryPromise(() => fs.promises.access(target, fs.constants.W_OK)).pipe(
     Effect.as(undefined),
@@ -85,8 +86,5 @@ const lockFor = (target: string) =>
 export const withFileLocks = <A, E, R>(targets: ReadonlyArray<string>, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.suspend(() => {
     const sorted = [...new Set(targets)].sort()
-    return sorted.reduceRight<Effect.Effect<A, E, R>>(
-      (inner, target) => Effect.flatMap(lockFor(target), (lock) => lock.withPermits(1)(inner)),
-      effect
-    )
+    return sorted.reduceRight<Effect.Effect<A, E, R>>((inner, target) => Effect.flatMap(lockFor(target), (lock) => lock.withPermits(1)(inner)), effect)
   })

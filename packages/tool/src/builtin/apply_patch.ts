@@ -47,7 +47,13 @@ export const applyPatch = define("apply_patch", {
       return {
         title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
         output: summarize(plan),
-        metadata: { files, diff: files.map((f) => f.diff).filter((d) => d !== "").join("\n") }
+        metadata: {
+          files,
+          diff: files
+            .map((f) => f.diff)
+            .filter((d) => d !== "")
+            .join("\n")
+        }
       }
     })
 })

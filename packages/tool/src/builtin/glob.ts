@@ -9,12 +9,8 @@ export const LIMIT = 100
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "The glob pattern to match file paths against, e.g. **/*.ts" }),
-  path: Schema.optionalKey(
-    Schema.String.annotate({ description: "The directory to search in (default: the project directory)" })
-  ),
-  include_ignored: Schema.optionalKey(
-    Schema.Boolean.annotate({ description: "Also list files that .gitignore ignores (default false)" })
-  )
+  path: Schema.optionalKey(Schema.String.annotate({ description: "The directory to search in (default: the project directory)" })),
+  include_ignored: Schema.optionalKey(Schema.Boolean.annotate({ description: "Also list files that .gitignore ignores (default false)" }))
 })
 
 /** The pattern relative to `dir`: a leading `./` dropped, an absolute pattern inside `dir` made relative. */

@@ -1,7 +1,19 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { define, render } from "../Tool.ts"
-import { dirGlob, displayPath, fail, hasBinaryExtension, isExistingFile, notRegular, pathNeeds, resolvePath, specialKind, statPath, type Entry } from "./Files.ts"
+import {
+  dirGlob,
+  displayPath,
+  fail,
+  hasBinaryExtension,
+  isExistingFile,
+  notRegular,
+  pathNeeds,
+  resolvePath,
+  specialKind,
+  statPath,
+  type Entry
+} from "./Files.ts"
 import { grepFiles } from "./GrepProcess.ts"
 import { walkNotes, walkSearch } from "./Search.ts"
 import template from "./grep.txt" with { type: "text" }
@@ -12,15 +24,9 @@ const MAX_LINE_LENGTH = 2000
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "The regular expression (JavaScript syntax) to search for in file contents" }),
-  path: Schema.optionalKey(
-    Schema.String.annotate({ description: "The directory or file to search in (default: the project directory)" })
-  ),
-  include: Schema.optionalKey(
-    Schema.String.annotate({ description: "A glob for the files to search, e.g. *.ts or *.{ts,tsx}" })
-  ),
-  include_ignored: Schema.optionalKey(
-    Schema.Boolean.annotate({ description: "Also search files that .gitignore ignores (default false)" })
-  )
+  path: Schema.optionalKey(Schema.String.annotate({ description: "The directory or file to search in (default: the project directory)" })),
+  include: Schema.optionalKey(Schema.String.annotate({ description: "A glob for the files to search, e.g. *.ts or *.{ts,tsx}" })),
+  include_ignored: Schema.optionalKey(Schema.Boolean.annotate({ description: "Also search files that .gitignore ignores (default false)" }))
 })
 
 /** The `grep` tool: a regex over file contents in a child process (no ripgrep), newest files first. */

@@ -8,9 +8,34 @@ export const LIMIT = 100
 
 /** Generated, vendored and cache directories a listing skips. */
 export const LIST_SKIP = new Set([
-  ".git", "node_modules", "dist", "build", "out", "target", "coverage", ".next", ".nuxt", ".turbo", ".cache", ".parcel-cache",
-  "__pycache__", ".pytest_cache", ".mypy_cache", ".venv", "venv", ".gradle", ".idea", ".vscode", ".zig-cache", "zig-out",
-  ".svelte-kit", ".output", "vendor", "bower_components", ".terraform", "obj"
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  "out",
+  "target",
+  "coverage",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".cache",
+  ".parcel-cache",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".venv",
+  "venv",
+  ".gradle",
+  ".idea",
+  ".vscode",
+  ".zig-cache",
+  "zig-out",
+  ".svelte-kit",
+  ".output",
+  "vendor",
+  "bower_components",
+  ".terraform",
+  "obj"
 ])
 
 const Parameters = Schema.Struct({
@@ -38,8 +63,7 @@ export const list = define("list", {
       const dir = yield* searchRoot(resolvePath(ctx, args.path))
       // "docs/" and "docs/**" mean the directory itself.
       const ignores = (args.ignore ?? []).map((g) => new Bun.Glob(g.replace(/\/(\*\*)?$/, "")))
-      const ignored = (node: Node) =>
-        (node.isDirectory && LIST_SKIP.has(node.name)) || ignores.some((g) => g.match(node.name) || g.match(node.rel))
+      const ignored = (node: Node) => (node.isDirectory && LIST_SKIP.has(node.name)) || ignores.some((g) => g.match(node.name) || g.match(node.rel))
       const children = new Map<string, Array<Node>>()
       const queue: Array<string> = [""]
       let count = 0

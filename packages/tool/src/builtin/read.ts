@@ -15,9 +15,7 @@ const Parameters = Schema.Struct({
   offset: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "The 1-based line number to start reading from (default 1)" })
   ),
-  limit: Schema.optionalKey(
-    Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: `The number of lines to read (default ${DEFAULT_LIMIT})` })
-  )
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: `The number of lines to read (default ${DEFAULT_LIMIT})` }))
 })
 
 /** Edit distance, for suggesting the file the model probably meant. */
@@ -88,7 +86,9 @@ export const read = define("read", {
       const image = sniffImage(bytes)
       if (image !== undefined) {
         if (bytes.length > MAX_IMAGE_BYTES) {
-          return yield* fail(`${target} is an image of ${byteSize(bytes.length)}, over the ${byteSize(MAX_IMAGE_BYTES)} reins sends. Use bash to make a smaller copy if you need to see it.`)
+          return yield* fail(
+            `${target} is an image of ${byteSize(bytes.length)}, over the ${byteSize(MAX_IMAGE_BYTES)} reins sends. Use bash to make a smaller copy if you need to see it.`
+          )
         }
         const shown = displayPath(ctx, target)
         return {

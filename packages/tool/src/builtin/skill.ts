@@ -17,7 +17,9 @@ export const skill = define("skill", {
   // a name that is no skill asks nothing: execute answers with the skills there are
   permissions: (args) =>
     Effect.map(Skills, (skills) =>
-      skills.some((s) => s.name === args.name) ? [{ permission: "skill", patterns: [args.name], always: [args.name], title: `Load the skill ${args.name}` }] : []
+      skills.some((s) => s.name === args.name)
+        ? [{ permission: "skill", patterns: [args.name], always: [args.name], title: `Load the skill ${args.name}` }]
+        : []
     ),
   execute: (args) =>
     Effect.gen(function* () {
@@ -36,7 +38,9 @@ export const skill = define("skill", {
         found.body,
         "</skill>",
         files.length > 0 ? `\nFiles in ${found.dir}${path.sep}:\n${files.map((f) => `- ${f}`).join("\n")}` : ""
-      ].join("\n").trimEnd()
+      ]
+        .join("\n")
+        .trimEnd()
       return { title: `Loaded skill ${found.name}`, output, metadata: { name: found.name, dir: found.dir, files } }
     })
 })

@@ -59,7 +59,9 @@ export const task = Effect.gen(function* () {
     parameters: Parameters,
     // the answer is the sub-agent's whole summary, bounded by its own model's output
     truncate: false,
-    permissions: (args) => [{ permission: "task", patterns: [args.subagent_type], always: [args.subagent_type], title: `Run the ${args.subagent_type} agent: ${args.description}` }],
+    permissions: (args) => [
+      { permission: "task", patterns: [args.subagent_type], always: [args.subagent_type], title: `Run the ${args.subagent_type} agent: ${args.description}` }
+    ],
     execute: (args, ctx) =>
       subAgents.run({ description: args.description, prompt: args.prompt, agent: args.subagent_type }, ctx).pipe(
         Effect.map((result) => ({

@@ -133,7 +133,9 @@ export const commandHooks = (config: HooksConfig | undefined) =>
         if (!refused) return false
         if (!reported.has(name)) {
           reported.add(name)
-          yield* Effect.logWarning(`The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.c.action === "deny" ? refused.c.pattern : refused.r.patterns[0]}".`)
+          yield* Effect.logWarning(
+            `The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.c.action === "deny" ? refused.c.pattern : refused.r.patterns[0]}".`
+          )
         }
         return true
       })
@@ -162,27 +164,24 @@ export const commandHooks = (config: HooksConfig | undefined) =>
           : r.code === null
             ? `\`${hook.command}\` was stopped${r.signal ? ` by ${r.signal}` : ""}${r.output ? `: ${r.output}` : ""}`
             : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}`
-      const made: ToolHook = event === "tool.before"
-        ? {
-            name,
-            before: (call) =>
-              Effect.flatMap(runs(call, "before"), (outcomes) => {
-                const r = outcomes.find((o) => o.code !== 0)
-                return !r
-                  ? Effect.succeed(undefined)
-                  : r.timedOut
-                    ? Effect.fail({ message: failure(r) })
-                    : Effect.succeed({ deny: r.output || failure(r) })
-              })
-          }
-        : {
-            name,
-            after: (call) =>
-              Effect.flatMap(runs(call, "after"), (outcomes) => {
-                const failed = outcomes.filter((o) => o.code !== 0)
-                return failed.length === 0 ? Effect.succeed(undefined) : Effect.fail({ message: failed.map(failure).join("; ") })
-              })
-          }
+      const made: ToolHook =
+        event === "tool.before"
+          ? {
+              name,
+              before: (call) =>
+                Effect.flatMap(runs(call, "before"), (outcomes) => {
+                  const r = outcomes.find((o) => o.code !== 0)
+                  return !r ? Effect.succeed(undefined) : r.timedOut ? Effect.fail({ message: failure(r) }) : Effect.succeed({ deny: r.output || failure(r) })
+                })
+            }
+          : {
+              name,
+              after: (call) =>
+                Effect.flatMap(runs(call, "after"), (outcomes) => {
+                  const failed = outcomes.filter((o) => o.code !== 0)
+                  return failed.length === 0 ? Effect.succeed(undefined) : Effect.fail({ message: failed.map(failure).join("; ") })
+                })
+            }
       return made
     }
     const hooks: ReadonlyArray<ToolHook> = listed.flatMap(({ name, event, hook }) => {

@@ -13,7 +13,10 @@ import { Skills, discoverSkills, skillRoots, type Skill, type Skipped } from "./
 
 /** What was found where, and what was skipped and why: `reins debug config` prints it. */
 export interface ExtensionReport {
-  readonly skills: { readonly found: ReadonlyArray<{ readonly name: string; readonly description: string; readonly path: string }>; readonly skipped: ReadonlyArray<Skipped> }
+  readonly skills: {
+    readonly found: ReadonlyArray<{ readonly name: string; readonly description: string; readonly path: string }>
+    readonly skipped: ReadonlyArray<Skipped>
+  }
   readonly tools: { readonly found: ReadonlyArray<{ readonly id: string; readonly path: string }>; readonly failed: ReadonlyArray<Skipped> }
   readonly plugins: { readonly found: ReadonlyArray<{ readonly name: string; readonly hooks: ReadonlyArray<string> }>; readonly failed: ReadonlyArray<Skipped> }
   readonly hooks: { readonly found: ReadonlyArray<{ readonly name: string; readonly command: string }>; readonly failed: ReadonlyArray<Skipped> }
@@ -68,13 +71,16 @@ export const discoverExtensions = (options: DiscoveryOptions) =>
   })
 
 /** The discovery of one runtime, and what building its tools and hooks added to the report. */
-export class Extensions extends Context.Service<Extensions, {
-  readonly discovery: Discovery
-  /** The report, with the tools that failed when built. */
-  report(): ExtensionReport
-  /** Records a failure found after discovery (a tool that did not build). */
-  fail(kind: "tools", failure: Skipped): void
-}>()("reins/tool/Extensions") {
+export class Extensions extends Context.Service<
+  Extensions,
+  {
+    readonly discovery: Discovery
+    /** The report, with the tools that failed when built. */
+    report(): ExtensionReport
+    /** Records a failure found after discovery (a tool that did not build). */
+    fail(kind: "tools", failure: Skipped): void
+  }
+>()("reins/tool/Extensions") {
   /** Discovers once, when the runtime starts; logs every failure once. */
   static readonly layer = (options: DiscoveryOptions) =>
     Layer.effect(
@@ -83,7 +89,8 @@ export class Extensions extends Context.Service<Extensions, {
         const discovery = yield* discoverExtensions(options)
         const late = { tools: [] as Array<Skipped> }
         const r = discovery.report
-        for (const s of [...r.skills.skipped, ...r.tools.failed, ...r.plugins.failed, ...r.hooks.failed]) yield* Effect.logWarning(`Skipped ${s.path}: ${s.error}`)
+        for (const s of [...r.skills.skipped, ...r.tools.failed, ...r.plugins.failed, ...r.hooks.failed])
+          yield* Effect.logWarning(`Skipped ${s.path}: ${s.error}`)
         return Extensions.of({
           discovery,
           report: () => ({
@@ -97,7 +104,11 @@ export class Extensions extends Context.Service<Extensions, {
 }
 
 const isInfo = (v: unknown): v is Info =>
-  typeof v === "object" && v !== null && typeof (v as Info).id === "string" && typeof (v as Info).execute === "function" && typeof (v as Info).description === "string"
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as Info).id === "string" &&
+  typeof (v as Info).execute === "function" &&
+  typeof (v as Info).description === "string"
 
 /**
  * The tool hooks in force: the plugins' (in load order), then the config's command hooks. Provided
@@ -156,8 +167,14 @@ export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never,
 
 /** The skills and session hooks of the extensions, for the session (system prompt, chat.params). */
 export const layerSessionExtensions = Layer.mergeAll(
-  Layer.effect(Skills, Effect.map(Extensions, (e) => e.discovery.skills)),
-  Layer.effect(SessionHooks, Effect.map(Extensions, (e) => sessionHooksOf(e.discovery.plugins)))
+  Layer.effect(
+    Skills,
+    Effect.map(Extensions, (e) => e.discovery.skills)
+  ),
+  Layer.effect(
+    SessionHooks,
+    Effect.map(Extensions, (e) => sessionHooksOf(e.discovery.plugins))
+  )
 )
 
 /** How long one `event` hook may take with one event before it is given up and the next event is fed (ms). */
@@ -187,6 +204,8 @@ export const layerEventHooks = Layer.effectDiscard(
         }),
         Effect.catch((e) => Effect.logWarning(`The hook ${hook.name} (event) failed: ${e.message}`))
       )
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(queue), (event) => Effect.forEach(events, (hook) => feed(hook, event), { discard: true }))))
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.flatMap(Queue.take(queue), (event) => Effect.forEach(events, (hook) => feed(hook, event), { discard: true })))
+    )
   })
 )

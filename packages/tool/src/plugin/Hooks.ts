@@ -61,7 +61,10 @@ export interface ChatParamsInput {
 
 /** Hooks that are not about tools: model call parameters and observers of every event. */
 export interface SessionHooks {
-  readonly chatParams: ReadonlyArray<{ readonly name: string; readonly run: (input: ChatParamsInput) => Effect.Effect<ChatParams | void | undefined, HookFailure> }>
+  readonly chatParams: ReadonlyArray<{
+    readonly name: string
+    readonly run: (input: ChatParamsInput) => Effect.Effect<ChatParams | void | undefined, HookFailure>
+  }>
   readonly events: ReadonlyArray<{ readonly name: string; readonly run: (event: unknown) => Effect.Effect<void, HookFailure> }>
 }
 
@@ -100,11 +103,14 @@ export const chatParamsFor = (hooks: SessionHooks, input: ChatParamsInput) =>
   Effect.gen(function* () {
     let params: ChatParams = {}
     for (const hook of hooks.chatParams) {
-      const got = yield* hook.run(input).pipe(
-        Effect.catch((e) => Effect.as(Effect.logWarning(`The hook ${hook.name} (chat.params) failed; its parameters are not used: ${e.message}`), undefined))
-      )
+      const got = yield* hook
+        .run(input)
+        .pipe(
+          Effect.catch((e) => Effect.as(Effect.logWarning(`The hook ${hook.name} (chat.params) failed; its parameters are not used: ${e.message}`), undefined))
+        )
       const checked = checkChatParams(got)
-      if (checked.problems.length > 0) yield* Effect.logWarning(`The hook ${hook.name} (chat.params) returned what cannot be used: ${checked.problems.join("; ")}`)
+      if (checked.problems.length > 0)
+        yield* Effect.logWarning(`The hook ${hook.name} (chat.params) returned what cannot be used: ${checked.problems.join("; ")}`)
       const p = checked.params
       params = {
         ...params,

@@ -15,9 +15,11 @@ export const objectSchema = (schema: Record<string, unknown>): Record<string, un
 
 /** Why a plain tool's `parameters` cannot be used as a JSON Schema of its arguments; undefined when it can. */
 export const schemaProblem = (schema: Record<string, unknown>): string | undefined => {
-  if (schema.type !== undefined && schema.type !== "object") return `the parameters must describe an object of arguments ("type": "object"), not ${JSON.stringify(schema.type)}`
+  if (schema.type !== undefined && schema.type !== "object")
+    return `the parameters must describe an object of arguments ("type": "object"), not ${JSON.stringify(schema.type)}`
   if (schema.properties !== undefined && !isRecord(schema.properties)) return "`properties` must be an object of property schemas"
-  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((k) => typeof k === "string"))) return "`required` must be a list of property names"
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((k) => typeof k === "string")))
+    return "`required` must be a list of property names"
   return undefined
 }
 
@@ -53,7 +55,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 const resolveRef = (root: unknown, ref: string): unknown => {
   if (ref !== "#" && !ref.startsWith("#/")) return undefined
   let node: unknown = root
-  for (const raw of ref.slice(2).split("/").filter((s) => s !== "")) {
+  for (const raw of ref
+    .slice(2)
+    .split("/")
+    .filter((s) => s !== "")) {
     const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")
     node = Array.isArray(node) ? node[Number(key)] : isRecord(node) ? node[key] : undefined
     if (node === undefined) return undefined
@@ -73,7 +78,8 @@ const regex = (pattern: string) => {
   }
 }
 
-const typeNames = (t: unknown): ReadonlyArray<string> => (typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : [])
+const typeNames = (t: unknown): ReadonlyArray<string> =>
+  typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : []
 
 /** The issues of one value against one schema (draft 4 to 2020-12 keywords; `format` and remote `$ref`s are not checked). */
 const check = (root: unknown, schema: unknown, value: unknown, path: Path, depth: number): Array<Issue> => {
@@ -98,8 +104,10 @@ const check = (root: unknown, schema: unknown, value: unknown, path: Path, depth
 
   if (typeof value === "string") {
     const length = [...value].length
-    if (typeof schema.minLength === "number" && length < schema.minLength) add(`Expected a string of at least ${plural(schema.minLength, "character")}, got ${shown(value)}`)
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) add(`Expected a string of at most ${plural(schema.maxLength, "character")}, got ${plural(length, "character")}`)
+    if (typeof schema.minLength === "number" && length < schema.minLength)
+      add(`Expected a string of at least ${plural(schema.minLength, "character")}, got ${shown(value)}`)
+    if (typeof schema.maxLength === "number" && length > schema.maxLength)
+      add(`Expected a string of at most ${plural(schema.maxLength, "character")}, got ${plural(length, "character")}`)
     const re = typeof schema.pattern === "string" ? regex(schema.pattern) : undefined
     if (re && !re.test(value)) add(`Expected a string matching the pattern ${schema.pattern as string}, got ${shown(value)}`)
   }
@@ -107,16 +115,24 @@ const check = (root: unknown, schema: unknown, value: unknown, path: Path, depth
   if (typeof value === "number") {
     const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema
     // draft 4 writes an exclusive bound as a boolean beside minimum/maximum
-    if (typeof minimum === "number" && (exclusiveMinimum === true ? value <= minimum : value < minimum)) add(`Expected a number ${exclusiveMinimum === true ? ">" : ">="} ${minimum}, got ${value}`)
-    if (typeof maximum === "number" && (exclusiveMaximum === true ? value >= maximum : value > maximum)) add(`Expected a number ${exclusiveMaximum === true ? "<" : "<="} ${maximum}, got ${value}`)
+    if (typeof minimum === "number" && (exclusiveMinimum === true ? value <= minimum : value < minimum))
+      add(`Expected a number ${exclusiveMinimum === true ? ">" : ">="} ${minimum}, got ${value}`)
+    if (typeof maximum === "number" && (exclusiveMaximum === true ? value >= maximum : value > maximum))
+      add(`Expected a number ${exclusiveMaximum === true ? "<" : "<="} ${maximum}, got ${value}`)
     if (typeof exclusiveMinimum === "number" && value <= exclusiveMinimum) add(`Expected a number > ${exclusiveMinimum}, got ${value}`)
     if (typeof exclusiveMaximum === "number" && value >= exclusiveMaximum) add(`Expected a number < ${exclusiveMaximum}, got ${value}`)
-    if (typeof multipleOf === "number" && multipleOf > 0 && !Number.isInteger(Number((value / multipleOf).toPrecision(12)))) add(`Expected a multiple of ${multipleOf}, got ${value}`)
+    if (typeof multipleOf === "number" && multipleOf > 0 && !Number.isInteger(Number((value / multipleOf).toPrecision(12))))
+      add(`Expected a multiple of ${multipleOf}, got ${value}`)
   }
 
   if (isRecord(value)) {
     const properties = isRecord(schema.properties) ? schema.properties : {}
-    const patterns = isRecord(schema.patternProperties) ? Object.entries(schema.patternProperties).flatMap(([p, s]) => { const re = regex(p); return re ? [{ re, s }] : [] }) : []
+    const patterns = isRecord(schema.patternProperties)
+      ? Object.entries(schema.patternProperties).flatMap(([p, s]) => {
+          const re = regex(p)
+          return re ? [{ re, s }] : []
+        })
+      : []
     if (Array.isArray(schema.required)) {
       for (const key of schema.required) if (typeof key === "string" && !(key in value)) add("Missing key", [...path, key])
     }
@@ -186,7 +202,8 @@ const noneMatches = (path: Path, forms: ReadonlyArray<unknown>, results: Readonl
     return [{ path, message: `Expected ${wanted.join(", or ")}, got ${shown(value)}` }]
   }
   const keys = isRecord(value) ? Object.keys(value) : []
-  const known = (form: unknown) => (isRecord(form) && isRecord(form.properties) ? keys.filter((k) => k in (form.properties as Record<string, unknown>)).length : 0)
+  const known = (form: unknown) =>
+    isRecord(form) && isRecord(form.properties) ? keys.filter((k) => k in (form.properties as Record<string, unknown>)).length : 0
   // a form the value is not even the type of is the furthest
   const wrongType = (r: ReadonlyArray<Issue>) => r.some((i) => i.path.length === path.length && /^Expected [a-z]+( or [a-z]+)*, got /.test(i.message))
   const ranked = results.map((issues, i) => ({ issues, far: wrongType(issues) ? 1 : 0, known: known(forms[i]) }))

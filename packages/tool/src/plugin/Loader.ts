@@ -6,7 +6,17 @@ import { pathToFileURL } from "node:url"
 import type { Permission } from "@reins/permission"
 import type { Truncate } from "@reins/truncate"
 import * as Tool from "../Tool.ts"
-import { describeError, type AfterDecision, type BeforeDecision, type ChatParams, type ChatParamsInput, type HookCall, type HookResult, type SessionHooks, type ToolHook } from "./Hooks.ts"
+import {
+  describeError,
+  type AfterDecision,
+  type BeforeDecision,
+  type ChatParams,
+  type ChatParamsInput,
+  type HookCall,
+  type HookResult,
+  type SessionHooks,
+  type ToolHook
+} from "./Hooks.ts"
 import { fromPlain, isPlainTool, plainToolProblem } from "./PlainTool.ts"
 import type { Skipped } from "./Skills.ts"
 import { isRecord } from "./Values.ts"
@@ -83,7 +93,10 @@ const oneError = (e: unknown) => {
 
 /** A syntax error is an AggregateError of Bun's build messages: the first few say what is wrong. */
 const loadError = (file: string, e: unknown): Skipped => {
-  const errors = typeof e === "object" && e !== null && "errors" in e && Array.isArray((e as { errors: unknown }).errors) ? (e as { errors: ReadonlyArray<unknown> }).errors : []
+  const errors =
+    typeof e === "object" && e !== null && "errors" in e && Array.isArray((e as { errors: unknown }).errors)
+      ? (e as { errors: ReadonlyArray<unknown> }).errors
+      : []
   return { path: file, error: errors.length > 0 ? errors.slice(0, 3).map(oneError).join("; ") : oneError(e) }
 }
 
@@ -171,9 +184,15 @@ export const loadPluginFiles = (files: ReadonlyArray<string>, context: PluginCon
         const label = name === "default" ? file : `${file}#${name}`
         const made = yield* Effect.result(
           typeof value === "function"
-            ? Effect.tryPromise({ try: async () => (await (value as (ctx: PluginContext) => unknown)(context)) as unknown, catch: (e) => `the plugin function threw: ${describeError(e)}` }).pipe(
+            ? Effect.tryPromise({
+                try: async () => (await (value as (ctx: PluginContext) => unknown)(context)) as unknown,
+                catch: (e) => `the plugin function threw: ${describeError(e)}`
+              }).pipe(
                 // a plugin that never finishes setting up would hold the runtime's start for ever
-                Effect.timeoutOrElse({ duration: Duration.millis(setupTimeout), orElse: () => Effect.fail(`the plugin function did not finish within ${setupTimeout} ms`) })
+                Effect.timeoutOrElse({
+                  duration: Duration.millis(setupTimeout),
+                  orElse: () => Effect.fail(`the plugin function did not finish within ${setupTimeout} ms`)
+                })
               )
             : Effect.succeed(value)
         )

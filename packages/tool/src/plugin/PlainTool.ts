@@ -52,8 +52,18 @@ export const fromPlain = (id: string, plain: PlainTool) => {
       catch: (e) => new ToolError({ reason: "failed", message: `The ${id} tool failed: ${describeError(e)}` })
     })
   if (plain.parameters !== undefined && Schema.isSchema(plain.parameters)) {
-    return define(id, { description: plain.description, parameters: plain.parameters as Schema.Top & { readonly DecodingServices: never }, permissions, execute })
+    return define(id, {
+      description: plain.description,
+      parameters: plain.parameters as Schema.Top & { readonly DecodingServices: never },
+      permissions,
+      execute
+    })
   }
   const schema = objectSchema(isRecord(plain.parameters) ? plain.parameters : {})
-  return defineJson(id, { description: plain.description, parameters: { jsonSchema: schema, validate: (args) => validateJsonSchema(schema, args) }, permissions, execute })
+  return defineJson(id, {
+    description: plain.description,
+    parameters: { jsonSchema: schema, validate: (args) => validateJsonSchema(schema, args) },
+    permissions,
+    execute
+  })
 }

@@ -33,7 +33,13 @@ export const skillRoots = (cwd: string, home: string) => [
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/
 
-const isFile = (file: string) => Effect.promise(() => fs.promises.stat(file).then((s) => s.isFile(), () => false))
+const isFile = (file: string) =>
+  Effect.promise(() =>
+    fs.promises.stat(file).then(
+      (s) => s.isFile(),
+      () => false
+    )
+  )
 
 const readDir = (dir: string) => Effect.promise(() => fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []))
 

@@ -50,7 +50,16 @@ export const itemOfPart = (part: Part, kind: MessageKind, settled: boolean): Tra
       if (part.synthetic === true) return undefined
       if (kind === "user" || kind === "queued") return { kind: "user", id: part.id, messageID: part.messageID, text: part.text, queued: kind === "queued" }
       if (kind === "summary") return { kind: "summary", id: part.id, messageID: part.messageID, text: part.text, done: true }
-      return { kind: "text", id: part.id, partID: part.id, messageID: part.messageID, text: part.text, done: settled || part.time?.end !== undefined, chunk: 0, consumed: 0 }
+      return {
+        kind: "text",
+        id: part.id,
+        partID: part.id,
+        messageID: part.messageID,
+        text: part.text,
+        done: settled || part.time?.end !== undefined,
+        chunk: 0,
+        consumed: 0
+      }
     case "reasoning":
       return {
         kind: "reasoning",
@@ -219,8 +228,9 @@ export const addNotice = (state: TranscriptState, text: string, tone: NoticeItem
 
 /** The turn is over: whatever is still live is final. */
 const endTurn = (state: TranscriptState): TranscriptState => {
-  const live = state.live.map((item): TranscriptItem =>
-    item.kind === "text" || item.kind === "reasoning" || item.kind === "summary" || item.kind === "notice" ? { ...item, done: true } : item
+  const live = state.live.map(
+    (item): TranscriptItem =>
+      item.kind === "text" || item.kind === "reasoning" || item.kind === "summary" || item.kind === "notice" ? { ...item, done: true } : item
   )
   const { retry: _retry, ...rest } = state
   return {
@@ -273,7 +283,10 @@ export const reduceTranscript = (state: TranscriptState, event: SessionEvent): T
       return withPermissions(state, [...state.permissions.filter((p) => p.id !== event.id), request])
     }
     case "permission.replied": {
-      let next = withPermissions(state, state.permissions.filter((p) => p.id !== event.id))
+      let next = withPermissions(
+        state,
+        state.permissions.filter((p) => p.id !== event.id)
+      )
       if (event.by === "policy" && event.reply === "reject") next = notice(next, "error", "permission denied by the non-interactive policy")
       if (event.granted) next = notice(next, "info", `always allowed for this ${event.persisted ? "project" : "session"}: ${event.granted.join(", ")}`)
       return next

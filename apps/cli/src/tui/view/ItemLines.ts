@@ -20,7 +20,16 @@ const reasoningLines = (item: ReasoningItem, o: ItemOptions): Array<string> => {
     const peek = item.done ? firstLine(item.text) : lastLine(item.text)
     return [truncate(style.dim(`${glyphs.collapsed} ${glyphs.think} ${label}${peek ? ` ${style.glyphs.dot} ${peek}` : ""}`), o.width, style.glyphs.ellipsis)]
   }
-  return [style.dim(`${glyphs.expanded} ${glyphs.think} ${label}`), ...indent(wrap(paintLines((l) => style.dim(style.italic(l)), item.text.trim()), o.width - 2), "  ")]
+  return [
+    style.dim(`${glyphs.expanded} ${glyphs.think} ${label}`),
+    ...indent(
+      wrap(
+        paintLines((l) => style.dim(style.italic(l)), item.text.trim()),
+        o.width - 2
+      ),
+      "  "
+    )
+  ]
 }
 
 const summaryLines = (item: SummaryItem, o: ItemOptions): Array<string> => {
@@ -40,7 +49,10 @@ export const itemLines = (item: TranscriptItem, o: ItemOptions): Array<string> |
   const { style, glyphs } = o.theme
   switch (item.kind) {
     case "user":
-      return ["", ...hang(`${style.bold(style.cyan(glyphs.user))} `, "  ", paintLines(style.bold, item.text) + (item.queued ? style.dim(" (queued)") : ""), o.width)]
+      return [
+        "",
+        ...hang(`${style.bold(style.cyan(glyphs.user))} `, "  ", paintLines(style.bold, item.text) + (item.queued ? style.dim(" (queued)") : ""), o.width)
+      ]
     case "file":
       return [truncate(style.dim(`  [file] ${item.name}`), o.width)]
     case "text": {

@@ -102,7 +102,13 @@ const listLines = (token: Tokens.List, theme: Theme, width: number, depth: numbe
   const markers = token.items.map((item, i) => (token.ordered ? `${start + i}.` : item.task ? (item.checked ? "[x]" : "[ ]") : theme.glyphs.bullet))
   const markerWidth = Math.max(...markers.map((m) => m.length)) + 1
   return token.items.flatMap((item, i) => {
-    const body = blockLines(item.tokens.filter((t) => t.type !== "checkbox"), theme, width - markerWidth, depth + 1, item.loose)
+    const body = blockLines(
+      item.tokens.filter((t) => t.type !== "checkbox"),
+      theme,
+      width - markerWidth,
+      depth + 1,
+      item.loose
+    )
     const marker = theme.style.dim(markers[i]!) + " ".repeat(markerWidth - markers[i]!.length)
     const lines = indent(body.length === 0 ? [""] : body, marker, " ".repeat(markerWidth))
     return item.loose && i > 0 ? ["", ...lines] : lines

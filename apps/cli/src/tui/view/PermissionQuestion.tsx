@@ -68,7 +68,9 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
     if (key.escape) return reply({ reply: "reject" })
     if (key.leftArrow || key.upArrow || (key.shift && key.tab)) return setSelected((selected + OPTIONS.length - 1) % OPTIONS.length)
     if (key.rightArrow || key.downArrow || key.tab) return setSelected((selected + 1) % OPTIONS.length)
-    const chosen = key.return ? OPTIONS[selected] : OPTIONS.find((o) => o.key === input.toLowerCase() || (input.toLowerCase() === "y" && o.key === "o") || (input.toLowerCase() === "n" && o.key === "r"))
+    const chosen = key.return
+      ? OPTIONS[selected]
+      : OPTIONS.find((o) => o.key === input.toLowerCase() || (input.toLowerCase() === "y" && o.key === "o") || (input.toLowerCase() === "n" && o.key === "r"))
     if (chosen === undefined) return
     if (chosen.reply === "reject") return setMessage("")
     reply({ reply: chosen.reply })

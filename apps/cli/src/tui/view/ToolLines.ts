@@ -22,8 +22,7 @@ const lastLines = (text: string, n: number): ReadonlyArray<string> => {
 }
 
 // bash's output ends with notes for the model ("(exit code 0)", a timeout); the line above says the same
-const withoutTrailer = (output: string) =>
-  output.replace(/\n*(?:The command timed out after \d+ ms and was killed\.\n)?\(exit code [^)]*\)\s*$/, "")
+const withoutTrailer = (output: string) => output.replace(/\n*(?:The command timed out after \d+ ms and was killed\.\n)?\(exit code [^)]*\)\s*$/, "")
 
 /** A one-file diff without its file headers (the call's line names the file); several files keep theirs. */
 const singleFileBody = (diff: string) => {
@@ -111,6 +110,8 @@ export const toolLines = (part: ToolPart, o: ToolLineOptions): Array<string> => 
   const marker = style.dim(o.expanded ? glyphs.expanded : glyphs.collapsed)
   const body = lines.map((line) => (isDiff ? line : style.dim(line)))
   // collapsed, each line is cut to the width; expanded, long lines wrap
-  const shown = o.expanded ? body.flatMap((line) => wrap(line, Math.max(1, o.width - 4), true)) : body.map((line) => truncate(line, Math.max(1, o.width - 4), style.glyphs.ellipsis))
+  const shown = o.expanded
+    ? body.flatMap((line) => wrap(line, Math.max(1, o.width - 4), true))
+    : body.map((line) => truncate(line, Math.max(1, o.width - 4), style.glyphs.ellipsis))
   return [fit(toolLine(part, style, o.cwd === undefined ? {} : { cwd: o.cwd })), ...(shown.length > 0 ? indent(shown, `  ${marker} `, "    ") : [])]
 }

@@ -79,6 +79,12 @@ export const Transcript = (props: TranscriptProps) => {
   for (const item of state.live) draw(item, false)
   // a frame taller than the terminal cannot be redrawn in place: its top waits, cut, until it is printed whole
   const room = Math.max(3, props.height ?? size.rows - RESERVED_ROWS)
-  const shown = frame.length > room ? [theme.style.dim(`${theme.style.glyphs.ellipsis} ${frame.length - room + 1} more lines above, printed when done`), ...frame.slice(frame.length - room + 1)] : frame
+  const shown =
+    frame.length > room
+      ? [
+          theme.style.dim(`${theme.style.glyphs.ellipsis} ${frame.length - room + 1} more lines above, printed when done`),
+          ...frame.slice(frame.length - room + 1)
+        ]
+      : frame
   return shown.length > 0 ? <Text>{shown.join("\n")}</Text> : null
 }

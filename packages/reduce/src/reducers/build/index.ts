@@ -6,7 +6,10 @@ import { render } from "./render.ts"
 
 /** Whether a line near the head or the tail of the text matches (build errors come last). */
 const sniffEnds = (text: string, pattern: RegExp) =>
-  sniff(text, pattern, 300) || toLines(text.slice(-16_384)).slice(-200).some((line) => pattern.test(line))
+  sniff(text, pattern, 300) ||
+  toLines(text.slice(-16_384))
+    .slice(-200)
+    .some((line) => pattern.test(line))
 
 /**
  * Compiler and linter output (tsc, eslint, rustc/cargo, gcc/clang/make, go build/vet, javac,

@@ -29,8 +29,7 @@ export const BUILD_SNIFF = new RegExp(
 )
 
 /** One anchored regex from several `^…` ones, so a failing line costs one look at its start. */
-const alternation = (parts: ReadonlyArray<RegExp>) =>
-  new RegExp(`^(?:${parts.map((r) => `(?:${r.source.replace(/^\^/, "")})`).join("|")})`)
+const alternation = (parts: ReadonlyArray<RegExp>) => new RegExp(`^(?:${parts.map((r) => `(?:${r.source.replace(/^\^/, "")})`).join("|")})`)
 
 /** Compile commands, dependency downloads, per-crate status lines, directory changes. */
 export const NOISE = alternation([
@@ -103,15 +102,16 @@ const SUMMARY_START = alternation([
 ])
 
 export const SUMMARY = {
-  test: (line: string) =>
-    SUMMARY_START.test(line) || ((line.includes("Found ") || line.includes("fixable")) && SUMMARY_INSIDE.test(line))
+  test: (line: string) => SUMMARY_START.test(line) || ((line.includes("Found ") || line.includes("fixable")) && SUMMARY_INSIDE.test(line))
 }
 
 /** Unlocated errors in formats without a parser here (webpack, linkers, generic tools): never cut. */
-export const IMPORTANT = /^(?:(?:ERROR|WARNING) in \S|(?:error|fatal error|fatal|FATAL|ERROR)(?:\[\w+\])?: \S|error TS\d+: |\S+: undefined reference to |\/\S*ld: |\S+:\d+: \*\*\* )/
+export const IMPORTANT =
+  /^(?:(?:ERROR|WARNING) in \S|(?:error|fatal error|fatal|FATAL|ERROR)(?:\[\w+\])?: \S|error TS\d+: |\S+: undefined reference to |\/\S*ld: |\S+:\d+: \*\*\* )/
 
 /** Lines that set the scene for the next diagnostic (gcc/clang include chains and functions). */
-export const CONTEXT = /^(?:In file included from \S|\s+from \S.*[:,]$|\S.*: (?:In (?:function|member function|constructor|destructor|instantiation|static member function|lambda)|At (?:top level|global scope)|In (?:substitution|expansion) of)\b)/
+export const CONTEXT =
+  /^(?:In file included from \S|\s+from \S.*[:,]$|\S.*: (?:In (?:function|member function|constructor|destructor|instantiation|static member function|lambda)|At (?:top level|global scope)|In (?:substitution|expansion) of)\b)/
 
 /** A caret or squiggle line under a snippet, as gcc, clang and javac print it. */
 export const CARET = /^[\s|0-9]*[~^][~^ \t+-]*$/

@@ -75,7 +75,12 @@ const wrap = (parts: ReadonlyArray<string>, indent: string, sep: string): Array<
 
 /** Every location of the group: one per entry, or per file (`a.js:3:1 7:1 9:5`) for eslint. */
 const locations = (diags: ReadonlyArray<Diag>, indent: string): Array<string> => {
-  if (!diags[0]!.compact) return wrap(diags.map((d) => d.location), indent, ", ")
+  if (!diags[0]!.compact)
+    return wrap(
+      diags.map((d) => d.location),
+      indent,
+      ", "
+    )
   const byFile = new Map<string, Array<string>>()
   for (const d of diags) {
     const list = byFile.get(d.file)

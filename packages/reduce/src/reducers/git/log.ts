@@ -16,8 +16,7 @@ const ONELINE = /^[*|\\/ ]*[0-9a-f]{7,64}\b/
 export const gitLog: Reducer = {
   name: "git_log",
   matches: (input) =>
-    runs(input.command, new RegExp(`${GIT}(?:log|reflog|whatchanged)\\b`)) ||
-    (sniff(input.text, COMMIT, 3) && sniff(input.text, /^[*|\\/ ]*Author: /, 6)),
+    runs(input.command, new RegExp(`${GIT}(?:log|reflog|whatchanged)\\b`)) || (sniff(input.text, COMMIT, 3) && sniff(input.text, /^[*|\\/ ]*Author: /, 6)),
   reduce: (input) => {
     const lines = toLines(input.text)
     const starts: Array<number> = []

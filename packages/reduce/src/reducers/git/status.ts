@@ -11,7 +11,8 @@ export const PATHS_PER_STATE = 10
 
 const SECTION = /^(Changes to be committed|Changes not staged for commit|Unmerged paths|Untracked files|Ignored files):$/
 const HINT = /^\s*\((?:use|fix|all conflicts|commit or discard|create\/copy|run|see|and)\b.*\)$/
-const ENTRY = /^\t(?:(both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them|new file|modified|deleted|renamed|copied|typechange|unmerged):\s+)?(\S.*)$/
+const ENTRY =
+  /^\t(?:(both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them|new file|modified|deleted|renamed|copied|typechange|unmerged):\s+)?(\S.*)$/
 const UNMERGED_STATE = /^(?:both |added by |deleted by |unmerged)/
 const SHORT = /^([ MTADRCU?!])([ MTADRCU?!]) (\S.*)$/
 const V2 = /^(?:([12u]) ([.MTADRCU]{2}) \S|([?!]) \S)/
@@ -114,7 +115,12 @@ const reduceShort = (lines: ReadonlyArray<string>) => {
     bucket(buckets, `"${xy}"`, UNMERGED_CODE.test(xy)).lines.push(line)
   }
   const out = [...head]
-  out.push(`[${Object.entries(tally).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ")}]`)
+  out.push(
+    `[${Object.entries(tally)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ")}]`
+  )
   let sampled = false
   const ordered = [...buckets.values()].sort((a, b) => Number(b.all) - Number(a.all))
   for (const b of ordered) sampled = emit(out, b, "") || sampled
@@ -122,7 +128,8 @@ const reduceShort = (lines: ReadonlyArray<string>) => {
   return { out, sampled, hints: 0 }
 }
 
-const LONG_SNIFF = /^(?:On branch \S|HEAD detached (?:at|from) \S|Not currently on any branch\.|(?:Changes to be committed|Changes not staged for commit|Unmerged paths|Untracked files):$)/
+const LONG_SNIFF =
+  /^(?:On branch \S|HEAD detached (?:at|from) \S|Not currently on any branch\.|(?:Changes to be committed|Changes not staged for commit|Unmerged paths|Untracked files):$)/
 
 /** Whether the first lines are porcelain v1 or v2 entries (at least five, nearly all of them). */
 const looksPorcelain = (text: string) => {
@@ -133,8 +140,7 @@ const looksPorcelain = (text: string) => {
 
 export const gitStatus: Reducer = {
   name: "git_status",
-  matches: (input) =>
-    runs(input.command, new RegExp(`${GIT}status\\b`)) || sniff(input.text, LONG_SNIFF, 12) || looksPorcelain(input.text),
+  matches: (input) => runs(input.command, new RegExp(`${GIT}status\\b`)) || sniff(input.text, LONG_SNIFF, 12) || looksPorcelain(input.text),
   reduce: (input) => {
     const lines = toLines(input.text)
     const long = lines.some((l) => LONG_SNIFF.test(l))

@@ -9,7 +9,8 @@ import { jsInternalFrame, Report, trimCodeFrame } from "./common.ts"
 
 const RESULT = /^(\(pass\)|✓|\(fail\)|✗|\(skip\)|»|\(todo\)|✎) (.+)$/
 const FILE = /^(?!\s)(?!Ran |error:)\S.*\.(?:[cm]?[jt]sx?):$/
-const SUMMARY = /^\s*\d+ (?:pass|fail|skip|todo|error|errors|snapshots?|expect\(\) calls?)\b|^Ran \d+ tests? across \d+ files?\.|^\s*\d+ tests? (?:failed|skipped|todo):?$|^\s*\d+ snapshots?,/
+const SUMMARY =
+  /^\s*\d+ (?:pass|fail|skip|todo|error|errors|snapshots?|expect\(\) calls?)\b|^Ran \d+ tests? across \d+ files?\.|^\s*\d+ tests? (?:failed|skipped|todo):?$|^\s*\d+ snapshots?,/
 const FRAME = /^\s*\d+ \| /
 const CARET = /^\s*\^\s*$/
 

@@ -23,7 +23,9 @@ const rustFrame: FrameSpan = (lines, i) => {
   const next = lines[i + 1]
   const at = next !== undefined && /^\s+at \S/.test(next) ? next : undefined
   const internal =
-    /^(?:<?(?:std|core|alloc|test|__rustc|panic_unwind|backtrace)::|<fn\(|rust_begin_unwind|__rust|_start\b|__libc_start|start_thread|clone\d*$|__clone)/.test(frame[1]!) ||
+    /^(?:<?(?:std|core|alloc|test|__rustc|panic_unwind|backtrace)::|<fn\(|rust_begin_unwind|__rust|_start\b|__libc_start|start_thread|clone\d*$|__clone)/.test(
+      frame[1]!
+    ) ||
     (at !== undefined && /at \/rustc\//.test(at))
   return internal ? (at ? 2 : 1) : 0
 }

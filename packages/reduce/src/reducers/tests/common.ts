@@ -76,7 +76,8 @@ export class Report {
   }
 }
 
-const ERRORISH = /\b(?:error|Error|ERROR|ERR_[A-Z_]+|panic|panicked|fatal|Fatal|FATAL|FAIL|FAILED|Exception|Traceback|Unhandled|Segmentation fault|timed? ?out)\b/
+const ERRORISH =
+  /\b(?:error|Error|ERROR|ERR_[A-Z_]+|panic|panicked|fatal|Fatal|FATAL|FAIL|FAILED|Exception|Traceback|Unhandled|Segmentation fault|timed? ?out)\b/
 
 /** Removes blank lines at both ends and runs of blank lines. */
 export const squeezeBlank = (lines: ReadonlyArray<string>): Array<string> => {
@@ -191,13 +192,7 @@ const JS_INTERNAL =
  * `frame` matches a code-frame line; `caret` the caret line under the failing line; `marked`,
  * when given, the failing line itself (jest's `> 18 |`).
  */
-export const trimCodeFrame = (
-  block: ReadonlyArray<string>,
-  frame: RegExp,
-  caret: RegExp,
-  reasons: Set<ReasonCode>,
-  marked?: RegExp
-): Array<string> => {
+export const trimCodeFrame = (block: ReadonlyArray<string>, frame: RegExp, caret: RegExp, reasons: Set<ReasonCode>, marked?: RegExp): Array<string> => {
   const out: Array<string> = []
   for (let i = 0; i < block.length; i++) {
     const line = block[i]!

@@ -176,8 +176,7 @@ const SNIFF = /^=== RUN\s+Test|^--- (?:FAIL|PASS): Test\S* \(\d|^ok\s+\S+\s+(?:\
 
 export const goTest: Reducer = {
   name: "go_test",
-  matches: (input) =>
-    runs(input.command, /(?:go\s+test|gotestsum)\b/) || sniff(input.text, JSON_SNIFF, 5) || sniff(input.text, SNIFF),
+  matches: (input) => runs(input.command, /(?:go\s+test|gotestsum)\b/) || sniff(input.text, JSON_SNIFF, 5) || sniff(input.text, SNIFF),
   reduce: (input) => {
     const json = sniff(input.text, JSON_SNIFF, 5)
     const report = new Report(json ? "go test -json" : "go test")

@@ -37,10 +37,7 @@ const counted = (verdict: string | undefined, kind: string) => Number(new RegExp
 
 export const unittest: Reducer = {
   name: "unittest",
-  matches: (input) =>
-    runs(input.command, COMMAND) ||
-    sniff(input.text, SNIFF) ||
-    sniffEnd(input.text, RAN),
+  matches: (input) => runs(input.command, COMMAND) || sniff(input.text, SNIFF) || sniffEnd(input.text, RAN),
   reduce: (input) => {
     const report = new Report("unittest")
     let recognised = false
