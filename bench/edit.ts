@@ -134,7 +134,7 @@ for (const lines of [1_000, 10_000, 100_000]) {
     })
     const floor = await time(runs, () => {
       const at = content.indexOf(c.old)
-      return at === -1 ? content : content.slice(0, at) + "REPLACED" + content.slice(at + c.old.length)
+      return at === -1 ? content : `${content.slice(0, at)}REPLACED${content.slice(at + c.old.length)}`
     })
     const naive = c.expect === "exact" ? undefined : await time(lines >= 100_000 ? 3 : runs, () => naiveBlockAnchor(content, c.old))
     worst.set(lines, Math.max(worst.get(lines) ?? 0, whole))

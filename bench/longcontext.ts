@@ -67,7 +67,7 @@ const words = [
   "off"
 ]
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
-const sentence = () => cap(Array.from({ length: 8 + Math.floor(rand() * 10) }, () => pick(words)).join(" ")) + "."
+const sentence = () => `${cap(Array.from({ length: 8 + Math.floor(rand() * 10) }, () => pick(words)).join(" "))}.`
 
 const tsBlock = (i: number): Array<string> => {
   const noun = pick(nouns)
@@ -92,7 +92,7 @@ const tsBlock = (i: number): Array<string> => {
 const mdBlock = (i: number): Array<string> => [
   `## ${cap(pick(verbs))} the ${pick(nouns)} (${i})`,
   ``,
-  sentence() + " " + sentence() + " " + sentence(),
+  `${sentence()} ${sentence()} ${sentence()}`,
   ``,
   `- ${sentence()}`,
   `- ${sentence()}`,
@@ -119,7 +119,7 @@ for (let f = 0; f < FILES; f++) {
   const lines: Array<string> = []
   for (let b = 0; numberedSize(lines) < target; b++) lines.push(...(kind === "ts" ? tsBlock(b) : kind === "md" ? mdBlock(b) : logBlock(b)))
   fs.mkdirSync(path.join(cwd, path.dirname(name)), { recursive: true })
-  fs.writeFileSync(path.join(cwd, name), lines.join("\n") + "\n")
+  fs.writeFileSync(path.join(cwd, name), `${lines.join("\n")}\n`)
   files.push(name)
 }
 
@@ -338,7 +338,9 @@ const result: TurnResult | undefined = r.turn._tag === "Success" ? r.turn.succes
 const requests = server.requests
 const agentIdx: Array<number> = []
 const summaryIdx: Array<number> = []
-shapes.forEach((s, i) => s.measured && (s.kind === "agent" ? agentIdx : summaryIdx).push(i))
+shapes.forEach((s, i) => {
+  if (s.measured) (s.kind === "agent" ? agentIdx : summaryIdx).push(i)
+})
 const sentAgent = agentIdx.reduce((n, i) => n + tokens(requests[i]!.bodyLength), 0)
 const sentSummary = summaryIdx.reduce((n, i) => n + tokens(requests[i]!.bodyLength), 0)
 

@@ -223,7 +223,14 @@ const startModel = async () => {
     if (chunk.done) throw new Error(`the scripted model did not start: ${out}`)
     out += chunk.value
   }
-  return { url: out.trim(), stop: async () => void (proc.kill(), await reader.cancel(), await proc.exited) }
+  return {
+    url: out.trim(),
+    stop: async () => {
+      proc.kill()
+      await reader.cancel()
+      await proc.exited
+    }
+  }
 }
 
 const runTarget = async (target: Target): Promise<Result> => {

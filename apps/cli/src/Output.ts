@@ -7,10 +7,10 @@ const kib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} 
 
 /** One line on what happened to a tool's output: reduced (by what) or cut, and where it all is. */
 export const outputNote = (metadata: Record<string, unknown>) => {
-  const r = metadata["reduction"] as { reducer: string; originalBytes: number; compactedBytes: number; reasons: ReadonlyArray<string> } | undefined
-  const file = typeof metadata["outputPath"] === "string" ? `; full output in ${metadata["outputPath"]}` : ""
+  const r = metadata.reduction as { reducer: string; originalBytes: number; compactedBytes: number; reasons: ReadonlyArray<string> } | undefined
+  const file = typeof metadata.outputPath === "string" ? `; full output in ${metadata.outputPath}` : ""
   if (r) return `↳ reduced by ${r.reducer}: ${kib(r.originalBytes)} → ${kib(r.compactedBytes)} (${r.reasons.join(", ")})${file}`
-  if (metadata["truncated"] === true) return `↳ output cut to the limits${file}`
+  if (metadata.truncated === true) return `↳ output cut to the limits${file}`
   return undefined
 }
 

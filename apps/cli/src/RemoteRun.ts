@@ -3,7 +3,7 @@
 // server: this process subscribes to its events, posts the prompt, answers permission questions when it has a
 // terminal, and asks the server to abort the turn on Ctrl+C.
 import { Effect, FiberMap, Option, Schema, Semaphore, Stream } from "effect"
-import { Action, PermissionAsked, Session, SessionEvent, TurnResult, type Event } from "@reins/domain"
+import { Action, type PermissionAsked, Session, SessionEvent, TurnResult, type Event } from "@reins/domain"
 import type { Pending } from "@reins/permission"
 import { failure, type CliError } from "./CliError.ts"
 import { jsonPrinter } from "./Output.ts"
@@ -45,11 +45,12 @@ const decodeFinished = Schema.decodeUnknownOption(json(Finished))
 const isAction = Schema.is(Action)
 
 /** A `permission.asked` event as the terminal prompter shows it. */
-const pendingOf = (asked: PermissionAsked): Pending => {
+type Asked = typeof PermissionAsked.Type
+
+const pendingOf = (asked: Asked): Pending => {
   const { type: _, rule, ...rest } = asked
   return { ...rest, ...(rule === undefined ? {} : { rule: { ...rule, action: isAction(rule.action) ? rule.action : "ask" } }) }
 }
-type PermissionAsked = typeof PermissionAsked.Type
 
 /** The session the turn runs on: `--session ID`, `--continue` (the server's newest), or a new one. */
 const chooseSession = (r: Remote, input: AttachInput, announce: (session: Session) => Effect.Effect<void>) =>
@@ -102,7 +103,7 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
       // questions on the terminal, one at a time; one answered elsewhere (another client, the timeout) is closed here
       const questions = yield* FiberMap.make<string>()
       const oneAtATime = yield* Semaphore.make(1)
-      const answer = (asked: PermissionAsked) =>
+      const answer = (asked: Asked) =>
         Semaphore.withPermits(
           oneAtATime,
           1

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { spawnPty } from "./pty/index.ts"
 import { api, servers, sleeping, until } from "./serve-support.ts"
-import { BIN, ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -164,7 +164,7 @@ describe("reins run --attach", () => {
     const n = "4.731"
     const p = await respondingProject(oneCommand(`sleep ${n}`, "never"))
     const s = await serve(p, ["--yolo"])
-    const { child, exited, stderr } = spawnAttached(s.url, p)
+    const { exited, stderr } = spawnAttached(s.url, p)
     await until(() => sleeping(n) === 1, 15_000)
     s.child.kill("SIGKILL")
     expect(await exited).toBe(1)

@@ -108,7 +108,7 @@ describe("reins run on a terminal", () => {
     pty.type("o\r")
     expect(await pty.waitExit(15_000)).toBe(0)
     await pty.settle()
-    expect(pty.screen()).toMatch(/\[o\]nce  \[a\]lways  \[r\]eject: o\n✓ bash touch x\.txt · exit 0 · /)
+    expect(pty.screen()).toMatch(/\[o\]nce {2}\[a\]lways {2}\[r\]eject: o\n✓ bash touch x\.txt · exit 0 · /)
     expect(pty.screen()).toContain("Made x.txt.\n\nIt is empty.\nNothing else changed.\n\nsession ")
     // while the answer streamed to this same terminal, no spinner was drawn between its lines
     expect(pty.output()).not.toContain("writing")

@@ -4,8 +4,6 @@
 // resumed, exits with a clear error without writing anything more.
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())

@@ -31,7 +31,7 @@ describe("reduceTranscript", () => {
     const after = reduceTranscript(before, updated({ ...a, state: running({ command: "make" }, 1000, { tail: "cc a.c\ncc b.c\n", outputBytes: 14 }) }))
     expect(after.live[0]).toBe(textItem!)
     const bash = after.live[1]
-    expect(bash?.kind === "tool" && bash.part.state.status === "running" && bash.part.state.metadata?.["tail"]).toBe("cc a.c\ncc b.c\n")
+    expect(bash?.kind === "tool" && bash.part.state.status === "running" && bash.part.state.metadata?.tail).toBe("cc a.c\ncc b.c\n")
   })
 
   test("a queued message is marked; the continuation written after a compaction is not shown", () => {

@@ -10,7 +10,7 @@ export const user = (id: string, text: string, metadata?: Record<string, unknown
     { type: "message.updated", message },
     {
       type: "part.updated",
-      part: { id: `${id}-p`, sessionID: SESSION, messageID: id, type: "text", text, ...(metadata?.["compaction_continue"] ? { synthetic: true } : {}) }
+      part: { id: `${id}-p`, sessionID: SESSION, messageID: id, type: "text", text, ...(metadata?.compaction_continue ? { synthetic: true } : {}) }
     }
   ]
 }

@@ -98,7 +98,7 @@ describe("the transcript of a real turn", () => {
       ["text", answer]
     ])
     const bash = state.items.find((i) => i.kind === "tool" && i.part.tool === "bash")
-    expect(bash?.kind === "tool" && bash.part.state.status === "completed" && bash.part.state.metadata["exitCode"]).toBe(3)
+    expect(bash?.kind === "tool" && bash.part.state.status === "completed" && bash.part.state.metadata.exitCode).toBe(3)
     expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("alpha\nBETA\n")
   })
 

@@ -9,7 +9,7 @@ import {
   type SessionUpdate,
   type StopReason
 } from "@agentclientprotocol/sdk"
-import { Cause, Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
 import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"

@@ -30,7 +30,7 @@ export const latestSummary = (messages: ReadonlyArray<MessageWithParts>): Summar
     (m) => m.info.role === "assistant" && m.info.summary !== undefined && m.info.time.completed !== undefined && m.info.error === undefined
   )
   const found = messages[index]
-  if (!found || found.info.role !== "assistant" || !found.info.summary) return undefined
+  if (found?.info.role !== "assistant" || !found.info.summary) return undefined
   const info = { ...found.info, summary: found.info.summary }
   const tailStart = info.summary.tailStart
   const tail = tailStart === undefined ? -1 : messages.findIndex((m) => m.info.id === tailStart)
@@ -76,7 +76,7 @@ const showUncached = (message: MessageWithParts): MessageWithParts => {
   if (message.info.role !== "user" || !userFlag(message.info, "queued")) return { info: message.info, parts }
   const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
   const first = parts.find((p) => p.type === "text")
-  if (!first || first.type !== "text") return { info: message.info, parts }
+  if (first?.type !== "text") return { info: message.info, parts }
   return { info: message.info, parts: parts.flatMap((p): Array<Part> => (p === first ? [{ ...first, text: queuedNote(text) }] : p.type === "text" ? [] : [p])) }
 }
 

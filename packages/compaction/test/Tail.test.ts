@@ -49,7 +49,7 @@ describe("selectTail (T8)", () => {
   test("never fewer than the last 2 messages, however large", () => {
     const h = history()
     h.user("one")
-    h.user("two " + "x".repeat(40_000))
+    h.user(`two ${"x".repeat(40_000)}`)
     h.assistant({ text: "y".repeat(40_000) })
     expect(selectTail(h.messages, { budget: 2_000 })).toBe(1)
     const one = history()

@@ -142,7 +142,7 @@ export const usageAttributes = (usage: Usage): Record<string, number> => ({
 /** `server.address` / `server.port` of a request URL (the port always, its default when the URL has none). */
 export const serverAttributes = (url: string): Record<string, string | number> => {
   const parsed = URL.parse(url)
-  if (!parsed || !parsed.hostname) return {}
+  if (!parsed?.hostname) return {}
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === "http:" ? 80 : 443
   return { [GenAiAttr.serverAddress]: parsed.hostname.replace(/^\[|\]$/g, ""), [GenAiAttr.serverPort]: port }
 }

@@ -427,7 +427,9 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
     }
     case "pipeline": {
       const saved = st.cwd
-      node.namedChildren.forEach((child, i) => visit(st, child, fed || i > 0, depth))
+      node.namedChildren.forEach((child, i) => {
+        visit(st, child, fed || i > 0, depth)
+      })
       st.cwd = saved
       return
     }

@@ -81,7 +81,7 @@ const checkOne = (ctx: PathContext, w: string, name: string) => {
   if (URL_LIKE.test(w) || harmlessDevice(w)) return
   if (!(w.startsWith("/") || w.startsWith("~") || w.startsWith(".") || w.includes("/")) && !namesSymlink(ctx, w)) return
   const glob = w.search(GLOB)
-  const fixed = glob === -1 ? w : path.dirname(w.slice(0, glob) + "x")
+  const fixed = glob === -1 ? w : path.dirname(`${w.slice(0, glob)}x`)
   const real = ctx.locate(fixed)
   if (real !== undefined && harmlessDevice(real)) return
   ctx.external(real)

@@ -145,7 +145,7 @@ export const awkRunsCode = (program: string): string | undefined => {
       i += word.length
       if (word === "system" && /^\s*\(/.test(program.slice(i))) return "awk runs a command (system)"
       // `getline line < "/etc/passwd"`: a file named in the program
-      if (word === "getline" && /^\s*([A-Za-z_][\w\[\]$]*\s*)?</.test(program.slice(i))) return "awk reads a file named in its program"
+      if (word === "getline" && /^\s*([A-Za-z_][\w[\]$]*\s*)?</.test(program.slice(i))) return "awk reads a file named in its program"
       if (word === "print" || word === "printf") {
         printing = true
         depth = 0

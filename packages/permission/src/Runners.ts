@@ -231,9 +231,9 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   prlimit: (w) => (w.some((x) => x === "-p" || x === "--pid" || (x ?? "").startsWith("--pid=")) ? undefined : rest(w, skipOptions(w, 1, "", long("--output")))),
   daemonize: (w) => rest(w, skipOptions(w, 1, "ceopluE")),
   // compiler caches run their first word as the compiler
-  ccache: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
-  sccache: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
-  distcc: (w) => (w.slice(1).every((x) => x !== undefined && x.startsWith("-")) ? undefined : rest(w, 1)),
+  ccache: (w) => (w.slice(1).every((x) => x?.startsWith("-")) ? undefined : rest(w, 1)),
+  sccache: (w) => (w.slice(1).every((x) => x?.startsWith("-")) ? undefined : rest(w, 1)),
+  distcc: (w) => (w.slice(1).every((x) => x?.startsWith("-")) ? undefined : rest(w, 1)),
   icecc: (w) => rest(w, 1),
   chronic: (w) => rest(w, skipOptions(w, 1, "")),
   ifne: (w) => rest(w, skipOptions(w, 1, "")),

@@ -88,7 +88,7 @@ const fdExec = (words: Words): Unwrapped | undefined => {
   return inners.length > 0 ? { inners, scripts: [] } : undefined
 }
 
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,.\/-]+$/
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/
 const quote = (w: string) => (SAFE_WORD.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)
 
 /** `env -S 'cmd args' more…`: the split string and the words after it make the command. */

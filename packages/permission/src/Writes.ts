@@ -34,7 +34,7 @@ const basenameOfUrl = (url: string | undefined) => {
 const copies = (words: Words): Array<string> => {
   const target = words.findIndex((w) => w === "-t" || w === "--target-directory")
   const attached = words.find((w) => w?.startsWith("--target-directory="))
-  const list = operands(words).filter((w, i, all) => !(target !== -1 && all[i] === words[target + 1]))
+  const list = operands(words).filter((_, i, all) => !(target !== -1 && all[i] === words[target + 1]))
   const dir = attached?.slice("--target-directory=".length) ?? (target !== -1 ? words[target + 1] : undefined)
   if (dir !== undefined) return [dir, ...list.map((f) => `${dir}/${f.split("/").pop()}`)]
   if (list.length < 2) return list

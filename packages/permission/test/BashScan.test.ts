@@ -403,7 +403,7 @@ describe("scanBash: regressions", () => {
   test("`..` after a symlink is taken from the link's target, as the kernel does", async () => {
     expect(externals(await scan("cat link/../secret"))).toEqual([`${root}/*`])
     expect(externals(await scan("cat src/../x"))).toEqual([])
-    expect(realLocation(path.join(wt, "link") + "/../secret")).toBe(path.join(root, "secret"))
+    expect(realLocation(`${path.join(wt, "link")}/../secret`)).toBe(path.join(root, "secret"))
   })
 
   test("a bare word naming a symlink that leads out asks for its real directory", async () => {

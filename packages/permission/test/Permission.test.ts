@@ -123,7 +123,13 @@ describe("Permission service with the bash scan", () => {
 
   test("a denied request fails the call before anything is asked", async () => {
     let asked = 0
-    const prompter: Prompter = { ask: () => Effect.sync(() => (asked++, { reply: "once" as const })) }
+    const prompter: Prompter = {
+      ask: () =>
+        Effect.sync(() => {
+          asked++
+          return { reply: "once" as const }
+        })
+    }
     const rules = fromConfig({ bash: { "*": "ask", "rm *": "deny" } })
     const error = await run(Effect.flip(Effect.flatMap(Permission, (p) => Effect.flatMap(scanned("ls && sudo rm -rf /", cwd), p.authorize))), {
       rules,

@@ -297,7 +297,7 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "ssh -vo ProxyCommand='rm x' host",
   "rsync -avze 'sh -c x' a host:b",
   "tar -xIx -f a.tar",
-  "man -Pcat\;x ls",
+  "man -Pcat;x ls",
   "make CC='sh -c x' all",
   "make SHELL=./x",
   "cargo --config 'target.x.runner=\"x\"' run",

@@ -131,7 +131,7 @@ const modelMessagesOf = (message: MessageWithParts, type: ProviderType, model: M
 }
 
 const signed = (metadata: Record<string, unknown> | undefined) => {
-  const anthropic = metadata?.["anthropic"]
+  const anthropic = metadata?.anthropic
   return typeof anthropic === "object" && anthropic !== null && ("signature" in anthropic || "redactedData" in anthropic)
 }
 

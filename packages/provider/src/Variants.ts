@@ -156,16 +156,16 @@ export const MIN_ANSWER_TOKENS = 1_024
  * within the output the window keeps free (and the model's own limit).
  */
 export const thinkingBudget = (options: ProviderOptions | undefined): number | undefined => {
-  const thinking = options?.["anthropic"]?.["thinking"] ?? options?.["bedrock"]?.["reasoningConfig"]
-  if (!isRecord(thinking) || thinking["type"] !== "enabled") return undefined
-  const budget = thinking["budgetTokens"]
+  const thinking = options?.anthropic?.thinking ?? options?.bedrock?.reasoningConfig
+  if (!isRecord(thinking) || thinking.type !== "enabled") return undefined
+  const budget = thinking.budgetTokens
   return typeof budget === "number" && budget > 0 ? budget : undefined
 }
 
 /** Whether the call has Claude think (`thinking` enabled or adaptive, on Anthropic or Bedrock). */
 export const thinkingOn = (options: ProviderOptions | undefined): boolean => {
-  const thinking = options?.["anthropic"]?.["thinking"] ?? options?.["bedrock"]?.["reasoningConfig"]
-  return isRecord(thinking) && (thinking["type"] === "enabled" || thinking["type"] === "adaptive")
+  const thinking = options?.anthropic?.thinking ?? options?.bedrock?.reasoningConfig
+  return isRecord(thinking) && (thinking.type === "enabled" || thinking.type === "adaptive")
 }
 
 /** The output tokens to ask for: `max` in all, of which the thinking budget takes its share (Anthropic adds it back). */

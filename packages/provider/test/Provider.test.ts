@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { Provider, ProviderSettings } from "../src/Provider.ts"
 import { RetryPolicy } from "../src/Retry.ts"

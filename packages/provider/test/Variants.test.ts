@@ -82,15 +82,15 @@ describe("config options and variants", () => {
     expect(options(ref("anthropic", "claude-sonnet-4-5"), config)).toEqual({
       anthropic: { metadata: { userId: "u" }, thinking: { type: "enabled", budgetTokens: 30_000 } }
     })
-    expect(options(ref("anthropic", "claude-sonnet-4-5", "high"), config)?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 20_000 })
-    expect(options(ref("anthropic", "claude-sonnet-4-5", "low"), config)?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 4_000 })
+    expect(options(ref("anthropic", "claude-sonnet-4-5", "high"), config)?.anthropic?.thinking).toEqual({ type: "enabled", budgetTokens: 20_000 })
+    expect(options(ref("anthropic", "claude-sonnet-4-5", "low"), config)?.anthropic?.thinking).toEqual({ type: "enabled", budgetTokens: 4_000 })
   })
 
   test("the config's top-level variant applies when neither the call nor the model names one", () => {
     expect(options(ref("anthropic", "claude-haiku-4-5"), { type: "anthropic" }, "medium")).toEqual({
       anthropic: { thinking: { type: "enabled", budgetTokens: 10_000 } }
     })
-    expect(options(ref("anthropic", "claude-sonnet-4-5"), config, "medium")?.["anthropic"]?.["thinking"]).toEqual({ type: "enabled", budgetTokens: 30_000 })
+    expect(options(ref("anthropic", "claude-sonnet-4-5"), config, "medium")?.anthropic?.thinking).toEqual({ type: "enabled", budgetTokens: 30_000 })
   })
 
   test("no options and no variant: nothing", () => {

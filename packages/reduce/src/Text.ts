@@ -11,7 +11,7 @@ export const toLines = (text: string): Array<string> => {
 }
 
 /** A `file:line` or `file:line:col` location, e.g. `src/a.ts:12:5` or `lib.rs:3`. */
-export const LOCATION = /(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w@~+\-]\.[A-Za-z0-9]{1,10}[:(]\d+(?:[:,]\d+)?\)?/
+export const LOCATION = /(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w@~+-]\.[A-Za-z0-9]{1,10}[:(]\d+(?:[:,]\d+)?\)?/
 
 export const hasLocation = (line: string) => LOCATION.test(line)
 

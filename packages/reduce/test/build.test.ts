@@ -36,7 +36,7 @@ describe("build_diagnostics matching", () => {
   test("by content when the command is unknown, also when the errors are at the end", () => {
     expect(buildDiagnostics.matches(input(fixture("rustc")))).toBe(true)
     expect(buildDiagnostics.matches(input(fixture("clang")))).toBe(true)
-    const late = "generating assets\n".repeat(2000) + "src/a.c:3:5: error: expected ';' before '}' token\n"
+    const late = `${"generating assets\n".repeat(2000)}src/a.c:3:5: error: expected ';' before '}' token\n`
     expect(buildDiagnostics.matches(input(late))).toBe(true)
     expect(buildDiagnostics.matches(input("all good\n".repeat(50)))).toBe(false)
   })
@@ -180,8 +180,7 @@ describe("build_diagnostics reduction", () => {
   test("rustc repeats keep three snippets (their labels differ) and list the rest", () => {
     const one = (line: number, found: string) =>
       `error[E0308]: mismatched types\n --> src/main.rs:${line}:9\n  |\n${line} |     let x: i32 = v;\n  |            ---   ^ expected \`i32\`, found \`${found}\`\n\n`
-    const text =
-      ["u8", "u16", "u32", "u64", "String"].map((t, i) => one(10 + i, t)).join("") + 'error: could not compile `app` (bin "app") due to 5 previous errors\n'
+    const text = `${["u8", "u16", "u32", "u64", "String"].map((t, i) => one(10 + i, t)).join("")}error: could not compile \`app\` (bin "app") due to 5 previous errors\n`
     const r = reduce(text, "cargo build")!
     expect(r.text.match(/^error\[E0308\]: mismatched types$/gm)).toHaveLength(3)
     for (const t of ["u8", "u16", "u32"]) expect(r.text).toContain(`found \`${t}\``)

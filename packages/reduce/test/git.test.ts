@@ -194,7 +194,7 @@ describe("git_log", () => {
     const text = fixture("git-log-oneline")
     const lines = text.trimEnd().split("\n")
     const r = gitLog.reduce(input(text, "git log --oneline"))!
-    expect(r.text).toStartWith(lines.slice(0, ONELINE_COMMITS).join("\n") + "\n")
+    expect(r.text).toStartWith(`${lines.slice(0, ONELINE_COMMITS).join("\n")}\n`)
     expect(r.text).toContain(`… ${lines.length - ONELINE_COMMITS} more commits`)
   })
 

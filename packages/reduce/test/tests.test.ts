@@ -270,7 +270,7 @@ describe("what is kept", () => {
 
   test("pytest -q -x: the interruption banner and the bare closing counts are kept", () => {
     const text = [
-      "F" + ".".repeat(60) + "                                    [ 50%]",
+      `F${".".repeat(60)}                                    [ 50%]`,
       "=================================== FAILURES ===================================",
       "___________________________________ test_a ____________________________________",
       "",

@@ -22,11 +22,11 @@ import {
   loadPromptSettings,
   runTimingFromEnv
 } from "@reins/session"
-import { Grants, RunClaims, SessionStore, Storage, type StoreError } from "@reins/storage"
+import { Grants, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
 import {
   Extensions,
   ToolChoiceSettings,
-  ToolRegistry,
+  type ToolRegistry,
   builtins,
   layerEventHooks,
   layerSessionExtensions,

@@ -1,4 +1,4 @@
-import { Context, Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Context, Effect, type Exit, Layer, Option, Tracer } from "effect"
 import { GenAiOperation, RUN_SPAN } from "@reins/domain"
 
 /**

@@ -94,10 +94,8 @@ describe("prompt caching over the Anthropic Messages API", () => {
     expect(steps[0]!.usage.cacheWrite).toBeGreaterThan(0)
     // within a turn the previous step's prefix is read whole: only the new messages are written
     for (const i of [1, 2, 4]) expect(cacheHitRate(steps[i]!.usage)!).toBeGreaterThan(0.6)
-    const session = steps.reduce<Usage>(
-      (t, s) => ({ ...t, input: t.input + s.usage.input, cacheRead: t.cacheRead + s.usage.cacheRead, cacheWrite: t.cacheWrite + s.usage.cacheWrite }),
-      { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
-    )
+    const sum = (key: "input" | "cacheRead" | "cacheWrite") => steps.reduce((n, s) => n + s.usage[key], 0)
+    const session: Usage = { input: sum("input"), output: 0, reasoning: 0, cacheRead: sum("cacheRead"), cacheWrite: sum("cacheWrite") }
     expect(cacheHitRate(session)!).toBeGreaterThan(0.4)
     // priced (the catalogue knows claude-sonnet-4-5)
     expect(steps.every((s) => s.cost > 0)).toBe(true)

@@ -40,7 +40,11 @@ describe("queued messages and compaction, racing", () => {
                       )
                 )
               ),
-          release: (run, seen) => Effect.suspend(() => (releases++, inner.release(run, seen)))
+          release: (run, seen) =>
+            Effect.suspend(() => {
+              releases++
+              return inner.release(run, seen)
+            })
         })
       })
     ).pipe(Layer.provide(RunClaims.layer))

@@ -183,13 +183,13 @@ describe("OpenAI Responses: reasoning effort and encrypted reasoning replayed", 
     }
     const stored = messages.flatMap((m) => m.parts).find((p): p is Extract<Part, { type: "reasoning" }> => p.type === "reasoning")!
     expect(stored.text).toBe("Plan: run one command.")
-    expect(stored.providerMetadata?.["openai"]).toMatchObject({ reasoningEncryptedContent: encryptedReasoning("Plan: run one command.") })
+    expect(stored.providerMetadata?.openai).toMatchObject({ reasoningEncryptedContent: encryptedReasoning("Plan: run one command.") })
     for (const body of bodies.slice(1)) {
       const replayed = body.input.filter((i) => i.type === "reasoning")
       expect(replayed).toEqual([
         {
           type: "reasoning",
-          id: (stored.providerMetadata!["openai"] as { itemId: string }).itemId,
+          id: (stored.providerMetadata!.openai as { itemId: string }).itemId,
           encrypted_content: encryptedReasoning("Plan: run one command."),
           summary: [{ type: "summary_text", text: "Plan: run one command." }]
         }

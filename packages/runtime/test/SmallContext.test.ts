@@ -40,7 +40,7 @@ const highest = (text: string, marker: string) => Math.max(0, ...[...text.matchA
 /** The last message's text, whatever its shape. */
 const lastText = (body: any) => {
   const last = body.messages.at(-1)
-  if (!last || last.role !== "user") return ""
+  if (last?.role !== "user") return ""
   return typeof last.content === "string" ? last.content : JSON.stringify(last.content)
 }
 

@@ -396,7 +396,16 @@ describe("agents", () => {
     let asks = 0
     const { server, cwd, layer } = await setup({
       config: { permission: { bash: "ask" }, agent: { careful: { description: "No echo", mode: "subagent", permission: { bash: { "echo *": "deny" } } } } },
-      permission: { nonInteractive: "deny", prompter: { ask: () => Effect.sync(() => (asks++, { reply: "always" as const })) } },
+      permission: {
+        nonInteractive: "deny",
+        prompter: {
+          ask: () =>
+            Effect.sync(() => {
+              asks++
+              return { reply: "always" as const }
+            })
+        }
+      },
       respond: (body) => {
         const who = firstUser(body)
         const n = toolResults(body)

@@ -20,7 +20,7 @@ export const RunSettings = Context.Reference<RunTiming>("reins/session/RunSettin
  * (both positive integers, heartbeat below staleness) replaces the defaults; anything else is ignored.
  */
 export const runTimingFromEnv = (env: Readonly<Record<string, string | undefined>>): RunTiming | undefined => {
-  const match = /^(\d+),(\d+)$/.exec(env["REINS_TEST_RUN_TIMING"] ?? "")
+  const match = /^(\d+),(\d+)$/.exec(env.REINS_TEST_RUN_TIMING ?? "")
   if (!match) return undefined
   const heartbeatMs = Number(match[1])
   const staleMs = Number(match[2])

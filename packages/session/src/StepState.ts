@@ -93,7 +93,7 @@ export const foldStep = (state: StepState, event: StepEvent): StepState => {
       return { ...state, calls: set(state.calls, event.part.callID, event.part) }
     case "tool-input-delta": {
       const part = state.calls.get(event.callID)
-      if (!part || part.state.status !== "pending") return state
+      if (part?.state.status !== "pending") return state
       return { ...state, calls: set(state.calls, event.callID, { ...part, state: { ...part.state, raw: part.state.raw + event.delta } }) }
     }
     case "finish":
@@ -126,8 +126,8 @@ export const textDue = (state: StepState, key: string): boolean => {
 export const interruptedState = (state: ToolPart["state"], end: number): ToolPart["state"] => {
   const start = state.status === "running" ? state.time.start : end
   const metadata = state.status === "running" ? state.metadata : undefined
-  const tail = typeof metadata?.["tail"] === "string" && metadata["tail"].length > 0 ? `\nOutput so far (last lines):\n${metadata["tail"]}` : ""
-  const file = typeof metadata?.["outputPath"] === "string" ? `\nThe output so far is saved in ${metadata["outputPath"]}.` : ""
+  const tail = typeof metadata?.tail === "string" && metadata.tail.length > 0 ? `\nOutput so far (last lines):\n${metadata.tail}` : ""
+  const file = typeof metadata?.outputPath === "string" ? `\nThe output so far is saved in ${metadata.outputPath}.` : ""
   return {
     status: "error",
     input: state.input,

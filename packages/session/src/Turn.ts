@@ -83,7 +83,7 @@ interface LoopState {
 export const turnDone = (messages: ReadonlyArray<MessageWithParts>) => {
   const lastUser = messages.findLast((m) => m.info.role === "user")
   const last = messages.findLast((m) => m.info.role === "assistant")
-  if (!last || last.info.role !== "assistant") return false
+  if (last?.info.role !== "assistant") return false
   if (lastUser && last.info.id < lastUser.info.id) return false
   if (last.info.error) return true
   if (last.parts.some((p) => p.type === "tool")) return false
@@ -93,7 +93,7 @@ export const turnDone = (messages: ReadonlyArray<MessageWithParts>) => {
 /** The result of a finished turn: its last assistant message and that message's text. */
 const turnResult = (sessionID: string, steps: number, messages: ReadonlyArray<MessageWithParts>): TurnResult | undefined => {
   const last = messages.findLast((m) => m.info.role === "assistant")
-  if (!last || last.info.role !== "assistant") return undefined
+  if (last?.info.role !== "assistant") return undefined
   const text = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
   return { sessionID, steps, assistant: last.info, text }
 }
@@ -165,7 +165,7 @@ export class Turn extends Context.Service<
           return undefined
         }
         const last = messages.findLast((m) => m.info.role === "assistant")
-        if (!last || last.info.role !== "assistant") return undefined
+        if (last?.info.role !== "assistant") return undefined
         const error = { reason: "doom_loop", message: `Stopped a doom loop: ${found.message}.` }
         const stopped: AssistantMessage = { ...last.info, error }
         yield* store.putMessage(stopped)

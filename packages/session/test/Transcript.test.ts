@@ -1,7 +1,7 @@
 // Transcript: a turn's window kept in memory across steps — only what changed is read, a message
 // queued behind the step's id is still seen, and a reset reads everything again. Memory and SQLite.
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import type { AssistantMessage, Message, MessageWithParts, Part, UserMessage } from "@reins/domain"
 import { RunClaims, SessionStore, Storage } from "@reins/storage"
 import * as fs from "node:fs"

@@ -123,7 +123,9 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
       let cost = 0
       for (const c of found) {
         const t = theirs.get(c)
-        if (t !== undefined) (usage = addUsage(usage, t.usage)), (cost += t.cost)
+        if (t === undefined) continue
+        usage = addUsage(usage, t.usage)
+        cost += t.cost
       }
       out.set(id, { ...(own.get(id) ?? { messages: 0, steps: 0, usage: emptyUsage, cost: 0 }), subAgents: { sessions: found.length, usage, cost } })
     }

@@ -39,7 +39,7 @@ export const toStoreError = (file: string, action: string, error: unknown): Stor
   if (codes.some((code) => code.startsWith("SQLITE_FULL")) || /database or disk is full/i.test(detail)) {
     return new StoreError({
       reason: "disk-full",
-      message: `The disk is full: could not ${action} in ${file}. ` + `Free some disk space and try again; everything saved before this point is kept.`
+      message: `The disk is full: could not ${action} in ${file}. Free some disk space and try again; everything saved before this point is kept.`
     })
   }
   if (codes.some((code) => code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))) {

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { SessionStore } from "../src/SessionStore.ts"
-import type { StoreError } from "../src/StoreError.ts"
 import { assistantMessage, implementations, run, session, shape, textPart, toolPart, userMessage } from "./support.ts"
 
 // One behavioural suite, run against every implementation: they must not drift apart.

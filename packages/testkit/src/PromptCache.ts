@@ -57,7 +57,7 @@ export const requestBlocks = (body: unknown): ReadonlyArray<Block> => {
     const role = `${String(message.role)}:`
     const content = message.content
     if (typeof content === "string") blocks.push({ text: role + JSON.stringify(content), marked: false })
-    else if (Array.isArray(content)) content.forEach((block, i) => blocks.push(blockOf(block, i === 0 ? role : "")))
+    else if (Array.isArray(content)) for (const [i, block] of content.entries()) blocks.push(blockOf(block, i === 0 ? role : ""))
   }
   return blocks
 }

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { evidenceLine, runReducers, type Evidence, type Reducer } from "@reins/reduce"
-import { countLines, joinEnds, NOTICE_RESERVE, limitsFor, Truncate, TruncateError, type Capture, type Direction } from "@reins/truncate"
+import { countLines, joinEnds, NOTICE_RESERVE, limitsFor, type Truncate, TruncateError, type Capture, type Direction } from "@reins/truncate"
 import * as fs from "node:fs"
 
 /** A streamed output up to this size is read back so reducers see all of it. */

@@ -1,6 +1,6 @@
 import { Effect, Schema, SchemaIssue } from "effect"
 import { GenAiAttr, GenAiOperation, GenAiTracing, jsonAttribute, toolSpanName, type Attachment } from "@reins/domain"
-import { Permission, PermissionError, type AskRequest } from "@reins/permission"
+import { Permission, type PermissionError, type AskRequest } from "@reins/permission"
 import { Reducers } from "@reins/reduce"
 import { Truncate, type Capture, type Direction } from "@reins/truncate"
 import { shapeOutput } from "./Output.ts"
@@ -99,7 +99,10 @@ const checkDroppingNulls = <A>(check: (input: unknown) => Checked<A>, sent: unkn
     if (checked.ok) break
     const tried = { ...args, [key]: null }
     const again = check(tried)
-    if (again.ok || again.issues.length < checked.issues.length) (args = tried), (checked = again)
+    if (again.ok || again.issues.length < checked.issues.length) {
+      args = tried
+      checked = again
+    }
   }
   return checked
 }

@@ -128,7 +128,7 @@ describe("bash tool", () => {
   test("full_output returns everything, unreduced and uncut", async () => {
     const r = await runTool(bash, { command: "seq 1 5000", full_output: true }, { cwd: tempDir() })
     const out: string = r.success.output
-    expect(out).toBe(execSync("seq 1 5000", { encoding: "utf8" }) + "\n(exit code 0)")
+    expect(out).toBe(`${execSync("seq 1 5000", { encoding: "utf8" })}\n(exit code 0)`)
     expect(r.success.truncated).toBe(false)
     expect(r.success.metadata).toMatchObject({ fullOutput: true })
     expect(r.success.metadata.reduction).toBeUndefined()

@@ -117,6 +117,6 @@ describe("command hooks on apply_patch", () => {
     const fmt = `case "$FILE" in *.txt) grep -q '^[A-Z]' "$FILE" || { echo "cannot format $(basename "$FILE")"; exit 3; };; esac`
     const result = await Effect.runPromise(toolCall(patchWithHooks({ "tool.after": [{ command: fmt }] }), { patchText: patch }, { cwd }))
     expect(result.success.output).toContain("d.txt")
-    expect(result.success.metadata.hookErrors).toEqual(["hooks.tool.after[0]: `" + fmt + "` exited with 3: cannot format new.txt"])
+    expect(result.success.metadata.hookErrors).toEqual([`hooks.tool.after[0]: \`${fmt}\` exited with 3: cannot format new.txt`])
   })
 })

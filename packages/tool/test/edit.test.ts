@@ -92,7 +92,7 @@ describe("edit tool", () => {
   })
 
   test("not found: the error shows the nearest lines with their numbers and leaves the file alone", async () => {
-    const body = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the file`).join("\n") + "\n"
+    const body = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the file`).join("\n")}\n`
     const { cwd, contents } = setup(body)
     const r = await runTool(
       edit,

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { read } from "../src/builtin/read.ts"
 import { runTool, tempDir } from "./helpers.ts"
 
-const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
+const lines = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n")}\n`
 
 describe("read tool", () => {
   test("numbers lines with 5-digit padding and reports the end of file", async () => {

@@ -70,7 +70,7 @@ export class Truncate extends Context.Service<
         const file = options.spilled?.file ?? spillPath(directory, options.sessionID, options.callID)
         const header = options.header ? `${options.header}\n` : ""
         // Reserve room for the header and the notice so the whole answer fits the limits.
-        const reserve = header + notice(file, totals.totalLines, totals.totalBytes, shown("head_tail"), options.spilled?.dropped) + "\n\n"
+        const reserve = `${header + notice(file, totals.totalLines, totals.totalBytes, shown("head_tail"), options.spilled?.dropped)}\n\n`
         const body = cut(text, {
           direction: options.direction,
           maxLines: Math.max(1, maxLines - countLines(reserve)),

@@ -15,10 +15,10 @@ describe("cut at the limits", () => {
   })
   test("exactly 51,200 bytes is not cut; 51,201 is", () => {
     // 512 lines of 99 characters + newline = 51,200 bytes (the last newline included)
-    const text = Array.from({ length: 512 }, () => "x".repeat(99) + "\n").join("")
+    const text = Array.from({ length: 512 }, () => `${"x".repeat(99)}\n`).join("")
     expect(byteLength(text)).toBe(51_200)
     expect(cut(text, { direction: "tail", ...limits }).truncated).toBe(false)
-    const r = cut(text + "y", { direction: "tail", ...limits })
+    const r = cut(`${text}y`, { direction: "tail", ...limits })
     expect(r.truncated).toBe(true)
     expect(byteLength(r.text)).toBeLessThanOrEqual(MAX_BYTES)
     expect(r.text.endsWith("\ny")).toBe(true)
@@ -27,7 +27,7 @@ describe("cut at the limits", () => {
     expect(countLines("a\nb\n")).toBe(2)
     expect(countLines("a\nb")).toBe(2)
     expect(countLines("")).toBe(0)
-    expect(cut(lines(2000) + "\n", { direction: "head", ...limits }).truncated).toBe(false)
+    expect(cut(`${lines(2000)}\n`, { direction: "head", ...limits }).truncated).toBe(false)
   })
 })
 
@@ -68,7 +68,7 @@ describe("cut on boundaries", () => {
     expect(byteLength(r.text)).toBeLessThanOrEqual(5_003)
   })
   test("CRLF output keeps its line endings and is counted by lines", () => {
-    const text = Array.from({ length: 3000 }, (_, i) => `row ${i}`).join("\r\n") + "\r\n"
+    const text = `${Array.from({ length: 3000 }, (_, i) => `row ${i}`).join("\r\n")}\r\n`
     expect(countLines(text)).toBe(3000)
     const r = cut(text, { direction: "tail", ...limits })
     expect(r.truncated).toBe(true)
@@ -77,14 +77,14 @@ describe("cut on boundaries", () => {
     expect(r.totalLines).toBe(3000)
   })
   test("no trailing newline: the last line is kept whole", () => {
-    const r = cut(lines(5000) + "\nlast line without newline", { direction: "tail", ...limits })
+    const r = cut(`${lines(5000)}\nlast line without newline`, { direction: "tail", ...limits })
     expect(r.text.endsWith("\nlast line without newline")).toBe(true)
   })
 })
 
 describe("joinEnds", () => {
   test("a view of a huge output from its kept head and tail", () => {
-    const head = lines(5000).split("\n").slice(0, 3000).join("\n") + "\n"
+    const head = `${lines(5000).split("\n").slice(0, 3000).join("\n")}\n`
     const tail = "99000\n99001\n99002\n"
     const view = joinEnds(head, tail, 99_002, 100, 10_000)
     const out = view.split("\n")

@@ -72,7 +72,7 @@ const revoke = Command.make(
           const unknown = [...new Set(ids)].filter((id) => !byId.has(id))
           if (unknown.length > 0) {
             return yield* usage(
-              `Unknown permission ${plural(unknown.length)} ${unknown.join(", ")}; ` + "`reins permissions list` shows the ids (--all for every project)"
+              `Unknown permission ${plural(unknown.length)} ${unknown.join(", ")}; \`reins permissions list\` shows the ids (--all for every project)`
             )
           }
           const targets = all ? known : [...new Set(ids)].flatMap((id) => byId.get(id) ?? [])

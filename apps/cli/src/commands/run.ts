@@ -66,7 +66,7 @@ const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string
     const { runAttach } = yield* Effect.promise(() => import("../RemoteRun.ts"))
     yield* runAttach({
       url,
-      token: Option.getOrElse(input.token, () => process.env["REINS_SERVER_TOKEN"]),
+      token: Option.getOrElse(input.token, () => process.env.REINS_SERVER_TOKEN),
       text,
       format: input.format,
       model: Option.getOrUndefined(input.model),

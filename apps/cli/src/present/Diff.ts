@@ -67,7 +67,7 @@ export const formatStat = (stat: DiffStat, style: Style = plain): string =>
 
 /** The diff a tool's metadata carries (edit, write, apply_patch), if any. */
 export const diffOf = (metadata: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const diff = metadata?.["diff"]
+  const diff = metadata?.diff
   return typeof diff === "string" && diff !== "" ? diff : undefined
 }
 
@@ -89,7 +89,7 @@ export const renderDiff = (diff: string, style: Style = plain, maxLines = Number
         return style.red(line.text)
       case "note":
         return style.dim(line.text)
-      case "context":
+      default:
         return line.text
     }
   })

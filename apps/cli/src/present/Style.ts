@@ -7,23 +7,23 @@ export type StyleEnv = Readonly<Record<string, string | undefined>>
  * and `TERM=dumb` turn it off; otherwise colour when the stream is a terminal.
  */
 export const colorEnabled = (isTTY: boolean, env: StyleEnv): boolean => {
-  const force = env["FORCE_COLOR"]
+  const force = env.FORCE_COLOR
   if (force !== undefined) return force !== "0" && force !== "false"
-  if ((env["NO_COLOR"] ?? "") !== "") return false
-  if (env["TERM"] === "dumb") return false
+  if ((env.NO_COLOR ?? "") !== "") return false
+  if (env.TERM === "dumb") return false
   return isTTY
 }
 
 /** Whether the locale can show Unicode glyphs (✓, braille spinner, −); a `C`/POSIX or non-UTF-8 locale gets ASCII. */
 export const unicodeEnabled = (env: StyleEnv): boolean => {
-  const locale = env["LC_ALL"] || env["LC_CTYPE"] || env["LANG"] || ""
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || ""
   // no locale at all (a bare container, CI): assume UTF-8, as every modern terminal is
   if (locale === "") return true
   return /utf-?8/i.test(locale)
 }
 
 /** Whether a live line (a spinner redrawn with `\r`) may be drawn: a terminal that understands cursor control. */
-export const liveEnabled = (isTTY: boolean, env: StyleEnv): boolean => isTTY && env["TERM"] !== "dumb"
+export const liveEnabled = (isTTY: boolean, env: StyleEnv): boolean => isTTY && env.TERM !== "dumb"
 
 /** The glyphs a line uses, in Unicode or ASCII. */
 export interface Glyphs {

@@ -24,15 +24,15 @@ const relative = (value: string, cwd: string | undefined) => (cwd !== undefined 
  */
 export const toolSubject = (part: ToolPart, cwd?: string, max = 80): string => {
   const input = part.state.input
-  if (part.tool === "apply_patch" && typeof input["patchText"] === "string") {
-    const files = [...input["patchText"].matchAll(PATCH_FILE)].map((m) => relative(m[1]!.trim(), cwd))
+  if (part.tool === "apply_patch" && typeof input.patchText === "string") {
+    const files = [...input.patchText.matchAll(PATCH_FILE)].map((m) => relative(m[1]!.trim(), cwd))
     return files.length === 1 ? firstLine(files[0]!, max) : plural(files.length, "file", "files")
   }
-  if ((part.tool === "grep" || part.tool === "glob") && typeof input["pattern"] === "string") {
-    const where = typeof input["path"] === "string" ? ` in ${relative(input["path"], cwd)}` : ""
-    return firstLine(`${input["pattern"]}${where}`, max)
+  if ((part.tool === "grep" || part.tool === "glob") && typeof input.pattern === "string") {
+    const where = typeof input.path === "string" ? ` in ${relative(input.path, cwd)}` : ""
+    return firstLine(`${input.pattern}${where}`, max)
   }
-  const value = input["command"] ?? input["filePath"] ?? input["pattern"] ?? input["path"] ?? input["url"] ?? input["query"] ?? input["description"]
+  const value = input.command ?? input.filePath ?? input.pattern ?? input.path ?? input.url ?? input.query ?? input.description
   return typeof value === "string" ? firstLine(relative(value, cwd), max) : ""
 }
 
@@ -46,8 +46,8 @@ export const toolOutcome = (part: ToolPart): ToolOutcome => {
     case "error":
       return s.interrupted ? "interrupted" : "error"
     case "completed": {
-      const exit = s.metadata["exitCode"]
-      if (part.tool === "bash" && (exit !== 0 || s.metadata["timedOut"] === true)) return "failed"
+      const exit = s.metadata.exitCode
+      if (part.tool === "bash" && (exit !== 0 || s.metadata.timedOut === true)) return "failed"
       return "ok"
     }
   }
@@ -65,8 +65,8 @@ export const toolDuration = (part: ToolPart, now?: number): number | undefined =
 const completedDetail = (part: ToolPart, metadata: Metadata, style: Style): Array<string> => {
   switch (part.tool) {
     case "bash": {
-      const exit = metadata["exitCode"]
-      const timedOut = metadata["timedOut"] === true
+      const exit = metadata.exitCode
+      const timedOut = metadata.timedOut === true
       const code = typeof exit === "number" ? `exit ${exit}` : "killed"
       const text = timedOut ? `timed out (${code})` : code
       return [exit === 0 && !timedOut ? style.green(text) : style.red(text)]
@@ -75,9 +75,9 @@ const completedDetail = (part: ToolPart, metadata: Metadata, style: Style): Arra
     case "write":
     case "apply_patch": {
       const diff = diffOf(metadata)
-      const files = Array.isArray(metadata["files"]) && metadata["files"].length > 1 ? [plural(metadata["files"].length, "file", "files")] : []
+      const files = Array.isArray(metadata.files) && metadata.files.length > 1 ? [plural(metadata.files.length, "file", "files")] : []
       if (diff !== undefined) return [...files, formatStat(diffStat(diff), style)]
-      if (part.tool === "write") return [metadata["exists"] === true ? "overwritten" : "created"]
+      if (part.tool === "write") return [metadata.exists === true ? "overwritten" : "created"]
       return files
     }
     case "grep": {

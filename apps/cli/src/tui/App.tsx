@@ -89,6 +89,7 @@ export const App = (props: AppProps) => {
   const notice = (text: string, tone: "info" | "error" = "info") => setTranscript((s) => addNotice(s, text, tone))
 
   // the controller's events, folded at most once a frame
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount: the controller and the bridge live as long as the app
   useEffect(() => {
     const flush = () => {
       flushTimer.current = undefined
@@ -112,6 +113,7 @@ export const App = (props: AppProps) => {
     return props.bridge.subscribe(setQuestion)
   }, [])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the branch is read once, at mount
   useEffect(() => {
     void gitBranch(props.cwd).then(setBranch)
   }, [])
@@ -127,6 +129,7 @@ export const App = (props: AppProps) => {
 
   // a resize re-flows: the transcript printed again at the new width, once the resizing stops
   const firstWidth = useRef(columns)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of width re-flows (reprint is a new function each render)
   useEffect(() => {
     if (columns === firstWidth.current) return
     const timer = setTimeout(() => {
@@ -163,7 +166,7 @@ export const App = (props: AppProps) => {
     reprint()
   }
 
-  const useModel = (ref: ModelRef, note = "") => {
+  const switchModel = (ref: ModelRef, note = "") => {
     setPicking(undefined)
     controller.setModel(ref)
     setModel(ref)
@@ -173,9 +176,9 @@ export const App = (props: AppProps) => {
   // from the picker: the current variant is kept when the model picked has it too
   const pickModel = async (ref: ModelRef) => {
     const variant = controller.model.variant
-    if (variant === undefined) return useModel(ref)
+    if (variant === undefined) return switchModel(ref)
     const checked = await props.checkModel(modelName(ref), variant)
-    return "error" in checked ? useModel(ref, ` (without the variant ${variant}: ${checked.error})`) : useModel(checked.model)
+    return "error" in checked ? switchModel(ref, ` (without the variant ${variant}: ${checked.error})`) : switchModel(checked.model)
   }
 
   const slash = async (name: string, args: ReadonlyArray<string>) => {
@@ -197,7 +200,7 @@ export const App = (props: AppProps) => {
       case "model": {
         if (args[0]) {
           const checked = await props.checkModel(args[0], args[1])
-          return "error" in checked ? notice(checked.error, "error") : useModel(checked.model)
+          return "error" in checked ? notice(checked.error, "error") : switchModel(checked.model)
         }
         const current = modelName(controller.model)
         return setPicking({

@@ -1,7 +1,7 @@
 // What the interactive session does to the session (send, queue, interrupt, resume, compact, export),
 // as plain calls for the UI: each runs an Effect in the runtime's services.
 import * as fs from "node:fs/promises"
-import { Cause, Context, Effect, Exit, Fiber, Stream } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, Stream } from "effect"
 import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
 import type { SessionService } from "@reins/session"
 import type { SessionStore } from "@reins/storage"

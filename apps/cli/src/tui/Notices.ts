@@ -20,7 +20,7 @@ export const noticeLogger = () => {
     else if (early.length < 100) early.push(notice)
   })
   return {
-    loggers: new Set([logger]) as ReadonlySet<Logger.Logger<unknown, any>>,
+    loggers: new Set([logger]) as ReadonlySet<Logger.Logger<unknown, unknown>>,
     attach: (to: (text: string, kind: "info" | "error") => void) => {
       sink = to
       for (const notice of early.splice(0)) to(...notice)

@@ -31,9 +31,11 @@ const renderLines = (s: E.EditorState, showCursor: boolean) => {
     const start = offset
     offset += line.length + 1
     const inLine = showCursor && s.cursor >= start && s.cursor <= start + line.length
+    // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one text, whose index is their identity
     if (!inLine) return <Text key={i}>{line === "" ? " " : line}</Text>
     const at = s.cursor - start
     return (
+      // biome-ignore lint/suspicious/noArrayIndexKey: as above
       <Text key={i}>
         {line.slice(0, at)}
         <Text inverse>{line[at] ?? " "}</Text>

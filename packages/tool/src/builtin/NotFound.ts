@@ -1,6 +1,6 @@
-import { Haystack, searchLines } from "./Haystack.ts"
+import { type Haystack, searchLines } from "./Haystack.ts"
 import { plainPunctuation } from "./Punctuation.ts"
-import { unescape } from "./Replacers.ts"
+import { unescapeLiterals } from "./Replacers.ts"
 
 /** Lines of context shown around the nearest region. */
 const CONTEXT = 3
@@ -111,7 +111,7 @@ const align = (search: ReadonlyArray<string>, region: ReadonlyArray<string>, fir
 const difference = (wrote: string, has: string) => {
   if (wrote.trim() === has.trim()) return "differs only in indentation or trailing spaces"
   if (wrote.replace(/\s+/g, "") === has.replace(/\s+/g, "")) return "differs in spacing"
-  if (unescape(wrote) === has) return 'has escape sequences (\\n, \\t, \\") where the file has the characters'
+  if (unescapeLiterals(wrote) === has) return 'has escape sequences (\\n, \\t, \\") where the file has the characters'
   if (plainPunctuation(wrote) === plainPunctuation(has)) return "differs in quote, dash or space characters"
   return "differs"
 }
@@ -134,7 +134,7 @@ const numbered = (file: Haystack, from: number, to: number) =>
 export const notFoundMessage = (file: Haystack, oldString: string, name: string): string => {
   const written = searchLines(oldString).lines
   // A search written with literal escapes is located by what it means.
-  const lines = !oldString.includes("\n") && oldString !== unescape(oldString) ? searchLines(unescape(oldString)).lines : written
+  const lines = !oldString.includes("\n") && oldString !== unescapeLiterals(oldString) ? searchLines(unescapeLiterals(oldString)).lines : written
   const search = lines.slice(0, MAX_ALIGNED)
   const trimmed = search.map((line) => line.trim())
   const guess = nearestStart(file, trimmed)

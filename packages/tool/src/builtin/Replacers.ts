@@ -208,19 +208,19 @@ export const indentationFlexible: Replacer = {
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "'": "'", '"': '"', "`": "`", "\\": "\\", $: "$" }
 
 /** Turns escape sequences written literally (`\n`, `\t`, `\"` …) into the characters they stand for. */
-export const unescape = (text: string) => text.replace(/\\([ntr'"`\\$])/g, (_, c: string) => ESCAPES[c]!)
+export const unescapeLiterals = (text: string) => text.replace(/\\([ntr'"`\\$])/g, (_, c: string) => ESCAPES[c]!)
 
 /** The text with literally written escapes (`\n`, `\t`, `\"`) read as the characters they name. */
 export const escapeNormalized: Replacer = {
   name: "escape-normalized",
   find: (file, oldString) => {
-    const wanted = unescape(oldString)
+    const wanted = unescapeLiterals(oldString)
     if (wanted === oldString) return []
     const spans = exact.find(file, wanted)
     return spans.length > 0 ? spans : lineTrimmed.find(file, wanted)
   },
   // The model escaped oldString once too often, so newString was written the same way.
-  adjust: (_oldString, newString) => unescape(newString)
+  adjust: (_oldString, newString) => unescapeLiterals(newString)
 }
 
 /** The text without its leading and trailing whitespace, matched exactly. */

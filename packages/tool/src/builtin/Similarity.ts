@@ -55,7 +55,7 @@ export const boundedDistance = (a: string, b: string, limit: number): number => 
       const substitute = previous[j - 1]! + (code === b.charCodeAt(j - 1) ? 0 : 1)
       const remove = previous[j]! + 1
       const insert = current[j - 1]! + 1
-      let value = substitute < remove ? substitute : remove
+      let value = Math.min(substitute, remove)
       if (insert < value) value = insert
       if (value > over) value = over
       current[j] = value

@@ -87,12 +87,9 @@ export const checkChatParams = (got: unknown): { readonly params: ChatParams; re
     return {}
   }
   const options = got.providerOptions
-  const providerOptions =
-    options === undefined
-      ? {}
-      : isRecord(options) && Object.values(options).every(isRecord)
-        ? { providerOptions: options as Record<string, Record<string, unknown>> }
-        : (problems.push("`providerOptions` must be an object of objects, one per provider (e.g. { openai: { … } })"), {})
+  const validOptions = options === undefined || (isRecord(options) && Object.values(options).every(isRecord))
+  if (!validOptions) problems.push("`providerOptions` must be an object of objects, one per provider (e.g. { openai: { … } })")
+  const providerOptions = options !== undefined && validOptions ? { providerOptions: options as Record<string, Record<string, unknown>> } : {}
   const unknown = Object.keys(got).filter((k) => !["temperature", "topP", "providerOptions"].includes(k))
   if (unknown.length > 0) problems.push(`unknown ${unknown.map((k) => `\`${k}\``).join(", ")} (it may set temperature, topP and providerOptions)`)
   return { params: { ...number("temperature"), ...number("topP"), ...providerOptions }, problems }

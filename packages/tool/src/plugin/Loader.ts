@@ -117,7 +117,10 @@ const importAll = (files: ReadonlyArray<string>) =>
     const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
     const modules: Array<{ readonly file: string; readonly exports: Record<string, unknown> }> = []
     const failed: Array<Skipped> = []
-    imports.forEach((loaded, i) => (loaded._tag === "Failure" ? failed.push(loaded.failure) : modules.push({ file: files[i]!, exports: loaded.success })))
+    imports.forEach((loaded, i) => {
+      if (loaded._tag === "Failure") failed.push(loaded.failure)
+      else modules.push({ file: files[i]!, exports: loaded.success })
+    })
     return { modules, failed }
   })
 

@@ -38,8 +38,8 @@ export const compactionPhrase = (e: Pick<CompactionCompleted, "tokensBefore" | "
 
 export const messageKind = (message: Message): MessageKind => {
   if (message.role === "assistant") return message.summary !== undefined ? "summary" : "assistant"
-  if (message.metadata?.["compaction_continue"] === true) return "hidden"
-  return message.metadata?.["queued"] === true ? "queued" : "user"
+  if (message.metadata?.compaction_continue === true) return "hidden"
+  return message.metadata?.queued === true ? "queued" : "user"
 }
 
 /** The item a part shows as, or undefined for parts not shown (step marks, synthetic text, hidden messages). */

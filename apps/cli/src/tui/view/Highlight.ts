@@ -429,7 +429,7 @@ const ALIASES: Record<string, string> = {
   ini: "data"
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 
 const compiled = new Map<string, RegExp>()
 
@@ -437,7 +437,7 @@ const compiled = new Map<string, RegExp>()
 const patternFor = (name: string, family: Family): RegExp => {
   const cached = compiled.get(name)
   if (cached) return cached
-  const comments = [...family.line.map((l) => `${escape(l)}.*`), ...(family.block ? ["/\\*[\\s\\S]*?(?:\\*/|$)"] : [])]
+  const comments = [...family.line.map((l) => `${escapeRegex(l)}.*`), ...(family.block ? ["/\\*[\\s\\S]*?(?:\\*/|$)"] : [])]
   const strings = [`"(?:[^"\\\\\\n]|\\\\.)*"?`, `'(?:[^'\\\\\\n]|\\\\.)*'?`, ...(family.backtick ? ["`(?:[^`\\\\]|\\\\.)*`?"] : [])]
   const re = new RegExp(
     `(${comments.join("|")})|(${strings.join("|")})|(\\b\\d[\\d_]*(?:\\.\\d+)?(?:e[+-]?\\d+)?\\b|\\b0x[\\da-f]+\\b)|([A-Za-z_$][\\w$]*)`,

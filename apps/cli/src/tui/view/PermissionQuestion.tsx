@@ -85,6 +85,7 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
     <Box flexDirection="column" marginTop={1}>
       <Text wrap="wrap">{style.bold(style.yellow(lines[0]!))}</Text>
       {lines.slice(1).map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one text, whose index is their identity
         <Text key={i} wrap="wrap">
           {line}
         </Text>

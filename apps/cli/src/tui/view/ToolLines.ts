@@ -35,7 +35,7 @@ const singleFileBody = (diff: string) => {
 /** What a running call's progress says, as lines: bash's last lines of output. */
 export const liveTail = (part: ToolPart, n = LIVE_TAIL_LINES): ReadonlyArray<string> => {
   if (part.state.status !== "running") return []
-  const tail = part.state.metadata?.["tail"]
+  const tail = part.state.metadata?.tail
   return typeof tail === "string" ? lastLines(tail, n) : []
 }
 
@@ -49,9 +49,9 @@ export const resultLines = (part: ToolPart, expanded: boolean, style: Style): Re
   if (s.status !== "completed") return []
   const diff = diffOf(s.metadata)
   if (diff !== undefined) return renderDiff(singleFileBody(diff), style, expanded ? EXPANDED_LINES : DIFF_LINES)
-  if (part.tool === "write" && s.metadata["exists"] !== true && typeof s.input["content"] === "string") {
+  if (part.tool === "write" && s.metadata.exists !== true && typeof s.input.content === "string") {
     // a new file without a diff in its metadata: all of it is added
-    const added = s.input["content"].replace(/\n$/, "").split("\n")
+    const added = s.input.content.replace(/\n$/, "").split("\n")
     const max = expanded ? EXPANDED_LINES : DIFF_LINES
     const shown = added.slice(0, max).map((l) => style.green(`+${l}`))
     const hidden = added.length - shown.length

@@ -208,7 +208,7 @@ export const parse = (lines: ReadonlyArray<string>): Parsed => {
       continue
     }
     // the source line a caret points into belongs to the diagnostic whatever it looks like
-    if (current && current.expectSnippet) {
+    if (current?.expectSnippet) {
       current.expectSnippet = false
       if (next !== undefined && CARET.test(next) && !/^\s*$/.test(next)) {
         current.body.push(line, next)

@@ -135,7 +135,9 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
 
   // where each diagnostic was printed, to list a kind's locations in that order
   const order = new Map<Diag, number>()
-  parsed.items.forEach((item, n) => item.kind === "diag" && order.set(item.diag, n))
+  parsed.items.forEach((item, n) => {
+    if (item.kind === "diag") order.set(item.diag, n)
+  })
 
   const out: Array<string> = []
   let snippets = false
@@ -255,5 +257,5 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
   if (snippets) reasons.push("snippets_kept")
   if (cut) reasons.push("middle_dropped")
   if (contextDropped && !reasons.includes("noise_dropped")) reasons.unshift("noise_dropped")
-  return { text: out.join("\n") + "\n", reasons }
+  return { text: `${out.join("\n")}\n`, reasons }
 }

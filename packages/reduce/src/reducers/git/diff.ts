@@ -149,10 +149,10 @@ export const gitDiff: Reducer = {
     let result: Result | undefined
     for (const [head, tail] of HUNK_KEEP) {
       result = reduceDiff(lines, head, tail)
-      const text = result.lines.join("\n") + "\n"
+      const text = `${result.lines.join("\n")}\n`
       if (result.lines.length <= input.maxLines && byteLength(text) <= input.maxBytes) break
     }
     if (!result || result.reasons.length === 0) return undefined
-    return { text: result.lines.join("\n") + "\n", reasons: result.reasons }
+    return { text: `${result.lines.join("\n")}\n`, reasons: result.reasons }
   }
 }

@@ -29,7 +29,7 @@ export const gitLog: Reducer = {
       const shown = lines.slice(0, ONELINE_COMMITS)
       const more = commits - shown.filter((l) => ONELINE.test(l)).length
       const text = [...shown, `… ${more} more commits (${lines.length - ONELINE_COMMITS} lines) not shown; oldest: ${lines[lines.length - 1]!.trim()}`]
-      return { text: text.join("\n") + "\n", reasons: ["commits_cut"] }
+      return { text: `${text.join("\n")}\n`, reasons: ["commits_cut"] }
     }
 
     const out = lines.slice(0, starts[0])
@@ -48,6 +48,6 @@ export const gitLog: Reducer = {
     }
     if (cut === 0 && more === 0) return undefined
     while (out.length > 0 && out[out.length - 1] === "") out.pop()
-    return { text: out.join("\n") + "\n", reasons: ["commits_cut"] }
+    return { text: `${out.join("\n")}\n`, reasons: ["commits_cut"] }
   }
 }

@@ -147,6 +147,6 @@ export const gitStatus: Reducer = {
     const { out, sampled, hints } = long ? reduceLong(lines) : reduceShort(lines)
     if (!sampled && hints === 0) return undefined
     while (out.length > 0 && out[out.length - 1] === "") out.pop()
-    return { text: out.join("\n") + "\n", reasons: sampled ? (hints > 0 ? ["paths_sampled", "noise_dropped"] : ["paths_sampled"]) : ["noise_dropped"] }
+    return { text: `${out.join("\n")}\n`, reasons: sampled ? (hints > 0 ? ["paths_sampled", "noise_dropped"] : ["paths_sampled"]) : ["noise_dropped"] }
   }
 }

@@ -72,7 +72,7 @@ export class Report {
     if (this.summary.length > 0) out.push("", ...this.summary.map((l) => clip(l, this.reasons)))
     const order: ReadonlyArray<ReasonCode> = ["passing_tests_counted", "failures_kept", "stack_trimmed", "middle_dropped", "noise_dropped"]
     const reasons = [...order.filter((r) => this.reasons.has(r)), ...[...this.reasons].filter((r) => !order.includes(r))]
-    return { text: squeezeBlank(out).join("\n") + "\n", reasons }
+    return { text: `${squeezeBlank(out).join("\n")}\n`, reasons }
   }
 }
 
@@ -202,7 +202,7 @@ export const trimCodeFrame = (block: ReadonlyArray<string>, frame: RegExp, caret
     }
     if (frame.test(line)) {
       const next = block[i + 1]
-      if ((marked && marked.test(line)) || (next !== undefined && caret.test(next))) out.push(line)
+      if (marked?.test(line) || (next !== undefined && caret.test(next))) out.push(line)
       else reasons.add("noise_dropped")
       continue
     }

@@ -46,7 +46,7 @@ export const vitest: Reducer = {
     let recognised = false
 
     const close = () => {
-      if (block && block.some((l) => l.trim() !== "")) {
+      if (block?.some((l) => l.trim() !== "")) {
         report.fail(trimCodeFrame(block, FRAME, CARET, report.reasons), { internalFrame: vitestFrame })
       }
       block = undefined
