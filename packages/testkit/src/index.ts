@@ -30,3 +30,5 @@ export {
   type SpanKind,
   type StatusCode
 } from "./OtlpDecode.ts"
+export { it, runLive, runTest, type TestBody } from "./EffectTest.ts"
+export { eventually, HANG_MS, waitFor, type WaitOptions } from "./Wait.ts"

@@ -2,7 +2,8 @@
 // minutes can be killed at once. Self-contained on purpose: the bundle copies this file as it is
 // (imported `with { type: "file" }`), so it may import only Node's built-ins.
 //
-// argv[2]: the parent's pid. stdin: one JSON object (GrepJob). stdout: one JSON line per file that matched or failed.
+// argv[2]: the parent's pid. stdin: one JSON object (GrepJob). stdout: one JSON line per file that
+// matched, failed, or had lines the regex engine gave up on.
 import * as fs from "node:fs"
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
 
@@ -13,8 +14,28 @@ interface GrepJob {
   readonly limit: number
   readonly maxLineLength: number
   readonly maxFileBytes: number
-  /** The parent's timeout (ms): past it the child stops on its own, even with nobody left to kill it. */
-  readonly timeoutMs?: number
+  /** How long (ms) this process may run: past it, it stops on its own, even with nobody left to kill it. */
+  readonly deadlineMs?: number
+}
+
+// JavaScriptCore's regex engine (Bun's) stops a match after a fixed amount of backtracking and then
+// answers "no match", an answer nothing tells from a real one: `/^(?:(a+)+$|a*!)/` is false for 30
+// a's and a "!". Such a line costs the engine its whole budget (hundreds of milliseconds); a real
+// answer takes microseconds. A line whose "no" took longer than this twice running (once may be the
+// machine pausing this thread) is reported as given up, so the model is not told "no matches".
+// V8's engine does not give up: it backtracks until the timeout stops the search.
+const SLOW_LINE_MS = 50
+const ENGINE_GIVES_UP = typeof Bun !== "undefined"
+
+/** Whether the regex rejects the line: true, false, or "gave up" (see SLOW_LINE_MS). */
+const test = (regex: RegExp, line: string): boolean | "gave up" => {
+  if (!ENGINE_GIVES_UP) return regex.test(line)
+  const start = performance.now()
+  if (regex.test(line)) return true
+  if (performance.now() - start < SLOW_LINE_MS) return false
+  const again = performance.now()
+  if (regex.test(line)) return true
+  return performance.now() - again < SLOW_LINE_MS ? false : "gave up"
 }
 
 /** The exit code of a search that stopped itself at its deadline (GrepProcess reports a timeout). */
@@ -45,14 +66,18 @@ const search = (job: GrepJob, regex: RegExp, file: string) => {
     if (content.subarray(0, 8192).includes(0)) return undefined
     const lines = content.toString("utf8").split(/\r?\n/)
     const found: Array<[number, string]> = []
+    const gaveUp: Array<number> = []
     let count = 0
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!
-      if (!regex.test(line)) continue
+      const matched = test(regex, line)
+      if (matched === "gave up") gaveUp.push(i + 1)
+      if (matched !== true) continue
       count++
       if (found.length < job.limit) found.push([i + 1, line.length > job.maxLineLength ? `${line.slice(0, job.maxLineLength)}…` : line])
     }
-    return count === 0 ? undefined : { path: file, mtime: stat.mtimeMs, count, lines: found }
+    if (count === 0 && gaveUp.length === 0) return undefined
+    return { path: file, mtime: stat.mtimeMs, count, lines: found, ...(gaveUp.length > 0 ? { gaveUp } : {}) }
   } catch {
     return { path: file, unreadable: true }
   } finally {
@@ -75,7 +100,7 @@ if (isMainThread) {
   // (SIGKILL right after the spawn) is noticed too, which reading the parent here would miss
   const parent = Number(process.argv[2]) || parentPid()
   const job = (await Bun.stdin.json()) as GrepJob
-  const deadline = job.timeoutMs !== undefined && job.timeoutMs > 0 ? Date.now() + job.timeoutMs : Number.POSITIVE_INFINITY
+  const deadline = job.deadlineMs !== undefined && job.deadlineMs > 0 ? Date.now() + job.deadlineMs : Number.POSITIVE_INFINITY
   const watch = setInterval(() => {
     if (Date.now() > deadline) process.exit(DEADLINE_EXIT)
     if (parentPid() !== parent) process.exit(1)

@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Duration, Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -9,6 +9,8 @@ import childScript from "./GrepChild.ts" with { type: "file" }
 
 /** GrepChild's exit code when it stopped at its own deadline (kept in step with DEADLINE_EXIT there). */
 const DEADLINE_EXIT = 124
+/** How much longer than the timeout the search process gives itself: its own deadline is a backstop for a reins that died. */
+const DEADLINE_GRACE_MS = 1_000
 
 /** How long one grep search may run before it is killed (ms); bash's default timeout. */
 export const GrepTimeout = Context.Reference<number>("reins/tool/GrepTimeout", { defaultValue: () => DEFAULT_TIMEOUT })
@@ -19,6 +21,8 @@ export interface FileMatches {
   readonly mtime: number
   readonly count: number
   readonly lines: ReadonlyArray<readonly [number, string]>
+  /** Lines the regex engine stopped on without deciding (it gives up after a fixed amount of backtracking). */
+  readonly gaveUp?: ReadonlyArray<number>
 }
 
 export interface GrepOutcome {
@@ -59,61 +63,59 @@ const parse = (stdout: string): GrepOutcome => {
   return { matches, unreadable }
 }
 
-/**
- * Runs the regex over `files` in a child process (GrepChild.ts), so the event loop stays free and
- * a catastrophic pattern can be stopped: interrupting the effect kills the child at once, and so
- * does the timeout, which fails with an error naming the pattern.
- */
-export const grepFiles = (job: {
+interface GrepJob {
   readonly pattern: string
   readonly files: ReadonlyArray<string>
   readonly limit: number
   readonly maxLineLength: number
   readonly maxFileBytes: number
-}) =>
+}
+
+/** One run of the search process; interrupting it kills the process at once. */
+const searchProcess = (job: GrepJob, timeoutMs: number) =>
+  Effect.callback<GrepOutcome, ToolError>((resume) => {
+    const out: Array<Buffer> = []
+    const err: Array<Buffer> = []
+    // nothing from this process's environment is needed, and none of it should steer the child
+    const child = spawn(process.execPath, [locate(childScript), String(process.pid)], { stdio: ["pipe", "pipe", "pipe"], env: {} })
+    child.stdout.on("data", (b: Buffer) => out.push(b))
+    child.stderr.on("data", (b: Buffer) => err.push(b))
+    // the child may die (killed, crashed) before it has read everything
+    child.stdin.on("error", () => undefined)
+    // the child stops itself a little after the timeout, if this process died without killing it
+    child.stdin.end(JSON.stringify({ ...job, deadlineMs: timeoutMs + DEADLINE_GRACE_MS }))
+    child.on("error", (error) => {
+      resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start the search process: ${error.message}` })))
+    })
+    child.on("close", (code, signal) => {
+      if (code === DEADLINE_EXIT) return resume(Effect.fail(timeoutError(job.pattern, timeoutMs)))
+      if (code !== 0) {
+        const detail = Buffer.concat(err).toString("utf8").trim().split("\n").slice(-3).join(" ")
+        return resume(
+          Effect.fail(
+            new ToolError({ reason: "failed", message: `The search process failed (${signal ?? `exit code ${code}`})${detail ? `: ${detail}` : ""}.` })
+          )
+        )
+      }
+      resume(
+        Effect.try({
+          try: () => parse(Buffer.concat(out).toString("utf8")),
+          catch: () => new ToolError({ reason: "failed", message: "The search process answered in a form grep cannot read." })
+        })
+      )
+    })
+    return Effect.sync(() => killChild(child.pid))
+  })
+
+/**
+ * Runs the regex over `files` in a child process (GrepChild.ts), so the event loop stays free and
+ * a catastrophic pattern can be stopped: interrupting the effect kills the child at once, and so
+ * does the timeout (on the Effect clock), which fails with an error naming the pattern.
+ */
+export const grepFiles = (job: GrepJob) =>
   Effect.gen(function* () {
     const timeoutMs = yield* GrepTimeout
-    return yield* Effect.callback<GrepOutcome, ToolError>((resume) => {
-      let timedOut = false
-      const out: Array<Buffer> = []
-      const err: Array<Buffer> = []
-      // nothing from this process's environment is needed, and none of it should steer the child
-      const child = spawn(process.execPath, [locate(childScript), String(process.pid)], { stdio: ["pipe", "pipe", "pipe"], env: {} })
-      child.stdout.on("data", (b: Buffer) => out.push(b))
-      child.stderr.on("data", (b: Buffer) => err.push(b))
-      // the child may die (killed, crashed) before it has read everything
-      child.stdin.on("error", () => undefined)
-      // the child gets the timeout too: it stops itself if this process dies without killing it
-      child.stdin.end(JSON.stringify({ ...job, timeoutMs }))
-      const timer = setTimeout(() => {
-        timedOut = true
-        killChild(child.pid)
-      }, timeoutMs)
-      child.on("error", (error) => {
-        clearTimeout(timer)
-        resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start the search process: ${error.message}` })))
-      })
-      child.on("close", (code, signal) => {
-        clearTimeout(timer)
-        if (timedOut || code === DEADLINE_EXIT) return resume(Effect.fail(timeoutError(job.pattern, timeoutMs)))
-        if (code !== 0) {
-          const detail = Buffer.concat(err).toString("utf8").trim().split("\n").slice(-3).join(" ")
-          return resume(
-            Effect.fail(
-              new ToolError({ reason: "failed", message: `The search process failed (${signal ?? `exit code ${code}`})${detail ? `: ${detail}` : ""}.` })
-            )
-          )
-        }
-        resume(
-          Effect.try({
-            try: () => parse(Buffer.concat(out).toString("utf8")),
-            catch: () => new ToolError({ reason: "failed", message: "The search process answered in a form grep cannot read." })
-          })
-        )
-      })
-      return Effect.sync(() => {
-        clearTimeout(timer)
-        killChild(child.pid)
-      })
-    })
+    return yield* searchProcess(job, timeoutMs).pipe(
+      Effect.timeoutOrElse({ duration: Duration.millis(timeoutMs), orElse: () => Effect.fail(timeoutError(job.pattern, timeoutMs)) })
+    )
   })

@@ -21,6 +21,8 @@ import template from "./grep.txt" with { type: "text" }
 export const LIMIT = 100
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
 const MAX_LINE_LENGTH = 2000
+/** Lines the engine gave up on that the output names one by one. */
+const GAVE_UP_SHOWN = 10
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "The regular expression (JavaScript syntax) to search for in file contents" }),
@@ -28,6 +30,19 @@ const Parameters = Schema.Struct({
   include: Schema.optionalKey(Schema.String.annotate({ description: "A glob for the files to search, e.g. *.ts or *.{ts,tsx}" })),
   include_ignored: Schema.optionalKey(Schema.Boolean.annotate({ description: "Also search files that .gitignore ignores (default false)" }))
 })
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** Says which lines the regex engine gave up on: "no match" for them would be a guess. */
+const gaveUpNote = (lines: ReadonlyArray<string>) => {
+  const shown = lines.slice(0, GAVE_UP_SHOWN).join(", ")
+  const more = lines.length > GAVE_UP_SHOWN ? ` and ${lines.length - GAVE_UP_SHOWN} more` : ""
+  return (
+    `(The regex engine gave up on ${plural(lines.length, "line")} before deciding whether ${lines.length === 1 ? "it matches" : "they match"}: ${shown}${more}. ` +
+    "It stops after a fixed amount of backtracking, so these lines may match and are not counted above. " +
+    "The pattern backtracks catastrophically (nested or overlapping repetition such as (a+)+ or (.*)*): use a simpler pattern, or read those lines.)"
+  )
+}
 
 /** The `grep` tool: a regex over file contents in a child process (no ripgrep), newest files first. */
 export const grep = define("grep", {
@@ -78,13 +93,25 @@ export const grep = define("grep", {
       const title = `${args.pattern} in ${displayPath(ctx, target)}`
       const notes = walkNotes(ctx, walked, { empty: total === 0 })
       if (found.unreadable > 0) notes.push(`(${found.unreadable} files could not be read and were skipped.)`)
+      const gaveUp = results.flatMap((r) => (r.gaveUp ?? []).map((line) => `${r.path}:${line}`))
+      if (gaveUp.length > 0) notes.push(gaveUpNote(gaveUp))
       const tail = notes.length > 0 ? `\n\n${notes.join("\n")}` : ""
-      const metadata = { files: results.length, skippedByRules: walked.guarded.length, ignored: walked.ignored }
-      if (total === 0) return { title, output: `No files found${tail}`, metadata: { ...metadata, matches: 0, truncated: false } }
+      const metadata = {
+        files: results.filter((r) => r.count > 0).length,
+        skippedByRules: walked.guarded.length,
+        ignored: walked.ignored,
+        gaveUp: gaveUp.length
+      }
+      if (total === 0) {
+        const none =
+          gaveUp.length === 0 ? "No files found" : `No matches found, but the regex engine gave up on ${plural(gaveUp.length, "line")} that may match`
+        return { title, output: `${none}${tail}`, metadata: { ...metadata, matches: 0, truncated: false } }
+      }
       const groups: Array<string> = []
       let shown = 0
       for (const result of results) {
         if (shown >= LIMIT) break
+        if (result.count === 0) continue
         const lines = result.lines.slice(0, LIMIT - shown)
         shown += lines.length
         groups.push(`${result.path}:\n${lines.map(([n, text]) => `  Line ${n}: ${text}`).join("\n")}`)
