@@ -3,6 +3,7 @@ import { agent, client, type RequestPermissionResponse } from "@agentclientproto
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import type { Pending } from "@reins/permission"
+import { waitFor } from "@reins/testkit"
 import { FileAccess, applyPatchText } from "@reins/tool"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -69,10 +70,9 @@ describe("acpPrompter", () => {
       })
     )
     const fiber = Effect.runFork(acpPrompter(ref).ask(pending))
-    for (let i = 0; i < 100 && !received; i++) await Bun.sleep(5)
+    await waitFor(() => received, "the client to receive the question")
     await Effect.runPromise(Fiber.interrupt(fiber))
-    for (let i = 0; i < 100 && !withdrawn; i++) await Bun.sleep(5)
-    expect(withdrawn).toBe(true)
+    expect(await waitFor(() => withdrawn, "the client to see the question withdrawn")).toBe(true)
   })
 
   test("no client, a client that fails, a cancelled or unknown outcome: the call is rejected", async () => {

@@ -1,9 +1,10 @@
 // McpServers with real SDK servers over stdio (test/fixtures/named-server.ts): tool ids that come out
 // the same are offered once, and a server interrupted while it connects leaves no process behind.
 import { describe, expect, test } from "bun:test"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import { Bus, DataDir, Ids, type McpConfig } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
+import { eventually, waitFor } from "@reins/testkit"
 import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -64,15 +65,17 @@ describe("MCP servers", () => {
       Effect.gen(function* () {
         const mcp = yield* McpServers
         const fiber = yield* Effect.forkChild(mcp.tools("ses_1"))
-        while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
+        yield* eventually(
+          Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8") !== ""),
+          "the server to write its pid"
+        )
         const pid = Number(fs.readFileSync(pidFile, "utf8"))
         yield* Fiber.interrupt(fiber)
         return pid
       }).pipe(Effect.provide(layerFor({ hung: { ...local("--hang"), timeout: 60_000 } }, cwd)), Effect.scoped)
     )
     // the kill is sent when the interrupt lands; the process is gone once the system has reaped it
-    for (let i = 0; i < 200 && alive(pid); i++) await Bun.sleep(25)
-    expect(alive(pid)).toBe(false)
+    expect(await waitFor(() => !alive(pid), `the hung server (pid ${pid}) to be gone`)).toBe(true)
   })
 
   test("a server interrupted while it lists its tools is closed, not left running beside the one the next step starts", async () => {
@@ -82,13 +85,19 @@ describe("MCP servers", () => {
       Effect.gen(function* () {
         const mcp = yield* McpServers
         const fiber = yield* Effect.forkChild(mcp.tools("ses_1"))
-        while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
+        yield* eventually(
+          Effect.sync(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8") !== ""),
+          "the server to write its pid"
+        )
         const first = Number(fs.readFileSync(pidFile, "utf8"))
         yield* Fiber.interrupt(fiber)
         // the next step starts it again (this time it answers)
         const ids = (yield* mcp.tools("ses_1")).map((t) => t.id)
         // while the runtime still runs, the first process ends (its stdin closed; SIGTERM after 2 s)
-        for (let i = 0; i < 400 && alive(first); i++) yield* Effect.sleep("25 millis")
+        yield* eventually(
+          Effect.sync(() => !alive(first)),
+          `the interrupted server (pid ${first}) to end`
+        )
         return { first: alive(first), ids }
       }).pipe(Effect.provide(layerFor({ srv: local("t", "--hang-list") }, cwd)), Effect.scoped)
     )
@@ -105,9 +114,13 @@ describe("MCP servers", () => {
         const mcp = yield* McpServers
         const tools = yield* mcp.tools("ses_1")
         yield* tools.find((t) => t.id === "srv_grow")!.execute({}, ctx)
-        // the list-changed notification may follow the call's answer: wait for the step that relists
-        const fiber = yield* Effect.forkChild(Effect.forever(Effect.andThen(mcp.tools("ses_1"), Effect.sleep("20 millis"))))
-        while (!fs.existsSync(pidFile)) yield* Effect.sleep("20 millis")
+        // the list-changed notification may follow the call's answer: steps go on (one every 20 ms, a
+        // pace, not a wait) until one of them has seen it and relists
+        const fiber = yield* Effect.forkChild(Effect.repeat(mcp.tools("ses_1"), Schedule.spaced("20 millis")))
+        yield* eventually(
+          Effect.sync(() => fs.existsSync(pidFile)),
+          "the step that relists"
+        )
         yield* Fiber.interrupt(fiber)
         return { before: tools.map((t) => t.id), after: (yield* mcp.tools("ses_1")).map((t) => t.id) }
       }).pipe(Effect.provide(layerFor({ srv: local("t", "--grow") }, cwd)), Effect.scoped)
@@ -119,13 +132,14 @@ describe("MCP servers", () => {
   test("a tool call the server does not answer within McpCallTimeout is a timeout the model is told about; the server stays in use", async () => {
     const cwd = tmp()
     const ctx = { sessionID: "ses_1", messageID: "m", callID: "c", cwd }
+    // wall time: the timeout is the MCP SDK's own timer, here against a server that would answer in an hour
     const { timedOut, ids } = await Effect.runPromise(
       Effect.gen(function* () {
         const mcp = yield* McpServers
         const [slow] = yield* mcp.tools("ses_1")
         const timedOut = yield* Effect.flip(slow!.execute({}, ctx))
         return { timedOut, ids: (yield* mcp.tools("ses_1")).map((t) => t.id) }
-      }).pipe(Effect.provide(layerFor({ sluggish: local("work", "--slow", "5000") }, cwd, 200)), Effect.scoped)
+      }).pipe(Effect.provide(layerFor({ sluggish: local("work", "--slow", "3600000") }, cwd, 200)), Effect.scoped)
     )
     expect(timedOut.reason).toBe("timeout")
     expect(timedOut.message).toBe("The sluggish MCP server did not answer the work call within 200 ms. Try again with less to do, or go on without it.")

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer, type Scope } from "effect"
+import { TestClock } from "effect/testing"
+import { eventually, it } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -8,15 +10,19 @@ import { scanBash } from "../src/BashScan.ts"
 import { Permission, PermissionGrants, PermissionSettings, type GrantStore, type Prompter } from "../src/Permission.ts"
 import { defaultRules, fromConfig, type Rule } from "../src/Rules.ts"
 
-const run = <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>, settings: PermissionSettings, grants?: GrantStore) =>
-  Effect.runPromise(
+/** Gives an effect the Permission service (and its Bus) with these settings. */
+const withPermission =
+  (settings: PermissionSettings, grants?: GrantStore) =>
+  <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>) =>
     effect.pipe(
       Effect.provide(Permission.layer.pipe(Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)))),
       Effect.provideService(PermissionSettings, settings),
       Effect.provideService(PermissionGrants, grants),
       Effect.scoped
     )
-  )
+
+const run = <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>, settings: PermissionSettings, grants?: GrantStore) =>
+  Effect.runPromise(withPermission(settings, grants)(effect))
 
 const req = (patterns: Array<string>, always: Array<string> = []) => ({ sessionID: "ses_1", permission: "bash", patterns, always })
 
@@ -88,15 +94,6 @@ const askedIds = Effect.gen(function* () {
   return ids
 })
 
-const waitFor = <A>(get: () => A | undefined) =>
-  Effect.gen(function* () {
-    for (;;) {
-      const value = get()
-      if (value !== undefined) return value
-      yield* Effect.sleep("1 millis")
-    }
-  })
-
 describe("Permission service with the bash scan", () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "reins-perm-"))
 
@@ -165,7 +162,10 @@ describe("replies from outside (library callers)", () => {
       const permission = yield* Permission
       const first = yield* Effect.forkChild(permission.ask(req(["git status"], ["git status *"])))
       const second = yield* Effect.forkChild(permission.ask(req(["git status --short"], ["git status *"])))
-      yield* waitFor(() => (ids.length === 2 ? true : undefined))
+      yield* eventually(
+        Effect.sync(() => ids.length === 2),
+        "both questions to be asked"
+      )
       expect(permission.pending("ses_1").length).toBe(2)
       expect(yield* permission.reply(ids[0]!, { reply: "always" })).toBe(true)
       yield* Fiber.join(first)
@@ -183,7 +183,10 @@ describe("replies from outside (library callers)", () => {
       const first = yield* Effect.forkChild(Effect.flip(permission.ask(req(["make deploy"]))))
       const second = yield* Effect.forkChild(Effect.flip(permission.ask(req(["make release"]))))
       const other = yield* Effect.forkChild(permission.ask({ ...req(["ls"]), sessionID: "ses_2" }))
-      yield* waitFor(() => (ids.length === 3 ? true : undefined))
+      yield* eventually(
+        Effect.sync(() => ids.length === 3),
+        "the three questions to be asked"
+      )
       yield* permission.reply(ids[0]!, { reply: "reject", message: "not on Fridays" })
       const a = yield* Fiber.join(first)
       const b = yield* Fiber.join(second)
@@ -198,26 +201,30 @@ describe("replies from outside (library callers)", () => {
     expect(b!.message).toContain("not on Fridays")
   })
 
-  test("no reply within the timeout: the non-interactive policy decides", async () => {
-    const silent: Prompter = { ask: () => Effect.never }
-    const denied = await run(Effect.flip(Effect.flatMap(Permission, (p) => p.ask(req(["ls"])))), {
-      rules: fromConfig({ bash: "ask" }),
-      nonInteractive: "deny",
-      prompter: silent,
-      timeoutMs: 5
+  // virtual time: the hour-long timeout passes when the test moves the clock, once the question waits
+  it.effect("no reply within the timeout: the non-interactive policy decides", () =>
+    Effect.gen(function* () {
+      const silent: Prompter = { ask: () => Effect.never }
+      const unanswered = <A, E>(ask: Effect.Effect<A, E, Permission>, nonInteractive: "allow" | "deny") =>
+        Effect.gen(function* () {
+          const permission = yield* Permission
+          const fiber = yield* Effect.forkChild(ask)
+          yield* eventually(
+            Effect.sync(() => permission.pending("ses_1").length === 1),
+            "the question to be asked"
+          )
+          yield* TestClock.adjust("1 hour")
+          return yield* Fiber.join(fiber)
+        }).pipe(withPermission({ rules: fromConfig({ bash: "ask" }), nonInteractive, prompter: silent, timeoutMs: 3_600_000 }))
+      const denied = yield* unanswered(Effect.flip(Effect.flatMap(Permission, (p) => p.ask(req(["ls"])))), "deny")
+      expect(denied.message).toContain("nobody answered")
+      const allowed = yield* unanswered(
+        Effect.flatMap(Permission, (p) => p.ask(req(["ls"]))),
+        "allow"
+      )
+      expect(allowed).toBeUndefined()
     })
-    expect(denied.message).toContain("nobody answered")
-    const allowed = await run(
-      Effect.flatMap(Permission, (p) => p.ask(req(["ls"]))),
-      {
-        rules: fromConfig({ bash: "ask" }),
-        nonInteractive: "allow",
-        prompter: silent,
-        timeoutMs: 5
-      }
-    )
-    expect(allowed).toBeUndefined()
-  })
+  )
 })
 
 describe("project grants", () => {

@@ -2,8 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Logger, Stream } from "effect"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
 import { CATALOGUE_SOURCE, catalogue, cost, lookupModel, modelInfo, UNKNOWN_MODEL } from "../src/Models.ts"
-import { Provider, ProviderSettings, toUsage } from "../src/Provider.ts"
+import { Provider, toUsage, type ProviderSettings } from "../src/Provider.ts"
 import type { ModelEvent } from "../src/ModelEvent.ts"
+import { hi, withProvider } from "./support.ts"
 
 const models = () => Object.values(catalogue()).reduce((n, table) => n + Object.keys(table).length, 0)
 
@@ -120,13 +121,6 @@ afterEach(async () => {
   anthropic = undefined
 })
 
-const hi = [
-  {
-    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
-    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
-  }
-]
-
 /** Runs calls through one Provider layer and collects the events and the warnings logged. */
 const calls = async (settings: ProviderSettings, refs: ReadonlyArray<{ providerID: string; modelID: string }>) => {
   const warnings: Array<string> = []
@@ -139,7 +133,7 @@ const calls = async (settings: ProviderSettings, refs: ReadonlyArray<{ providerI
       const out: Array<ReadonlyArray<ModelEvent>> = []
       for (const model of refs) out.push(yield* provider.stream({ model, system: ["test"], messages: hi, tools: [] }).pipe(Stream.runCollect))
       return out
-    }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings), Effect.provide(Logger.layer([logger])))
+    }).pipe(withProvider(settings), Effect.provide(Logger.layer([logger])))
   )
   return { events, warnings }
 }

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Stream } from "effect"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { Provider, ProviderSettings } from "../src/Provider.ts"
-import { RetryPolicy } from "../src/Retry.ts"
+import { Provider, type ProviderSettings } from "../src/Provider.ts"
 import type { ModelEvent } from "../src/ModelEvent.ts"
+import { hi, text, withProvider } from "./support.ts"
 
 let server: ScriptedServer | undefined
 afterEach(async () => {
@@ -23,19 +23,12 @@ const run = async (steps: ReadonlyArray<ScriptedStep>, policy = { attempts: 5, i
       .stream({
         model: { providerID: "local", modelID: "m" },
         system: ["You are a test."],
-        messages: [
-          {
-            info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
-            parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
-          }
-        ],
+        messages: hi,
         tools: [{ id: "bash", description: "run", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }]
       })
       .pipe(Stream.runCollect)
   })
-  return Effect.runPromise(
-    Effect.result(program).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings), Effect.provideService(RetryPolicy, policy))
-  )
+  return Effect.runPromise(Effect.result(program).pipe(withProvider(settings, policy)))
 }
 
 const types = (events: ReadonlyArray<ModelEvent>) => events.map((e) => e.type)
@@ -73,25 +66,12 @@ describe("Provider over real HTTP", () => {
       Effect.gen(function* () {
         const provider = yield* Provider
         const call = provider
-          .stream({
-            model: { providerID: "local", modelID: "m" },
-            system: ["You are a test."],
-            messages: [
-              {
-                info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
-                parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
-              }
-            ],
-            tools: []
-          })
-          .pipe(
-            Stream.runCollect,
-            Effect.map((events) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join(""))
-          )
+          .stream({ model: { providerID: "local", modelID: "m" }, system: ["You are a test."], messages: hi, tools: [] })
+          .pipe(Stream.runCollect, Effect.map(text))
         const together = yield* Effect.all([call, call], { concurrency: 2 })
         const after = [yield* call, yield* call]
         return { together, after }
-      }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings))
+      }).pipe(withProvider(settings))
     )
     expect([...texts.together].sort()).toEqual(["one", "two"])
     expect(texts.after).toEqual(["three", "four"])

@@ -1,30 +1,20 @@
 // Providers whose wire format the testkit's scripted servers do not speak (Gemini, Mistral): a
 // recorded stream served over real HTTP proves the key from env, the baseURL and the usage.
 import { describe, expect, test } from "bun:test"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { ProviderType } from "@reins/domain"
-import { Provider, ProviderSettings } from "../src/Provider.ts"
 import type { ModelEvent } from "../src/ModelEvent.ts"
 import { recordedServer } from "./recorded-server.ts"
+import { hi, streamAll, text, withProvider } from "./support.ts"
 
 const serve = recordedServer()
 
-const hi = [
-  {
-    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
-    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
-  }
-]
-
 const call = (type: ProviderType, baseURL: string, env: Record<string, string>, modelID: string) =>
   Effect.runPromise(
-    Effect.gen(function* () {
-      const provider = yield* Provider
-      return yield* provider.stream({ model: { providerID: type, modelID }, system: ["test"], messages: hi, tools: [] }).pipe(Stream.runCollect)
-    }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, { providers: { [type]: { type, baseURL } }, env }))
+    streamAll({ model: { providerID: type, modelID }, system: ["test"], messages: hi, tools: [] }).pipe(
+      withProvider({ providers: { [type]: { type, baseURL } }, env })
+    )
   )
-
-const text = (events: ReadonlyArray<ModelEvent>) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("")
 const finish = (events: ReadonlyArray<ModelEvent>) => events.find((e) => e.type === "finish-step") as Extract<ModelEvent, { type: "finish-step" }>
 
 describe("recorded provider streams over HTTP", () => {

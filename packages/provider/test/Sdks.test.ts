@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import * as path from "node:path"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { ProviderConfig, ProviderType } from "@reins/domain"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
-import { Provider, ProviderSettings, providerConfig } from "../src/Provider.ts"
+import { providerConfig, type ProviderSettings } from "../src/Provider.ts"
 import { credentials, missingCredentials } from "../src/Sdks.ts"
-import type { ModelEvent } from "../src/ModelEvent.ts"
+import { hi, streamAll, text, withProvider } from "./support.ts"
 
 describe("credentials come from the runtime's env, and a missing one is named", () => {
   const missing = (providerID: string, env: Record<string, string> = {}, config?: ProviderConfig) =>
@@ -76,22 +76,8 @@ afterEach(async () => {
   server = undefined
 })
 
-const hi = [
-  {
-    info: { id: "msg_1", sessionID: "s", role: "user" as const, time: { created: 0 } },
-    parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text" as const, text: "hi" }]
-  }
-]
-
 const call = (settings: ProviderSettings, providerID: string, modelID: string) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const provider = yield* Provider
-      return yield* provider.stream({ model: { providerID, modelID }, system: ["test"], messages: hi, tools: [] }).pipe(Stream.runCollect, Effect.result)
-    }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings))
-  )
-
-const text = (events: ReadonlyArray<ModelEvent>) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("")
+  Effect.runPromise(streamAll({ model: { providerID, modelID }, system: ["test"], messages: hi, tools: [] }).pipe(Effect.result, withProvider(settings)))
 
 describe("providers that speak OpenAI's wire format reach the scripted server (baseURL override), keyed from env", () => {
   test.each([

@@ -1,12 +1,17 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect, Fiber, Stream } from "effect"
+import { type Duration, Effect, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import type { ProviderTimeoutConfig } from "@reins/domain"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { Provider, ProviderSettings, type ProviderRequest } from "../src/Provider.ts"
+import { eventually, it, startScriptedServer, waitFor, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import { Provider, type ProviderSettings, type ProviderRequest } from "../src/Provider.ts"
 import type { ProviderError } from "../src/ProviderError.ts"
-import { RetryPolicy } from "../src/Retry.ts"
+import type { RetryPolicy } from "../src/Retry.ts"
 import { DEFAULT_TIMEOUTS, resolveTimeouts } from "../src/Timeouts.ts"
 import type { ModelEvent } from "../src/ModelEvent.ts"
+import { hi, text, withProvider } from "./support.ts"
+
+// The limits are watched on Effect's clock: in an `it.effect` test that is a TestClock, so a silence
+// lasts exactly as long as the test moves the clock on, whatever the machine's speed.
 
 let server: ScriptedServer | undefined
 afterEach(async () => {
@@ -14,20 +19,10 @@ afterEach(async () => {
   server = undefined
 })
 
-const request: ProviderRequest = {
-  model: { providerID: "local", modelID: "m" },
-  system: ["You are a test."],
-  messages: [
-    {
-      info: { id: "msg_1", sessionID: "s", role: "user", time: { created: 0 } },
-      parts: [{ id: "p", sessionID: "s", messageID: "msg_1", type: "text", text: "hi" }]
-    }
-  ],
-  tools: []
-}
+const request: ProviderRequest = { model: { providerID: "local", modelID: "m" }, system: ["You are a test."], messages: hi, tools: [] }
 
-/** Tiny limits, so a silent provider is noticed at once. */
-const FAST: ProviderTimeoutConfig = { connect: 0.2, first_byte: 0.2, idle: 0.2 }
+/** Retries at once: a retry's wait is not what these tests are about (and virtual time stands still between the moves below). */
+const AT_ONCE: RetryPolicy = { attempts: 3, initialDelayMs: 0, maxDelayMs: 0 }
 
 interface Options {
   readonly timeout?: ProviderTimeoutConfig
@@ -35,32 +30,58 @@ interface Options {
   readonly attempts?: number
 }
 
-/** Streams one request against the scripted server: the events that came out, and how it ended. */
-const run = async (steps: ReadonlyArray<ScriptedStep>, options: Options = {}) => {
-  server = await startScriptedServer(steps)
-  const settings: ProviderSettings = {
-    providers: {
-      local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } }, timeout: options.timeout ?? FAST }
-    },
-    env: {},
-    ...(options.global ? { timeout: options.global } : {})
-  }
-  const events: Array<ModelEvent> = []
-  const program = Effect.gen(function* () {
-    const provider = yield* Provider
-    yield* provider.stream(request).pipe(Stream.runForEach((event) => Effect.sync(() => void events.push(event))))
-  })
-  const result = await Effect.runPromise(
-    Effect.result(program).pipe(
-      Effect.provide(Provider.layer),
-      Effect.provideService(ProviderSettings, settings),
-      Effect.provideService(RetryPolicy, { attempts: options.attempts ?? 3, initialDelayMs: 5, maxDelayMs: 20 })
+/**
+ * Starts streaming one request against a scripted server, in a fiber of the test (on its clock):
+ * the events as they come out, and how the stream ended once it has.
+ */
+const start = (steps: ReadonlyArray<ScriptedStep>, options: Options = {}) =>
+  Effect.gen(function* () {
+    const scripted = yield* Effect.promise(() => startScriptedServer(steps))
+    server = scripted
+    const settings: ProviderSettings = {
+      providers: {
+        local: {
+          type: "openai-compatible",
+          baseURL: scripted.url,
+          models: { m: { context: 16_000, output: 1_000 } },
+          ...(options.timeout ? { timeout: options.timeout } : {})
+        }
+      },
+      env: {},
+      ...(options.global ? { timeout: options.global } : {})
+    }
+    const events: Array<ModelEvent> = []
+    const fiber = yield* Effect.forkChild(
+      Effect.flatMap(Provider, (provider) => provider.stream(request).pipe(Stream.runForEach((event) => Effect.sync(() => void events.push(event))))).pipe(
+        Effect.result,
+        withProvider(settings, { ...AT_ONCE, attempts: options.attempts ?? AT_ONCE.attempts })
+      )
     )
-  )
-  return { events, error: result._tag === "Failure" ? result.failure : undefined }
-}
+    const ended = Effect.map(Fiber.join(fiber), (result) => (result._tag === "Failure" ? result.failure : undefined))
+    return { server: scripted, events, fiber, ended }
+  })
 
-const text = (events: ReadonlyArray<ModelEvent>) => events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("")
+/** Waits (wall time) for the scripted server to hold request `index` open: the client waits on it from then on. */
+const stalled = (scripted: ScriptedServer, index = 0) =>
+  eventually(
+    Effect.sync(() => scripted.requests[index]?.stalledAt),
+    `request ${index} to stall`
+  )
+
+/**
+ * Moves the clock on by `step` until `done` holds: for a silence whose start the test cannot see
+ * (the client's own phase), with every earlier phase's limit off so that no other limit can run out.
+ */
+const advanceUntil = (step: Duration.Input, done: () => boolean, what: string) =>
+  eventually(
+    Effect.suspend(() => (done() ? Effect.succeed(true) : Effect.as(TestClock.adjust(step), done()))),
+    what
+  )
+
+/** Streams one request to its end: the events, and the error it ended with (no limit runs out unless the test moves the clock). */
+const run = (steps: ReadonlyArray<ScriptedStep>, options: Options = {}) =>
+  Effect.flatMap(start(steps, options), (call) => Effect.map(call.ended, (error) => ({ events: call.events, error })))
+
 const retries = (events: ReadonlyArray<ModelEvent>) => events.flatMap((e) => (e.type === "retry" ? [e.message] : []))
 const failure = (error: ProviderError | undefined): ProviderError => {
   if (!error) throw new Error("expected the stream to fail")
@@ -68,89 +89,151 @@ const failure = (error: ProviderError | undefined): ProviderError => {
 }
 
 describe("a provider that stays silent is cut off and retried while nothing was emitted", () => {
-  test.each([
+  const cases: ReadonlyArray<readonly [string, ScriptedStep, ProviderTimeoutConfig, string]> = [
+    // the one phase a stall of the headers can be in: the cut comes with the first minute
     [
       "no response headers",
-      { stall: "headers" } as ScriptedStep,
-      "sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)"
+      { stall: "headers" },
+      { connect: 60, first_byte: 60, idle: 60 },
+      "sent no response for 60 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)"
     ],
     [
       "headers, then not one byte",
-      { stall: "body" } as ScriptedStep,
-      "answered but sent nothing for 0.2 s (first-byte timeout; set provider.local.timeout.first_byte in reins.json to wait longer)"
+      { stall: "body" },
+      { connect: 0, first_byte: 60, idle: 60 },
+      "answered but sent nothing for 60 s (first-byte timeout; set provider.local.timeout.first_byte in reins.json to wait longer)"
     ],
     [
       "a comment, then nothing",
-      { hang: true } as ScriptedStep,
-      "sent nothing for 0.2 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)"
+      { hang: true },
+      { connect: 0, first_byte: 0, idle: 60 },
+      "sent nothing for 60 s mid-stream (idle timeout; set provider.local.timeout.idle in reins.json to wait longer)"
     ]
-  ])("%s: the attempt times out and the retry answers", async (_, silent, message) => {
-    const { events, error } = await run([silent, { text: "recovered after the retry" }])
-    expect(error).toBeUndefined()
-    expect(retries(events)).toEqual([`the provider at ${server!.url} ${message}`])
-    expect(text(events)).toBe("recovered after the retry")
-    // Nothing of the silent attempt reached the caller: one step, started once.
-    expect(events.filter((e) => e.type === "start-step")).toHaveLength(1)
-    expect(server!.requests).toHaveLength(2)
-    expect(server!.requests[0]!.abortedAt).toBeNumber()
-  })
-
-  test("when every attempt stays silent the error names the timeout, the key to raise and the attempts", async () => {
-    const { events, error } = await run([{ stall: "headers" }, { stall: "headers" }], { attempts: 2 })
-    const e = failure(error)
-    expect(e.reason).toBe("transient")
-    expect(e.message).toBe(
-      `gave up after 2 attempts: the provider at ${server!.url} sent no response for 0.2 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)`
+  ]
+  for (const [name, silent, timeout, message] of cases) {
+    it.effect(`${name}: the attempt times out and the retry answers`, () =>
+      Effect.gen(function* () {
+        // the retry's answer is held back until the test stops moving the clock: until then the retry
+        // waits for headers, where its limit is off (or the clock is not moved again)
+        const retry = Promise.withResolvers<void>()
+        const call = yield* start([silent, { text: "recovered after the retry", holdUntil: retry.promise }], { timeout })
+        yield* stalled(call.server)
+        if (timeout.connect) yield* TestClock.adjust("60 seconds")
+        else yield* advanceUntil("60 seconds", () => call.server.requests.length === 2, "the retry to reach the server")
+        yield* eventually(
+          Effect.sync(() => call.server.requests.length === 2),
+          "the retry to reach the server"
+        )
+        retry.resolve()
+        const error = yield* call.ended
+        expect(error).toBeUndefined()
+        expect(retries(call.events)).toEqual([`the provider at ${call.server.url} ${message}`])
+        expect(text(call.events)).toBe("recovered after the retry")
+        // Nothing of the silent attempt reached the caller: one step, started once.
+        expect(call.events.filter((e) => e.type === "start-step")).toHaveLength(1)
+        expect(call.server.requests).toHaveLength(2)
+        expect(call.server.requests[0]!.abortedAt).toBeNumber()
+      })
     )
-    expect(retries(events)).toHaveLength(1)
-    expect(server!.requests).toHaveLength(2)
-  })
+  }
 
-  test("a stall after part of the answer fails with the idle timeout and is not replayed", async () => {
-    // Only idle is short: the watchdog, waiting out the long connect limit, still sees the stall.
-    const { events, error } = await run([{ text: "one two three four five six seven", stallAfterChunks: 2 }, { text: "never" }], { timeout: { idle: 0.2 } })
-    const e = failure(error)
-    expect(e.message).toContain("(idle timeout; set provider.local.timeout.idle")
-    expect(text(events)).not.toBe("")
-    expect(retries(events)).toEqual([])
-    expect(server!.requests).toHaveLength(1)
-  })
-
-  test("slow chunks within the limits are not cut", async () => {
-    const { events, error } = await run([{ text: "one two three four five six", delayMs: 60, chunkDelayMs: 60 }], {
-      timeout: { connect: 1, first_byte: 1, idle: 1 }
+  it.effect("when every attempt stays silent the error names the timeout, the key to raise and the attempts", () =>
+    Effect.gen(function* () {
+      const call = yield* start([{ stall: "headers" }, { stall: "headers" }], { timeout: { connect: 60, first_byte: 60, idle: 60 }, attempts: 2 })
+      for (const attempt of [0, 1]) {
+        yield* stalled(call.server, attempt)
+        yield* TestClock.adjust("60 seconds")
+      }
+      const e = failure(yield* call.ended)
+      expect(e.reason).toBe("transient")
+      expect(e.message).toBe(
+        `gave up after 2 attempts: the provider at ${call.server.url} sent no response for 60 s (connect timeout; set provider.local.timeout.connect in reins.json to wait longer)`
+      )
+      expect(retries(call.events)).toHaveLength(1)
+      expect(call.server.requests).toHaveLength(2)
     })
-    expect(error).toBeUndefined()
-    expect(text(events)).toBe("one two three four five six")
-    expect(retries(events)).toEqual([])
-  })
+  )
 
-  test("0 turns a limit off, and a provider's own timeout wins over provider_timeout field by field", async () => {
-    // Bun sends the headers with the first chunk, so a delay before it is a wait for headers.
-    const { events, error } = await run([{ text: "slow to start", delayMs: 400 }], { global: { connect: 0.1, idle: 0.1 }, timeout: { connect: 0 } })
-    expect(error).toBeUndefined()
-    expect(retries(events)).toEqual([])
-    expect(text(events)).toBe("slow to start")
-    const cut = await run([{ text: "slow to start", delayMs: 400 }, { text: "second" }], { global: { connect: 0.1 }, timeout: { idle: 5 } })
-    expect(cut.error).toBeUndefined()
-    expect(retries(cut.events)[0]).toContain("sent no response for 0.1 s (connect timeout")
-  })
+  it.effect("a stall after part of the answer fails with the idle timeout and is not replayed", () =>
+    Effect.gen(function* () {
+      // Only idle is short: the watchdog, waiting out the long connect limit, still sees the stall.
+      const call = yield* start([{ text: "one two three four five six seven", stallAfterChunks: 2 }, { text: "never" }], { timeout: { idle: 1 } })
+      yield* eventually(
+        Effect.sync(() => text(call.events) !== ""),
+        "the first text"
+      )
+      yield* advanceUntil("1 second", () => call.fiber.pollUnsafe() !== undefined, "the stream to end")
+      const e = failure(yield* call.ended)
+      expect(e.message).toContain("sent nothing for 1 s mid-stream (idle timeout; set provider.local.timeout.idle")
+      expect(text(call.events)).not.toBe("")
+      expect(retries(call.events)).toEqual([])
+      expect(call.server.requests).toHaveLength(1)
+    })
+  )
+
+  it.effect("slow chunks within the limits are not cut", () =>
+    Effect.gen(function* () {
+      // slow in virtual time: 0.9 s before the answer, then 0.2 s after each chunk (the chunks come
+      // 60 ms apart, so one at a time), 2 s in all against limits of 1 s for each wait
+      const answer = Promise.withResolvers<void>()
+      const call = yield* start([{ text: "one two three four five six", holdUntil: answer.promise, chunkDelayMs: 60 }], {
+        timeout: { connect: 1, first_byte: 1, idle: 1 }
+      })
+      yield* eventually(
+        Effect.sync(() => call.server.requests.length === 1),
+        "the request"
+      )
+      yield* TestClock.adjust("900 millis")
+      answer.resolve()
+      let chunks = 0
+      while (call.fiber.pollUnsafe() === undefined) {
+        yield* eventually(
+          Effect.sync(() => call.fiber.pollUnsafe() !== undefined || call.events.filter((e) => e.type === "text-delta").length > chunks),
+          "the next chunk or the end"
+        )
+        chunks = call.events.filter((e) => e.type === "text-delta").length
+        yield* TestClock.adjust("200 millis")
+      }
+      expect(yield* call.ended).toBeUndefined()
+      expect(text(call.events)).toBe("one two three four five six")
+      expect(retries(call.events)).toEqual([])
+    })
+  )
+
+  it.effect("0 turns a limit off, and a provider's own timeout wins over provider_timeout field by field", () =>
+    Effect.gen(function* () {
+      // Bun sends the headers with the first chunk, so an answer held before it is a wait for headers.
+      const answer = Promise.withResolvers<void>()
+      const off = yield* start([{ text: "slow to start", holdUntil: answer.promise }], { global: { connect: 0.1, idle: 0.1 }, timeout: { connect: 0 } })
+      yield* eventually(
+        Effect.sync(() => off.server.requests.length === 1),
+        "the request"
+      )
+      // a hundred times provider_timeout's connect limit, which the provider's 0 turned off
+      yield* TestClock.adjust("10 seconds")
+      answer.resolve()
+      expect(yield* off.ended).toBeUndefined()
+      expect(retries(off.events)).toEqual([])
+      expect(text(off.events)).toBe("slow to start")
+      yield* Effect.promise(() => off.server.stop())
+      const cut = yield* start([{ stall: "headers" }, { text: "second" }], { global: { connect: 0.1 }, timeout: { idle: 5 } })
+      yield* stalled(cut.server)
+      yield* TestClock.adjust("100 millis")
+      expect(yield* cut.ended).toBeUndefined()
+      expect(retries(cut.events)[0]).toContain("sent no response for 0.1 s (connect timeout")
+      expect(text(cut.events)).toBe("second")
+    })
+  )
 
   test("interrupting a call that waits on a silent provider ends it and closes the connection", async () => {
     for (const silent of [{ stall: "headers" }, { stall: "body" }, { text: "a b c d e f", stallAfterChunks: 1 }] as ReadonlyArray<ScriptedStep>) {
       server = await startScriptedServer([silent])
       const settings: ProviderSettings = { providers: { local: { type: "openai-compatible", baseURL: server.url } }, env: {} }
-      const fiber = Effect.runFork(
-        Effect.gen(function* () {
-          const provider = yield* Provider
-          return yield* provider.stream(request).pipe(Stream.runDrain)
-        }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, settings))
-      )
-      while (server.requests.length === 0) await Bun.sleep(5)
-      await Bun.sleep(50)
+      const fiber = Effect.runFork(Effect.flatMap(Provider, (provider) => provider.stream(request).pipe(Stream.runDrain)).pipe(withProvider(settings)))
+      const held = server
+      await waitFor(() => held.requests[0]?.stalledAt, "the server to hold the request")
       await Effect.runPromise(Fiber.interrupt(fiber))
-      for (let i = 0; i < 100 && server.requests[0]!.abortedAt === undefined; i++) await Bun.sleep(10)
-      expect(server.requests[0]!.abortedAt).toBeNumber()
+      expect(await waitFor(() => held.requests[0]!.abortedAt, "the server to see the connection close")).toBeNumber()
       await server.stop()
       server = undefined
     }
@@ -158,59 +241,62 @@ describe("a provider that stays silent is cut off and retried while nothing was 
 })
 
 describe("answers that are not a finished event stream", () => {
-  test("a 200 HTML page says so, with the page's title, and is not retried", async () => {
-    const page = "<!doctype html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>"
-    const { error } = await run([{ raw: { body: page } }, { text: "never" }])
-    const e = failure(error)
-    expect(e.reason).toBe("invalid")
-    expect(e.message).toBe(
-      `the provider at ${server!.url} answered with text/html, not an event stream — check baseURL (it usually ends in /v1); it said: "Welcome to nginx!"`
-    )
-    expect(server!.requests).toHaveLength(1)
-  })
+  it.effect("a 200 HTML page says so, with the page's title, and is not retried", () =>
+    Effect.gen(function* () {
+      const page = "<!doctype html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>"
+      const { error } = yield* run([{ raw: { body: page } }, { text: "never" }])
+      const e = failure(error)
+      expect(e.reason).toBe("invalid")
+      expect(e.message).toBe(
+        `the provider at ${server!.url} answered with text/html, not an event stream — check baseURL (it usually ends in /v1); it said: "Welcome to nginx!"`
+      )
+      expect(server!.requests).toHaveLength(1)
+    })
+  )
 
-  test("a 200 JSON body on a streaming request says so too", async () => {
-    const { error } = await run([{ raw: { contentType: "application/json", body: '{"status":"ok"}' } }])
-    expect(failure(error).message).toContain(
-      'answered with application/json, not an event stream — check baseURL (it usually ends in /v1); it said: "{"status":"ok"}"'
-    )
-  })
+  it.effect("a 200 JSON body on a streaming request says so too", () =>
+    Effect.gen(function* () {
+      const { error } = yield* run([{ raw: { contentType: "application/json", body: '{"status":"ok"}' } }])
+      expect(failure(error).message).toContain(
+        'answered with application/json, not an event stream — check baseURL (it usually ends in /v1); it said: "{"status":"ok"}"'
+      )
+    })
+  )
 
-  test("a stream closed before its finish reason is retried while nothing was emitted", async () => {
-    const { events, error } = await run([{ text: "lost", closeAfterChunks: 0 }, { text: "the whole answer" }])
-    expect(error).toBeUndefined()
-    expect(retries(events)).toEqual(["the provider closed the stream before it finished (no finish reason)"])
-    expect(text(events)).toBe("the whole answer")
-    expect(events.filter((e) => e.type === "start-step")).toHaveLength(1)
-  })
+  it.effect("a stream closed before its finish reason is retried while nothing was emitted", () =>
+    Effect.gen(function* () {
+      const { events, error } = yield* run([{ text: "lost", closeAfterChunks: 0 }, { text: "the whole answer" }])
+      expect(error).toBeUndefined()
+      expect(retries(events)).toEqual(["the provider closed the stream before it finished (no finish reason)"])
+      expect(text(events)).toBe("the whole answer")
+      expect(events.filter((e) => e.type === "start-step")).toHaveLength(1)
+    })
+  )
 
-  test("a stream closed before its finish reason after some text is an error, not a short success", async () => {
-    const { events, error } = await run([{ text: "one two three four five six", closeAfterChunks: 3 }, { text: "never" }])
-    const e = failure(error)
-    expect(e).toMatchObject({ reason: "transient", message: "the provider closed the stream before it finished (no finish reason)" })
-    expect(text(events)).not.toBe("")
-    expect(events.some((e) => e.type === "finish-step")).toBe(false)
-    expect(server!.requests).toHaveLength(1)
-  })
+  it.effect("a stream closed before its finish reason after some text is an error, not a short success", () =>
+    Effect.gen(function* () {
+      const { events, error } = yield* run([{ text: "one two three four five six", closeAfterChunks: 3 }, { text: "never" }])
+      const e = failure(error)
+      expect(e).toMatchObject({ reason: "transient", message: "the provider closed the stream before it finished (no finish reason)" })
+      expect(text(events)).not.toBe("")
+      expect(events.some((e) => e.type === "finish-step")).toBe(false)
+      expect(server!.requests).toHaveLength(1)
+    })
+  )
 
   test("a connection reset mid-stream is retried, and no message carries Bun's hint for developers", async () => {
-    server = await startScriptedServer([{ hang: true }])
-    const url = server.url
-    const settings: ProviderSettings = { providers: { local: { type: "openai-compatible", baseURL: url } }, env: {} }
+    const hanging = await startScriptedServer([{ hang: true }])
+    server = hanging
+    const settings: ProviderSettings = { providers: { local: { type: "openai-compatible", baseURL: hanging.url } }, env: {} }
     const events: Array<ModelEvent> = []
     const fiber = Effect.runFork(
-      Effect.gen(function* () {
-        const provider = yield* Provider
-        return yield* provider.stream(request).pipe(Stream.runForEach((e) => Effect.sync(() => void events.push(e))))
-      }).pipe(
+      Effect.flatMap(Provider, (provider) => provider.stream(request).pipe(Stream.runForEach((e) => Effect.sync(() => void events.push(e))))).pipe(
         Effect.flip,
-        Effect.provide(Provider.layer),
-        Effect.provideService(ProviderSettings, settings),
-        Effect.provideService(RetryPolicy, { attempts: 2, initialDelayMs: 5, maxDelayMs: 5 })
+        withProvider(settings, { attempts: 2, initialDelayMs: 5, maxDelayMs: 5 })
       )
     )
-    while (server.requests.length === 0) await Bun.sleep(5)
-    await Bun.sleep(50)
+    // mid-stream: the server has handed the stream's first byte to the connection
+    await waitFor(() => hanging.requests[0]?.stalledAt, "the server to hold the stream open")
     await server.stop()
     server = undefined
     const error = await Effect.runPromise(Fiber.join(fiber))

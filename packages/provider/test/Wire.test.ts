@@ -2,28 +2,23 @@
 // speak (Gemini, Mistral): the real SDKs over HTTP to a server that records each request body and
 // answers with a recorded stream.
 import { describe, expect, test } from "bun:test"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { AssistantMessage, ModelRef, Part, ProviderConfig } from "@reins/domain"
 import type { ModelEvent } from "../src/ModelEvent.ts"
-import { Provider, ProviderSettings } from "../src/Provider.ts"
 import { mistralToolCallId, type MessageWithParts } from "../src/Transform.ts"
 import { recordedServer } from "./recorded-server.ts"
+import { streamAll, withProvider } from "./support.ts"
 
 const serve = recordedServer()
 
 const call = (providers: Record<string, ProviderConfig>, env: Record<string, string>, model: ModelRef, messages: ReadonlyArray<MessageWithParts>) =>
   Effect.runPromise(
-    Effect.gen(function* () {
-      const provider = yield* Provider
-      return yield* provider
-        .stream({
-          model,
-          system: ["the rules"],
-          messages,
-          tools: [{ id: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } }]
-        })
-        .pipe(Stream.runCollect)
-    }).pipe(Effect.provide(Provider.layer), Effect.provideService(ProviderSettings, { providers, env }))
+    streamAll({
+      model,
+      system: ["the rules"],
+      messages,
+      tools: [{ id: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } }]
+    }).pipe(withProvider({ providers, env }))
   )
 
 const user = (id: string, text: string): MessageWithParts => ({

@@ -2,13 +2,9 @@
 // the loop goes on by itself; a provider's "maximum context length" error does the same.
 import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
-import type { Event } from "@reins/domain"
-import { Bus } from "@reins/domain"
-import { SessionService } from "@reins/session"
-import { SessionStore } from "@reins/storage"
 import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
 import { Tool, bash, read } from "@reins/tool"
-import { scriptedRuntimes } from "./support.ts"
+import { runIn, scriptedRuntimes, sessionTurns } from "./support.ts"
 
 const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
@@ -29,17 +25,12 @@ const session = async (steps: ReadonlyArray<ScriptedStep>, turns: ReadonlyArray<
   })
   const { cwd, layer } = made
   server = made.server
-  return Effect.runPromise(
-    Effect.gen(function* () {
-      const events: Array<Event> = []
-      yield* (yield* Bus).listen((e) => Effect.sync(() => void events.push(e)))
-      const sessions = yield* SessionService
-      const created = yield* sessions.create({ directory: cwd })
-      const results = []
-      for (const text of turns) results.push(yield* sessions.prompt({ sessionID: created.id, text, model: { providerID: "local", modelID: "small" } }))
-      const messages = yield* (yield* SessionStore).messages(created.id)
-      return { results, events, messages }
-    }).pipe(Effect.provide(layer), Effect.scoped)
+  return runIn(
+    layer,
+    sessionTurns(
+      turns.map((text) => ({ text, model: { providerID: "local", modelID: "small" } })),
+      cwd
+    )
   )
 }
 

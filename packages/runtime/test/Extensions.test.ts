@@ -1,14 +1,12 @@
 // Skills, custom tools, plugins and command hooks (T20) through the composed runtime and a scripted model.
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect } from "effect"
-import { SessionService } from "@reins/session"
-import { SessionStore, Storage } from "@reins/storage"
+import { Storage } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import type { Plugin } from "@reins/tool"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
-import { tmp } from "./support.ts"
+import { aliveWith, runIn, sessionTurns, tmp } from "./support.ts"
 
 let server: ScriptedServer | undefined
 afterEach(async () => {
@@ -20,22 +18,6 @@ const write = (file: string, text: string) => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, text)
 }
-
-/** The processes of a group that are still alive (not zombies), from /proc. */
-const liveInGroup = (pgid: number) =>
-  fs
-    .readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((d) => {
-      let stat = ""
-      try {
-        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
-      } catch {
-        // the process ended while we looked
-      }
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      return stat !== "" && Number(fields[2]) === pgid && fields[0] !== "Z" ? [`${d} ${stat}`] : []
-    })
 
 /** One turn of a non-yolo runtime whose questions are answered "allow" (the config's rules still deny). */
 const turn = async (
@@ -56,14 +38,7 @@ const turn = async (
     permission: { nonInteractive: "allow" },
     ...(options.plugins ? { plugins: options.plugins } : {})
   })
-  const messages = await Effect.runPromise(
-    Effect.gen(function* () {
-      const sessions = yield* SessionService
-      const session = yield* sessions.create({ directory: options.cwd })
-      yield* sessions.prompt({ sessionID: session.id, text: "go", model: { providerID: "local", modelID: "m" } })
-      return yield* (yield* SessionStore).messages(session.id)
-    }).pipe(Effect.provide(layer), Effect.scoped)
-  )
+  const { messages } = await runIn(layer, sessionTurns([{ text: "go", model: { providerID: "local", modelID: "m" } }], options.cwd))
   const tools = messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : []))
   const byTool = (id: string) => tools.filter((t) => t.tool === id).map((t) => t.state)
   return { requests: server.requests, tools, byTool }
@@ -201,18 +176,20 @@ describe("command hooks", () => {
   test("a hook past its timeout is killed with its process group; the call keeps its output and the failure is in its metadata", async () => {
     const cwd = tmp()
     const home = tmp()
+    // a day-long sleep named uniquely: its shell and it are found by that name, whenever the timeout
+    // caught them (on a loaded machine it may come before the shell has done anything)
+    const n = `3${Math.floor(Math.random() * 90000) + 10000}.5`
     const { byTool } = await turn([{ toolCalls: [{ name: "write", arguments: { filePath: "c.txt", content: "x" } }] }, { text: "done" }], {
       cwd,
       home,
-      config: { hooks: { "tool.after": [{ command: "echo $$ > hook.pid; sleep 30 & wait", timeout: 300 }] } }
+      config: { hooks: { "tool.after": [{ command: `sleep ${n} & wait`, timeout: 300 }] } }
     })
     const state = byTool("write")[0]
     expect(state?.status).toBe("completed")
     expect(JSON.stringify(state?.status === "completed" ? state.metadata : {})).toContain("did not finish within 300 ms")
-    const pid = Number(fs.readFileSync(path.join(cwd, "hook.pid"), "utf8"))
     // the shell led its own group: nothing of it is alive, the backgrounded sleep included
     // (a killed child may stay a zombie until the container's init collects it: dead all the same)
-    expect(liveInGroup(pid)).toEqual([])
+    expect(aliveWith(`sleep ${n}`)).toEqual([])
   })
 
   test("a tool.before hook that exits non-zero denies the call with its output", async () => {

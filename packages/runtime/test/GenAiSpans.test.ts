@@ -6,6 +6,8 @@ import { Effect, Layer, Option, Tracer } from "effect"
 import { SessionService } from "@reins/session"
 import { Storage } from "@reins/storage"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
 import { tmp } from "./support.ts"
 
@@ -21,7 +23,12 @@ const traced = async (
   script: ReadonlyArray<ScriptedStep>,
   tracing: RuntimeOptions["tracing"] = {},
   retry?: { attempts: number },
-  more: { readonly config?: Record<string, unknown>; readonly permission?: RuntimeOptions["permission"] } = {}
+  more: {
+    readonly config?: Record<string, unknown>
+    readonly permission?: RuntimeOptions["permission"]
+    /** Told of each span as it starts and as it ends. */
+    readonly watch?: (span: Tracer.NativeSpan, event: "start" | "end") => void
+  } = {}
 ) => {
   const server = await startScriptedServer(script)
   stops.push(() => server.stop())
@@ -30,6 +37,15 @@ const traced = async (
     span(options) {
       const span = new Tracer.NativeSpan(options)
       spans.push(span)
+      const watch = more.watch
+      if (watch) {
+        const end = span.end.bind(span)
+        span.end = (endTime, exit) => {
+          end(endTime, exit)
+          watch(span, "end")
+        }
+        watch(span, "start")
+      }
       return span
     }
   })
@@ -208,11 +224,35 @@ describe("GenAI spans of a turn", () => {
     ])
   })
 
-  test("model latency is the chat span's alone: a 300 ms answer and a 1 s tool", async () => {
-    const { spans, exit } = await traced([
-      { toolCalls: [{ name: "bash", arguments: { command: "sleep 1", description: "wait" } }], delayMs: 300 },
-      { text: "waited" }
-    ])
+  test("model latency is the chat span's alone: a 300 ms answer and a tool that outlasts it", async () => {
+    // The tool finishes once the chat span has ended and the tool has run longer than the chat took:
+    // the spans' order is then the events', whatever the machine's speed.
+    const release = path.join(tmp(), "release")
+    let chatMs: number | undefined
+    let toolStarted = false
+    let released = false
+    const releaseOnce = () => {
+      if (released || chatMs === undefined || !toolStarted) return
+      released = true
+      // wall time: spans measure it, so the tool is held on for longer than the chat took
+      setTimeout(() => fs.writeFileSync(release, ""), chatMs + 5)
+    }
+    const { spans, exit } = await traced(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: `until [ -e ${release} ]; do sleep 0.01; done`, description: "wait" } }], delayMs: 300 },
+        { text: "waited" }
+      ],
+      {},
+      undefined,
+      {
+        watch: (span, event) => {
+          if (event === "end" && span.name.startsWith("chat ")) chatMs ??= durationMs(span)
+          else if (event === "start" && span.name.startsWith("execute_tool ")) toolStarted = true
+          else return
+          releaseOnce()
+        }
+      }
+    )
     expect(exit._tag).toBe("Success")
     const [chat] = named(spans, "chat ")
     const [tool] = named(spans, "execute_tool ")

@@ -2,13 +2,13 @@
 // and over streamable HTTP, its tools called by the scripted model through the whole runtime.
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { Bus, type Event } from "@reins/domain"
+import type { Event } from "@reins/domain"
 import { McpServers } from "@reins/mcp"
 import { SessionService } from "@reins/session"
-import type { ScriptedStep } from "@reins/testkit"
+import { waitFor, type ScriptedStep } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { scriptedRuntimes } from "./support.ts"
+import { runIn, scriptedRuntimes, sessionTurns } from "./support.ts"
 
 const FIXTURE = path.join(import.meta.dir, "fixtures", "mcp-server.ts")
 const BUN = process.execPath
@@ -20,18 +20,10 @@ type Failed = Event & { type: "mcp.failed" }
 
 /** Runs prompts (one turn each) on one session; returns the `mcp.failed` events seen. */
 const turns = (layer: Awaited<ReturnType<typeof runtime>>["layer"], prompts: number) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const failed: Array<Failed> = []
-      const bus = yield* Bus
-      yield* bus.listen((e) => Effect.sync(() => void (e.type === "mcp.failed" && failed.push(e))))
-      const sessions = yield* SessionService
-      const session = yield* sessions.create({ directory: "/" })
-      const texts: Array<string> = []
-      for (let i = 0; i < prompts; i++) texts.push((yield* sessions.prompt({ sessionID: session.id, text: `go ${i}`, model })).text)
-      return { failed, texts }
-    }).pipe(Effect.provide(layer), Effect.scoped)
-  )
+  runIn(layer, sessionTurns(Array.from({ length: prompts }, (_, i) => ({ text: `go ${i}`, model })))).then(({ results, events }) => ({
+    failed: events.filter((e): e is Failed => e.type === "mcp.failed"),
+    texts: results.map((r) => r.text)
+  }))
 
 const toolNames = (body: any): ReadonlyArray<string> => (body.tools ?? []).map((t: any) => t.function.name)
 const toolMessages = (body: any): ReadonlyArray<string> =>
@@ -68,9 +60,8 @@ describe("MCP over stdio", () => {
         return false
       }
     }
-    // closing sends SIGTERM after stdin ends; allow the child a moment to be reaped
-    for (let i = 0; i < 50 && alive(); i++) await Bun.sleep(100)
-    expect(alive()).toBe(false)
+    // closing sends SIGTERM after stdin ends; the child is gone once it has been reaped
+    expect(await waitFor(() => !alive(), `the server (pid ${pid}) to be gone`)).toBe(true)
   })
 
   test("the server's tool is offered as <server>_<tool> with its schema, called, and its result reaches the next request", async () => {

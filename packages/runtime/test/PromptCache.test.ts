@@ -4,10 +4,10 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { cacheHitRate, type Part, type Usage } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { SessionStore, Storage } from "@reins/storage"
+import { Storage } from "@reins/storage"
 import { startAnthropicServer, startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
-import { tmp } from "./support.ts"
+import { runIn, sessionTurns, tmp } from "./support.ts"
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -26,15 +26,12 @@ const runtime = (provider: Record<string, unknown>) =>
 
 /** Two turns on one session: what each prompt's turn stored, and the session id. */
 const twoTurns = (layer: ReturnType<typeof runtime>, model: { providerID: string; modelID: string }) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sessions = yield* SessionService
-      const store = yield* SessionStore
-      const session = yield* sessions.create({ directory: "/" })
-      yield* sessions.prompt({ sessionID: session.id, text: "look around", model })
-      yield* sessions.prompt({ sessionID: session.id, text: "and again", model })
-      return { sessionID: session.id, messages: yield* store.messages(session.id) }
-    }).pipe(Effect.provide(layer), Effect.scoped)
+  runIn(
+    layer,
+    sessionTurns([
+      { text: "look around", model },
+      { text: "and again", model }
+    ])
   )
 
 const script: ReadonlyArray<ScriptedStep> = [

@@ -7,7 +7,7 @@ import { userFlag } from "@reins/domain"
 import { modelView, readWindow } from "@reins/compaction"
 import { SessionService, newRun } from "@reins/session"
 import { RunClaims, SessionStore, Storage } from "@reins/storage"
-import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
+import { eventually, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import * as os from "node:os"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
@@ -28,16 +28,12 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>) => {
   return made
 }
 
-const until = (condition: () => boolean) =>
-  Effect.gen(function* () {
-    while (!condition()) yield* Effect.sleep(10)
-  })
-
 describe("messages sent to a running session", () => {
   test("a second prompt in the same process joins the running turn and gets its result", async () => {
+    // the first step is answered once the second prompt has joined the turn: it arrives while the step runs
+    const joined = Promise.withResolvers<void>()
     const { cwd, layer } = await setup([
-      // the first step is slow: the second prompt arrives while it runs
-      { toolCalls: [{ name: "bash", arguments: { command: "echo first" } }], delayMs: 300 },
+      { toolCalls: [{ name: "bash", arguments: { command: "echo first" } }], holdUntil: joined.promise },
       { text: "ANSWER to both" }
     ])
     const out = await Effect.runPromise(
@@ -46,8 +42,17 @@ describe("messages sent to a running session", () => {
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
         const first = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "start the work", model }))
-        yield* until(() => server!.requests.length === 1)
-        const second = yield* sessions.prompt({ sessionID: session.id, text: "QUEUED-MARKER also check the docs", model })
+        yield* eventually(
+          Effect.sync(() => server!.requests.length === 1),
+          "the first step's request"
+        )
+        const waiting = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "QUEUED-MARKER also check the docs", model }))
+        yield* eventually(
+          Effect.map(store.messages(session.id), (messages) => messages.some((m) => m.info.role === "user" && userFlag(m.info, "queued"))),
+          "the second prompt to be queued"
+        )
+        joined.resolve()
+        const second = yield* Fiber.join(waiting)
         const firstResult = yield* Fiber.join(first)
         const messages = yield* store.messages(session.id)
         return { second, firstResult, messages, run: yield* (yield* RunClaims).get(session.id) }
@@ -69,7 +74,7 @@ describe("messages sent to a running session", () => {
 
   test("a claim by another live process: prompt refuses, queue stores the message for that run", async () => {
     const { cwd, layer } = await setup([{ text: "never asked" }])
-    const other = Bun.spawn(["sleep", "30"])
+    const other = Bun.spawn(["sleep", "3600"])
     children.push(other)
     const out = await Effect.runPromise(
       Effect.gen(function* () {

@@ -6,7 +6,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { userFlag } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { Database, Grants, RunClaims, SessionStore, Storage } from "@reins/storage"
-import type { ScriptedServer } from "@reins/testkit"
+import { eventually, type ScriptedServer } from "@reins/testkit"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
 
@@ -104,7 +104,9 @@ describe("queued messages and compaction, racing", () => {
 
   test("a message sent while `compact` holds the session is not queued (nobody would answer it)", async () => {
     let server: ScriptedServer | undefined
-    const made = await runtime([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "## Objective\nSUMMARY", delayMs: 300 }], {
+    // the summary is answered once the message has been sent: it is sent while `compact` runs
+    const sent = Promise.withResolvers<void>()
+    const made = await runtime([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "## Objective\nSUMMARY", holdUntil: sent.promise }], {
       config: { compaction: { tail_turns: 1 } },
       store: Storage.layerSqlite(path.join(tmp(), "reins.db"))
     })
@@ -115,11 +117,16 @@ describe("queued messages and compaction, racing", () => {
         const session = yield* sessions.create({ directory: made.cwd })
         for (const text of ["one", "two", "three"]) yield* sessions.prompt({ sessionID: session.id, text, model })
         const compacting = yield* Effect.forkChild(sessions.compact({ sessionID: session.id, model }))
-        while (server!.requests.length < 4) {
-          if (compacting.pollUnsafe()) return yield* Effect.die(new Error(`compact ended early: ${JSON.stringify(compacting.pollUnsafe())}`))
-          yield* Effect.sleep(10)
-        }
+        yield* eventually(
+          Effect.suspend(() =>
+            compacting.pollUnsafe()
+              ? Effect.die(new Error(`compact ended early: ${JSON.stringify(compacting.pollUnsafe())}`))
+              : Effect.succeed(server!.requests.length === 4)
+          ),
+          "compact's request for the summary"
+        )
         const queued = yield* sessions.queue({ sessionID: session.id, text: "SENT-DURING-COMPACT" })
+        sent.resolve()
         yield* Fiber.join(compacting)
         return { queued, messages: yield* (yield* SessionStore).messages(session.id) }
       }).pipe(Effect.provide(made.layer), Effect.scoped)

@@ -1,13 +1,11 @@
 // Provider options and reasoning (T22) end to end: the runtime over the real @ai-sdk/anthropic and
 // @ai-sdk/openai talking HTTP to the testkit's scripted servers; assertions on the request bodies.
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect } from "effect"
 import type { ModelRef, Part } from "@reins/domain"
-import { SessionService } from "@reins/session"
-import { SessionStore, Storage } from "@reins/storage"
+import { Storage } from "@reins/storage"
 import { encryptedReasoning, startAnthropicServer, startScriptedServer, thinkingSignature, type ScriptedStep } from "@reins/testkit"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
-import { tmp } from "./support.ts"
+import { runIn, sessionTurns, tmp } from "./support.ts"
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -19,15 +17,7 @@ const runtime = (config: Record<string, unknown>) =>
 
 /** One prompt per model given, on one session: the stored messages and the session id. */
 const turns = (layer: ReturnType<typeof runtime>, models: ReadonlyArray<ModelRef>) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sessions = yield* SessionService
-      const store = yield* SessionStore
-      const session = yield* sessions.create({ directory: "/" })
-      for (const [i, model] of models.entries()) yield* sessions.prompt({ sessionID: session.id, text: `request ${i + 1}`, model })
-      return { sessionID: session.id, messages: yield* store.messages(session.id) }
-    }).pipe(Effect.provide(layer), Effect.scoped)
-  )
+  runIn(layer, sessionTurns(models.map((model, i) => ({ text: `request ${i + 1}`, model }))))
 
 const SONNET: ModelRef = { providerID: "anthropic", modelID: "claude-sonnet-4-5" }
 const anthropicConfig = (url: string, models?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

@@ -3,10 +3,10 @@ import { Effect, Fiber } from "effect"
 import { Bus, type Event } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import type { ScriptedServer, ScriptedStep } from "@reins/testkit"
+import { eventually, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { scriptedRuntimes, tmp } from "./support.ts"
+import { runIn, scriptedRuntimes, sessionTurns, tmp } from "./support.ts"
 
 const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
@@ -22,14 +22,7 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, extra: { maxSteps?: num
 const model = { providerID: "local", modelID: "m" }
 
 /** One turn on a new session. */
-const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sessions = yield* SessionService
-      const session = yield* sessions.create({ directory: "/" })
-      return yield* sessions.prompt({ sessionID: session.id, text: "go", model })
-    }).pipe(Effect.provide(layer), Effect.scoped)
-  )
+const runTurn = (layer: Awaited<ReturnType<typeof setup>>["layer"]) => runIn(layer, sessionTurns([{ text: "go", model }])).then((out) => out.results[0]!)
 
 describe("spill files", () => {
   test("a session reads its own spill files without a prompt; another session is asked; nobody writes there", async () => {
@@ -194,7 +187,10 @@ describe("agent loop through the composed runtime", () => {
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
         const fiber = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "sleep", model }))
-        yield* Effect.sleep(400)
+        yield* eventually(
+          Effect.map(store.messages(session.id), (messages) => messages.some((m) => m.parts.some((p) => p.type === "tool" && p.state.status === "running"))),
+          "the tool to run"
+        )
         yield* Fiber.interrupt(fiber)
         return yield* store.messages(session.id)
       }).pipe(Effect.provide(layer), Effect.scoped)

@@ -69,6 +69,8 @@ const setup = async (options: Setup) => {
 
 describe("the task tool", () => {
   test("two task calls in one step: two child sessions run concurrently, their answers reach the parent's next request, one trace", async () => {
+    const bothStarted = Promise.withResolvers<void>()
+    let started = 0
     const { server, spans, cwd, layer } = await setup({
       respond: (body) => {
         const text = firstUser(body)
@@ -85,9 +87,16 @@ describe("the task tool", () => {
           return { text: "Both sub-agents answered.", usage: { prompt_tokens: 300, completion_tokens: 5 } }
         }
         const who = text.includes("ALPHA-TASK") ? "alpha" : "beta"
-        // each child makes a tool step, then answers; the first step is slow enough for the other child to start
-        if (toolResults(body) === 0)
-          return { toolCalls: [{ name: "bash", arguments: { command: `echo ${who}-ran` } }], delayMs: 150, usage: { prompt_tokens: 40, completion_tokens: 4 } }
+        // each child makes a tool step, then answers; its first step is answered once both children
+        // have asked for theirs (children run one after the other would wait here for ever)
+        if (toolResults(body) === 0) {
+          if (++started === 2) bothStarted.resolve()
+          return {
+            toolCalls: [{ name: "bash", arguments: { command: `echo ${who}-ran` } }],
+            holdUntil: bothStarted.promise,
+            usage: { prompt_tokens: 40, completion_tokens: 4 }
+          }
+        }
         return { text: `${who} answer: 7`, usage: { prompt_tokens: 60, completion_tokens: 6 } }
       }
     })

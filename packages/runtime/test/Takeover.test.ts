@@ -6,14 +6,14 @@ import { Effect, Fiber } from "effect"
 import { isOpenTool, type Part, type ToolPart } from "@reins/domain"
 import { SessionService } from "@reins/session"
 import { RunClaims, SessionStore, Storage, type MessageWithParts, type SessionRun } from "@reins/storage"
-import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
+import { eventually, startScriptedServer, waitFor, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { ProcessGroup } from "@reins/tool"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
-import { tmp } from "./support.ts"
+import { aliveIn, tmp } from "./support.ts"
 
 const model = { providerID: "local", modelID: "m" }
 let server: ScriptedServer | undefined
@@ -42,32 +42,15 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, timing: string) => {
   return { server, cwd, layer }
 }
 
-const waitFor = <A, E, R>(probe: Effect.Effect<A | undefined, E, R>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 500; i++) {
-      const found = yield* probe
-      if (found !== undefined) return found
-      yield* Effect.sleep(10)
-    }
-    return yield* Effect.die(new Error("timed out waiting"))
-  })
-
 const toolParts = (messages: ReadonlyArray<MessageWithParts>) => messages.flatMap((m) => m.parts.filter((p): p is ToolPart => p.type === "tool"))
 
 const runningCommand = (store: SessionStore["Service"], sessionID: string) =>
-  waitFor(
+  eventually(
     Effect.map(store.messages(sessionID), (messages) =>
       toolParts(messages).find((p) => p.state.status === "running" && ProcessGroup.recordOf(p.state.metadata) !== undefined)
-    )
+    ),
+    "the command to run"
   )
-
-/** Whether a process of the group is still running (zombies, dead but not yet collected by their parent, are not). */
-const groupAlive = (pgid: number) =>
-  Bun.spawnSync(["ps", "-eo", "pgid=,stat="])
-    .stdout.toString()
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .some(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
 /** Another process (another pid and host) takes the session over, judging the current claim stale. */
 const takeOver = (sessionID: string) =>
@@ -85,7 +68,13 @@ describe("a session taken over by another process", () => {
     ["with no heartbeat before the end, the first write after the takeover is refused", "600000,6000000"]
   ] as const) {
     test(name, async () => {
-      const { cwd, layer } = await setup([bash("sleep 0.6; touch finished-marker"), { text: "written after the takeover" }], timing)
+      // The command finishes only once the test lets it (after the takeover): with a heartbeat it never
+      // is, and only the kill ends it; without one it finishes and writes its marker.
+      const { cwd, layer } = await setup(
+        [bash("until [ -e go-on ]; do sleep 0.01; done; touch finished-marker"), { text: "written after the takeover" }],
+        timing
+      )
+      const heartbeat = timing.startsWith("20,")
       const out = await Effect.runPromise(
         Effect.gen(function* () {
           const sessions = yield* SessionService
@@ -96,8 +85,8 @@ describe("a session taken over by another process", () => {
           yield* takeOver(session.id)
           // everything stored at the moment of the takeover: the old turn may add nothing to it
           const atTakeover = yield* store.messages(session.id)
+          if (!heartbeat) fs.writeFileSync(path.join(cwd, "go-on"), "")
           const exit = yield* Fiber.await(fiber)
-          yield* Effect.sleep(800)
           return { part, atTakeover, exit, after: yield* store.messages(session.id), holder: yield* (yield* RunClaims).get(session.id) }
         }).pipe(Effect.provide(layer), Effect.scoped)
       )
@@ -110,10 +99,12 @@ describe("a session taken over by another process", () => {
       // the new holder keeps the session; the model was asked once
       expect(out.holder?.pid).toBe(424242)
       expect(server!.requests).toHaveLength(1)
-      if (timing.startsWith("20,")) {
-        // stopped by the heartbeat: the command was killed before it finished
+      if (heartbeat) {
+        // stopped by the heartbeat: the command was killed before it finished (it never would have)
+        const pgid = ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid
+        groups.push(pgid)
+        expect(await waitFor(() => aliveIn(pgid).length === 0, `the command's group ${pgid} to be gone`)).toBe(true)
         expect(fs.existsSync(path.join(cwd, "finished-marker"))).toBe(false)
-        expect(groupAlive(ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid)).toBe(false)
       } else {
         // the command finished, but its result was not stored
         expect(fs.existsSync(path.join(cwd, "finished-marker"))).toBe(true)
@@ -190,8 +181,12 @@ describe("a command left running by a reins that died", () => {
       const error = (out.parts[0]!.state as { error: string }).error
       expect(error.startsWith("The tool call was interrupted before it finished.")).toBe(true)
       expect(error.includes("has now been killed")).toBe(same)
-      await Bun.sleep(100)
-      expect(groupAlive(group.pgid)).toBe(!same)
+      if (same) expect(await waitFor(() => aliveIn(group.pgid).length === 0, `the group ${group.pgid} to be gone`)).toBe(true)
+      else {
+        // wall time: a group that was not to be killed is still there a while later (it is a wait for nothing)
+        await Bun.sleep(100)
+        expect(aliveIn(group.pgid)).not.toEqual([])
+      }
     })
   }
 })

@@ -1,11 +1,9 @@
 // Which editing tools each model is offered, through the composed runtime and a scripted server.
 import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
-import { SessionService } from "@reins/session"
-import { SessionStore } from "@reins/storage"
 import type { ScriptedStep } from "@reins/testkit"
 import { Tool, bash, edit, read, write } from "@reins/tool"
-import { scriptedRuntimes } from "./support.ts"
+import { runIn, scriptedRuntimes, sessionTurns } from "./support.ts"
 
 const runtime = scriptedRuntimes()
 
@@ -23,14 +21,7 @@ const turn = async (modelID: string, steps: ReadonlyArray<ScriptedStep>, editToo
     config: editTool ? { edit_tool: editTool } : {},
     tools: [bash, read, write, edit, applyPatch]
   })
-  const messages = await Effect.runPromise(
-    Effect.gen(function* () {
-      const sessions = yield* SessionService
-      const session = yield* sessions.create({ directory: cwd })
-      yield* sessions.prompt({ sessionID: session.id, text: "change the file", model: { providerID: "local", modelID } })
-      return yield* (yield* SessionStore).messages(session.id)
-    }).pipe(Effect.provide(layer), Effect.scoped)
-  )
+  const { messages } = await runIn(layer, sessionTurns([{ text: "change the file", model: { providerID: "local", modelID } }], cwd))
   const offered = server.requests.map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name) as Array<string>)
   const tools = messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool" ? [p] : []))
   return { offered, tools }

@@ -1,10 +1,12 @@
 // The runtime tests' common set-up: a scripted server, scratch directories, and makeRuntime
 // pointed at the server as provider "local".
 import { afterEach } from "bun:test"
-import { Storage } from "@reins/storage"
+import { Bus, type Event, type ModelRef, type TurnResult } from "@reins/domain"
+import { SessionService } from "@reins/session"
+import { SessionStore, Storage } from "@reins/storage"
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "@reins/testkit"
 import type { StoreError } from "@reins/storage"
-import type { Layer } from "effect"
+import { Effect, type Layer, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -24,6 +26,42 @@ export const aliveIn = (pgid: number) =>
         return []
       }
     })
+
+/** The processes still alive (a zombie is dead) whose command line contains `text`, as "pid command line", read from /proc. */
+export const aliveWith = (text: string) =>
+  fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)
+    .flatMap((d) => {
+      try {
+        const cmdline = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").replaceAll("\0", " ").trim()
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8")
+        const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
+        return cmdline.includes(text) && state !== "Z" && state !== "X" ? [`${d} ${cmdline}`] : []
+      } catch {
+        // the process ended while we looked
+        return []
+      }
+    })
+
+/** Runs an effect against a runtime's layer, in a scope closed when it ends. */
+export const runIn = <A, E, R, LE>(layer: Layer.Layer<R, LE>, effect: Effect.Effect<A, E, R | Scope.Scope>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(layer), Effect.scoped))
+
+/**
+ * One turn per prompt, in order, on a new session in `directory`: their results, every event
+ * published meanwhile, the stored messages and the session's id.
+ */
+export const sessionTurns = (prompts: ReadonlyArray<{ readonly text: string; readonly model: ModelRef }>, directory = "/") =>
+  Effect.gen(function* () {
+    const events: Array<Event> = []
+    yield* (yield* Bus).listen((e) => Effect.sync(() => void events.push(e)))
+    const sessions = yield* SessionService
+    const session = yield* sessions.create({ directory })
+    const results: Array<TurnResult> = []
+    for (const prompt of prompts) results.push(yield* sessions.prompt({ sessionID: session.id, ...prompt }))
+    return { sessionID: session.id, results, events, messages: yield* (yield* SessionStore).messages(session.id) }
+  })
 
 /** A fresh temporary directory, symlinks resolved. */
 export const tmp = (prefix = "reins-rt-") => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))

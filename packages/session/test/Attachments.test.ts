@@ -1,14 +1,13 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Bus, Ids } from "@reins/domain"
 import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
 import { attachTarget, authorizeAttachments, collectAttachments, imagesRefused, mentionedPaths } from "../src/Attachments.ts"
+import { tmp } from "./support.ts"
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC", "base64")
-const tmp = (prefix: string) => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
 
 const failure = <A, E extends { message: string }>(exit: Exit.Exit<A, E>) =>
   Exit.isFailure(exit) ? exit.cause.reasons.map((r) => (r._tag === "Fail" ? r.error.message : "")).join("") : ""

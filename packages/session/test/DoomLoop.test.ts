@@ -1,17 +1,13 @@
 import { Compaction } from "@reins/compaction"
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer, Stream } from "effect"
-import { Bus, DataDir, Ids, WorkDir, emptyUsage, type Event, type Part } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules, type Prompter } from "@reins/permission"
-import { Provider, ProviderError, type ModelEvent } from "@reins/provider"
-import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
-import { ToolRegistry, builtins } from "@reins/tool"
-import { Truncate } from "@reins/truncate"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { Bus, emptyUsage, type Event, type Part } from "@reins/domain"
+import type { Prompter } from "@reins/permission"
+import type { ModelEvent } from "@reins/provider"
+import { SessionStore, type MessageWithParts } from "@reins/storage"
 import { canonical, detect, makeDoomLoopGuard, turnCalls, type ToolCall } from "../src/DoomLoop.ts"
 import { SessionService } from "../src/SessionService.ts"
+import { scripted, toolsLayer } from "./support.ts"
 
 const call = (tool: string, input: Record<string, unknown>, result?: string): ToolCall => ({
   tool,
@@ -194,23 +190,7 @@ describe("doom loop detection (T6)", () => {
 })
 
 // The loop: a scripted provider calling bash the same way on every step.
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-doom-")))
-
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: emptyUsage, cost: 0 })
-
-const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>) => {
-  let i = 0
-  return Layer.succeed(
-    Provider,
-    Provider.of({
-      stream: () => {
-        const step = steps[i++]
-        return step ? Stream.fromIterable(step) : Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
-      },
-      info: () => ({ context: 10_000, output: 1_000 })
-    })
-  )
-}
 
 const bashStep = (n: number, command: string): ReadonlyArray<ModelEvent> => [
   { type: "tool-call", callID: `c${n}`, name: "bash", input: { command } },
@@ -224,15 +204,8 @@ const textStep: ReadonlyArray<ModelEvent> = [
 ]
 
 const runTurn = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { nonInteractive: "allow" | "deny"; prompter?: Prompter }) => {
-  const cwd = tmp()
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, scripted(steps))
-  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
-  const layer = SessionService.layer.pipe(
-    Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
-    Layer.provide(
-      Layer.mergeAll(Layer.succeed(DataDir, tmp()), Layer.succeed(WorkDir, cwd), Layer.succeed(PermissionSettings, { rules: defaultRules, ...settings }))
-    )
-  )
+  const { cwd, layer: tools } = toolsLayer(scripted(steps), { permission: settings })
+  const layer = SessionService.layer.pipe(Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(tools))))
   return Effect.runPromise(
     Effect.gen(function* () {
       const bus = yield* Bus

@@ -1,58 +1,19 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer, Stream } from "effect"
-import { Bus, DataDir, Ids, WorkDir, emptyUsage, type AssistantMessage, type Event } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
-import { Provider, ProviderError, type ModelEvent } from "@reins/provider"
-import { SessionStore, Storage, type MessageWithParts } from "@reins/storage"
-import { ToolRegistry, bash, builtins, edit, write, type ToolInfo } from "@reins/tool"
-import { Truncate } from "@reins/truncate"
+import { Effect } from "effect"
+import { Bus, emptyUsage, type AssistantMessage, type Event } from "@reins/domain"
+import { ProviderError, type ModelEvent } from "@reins/provider"
+import { SessionStore, type MessageWithParts } from "@reins/storage"
+import { bash, edit, write, type ToolInfo } from "@reins/tool"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { makeProcessor } from "../src/Processor.ts"
 import { turnDone } from "../src/SessionService.ts"
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-proc-")))
-
-/** A fake provider that replays fixed event lists, one per call. */
-const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent> | ProviderError>) => {
-  let i = 0
-  return Layer.succeed(
-    Provider,
-    Provider.of({
-      stream: () => {
-        const step = steps[i++]
-        if (!step) return Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
-        return step instanceof ProviderError ? Stream.fail(step) : Stream.fromIterable(step)
-      },
-      info: () => ({ context: 10_000, output: 1_000 })
-    })
-  )
-}
-
-const layerFor = (provider: Layer.Layer<Provider>, tools: ReadonlyArray<Effect.Effect<ToolInfo, never, Permission | Truncate>> = builtins) => {
-  const cwd = tmp()
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, provider)
-  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
-  return {
-    cwd,
-    layer: ToolRegistry.layer(tools).pipe(
-      Layer.provideMerge(guarded),
-      Layer.provide(
-        Layer.mergeAll(
-          Layer.succeed(DataDir, tmp()),
-          Layer.succeed(WorkDir, cwd),
-          Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
-        )
-      )
-    )
-  }
-}
+import { scripted, toolsLayer, type ToolsOptions } from "./support.ts"
 
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: { ...emptyUsage, input: 10, output: 5 }, cost: 0.01 })
 
-const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError, options: { modelID?: string; tools?: Parameters<typeof layerFor>[1] } = {}) => {
-  const { cwd, layer } = layerFor(scripted([events]), options.tools)
+const runStep = (events: ReadonlyArray<ModelEvent> | ProviderError, options: { modelID?: string; tools?: ToolsOptions<never>["tools"] } = {}) => {
+  const { cwd, layer } = toolsLayer(scripted([events]), options.tools ? { tools: options.tools } : {})
   return Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* SessionStore

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { eventually, runTest, waitFor } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -54,11 +56,20 @@ describe("system prompt", () => {
               .split("\n")
               .filter((l) => l !== "").length
           : 0
-      expect(await run(gitStatus(dir, 200))).toBe("")
-      // under load the first git may be killed before it wrote its pid: wait for the second's own line
-      const before = started()
+      // virtual time: the minute-long timeout passes when the test moves the clock, once git runs
+      await runTest(
+        Effect.gen(function* () {
+          const hung = yield* Effect.forkChild(gitStatus(dir, 60_000))
+          yield* eventually(
+            Effect.sync(() => started() === 1),
+            "the first git to start"
+          )
+          yield* TestClock.adjust("1 minute")
+          expect(yield* Fiber.join(hung)).toBe("")
+        })
+      )
       const fiber = Effect.runFork(gitStatus(dir, 60_000))
-      while (started() <= before) await Bun.sleep(10)
+      await waitFor(() => started() === 2, "the second git to start")
       await Effect.runPromise(Fiber.interrupt(fiber))
     } finally {
       process.env.PATH = saved

@@ -1,8 +1,10 @@
 // SessionRuns: the claim, hold and heartbeat of a running session, against the memory store.
 import { afterEach, describe, expect, test } from "bun:test"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { emptyUsage, type TurnResult } from "@reins/domain"
 import { RunClaims, SessionStore, Storage } from "@reins/storage"
+import { eventually } from "@reins/testkit"
 import * as os from "node:os"
 import { RunSettings, SessionRuns, newRun, type PromptError } from "../src/index.ts"
 
@@ -106,7 +108,7 @@ describe("SessionRuns", () => {
   })
 
   test("another live process's claim: held, and the body never runs", async () => {
-    const other = Bun.spawn(["sleep", "30"])
+    const other = Bun.spawn(["sleep", "3600"])
     children.push(other)
     const out = await run(
       Effect.gen(function* () {
@@ -156,9 +158,16 @@ describe("SessionRuns", () => {
         yield* Deferred.await(started)
         // another machine judges this claim stale and takes the session
         yield* claims.claim({ ...newRun("ses_e", { pid: 4242, host: "other-box" }, Date.now()) }, () => false)
+        // virtual time: each move of the clock is a heartbeat; the first after the takeover ends the body
+        yield* eventually(
+          Effect.andThen(
+            TestClock.adjust("10 seconds"),
+            Effect.sync(() => fiber.pollUnsafe() !== undefined)
+          ),
+          "the body to end"
+        )
         return yield* Fiber.join(fiber)
-      }),
-      { heartbeatMs: 5, staleMs: 1000 }
+      }).pipe(Effect.provide(TestClock.layer()))
     )
     expect(Exit.isFailure(out)).toBe(true)
     expect(JSON.stringify(out)).toContain("taken-over")

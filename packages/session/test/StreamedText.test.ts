@@ -1,17 +1,11 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Stream } from "effect"
-import { Bus, DataDir, Ids, WorkDir, emptyUsage, type AssistantMessage, type Event, type ModelRef } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
+import { Bus, emptyUsage, type AssistantMessage, type Event, type ModelRef } from "@reins/domain"
 import { Provider, type ModelEvent } from "@reins/provider"
 import { SessionStore, Storage } from "@reins/storage"
-import { ToolRegistry } from "@reins/tool"
-import { Truncate } from "@reins/truncate"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { makeProcessor } from "../src/Processor.ts"
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-streamed-")))
+import { tmp, toolsLayer } from "./support.ts"
 
 /** A 50 KB answer in 5,000 deltas of 10 characters, as a model streams it. */
 const answer = Array.from({ length: 5000 }, (_, i) => `w${String(i).padStart(8, "0")} `).join("")
@@ -55,19 +49,8 @@ const counted = (file: string, written: { chars: number; writes: number }) =>
 describe("a streamed answer", () => {
   test("is stored and published in linear size: deltas as part.delta, the whole part when it ends", async () => {
     const dataDir = tmp()
-    const cwd = tmp()
     const written = { chars: 0, writes: 0 }
-    const base = Layer.mergeAll(Bus.layer, Ids.layer, counted(path.join(dataDir, "reins.db"), written), provider)
-    const layer = ToolRegistry.layer<never>([]).pipe(
-      Layer.provideMerge(Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))),
-      Layer.provide(
-        Layer.mergeAll(
-          Layer.succeed(DataDir, dataDir),
-          Layer.succeed(WorkDir, cwd),
-          Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" })
-        )
-      )
-    )
+    const { cwd, layer } = toolsLayer(provider, { tools: [], store: counted(path.join(dataDir, "reins.db"), written), dataDir })
     const { stored, published, deltas, whole } = await Effect.runPromise(
       Effect.gen(function* () {
         const store = yield* SessionStore

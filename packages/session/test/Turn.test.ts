@@ -2,18 +2,11 @@
 import { Compaction } from "@reins/compaction"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Stream } from "effect"
-import { Bus, DataDir, Ids, WorkDir, emptyUsage } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules } from "@reins/permission"
-import { Provider, ProviderError, type ModelEvent, type ProviderRequest } from "@reins/provider"
-import { RunClaims, SessionStore, Storage } from "@reins/storage"
-import { ToolRegistry, builtins } from "@reins/tool"
-import { Truncate } from "@reins/truncate"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { emptyUsage } from "@reins/domain"
+import type { ModelEvent, ProviderRequest } from "@reins/provider"
+import { RunClaims, SessionStore } from "@reins/storage"
 import { SessionProcessor, SessionRuns, SessionSettings, Turn, type TurnStep } from "../src/index.ts"
-
-const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-turn-")))
+import { scripted, toolsLayer } from "./support.ts"
 
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: { ...emptyUsage, input: 10, output: 5 }, cost: 0.01 })
 const bashStep = (n: number): ReadonlyArray<ModelEvent> => [
@@ -27,36 +20,13 @@ const textStep: ReadonlyArray<ModelEvent> = [
   finish("stop")
 ]
 
-/** A Provider that answers each request with the next scripted step, and keeps the requests. */
-const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, requests: Array<ProviderRequest>) =>
-  Layer.succeed(
-    Provider,
-    Provider.of({
-      stream: (request) => {
-        const step = steps[requests.length]
-        requests.push(request)
-        return step ? Stream.fromIterable(step) : Stream.fail(new ProviderError({ reason: "invalid", message: "no more steps" }))
-      },
-      info: () => ({ context: 10_000, output: 1_000 })
-    })
-  )
-
 /** The steps of one turn on a new session, holding it as a turn does. */
 const turnSteps = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, settings: { readonly maxSteps?: number } = {}) => {
-  const cwd = tmp()
   const requests: Array<ProviderRequest> = []
-  const base = Layer.mergeAll(Bus.layer, Ids.layer, Storage.layerMemory, scripted(steps, requests))
-  const guarded = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(Layer.provideMerge(base))
+  const { cwd, layer: tools } = toolsLayer(scripted(steps, requests))
   const layer = Layer.mergeAll(Turn.layer.pipe(Layer.provide(SessionProcessor.layer)), SessionRuns.layer).pipe(
-    Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(ToolRegistry.layer(builtins).pipe(Layer.provideMerge(guarded))))),
-    Layer.provide(
-      Layer.mergeAll(
-        Layer.succeed(DataDir, tmp()),
-        Layer.succeed(WorkDir, cwd),
-        Layer.succeed(PermissionSettings, { rules: defaultRules, nonInteractive: "allow" as const }),
-        Layer.succeed(SessionSettings, settings)
-      )
-    )
+    Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(tools))),
+    Layer.provide(Layer.succeed(SessionSettings, settings))
   )
   return Effect.runPromise(
     Effect.gen(function* () {

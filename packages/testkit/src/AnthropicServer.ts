@@ -158,7 +158,10 @@ export async function startAnthropicServer(steps: ReadonlyArray<ScriptedStep>, o
       const step = options.respond?.(body, index) ?? takeStep()
       if (step === undefined) return sent(errorResponse(500, "scripted anthropic server: no more steps"))
       if ("error" in step) return sent(errorResponse(step.error.status, step.error.message, step.error.type, step.error.headers))
-      if ("hang" in step || "stall" in step) return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
+      if ("hang" in step || "stall" in step) {
+        record.stalledAt ??= performance.now()
+        return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
+      }
       if ("raw" in step) {
         const { status = 200, contentType = "text/html; charset=utf-8", body: text } = step.raw
         return sent(new Response(text, { status, headers: { "content-type": contentType } }))
@@ -168,10 +171,17 @@ export async function startAnthropicServer(steps: ReadonlyArray<ScriptedStep>, o
       record.usage = usage
       const model = typeof body?.model === "string" ? body.model : ANTHROPIC_MODEL_ID
       if (body?.stream !== true) {
+        if (step.holdUntil) await step.holdUntil
         if (step.delayMs) await sleep(step.delayMs)
         return sent(Response.json(message(step, model, usage)))
       }
-      return streamFrames(step, frames(step, model, usage), () => sent(undefined), aborted)
+      return streamFrames(
+        step,
+        frames(step, model, usage),
+        () => sent(undefined),
+        aborted,
+        () => void (record.stalledAt ??= performance.now())
+      )
     }
   })
 

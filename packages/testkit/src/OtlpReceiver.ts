@@ -1,4 +1,5 @@
 import { decodeMetrics, decodeTraces, type ReceivedDataPoint, type ReceivedSpan } from "./OtlpDecode.ts"
+import { HANG_MS, waitFor } from "./Wait.ts"
 
 /**
  * A real OTLP/HTTP collector on 127.0.0.1 for tests and benchmarks: `POST /v1/traces` and
@@ -29,7 +30,7 @@ export interface OtlpReceiver {
   readonly errors: ReadonlyArray<string>
   /** Connections accepted (the `hang` mode counts them; it never reads a request). */
   readonly connections: number
-  /** Resolves once `predicate` holds, polling every 20 ms; rejects after `timeoutMs` (default 10 s). */
+  /** Resolves once `predicate` holds, looking again every few ms; rejects after the hang guard `timeoutMs` (default HANG_MS), saying what arrived. */
   waitFor(predicate: (r: OtlpReceiver) => boolean, timeoutMs?: number): Promise<void>
   /** Forgets what was received. */
   clear(): void
@@ -119,15 +120,10 @@ export async function startOtlpReceiver(options: { readonly mode?: OtlpReceiverM
     get connections() {
       return connections
     },
-    async waitFor(predicate, timeoutMs = 10_000) {
-      const deadline = performance.now() + timeoutMs
-      while (!predicate(receiver)) {
-        if (performance.now() > deadline)
-          throw new Error(
-            `OTLP receiver: condition not met within ${timeoutMs} ms (${spans.length} spans, ${dataPoints.length} data points, errors: ${errors.join("; ") || "none"})`
-          )
-        await Bun.sleep(20)
-      }
+    async waitFor(predicate, timeoutMs = HANG_MS) {
+      await waitFor(() => predicate(receiver), { what: "the OTLP receiver's condition", timeout: timeoutMs }).catch((e: Error) => {
+        throw new Error(`${e.message} (${spans.length} spans, ${dataPoints.length} data points, errors: ${errors.join("; ") || "none"})`)
+      })
     },
     clear() {
       spans.length = 0

@@ -18,6 +18,12 @@ export type ScriptedStep =
       finishReason?: string
       /** Delay before the first chunk (stream) or before the response (non-stream). */
       delayMs?: number
+      /**
+       * Holds the answer back until this settles (before `delayMs` and the first chunk; Bun sends the
+       * headers with the first chunk, so nothing at all arrives): a test releases it once what must
+       * happen while the provider is still answering has happened, instead of hoping a delay is enough.
+       */
+      holdUntil?: PromiseLike<unknown>
       /** Delay between streamed chunks. */
       chunkDelayMs?: number
       /** How many pieces the text is streamed in, at most (default 6). */
@@ -50,6 +56,13 @@ export interface ScriptedRequest {
   bodyLength: number
   /** `performance.now()` when the client went away before the response was complete (aborted, or the stream cancelled). */
   abortedAt?: number
+  /**
+   * `performance.now()` when the server began to hold the request open: at once for a stall of the
+   * headers, once the headers are sent for a stall of the body, once the chunks before the stall
+   * (or a hang's first byte) have been handed to the connection. A test waits for it instead of
+   * guessing how long the client takes to get there.
+   */
+  stalledAt?: number
 }
 
 /** Options of `startScriptedServer`. */
@@ -129,9 +142,10 @@ function streamResponse(
   rawBody: string,
   onSent: () => void = () => {},
   onCancel: () => void = () => {},
-  responses = false
+  responses = false,
+  onStalled: () => void = () => {}
 ): Response {
-  if (responses) return streamFrames(step, responsesFrames(step, model, rawBody), onSent, onCancel)
+  if (responses) return streamFrames(step, responsesFrames(step, model, rawBody), onSent, onCancel, onStalled)
   const id = `chatcmpl-${randomId()}`
   const created = Math.floor(Date.now() / 1000)
   const calls = resolveCalls(step)
@@ -152,19 +166,29 @@ function streamResponse(
   frames.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]))
   frames.push(chunk([], { usage: usageOf(step, rawBody, calls) }))
   frames.push("data: [DONE]\n\n")
-  return streamFrames(step, frames, onSent, onCancel)
+  return streamFrames(step, frames, onSent, onCancel, onStalled)
 }
 
 /** Streams pre-made SSE frames with the step's delays, stalls and early closes (every scripted server's stream). */
-export function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, onSent: () => void, onCancel: () => void): Response {
+export function streamFrames(
+  step: ContentStep,
+  frames: ReadonlyArray<string>,
+  onSent: () => void,
+  onCancel: () => void,
+  onStalled: () => void = () => {}
+): Response {
   const encoder = new TextEncoder()
   let i = 0
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (i === 0 && step.holdUntil) await step.holdUntil
       const wait = i === 0 ? step.delayMs : step.chunkDelayMs
       if (wait) await sleep(wait)
       if (i === step.closeAfterChunks) return controller.close()
-      if (i === step.stallAfterChunks) return new Promise<void>(() => {}) // held until the client cancels
+      if (i === step.stallAfterChunks) {
+        onStalled()
+        return new Promise<void>(() => {}) // held until the client cancels
+      }
       const frame = frames[i++]
       if (frame === undefined) return controller.close()
       controller.enqueue(encoder.encode(frame))
@@ -176,6 +200,7 @@ export function streamFrames(step: ContentStep, frames: ReadonlyArray<string>, o
 }
 
 async function jsonResponse(step: ContentStep, model: string, rawBody: string): Promise<Response> {
+  if (step.holdUntil) await step.holdUntil
   if (step.delayMs) await sleep(step.delayMs)
   const calls = resolveCalls(step)
   const message: Record<string, unknown> = { role: "assistant", content: step.text ?? null }
@@ -194,10 +219,14 @@ async function jsonResponse(step: ContentStep, model: string, rawBody: string): 
 }
 
 /** Sends headers (plus an ignorable first byte so they are flushed) and then never finishes. */
-function hangResponse(stream: boolean): Response {
+function hangResponse(stream: boolean, onStalled: () => void): Response {
+  let pulls = 0
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new TextEncoder().encode(stream ? ": scripted hang\n\n" : " "))
+    pull(controller) {
+      if (pulls++ === 0) return controller.enqueue(new TextEncoder().encode(stream ? ": scripted hang\n\n" : " "))
+      // asked for more: the first byte has been handed to the connection
+      onStalled()
+      return new Promise<void>(() => {})
     }
   })
   return new Response(body, { headers: { "content-type": stream ? "text/event-stream" : "application/json" } })
@@ -208,12 +237,14 @@ function hangResponse(stream: boolean): Response {
  * nothing come from this node:http listener instead; the scripted server redirects there (a 307
  * keeps the method and body).
  */
-async function startHeadersOnlyServer(onClosed: (index: number) => void) {
+async function startHeadersOnlyServer(onClosed: (index: number) => void, onStalled: (index: number) => void) {
   const { createServer } = await import("node:http")
   const server = createServer((req, res) => {
-    res.on("close", () => onClosed(Number(req.url?.split("/").at(-1))))
+    const index = Number(req.url?.split("/").at(-1))
+    res.on("close", () => onClosed(index))
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
     res.flushHeaders()
+    onStalled(index)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()
@@ -287,7 +318,8 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       if (req.method !== "POST" || !(pathname.endsWith("/chat/completions") || pathname.endsWith("/responses"))) {
         return errorResponse(404, `scripted server: no route ${req.method} ${pathname}`, "not_found")
       }
-      const { index, sent, aborted, rawBody, body } = await receive(req, requests, options)
+      const { record, index, sent, aborted, rawBody, body } = await receive(req, requests, options)
+      const stalled = () => void (record.stalledAt ??= performance.now())
       if (body === undefined) return sent(errorResponse(400, "scripted server: request body is not JSON", "invalid_request_error"))
       const step = options.respond?.(body, index) ?? takeStep()
       if (step === undefined) return sent(errorResponse(500, "scripted server: no more steps", "server_error"))
@@ -296,10 +328,16 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
         const e = step.error
         return sent(errorResponse(e.status, e.message, e.type, e.code ?? null, e.headers))
       }
-      if ("hang" in step) return hangResponse(stream)
+      if ("hang" in step) return hangResponse(stream, stalled)
       if ("stall" in step) {
-        if (step.stall === "headers") return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
-        headersOnly ??= startHeadersOnlyServer((i) => void (requests[i] && (requests[i].abortedAt ??= performance.now())))
+        if (step.stall === "headers") {
+          stalled()
+          return untilAborted(req.signal).then(() => new Response(null, { status: 499 }))
+        }
+        headersOnly ??= startHeadersOnlyServer(
+          (i) => void (requests[i] && (requests[i].abortedAt ??= performance.now())),
+          (i) => void (requests[i] && (requests[i].stalledAt ??= performance.now()))
+        )
         return Response.redirect((await headersOnly).url(index), 307)
       }
       if ("raw" in step) {
@@ -308,7 +346,7 @@ export async function startScriptedServer(steps: ReadonlyArray<ScriptedStep>, op
       }
       const model = typeof body?.model === "string" ? body.model : SCRIPTED_MODEL_ID
       return stream
-        ? streamResponse(step, model, rawBody, () => sent(undefined), aborted, pathname.endsWith("/responses"))
+        ? streamResponse(step, model, rawBody, () => sent(undefined), aborted, pathname.endsWith("/responses"), stalled)
         : sent(await jsonResponse(step, model, rawBody))
     }
   })

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { APICallError, generateText, jsonSchema, streamText, tool, type TextStreamPart, type ToolSet } from "ai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { tmpdir } from "node:os"
-import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "../src/index.ts"
+import { startScriptedServer, waitFor, type ScriptedServer, type ScriptedServerOptions, type ScriptedStep } from "../src/index.ts"
 
 let server: ScriptedServer | undefined
 afterEach(async () => {
@@ -142,11 +142,30 @@ describe("ScriptedServer with the AI SDK", () => {
   })
 
   test("hang steps keep the stream open until aborted", async () => {
-    const { model } = await setup([{ hang: true }])
+    const { server, model } = await setup([{ hang: true }])
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 100)
-    const parts = await collect(streamText({ model, prompt: "hi", maxRetries: 0, abortSignal: controller.signal }).fullStream)
-    expect(parts.map((p) => p.type)).toEqual(["start", "abort"])
+    const parts = collect(streamText({ model, prompt: "hi", maxRetries: 0, abortSignal: controller.signal }).fullStream)
+    await waitFor(() => server.requests[0]?.stalledAt, "the server to hold the stream open")
+    // wall time: the stream stays open for a while after that (it is a wait for nothing)
+    await Bun.sleep(100)
+    controller.abort()
+    expect((await parts).map((p) => p.type)).toEqual(["start", "abort"])
+  })
+
+  test("holdUntil: nothing of the answer is sent until the test releases it", async () => {
+    const released = Promise.withResolvers<void>()
+    const { server, model } = await setup([{ text: "held back", holdUntil: released.promise }])
+    let answered = false
+    const text = Promise.resolve(streamText({ model, prompt: "hi", maxRetries: 0 }).text).then((t) => {
+      answered = true
+      return t
+    })
+    await waitFor(() => server.requests.length === 1, "the request to reach the server")
+    expect(answered).toBe(false)
+    expect(server.requests[0]!.respondedAt).toBeUndefined()
+    released.resolve()
+    expect(await text).toBe("held back")
+    expect(server.requests[0]!.respondedAt).toBeNumber()
   })
 })
 
@@ -186,11 +205,12 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
       () => "answered",
       (e: Error) => e.name
     )
-    await Bun.sleep(150)
+    await waitFor(() => server!.requests[0]?.stalledAt, "the server to hold the request")
+    // wall time: no answer comes for a while after that (it is a wait for nothing)
+    await Bun.sleep(100)
     controller.abort()
     expect(await answer).toBe("AbortError")
-    await Bun.sleep(50)
-    expect(server.requests[0]!.abortedAt).toBeNumber()
+    expect(await waitFor(() => server!.requests[0]!.abortedAt, "the server to see the client go")).toBeNumber()
     expect(server.requests[0]!.respondedAt).toBeUndefined()
   })
 
@@ -199,7 +219,9 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
     const response = await post(server.url)
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toBe("text/event-stream")
+    expect(server.requests[0]!.stalledAt).toBeNumber()
     const reader = response.body!.getReader()
+    // wall time: no byte comes for a while after the headers (it is a wait for nothing)
     const first = await Promise.race([reader.read().then(() => "bytes"), Bun.sleep(200).then(() => "nothing")])
     expect(first).toBe("nothing")
     await reader.cancel()
@@ -214,6 +236,7 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
     const done = (async () => {
       for await (const part of streamText({ model, prompt: "hi", maxRetries: 0, abortSignal: controller.signal }).fullStream) {
         parts.push(part.type)
+        // wall time: after its first chunks the stream stays open for a while (it is a wait for nothing)
         if (part.type === "text-delta") setTimeout(() => controller.abort(), 150)
       }
     })()
@@ -221,8 +244,8 @@ describe("ScriptedServer: providers that hang or misbehave", () => {
     expect(parts).toContain("text-delta")
     expect(parts).not.toContain("finish-step")
     expect(parts.at(-1)).toBe("abort")
-    for (let i = 0; i < 50 && server!.requests[0]!.abortedAt === undefined; i++) await Bun.sleep(10)
-    expect(server!.requests[0]!.abortedAt).toBeNumber()
+    expect(server!.requests[0]!.stalledAt).toBeNumber()
+    expect(await waitFor(() => server!.requests[0]!.abortedAt, "the server to see the client go")).toBeNumber()
   })
 
   test("closeAfterChunks ends the stream without a finish reason", async () => {

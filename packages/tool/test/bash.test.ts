@@ -1,12 +1,19 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { builtinReducers } from "@reins/reduce"
+import { waitFor } from "@reins/testkit"
 import { Sink } from "@reins/truncate"
 import { execSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { bash, runCommand } from "../src/builtin/bash.ts"
 import { runTool, tempDir } from "./helpers.ts"
+
+/** The `sleep <n>` processes running (a zombie shows as [sleep] and is not one). */
+const sleeping = (n: string) =>
+  execSync("ps -eo args", { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.trim() === `sleep ${n}`)
 
 describe("bash tool", () => {
   test("runs a real command in the working directory and reports the exit code", async () => {
@@ -19,7 +26,8 @@ describe("bash tool", () => {
     expect(r.success.metadata.exitCode).toBe(3)
   })
   test("times out and kills the command", async () => {
-    const r = await runTool(bash, { command: "sleep 5", timeout: 200 }, { cwd: tempDir() })
+    // wall time: the timeout is the command's own timer, here against a command that would take an hour
+    const r = await runTool(bash, { command: "sleep 3600", timeout: 200 }, { cwd: tempDir() })
     expect(r.success.output).toContain("timed out after 200 ms")
     expect(r.success.metadata.timedOut).toBe(true)
   })
@@ -156,24 +164,15 @@ describe("bash tool", () => {
   test("interrupting kills the process group, children included", async () => {
     const n = `3${Math.floor(Math.random() * 1000)}.5`
     const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000, new Sink(path.join(tempDir(), "x"))))
-    await Bun.sleep(200)
+    await waitFor(() => sleeping(n).length === 2, "both sleeps to start")
     await Effect.runPromise(Fiber.interrupt(fiber))
-    await Bun.sleep(100)
-    const left = execSync("ps -eo args", { encoding: "utf8" })
-      .split("\n")
-      .filter((l) => l.trim() === `sleep ${n}`)
-    expect(left).toEqual([])
+    expect(sleeping(n)).toEqual([])
   })
   test("interrupting returns once the command is gone: its shell collected, nothing of its group alive", async () => {
     const n = `3${Math.floor(Math.random() * 1000)}.25`
     let pid: number | undefined
     const fiber = Effect.runFork(runCommand(`sleep ${n} & sleep ${n}; echo done`, tempDir(), 60_000, new Sink(path.join(tempDir(), "x")), (p) => (pid = p)))
-    while (
-      execSync("ps -eo args", { encoding: "utf8" })
-        .split("\n")
-        .filter((l) => l.trim() === `sleep ${n}`).length < 2
-    )
-      await Bun.sleep(10)
+    await waitFor(() => sleeping(n).length === 2, "both sleeps to start")
     await Effect.runPromise(Fiber.interrupt(fiber))
     // at once: the shell is not even a zombie, and no process of its group runs
     expect(fs.existsSync(`/proc/${pid}`)).toBe(false)

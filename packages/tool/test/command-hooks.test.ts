@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { HooksConfig } from "@reins/domain"
+import { HANG_MS } from "@reins/testkit"
 import { applyPatch } from "../src/builtin/apply_patch.ts"
 import { ToolHooks } from "../src/plugin/Hooks.ts"
 import { commandHooks, expand, filesOf, runHookCommand, variables } from "../src/plugin/CommandHooks.ts"
@@ -31,11 +32,12 @@ describe("command hook expansion", () => {
       const cwd = tempDir()
       const c = call({ filePath: name }, cwd)
       const file = filesOf(c, "after")[0]
-      const result = await Effect.runPromise(runHookCommand(`printf '%s|%s|%s' "$FILE" "\${TOOL}" "$SESSION"`, cwd, 5_000, variables(c, file)))
+      // the timeout is only a hang guard here
+      const result = await Effect.runPromise(runHookCommand(`printf '%s|%s|%s' "$FILE" "\${TOOL}" "$SESSION"`, cwd, HANG_MS, variables(c, file)))
       expect(result.code).toBe(0)
       expect(result.output).toBe(`${path.join(cwd, name)}|edit|ses_1`.trim())
       // what the permission scan judges: the quoted value runs as the same single argument
-      const scanned = await Effect.runPromise(runHookCommand(expand("printf '%s' $FILE", c, file)!, cwd, 5_000))
+      const scanned = await Effect.runPromise(runHookCommand(expand("printf '%s' $FILE", c, file)!, cwd, HANG_MS))
       expect(scanned.output).toBe(path.join(cwd, name).trim())
       expect(await Bun.file(path.join(cwd, "pwned")).exists()).toBe(false)
     })

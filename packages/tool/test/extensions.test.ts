@@ -1,7 +1,9 @@
 // Discovery of skills, tool files and plugin files (T20): what loads, and what is reported with its path and error.
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Fiber, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Bus } from "@reins/domain"
+import { eventually, runTest } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { define } from "../src/Tool.ts"
@@ -194,9 +196,16 @@ describe("event hooks", () => {
   test("each hook sees every event in order on its own copy; one that hangs is given up after the timeout and the rest go on", async () => {
     const cwd = tempDir()
     const seen: Array<string> = []
+    let hung = false
     const plugins: ReadonlyArray<Plugin> = [
       { event: (e) => void ((e as { server: string }).server = "changed by a plugin") },
-      { event: (e) => ((e as { server: string }).server === "first" ? new Promise<void>(() => {}) : undefined) },
+      {
+        event: (e) => {
+          if ((e as { server: string }).server !== "first") return undefined
+          hung = true
+          return new Promise<void>(() => {})
+        }
+      },
       { event: (e) => void seen.push((e as { server: string }).server) }
     ]
     const layer = layerEventHooks.pipe(
@@ -204,12 +213,21 @@ describe("event hooks", () => {
       Layer.provideMerge(Bus.layer),
       Layer.provide(Layer.succeed(EventHookTimeout, 100))
     )
-    await Effect.runPromise(
+    await runTest(
       Effect.gen(function* () {
         const bus = yield* Bus
         for (const server of ["first", "second"]) yield* bus.publish({ type: "mcp.failed", sessionID: "ses_1", server, error: "x" })
-        while (seen.length < 2) yield* Effect.sleep("10 millis")
-      }).pipe(Effect.provide(layer), Effect.scoped)
+        // virtual time: the hung hook is given up when the test moves the clock past the timeout
+        yield* eventually(
+          Effect.sync(() => hung),
+          "the second hook to hang"
+        )
+        yield* TestClock.adjust("100 millis")
+        yield* eventually(
+          Effect.sync(() => seen.length === 2),
+          "both events to reach the third hook"
+        )
+      }).pipe(Effect.provide(layer))
     )
     // the first hook's change reached neither the third hook nor anyone else
     expect(seen).toEqual(["first", "second"])
@@ -249,11 +267,26 @@ describe("the skill tool", () => {
 describe("plugin set-up", () => {
   test("a plugin function that never returns is skipped after PluginSetupTimeout with why; the others load", async () => {
     const dir = tempDir()
-    write(path.join(dir, "stuck.ts"), `export default () => new Promise(() => {})`)
+    const called = path.join(dir, "stuck-called")
+    write(
+      path.join(dir, "stuck.ts"),
+      `import { writeFileSync } from "node:fs"\nexport default () => (writeFileSync(${JSON.stringify(called)}, ""), new Promise(() => {}))`
+    )
     write(path.join(dir, "fine.ts"), `export default async () => ({ event: () => {} })`)
     const files = ["stuck.ts", "fine.ts"].map((f) => path.join(dir, f))
-    const { plugins, failed } = await Effect.runPromise(loadPluginFiles(files, { cwd: dir, home: dir }).pipe(Effect.provideService(PluginSetupTimeout, 100)))
-    expect(plugins.map((p) => path.basename(p.name))).toEqual(["fine.ts"])
-    expect(failed).toEqual([{ path: path.join(dir, "stuck.ts"), error: "the plugin function did not finish within 100 ms" }])
+    await runTest(
+      Effect.gen(function* () {
+        const loading = yield* Effect.forkChild(loadPluginFiles(files, { cwd: dir, home: dir }).pipe(Effect.provideService(PluginSetupTimeout, 100)))
+        // virtual time: the stuck function is given up when the test moves the clock, once it is called
+        yield* eventually(
+          Effect.sync(() => fs.existsSync(called)),
+          "the stuck plugin's function to be called"
+        )
+        yield* TestClock.adjust("100 millis")
+        const { plugins, failed } = yield* Fiber.join(loading)
+        expect(plugins.map((p) => path.basename(p.name))).toEqual(["fine.ts"])
+        expect(failed).toEqual([{ path: path.join(dir, "stuck.ts"), error: "the plugin function did not finish within 100 ms" }])
+      })
+    )
   })
 })
