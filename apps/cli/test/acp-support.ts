@@ -10,7 +10,7 @@ import {
 } from "@agentclientprotocol/sdk"
 import { spawn } from "node:child_process"
 import { Readable, Writable } from "node:stream"
-import { BIN, type Project } from "./support.ts"
+import { BIN, HANG_MS, type Project } from "./support.ts"
 
 export interface AcpClientOptions {
   /** The editor's open buffers by absolute path: offered as the fs capability when given. */
@@ -74,7 +74,8 @@ export const withAcp = async <T>(p: Project, args: ReadonlyArray<string>, option
     return { result, exit: await exited, stderr }
   } finally {
     child.stdin.end()
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    // a hang guard: a reins that does not exit once its stdin is closed is killed
+    const timer = setTimeout(() => child.kill("SIGKILL"), HANG_MS)
     await exited
     clearTimeout(timer)
   }

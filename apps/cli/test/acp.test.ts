@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
-import { BIN, ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
+import { BIN, ensureBuilt, HANG_MS, lastToolResult, projects, reins, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -22,10 +22,6 @@ const sleeping = (n: string) =>
     .stdout.toString()
     .split("\n")
     .filter((l) => l.trim() === `sleep ${n}`).length
-
-const waitFor = async (condition: () => boolean, tries = 300) => {
-  for (let i = 0; i < tries && !condition(); i++) await Bun.sleep(30)
-}
 
 /** `reins acp` spoken to line by line, without the SDK: what it writes to stdout is kept whole. */
 const rawAcp = (p: { cwd: string; env: Record<string, string> }, args: ReadonlyArray<string>) => {
@@ -43,8 +39,7 @@ const rawAcp = (p: { cwd: string; env: Record<string, string> }, args: ReadonlyA
     send: (id: number, method: string, params: unknown) => void child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`),
     /** The result of request `id`, once answered. */
     answered: async (id: number) => {
-      await waitFor(() => responseOf(id) !== undefined, 500)
-      return JSON.parse(responseOf(id)!).result
+      return JSON.parse(await waitFor(() => responseOf(id), `the answer to request ${id}`)).result
     }
   }
 }
@@ -102,12 +97,12 @@ describe("reins acp", () => {
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
-      await waitFor(() => sleeping(n) === 2)
+      await waitFor(() => sleeping(n) === 2, "both sleeps to run")
       const whileRunning = sleeping(n)
       await ctx.notify("session/cancel", { sessionId })
       const response = await prompt
       const atCancel = [...updates]
-      await waitFor(() => sleeping(n) === 0)
+      await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
       const afterCancel = sleeping(n)
       const next = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] })
       return { response, whileRunning, afterCancel, next, atCancel, updates: [...updates] }
@@ -184,11 +179,11 @@ describe("reins acp", () => {
       async ({ ctx, permissions, updates }) => {
         const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
         const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] })
-        await waitFor(() => permissions.length === 1)
+        await waitFor(() => permissions.length === 1, "the permission question")
         await ctx.notify("session/cancel", { sessionId })
         const response = await prompt
         // withdrawn by reins itself, while the connection is still open
-        await waitFor(() => withdrawn)
+        await waitFor(() => withdrawn, "the question withdrawn")
         return { response, asked: permissions.length, withdrawn, updates: [...updates] }
       }
     )
@@ -261,7 +256,7 @@ describe("reins acp", () => {
     const { result } = await withAcp(p, [], {}, async ({ ctx, updates }) => {
       const response = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
       // the replay is sent before the load answers; notifications may still be in the client's queue
-      await waitFor(() => chunkText(updates, "agent_message_chunk") === "History answer.")
+      await waitFor(() => chunkText(updates, "agent_message_chunk") === "History answer.", "the replayed answer")
       return { response, updates: [...updates] }
     })
     expect(result.response.modes?.currentModeId).toBe("build")
@@ -321,7 +316,7 @@ describe("reins acp", () => {
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
-      await waitFor(() => sleeping(n) === 1)
+      await waitFor(() => sleeping(n) === 1, "the sleep to run")
       const refusal = (e: { message?: string; data?: unknown }) => `${e.message} ${JSON.stringify(e.data ?? "")}`
       const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "me too" }] }).then(() => "ran", refusal)
       const load = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] }).then(() => "loaded", refusal)
@@ -404,15 +399,16 @@ describe("reins acp", () => {
       send(2, "session/new", { cwd: p.cwd, mcpServers: [] })
       const { sessionId } = await answered(2)
       send(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
-      await waitFor(() => sleeping(n) === 2)
+      await waitFor(() => sleeping(n) === 2, "both sleeps to run")
       expect(sleeping(n)).toBe(2)
       if (how === "SIGTERM") child.kill("SIGTERM")
       else child.stdin.end()
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+      // a hang guard: a reins that never exits is killed, and the test fails on its signal
+      const timer = setTimeout(() => child.kill("SIGKILL"), HANG_MS)
       const exit = await exited
       clearTimeout(timer)
       expect(exit.signal).toBeNull()
-      await waitFor(() => sleeping(n) === 0)
+      await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
       expect(sleeping(n)).toBe(0)
       const exported = JSON.parse((await reins(["sessions", "export", sessionId], p)).stdout)
       const tool = exported.messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")

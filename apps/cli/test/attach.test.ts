@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { spawnPty } from "./pty/index.ts"
-import { api, servers, sleeping, until } from "./serve-support.ts"
-import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
+import { api, endSleeping, marker, servers, sleeping } from "./serve-support.ts"
+import { BIN, ensureBuilt, events, projects, reins, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -119,10 +119,11 @@ describe("reins run --attach", () => {
 
   test("errors: no server, a token it wants, a bad URL, an unknown session, local-only flags — each one line saying what to do", async () => {
     const p = await respondingProject(oneCommand("echo ok", "fine"))
+    const s = await serve(p, ["--yolo", "--token", "s3cret"])
+    // a port nobody listens on (taken after the server's, so it cannot be the server's)
     const closed = Bun.serve({ port: 0, fetch: () => new Response("") })
     const nobody = `http://127.0.0.1:${closed.port}`
     await closed.stop(true)
-    const s = await serve(p, ["--yolo", "--token", "s3cret"])
     const cases: Array<{ args: Array<string>; env?: Record<string, string>; code: number; says: RegExp }> = [
       {
         args: ["--attach", nobody],
@@ -137,11 +138,20 @@ describe("reins run --attach", () => {
       { args: ["--attach", s.url, "--token", "s3cret", "--yolo"], code: 2, says: /--yolo cannot go with --attach/ },
       { args: ["--attach", s.url, "--token", "s3cret", "--agent", "nosuch"], code: 2, says: /nosuch/ }
     ]
-    for (const c of cases) {
-      const r = await reins(["run", ...c.args, "hello"], { ...p, env: { ...p.env, ...c.env } })
-      expect({ args: c.args, stdout: r.stdout, lines: r.stderr.trim().split("\n").length }).toEqual({ args: c.args, stdout: "", lines: 1 })
+    // the cases are independent processes: run side by side, so that on a busy machine the test does not last
+    // as long as all of them one after the other
+    const runs = await Promise.all(cases.map((c) => reins(["run", ...c.args, "hello"], { ...p, env: { ...p.env, ...c.env } })))
+    for (const [i, c] of cases.entries()) {
+      const r = runs[i]!
+      // the exit first: a run that was killed (it printed nothing) says so
+      expect({ args: c.args, code: r.code, signal: r.signal, stdout: r.stdout, lines: r.stderr.trim().split("\n").length }).toEqual({
+        args: c.args,
+        code: c.code,
+        signal: null,
+        stdout: "",
+        lines: 1
+      })
       expect(r.stderr).toMatch(c.says)
-      expect(r.code).toBe(c.code)
     }
     // the right token, by flag or from the environment
     const byFlag = await reins(["run", "--attach", s.url, "--token", "s3cret", "hello"], p)
@@ -161,11 +171,12 @@ describe("reins run --attach", () => {
   })
 
   test("a server that dies mid-turn: the run says the stream closed before the turn ended, exit 1", async () => {
-    const n = "4.731"
+    // a sleep of hours: the turn is mid-way for as long as the test needs, however slow the machine
+    const n = marker()
     const p = await respondingProject(oneCommand(`sleep ${n}`, "never"))
     const s = await serve(p, ["--yolo"])
     const { exited, stderr } = spawnAttached(s.url, p)
-    await until(() => sleeping(n) === 1, 15_000)
+    await waitFor(() => sleeping(n) === 1, "the turn's command to run")
     s.child.kill("SIGKILL")
     expect(await exited).toBe(1)
     expect(stderr()).toMatch(
@@ -173,12 +184,15 @@ describe("reins run --attach", () => {
         `the server at ${s.url} closed the event stream before the turn ended \\((the connection was closed; )?did it stop\\?\\); the session is ses_\\w+`
       )
     )
-    await until(() => sleeping(n) === 0, 15_000)
+    // nothing stops the dead server's command: the test does
+    endSleeping(n)
+    await waitFor(() => sleeping(n) === 0, "the command to end")
     await p.stopModel()
   })
 
   test("a message for a session whose turn is running on the server is queued into that turn", async () => {
-    const n = "3.193"
+    // the turn's command runs until the test ends it, once the message is in
+    const n = marker()
     const p = await respondingProject((body) =>
       toolResults(body) === 0
         ? { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
@@ -187,25 +201,28 @@ describe("reins run --attach", () => {
     const s = await serve(p, ["--yolo"])
     const id = (await api(s.url, "POST", "/session", {})).body.id as string
     expect((await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "start" })).status).toBe(202)
-    await until(() => sleeping(n) === 1, 15_000)
+    await waitFor(() => sleeping(n) === 1, "the turn's command to run")
     const r = await reins(["run", "--attach", s.url, "--session", id, "--format", "json", "also this"], p)
     expect(r.code).toBe(0)
     expect(events(r.stdout).at(-1)).toMatchObject({ type: "message.queued", sessionID: id })
-    // the running turn read it at its next step
-    await until(
+    expect(sleeping(n)).toBe(1)
+    // the message is in: the command ends, and the running turn reads it at its next step
+    endSleeping(n)
+    await waitFor(
       async () =>
         ((await api(s.url, "GET", `/session/${id}/message`)).body as Array<any>).some((m) => m.parts.some((x: any) => x.text === "saw the queued message")),
-      15_000
+      "the turn's answer to the queued message"
     )
     await p.stopModel()
   })
 
   test("Ctrl+C aborts the turn on the server: its command stopped, its part interrupted, exit 130", async () => {
-    const n = "5.417"
+    // a sleep of hours: only the abort ends it
+    const n = marker()
     const p = await respondingProject(oneCommand(`sleep ${n}`, "never"))
     const s = await serve(p, ["--yolo"])
     const { child, exited, stderr } = spawnAttached(s.url, p)
-    await until(() => sleeping(n) === 1, 15_000)
+    await waitFor(() => sleeping(n) === 1, "the turn's command to run")
     child.kill("SIGINT")
     expect(await exited).toBe(130)
     expect(stderr()).toMatch(/interrupted after/)
@@ -227,11 +244,11 @@ describe("reins run --attach: permission questions", () => {
     const p = await respondingProject(oneCommand("echo asked-and-allowed", "allowed it"), { permission: { bash: "ask" } })
     const s = await serve(p)
     await using pty = spawnPty([BIN, "run", "--attach", s.url, "hello"], { cwd: p.cwd, env: { ...p.env, LANG: "C.UTF-8" } })
-    await pty.waitFor("Permission needed: bash", 15_000)
+    await pty.waitFor("Permission needed: bash")
     expect(pty.screen()).toContain("asks for: echo asked-and-allowed")
     pty.type("o")
     await pty.press("enter")
-    expect(await pty.waitExit(15_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
     expect(pty.screen()).toContain("allowed it")
     const id = /session (ses_\w+)/.exec(pty.screen())![1]!
     const parts = ((await api(s.url, "GET", `/session/${id}/message`)).body as Array<any>).flatMap((m) => m.parts)

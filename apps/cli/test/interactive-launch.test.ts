@@ -62,7 +62,7 @@ describe("the fast path behaves as reins chat did, on a real terminal", () => {
   const launch = async (args: ReadonlyArray<string>) => {
     const pty = spawnPty([BIN, ...args], { cwd: p.cwd, env: p.env, cols: 100, rows: 30 })
     try {
-      const code = await pty.waitExit(15_000)
+      const code = await pty.waitExit()
       await pty.settle()
       return { code, screen: pty.screen() }
     } finally {

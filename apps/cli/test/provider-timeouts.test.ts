@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ScriptedStep } from "@reins/testkit"
-import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -59,8 +59,8 @@ describe("reins run against a provider that misbehaves", () => {
   test("a connection reset, then a refused connection: the lines carry no hint for developers", async () => {
     const p = await setup([{ hang: true }], RETRY)
     const run = reins(["run", "hello"], p)
-    while (p.server.requests.length === 0) await Bun.sleep(10)
-    await Bun.sleep(100)
+    // the request is held open (the hang's first byte is on the connection): stopping the server resets it
+    await waitFor(() => p.server.requests[0]?.stalledAt !== undefined, "the request to be held open")
     await p.server.stop()
     const r = await run
     expect(r.code).toBe(1)

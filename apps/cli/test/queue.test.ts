@@ -2,35 +2,26 @@
 // queues the message for the running turn, says so, and exits 0; the running turn shows it to the
 // model at its next step inside a system reminder and answers it.
 import { beforeAll, describe, expect, test } from "bun:test"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { ensureBuilt, events, projects, reins } from "./support.ts"
+import { ensureBuilt, events, gate, projects, reins, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
 
-const waitFor = async (condition: () => boolean) => {
-  while (!condition()) await Bun.sleep(20)
-}
-
 describe("a message for a session that another process is running", () => {
   test("is queued by the second process (exit 0) and read by the first at its next step", async () => {
     // The first turn's tool waits until the test says the second process is done.
-    const p = await setup([
-      { text: "hello" },
-      { toolCalls: [{ name: "bash", arguments: { command: "while [ ! -f go ]; do sleep 0.05; done; echo released" } }] },
-      { text: "ANSWERED both" }
-    ])
+    const held = gate()
+    const p = await setup([{ text: "hello" }, { toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "ANSWERED both" }])
     const first = events((await reins(["run", "--format", "json", "hi"], p)).stdout)
     const sessionID = first[0]!.session.id as string
 
     const running = reins(["run", "--session", sessionID, "--format", "json", "start the long job"], p)
     // the tool is running: the first process holds the session
-    await waitFor(() => p.server.requests.length === 2)
+    await waitFor(() => p.server.requests.length === 2, "the running turn's second request")
     const queued = await reins(["run", "--session", sessionID, "QUEUED-MARKER: also update the changelog"], p)
     const queuedJson = await reins(["run", "--session", sessionID, "--format", "json", "SECOND-QUEUED"], p)
-    fs.writeFileSync(path.join(p.cwd, "go"), "")
+    held.open(p)
     const done = await running
 
     expect(queued.code).toBe(0)

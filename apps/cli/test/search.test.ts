@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
+import { ensureBuilt, lastToolResult, projects, reins, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -39,11 +39,11 @@ describe("grep in the built CLI", () => {
       spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
         .stdout.split("\n")
         .filter((l) => l.includes("reins.js run --yolo search"))
-    while (searching().length === 0) await Bun.sleep(50)
+    await waitFor(() => searching().length > 0, "the search process")
     for (const line of cli()) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGINT")
     const done = await run
     expect(done.code).not.toBe(0)
-    for (let i = 0; i < 100 && searching().length > 0; i++) await Bun.sleep(20)
+    await waitFor(() => searching().length === 0, "the search process to be gone")
     expect(searching()).toEqual([])
   }, 60_000)
 })

@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as http from "node:http"
 import * as net from "node:net"
-import { ensureBuilt, projects } from "./support.ts"
-import { servers, api, openEvents, until } from "./serve-support.ts"
+import { ensureBuilt, HANG_MS, projects, waitFor } from "./support.ts"
+import { servers, api, openEvents } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -156,7 +156,7 @@ describe("reins serve: event streams", () => {
     expect((await api(s.url, "GET", "/health")).body.events.clients).toBe(3)
     expect((await api(s.url, "POST", "/session", {})).status).toBe(201)
     await open[0]!.close()
-    await until(async () => (await api(s.url, "GET", "/health")).body.events.clients === 2)
+    await waitFor(async () => (await api(s.url, "GET", "/health")).body.events.clients === 2, "the server to count two clients")
     const again = await openEvents(s.url)
     expect(again.response.status).toBe(200)
     await again.waitFor((f) => f.event === "server.connected")
@@ -212,17 +212,24 @@ describe("reins serve: request size", () => {
   })
 })
 
-/** Bytes written to the server as they are; the status lines of what it answers within `ms`. */
-const rawBytes = (url: string, bytes: string, ms = 800) =>
-  new Promise<Array<string>>((resolve) => {
+/**
+ * Bytes written to the server as they are; the status lines of all it answered, once it closed the connection (it
+ * does after a 400; a request that should pass says `Connection: close`). The bound only turns a hang into a failure.
+ */
+const rawBytes = (url: string, bytes: string) =>
+  new Promise<Array<string>>((resolve, reject) => {
     let data = ""
     const socket = net.connect(Number(new URL(url).port), "127.0.0.1", () => socket.write(bytes))
+    const guard = setTimeout(() => {
+      socket.destroy()
+      reject(new Error(`the server kept the connection open after ${HANG_MS / 1000} s; it answered: ${JSON.stringify(data)}`))
+    }, HANG_MS)
     socket.on("data", (b) => (data += b))
     socket.on("error", () => undefined)
-    setTimeout(() => {
-      socket.destroy()
+    socket.on("close", () => {
+      clearTimeout(guard)
       resolve(data.split("\r\n").filter((l) => l.startsWith("HTTP/")))
-    }, ms)
+    })
   })
 
 describe("reins serve: request framing", () => {
@@ -240,6 +247,6 @@ describe("reins serve: request framing", () => {
     for (const bytes of variants) expect([bytes, await rawBytes(s.url, bytes)]).toEqual([bytes, ["HTTP/1.1 400 Bad Request"]])
     expect((await api(s.url, "GET", "/session")).body).toEqual([])
     // a well-framed request on the same kind of connection passes
-    expect(await rawBytes(s.url, `${head}Content-Length: 2\r\n\r\n{}`)).toEqual(["HTTP/1.1 201 Created"])
+    expect(await rawBytes(s.url, `${head}Content-Length: 2\r\nConnection: close\r\n\r\n{}`)).toEqual(["HTTP/1.1 201 Created"])
   })
 })

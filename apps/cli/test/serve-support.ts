@@ -1,7 +1,7 @@
 // `reins serve` under test: the built CLI spawned on a free port, and a reader of its event stream.
 import { afterEach } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
-import { BIN, type Project } from "./support.ts"
+import { BIN, HANG_MS, type Project } from "./support.ts"
 
 export interface Served {
   readonly url: string
@@ -80,17 +80,27 @@ export const openEvents = async (url: string, options: { readonly headers?: Reco
     ended = true
     for (const wake of waiters.splice(0)) wake()
   })()
-  /** The first frame (from `from` on) that matches, waiting up to `ms`. */
-  const waitFor = async (match: (f: SseFrame) => boolean, ms = 15_000, from = 0): Promise<SseFrame> => {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const found = frames.slice(from).find(match)
-      if (found) return found
-      if (ended) throw new Error(`the event stream ended without the frame; got: ${frames.map((f) => f.event).join(", ")}`)
-      if (Date.now() > deadline) throw new Error(`no such frame within ${ms} ms; got: ${frames.map((f) => f.event).join(", ")}`)
-      await Promise.race([new Promise<void>((r) => waiters.push(r)), Bun.sleep(100)])
-    }
-  }
+  /** The first frame (from `from` on) that matches; fails when the stream ends without it, or after `ms` (a hang guard). */
+  const waitFor = (match: (f: SseFrame) => boolean, ms = HANG_MS, from = 0): Promise<SseFrame> =>
+    new Promise<SseFrame>((resolve, reject) => {
+      const got = () => frames.map((f) => f.event).join(", ")
+      let done = false
+      const finish = (end: () => void) => {
+        done = true
+        clearTimeout(timer)
+        end()
+      }
+      // looked at again on every frame and at the end of the stream
+      const look = () => {
+        if (done) return
+        const found = frames.slice(from).find(match)
+        if (found) return finish(() => resolve(found))
+        if (ended) return finish(() => reject(new Error(`the event stream ended without the frame; got: ${got()}`)))
+        waiters.push(look)
+      }
+      const timer = setTimeout(() => finish(() => reject(new Error(`no such frame within ${ms / 1000} s; got: ${got()}`))), ms)
+      look()
+    })
   return {
     response,
     frames,
@@ -114,22 +124,29 @@ export const api = async (url: string, method: string, route: string, body?: unk
   return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as any) }
 }
 
-/** How many `sleep <n>` processes are running (zombies not counted). */
-export const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "stat=,args="])
+/** The pids of the running `sleep <n>` processes. */
+const sleepPids = (n: string) =>
+  Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="])
     .stdout.toString()
     .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => !l.startsWith("Z") && l.endsWith(` sleep ${n}`) && l.split(/\s+/).length === 3).length
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, stat, ...args]) => !stat?.startsWith("Z") && args.join(" ") === `sleep ${n}`)
+    .map(([pid]) => Number(pid))
 
-/** A marker for `sleep <n>`: a duration no other test uses. */
+/** How many `sleep <n>` processes are running (zombies not counted). */
+export const sleeping = (n: string) => sleepPids(n).length
+
+/** A marker for `sleep <n>`: a duration no other test uses (hours: the command runs until something ends it). */
 export const marker = () => `3${Math.floor(Math.random() * 90000) + 10000}.5`
 
-export const until = async (condition: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for a condition")
-    await Bun.sleep(50)
+/** Ends the `sleep <n>` processes (SIGTERM): a command the test held open is let go. */
+export const endSleeping = (n: string) => {
+  for (const pid of sleepPids(n)) {
+    try {
+      process.kill(pid, "SIGTERM")
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 

@@ -6,8 +6,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
-import { BIN, ensureBuilt, projects, type Project } from "./support.ts"
-import { servers, api, marker, openEvents, sleeping, until } from "./serve-support.ts"
+import { BIN, ensureBuilt, gate, projects, waitFor, type Project } from "./support.ts"
+import { servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -19,8 +19,8 @@ afterAll(async () => {
   for (const s of scripted) await s.stop()
 })
 
-/** A project whose model answers by the request: a `sleep` call first, then a text naming the session's first message. */
-const respondingProject = async (n: string): Promise<Project & { server: ScriptedServer }> => {
+/** A project whose model answers by the request: a bash call of `command` first, then a text naming the session's first message. */
+const respondingProject = async (command: string): Promise<Project & { server: ScriptedServer }> => {
   const server = await startScriptedServer([], {
     respond: (body) => {
       const messages = body.messages as Array<{ role: string; content: unknown }>
@@ -28,7 +28,7 @@ const respondingProject = async (n: string): Promise<Project & { server: Scripte
       const text = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content)
       return messages.some((m) => m.role === "tool")
         ? { text: `done with ${/task-\w+/.exec(text)?.[0]}` }
-        : { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
+        : { toolCalls: [{ name: "bash", arguments: { command } }] }
     }
   })
   scripted.push(server)
@@ -63,14 +63,15 @@ const sleepingTurn = async (next: string) => {
   const events = await openEvents(s.url)
   await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
   await events.waitFor(toolRunning(id))
-  await until(() => sleeping(n) === 2)
+  await waitFor(() => sleeping(n) === 2, "both sleeps to run")
   return { n, p, s, id, events }
 }
 
 describe("reins serve: turns", () => {
   test("two sessions run their turns at once, each to its own result", async () => {
-    const n = "0.8"
-    const p = await respondingProject(n)
+    // both commands run until the test has seen both running
+    const held = gate()
+    const p = await respondingProject(held.command)
     const s = await serve(p, ["--yolo"])
     const a = (await api(s.url, "POST", "/session", {})).body.id
     const b = (await api(s.url, "POST", "/session", {})).body.id
@@ -86,6 +87,7 @@ describe("reins serve: turns", () => {
     )
     const secondRunning = Math.max(events.frames.findIndex(toolRunning(a)), events.frames.findIndex(toolRunning(b)))
     expect(completedBeforeBothRan === -1 || completedBeforeBothRan > secondRunning).toBe(true)
+    held.open(p)
     const doneA = await events.waitFor((f) => f.event === "turn.finished" && f.data.result.sessionID === a)
     const doneB = await events.waitFor((f) => f.event === "turn.finished" && f.data.result.sessionID === b)
     expect(doneA.data.result.text).toBe("done with task-alpha")
@@ -124,7 +126,9 @@ describe("reins serve: turns", () => {
   })
 
   test("a prompt to a busy session is queued into its running turn (202), and the model reads it at the next step", async () => {
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it" }])
+    // the turn's command runs until both prompts are queued
+    const held = gate()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "read it" }])
     const s = await serve(p, ["--yolo"])
     const id = (await api(s.url, "POST", "/session", {})).body.id
     const events = await openEvents(s.url, { query: `?sessionID=${id}` })
@@ -134,6 +138,7 @@ describe("reins serve: turns", () => {
     expect(queued).toEqual({ status: 202, body: { queued: true, messageID: expect.stringMatching(/^msg_/) } })
     const asyncQueued = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "and the tides" })
     expect(asyncQueued).toEqual({ status: 202, body: { sessionID: id, queued: true, messageID: expect.stringMatching(/^msg_/) } })
+    held.open(p)
     const finished = await events.waitFor((f) => f.event === "turn.finished")
     expect(finished.data.result.text).toBe("read it")
     // one turn: two model calls, the second carrying both queued messages
@@ -147,8 +152,10 @@ describe("reins serve: turns", () => {
 
   test("prompts sent together to an idle session start one turn: the others are queued into it, and abort stops it", async () => {
     const n = marker()
+    // the first turn's command runs until every prompt sent together has been answered
+    const held = gate()
     const p = await setup([
-      { toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: held.command } }] },
       { text: "read them all" },
       { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] },
       { text: "the last turn" }
@@ -162,6 +169,7 @@ describe("reins serve: turns", () => {
     expect(answers.map((a) => a.status)).toEqual(texts.map(() => 202))
     expect(answers.filter((a) => a.body.queued === false)).toHaveLength(1)
     expect(answers.filter((a) => a.body.queued === true && /^msg_/.test(a.body.messageID))).toHaveLength(7)
+    held.open(p)
     await events.waitFor((f) => f.event === "turn.finished")
     // one turn: its second model call read every queued message
     expect(p.server.requests).toHaveLength(2)
@@ -170,10 +178,10 @@ describe("reins serve: turns", () => {
     // prompts sent together again, then aborted: the one turn they made stops, its command with it
     const again = await Promise.all([0, 1, 2].map((i) => api(s.url, "POST", `/session/${id}/prompt_async`, { text: `again-${i}` })))
     expect(again.filter((a) => a.body.queued === false)).toHaveLength(1)
-    await until(() => sleeping(n) === 2)
+    await waitFor(() => sleeping(n) === 2, "both sleeps to run")
     expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
     await events.waitFor((f) => f.event === "turn.failed")
-    await until(() => sleeping(n) === 0)
+    await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
     // a last turn, so that any end published late by a turn of the ones above would be on the stream before its end
     expect((await api(s.url, "POST", `/session/${id}/message`, { text: "last" })).body.text).toBe("the last turn")
     await events.waitFor((f) => f.event === "turn.finished" && f.data.result.text === "the last turn")
@@ -183,14 +191,16 @@ describe("reins serve: turns", () => {
   })
 
   test("a prompt to a session another reins process is running is queued into that process's turn", async () => {
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }, { text: "read it elsewhere" }])
+    // the other process's command runs until the prompt is queued
+    const held = gate()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "read it elsewhere" }])
     const s = await serve(p, ["--yolo"])
     const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     other.stdout!.on("data", (b) => (stdout += b))
     const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
     let id = ""
-    await until(async () => {
+    await waitFor(async () => {
       const list = (await api(s.url, "GET", "/session")).body
       id = list[0]?.id ?? ""
       return (
@@ -199,9 +209,10 @@ describe("reins serve: turns", () => {
           .flatMap((m: any) => m.parts)
           .some((x: any) => x.type === "tool" && x.state.status === "running")
       )
-    })
+    }, "the other process's command to run")
     const queued = await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "a note from http" })
     expect(queued).toEqual({ status: 202, body: { sessionID: id, queued: true, messageID: expect.stringMatching(/^msg_/) } })
+    held.open(p)
     expect(await exited).toBe(0)
     expect(stdout).toContain("read it elsewhere")
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("a note from http")
@@ -228,7 +239,7 @@ describe("reins serve: turns", () => {
     const { n, p, s, id, events } = await sleepingTurn("never asked")
     s.child.kill("SIGTERM")
     expect((await s.exited).code).toBe(0)
-    await until(() => sleeping(n) === 0)
+    await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
     await events.close()
     const again = await serve(p)
     const tool = (await partsOf(again.url, id)).find((x) => x.type === "tool")
@@ -249,6 +260,6 @@ describe("reins serve: turns", () => {
     const parts = await partsOf(restarted.url, id)
     expect(parts.filter((x) => x.type === "tool" && (x.state.status === "pending" || x.state.status === "running"))).toEqual([])
     expect(parts.find((x) => x.type === "tool").state).toMatchObject({ status: "error", interrupted: true })
-    await until(() => sleeping(n) === 0)
+    await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
   })
 })

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ensureBuilt, lastToolResult, projects, reins } from "./support.ts"
-import { servers, api, marker, openEvents, sleeping, until } from "./serve-support.ts"
+import { ensureBuilt, lastToolResult, projects, reins, waitFor } from "./support.ts"
+import { servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -52,7 +52,7 @@ describe("reins serve", () => {
     expect((await api(s.url, "GET", "/health")).body.events).toEqual({ clients: 1, lastEventId: finished.id })
     await events.close()
     // a client that went away is forgotten
-    await until(async () => (await api(s.url, "GET", "/health")).body.events.clients === 0)
+    await waitFor(async () => (await api(s.url, "GET", "/health")).body.events.clients === 0, "the server to forget the client")
     // the stored session, as the CLI exports it
     const messages = await api(s.url, "GET", `/session/${id}/message`)
     expect(messages.status).toBe(200)
@@ -136,12 +136,12 @@ describe("reins serve", () => {
       (f) =>
         f.event === "part.updated" && f.data.part.type === "tool" && f.data.part.state.status === "running" && f.data.part.state.metadata?.process !== undefined
     )
-    await until(() => sleeping(n) === 2)
+    await waitFor(() => sleeping(n) === 2, "both sleeps to run")
     expect(await api(s.url, "DELETE", `/session/${id}`)).toMatchObject({ status: 409, body: { error: "busy", message: expect.stringContaining("abort") } })
     expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
     const failed = await events.waitFor((f) => f.event === "turn.failed")
     expect(failed.data).toMatchObject({ sessionID: id, error: { tag: "Interrupted" } })
-    await until(() => sleeping(n) === 0)
+    await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
     const tool = (await api(s.url, "GET", `/session/${id}/message`)).body.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
     expect(tool.state).toMatchObject({ status: "error", interrupted: true })
     expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: false } })
@@ -242,7 +242,7 @@ describe("reins serve", () => {
     const seen = first.frames.filter((f) => f.id !== undefined)
     const lastSeen = seen.at(-1)!.id!
     // the turn ends while nobody listens
-    await until(async () => (await api(s.url, "GET", `/session/${id}/message`)).body.length === 3)
+    await waitFor(async () => (await api(s.url, "GET", `/session/${id}/message`)).body.length === 3, "the turn to end")
     const again = await openEvents(s.url, { headers: { "Last-Event-ID": String(lastSeen) } })
     await again.waitFor((f) => f.event === "turn.finished")
     expect(again.frames[0]).toMatchObject({ event: "server.connected" })

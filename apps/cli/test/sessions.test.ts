@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { BIN, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 const setup = projects()
@@ -67,7 +67,7 @@ describe("sessions list", () => {
     expect(lines[1]).toMatch(new RegExp(`^${first.id}  .*  local/claude-sonnet-4-5  3 messages  22k in / 300 out +\\$0\\.02  one  \\(${p.cwd}\\)$`))
     // no colour on a pipe
     expect(text.stdout).not.toContain("\x1b")
-  }, 30_000)
+  })
 })
 
 describe("sessions delete", () => {
@@ -88,20 +88,18 @@ describe("sessions delete", () => {
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toBe("reins: Session ses_nope not found; `reins sessions list` shows the ids.\n")
     expect((await listJson(p)).map((s) => s.id)).toEqual([kept.id])
-  }, 30_000)
+  })
 
   test("a session a live reins is running is refused (exit 1, nothing deleted); once that run stops, or if its process died, it goes", async () => {
-    const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }
+    // a command that outlasts the test: only reins stops it (Ctrl+C, or the delete of a dead run's session)
+    const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 3600" } }] }
     const p = await setup([sleepy, sleepy, { text: "never" }])
-    const waitRunning = async () => {
-      for (let i = 0; i < 200; i++) {
+    const waitRunning = () =>
+      waitFor(async () => {
         const id = (await listJson(p))[0]?.id as string | undefined
         const tool = id === undefined ? undefined : (await exported(p, id)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
-        if (tool?.state?.status === "running") return id!
-        await Bun.sleep(50)
-      }
-      throw new Error("the run never started its command")
-    }
+        return tool?.state?.status === "running" ? id : undefined
+      }, "the run to start its command")
     const start = () => {
       const child = spawn(BIN, ["run", "--yolo", "nap"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
       return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
@@ -132,12 +130,12 @@ describe("sessions delete", () => {
       expect(gone.code).toBe(0)
       expect(gone.stdout).toBe(`Deleted session ${second} (nap; 2 messages; stopped 1 command its last run left running).\n`)
       expect(await listJson(p)).toEqual([])
-      for (let i = 0; i < 100 && groupMembers(pgid).length > 0; i++) await Bun.sleep(30)
+      await waitFor(() => groupMembers(pgid).length === 0, "the left-over command to be gone")
       expect(groupMembers(pgid)).toEqual([])
     } finally {
       if (groupMembers(pgid).length > 0) process.kill(-pgid, "SIGKILL")
     }
-  }, 40_000)
+  })
 })
 
 describe("sessions show", () => {
@@ -171,5 +169,5 @@ describe("sessions show", () => {
     expect(tools.map((t: any) => t.tool)).toEqual(["write", "edit", "bash", "grep", "read"])
     expect(tools[2].state.input).toEqual({ command: "cat notes.txt; exit 4" })
     expect(tools[0].state.metadata.diff).toContain("+alpha")
-  }, 30_000)
+  })
 })

@@ -4,7 +4,7 @@
 // resumed, exits with a clear error without writing anything more.
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
-import { BIN, ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { BIN, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -45,23 +45,15 @@ const start = (p: Project, args: ReadonlyArray<string>, env: Record<string, stri
 }
 
 /** Waits until the session's bash part is running and has recorded its process group; returns the session id and group. */
-const recorded = async (p: Project) => {
-  for (let i = 0; i < 200; i++) {
+const recorded = (p: Project) =>
+  waitFor(async () => {
     const list = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout || "[]")
     const sessionID = list[0]?.id as string | undefined
-    if (sessionID !== undefined) {
-      const tool = toolOf(await exported(p, sessionID))
-      const group = tool?.state?.metadata?.process
-      if (tool?.state?.status === "running" && group) return { sessionID, pgid: group.pgid as number }
-    }
-    await Bun.sleep(50)
-  }
-  throw new Error("the bash call never recorded its process group")
-}
-
-const waitFor = async (condition: () => boolean) => {
-  for (let i = 0; i < 100 && !condition(); i++) await Bun.sleep(30)
-}
+    if (sessionID === undefined) return undefined
+    const tool = toolOf(await exported(p, sessionID))
+    const group = tool?.state?.metadata?.process
+    return tool?.state?.status === "running" && group ? { sessionID, pgid: group.pgid as number } : undefined
+  }, "the bash call to record its process group")
 
 const stopped = (child: ChildProcess) => {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
@@ -75,49 +67,45 @@ describe("signals and a running command", () => {
       const run = start(p, ["run", "--yolo", "sleep please"])
       try {
         const { sessionID } = await recorded(p)
-        await waitFor(() => sleeping(n) === 2)
+        await waitFor(() => sleeping(n) === 2, "both sleeps to run")
         expect(sleeping(n)).toBe(2)
         run.child.kill(signal)
         const exit = await run.exited
         expect(exit.code).toBe(130)
-        await waitFor(() => sleeping(n) === 0)
+        await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
         expect(sleeping(n)).toBe(0)
         expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
         expect(p.server.requests).toHaveLength(1)
       } finally {
         stopped(run.child)
       }
-    }, 30_000)
+    })
 
   // A real terminal: script(1) runs reins on a pseudo-terminal; killing script closes its master side,
   // and the kernel hangs up reins, which then writes to a terminal that is gone (EIO).
-  test.skipIf(Bun.which("script") === null)(
-    "closing a real terminal (a pty) stops the command's group and marks the call interrupted",
-    async () => {
-      const n = marker()
-      const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo hi; sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
-      const terminal = spawn("script", ["-qfec", `${BIN} run --yolo 'sleep please'`, "/dev/null"], {
-        cwd: p.cwd,
-        env: { ...p.env, SHELL: "/bin/sh" },
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-      try {
-        const { sessionID } = await recorded(p)
-        await waitFor(() => sleeping(n) === 2)
-        expect(sleeping(n)).toBe(2)
-        terminal.kill("SIGKILL")
-        await waitFor(() => sleeping(n) === 0)
-        expect(sleeping(n)).toBe(0)
-        // reins itself is gone too, and left the call closed
-        await waitFor(() => !Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().includes("run --yolo sleep please"))
-        expect(Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()).not.toContain("run --yolo sleep please")
-        expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
-      } finally {
-        stopped(terminal)
-      }
-    },
-    30_000
-  )
+  test.skipIf(Bun.which("script") === null)("closing a real terminal (a pty) stops the command's group and marks the call interrupted", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `echo hi; sleep ${n} & sleep ${n}` } }] }, { text: "never asked" }])
+    const terminal = spawn("script", ["-qfec", `${BIN} run --yolo 'sleep please'`, "/dev/null"], {
+      cwd: p.cwd,
+      env: { ...p.env, SHELL: "/bin/sh" },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    try {
+      const { sessionID } = await recorded(p)
+      await waitFor(() => sleeping(n) === 2, "both sleeps to run")
+      expect(sleeping(n)).toBe(2)
+      terminal.kill("SIGKILL")
+      await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
+      expect(sleeping(n)).toBe(0)
+      // reins itself is gone too, and left the call closed
+      await waitFor(() => !Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().includes("run --yolo sleep please"), "reins to be gone")
+      expect(Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()).not.toContain("run --yolo sleep please")
+      expect(toolOf(await exported(p, sessionID)).state).toMatchObject({ status: "error", interrupted: true })
+    } finally {
+      stopped(terminal)
+    }
+  })
 
   test("after SIGKILL the group survives; the next run on the session kills it and marks the call interrupted", async () => {
     const n = marker()
@@ -127,8 +115,8 @@ describe("signals and a running command", () => {
       const { sessionID, pgid } = await recorded(p)
       run.child.kill("SIGKILL")
       await run.exited
+      // nothing stops it: reins had no chance to (a window of wall time: this asserts that something does not happen)
       await Bun.sleep(200)
-      // nothing stopped it: reins had no chance to
       expect(sleeping(n)).toBe(2)
       expect(toolOf(await exported(p, sessionID)).state.status).toBe("running")
 
@@ -136,7 +124,7 @@ describe("signals and a running command", () => {
       expect(next.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
       expect(next.code).toBe(0)
       expect(next.stdout.trim()).toBe("picked up again")
-      await waitFor(() => sleeping(n) === 0)
+      await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
       expect(sleeping(n)).toBe(0)
       // nothing of the group runs any more (a zombie, dead but not collected by its new parent, may be listed)
       expect(groupMembers(pgid)).toEqual([])
@@ -146,7 +134,7 @@ describe("signals and a running command", () => {
     } finally {
       stopped(run.child)
     }
-  }, 30_000)
+  })
 })
 
 describe("a reins stopped past the staleness limit", () => {
@@ -158,8 +146,9 @@ describe("a reins stopped past the staleness limit", () => {
     const first = start(p, ["run", "--yolo", "sleep please"], timing)
     try {
       const { sessionID } = await recorded(p)
-      await waitFor(() => sleeping(n) === 2)
+      await waitFor(() => sleeping(n) === 2, "both sleeps to run")
       first.child.kill("SIGSTOP")
+      // past the staleness limit (1 s) by wall time: the product reads the lease's age from the clock, no event marks it
       await Bun.sleep(1_500)
       const before = await exported(p, sessionID)
 
@@ -168,7 +157,7 @@ describe("a reins stopped past the staleness limit", () => {
       expect(second.code).toBe(0)
       expect(second.stdout.trim()).toBe("answered by the second process")
       // the second run stopped the first one's command: its process was dead to it
-      await waitFor(() => sleeping(n) === 0)
+      await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
       expect(sleeping(n)).toBe(0)
       const afterSecond = await exported(p, sessionID)
 

@@ -5,6 +5,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 
+// Waiting for what a test needs (a process, a line, a file), never for a time: the bound is a hang guard (HANG_MS).
+export { HANG_MS, waitFor } from "@reins/testkit"
+
 const root = path.resolve(import.meta.dir, "..")
 export const BIN = path.join(root, "dist", "reins.js")
 
@@ -87,3 +90,12 @@ export const projects = () => {
     return p
   }
 }
+
+/**
+ * A command a test holds open until it says so: it waits for a file to appear in the project's directory (where
+ * commands run), made by `open(p)`; the turn running it lasts exactly as long as the test needs, however slow the machine.
+ */
+export const gate = (name = "go") => ({
+  command: `while [ ! -e ${name} ]; do sleep 0.05; done; echo released`,
+  open: (p: { readonly cwd: string }) => fs.writeFileSync(path.join(p.cwd, name), "")
+})

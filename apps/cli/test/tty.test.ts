@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, ensureBuilt, project, reins } from "./support.ts"
+import { BIN, ensureBuilt, HANG_MS, project, reins } from "./support.ts"
 
 const hasScript = spawnSync("script", ["--version"]).status === 0
 beforeAll(() => ensureBuilt())
@@ -30,7 +30,8 @@ const runOnTty = (cwd: string, env: Record<string, string>, message: string, ans
     }
     child.stdout.on("data", onData)
     child.stderr.on("data", onData)
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+    // a hang guard: a run that never ends is killed, and the test fails on its exit code
+    const timer = setTimeout(() => child.kill("SIGKILL"), HANG_MS)
     child.on("close", (code) => {
       clearTimeout(timer)
       resolve({ output, code, prompts })

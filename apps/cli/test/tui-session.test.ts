@@ -29,7 +29,7 @@ describe("reins (interactive) on a terminal", () => {
     expect(normalise(before, p)).toContain("<cwd>")
 
     await send(pty, "fix the note")
-    await pty.waitFor("with new line in notes.txt", 15_000)
+    await pty.waitFor("with new line in notes.txt")
     await pty.waitFor(READY)
     const screen = pty.screen()
     expect(screen).toContain("fix the note")
@@ -44,7 +44,7 @@ describe("reins (interactive) on a terminal", () => {
     expectScreen("turn-with-edit", normalise(screen, p))
 
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("a permission question is answered with the keyboard: always allows the command, and the turn goes on", async () => {
@@ -53,7 +53,7 @@ describe("reins (interactive) on a terminal", () => {
     })
     await using pty = await openTui(p)
     await send(pty, "make a file")
-    await pty.waitFor("touch made-by-bash.txt", 15_000)
+    await pty.waitFor("touch made-by-bash.txt")
     await pty.waitFor(/a\]?lways/i)
     // the question is drawn at once, the tool's line with a later frame: wait for its settled form
     await pty.waitFor("bash touch made-by-bash.txt · waiting for your answer")
@@ -61,10 +61,10 @@ describe("reins (interactive) on a terminal", () => {
     expectScreen("permission-question", normalise(pty.screen(), p))
     expect(fs.existsSync(path.join(p.cwd, "made-by-bash.txt"))).toBe(false)
     pty.type("a")
-    await pty.waitFor("The file is made.", 15_000)
+    await pty.waitFor("The file is made.")
     expect(fs.existsSync(path.join(p.cwd, "made-by-bash.txt"))).toBe(true)
     await pty.press("ctrl-d")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("typing / lists the commands, Tab completes, /help shows the keys, unknown commands are named", async () => {
@@ -85,14 +85,14 @@ describe("reins (interactive) on a terminal", () => {
     // nothing was sent to the model
     expect(p.server.requests.length).toBe(0)
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("/export writes the session as Markdown and says where; /copy sends the answer as OSC 52", async () => {
     const p = await project([{ text: "The answer to copy." }])
     await using pty = await openTui(p)
     await send(pty, "question")
-    await pty.waitFor("The answer to copy.", 15_000)
+    await pty.waitFor("The answer to copy.")
     await pty.waitFor(READY)
     await send(pty, "/export")
     await pty.waitFor("Exported the session as Markdown to")
@@ -106,7 +106,7 @@ describe("reins (interactive) on a terminal", () => {
     await pty.waitFor("Copied the last answer")
     expect(pty.output()).toContain(`\x1b]52;c;${Buffer.from("The answer to copy.").toString("base64")}\x07`)
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("Ctrl+C twice on an empty prompt exits; Up brings back the previous prompt, also in the next session", async () => {
@@ -114,12 +114,12 @@ describe("reins (interactive) on a terminal", () => {
     {
       await using pty = await openTui(p)
       await send(pty, "remember this prompt")
-      await pty.waitFor("first answer", 15_000)
+      await pty.waitFor("first answer")
       await pty.waitFor(READY)
       await pty.press("ctrl-c")
       await pty.waitFor("Press Ctrl+C again to exit")
       await pty.press("ctrl-c")
-      expect(await pty.waitExit(10_000)).toBe(0)
+      expect(await pty.waitExit()).toBe(0)
     }
     await using again = await openTui(p)
     await again.press("up")
@@ -128,7 +128,7 @@ describe("reins (interactive) on a terminal", () => {
     await again.press("ctrl-c")
     await again.waitUntil((s) => !s.includes("remember this prompt"), "the prompt cleared")
     await again.press("ctrl-d")
-    expect(await again.waitExit(10_000)).toBe(0)
+    expect(await again.waitExit()).toBe(0)
   })
 
   test("without a terminal, reins alone prints the help (no prompt, no hang) and reins chat says it needs one", async () => {
@@ -146,7 +146,7 @@ describe("reins (interactive) on a terminal", () => {
     const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, { text: "Done **bold**." }])
     await using pty = await openTui({ ...p, env: { ...p.env, LANG: "C", NO_COLOR: "1" } }, ["--yolo"])
     await send(pty, "go")
-    await pty.waitFor("Done bold.", 15_000)
+    await pty.waitFor("Done bold.")
     await pty.waitFor(READY)
     const screen = pty.screen()
     expect(screen).toContain("+----")
@@ -168,7 +168,7 @@ describe("reins (interactive) on a terminal", () => {
     expect(sgr.filter((codes) => codes !== "7" && codes !== "27")).toEqual([])
     expect(pty.output().replace(/[\x00-\x7f]/g, "")).toBe("")
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("multi-line input: Alt+Enter, a trailing backslash and the kitty protocol's Shift+Enter insert newlines; Enter sends it whole", async () => {
@@ -176,7 +176,7 @@ describe("reins (interactive) on a terminal", () => {
     await using pty = await openTui(p)
     // a failed turn says why once, and the prompt is usable again
     await send(pty, "fail please")
-    await pty.waitFor("bad request from the scripted server", 15_000)
+    await pty.waitFor("bad request from the scripted server")
     await pty.waitFor(READY)
     expect(pty.screen().split("bad request from the scripted server").length - 1).toBe(1)
     pty.type("line one")
@@ -188,9 +188,9 @@ describe("reins (interactive) on a terminal", () => {
     await pty.waitFor("line four")
     expect(p.server.requests.length).toBe(1)
     await pty.press("enter")
-    await pty.waitFor("Three lines received.", 15_000)
+    await pty.waitFor("Three lines received.")
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("line one\\nline two\\nline three\\nline four")
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 })

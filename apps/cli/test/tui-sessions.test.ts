@@ -33,19 +33,19 @@ describe("reins (interactive): sessions", () => {
     expect(pty.screen()).not.toContain("Answer about pears.")
     // the next message continues that session: the model gets its history
     await send(pty, "and green ones?")
-    await pty.waitFor("More on apples.", 15_000)
+    await pty.waitFor("More on apples.")
     const body = JSON.stringify(p.server.requests[2]!.body.messages)
     expect(body).toContain("tell me about apples")
     expect(body).not.toContain("tell me about pears")
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
 
     // reins --session ID opens that session with its history rendered
     await using again = await openTui(p, ["--session", second])
     await again.waitFor("Answer about pears.")
     expect(again.screen()).toContain("tell me about pears")
     await again.press("ctrl-d")
-    expect(await again.waitExit(10_000)).toBe(0)
+    expect(await again.waitExit()).toBe(0)
   })
 
   test("reins --session with an unknown id says so (exit 2); /new starts afresh; /model switches the model for the next turn", async () => {
@@ -62,13 +62,13 @@ describe("reins (interactive): sessions", () => {
     // on a terminal, an unknown session is one line and exit 2, before any screen
     {
       await using unknown = spawnPty([BIN, "--session", "ses_nope"], { cwd: p.cwd, env: { ...p.env, TERM: "xterm-256color" } })
-      expect(await unknown.waitExit(15_000)).toBe(2)
+      expect(await unknown.waitExit()).toBe(2)
       expect(unknown.screen()).toContain("No session ses_nope")
     }
 
     await using pty = await openTui(p)
     await send(pty, "first question")
-    await pty.waitFor("From the first model.", 15_000)
+    await pty.waitFor("From the first model.")
     await pty.waitFor(READY)
     await send(pty, "/model")
     await pty.waitFor("Model for the next turns")
@@ -81,12 +81,12 @@ describe("reins (interactive): sessions", () => {
     await pty.waitFor("New session")
     expect(pty.screen()).not.toContain("From the first model.")
     await send(pty, "second question")
-    await pty.waitFor("From the other model.", 15_000)
+    await pty.waitFor("From the other model.")
     expect(p.server.requests[1]!.body.model).toBe("other")
     // a new session: the first question is not in its history
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).not.toContain("first question")
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("/compact summarises the session now and says so; a multi-line paste stays one message", async () => {
@@ -104,11 +104,11 @@ describe("reins (interactive): sessions", () => {
       ["third", "ok three"]
     ] as const) {
       await send(pty, text)
-      await pty.waitFor(answer, 15_000)
+      await pty.waitFor(answer)
       await pty.waitFor(READY)
     }
     await send(pty, "/compact")
-    await pty.waitFor("compacted", 15_000)
+    await pty.waitFor("compacted")
     await pty.waitFor(READY)
     // the summary request was the fourth call
     expect(JSON.stringify(p.server.requests[3]!.body.messages)).toContain("TASK-MARKER")
@@ -117,9 +117,9 @@ describe("reins (interactive): sessions", () => {
     await pty.waitFor("line two")
     expect(p.server.requests.length).toBe(4)
     await pty.press("enter")
-    await pty.waitFor("after the paste", 15_000)
+    await pty.waitFor("after the paste")
     expect(JSON.stringify(p.server.requests[4]!.body.messages)).toContain("line one\\nline two")
     await send(pty, "/exit")
-    expect(await pty.waitExit(10_000)).toBe(0)
+    expect(await pty.waitExit()).toBe(0)
   })
 })

@@ -12,7 +12,7 @@ export const READY = "Enter send"
 /** `reins <args>` under a 100×30 pty in the project, waiting until its prompt is ready. */
 export const openTui = async (p: Project, args: ReadonlyArray<string> = [], size = { cols: 100, rows: 30 }): Promise<Pty> => {
   const pty = spawnPty([BIN, ...args], { cwd: p.cwd, env: { ...p.env, TERM: "xterm-256color" }, ...size })
-  await pty.waitFor(READY, 15_000)
+  await pty.waitFor(READY)
   return pty
 }
 

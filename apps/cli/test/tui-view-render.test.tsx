@@ -4,6 +4,7 @@ import { renderToString } from "ink"
 import { cleanup, render } from "ink-testing-library"
 import type { ReactNode } from "react"
 import type { SessionEvent } from "@reins/domain"
+import { waitFor } from "@reins/testkit"
 import { stripAnsi } from "../src/present/Style.ts"
 import {
   Footer,
@@ -188,7 +189,7 @@ describe("Transcript", () => {
       }
       sizes.push(printed.length)
     }
-    await Bun.sleep(10)
+    await waitFor(() => printed.includes("Paragraph 2") && app.lastFrame()?.includes("Paragraph 3"), "the second paragraph printed, the third drawn")
     // the first two paragraphs were printed while the third still streamed, which is in the frame only
     expect(printed).toContain("Paragraph 1")
     expect(printed).toContain("Paragraph 2")
@@ -198,7 +199,7 @@ describe("Transcript", () => {
     expect(sizes[0]).toBeLessThan(sizes.at(-1)!)
     state = reduceTranscript(state, { type: "session.status", sessionID: SESSION, status: "idle" })
     app.rerender(view(state))
-    await Bun.sleep(10)
+    await waitFor(() => printed.includes("Paragraph 3"), "the last paragraph printed")
     for (const word of ["hello there", "Paragraph 1", "Paragraph 2", "Paragraph 3"]) expect(printed.split(word).length - 1).toBe(1)
     expect(app.lastFrame() ?? "").toBe("")
   })
@@ -321,9 +322,10 @@ describe("PermissionQuestion", () => {
     )
     return { app, replies }
   }
-  const press = async (app: ReturnType<typeof render>, keys: string) => {
+  /** Types `keys`, then waits until the question shows what they did (`done`). */
+  const press = async (app: ReturnType<typeof render>, keys: string, done: () => boolean, what: string) => {
     app.stdin.write(keys)
-    await Bun.sleep(20)
+    await waitFor(done, what)
   }
 
   test("the TTY prompt's content and the three choices", () => {
@@ -339,41 +341,41 @@ describe("PermissionQuestion", () => {
 
   test("o and a answer at once", async () => {
     const once = ask()
-    await press(once.app, "o")
+    await press(once.app, "o", () => once.replies.length > 0, "the reply to o")
     expect(once.replies).toEqual([{ reply: "once" }])
     const always = ask()
-    await press(always.app, "a")
+    await press(always.app, "a", () => always.replies.length > 0, "the reply to a")
     expect(always.replies).toEqual([{ reply: "always" }])
   })
 
   test("arrows move the choice and Enter takes it", async () => {
     const { app, replies } = ask()
-    await press(app, "\x1b[C")
+    await press(app, "\x1b[C", () => !app.lastFrame()?.includes("› [o]nce"), "the choice to move")
     expect(app.lastFrame()).toContain("› [a]lways")
-    await press(app, "\r")
+    await press(app, "\r", () => replies.length > 0, "the reply to Enter")
     expect(replies).toEqual([{ reply: "always" }])
   })
 
   test("r asks for a message to the model, sent with Enter", async () => {
     const { app, replies } = ask()
-    await press(app, "r")
+    await press(app, "r", () => !app.lastFrame()?.includes("[o]nce"), "the question for a message")
     expect(app.lastFrame()).toContain("Tell the agent why or what to do instead")
-    await press(app, "use make clean")
-    await press(app, "\r")
+    await press(app, "use make clean", () => app.lastFrame()?.includes("use make clean") === true, "the message typed")
+    await press(app, "\r", () => replies.length > 0, "the reply to Enter")
     expect(replies).toEqual([{ reply: "reject", message: "use make clean" }])
   })
 
   test("a message typed fast arrives with its Enter in one chunk: it is sent", async () => {
     const { app, replies } = ask()
-    await press(app, "r")
-    await press(app, "use make clean\r")
+    await press(app, "r", () => !app.lastFrame()?.includes("[o]nce"), "the question for a message")
+    await press(app, "use make clean\r", () => replies.length > 0, "the reply")
     expect(replies).toEqual([{ reply: "reject", message: "use make clean" }])
   })
 
   test("Esc rejects, with no message", async () => {
     const { app, replies } = ask()
-    await press(app, "\x1b")
-    await Bun.sleep(50)
+    // Ink tells a lone Esc from the start of a key's sequence after a pause of its own (wall time): the reply comes then
+    await press(app, "\x1b", () => replies.length > 0, "the reply to Esc")
     expect(replies).toEqual([{ reply: "reject" }])
   })
 })

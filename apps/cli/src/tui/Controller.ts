@@ -162,8 +162,9 @@ export const makeController = (
       const running = turn
       const id = sessionID
       if (running === undefined) return
-      // a turn still starting has no session events to hear yet: stop it
-      if (id === undefined) return void (await promise(Fiber.interrupt(running)))
+      // a turn still starting has no session events to hear yet: stop it, at once — not once the runtime it may still
+      // be waiting for has been built (interrupting a fiber needs none of its services)
+      if (id === undefined) return void (await Effect.runPromise(Fiber.interrupt(running)))
       await promise(
         Effect.scoped(
           Effect.gen(function* () {

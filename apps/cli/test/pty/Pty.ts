@@ -1,5 +1,6 @@
 // A program under a real pseudo-terminal (Bun.spawn's `terminal`), its output fed to a headless xterm so a test reads
 // the screen a person would see, as plain text. No fallback: a machine that cannot give a pty fails the test.
+import { HANG_MS, waitFor as waitForProbe } from "@reins/testkit"
 import { Terminal } from "@xterm/headless"
 import { keyBytes } from "./Keys.ts"
 import { isAlive, processTree } from "./ProcessTree.ts"
@@ -32,7 +33,8 @@ export interface Pty {
   output(): string
   /**
    * Resolves once the screen shows `match` (a substring, or a RegExp tested against `screen()`); rejects after
-   * `timeoutMs`, or when the program exits without showing it, with the screen in the message.
+   * `timeoutMs` (a hang guard, HANG_MS by default), or when the program exits without showing it, with the screen in
+   * the message.
    */
   waitFor(match: string | RegExp, timeoutMs?: number): Promise<void>
   /** Resolves once `check(screen)` holds, as `waitFor`; `what` names it in the failure message. */
@@ -55,7 +57,10 @@ export interface Pty {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** Pause between keys of one `press`, so a program reads each as its own keypress. */
+/**
+ * Pause between keys of one `press`, so a program reads each as its own keypress: wall time, as a person's typing has
+ * (the program's reads are not observable from here).
+ */
 const gapMs = 30
 
 /** is-in-ci (used by Ink) treats CI, CONTINUOUS_INTEGRATION and any CI_* variable as "running in CI". */
@@ -116,7 +121,8 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
   })
 
   let exitCode: number | undefined
-  // A process the program left behind may hold the pty open: 300 ms after the exit, EOF is not waited for any more.
+  // A process the program left behind may hold the pty open: 300 ms after the exit, EOF is not waited for any more
+  // (wall time: no event says that a process outside the program's tree still holds it).
   let exitLongAgo = false
   const exited = proc.exited.then((code) => {
     exitCode = code
@@ -146,7 +152,7 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
       .map((l) => `│${l.padEnd(cols)}│`)
       .join("\n")}\n└${"─".repeat(cols)}┘`
 
-  const waitUntil = (check: (s: string) => boolean, what: string, timeoutMs = 5000) =>
+  const waitUntil = (check: (s: string) => boolean, what: string, timeoutMs = HANG_MS) =>
     new Promise<void>((resolve, reject) => {
       const stack = new Error().stack?.split("\n").slice(2).join("\n") ?? ""
       const done = (err?: string) => {
@@ -166,7 +172,7 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
       test()
     })
 
-  const waitFor = (match: string | RegExp, timeoutMs = 5000) =>
+  const waitFor = (match: string | RegExp, timeoutMs = HANG_MS) =>
     waitUntil(
       (s) => (typeof match === "string" ? s.includes(match) : match.test(s)),
       typeof match === "string" ? JSON.stringify(match) : String(match),
@@ -191,8 +197,9 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
         }
       }
       await exited
-      for (let i = 0; i < 100 && tree.some(isAlive); i++) await sleep(10)
+      await waitForProbe(() => !tree.some(isAlive), `the processes of \`${cmd.join(" ")}\` to be gone after SIGKILL`)
     }
+    // the pty's EOF, unless a process outside the tree holds it: then it is closed anyway (a bound, not an expectation)
     await Promise.race([eofSeen, sleep(200)])
     if (!pty.closed) pty.close()
     term.dispose()
@@ -237,15 +244,20 @@ export const spawnPty = (cmd: ReadonlyArray<string>, options: PtyOptions = {}): 
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    waitExit: (timeoutMs = 5000) =>
+    waitExit: (timeoutMs = HANG_MS) =>
       new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(frame("the exit", `timed out after ${timeoutMs} ms`))), timeoutMs)
-        // the exit, then everything it printed drawn (the pty's EOF, and xterm's writes done)
-        void exited.then(async (code) => {
-          while (!finished()) await Bun.sleep(5)
+        const done = (settle: () => void) => {
           clearTimeout(timer)
-          resolve(code)
-        })
+          listeners.delete(look)
+          settle()
+        }
+        // the exit, then everything it printed drawn (the pty's EOF, and xterm's writes done): looked at on each change
+        const look = () => {
+          if (finished()) done(() => resolve(exitCode!))
+        }
+        const timer = setTimeout(() => done(() => reject(new Error(frame("the exit", `timed out after ${timeoutMs} ms`)))), timeoutMs)
+        listeners.add(look)
+        look()
       }),
     kill: (signal) => proc.kill(signal),
     close,
