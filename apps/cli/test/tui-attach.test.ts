@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ensureBuilt, projects } from "./support.ts"
-import { READY, openTui, send } from "./tui-support.ts"
+import { READY, openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
@@ -18,8 +18,7 @@ test("@path attaches a project file in the interactive session; one outside the 
   fs.writeFileSync(path.join(outside, "far.txt"), "far away\n")
   await using pty = await openTui(p, ["--yolo"])
   await send(pty, "summarise @notes.txt")
-  await pty.waitFor("Summarised the notes.")
-  await pty.waitFor(READY)
+  await settled(pty, "Summarised the notes.")
   expect(pty.screen()).toContain("[file] notes.txt")
   const user = (p.server.requests[0]!.body.messages as Array<{ role: string; content: any }>).filter((m) => m.role === "user").flatMap((m) => m.content)
   expect(user).toContainEqual({ type: "text", text: '<file path="notes.txt">\nremember the milk\n</file>' })

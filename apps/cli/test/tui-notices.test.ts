@@ -4,7 +4,7 @@ import { beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ensureBuilt, projects } from "./support.ts"
-import { READY, openTui, send } from "./tui-support.ts"
+import { READY, openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
@@ -20,8 +20,7 @@ for (const resumed of [false, true]) {
     fs.mkdirSync(path.join(p.cwd, ".reins", "plugins"), { recursive: true })
     fs.writeFileSync(path.join(p.cwd, ".reins", "plugins", "broken.ts"), "export default {{{ not typescript\n")
     await using pty = await openTui(p, resumed ? ["--continue"] : [])
-    await pty.waitFor("broken.ts")
-    await pty.waitFor(READY)
+    await settled(pty, "broken.ts")
     const screen = pty.screen()
     expect(screen).toMatch(/Skipped .*broken\.ts/)
     // not the logger's own line format

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ensureBuilt, projects, reins } from "./support.ts"
-import { READY, expectScreen, normalise, openTui, send } from "./tui-support.ts"
+import { READY, expectScreen, normalise, openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
@@ -29,8 +29,7 @@ describe("reins (interactive) on a terminal", () => {
     expect(normalise(before, p)).toContain("<cwd>")
 
     await send(pty, "fix the note")
-    await pty.waitFor("with new line in notes.txt")
-    await pty.waitFor(READY)
+    await settled(pty, "with new line in notes.txt")
     const screen = pty.screen()
     expect(screen).toContain("fix the note")
     expect(screen).toContain("notes.txt")
@@ -92,8 +91,7 @@ describe("reins (interactive) on a terminal", () => {
     const p = await project([{ text: "The answer to copy." }])
     await using pty = await openTui(p)
     await send(pty, "question")
-    await pty.waitFor("The answer to copy.")
-    await pty.waitFor(READY)
+    await settled(pty, "The answer to copy.")
     await send(pty, "/export")
     await pty.waitFor("Exported the session as Markdown to")
     const file = fs.readdirSync(p.cwd).find((f) => /^reins-ses_.*\.md$/.test(f))
@@ -114,8 +112,7 @@ describe("reins (interactive) on a terminal", () => {
     {
       await using pty = await openTui(p)
       await send(pty, "remember this prompt")
-      await pty.waitFor("first answer")
-      await pty.waitFor(READY)
+      await settled(pty, "first answer")
       await pty.press("ctrl-c")
       await pty.waitFor("Press Ctrl+C again to exit")
       await pty.press("ctrl-c")
@@ -146,8 +143,7 @@ describe("reins (interactive) on a terminal", () => {
     const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, { text: "Done **bold**." }])
     await using pty = await openTui({ ...p, env: { ...p.env, LANG: "C", NO_COLOR: "1" } }, ["--yolo"])
     await send(pty, "go")
-    await pty.waitFor("Done bold.")
-    await pty.waitFor(READY)
+    await settled(pty, "Done bold.")
     const screen = pty.screen()
     expect(screen).toContain("+----")
     expect(screen).toContain("| >")
@@ -176,8 +172,7 @@ describe("reins (interactive) on a terminal", () => {
     await using pty = await openTui(p)
     // a failed turn says why once, and the prompt is usable again
     await send(pty, "fail please")
-    await pty.waitFor("bad request from the scripted server")
-    await pty.waitFor(READY)
+    await settled(pty, "bad request from the scripted server")
     expect(pty.screen().split("bad request from the scripted server").length - 1).toBe(1)
     pty.type("line one")
     await pty.press("alt-enter")

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnPty } from "./pty/index.ts"
 import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
-import { READY, expectScreen, normalise, openTui, send } from "./tui-support.ts"
+import { READY, expectScreen, normalise, openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
@@ -28,8 +28,7 @@ describe("reins (interactive): sessions", () => {
     expectScreen("sessions-picker", normalise(picker, p))
     // Down and Enter in one burst (as fast typing or a paste sends them): Enter picks what Down chose
     pty.type("\u001b[B\r")
-    await pty.waitFor("Answer about apples.")
-    await pty.waitFor(READY)
+    await settled(pty, "Answer about apples.")
     expect(pty.screen()).not.toContain("Answer about pears.")
     // the next message continues that session: the model gets its history
     await send(pty, "and green ones?")
@@ -68,8 +67,7 @@ describe("reins (interactive): sessions", () => {
 
     await using pty = await openTui(p)
     await send(pty, "first question")
-    await pty.waitFor("From the first model.")
-    await pty.waitFor(READY)
+    await settled(pty, "From the first model.")
     await send(pty, "/model")
     await pty.waitFor("Model for the next turns")
     expect(pty.screen()).toContain("local/other")
@@ -104,12 +102,10 @@ describe("reins (interactive): sessions", () => {
       ["third", "ok three"]
     ] as const) {
       await send(pty, text)
-      await pty.waitFor(answer)
-      await pty.waitFor(READY)
+      await settled(pty, answer)
     }
     await send(pty, "/compact")
-    await pty.waitFor("compacted")
-    await pty.waitFor(READY)
+    await settled(pty, "compacted")
     // the summary request was the fourth call
     expect(JSON.stringify(p.server.requests[3]!.body.messages)).toContain("TASK-MARKER")
     // a bracketed paste with newlines is inserted, not sent line by line

@@ -16,6 +16,18 @@ export const openTui = async (p: Project, args: ReadonlyArray<string> = [], size
   return pty
 }
 
+/**
+ * Waits for the turn to be over and its text on screen in one frame: the prompt ready again and every
+ * text shown. Waiting for a text and then for the prompt can see two different frames — the answer
+ * printed above the live area and the ready prompt arrive in separate writes — and a snapshot taken
+ * between them lacks the answer.
+ */
+export const settled = (pty: Pty, ...texts: ReadonlyArray<string>) =>
+  pty.waitUntil(
+    (s) => s.includes(READY) && texts.every((t) => s.includes(t)),
+    `the prompt ready with ${texts.map((t) => JSON.stringify(t)).join(", ")} on screen`
+  )
+
 /** Types a line and presses Enter (separate writes, as a person would). */
 export const send = async (pty: Pty, text: string) => {
   pty.type(text)

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { ensureBuilt, events, gate, projects, reins, waitFor } from "./support.ts"
 import { isAlive } from "./pty/index.ts"
-import { READY, descendantsRunning, expectScreen, normalise, openTui, procStat, send } from "./tui-support.ts"
+import { READY, descendantsRunning, expectScreen, normalise, openTui, procStat, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
@@ -26,8 +26,7 @@ describe("reins (interactive): turns", () => {
       let sleeps: Array<number> = []
       await pty.waitUntil(() => (sleeps = descendantsRunning(pty.pid, "sleep 37")).length > 0, "the sleep process")
       await pty.press("ctrl-c")
-      await pty.waitFor("interrupted")
-      await pty.waitFor(READY)
+      await settled(pty, "interrupted")
       // the turn ends once its command's process group is killed: nothing is left behind (the kill lands at once,
       // the kernel may take a moment to finish the process off under load)
       await pty.waitUntil(() => sleeps.every((pid) => !isAlive(pid)), `the sleep killed (still there: ${sleeps.filter(isAlive).map(procStat).join("; ")})`)
@@ -35,8 +34,7 @@ describe("reins (interactive): turns", () => {
       expectScreen("interrupted", normalise(pty.screen(), p))
       // still usable: the next prompt is a new turn of the same session
       await send(pty, "what happened?")
-      await pty.waitFor("Stopped; what next?")
-      await pty.waitFor(READY)
+      await settled(pty, "Stopped; what next?")
       await send(pty, "/exit")
       expect(await pty.waitExit()).toBe(0)
     }
@@ -65,8 +63,7 @@ describe("reins (interactive): turns", () => {
     await send(pty, "also check the @README.md")
     await pty.waitFor("also check the @README.md (queued)")
     held.open(p)
-    await pty.waitFor("Noted the README too.")
-    await pty.waitFor(READY)
+    await settled(pty, "Noted the README too.")
     // one turn, two model calls: the second carried the queued message, with the file it mentions attached
     expect(p.server.requests.length).toBe(2)
     const second = JSON.stringify(p.server.requests[1]!.body.messages)
@@ -82,8 +79,7 @@ describe("reins (interactive): turns", () => {
     const p = await project([{ text: long }])
     await using pty = await openTui(p)
     await send(pty, "say something long")
-    await pty.waitFor("at a hundred")
-    await pty.waitFor(READY)
+    await settled(pty, "at a hundred")
     await pty.resize(60, 30)
     // the answer re-flowed: no line wider than the terminal, all of its words still there
     await pty.waitUntil((s) => s.split("\n").every((l) => l.length <= 60) && s.includes("say something long"), "the transcript at 60 columns")
@@ -98,8 +94,7 @@ describe("reins (interactive): turns", () => {
     const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 30" } }] }, { text: "Counted." }])
     await using pty = await openTui(p, ["--yolo"], { cols: 80, rows: 50 })
     await send(pty, "count")
-    await pty.waitFor("Counted.")
-    await pty.waitFor(READY)
+    await settled(pty, "Counted.")
     const lines = (s: string) => s.split("\n").map((l) => l.trim())
     // collapsed: the last lines only
     expect(lines(pty.screen())).not.toContain("5")

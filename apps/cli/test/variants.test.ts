@@ -78,7 +78,7 @@ test("a variant defined in reins.json for the model is accepted and sent", async
 
 test("the interactive session keeps the variant: shown in the footer, /model … VARIANT changes it, an unknown one is refused", async () => {
   const { server, p } = await setup([{ text: "Thought low." }])
-  const { openTui, send, READY } = await import("./tui-support.ts")
+  const { openTui, send, settled } = await import("./tui-support.ts")
   await using pty = await openTui({ ...p, server } as never, ["--variant", "high"])
   expect(pty.screen()).toContain("anthropic/claude-sonnet-4-5 (high)")
   await send(pty, "/model anthropic/claude-sonnet-4-5 hgih")
@@ -86,8 +86,7 @@ test("the interactive session keeps the variant: shown in the footer, /model …
   await send(pty, "/model anthropic/claude-sonnet-4-5 low")
   await pty.waitFor("Model: anthropic/claude-sonnet-4-5 (low) for the next turns")
   await send(pty, "think")
-  await pty.waitFor("Thought low.")
-  await pty.waitFor(READY)
+  await settled(pty, "Thought low.")
   expect((server.requests[0]!.body as { thinking?: unknown }).thinking).toEqual({ type: "enabled", budget_tokens: 4_000 })
   await send(pty, "/exit")
   expect(await pty.waitExit()).toBe(0)
