@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ensureBuilt, projects } from "./support.ts"
-import { READY, openTui, send, settled } from "./tui-support.ts"
+import { openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())

@@ -4,7 +4,7 @@ import { beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ensureBuilt, projects } from "./support.ts"
-import { READY, openTui, send, settled } from "./tui-support.ts"
+import { openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())

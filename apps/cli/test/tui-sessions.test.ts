@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnPty } from "./pty/index.ts"
 import { BIN, ensureBuilt, events, projects, reins } from "./support.ts"
-import { READY, expectScreen, normalise, openTui, send, settled } from "./tui-support.ts"
+import { expectScreen, normalise, openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())

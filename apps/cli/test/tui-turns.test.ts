@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { ensureBuilt, events, gate, projects, reins, waitFor } from "./support.ts"
 import { isAlive } from "./pty/index.ts"
-import { READY, descendantsRunning, expectScreen, normalise, openTui, procStat, send, settled } from "./tui-support.ts"
+import { descendantsRunning, expectScreen, normalise, openTui, procStat, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => ensureBuilt())
