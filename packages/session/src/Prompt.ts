@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { safeGit } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { familyHeader } from "./PromptFamily.ts"
@@ -48,26 +48,14 @@ export const findInstructions = Effect.fnUntraced(function* (cwd: string, root?:
 })
 
 /**
- * `git status --short --branch` as a child process: never blocks the loop, is killed when the
- * turn is interrupted, and gives up (an empty status) after `timeoutMs` or on any failure.
+ * `git status --short --branch` as a child process with the repository's power to run programs
+ * switched off (`safeGit`): never blocks the loop, is killed when the turn is interrupted, and gives
+ * up (an empty status) after `timeoutMs` or on any failure.
  */
 export const gitStatus = (cwd: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Effect.Effect<string> =>
-  Effect.callback<string>((resume) => {
-    const child = spawn("git", ["status", "--short", "--branch"], { cwd, stdio: ["ignore", "pipe", "ignore"] })
-    const chunks: Array<Buffer> = []
-    child.stdout.on("data", (b: Buffer) => chunks.push(b))
-    child.on("error", () => resume(Effect.succeed("")))
-    child.on("close", (code) => resume(Effect.succeed(code === 0 ? Buffer.concat(chunks).toString("utf8") : "")))
-    // on interrupt (or the timeout) the child is killed and waited for, so none outlives the call
-    return Effect.callback<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done(Effect.void)
-      child.once("close", () => done(Effect.void))
-      child.kill("SIGKILL")
-    }).pipe(Effect.timeoutOrElse({ duration: 1_000, orElse: () => Effect.void }))
-  }).pipe(
-    Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.succeed("") }),
+  safeGit(cwd, ["status", "--short", "--branch", "--ignore-submodules=all"], { timeoutMs }).pipe(
     Effect.map((out) => {
-      const lines = out.trimEnd().split("\n")
+      const lines = (out ?? "").trimEnd().split("\n")
       return lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more`].join("\n") : lines.join("\n")
     })
   )

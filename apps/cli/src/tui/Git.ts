@@ -1,19 +1,11 @@
-// The git branch shown in the footer: read once, asynchronously, and never waited on.
-import { spawn } from "node:child_process"
+// The git branch shown in the footer: read once, asynchronously, and never waited on; through
+// safeGit, so a cloned repository's config runs nothing.
+import { Effect } from "effect"
+import { safeGit } from "@reins/domain"
 
 /** What a git command printed, or undefined when it failed or took over 2 s. */
 const git = (cwd: string, args: ReadonlyArray<string>) =>
-  new Promise<string | undefined>((resolve) => {
-    const child = spawn("git", args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
-    let out = ""
-    const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()))
-    child.on("error", () => resolve(undefined))
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve(code === 0 && out.trim() !== "" ? out.trim() : undefined)
-    })
-  })
+  Effect.runPromise(safeGit(cwd, args, { timeoutMs: 2_000 }).pipe(Effect.map((out) => (out?.trim() ? out.trim() : undefined))))
 
 /** The current branch (also of a repository with no commit yet), or the short commit when detached; undefined outside a repository. */
 export const gitBranch = async (cwd: string): Promise<string | undefined> => {
