@@ -8,6 +8,8 @@ export interface ChatInput {
   readonly continue: boolean
   readonly session: string | undefined
   readonly yolo: boolean
+  /** `--trust`: trust the directory for this run. */
+  readonly trust: boolean
 }
 
 const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = {
@@ -17,7 +19,7 @@ const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = {
   "-s": "session",
   "--session": "session"
 }
-const BOOLEAN_FLAGS: Record<string, "continue" | "yolo"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo" }
+const BOOLEAN_FLAGS: Record<string, "continue" | "yolo" | "trust"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo", "--trust": "trust" }
 
 /**
  * The chat flags of an interactive launch on a terminal: `reins`, `reins chat`, `reins -c`, `reins --session ID`,
@@ -28,7 +30,7 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
   if (!terminal) return undefined
   const rest = args[0] === "chat" ? args.slice(1) : args
   const values: { model?: string; variant?: string; session?: string } = {}
-  const flags = { continue: false, yolo: false }
+  const flags = { continue: false, yolo: false, trust: false }
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
@@ -44,5 +46,5 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
       flags[booleanKey] = true
     } else return undefined
   }
-  return { model: values.model, variant: values.variant, continue: flags.continue, session: values.session, yolo: flags.yolo }
+  return { model: values.model, variant: values.variant, continue: flags.continue, session: values.session, yolo: flags.yolo, trust: flags.trust }
 }

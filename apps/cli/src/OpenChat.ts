@@ -7,7 +7,8 @@ import { withVariant } from "./Variant.ts"
 
 export const openChat = (input: ChatInput) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    // on a terminal: the trust question, before any screen
+    const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
     const model = yield* withVariant(setup, yield* resolveModel(setup, input.model), input.variant)
     const { runTui } = yield* Effect.promise(() => import("./tui/index.ts"))
     yield* runTui({ setup, model, continue: input.continue, session: input.session, yolo: input.yolo })

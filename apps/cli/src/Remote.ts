@@ -43,7 +43,7 @@ const refused = (r: Remote, status: number, text: string): CliError => {
   if (status === 401) {
     return usage(
       r.token === undefined
-        ? `the server at ${r.base} wants a token: pass --token TOKEN or set REINS_SERVER_TOKEN`
+        ? `the server at ${r.base} wants a token, and none of yours was found for it: pass --token TOKEN or set REINS_SERVER_TOKEN (reins serve prints where it left its token)`
         : `the server at ${r.base} refused the token: pass the one it was started with (--token or REINS_SERVER_TOKEN)`
     )
   }

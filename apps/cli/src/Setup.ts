@@ -1,30 +1,73 @@
 import { Effect } from "effect"
 import * as os from "node:os"
-import { defaultDataDir, loadConfig, type Config, type ModelRef } from "@reins/domain"
+import { defaultDataDir, effectiveConfig, loadConfigLayers, type Config, type ModelRef } from "@reins/domain"
 import { BUILT_IN_PROVIDERS, missingCredentials, parseModel, providerConfig } from "@reins/provider"
 import { usage } from "./CliError.ts"
+import { settleTrust, type ProjectState, type TrustChoice } from "./ProjectTrust.ts"
 
 export interface Setup {
   readonly cwd: string
   readonly dataDir: string
+  /** The config in force: the user's, and the project's as far as trust lets it apply. */
   readonly config: Config
   readonly env: Record<string, string | undefined>
+  /** What trust decided for the project directory. */
+  readonly project: ProjectState
+}
+
+export interface SetupOptions {
+  /** How trust is settled (default: the store alone; `reins trust` and `--trust` change it). */
+  readonly trust?: TrustChoice
+  /** Whether to say on stderr that an untrusted project's code is off (default true). */
+  readonly notice?: boolean
 }
 
 /** Loads config for the current directory; a bad file becomes a one-line usage error (exit 2). */
-export const loadSetup = Effect.suspend(() => setupAt(process.cwd()))
+export const loadSetup = (options: SetupOptions = {}) => Effect.suspend(() => setupAt(process.cwd(), options))
 
 /** Loads config for a project directory (`reins acp` runs sessions in the directories its client names). */
-export const setupAt = (cwd: string) =>
+export const setupAt = (cwd: string, options: SetupOptions = {}) =>
   Effect.gen(function* () {
     const env = process.env
     const home = os.homedir()
-    const { config } = yield* loadConfig({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))
-    return { cwd, dataDir: defaultDataDir(env, home), config, env } satisfies Setup
+    const dataDir = defaultDataDir(env, home)
+    const layers = yield* loadConfigLayers({ cwd, env, home }).pipe(Effect.mapError((e) => usage(e.message)))
+    const project = yield* settleTrust({
+      cwd,
+      dataDir,
+      layers,
+      choice: options.trust ?? "stored",
+      terminal: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+      notice: options.notice ?? true
+    })
+    const config = effectiveConfig(layers, project.trusted ? project.config : project.inert)
+    return { cwd, dataDir, config, env, project } satisfies Setup
   })
+
+/** What `makeRuntime` is told about the project: trusted, or untrusted with its tightening rules. */
+export const runtimeProject = (setup: Setup) => ({
+  trusted: setup.project.trusted,
+  ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {})
+})
 
 const NO_MODEL =
   "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model <provider>/<model>, " + 'or set "model" (and "provider") in reins.json'
+
+/**
+ * An untrusted project's provider entry for the model's provider: its endpoint, headers or key would
+ * get the user's key or the conversation. The run stops, naming the redirect and how to trust it.
+ */
+const redirected = (setup: Setup, providerID: string) => {
+  if (setup.project.trusted) return undefined
+  const entry = setup.project.config.provider?.[providerID]
+  if (entry === undefined) return undefined
+  const to = entry.baseURL ? ` to ${entry.baseURL}` : ""
+  const key = BUILT_IN_PROVIDERS.includes(entry.type) && entry.type === providerID ? `, with your ${providerID} key` : ""
+  return (
+    `The project's reins.json sends requests for provider "${providerID}"${to}${key}, and ${setup.cwd} is not trusted, so nothing was sent. ` +
+    "Trust the directory with `reins trust` (or --trust for this run), or set the provider in your own config (~/.config/reins/reins.json)"
+  )
+}
 
 /** Picks the model: --model, then config, then whichever API key is set. */
 export const resolveModel = (setup: Setup, flag: string | undefined) =>
@@ -34,6 +77,8 @@ export const resolveModel = (setup: Setup, flag: string | undefined) =>
     if (!text) return yield* usage(NO_MODEL)
     const model: ModelRef | undefined = parseModel(text)
     if (!model) return yield* usage(`--model must look like <provider>/<model>, got "${text}"`)
+    const redirect = redirected(setup, model.providerID)
+    if (redirect !== undefined) return yield* usage(redirect)
     const provider = providerConfig({ providers: setup.config.provider ?? {}, env: setup.env }, model.providerID)
     if (!provider) {
       return yield* usage(

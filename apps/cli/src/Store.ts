@@ -7,7 +7,8 @@ import { loadSetup, type Setup } from "./Setup.ts"
 /** Runs a command against the storage of the data dir (sessions, claims, grants); "not-found" is a usage error (exit 2). */
 export const withStore = <A>(effect: (setup: Setup) => Effect.Effect<A, CliError | StoreError, Storage.Services>) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    // sessions, grants: nothing of the project runs, and nothing is said about its trust
+    const setup = yield* loadSetup({ notice: false })
     return yield* effect(setup).pipe(
       Effect.provide(Storage.layer),
       Effect.provideService(DataDir, setup.dataDir),

@@ -1,8 +1,12 @@
 // Entry point. `--version` answers before anything heavy loads; everything else imports main.
+import { takeConfigFlag } from "./ConfigFlag.ts"
 import { interactiveLaunch } from "./Interactive.ts"
 import { VERSION } from "./version.ts"
 
-const args = process.argv.slice(2)
+// `--config FILE` is taken off first (main does the same for the commands), so `reins --config F` opens the chat fast too
+const line = takeConfigFlag(process.argv.slice(2), process.cwd())
+const args = "args" in line ? line.args : process.argv.slice(2)
+if ("args" in line && line.file !== undefined) process.env.REINS_CONFIG = line.file
 // an interactive launch skips the command line's parser and commands: its prompt is drawn sooner
 const chat = interactiveLaunch(args, Boolean(process.stdin.isTTY && process.stdout.isTTY))
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {

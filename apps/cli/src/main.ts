@@ -1,9 +1,10 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
-import { Command } from "effect/cli"
+import { Command, Flag, GlobalFlag } from "effect/cli"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
+import { takeConfigFlag } from "./ConfigFlag.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
 import { models } from "./commands/models.ts"
@@ -12,15 +13,29 @@ import { run } from "./commands/run.ts"
 import { runCli } from "./RunCli.ts"
 import { serve } from "./commands/serve.ts"
 import { sessions } from "./commands/sessions.ts"
+import { trust } from "./commands/trust.ts"
 import { VERSION } from "./version.ts"
+
+// listed for --help; the flag itself is taken off the line first (ConfigFlag), so every command reads it from the environment
+const configFlag = GlobalFlag.Setting("config")({
+  flag: Flag.String("config").pipe(Flag.withDescription("A reins config file of yours, over the others (as REINS_CONFIG)"), Flag.optional)
+})
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, debug])
+  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, debug]),
+  Command.withGlobalFlags([configFlag])
 )
 
+const line = takeConfigFlag(process.argv.slice(2), process.cwd())
+if ("problem" in line) {
+  process.stderr.write(`reins: ${line.problem}\n`)
+  process.exit(2)
+}
+if (line.file !== undefined) process.env.REINS_CONFIG = line.file
+
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
-Command.runWith(reins, { version: VERSION })(routeArgs(process.argv.slice(2), onTerminal())).pipe(
+Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal())).pipe(
   // effect/cli has already printed the help and the parse errors; a usage error exits 2.
   Effect.catchTag("ShowHelp", (e) =>
     Effect.sync(() => {

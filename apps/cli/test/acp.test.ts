@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
-import { BIN, ensureBuilt, HANG_MS, lastToolResult, projects, reins, waitFor } from "./support.ts"
+import { BIN, ensureBuilt, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -235,6 +235,8 @@ describe("reins acp", () => {
       path.join(p.cwd, ".reins", "tools", "todowrite.js"),
       `export default { description: "Keeps the todo list", parameters: { type: "object", properties: { todos: { type: "array", items: { type: "object" } } }, required: ["todos"] }, execute: async (args) => args.todos.length + " todos" }\n`
     )
+    // a project's tool loads once its directory is trusted
+    await trust(p)
     const { result } = await withAcp(p, [], {}, async ({ ctx, updates }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] })
@@ -419,7 +421,7 @@ describe("reins acp", () => {
 
   test("a project without a model: session/new fails with the message that says what to set", async () => {
     const p = await setup([])
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), "{}")
+    fs.writeFileSync(p.configFile, "{}")
     const { result } = await withAcp(p, [], {}, async ({ ctx }) =>
       ctx.request("session/new", { cwd: p.cwd, mcpServers: [] }).then(
         () => "created",

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, projects, reins, events } from "./support.ts"
+import { editConfig, ensureBuilt, projects, reins, events, trust } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 const setup = projects()
@@ -126,24 +126,29 @@ describe("sub-agent sessions", () => {
 describe("reins debug config", () => {
   test("each value with the file it came from (global then project), secrets hidden; agents found and skipped", async () => {
     const p = await setup([])
-    const global = path.join(p.env.HOME!, ".config", "reins")
-    fs.mkdirSync(path.join(global, "agents"), { recursive: true })
-    fs.writeFileSync(path.join(global, "reins.json"), JSON.stringify({ model: "local/other", permission_timeout: 7 }))
+    const global = p.configFile
+    fs.mkdirSync(path.join(path.dirname(global), "agents"), { recursive: true })
+    editConfig(p, (config) => {
+      config.model = "local/other"
+      config.permission_timeout = 7
+      config.provider.local.apiKey = "sk-secret-value"
+      config.mcp = {
+        files: { type: "local", command: ["files-mcp", "--root", "."] },
+        off: { type: "remote", url: "https://example.invalid/mcp", enabled: false }
+      }
+      return config
+    })
+    const projectFile = path.join(p.cwd, "reins.json")
+    fs.writeFileSync(projectFile, JSON.stringify({ model: "local/scripted" }))
     fs.mkdirSync(path.join(p.cwd, ".reins", "agents"), { recursive: true })
     fs.writeFileSync(path.join(p.cwd, ".reins", "agents", "reviewer.md"), "---\ndescription: Reviews diffs\nmode: subagent\n---\nReview.\n")
     fs.writeFileSync(path.join(p.cwd, ".reins", "agents", "broken.md"), "---\nmode: sometimes\n---\nx\n")
-    const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
-    config.provider.local.apiKey = "sk-secret-value"
-    config.mcp = {
-      files: { type: "local", command: ["files-mcp", "--root", "."] },
-      off: { type: "remote", url: "https://example.invalid/mcp", enabled: false }
-    }
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(config))
+    // the project's agents are read once the directory is trusted
+    await trust(p)
     const out = await reins(["debug", "config"], p)
     expect(out.code).toBe(0)
-    const projectFile = path.join(p.cwd, "reins.json")
     expect(out.stdout).toContain(`model = "local/scripted"  ← ${projectFile}`)
-    expect(out.stdout).toContain(`permission_timeout = 7  ← ${path.join(global, "reins.json")}`)
+    expect(out.stdout).toContain(`permission_timeout = 7  ← ${global}`)
     expect(out.stdout).not.toContain("sk-secret-value")
     expect(out.stdout).toContain(`provider.local.apiKey = "***"`)
     expect(out.stdout).toContain(`reviewer (subagent) ← ${path.join(p.cwd, ".reins", "agents", "reviewer.md")}: Reviews diffs`)
@@ -151,7 +156,7 @@ describe("reins debug config", () => {
     expect(out.stdout).toContain("  files (local): files-mcp --root .")
     expect(out.stdout).toContain('  skipped off: "enabled": false')
     const json = JSON.parse((await reins(["debug", "config", "--format", "json"], p)).stdout)
-    expect(json.files).toEqual([path.join(global, "reins.json"), projectFile])
+    expect(json.files).toEqual([global, projectFile])
     expect(json.agents.map((a: any) => a.name)).toContain("plan")
     expect(json.skills).toEqual({ found: [], skipped: [] })
   })

@@ -3,6 +3,9 @@
 // aborting the turn on the server, and permission questions answered from a terminal or left to the server's policy.
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { spawnPty } from "./pty/index.ts"
 import { api, endSleeping, marker, servers, sleeping } from "./serve-support.ts"
@@ -24,9 +27,9 @@ const respondingProject = async (respond: (body: any) => ScriptedStep, extraConf
   const p = await setup([], extraConfig)
   // the project's own scripted server answers by the request from now on
   const model = await startScriptedServer([], { respond })
-  const config = JSON.parse(await Bun.file(`${p.cwd}/reins.json`).text())
+  const config = JSON.parse(await Bun.file(p.configFile!).text())
   config.provider.local.baseURL = model.url
-  await Bun.write(`${p.cwd}/reins.json`, JSON.stringify(config))
+  await Bun.write(p.configFile!, JSON.stringify(config))
   return { ...p, server: model, stopModel: () => model.stop() }
 }
 
@@ -124,13 +127,20 @@ describe("reins run --attach", () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response("") })
     const nobody = `http://127.0.0.1:${closed.port}`
     await closed.stop(true)
+    const elsewhere = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-other-user-")))
     const cases: Array<{ args: Array<string>; env?: Record<string, string>; code: number; says: RegExp }> = [
       {
         args: ["--attach", nobody],
         code: 1,
         says: new RegExp(`cannot reach a reins server at ${nobody} \\(connection refused\\): start one with \`reins serve\``)
       },
-      { args: ["--attach", s.url], code: 2, says: /wants a token: pass --token TOKEN or set REINS_SERVER_TOKEN/ },
+      // another user: its data dir holds no token of this server
+      {
+        args: ["--attach", s.url],
+        env: { REINS_DATA_DIR: elsewhere },
+        code: 2,
+        says: /wants a token, and none of yours was found for it: pass --token TOKEN or set REINS_SERVER_TOKEN/
+      },
       { args: ["--attach", s.url, "--token", "wrong"], code: 2, says: /refused the token/ },
       { args: ["--attach", s.url], env: { REINS_SERVER_TOKEN: "wrong" }, code: 2, says: /refused the token/ },
       { args: ["--attach", "localhost:4096"], code: 2, says: /--attach wants the URL of a reins server, like http:\/\/127\.0\.0\.1:4096/ },
@@ -158,6 +168,9 @@ describe("reins run --attach", () => {
     expect({ code: byFlag.code, stdout: byFlag.stdout }).toEqual({ code: 0, stdout: "fine\n" })
     const byEnv = await reins(["run", "--attach", s.url, "hello"], { ...p, env: { ...p.env, REINS_SERVER_TOKEN: "s3cret" } })
     expect({ code: byEnv.code, stdout: byEnv.stdout }).toEqual({ code: 0, stdout: "fine\n" })
+    // or from the record the server left in this user's data dir
+    const byFile = await reins(["run", "--attach", s.url, "hello"], p)
+    expect({ code: byFile.code, stdout: byFile.stdout }).toEqual({ code: 0, stdout: "fine\n" })
     await p.stopModel()
   })
 

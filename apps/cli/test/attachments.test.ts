@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startAnthropicServer, type AnthropicServer } from "@reins/testkit"
-import { ensureBuilt, projects, reins } from "./support.ts"
+import { ensureBuilt, projects, reins, writeUserConfig } from "./support.ts"
 
 beforeAll(ensureBuilt)
 const project = projects()
@@ -30,7 +30,7 @@ const userParts = (body: any): Array<any> =>
 describe("reins run -f and @path", () => {
   test("an image reaches an image-capable model as a file part, and replays on the next turn", async () => {
     const p = await project([{ text: "A green pixel." }, { text: "Still green." }])
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify({ model: "local/scripted", ...withImages(p.server) }))
+    fs.writeFileSync(p.configFile, JSON.stringify({ model: "local/scripted", ...withImages(p.server) }))
     fs.writeFileSync(path.join(p.cwd, "shot.png"), png)
     const r = await reins(["run", "-f", "shot.png", "what is in this picture?"], p)
     expect(r.stderr).not.toContain("rror")
@@ -50,7 +50,7 @@ describe("reins run -f and @path", () => {
 
   test("images are recognised by their bytes: a PNG named .dat is an image, a .png that is text is inlined as text", async () => {
     const p = await project([{ text: "ok" }])
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify({ model: "local/scripted", ...withImages(p.server) }))
+    fs.writeFileSync(p.configFile, JSON.stringify({ model: "local/scripted", ...withImages(p.server) }))
     fs.writeFileSync(path.join(p.cwd, "pixel.dat"), png)
     fs.writeFileSync(path.join(p.cwd, "fake.png"), "not really an image\n")
     const r = await reins(["run", "compare @pixel.dat with @fake.png"], p)
@@ -125,8 +125,8 @@ describe("reins run -f and @path", () => {
     expect(denied.stderr).toContain("external_directory")
     expect(p.server.requests).toHaveLength(0)
     // a rule in reins.json allows it (as for the read tool)
-    const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify({ ...config, permission: { external_directory: { [`${outside}/*`]: "allow" } } }))
+    const config = JSON.parse(fs.readFileSync(p.configFile, "utf8"))
+    fs.writeFileSync(p.configFile, JSON.stringify({ ...config, permission: { external_directory: { [`${outside}/*`]: "allow" } } }))
     const allowed = await reins(["run", `summarise @${outside}/notes.txt`], p)
     expect(allowed.stderr).not.toContain("rror")
     expect(allowed.code).toBe(0)
@@ -146,8 +146,8 @@ describe("the read tool and images", () => {
     const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-read-img-data-")))
     execFileSync("git", ["init", "-q"], { cwd })
     fs.writeFileSync(path.join(cwd, "shot.png"), png)
-    fs.writeFileSync(
-      path.join(cwd, "reins.json"),
+    writeUserConfig(
+      dataDir,
       JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: anthropic.url, apiKey: "test-key" } } })
     )
     const r = await reins(["run", "--yolo", "what is in shot.png?"], {
@@ -169,8 +169,8 @@ describe("the read tool and images", () => {
     const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-claude-img-data-")))
     execFileSync("git", ["init", "-q"], { cwd })
     fs.writeFileSync(path.join(cwd, "shot.png"), png)
-    fs.writeFileSync(
-      path.join(cwd, "reins.json"),
+    writeUserConfig(
+      dataDir,
       JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key" } } })
     )
     const r = await reins(["run", "-f", "shot.png", "what is it?"], {
@@ -189,7 +189,7 @@ describe("the read tool and images", () => {
 
   test("for an openai-compatible image model the image follows the tool result in a user message; a text-only model gets a note and no image", async () => {
     const images = await project([{ toolCalls: [{ name: "read", arguments: { filePath: "shot.png" } }] }, { text: "seen" }])
-    fs.writeFileSync(path.join(images.cwd, "reins.json"), JSON.stringify({ model: "local/scripted", ...withImages(images.server) }))
+    writeUserConfig(images.dataDir, JSON.stringify({ model: "local/scripted", ...withImages(images.server) }))
     fs.writeFileSync(path.join(images.cwd, "shot.png"), png)
     const seen = await reins(["run", "--yolo", "look at shot.png"], images)
     expect(seen.code).toBe(0)

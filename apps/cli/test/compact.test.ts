@@ -1,7 +1,6 @@
 // `reins compact`: a manual compaction of an idle session through the real CLI and the scripted server.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import type { ScriptedStep } from "@reins/testkit"
 import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
 
@@ -137,8 +136,8 @@ describe("reins compact", () => {
     expect(none.code).toBe(2)
     expect(none.stderr).toContain("reins run")
 
-    const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify({ ...config, compaction: { template: "missing-template.md" } }))
+    const config = JSON.parse(fs.readFileSync(p.configFile, "utf8"))
+    fs.writeFileSync(p.configFile, JSON.stringify({ ...config, compaction: { template: "missing-template.md" } }))
     const template = await reins(["compact"], p)
     expect(template.code).toBe(2)
     expect(template.stderr).toContain("missing-template.md")

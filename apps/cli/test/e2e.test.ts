@@ -126,7 +126,7 @@ describe("reins run end to end", () => {
 
   test("no model configured: one line saying what to set, exit 2", async () => {
     const p = await setup([])
-    fs.rmSync(path.join(p.cwd, "reins.json"))
+    fs.rmSync(p.configFile)
     const r = await reins(["run", "hello"], p)
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split("\n").length).toBe(1)

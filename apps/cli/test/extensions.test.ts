@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, events, lastToolResult, projects, reins } from "./support.ts"
+import { ensureBuilt, events, lastToolResult, projects, reins, trust } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -28,6 +28,8 @@ export default Tool.define("greet", {
     write(path.join(p.cwd, ".reins", "tools", "broken.ts"), "export default { description: 'x', execute( => 1 }\n")
     write(path.join(p.cwd, ".reins", "plugins", "shout.ts"), `export default { "tool.after": ({ result }) => ({ output: result.output.toUpperCase() }) }`)
     write(path.join(p.cwd, ".reins", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: How to cut a release\n---\nTag, then push.\n")
+    // the project's tools and plugins are its code: they load once the directory is trusted
+    await trust(p)
     const r = await reins(["run", "--yolo", "--format", "json", "greet Ada"], p)
     expect(r.code).toBe(0)
     expect(r.stderr).toContain(path.join(p.cwd, ".reins", "tools", "broken.ts"))
@@ -49,9 +51,9 @@ describe("extensions in reins debug config", () => {
   test("skill is a built-in tool once there are skills; a command hook whose match is not a regular expression is skipped with why", async () => {
     const p = await setup([])
     write(path.join(p.cwd, ".reins", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: How to cut a release\n---\nTag, then push.\n")
-    const config = JSON.parse(fs.readFileSync(path.join(p.cwd, "reins.json"), "utf8"))
+    const config = JSON.parse(fs.readFileSync(p.configFile, "utf8"))
     config.hooks = { "tool.before": [{ match: "edit(", command: "true" }], "tool.after": [{ match: "edit|write", command: "prettier --write $FILE" }] }
-    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(config))
+    fs.writeFileSync(p.configFile, JSON.stringify(config))
     const out = await reins(["debug", "config"], p)
     expect(out.code).toBe(0)
     expect(out.stdout).toMatch(/Built-in tools: .*apply_patch, task, skill/)

@@ -6,7 +6,15 @@ import { interactiveLaunch, type ChatInput } from "../src/Interactive.ts"
 import { spawnPty } from "./pty/index.ts"
 import { BIN, ensureBuilt, project, type Project } from "./support.ts"
 
-const chat = (over: Partial<ChatInput> = {}): ChatInput => ({ model: undefined, variant: undefined, continue: false, session: undefined, yolo: false, ...over })
+const chat = (over: Partial<ChatInput> = {}): ChatInput => ({
+  model: undefined,
+  variant: undefined,
+  continue: false,
+  session: undefined,
+  yolo: false,
+  trust: false,
+  ...over
+})
 
 describe("which launches take the fast path to the interactive session", () => {
   test("the chat command's flags, alone or after chat, on a terminal", () => {
@@ -59,8 +67,9 @@ describe("the fast path behaves as reins chat did, on a real terminal", () => {
     fs.rmSync(p.dataDir, { recursive: true, force: true })
   })
 
+  // tall enough for the whole of reins --help
   const launch = async (args: ReadonlyArray<string>) => {
-    const pty = spawnPty([BIN, ...args], { cwd: p.cwd, env: p.env, cols: 100, rows: 30 })
+    const pty = spawnPty([BIN, ...args], { cwd: p.cwd, env: p.env, cols: 100, rows: 60 })
     try {
       const code = await pty.waitExit()
       await pty.settle()

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { ensureBuilt, projects, reins, type Project, writeUserConfig } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 const project = projects()
@@ -11,7 +11,7 @@ const project = projects()
 const plain = (config: Record<string, unknown> | undefined, vars: Record<string, string> = {}): Project => {
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-models-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-models-data-")))
-  if (config) fs.writeFileSync(path.join(cwd, "reins.json"), JSON.stringify(config))
+  if (config) writeUserConfig(dataDir, JSON.stringify(config))
   return { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1", ...vars } }
 }
 

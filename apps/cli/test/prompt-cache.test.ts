@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startAnthropicServer, startOtlpReceiver, type AnthropicServer, type ReceivedSpan } from "@reins/testkit"
-import { ensureBuilt, reins } from "./support.ts"
+import { ensureBuilt, reins, writeUserConfig } from "./support.ts"
 
 let server: AnthropicServer
 beforeAll(ensureBuilt)
@@ -34,8 +34,8 @@ test("reins run shows the cache hit rate in its closing line; sessions show and 
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-cache-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-cache-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
-  fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+  writeUserConfig(
+    dataDir,
     JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key" } } })
   )
   const p = { cwd, dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, NO_COLOR: "1" } }

@@ -19,9 +19,9 @@ const header = (body: any): string => {
   return text.slice(0, text.indexOf("\n\n<env>\n"))
 }
 
-const configure = (p: { cwd: string; server: { url: string } }, modelID: string, extra: Record<string, unknown> = {}) =>
+const configure = (p: { configFile: string; server: { url: string } }, modelID: string, extra: Record<string, unknown> = {}) =>
   fs.writeFileSync(
-    path.join(p.cwd, "reins.json"),
+    p.configFile,
     JSON.stringify({
       model: `local/${modelID}`,
       provider: { local: { type: "openai-compatible", baseURL: p.server.url, models: { [modelID]: { context: 32000, output: 4000 } } } },

@@ -2,7 +2,6 @@
 // with one clear line (what happened, the key to change) and exit 1, never a runtime's hint.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import type { ScriptedStep } from "@reins/testkit"
 import { ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
@@ -13,7 +12,7 @@ const RETRY = { retry: { attempts: 2, initial_delay_ms: 1, max_delay_ms: 5 } }
 
 /** Adds `timeout` to provider `local` in the project's reins.json. */
 const withProviderTimeout = (p: Project, timeout: Record<string, number>) => {
-  const file = path.join(p.cwd, "reins.json")
+  const file = p.configFile!
   const config = JSON.parse(fs.readFileSync(file, "utf8"))
   config.provider.local.timeout = timeout
   fs.writeFileSync(file, JSON.stringify(config))

@@ -3,7 +3,6 @@
 // whose figures are the session's, and after Ctrl+C how to continue.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { sumUsage, usageLine } from "../src/present/Usage.ts"
 import { spawnPty } from "./pty/index.ts"
 import { BIN, ensureBuilt, gate, projects, reins, type Project } from "./support.ts"
@@ -54,7 +53,7 @@ const heldModel = (p: Project & { readonly server: { readonly url: string } }) =
     }
   })
   doors.push(door)
-  const file = path.join(p.cwd, "reins.json")
+  const file = p.configFile!
   const config = JSON.parse(fs.readFileSync(file, "utf8"))
   config.provider.local.baseURL = `http://127.0.0.1:${door.port}${model.pathname}`
   fs.writeFileSync(file, JSON.stringify(config))

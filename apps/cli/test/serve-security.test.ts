@@ -1,10 +1,12 @@
-// `reins serve` against an attacker on the loopback interface: a browser page reaching a server that has
-// no token (DNS rebinding, cross-site requests that need no preflight), and event streams opened by the thousand.
+// `reins serve` against an attacker on the loopback interface: another local user's process or a browser
+// page (DNS rebinding, cross-site requests that need no preflight), and event streams opened by the thousand.
 import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
+import * as path from "node:path"
 import { ensureBuilt, HANG_MS, projects, waitFor } from "./support.ts"
-import { servers, api, openEvents } from "./serve-support.ts"
+import { auth, servers, api, openEvents } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -24,81 +26,57 @@ const raw = (url: string, method: string, route: string, headers: Record<string,
     request.end()
   })
 
-describe("reins serve without a token: only requests addressed to a loopback name, from no web page", () => {
-  test("a Host that is not a loopback name is refused (403) on every route; loopback names pass", async () => {
+describe("reins serve without --token: a token of its own, so nothing reaches it without one", () => {
+  // Any local user's process (or a web page by DNS rebinding) reaches a loopback port: reins serve never
+  // answers without a token. It makes one and leaves it where only this user can read it.
+  test("every route, every Host and Origin: 401 without the token, 403/401 never leaks a session; the token file is 0600 and goes with the server", async () => {
     const p = await setup([])
     const s = await serve(p)
     const port = new URL(s.url).port
-    const refused = [
-      "evil.example",
-      `evil.example:${port}`,
-      `localhost.evil.example:${port}`,
-      `127.0.0.1.nip.io:${port}`,
-      `127.0.0.1.evil.example`,
-      `0.0.0.0:${port}`,
-      `192.168.1.10:${port}`,
-      `[::2]:${port}`,
-      `localhostx:${port}`,
-      `127.0.0.256:${port}`
-    ]
-    for (const host of refused) {
-      for (const [method, route] of [
-        ["GET", "/health"],
-        ["GET", "/session"],
-        ["GET", "/event"],
-        ["POST", "/session"],
-        ["GET", "/doc"]
-      ] as const) {
-        const r = await raw(s.url, method, route, { host })
-        expect([host, method, route, r.status]).toEqual([host, method, route, 403])
-        expect(r.body).toMatchObject({ error: "forbidden", message: expect.stringContaining("--token") })
+    const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "evil.example", `127.0.0.1.nip.io:${port}`, `0.0.0.0:${port}`]
+    const origins = [undefined, "https://evil.example", "null", "http://localhost:3000"]
+    const routes = [
+      ["GET", "/health"],
+      ["GET", "/session"],
+      ["GET", "/event"],
+      ["POST", "/session"],
+      ["GET", "/doc"],
+      ["GET", "/config"]
+    ] as const
+    for (const host of hosts) {
+      for (const origin of origins) {
+        for (const [method, route] of routes) {
+          for (const authorization of [undefined, "Bearer wrong", "Bearer ", `Basic ${s.token}`]) {
+            const headers = { host, ...(origin ? { origin } : {}), ...(authorization !== undefined ? { authorization } : {}) }
+            const r = await raw(s.url, method, route, headers)
+            expect([host, origin, method, route, authorization, r.status]).toEqual([host, origin, method, route, authorization, 401])
+          }
+        }
       }
     }
-    // nothing was created by the refused POSTs
+    // a ?token= is taken on /event only, and only the right one
+    expect((await raw(s.url, "GET", "/event?token=wrong", {})).status).toBe(401)
+    expect((await raw(s.url, "GET", `/session?token=${s.token}`, {})).status).toBe(401)
+    // nothing was created by the refused POSTs; with the token it answers
     expect((await api(s.url, "GET", "/session")).body).toEqual([])
-    expect((await api(s.url, "GET", "/doc")).body.info.description).toContain("403")
-    const allowed = [
-      `127.0.0.1:${port}`,
-      "127.0.0.1",
-      `localhost:${port}`,
-      `LOCALHOST:${port}`,
-      `localhost.:${port}`,
-      `app.localhost:${port}`,
-      `127.1.2.3:${port}`,
-      `[::1]:${port}`
-    ]
-    for (const host of allowed) expect([host, (await raw(s.url, "GET", "/health", { host })).status]).toEqual([host, 200])
+    expect((await raw(s.url, "GET", "/health", { authorization: `Bearer ${s.token}` })).status).toBe(200)
+    // the token: 64 hex characters, in a file only this user can read, in a folder only this user can list
+    expect(s.token).toMatch(/^[0-9a-f]{64}$/)
+    const file = path.join(p.dataDir, "servers", `${port}.json`)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700)
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toMatchObject({ url: s.url, token: s.token, directory: p.cwd })
+    await s.stop()
+    expect(fs.existsSync(file)).toBe(false)
   })
 
-  test("a request from a web page (Origin) is refused unless its origin is a --cors one; requests without Origin pass", async () => {
+  test("--cors lets a listed page's preflight through; the page still needs the token", async () => {
     const p = await setup([])
     const s = await serve(p, ["--cors", "http://app.example"])
-    const port = new URL(s.url).port
-    const host = `127.0.0.1:${port}`
-    // what a page can send without a preflight: a bodiless POST, a text/plain POST; and the origins it may have
-    for (const origin of [
-      "https://evil.example",
-      "null",
-      "http://localhost:3000",
-      `http://127.0.0.1:${port}.evil.example`,
-      "http://app.example.evil",
-      "http://APP.example"
-    ]) {
-      for (const [method, route] of [
-        ["POST", "/session"],
-        ["GET", "/session"],
-        ["GET", "/event"]
-      ] as const) {
-        const r = await raw(s.url, method, route, { host, origin })
-        expect([origin, method, route, r.status]).toEqual([origin, method, route, 403])
-        expect(r.body.message).toContain("--cors")
-      }
-    }
-    expect((await api(s.url, "GET", "/session")).body).toEqual([])
-    // the listed origin, and ordinary clients (no Origin) pass
-    expect((await raw(s.url, "POST", "/session", { host, origin: "http://app.example" })).status).toBe(201)
-    expect((await raw(s.url, "POST", "/session", { host })).status).toBe(201)
-    expect((await api(s.url, "GET", "/session")).body).toHaveLength(2)
+    const host = `127.0.0.1:${new URL(s.url).port}`
+    expect((await raw(s.url, "POST", "/session", { host, origin: "http://app.example" })).status).toBe(401)
+    expect((await raw(s.url, "POST", "/session", { host, origin: "http://app.example", authorization: `Bearer ${s.token}` })).status).toBe(201)
+    expect((await api(s.url, "GET", "/session")).body).toHaveLength(1)
   })
 
   test("with a token the token is the check: a proxied Host or a page's Origin with the right token passes, without it 401", async () => {
@@ -124,7 +102,7 @@ describe("reins serve: event streams", () => {
       ["", { "last-event-id": "12abc" }]
     ]
     for (const [query, headers] of refused) {
-      const r = await fetch(`${s.url}/event${query}`, { headers })
+      const r = await fetch(`${s.url}/event${query}`, { headers: { ...headers, ...auth(s) } })
       expect([query, headers, r.status]).toEqual([query, headers, 400])
       const body = (await r.json()) as { error: string; message: string }
       expect(body.error).toBe("bad_request")
@@ -149,7 +127,7 @@ describe("reins serve: event streams", () => {
     const open = await Promise.all([0, 1, 2].map(() => openEvents(s.url)))
     for (const stream of open) await stream.waitFor((f) => f.event === "server.connected")
     for (const query of ["", "?sessionID=ses_x", "?lastEventId=0"]) {
-      const refused = await fetch(`${s.url}/event${query}`)
+      const refused = await fetch(`${s.url}/event${query}`, { headers: auth(s) })
       expect(refused.status).toBe(503)
       expect(await refused.json()).toMatchObject({ error: "too_many_clients", message: expect.stringContaining("--max-clients") })
     }
@@ -182,14 +160,14 @@ describe("reins serve: request size", () => {
     ]
     const big = JSON.stringify({ text: "x".repeat(2000) })
     for (const [method, route] of routes) {
-      const sized = await fetch(`${s.url}${route}`, { method, body: big, headers: { "content-type": "application/json" } })
+      const sized = await fetch(`${s.url}${route}`, { method, body: big, headers: { "content-type": "application/json", ...auth(s) } })
       expect([method, route, sized.status]).toEqual([method, route, 413])
       expect(((await sized.json()) as { error: string }).error).toBe("too_large")
     }
     for (const [method, route] of routes.filter(([m]) => m === "POST").slice(0, 4)) {
       const chunked = await fetch(`${s.url}${route}`, {
         method,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...auth(s) },
         body: new ReadableStream({
           start(controller) {
             controller.enqueue(new TextEncoder().encode(big.slice(0, 900)))
@@ -200,7 +178,7 @@ describe("reins serve: request size", () => {
       })
       expect([method, route, chunked.status]).toEqual([method, route, 413])
     }
-    const huge = await fetch(`${s.url}/health`, { headers: { "x-filler": "a".repeat(20_000) } }).then(
+    const huge = await fetch(`${s.url}/health`, { headers: { "x-filler": "a".repeat(20_000), ...auth(s) } }).then(
       (r) => r.status,
       () => "reset"
     )
@@ -236,7 +214,7 @@ describe("reins serve: request framing", () => {
   test("ambiguous framing (Content-Length with Transfer-Encoding, two lengths, an unknown coding) is 400 before any route: nothing is smuggled", async () => {
     const p = await setup([])
     const s = await serve(p)
-    const head = "POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    const head = `POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.token}\r\n`
     const smuggled = "GET /session HTTP/1.1\r\nHost: evil.example\r\n\r\n"
     const variants = [
       `${head}Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`,

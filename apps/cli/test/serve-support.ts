@@ -1,10 +1,24 @@
 // `reins serve` under test: the built CLI spawned on a free port, and a reader of its event stream.
 import { afterEach } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { BIN, HANG_MS, type Project } from "./support.ts"
+
+/** The token of each server a test started, by URL: api() and openEvents() send it unless told otherwise. */
+const tokens = new Map<string, string>()
+/** The Authorization header for `url`'s server, unless `headers` has one (or `authorization: ""` to send none). */
+const withToken = (url: string, headers: Record<string, string>) => {
+  const given = Object.keys(headers).find((k) => k.toLowerCase() === "authorization")
+  if (given !== undefined) return headers[given] === "" ? Object.fromEntries(Object.entries(headers).filter(([k]) => k !== given)) : headers
+  const token = tokens.get(url)
+  return token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` }
+}
 
 export interface Served {
   readonly url: string
+  /** The server's token: the one given, or the one it made and left in the data dir. */
+  readonly token: string
   readonly child: ChildProcess
   readonly stderr: () => string
   /** Resolves with the exit once the server has ended. */
@@ -24,8 +38,12 @@ export const startServe = (p: Project, args: ReadonlyArray<string> = [], env: Re
       stdout += b
       const url = /reins server listening on (http:\/\/\S+)\n/.exec(stdout)?.[1]
       if (url !== undefined) {
+        // every server wants a token: the one it left for this user's clients (written before it printed its URL)
+        const token = (JSON.parse(fs.readFileSync(path.join(p.dataDir, "servers", `${new URL(url).port}.json`), "utf8")) as { token: string }).token
+        tokens.set(url, token)
         resolve({
           url,
+          token,
           child,
           stderr: () => stderr,
           exited,
@@ -48,7 +66,7 @@ export interface SseFrame {
 /** An open `GET /event`: the frames as they arrive, and a wait for one that matches. */
 export const openEvents = async (url: string, options: { readonly headers?: Record<string, string>; readonly query?: string } = {}) => {
   const controller = new AbortController()
-  const response = await fetch(`${url}/event${options.query ?? ""}`, { headers: options.headers ?? {}, signal: controller.signal })
+  const response = await fetch(`${url}/event${options.query ?? ""}`, { headers: withToken(url, options.headers ?? {}), signal: controller.signal })
   const frames: Array<SseFrame> = []
   const waiters: Array<() => void> = []
   let ended = false
@@ -117,7 +135,7 @@ export const openEvents = async (url: string, options: { readonly headers?: Reco
 export const api = async (url: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${url}${route}`, {
     method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: withToken(url, { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers }),
     ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
   })
   const text = await response.text()
@@ -162,3 +180,6 @@ export const servers = () => {
     return s
   }
 }
+
+/** The Authorization header of a started server, for requests made without api(). */
+export const auth = (s: Pick<Served, "token">) => ({ authorization: `Bearer ${s.token}` })

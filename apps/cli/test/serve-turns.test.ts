@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
-import { BIN, ensureBuilt, gate, projects, waitFor, type Project } from "./support.ts"
+import { BIN, ensureBuilt, gate, projects, waitFor, type Project, writeUserConfig } from "./support.ts"
 import { servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -35,8 +35,8 @@ const respondingProject = async (command: string): Promise<Project & { server: S
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
-  fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+  writeUserConfig(
+    dataDir,
     JSON.stringify({
       model: "local/scripted",
       provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } }

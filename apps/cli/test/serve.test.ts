@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ensureBuilt, lastToolResult, projects, reins, waitFor } from "./support.ts"
-import { servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
+import { auth, servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -69,7 +69,7 @@ describe("reins serve", () => {
     const p = await setup([{ text: "first answer" }, { text: "second answer" }])
     const s = await serve(p)
     // no body at all: a session with the defaults
-    const bare = await fetch(`${s.url}/session`, { method: "POST" })
+    const bare = await fetch(`${s.url}/session`, { method: "POST", headers: auth(s) })
     expect(bare.status).toBe(201)
     const id = ((await bare.json()) as { id: string }).id
     const turn = await api(s.url, "POST", `/session/${id}/message`, { text: "hello" })
@@ -85,7 +85,6 @@ describe("reins serve", () => {
     expect((await api(s.url, "POST", `/session/${id}/fork`, { messageID: "msg_nope" })).status).toBe(404)
     // GET /session lists the server's project only: a session of another directory on the same data dir is not there
     const elsewhere = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
-    fs.copyFileSync(path.join(p.cwd, "reins.json"), path.join(elsewhere, "reins.json"))
     expect((await reins(["run", "in another project"], { ...p, cwd: elsewhere })).code).toBe(0)
     const listed = (await api(s.url, "GET", "/session")).body.map((x: any) => x.directory)
     expect(listed.length).toBeGreaterThan(0)
@@ -268,7 +267,7 @@ describe("reins serve", () => {
     const form = await fetch(`${s.url}/session/${id}/prompt_async`, {
       method: "POST",
       body: "text=hi",
-      headers: { "content-type": "application/x-www-form-urlencoded" }
+      headers: { "content-type": "application/x-www-form-urlencoded", ...auth(s) }
     })
     expect(form.status).toBe(415)
     expect(await form.json()).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("application/json") })
@@ -287,7 +286,7 @@ describe("reins serve", () => {
     // a body sent in chunks, with no content-length, is cut at the limit too
     const chunked = await fetch(`${s.url}/session/${id}/prompt_async`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...auth(s) },
       body: new ReadableStream({
         start(controller) {
           controller.enqueue(new TextEncoder().encode(`{"text": "${"y".repeat(1500)}`))
@@ -350,9 +349,9 @@ describe("reins serve", () => {
   test("CORS is off unless origins are given; a preflight from an allowed origin passes before the token check", async () => {
     const p = await setup([])
     const closed = await serve(p)
-    // without a token a web page's request is refused outright (serve-security.test.ts), and never gets CORS headers
+    // without --cors a web page gets no CORS headers (and without the token, 401: serve-security.test.ts)
     const plain = await fetch(`${closed.url}/health`, { headers: { origin: "http://app.example" } })
-    expect(plain.status).toBe(403)
+    expect(plain.status).toBe(401)
     expect(plain.headers.get("access-control-allow-origin")).toBeNull()
     const open = await serve(p, ["--cors", "http://app.example", "--token", "tok"])
     const preflight = await fetch(`${open.url}/session`, {
@@ -368,13 +367,12 @@ describe("reins serve", () => {
     expect(other.headers.get("access-control-allow-origin")).toBeNull()
   })
 
-  test("a non-loopback address without a token is refused (exit 2, says how to give one)", async () => {
+  test("a non-loopback address without --token serves with a token of its own (401 without it); a token no client could send is refused (exit 2)", async () => {
     const p = await setup([])
-    const r = await reins(["serve", "--hostname", "0.0.0.0", "--port", "0"], p)
-    expect(r.code).toBe(2)
-    expect(r.stderr).toContain("--token")
-    expect(r.stderr).toContain("REINS_SERVER_TOKEN")
-    // a token no client could send is refused too
+    const s = await serve(p, ["--hostname", "0.0.0.0"])
+    expect((await fetch(`${s.url}/session`)).status).toBe(401)
+    expect((await fetch(`${s.url}/session`, { headers: auth(s) })).status).toBe(200)
+    await s.stop()
     for (const [args, env] of [
       [["--token", ""], {}],
       [["--token", " "], {}],

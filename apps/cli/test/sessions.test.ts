@@ -3,7 +3,6 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { BIN, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -11,7 +10,7 @@ const setup = projects()
 
 /** The project's model renamed to one the catalogue prices (claude-sonnet-4-5: $3 / $15 / $0.30 per million). */
 const priced = (p: Project) => {
-  const file = path.join(p.cwd, "reins.json")
+  const file = p.configFile!
   const config = JSON.parse(fs.readFileSync(file, "utf8"))
   config.model = "local/claude-sonnet-4-5"
   config.provider.local.models = { "claude-sonnet-4-5": { context: 32000, output: 4000 } }
@@ -157,7 +156,7 @@ describe("sessions show", () => {
     expect(out).toMatch(/^✓ write notes\.txt · \+2 −0 · \d+ms$/m)
     expect(out).toMatch(/^✓ edit notes\.txt · \+2 −1 · \d+ms$/m)
     expect(out).toMatch(/^✗ bash cat notes\.txt; exit 4 · exit 4 · \d+ms$/m)
-    expect(out).toMatch(/^✓ grep a · 4 matches in 2 files · \d+ms$/m)
+    expect(out).toMatch(/^✓ grep a · 3 matches in 1 file · \d+ms$/m)
     expect(out).toMatch(/^✗ read missing\.txt · File not found: /m)
     expect(out).toContain("── assistant ")
     expect(out).toContain(" · local/scripted\n")

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import { ensureBuilt, events, reins, type Project } from "./support.ts"
+import { ensureBuilt, events, reins, type Project, writeUserConfig } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -54,8 +54,8 @@ const setup = async (compaction: Record<string, unknown>, context = CONTEXT): Pr
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-small-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-small-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
-  fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+  writeUserConfig(
+    dataDir,
     JSON.stringify({
       model: "local/small",
       provider: { local: { type: "openai-compatible", baseURL: server.url, models: { small: { context, output: 8_192 } } } },

@@ -20,16 +20,25 @@ export interface Project {
   readonly cwd: string
   readonly dataDir: string
   readonly env: Record<string, string>
+  /** The user's own config file (`$HOME/.config/reins/reins.json`): the scripted model and the test's settings. */
+  readonly configFile?: string
 }
 
-/** A temp git repo with a reins.json pointing at a scripted server, and a temp data dir. */
+/**
+ * A temp git repo and a temp data dir (also HOME); the user's config (`configFile`) points at a scripted
+ * server and holds the test's extra settings. The user's config is theirs: it applies whether or not
+ * the project directory is trusted. What a test writes into the project itself (`reins.json`,
+ * `.reins/`) applies once the directory is trusted (`trust(p)`).
+ */
 export const project = async (steps: ReadonlyArray<ScriptedStep>, extraConfig: Record<string, unknown> = {}) => {
   const server = await startScriptedServer(steps)
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-e2e-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
+  const configFile = path.join(dataDir, ".config", "reins", "reins.json")
+  fs.mkdirSync(path.dirname(configFile), { recursive: true })
   fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+    configFile,
     JSON.stringify({
       model: "local/scripted",
       provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 32000, output: 4000 } } } },
@@ -42,8 +51,18 @@ export const project = async (steps: ReadonlyArray<ScriptedStep>, extraConfig: R
     REINS_DATA_DIR: dataDir,
     NO_COLOR: "1"
   }
-  return { cwd, dataDir, env, server }
+  return { cwd, dataDir, env, server, configFile }
 }
+
+/** Trusts the project directory as it is now (`reins trust`): what it holds applies until it changes. */
+export const trust = async (p: Project) => {
+  const r = await reins(["trust"], p)
+  if (r.code !== 0) throw new Error(`reins trust failed (${r.code}): ${r.stderr}`)
+}
+
+/** Reads, changes and writes back the user's config file. */
+export const editConfig = (p: Project & { readonly configFile: string }, change: (config: Record<string, any>) => Record<string, any>) =>
+  fs.writeFileSync(p.configFile, JSON.stringify(change(JSON.parse(fs.readFileSync(p.configFile, "utf8")))))
 
 export interface RunResult {
   readonly code: number | null
@@ -99,3 +118,11 @@ export const gate = (name = "go") => ({
   command: `while [ ! -e ${name} ]; do sleep 0.05; done; echo released`,
   open: (p: { readonly cwd: string }) => fs.writeFileSync(path.join(p.cwd, name), "")
 })
+
+/** Writes the user's config file under `home` (`$HOME/.config/reins/reins.json`): theirs, in force whether or not the project is trusted. */
+export const writeUserConfig = (home: string, text: string) => {
+  const file = path.join(home, ".config", "reins", "reins.json")
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+  return file
+}

@@ -125,6 +125,7 @@ describe("OpenTelemetry export of reins run", () => {
     expect([...new Set(spans.filter((s) => s.traceId !== root.traceId).map((s) => s.name))].sort()).toEqual([
       "Agents.load",
       "Compaction.loadSettings",
+      "Prompt.loadInstructions",
       "Prompt.loadSettings"
     ])
   })

@@ -14,7 +14,7 @@ const withModel = (modelID: string, steps: Parameters<typeof setup>[0], extra: R
     ...extra
   }).then((p) => {
     // The helper's provider points at the scripted server under the `scripted` model; add ours.
-    const file = path.join(p.cwd, "reins.json")
+    const file = p.configFile!
     const config = JSON.parse(fs.readFileSync(file, "utf8"))
     config.provider.local.models = { [modelID]: { context: 32000, output: 4000 } }
     fs.writeFileSync(file, JSON.stringify(config))

@@ -3,7 +3,7 @@
 import { beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, projects } from "./support.ts"
+import { ensureBuilt, projects, trust } from "./support.ts"
 import { openTui, send, settled } from "./tui-support.ts"
 
 setDefaultTimeout(60_000)
@@ -19,6 +19,7 @@ for (const resumed of [false, true]) {
     }
     fs.mkdirSync(path.join(p.cwd, ".reins", "plugins"), { recursive: true })
     fs.writeFileSync(path.join(p.cwd, ".reins", "plugins", "broken.ts"), "export default {{{ not typescript\n")
+    await trust(p)
     await using pty = await openTui(p, resumed ? ["--continue"] : [])
     await settled(pty, "broken.ts")
     const screen = pty.screen()

@@ -54,9 +54,9 @@ describe("reins (interactive): sessions", () => {
       }
     })
     // the extra config above replaced the provider: point it at the scripted server again
-    const config = JSON.parse(await Bun.file(`${p.cwd}/reins.json`).text())
+    const config = JSON.parse(await Bun.file(p.configFile!).text())
     config.provider.local.baseURL = p.server.url
-    await Bun.write(`${p.cwd}/reins.json`, JSON.stringify(config))
+    await Bun.write(p.configFile!, JSON.stringify(config))
 
     // on a terminal, an unknown session is one line and exit 2, before any screen
     {

@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startAnthropicServer, thinkingSignature, type AnthropicServer } from "@reins/testkit"
-import { ensureBuilt, reins } from "./support.ts"
+import { ensureBuilt, reins, writeUserConfig } from "./support.ts"
 
 beforeAll(ensureBuilt)
 const servers: Array<AnthropicServer> = []
@@ -20,8 +20,8 @@ const setup = async (steps: Parameters<typeof startAnthropicServer>[0], extra: R
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-variant-")))
   const dataDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-variant-data-")))
   execFileSync("git", ["init", "-q"], { cwd })
-  fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+  writeUserConfig(
+    dataDir,
     JSON.stringify({
       model: "anthropic/claude-sonnet-4-5",
       provider: { anthropic: { type: "anthropic", baseURL: server.url, apiKey: "test-key", ...(models ? { models } : {}) } },

@@ -1,5 +1,5 @@
 import { Context, Effect } from "effect"
-import type { CompactionConfig } from "@reins/domain"
+import { type CompactionConfig, outsidePromptRoots } from "@reins/domain"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { CompactionError } from "./CompactionError.ts"
@@ -44,10 +44,13 @@ export const settingsFromConfig = (config: CompactionConfig | undefined, templat
 })
 
 /** Settings from config, reading the template file it names (relative to `directory`). */
-export const loadSettings = Effect.fn("Compaction.loadSettings")(function* (config: CompactionConfig | undefined, directory: string) {
+export const loadSettings = Effect.fn("Compaction.loadSettings")(function* (config: CompactionConfig | undefined, directory: string, configDir?: string) {
   const file = config?.template
   if (file === undefined) return settingsFromConfig(config)
   const resolved = path.resolve(directory, file)
+  // the template goes to the provider: only a file of the project or of the user's config dir
+  const outside = configDir === undefined ? undefined : outsidePromptRoots(resolved, directory, configDir)
+  if (outside !== undefined) return yield* new CompactionError({ reason: "template", message: `The compaction template ${outside}` })
   const text = yield* Effect.tryPromise({
     try: () => fs.readFile(resolved, "utf8"),
     catch: (e) =>

@@ -17,29 +17,47 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 
 const PROJECT_FILES = ["reins.jsonc", "reins.json"]
 
-/** Where config files are looked for, lowest precedence first. */
-export const configFiles = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) => {
-  const home = options.home
-  const files: Array<string> = []
-  const globalDir = options.env.XDG_CONFIG_HOME ? path.join(options.env.XDG_CONFIG_HOME, "reins") : path.join(home, ".config", "reins")
+/** The config files that apply to `cwd`, by whose they are: the user's (the global dir, and REINS_CONFIG) and the project's. */
+export interface ConfigFiles {
+  /** `~/.config/reins/reins.json(c)`: the user's own, always in force. */
+  readonly global: ReadonlyArray<string>
+  /** `reins.json(c)` in `cwd` and every directory above it, outermost first: the project's, inert in part until trusted. */
+  readonly project: ReadonlyArray<string>
+  /** The file REINS_CONFIG names: the user's own, over everything else. */
+  readonly named: ReadonlyArray<string>
+}
+
+/** The user's config directory (`$XDG_CONFIG_HOME/reins`, else `~/.config/reins`). */
+export const userConfigDir = (env: Record<string, string | undefined>, home: string) =>
+  env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "reins") : path.join(home, ".config", "reins")
+
+/** Where config files are looked for, by whose they are. */
+export const configSources = (options: { cwd: string; env: Record<string, string | undefined>; home: string }): ConfigFiles => {
+  const global: Array<string> = []
+  const globalDir = userConfigDir(options.env, options.home)
   for (const name of ["reins.json", "reins.jsonc"]) {
     const file = path.join(globalDir, name)
-    if (fs.existsSync(file)) files.push(file)
+    if (fs.existsSync(file)) global.push(file)
   }
   const project: Array<string> = []
   let dir = path.resolve(options.cwd)
   while (true) {
     for (const name of PROJECT_FILES) {
       const file = path.join(dir, name)
-      if (fs.existsSync(file) && !files.includes(file)) project.unshift(file)
+      if (fs.existsSync(file) && !global.includes(file)) project.unshift(file)
     }
     const parent = path.dirname(dir)
     if (parent === dir) break
     dir = parent
   }
-  files.push(...project)
-  if (options.env.REINS_CONFIG) files.push(path.resolve(options.cwd, options.env.REINS_CONFIG))
-  return files
+  const named = options.env.REINS_CONFIG ? [path.resolve(options.cwd, options.env.REINS_CONFIG)] : []
+  return { global, project: project.filter((f) => !named.includes(f)), named }
+}
+
+/** Where config files are looked for, lowest precedence first. */
+export const configFiles = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) => {
+  const sources = configSources(options)
+  return [...sources.global, ...sources.project, ...sources.named]
 }
 
 const lineCol = (text: string, offset: number) => {
@@ -90,16 +108,40 @@ export const mergeConfig = (a: Record<string, unknown>, b: Record<string, unknow
   return out
 }
 
-/** Loads and merges every config file that applies to `cwd`; returns the files used too. */
-export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
+const readAll = (files: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const files = configFiles(options)
     let merged: Record<string, unknown> = {}
     for (const file of files) {
       if (!fs.existsSync(file)) {
-        return yield* new ConfigError({ file, field: "", problem: "file not found (REINS_CONFIG points here)" })
+        return yield* new ConfigError({ file, field: "", problem: "file not found (named by --config or REINS_CONFIG)" })
       }
       merged = mergeConfig(merged, yield* readConfigFile(file))
     }
-    return { config: merged as Config, files }
+    return merged as Config
   })
+
+/** The config that applies to `cwd`, by whose it is: the user's files and the project's, each merged. */
+export interface ConfigLayers {
+  readonly files: ConfigFiles
+  readonly global: Config
+  readonly project: Config
+  readonly named: Config
+}
+
+/** Reads every config file that applies to `cwd`, keeping the user's and the project's apart (trust decides how much of the project's applies). */
+export const loadConfigLayers = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
+  Effect.gen(function* () {
+    const files = configSources(options)
+    return { files, global: yield* readAll(files.global), project: yield* readAll(files.project), named: yield* readAll(files.named) } satisfies ConfigLayers
+  })
+
+/** The config in force: the user's global files, then the project's part (all of it once trusted), then REINS_CONFIG's file. */
+export const effectiveConfig = (layers: Pick<ConfigLayers, "global" | "named">, project: Config): Config =>
+  mergeConfig(mergeConfig(layers.global as Record<string, unknown>, project as Record<string, unknown>), layers.named as Record<string, unknown>) as Config
+
+/** Loads and merges every config file that applies to `cwd`, the project's whole (a trusted project); returns the files used too. */
+export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
+  Effect.map(loadConfigLayers(options), (layers) => ({
+    config: effectiveConfig(layers, layers.project),
+    files: [...layers.files.global, ...layers.files.project, ...layers.files.named]
+  }))

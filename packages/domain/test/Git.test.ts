@@ -16,7 +16,8 @@ const repository = () => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-git-")))
   git(dir, "init", "-q", "-b", "main")
   fs.writeFileSync(path.join(dir, "a.txt"), "one\n")
-  git(dir, "add", "a.txt")
+  fs.writeFileSync(path.join(dir, "b.txt"), "same\n")
+  git(dir, "add", "a.txt", "b.txt")
   git(dir, "commit", "-qm", "init")
   return dir
 }
@@ -30,12 +31,16 @@ const hook = (dir: string, hooks: string, name: string) => {
   fs.mkdirSync(hooks, { recursive: true })
   fs.writeFileSync(path.join(hooks, name), `#!/bin/sh\ntouch ${marker(dir)}\n`, { mode: 0o755 })
 }
-/** Rewrites a.txt with the same size and a later mtime, so status has to hash it (through any filter). */
+/**
+ * Rewrites a.txt with the same size and a later mtime, so status has to hash it (through any filter),
+ * and gives b.txt a later mtime alone, so status refreshes its entry and writes the index (which runs
+ * post-index-change) — unless it is told not to.
+ */
+let bump = 0
 const touchSameSize = (dir: string) => {
-  const file = path.join(dir, "a.txt")
-  fs.writeFileSync(file, "two\n")
-  const later = new Date(Date.now() + 5_000)
-  fs.utimesSync(file, later, later)
+  const later = new Date(Date.now() + 5_000 + ++bump * 1_000)
+  fs.writeFileSync(path.join(dir, "a.txt"), "two\n")
+  for (const name of ["a.txt", "b.txt"]) fs.utimesSync(path.join(dir, name), later, later)
 }
 
 const traps: ReadonlyArray<{ readonly name: string; readonly plant: (dir: string) => void }> = [

@@ -28,7 +28,7 @@ import {
 } from "./ScanState.ts"
 import { isName, literal, resolve } from "./Words.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
-import { codeFiles, configCode, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
+import { codeFiles, configCode, gitConfigWrite, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
 
 export type { ScanOptions, ScanRequest } from "./ScanState.ts"
 
@@ -182,7 +182,20 @@ const checkVariable = (rawWord: string, found: Found) => {
  * `python3 -m m`), a code file (`awk -f p.awk`), a Makefile.
  */
 const filesOf = (st: State, real: string, values: ReadonlyArray<string | undefined>, found: Found) => {
-  for (const word of writtenBy(real, values)) st.written.push({ cwd: st.cwd, word })
+  const gitConfig = real === "git" ? gitConfigWrite(values) : undefined
+  // `git config core.fsmonitor …` writes the repository's config (from any directory in it)
+  const configFile = gitConfig === "local" ? path.join(st.worktree, ".git", "config") : gitConfig?.file
+  if (configFile !== undefined) {
+    const target = locate(st, configFile)
+    add(st, { permission: "edit", patterns: [target ?? configFile], always: [target ?? configFile], ...(st.cwd ? { directory: st.cwd } : {}) })
+  }
+  for (const word of writtenBy(real, values)) {
+    st.written.push({ cwd: st.cwd, word })
+    // what a command writes needs edit permission for that path, as a redirection's target does
+    const target = locate(st, word)
+    if (target !== undefined)
+      add(st, { permission: "edit", patterns: [target], always: [path.join(path.dirname(target), "*")], ...(st.cwd ? { directory: st.cwd } : {}) })
+  }
   for (const word of codeFiles(real, values)) {
     const unreadable = unreadableCode(real, word)
     if (unreadable !== undefined) found.opaque ??= unreadable

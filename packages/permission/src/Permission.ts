@@ -1,6 +1,7 @@
 import { Context, Deferred, Effect, Layer, Schema, Semaphore } from "effect"
 import { Bus, Ids } from "@reins/domain"
 import { defaultRules, evaluate, evaluateOpaque, isDisabled, type Decision, type Mode, type Rule } from "./Rules.ts"
+import { match } from "./Wildcard.ts"
 
 /** What a tool asks to do: a permission and the subjects it touches (paths, commands). */
 export interface AskRequest {
@@ -71,6 +72,24 @@ export interface PermissionSettings {
   /** `project` keeps "always" grants in `grants` for `project`; default: the session only. */
   readonly persist?: "session" | "project"
   readonly project?: string
+  /**
+   * Rules that can only tighten (an untrusted project's asks and denies): a request they match is
+   * asked or denied whatever the other rules say; one they do not match is left to the others.
+   */
+  readonly restrict?: ReadonlyArray<Rule>
+  /**
+   * Paths whose editing could make reins or git run code or widen the agent's powers (reins's config,
+   * `.reins/`, git hooks and config, AGENTS.md): an `edit` of one always asks, whatever the rules allow.
+   */
+  readonly protect?: ReadonlyArray<Protected>
+  /** `--yolo`: every rule allows; a protected path is then denied, not asked (nobody is there to ask). */
+  readonly yolo?: boolean
+}
+
+/** A protected path pattern and why it is protected, for the question and the model. */
+export interface Protected {
+  readonly pattern: string
+  readonly why: string
 }
 
 export const PermissionSettings = Context.Reference<PermissionSettings>("reins/permission/Settings", {
@@ -90,11 +109,11 @@ export class PermissionError extends Schema.TaggedError<PermissionError>()("Perm
   message: Schema.String
 }) {}
 
-/** What the rules say about a whole request: allowed, denied on one pattern, or a question. */
+/** What the rules say about a whole request: allowed, denied on one pattern, or a question (`why`: a protected path). */
 export type Check =
   | { readonly action: "allow"; readonly rule?: Rule }
-  | { readonly action: "deny"; readonly pattern: string; readonly rule?: Rule }
-  | { readonly action: "ask"; readonly pattern: string; readonly rule?: Rule }
+  | { readonly action: "deny"; readonly pattern: string; readonly rule?: Rule; readonly why?: string }
+  | { readonly action: "ask"; readonly pattern: string; readonly rule?: Rule; readonly why?: string }
 
 /** Evaluates every pattern of a request: any deny denies, else any ask asks. */
 export const check = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest, "permission" | "patterns" | "opaque">, mode: Mode = "last-match"): Check => {
@@ -110,12 +129,42 @@ export const check = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest, "per
   return ask ?? { action: "allow", ...(allow ? { rule: allow } : {}) }
 }
 
-const denied = (permission: string, pattern: string) =>
+/** Only the rules that match say anything: a request none of them matches is allowed by this layer (it only tightens). */
+export const checkLimit = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest, "permission" | "patterns">, mode: Mode = "last-match"): Check => {
+  let ask: Check | undefined
+  for (const pattern of request.patterns) {
+    const decision = evaluate(rules, request.permission, pattern, mode)
+    if (decision.rule === undefined) continue
+    if (decision.action === "deny") return { action: "deny", pattern, rule: decision.rule }
+    if (decision.action === "ask") ask ??= { action: "ask", pattern, rule: decision.rule }
+  }
+  return ask ?? { action: "allow" }
+}
+
+/** The strictest of several checks: any deny, else the first ask, else allow (the first's rule). */
+export const strictest = (checks: ReadonlyArray<Check>): Check =>
+  checks.find((c) => c.action === "deny") ?? checks.find((c) => c.action === "ask") ?? checks[0] ?? { action: "allow" }
+
+/** An `edit` of a protected path asks (under --yolo: is denied), whatever the rules say. */
+export const checkProtected = (protect: ReadonlyArray<Protected>, request: Pick<AskRequest, "permission" | "patterns">, yolo: boolean): Check => {
+  if (request.permission !== "edit") return { action: "allow" }
+  for (const pattern of request.patterns) {
+    const hit = protect.find((p) => match(pattern, p.pattern))
+    if (hit) return { action: yolo ? "deny" : "ask", pattern, why: hit.why }
+  }
+  return { action: "allow" }
+}
+
+const denied = (permission: string, pattern: string, why?: string) =>
   new PermissionError({
     reason: "denied",
     permission,
     pattern,
-    message: `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+    message:
+      why === undefined
+        ? `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+        : `Editing "${pattern}" needs the user's approval (${why}), and --yolo approves nothing of the kind: it was not done. ` +
+          "Do not retry it or work around it (through bash, another path or a link); tell the user what you wanted to change and why."
   })
 
 type By = "user" | "policy" | "rule"
@@ -139,6 +188,12 @@ export class Permission extends Context.Service<
     pending(sessionID?: string): ReadonlyArray<Pending>
     /** The rules in force for a session: configured, then project grants, then session grants. */
     rulesFor(sessionID: string): Effect.Effect<ReadonlyArray<Rule>>
+    /**
+     * How a session's requests are judged: its rules, the rules of every session it was started from
+     * (a sub-agent never has more rights than its parent), the rules that only tighten, and the
+     * protected paths — the strictest of them decides.
+     */
+    judge(sessionID: string): Effect.Effect<(request: Pick<AskRequest, "permission" | "patterns" | "opaque">) => Check>
     /** Tools that are denied outright and should not be offered to the model. */
     isDisabled(tool: string): boolean
     readonly rules: ReadonlyArray<Rule>
@@ -191,14 +246,40 @@ export class Permission extends Context.Service<
           ]
         })
 
+      /** The sessions a sub-agent's session was started from, nearest first. */
+      const ancestors = (sessionID: string) => {
+        const chain: Array<string> = []
+        for (let id = settings.agentOf?.(sessionID)?.parent, hops = 0; id !== undefined && hops < 8; id = settings.agentOf?.(id)?.parent, hops++) chain.push(id)
+        return chain
+      }
+
+      const judge = (sessionID: string) =>
+        Effect.gen(function* () {
+          const own = yield* rulesFor(sessionID)
+          const above = yield* Effect.forEach(ancestors(sessionID), rulesFor)
+          const restrict = settings.restrict ?? []
+          const protect = settings.protect ?? []
+          const yolo = settings.yolo ?? false
+          return (request: Pick<AskRequest, "permission" | "patterns" | "opaque">): Check =>
+            strictest([
+              check(own, request, mode),
+              ...above.map((rules) => check(rules, request, mode)),
+              ...(restrict.length > 0 ? [checkLimit(restrict, request, mode)] : []),
+              ...(protect.length > 0 ? [checkProtected(protect, request, yolo)] : [])
+            ])
+        })
+
       const policy: Answer = { reply: settings.nonInteractive === "allow" ? "once" : "reject" }
       const timeoutMs = settings.timeoutMs ?? (settings.prompter ? undefined : 0)
 
       const grant = Effect.fnUntraced(function* (request: Pending) {
         const rules = request.always.map((pattern): Rule => ({ permission: request.permission, pattern, action: "allow" }))
-        const list = granted.get(request.sessionID) ?? []
-        list.push(...rules)
-        granted.set(request.sessionID, list)
+        // an answer in a sub-agent's session holds for the sessions it was started from too: it is judged by their rules as well
+        for (const id of [request.sessionID, ...ancestors(request.sessionID)]) {
+          const list = granted.get(id) ?? []
+          list.push(...rules)
+          granted.set(id, list)
+        }
         if (store) {
           ;(yield* loadProject).push(...rules)
           yield* store.save(project, rules)
@@ -223,9 +304,9 @@ export class Permission extends Context.Service<
           yield* Deferred.succeed(entry.deferred, { answer, by })
           const others = [...pending.values()].filter((other) => other.info.sessionID === info.sessionID)
           if (answer.reply === "always") {
-            const rules = yield* rulesFor(info.sessionID)
+            const judged = yield* judge(info.sessionID)
             for (const other of others) {
-              if (check(rules, other.info, mode).action === "allow") yield* settle(other, { reply: "once" }, "rule")
+              if (judged(other.info).action === "allow") yield* settle(other, { reply: "once" }, "rule")
             }
           }
           if (answer.reply === "reject" && by === "user") {
@@ -234,22 +315,32 @@ export class Permission extends Context.Service<
           }
         })
 
-      const rejection = (info: Pending, answer: Answer, pattern: string, by: By) => {
+      const rejection = (info: Pending, answer: Answer, asked: Extract<Check, { action: "ask" }>, by: By) => {
+        const pattern = asked.pattern
         const message =
           by === "rule" && answer.message
             ? `${answer.message} Do not retry it; ask the user how to proceed.`
-            : by === "policy"
-              ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
-                `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
-              : answer.message
-                ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
-                : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
+            : by === "policy" && asked.why
+              ? `Editing "${pattern}" needs the user's approval (${asked.why}), and nobody answered (non-interactive): it was not done. ` +
+                "Do not retry it or work around it; tell the user what you wanted to change and why."
+              : by === "policy"
+                ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
+                  `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
+                : answer.message
+                  ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
+                  : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
         return new PermissionError({ reason: "rejected", permission: info.permission, pattern, message })
       }
 
       const question = Effect.fnUntraced(function* (request: AskRequest, asked: Extract<Check, { action: "ask" }>) {
         const id = yield* ids.next("per")
-        const info: Pending = { ...request, id, ...(asked.rule ? { rule: asked.rule } : {}) }
+        const info: Pending = {
+          ...request,
+          id,
+          ...(asked.rule ? { rule: asked.rule } : {}),
+          // a protected path says why on the question itself
+          ...(asked.why ? { title: `${request.title ?? `${request.permission} ${asked.pattern}`} — protected: ${asked.why}` } : {})
+        }
         const entry: Entry = { info, deferred: yield* Deferred.make<{ readonly answer: Answer; readonly by: By }>() }
         pending.set(id, entry)
         yield* bus.publish({
@@ -264,7 +355,7 @@ export class Permission extends Context.Service<
           ...(request.directory ? { directory: request.directory } : {}),
           ...(request.opaque ? { opaque: request.opaque } : {}),
           ...(request.command ? { command: request.command } : {}),
-          ...(request.title ? { title: request.title } : {})
+          ...(info.title ? { title: info.title } : {})
         })
         const waiters: Array<Effect.Effect<unknown>> = [Deferred.await(entry.deferred)]
         const prompter = settings.prompter
@@ -280,23 +371,23 @@ export class Permission extends Context.Service<
         }
         yield* Effect.raceAll(waiters).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
         const { answer, by } = yield* Deferred.await(entry.deferred)
-        if (answer.reply === "reject") return yield* rejection(info, answer, asked.pattern, by)
+        if (answer.reply === "reject") return yield* rejection(info, answer, asked, by)
       })
 
       const ask = Effect.fn("Permission.ask")(function* (request: AskRequest) {
         yield* Effect.annotateCurrentSpan({ "permission.name": request.permission })
-        const result = check(yield* rulesFor(request.sessionID), request, mode)
+        const result = (yield* judge(request.sessionID))(request)
         yield* Effect.annotateCurrentSpan({ "permission.action": result.action })
         if (result.action === "allow") return
-        if (result.action === "deny") return yield* denied(request.permission, result.pattern)
+        if (result.action === "deny") return yield* denied(request.permission, result.pattern, result.why)
         yield* question(request, result)
       })
 
       const authorize = Effect.fn("Permission.authorize")(function* (requests: ReadonlyArray<AskRequest>) {
         const questions: Array<AskRequest> = []
         for (const request of requests) {
-          const result = check(yield* rulesFor(request.sessionID), request, mode)
-          if (result.action === "deny") return yield* denied(request.permission, result.pattern)
+          const result = (yield* judge(request.sessionID))(request)
+          if (result.action === "deny") return yield* denied(request.permission, result.pattern, result.why)
           if (result.action === "ask") questions.push(request)
         }
         // grants only add allows, so what was allowed stays allowed; an earlier "always" may cover a later question
@@ -315,6 +406,7 @@ export class Permission extends Context.Service<
         reply,
         pending: (sessionID) => [...pending.values()].map((e) => e.info).filter((p) => sessionID === undefined || p.sessionID === sessionID),
         rulesFor,
+        judge,
         isDisabled: (tool) => isDisabled(settings.rules, tool, mode),
         rules: settings.rules,
         mode

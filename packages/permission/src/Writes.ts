@@ -62,8 +62,58 @@ const WRITERS = new Set([
   "npm",
   "pnpm",
   "yarn",
-  "bun"
+  "bun",
+  // `git config …` writes a config file (gitConfigWrite)
+  "git"
 ])
+
+// git options that take a separate value before the subcommand (`git -C dir config …`)
+const GIT_VALUE_OPTIONS = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix"])
+// `git config` forms that only read
+const GIT_CONFIG_READS = /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--show-origin|--show-scope|--name-only|get|list)$/
+
+// git config keys that name no program, path or URL git would act on: setting them is ordinary work. Everything
+// else (core.fsmonitor, core.hooksPath, alias.*, filter.*, diff.*.textconv, credential.helper, include.path, …) is an
+// edit of the config file. Section and key names are case-insensitive.
+const HARMLESS_GIT_KEY =
+  /^(user\.(name|email)|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote)|fetch\.prune|rebase\.autostash|rerere\.enabled|merge\.conflictstyle|diff\.(algorithm|renames|colormoved)|status\.showuntrackedfiles|log\.date|core\.(autocrlf|eol|filemode|ignorecase|quotepath)|advice\.[a-z0-9-]+|color\.[a-z0-9.-]+|branch\.[^\s]+\.(remote|merge|rebase|description))$/i
+
+/**
+ * The config file `git config …` writes: `-f FILE`, `~/.gitconfig` (`--global`), `/etc/gitconfig`
+ * (`--system`) or the repository's `.git/config` (`local`); undefined when it only reads or is not
+ * `git config`.
+ */
+export const gitConfigWrite = (words: Words): { readonly file: string } | "local" | undefined => {
+  let i = 1
+  for (; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined) return undefined
+    if (!w.startsWith("-")) break
+    if (GIT_VALUE_OPTIONS.has(w)) i++
+  }
+  if (words[i] !== "config") return undefined
+  const rest = words.slice(i + 1)
+  if (rest.some((w) => w !== undefined && GIT_CONFIG_READS.test(w))) return undefined
+  // `-e` / `--edit` rewrites it in an editor the environment names: a write of anything
+  const edits = rest.some((w) => w === "-e" || w === "--edit" || w === "edit")
+  if (
+    !edits &&
+    rest.filter((w) => w !== undefined && !w.startsWith("-")).length < 2 &&
+    !rest.some((w) => w !== undefined && /^(--unset|--unset-all|--add|--replace-all|--rename-section|--remove-section|set|unset)/.test(w))
+  )
+    return undefined
+  // setting a key that runs nothing (user.name, a branch's upstream…) is ordinary work
+  const key = rest.find((w) => w !== undefined && !w.startsWith("-") && w !== "set" && w !== "unset")
+  if (!edits && !rest.some((w) => w === "--rename-section" || w === "--remove-section") && key !== undefined && HARMLESS_GIT_KEY.test(key)) return undefined
+  for (let j = 0; j < rest.length; j++) {
+    const w = rest[j]
+    if ((w === "-f" || w === "--file") && rest[j + 1] !== undefined) return { file: rest[j + 1]! }
+    if (w?.startsWith("--file=")) return { file: w.slice("--file=".length) }
+    if (w === "--global") return { file: "~/.gitconfig" }
+    if (w === "--system") return { file: "/etc/gitconfig" }
+  }
+  return "local"
+}
 
 /** True when {@link writtenBy} or {@link codeFiles} may find something for `name`. */
 export const touchesFiles = (name: string) =>

@@ -1,6 +1,18 @@
 import { Clock, Effect, Layer } from "effect"
 import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
-import { Bus, DataDir, GenAiTracing, HomeDir, Ids, WorkDir, captureContentFromEnv, type Config, type ConfigError } from "@reins/domain"
+import {
+  Bus,
+  DataDir,
+  GenAiTracing,
+  HomeDir,
+  Ids,
+  WorkDir,
+  captureContentFromEnv,
+  userConfigDir,
+  type Config,
+  type ConfigError,
+  type PermissionConfig
+} from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
 import {
@@ -19,6 +31,7 @@ import {
   SessionSettings,
   Turn,
   defaultDoomLoopLimits,
+  loadInstructions,
   loadPromptSettings,
   runTimingFromEnv
 } from "@reins/session"
@@ -38,11 +51,13 @@ import {
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { McpServers, McpSettings } from "@reins/mcp"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
+import { protectedPaths } from "./Protected.ts"
 import { layerTelemetry } from "./Telemetry.ts"
 import { layerBusMetrics } from "./Metrics.ts"
 import { layerHostTracer } from "./HostTracer.ts"
 import { layerTraceFilter, traceLevelFromEnv, type TraceLevel } from "./TraceFilter.ts"
 import * as os from "node:os"
+import * as path from "node:path"
 
 /** Everything a composed runtime offers to its caller. */
 export type RuntimeServices = McpServers | SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
@@ -88,6 +103,13 @@ export interface RuntimeOptions {
     readonly aiSdkSpans?: boolean
   }
   readonly version?: string
+  /**
+   * What the user decided about the project directory (the CLI asks; `reins trust`). Untrusted, its
+   * `.reins/` plugins, tools and agents are not loaded (nor skills that bring scripts), and `restrict`
+   * — its ask and deny rules — tightens the rules without loosening them. Default: trusted (a library
+   * caller passes the config it chose).
+   */
+  readonly project?: { readonly trusted: boolean; readonly restrict?: PermissionConfig }
 }
 
 /** Permission's `GrantStore` port over storage's `Grants`; a failed write keeps the grant for the session only. */
@@ -139,7 +161,16 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
     : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
   // the built-in agents, those of ~/.config/reins/agents and .reins/agents, and `agent.<name>` (T19)
-  const agents = Layer.effect(Agents, Effect.map(loadAgents({ config: config.agent, cwd: options.cwd, home }), makeAgents))
+  const trusted = options.project?.trusted ?? true
+  const agents = Layer.effect(Agents, Effect.map(loadAgents({ config: config.agent, cwd: options.cwd, home, trusted }), makeAgents))
+  // editing what makes reins or git run code always asks (under --yolo: is denied)
+  const protect = protectedPaths({
+    cwd: options.cwd,
+    home,
+    configDir: userConfigDir(env, home),
+    ...(env.REINS_CONFIG ? { configFile: path.resolve(options.cwd, env.REINS_CONFIG) } : {})
+  })
+  const restrict = options.project?.restrict !== undefined ? fromConfig(options.project.restrict, home) : []
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
@@ -162,7 +193,10 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
             ...(config.permission_mode ? { mode: config.permission_mode } : {}),
             ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             persist: config.permission_persist ?? "session",
-            project: options.cwd
+            project: options.cwd,
+            protect,
+            yolo,
+            ...(restrict.length > 0 ? { restrict } : {})
           }) satisfies PermissionSettings
       )
     ),
@@ -191,7 +225,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.succeed(Reducers, [...(options.reducers ?? []), ...builtinReducers]),
     // skills, tool and plugin files (T20), found once when the runtime starts; failures reported, the rest load
     layerSessionExtensions.pipe(
-      Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, ...(options.plugins ? { plugins: options.plugins } : {}) }))
+      Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, trusted, ...(options.plugins ? { plugins: options.plugins } : {}) }))
     ),
     // the `task` tool's port; the runner behind it is bound once the session service exists
     layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
@@ -210,11 +244,20 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))
   )
   // The summary template file named in config is read once, when the runtime starts.
-  const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd))
+  const compactionSettings = Layer.effect(CompactionSettings, loadSettings(config.compaction, options.cwd, userConfigDir(env, home)))
   const compaction = Compaction.layer.pipe(Layer.provide(compactionSettings), Layer.provideMerge(tools))
   // The session's parts: the claims of running sessions, the step loop, the step processor.
   // `agent.prompt` (a file or the text) is read once, when the runtime starts: the header stays byte-identical.
-  const promptSettings = Layer.effect(PromptSettings, loadPromptSettings(config.agent?.prompt, options.cwd, home))
+  const promptSettings = Layer.effect(
+    PromptSettings,
+    Effect.map(
+      Effect.all([
+        loadPromptSettings(config.agent?.prompt, options.cwd, home),
+        loadInstructions(config.instructions, { cwd: options.cwd, home, configDir: userConfigDir(env, home) })
+      ]),
+      ([settings, instructions]) => ({ ...settings, ...(instructions.length > 0 ? { instructions } : {}) })
+    )
+  )
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings))))
   const session = SessionService.layerWithRuns.pipe(Layer.provide(turns), Layer.provideMerge(compaction))
   const exporter = options.telemetry ?? (options.tracing?.host ? layerHostTracer : layerTelemetry(env, options.version ?? "0.0.0"))

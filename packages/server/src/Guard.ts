@@ -130,7 +130,7 @@ export const layerGuard = (options: GuardOptions): Layer.Layer<never, never, Htt
           if (given === undefined || !sameToken(given, options.token)) {
             const message =
               given === undefined
-                ? "This server needs a token: send Authorization: Bearer <token> (reins run --attach takes --token or REINS_SERVER_TOKEN)."
+                ? "This server needs a token: send Authorization: Bearer <token> (reins serve prints where it left it; reins run --attach reads it there, or takes --token or REINS_SERVER_TOKEN)."
                 : "Wrong token: send the token the server was started with (reins serve --token or REINS_SERVER_TOKEN)."
             return errorResponse(401, "unauthorized", message)
           }

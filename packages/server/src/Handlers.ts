@@ -2,10 +2,10 @@
 import { Cause, Clock, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
-import { Ids, type Message, type Part } from "@reins/domain"
+import { Ids, type Message, type Part, realPath } from "@reins/domain"
 import { Permission } from "@reins/permission"
 import { Agents, RunSettings, SessionService, agentModel, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
-import { RunClaims, SessionStore, type StoreError } from "@reins/storage"
+import { RunClaims, SessionStore, sessionNotFound, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
 import { ServerEvents } from "./ServerEvents.ts"
@@ -109,7 +109,13 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     const ids = yield* Ids
     const agents = yield* Agents
 
-    const session = (id: string) => Effect.mapError(store.getSession(id), fromStore)
+    // a session of another project (another directory sharing the data dir) is not this server's: 404, as for no session at all
+    const project = realPath(info.directory)
+    const session = (id: string) =>
+      store.getSession(id).pipe(
+        Effect.flatMap((found) => (realPath(found.directory) === project ? Effect.succeed(found) : Effect.fail(sessionNotFound(id)))),
+        Effect.mapError(fromStore)
+      )
 
     /** The prompt's turn input: the model, agent and variant checked before anything is stored. */
     const promptInput = (
@@ -249,6 +255,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         )
         .handle("permission", ({ params, payload }) =>
           Effect.gen(function* () {
+            yield* session(params.id)
             // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there
             const inSession = agents.within(params.id)
             const waiting = permission.pending().some((p) => p.id === params.permissionID && (p.sessionID === params.id || inSession(p.sessionID)))

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { safeGit } from "@reins/domain"
+import { liesWithin, realPath, safeGit } from "@reins/domain"
+import type { Permission } from "@reins/permission"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { familyHeader } from "./PromptFamily.ts"
@@ -60,6 +61,25 @@ export const gitStatus = (cwd: string, timeoutMs = GIT_STATUS_TIMEOUT_MS): Effec
     })
   )
 
+/**
+ * Whether an instruction file that links out of the project (`AGENTS.md` → `/proc/self/environ`)
+ * goes into the prompt: the user's to allow, as `external_directory` for where it leads (without a
+ * person: refused, with a warning naming the file).
+ */
+export const admitOutside = (permission: Permission["Service"], sessionID: string) => (file: string, real: string) =>
+  permission
+    .ask({
+      sessionID,
+      permission: "external_directory",
+      patterns: [path.join(path.dirname(real), "*")],
+      always: [path.join(path.dirname(real), "*")],
+      title: `Read ${file} into the prompt: it links to ${real}, outside the project`
+    })
+    .pipe(
+      Effect.as(true),
+      Effect.catch((e) => Effect.as(Effect.logWarning(`${file} was not read into the prompt: it links to ${real}, outside the project. ${e.message}`), false))
+    )
+
 /** The env block, rebuilt for every call: where, what platform, when, and git status. */
 export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
   const root = yield* worktreeRoot(cwd)
@@ -79,15 +99,26 @@ export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
  * System prompt in two parts (T10): a static header (the model family's, T27, or the configured
  * one: `headerFor`), then env, instructions and the `extra` blocks (the skills list).
  */
-export const systemPrompt = Effect.fnUntraced(function* (cwd: string, now: Date, header: string = familyHeader("default"), extra: ReadonlyArray<string> = []) {
-  const files = yield* findInstructions(cwd)
+export const systemPrompt = Effect.fnUntraced(function* (
+  cwd: string,
+  now: Date,
+  header: string = familyHeader("default"),
+  extra: ReadonlyArray<string> = [],
+  // an instruction file that links out of the project (AGENTS.md → /proc/self/environ) is read only if this says so
+  admit: (file: string, real: string) => Effect.Effect<boolean> = () => Effect.succeed(false)
+) {
+  const root = yield* worktreeRoot(cwd)
+  const files = yield* findInstructions(cwd, root)
   const instructions = yield* Effect.forEach(files, (file) =>
-    Effect.promise(() =>
-      fs.promises.readFile(file, "utf8").then(
-        (text) => `Instructions from ${file}:\n${text}`,
-        () => undefined
+    Effect.gen(function* () {
+      if (!liesWithin(file, [root]) && !(yield* admit(file, realPath(file)))) return undefined
+      return yield* Effect.promise(() =>
+        fs.promises.readFile(file, "utf8").then(
+          (text) => `Instructions from ${file}:\n${text}`,
+          () => undefined
+        )
       )
-    )
+    })
   )
   const env = yield* envBlock(cwd, now)
   return [header, [env, ...instructions.filter((i) => i !== undefined), ...extra].join("\n\n")] as ReadonlyArray<string>

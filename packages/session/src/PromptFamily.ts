@@ -2,7 +2,8 @@ import { Context, Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ConfigError, type ModelRef } from "@reins/domain"
+import { ConfigError, type ModelRef, outsidePromptRoots } from "@reins/domain"
+import type { InstructionFile } from "./Instructions.ts"
 import anthropic from "./prompt/anthropic.txt" with { type: "text" }
 import fallback from "./prompt/default.txt" with { type: "text" }
 import gemini from "./prompt/gemini.txt" with { type: "text" }
@@ -31,10 +32,13 @@ export const promptFamily = (model: Pick<ModelRef, "providerID" | "modelID">): P
 /** The shipped static header of a family's system prompt. */
 export const familyHeader = (family: PromptFamily): string => HEADERS[family].trim()
 
-/** `agent.prompt` resolved: the header that replaces the family's, for every model. */
-export const PromptSettings = Context.Reference<{ readonly header?: string }>("reins/session/PromptSettings", {
-  defaultValue: () => ({})
-})
+/** `agent.prompt` resolved (the header that replaces the family's, for every model), and the files `instructions` names, read. */
+export const PromptSettings = Context.Reference<{ readonly header?: string; readonly instructions?: ReadonlyArray<InstructionFile> }>(
+  "reins/session/PromptSettings",
+  {
+    defaultValue: () => ({})
+  }
+)
 
 /** The static header for a model: the configured one when set, else its family's. */
 export const headerFor = (model: Pick<ModelRef, "providerID" | "modelID">, settings: { readonly header?: string }): string =>
@@ -57,6 +61,9 @@ export const loadPromptSettings = Effect.fn("Prompt.loadSettings")(function* (va
   }
   const given = value.trim()
   const resolved = given.startsWith("~/") ? path.join(home, given.slice(2)) : path.resolve(directory, given)
+  // the header goes to the provider: only a file of the project or of the user's config dir
+  const outside = outsidePromptRoots(resolved, directory, path.join(home, ".config", "reins"))
+  if (outside !== undefined) return yield* problem(`the prompt file ${outside}`)
   const text = yield* Effect.tryPromise({
     try: () => fs.promises.readFile(resolved, "utf8"),
     catch: (e) =>

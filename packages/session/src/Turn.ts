@@ -44,10 +44,10 @@ import { SessionHooks, Skills, ToolRegistry, chatParamsFor, skillsBlock } from "
 import { DoomLoopSettings, makeDoomLoopGuard, type DoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor, type StepOutcome } from "./Processor.ts"
-import { systemPrompt } from "./Prompt.ts"
+import { admitOutside, systemPrompt } from "./Prompt.ts"
 import { PromptSettings, headerFor } from "./PromptFamily.ts"
 import { makeTranscript } from "./Transcript.ts"
-import { Agents, MAX_AGENT_DEPTH, offersTool } from "./agent/Agents.ts"
+import { Agents, type AgentInfo, MAX_AGENT_DEPTH, offersTool } from "./agent/Agents.ts"
 
 /** Loop settings: the step limit (T1) is unlimited unless set. */
 export const SessionSettings = Context.Reference<{ readonly maxSteps?: number }>("reins/session/Settings", {
@@ -254,17 +254,33 @@ export class Turn extends Context.Service<
             const nested = (assigned?.depth ?? 0) >= MAX_AGENT_DEPTH || !agents.catalog.agents.some((a) => a.mode !== "primary")
             // the dynamic tools (MCP servers: started on the first turn that needs them) are asked for again before each step
             yield* registry.refresh(session.id)
+            // a sub-agent is offered no tool an agent above it lacks: it never has more rights than its parent
+            const above: Array<AgentInfo> = []
+            for (let id = assigned?.parent, hops = 0; id !== undefined && hops <= MAX_AGENT_DEPTH + 1; id = agents.of(id)?.parent, hops++) {
+              above.push(agents.of(id)?.agent ?? agents.primary)
+            }
             const offeredNow = () =>
               registry
                 .forModel(model.modelID)
-                .filter((t) => offersTool(agent, t.id, permission.mode) && !(t.id === "task" && nested))
+                .filter((t) => [agent, ...above].every((a) => offersTool(a, t.id, permission.mode)) && !(t.id === "task" && nested))
                 .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
             let tools = offeredNow()
             const maxSteps = agent.steps ?? settings.maxSteps
             // Built once per turn: git status costs a process per step, and a system prompt that
             // changes between steps defeats the provider's prompt cache.
-            const extra = [...(skills ? [skills] : []), ...(agent.note !== undefined ? [agent.note] : [])]
-            const system = yield* systemPrompt(cwd, new Date(yield* Clock.currentTimeMillis), agent.header ?? headerFor(model, promptSettings), extra)
+            const extra = [
+              // `instructions` from config, read when the runtime started
+              ...(promptSettings.instructions ?? []).map((i) => `Instructions from ${i.file}:\n${i.text}`),
+              ...(skills ? [skills] : []),
+              ...(agent.note !== undefined ? [agent.note] : [])
+            ]
+            const system = yield* systemPrompt(
+              cwd,
+              new Date(yield* Clock.currentTimeMillis),
+              agent.header ?? headerFor(model, promptSettings),
+              extra,
+              admitOutside(permission, session.id)
+            )
             const guard = makeDoomLoopGuard(doomLoopLimits)
             // What every request carries besides its messages, for the stalled error's figures.
             const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))

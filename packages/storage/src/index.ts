@@ -4,7 +4,7 @@ export { Grants } from "./Grants.ts"
 export { Database, openDatabase, type MemoryDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
 export * as Storage from "./Storage.ts"
 export { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
-export { StoreError, StoreErrorReason } from "./StoreError.ts"
+export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"
 export * as StorageSchema from "./schema.ts"
 // Their home is @reins/domain; re-exported so the packages reading messages keep one import.

@@ -2,7 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Readable, Writable } from "node:stream"
 import { makeRuntime } from "@reins/runtime"
-import { resolveModel, setupAt } from "../Setup.ts"
+import { resolveModel, runtimeProject, setupAt } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
 
@@ -12,7 +12,11 @@ const flags = {
     Flag.withDescription("A named variant of the model's options: low, medium, high, … or one from reins.json"),
     Flag.optional
   ),
-  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking the editor"), Flag.withDefault(false))
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking the editor"), Flag.withDefault(false)),
+  trust: Flag.Boolean("trust").pipe(
+    Flag.withDescription("Trust the editor's project directories for this run: their hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
+    Flag.withDefault(false)
+  )
 }
 
 /**
@@ -34,7 +38,8 @@ export const acp = Command.make("acp", flags, (input) =>
     const prompter = acpPrompter(client)
     const runtime = (cwd: string) =>
       Effect.gen(function* () {
-        const setup = yield* setupAt(cwd)
+        // no terminal to ask on (stdio is the protocol): the store, or --trust
+        const setup = yield* setupAt(cwd, { trust: input.trust ? "flag" : "stored" })
         const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
         const layer = makeRuntime({
           cwd,
@@ -42,6 +47,7 @@ export const acp = Command.make("acp", flags, (input) =>
           config: setup.config,
           env: setup.env,
           version: VERSION,
+          project: runtimeProject(setup),
           permission: { yolo: input.yolo, nonInteractive: "deny", prompter }
         })
         return { context: yield* Layer.build(layer), model }

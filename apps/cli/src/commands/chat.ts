@@ -11,14 +11,18 @@ const flags = {
   ),
   continue: Flag.Boolean("continue").pipe(Flag.withAlias("c"), Flag.withDescription("Continue the latest session in this directory"), Flag.withDefault(false)),
   session: Flag.String("session").pipe(Flag.withAlias("s"), Flag.withDescription("Continue the session with this id"), Flag.optional),
-  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  trust: Flag.Boolean("trust").pipe(
+    Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
+    Flag.withDefault(false)
+  )
 }
 
 /** Whether reins talks to a person: its stdin and stdout are terminals. */
 export const onTerminal = () => Boolean(process.stdin.isTTY && process.stdout.isTTY)
 
 /** The flags `reins` takes without a subcommand, which mean `reins chat`. */
-const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--variant", "--yolo"])
+const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--variant", "--yolo", "--trust"])
 
 /**
  * The arguments effect/cli parses: `reins` alone on a terminal, and `reins -c` / `reins --session ID`
@@ -41,7 +45,8 @@ export const chat = Command.make("chat", flags, (input) =>
       variant: Option.getOrUndefined(input.variant),
       continue: input.continue,
       session: Option.getOrUndefined(input.session),
-      yolo: input.yolo
+      yolo: input.yolo,
+      trust: input.trust
     })
   })
 ).pipe(Command.withDescription("The interactive session in this project (also: reins with no command, on a terminal)"))

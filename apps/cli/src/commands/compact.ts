@@ -6,7 +6,7 @@ import { SessionService } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { compactionSummary, count } from "../Output.ts"
-import { loadSetup, resolveModel } from "../Setup.ts"
+import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
 import { VERSION } from "../version.ts"
 
 const flags = {
@@ -19,13 +19,17 @@ const flags = {
   format: Flag.Literals("format", ["text", "json"]).pipe(
     Flag.withDescription("text: progress on stderr, the result and the summary on stdout; json: one result object"),
     Flag.withDefault("text" as const)
+  ),
+  trust: Flag.Boolean("trust").pipe(
+    Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
+    Flag.withDefault(false)
   )
 }
 
 /** `reins compact`: summarises an idle session's older turns now, as an overflow would. */
 export const compact = Command.make("compact", flags, (input) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    const setup = yield* loadSetup({ trust: input.trust ? "flag" : "stored" })
     const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
     // Nothing is asked while compacting; the permission policy only has to exist.
     const layer = makeRuntime({
@@ -34,6 +38,7 @@ export const compact = Command.make("compact", flags, (input) =>
       config: setup.config,
       env: setup.env,
       version: VERSION,
+      project: runtimeProject(setup),
       permission: { nonInteractive: "deny" }
     })
     const text = input.format === "text"

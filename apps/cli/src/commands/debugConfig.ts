@@ -5,6 +5,7 @@ import { configFiles, readConfigFile, type Config } from "@reins/domain"
 import { loadAgents } from "@reins/session"
 import { discoverExtensions } from "@reins/tool"
 import { usage } from "../CliError.ts"
+import { itemLines } from "../ProjectTrust.ts"
 import { loadSetup } from "../Setup.ts"
 
 /** One value of the merged config: its dotted path, the value, and the file it came from (the last that set it). */
@@ -54,12 +55,14 @@ const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescripti
 /** `reins debug config`: the merged config with where each value came from, and what was discovered (and skipped, and why). */
 export const configCommand = Command.make("config", { format }, ({ format }) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    // inspecting a repository runs none of it: an untrusted project's plugins are listed, not loaded
+    const setup = yield* loadSetup({ notice: false })
     const home = os.homedir()
     const files = configFiles({ cwd: setup.cwd, env: setup.env, home })
     const values = yield* sourcedConfig(files).pipe(Effect.mapError((e) => usage(e.message)))
-    const agents = yield* loadAgents({ config: setup.config.agent, cwd: setup.cwd, home }).pipe(Effect.mapError((e) => usage(e.message)))
-    const extensions = (yield* discoverExtensions({ cwd: setup.cwd, home, ...(setup.config.hooks ? { hooks: setup.config.hooks } : {}) })).report
+    const trusted = setup.project.trusted
+    const agents = yield* loadAgents({ config: setup.config.agent, cwd: setup.cwd, home, trusted }).pipe(Effect.mapError((e) => usage(e.message)))
+    const extensions = (yield* discoverExtensions({ cwd: setup.cwd, home, trusted, ...(setup.config.hooks ? { hooks: setup.config.hooks } : {}) })).report
     // MCP servers as configured; their status and tools: `reins mcp list` (it starts them)
     const mcp = Object.entries(setup.config.mcp ?? {}).map(([name, server]) => ({
       name,
@@ -68,7 +71,14 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
       target: server.type === "local" ? server.command.join(" ") : server.url
     }))
     const tools = [...builtinTools, ...(extensions.skills.found.length > 0 ? ["skill"] : [])]
+    const trust = {
+      directory: setup.cwd,
+      trusted,
+      // what trust switches on (shown whether or not it is on)
+      items: setup.project.items.map((i) => ({ kind: i.kind, name: i.name, detail: i.detail }))
+    }
     const report = {
+      trust,
       files,
       config: values,
       agents: agents.agents.map((a) => ({ name: a.name, mode: a.mode, description: a.description, source: a.source, ...(a.model ? { model: a.model } : {}) })),
@@ -84,6 +94,15 @@ export const configCommand = Command.make("config", { format }, ({ format }) =>
     const lines: Array<string> = []
     const skipped = (list: ReadonlyArray<{ readonly path?: string; readonly source?: string; readonly error?: string; readonly reason?: string }>) =>
       list.map((s) => `  skipped ${s.path ?? s.source}: ${s.error ?? s.reason}`)
+    lines.push(
+      trust.items.length === 0
+        ? "Trust: nothing in this project's configuration runs code or loosens rules."
+        : trusted
+          ? `Trust: ${setup.cwd} is trusted; its configuration runs:`
+          : `Trust: ${setup.cwd} is not trusted, so these are off (reins trust switches them on):`,
+      ...itemLines(setup.project.items),
+      ""
+    )
     lines.push("Config files (lowest precedence first):", ...(files.length === 0 ? ["  (none: defaults only)"] : files.map((f) => `  ${f}`)), "")
     lines.push(
       "Merged config (value ← file):",

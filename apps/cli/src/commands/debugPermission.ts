@@ -1,11 +1,13 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { loadConfig, readConfigFile } from "@reins/domain"
-import { check, defaultRules, fromConfig, requestsFor } from "@reins/permission"
+import { readConfigFile, userConfigDir } from "@reins/domain"
+import { check, checkLimit, checkProtected, defaultRules, fromConfig, requestsFor, strictest } from "@reins/permission"
+import { protectedPaths } from "@reins/runtime"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { usage } from "../CliError.ts"
+import { setupAt } from "../Setup.ts"
 
 /** `reins debug permission`: what the rules decide for one tool call (or several, as an array), as JSON. */
 export const permission = Command.make(
@@ -23,14 +25,19 @@ export const permission = Command.make(
     Effect.gen(function* () {
       const cwd = path.resolve(Option.getOrElse(opts.cwd, () => process.cwd()))
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) return yield* usage(`--cwd ${cwd} is not a directory`)
+      // the project's config as trust lets it apply: untrusted, its allows are not counted and its asks and denies tighten
+      const setup = Option.isSome(opts.config) ? undefined : yield* setupAt(cwd, { notice: false })
       const config = Option.isSome(opts.config)
         ? yield* readConfigFile(path.resolve(opts.config.value)).pipe(Effect.mapError((e) => usage(e.message)))
-        : (yield* loadConfig({ cwd, env: process.env, home: os.homedir() }).pipe(Effect.mapError((e) => usage(e.message)))).config
-      const rules = [...defaultRules, ...fromConfig(config.permission)]
+        : setup!.config
+      const home = os.homedir()
+      const rules = [...defaultRules, ...fromConfig(config.permission, home)]
+      const restrict = setup?.project.restrict !== undefined ? fromConfig(setup.project.restrict, home) : []
+      const protect = protectedPaths({ cwd, home, configDir: userConfigDir(process.env, home) })
       const mode = config.permission_mode ?? "last-match"
       const judge = Effect.fn(function* (subject: string) {
         const requests = (yield* requestsFor(opts.tool, subject, { cwd })).map((request) => {
-          const result = check(rules, request, mode)
+          const result = strictest([check(rules, request, mode), checkLimit(restrict, request, mode), checkProtected(protect, request, false)])
           return {
             permission: request.permission,
             patterns: request.patterns,

@@ -5,7 +5,7 @@ import { McpServers, type ServerStatus } from "@reins/mcp"
 import { makeRuntime } from "@reins/runtime"
 import { Storage } from "@reins/storage"
 import { fromRuntimeError } from "../CliError.ts"
-import { loadSetup } from "../Setup.ts"
+import { loadSetup, runtimeProject } from "../Setup.ts"
 import { VERSION } from "../version.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
@@ -34,9 +34,15 @@ export const renderServers = (servers: ReadonlyArray<ServerStatus>) =>
 
 const list = Command.make("list", { format }, ({ format }) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    // listing starts the servers: an untrusted project's are named, not started
+    const setup = yield* loadSetup({ notice: false })
     const configured = Object.keys(setup.config.mcp ?? {})
-    if (configured.length === 0) return yield* format === "json" ? Console.log(JSON.stringify({ servers: [] }, null, 2)) : Console.log(NONE)
+    const untrusted = Object.keys(setup.project.config.mcp ?? {}).filter((name) => !configured.includes(name))
+    const notStarted = untrusted.map((name) => `${name}  not started: ${setup.cwd} is not trusted (reins trust starts the project's MCP servers)`)
+    if (configured.length === 0) {
+      if (format === "json") return yield* Console.log(JSON.stringify({ servers: [], untrusted }, null, 2))
+      return yield* Console.log(notStarted.length > 0 ? notStarted.join("\n") : NONE)
+    }
     // connecting is the check: every enabled server is started (concurrently), asked for its tools, closed
     const layer = makeRuntime({
       cwd: setup.cwd,
@@ -44,6 +50,7 @@ const list = Command.make("list", { format }, ({ format }) =>
       config: setup.config,
       env: setup.env,
       version: VERSION,
+      project: runtimeProject(setup),
       store: Storage.layerMemory,
       permission: { nonInteractive: "deny" }
     })
@@ -51,8 +58,8 @@ const list = Command.make("list", { format }, ({ format }) =>
       const mcp = yield* McpServers
       return yield* mcp.status
     }).pipe(Effect.provide(layer), Effect.scoped, Effect.mapError(fromRuntimeError))
-    if (format === "json") return yield* Console.log(JSON.stringify({ servers }, null, 2))
-    yield* Console.log(renderServers(servers))
+    if (format === "json") return yield* Console.log(JSON.stringify({ servers, untrusted }, null, 2))
+    yield* Console.log([renderServers(servers), ...notStarted].join("\n\n"))
   })
 ).pipe(Command.withDescription("List the MCP servers of reins.json: status (connected, failed with the reason, disabled) and tools"))
 

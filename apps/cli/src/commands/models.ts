@@ -91,7 +91,7 @@ export const modelsJson = (config: Config, chosen: string | undefined) => ({
 
 export const models = Command.make("models", { provider, format }, ({ provider, format }) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
+    const setup = yield* loadSetup({ notice: false })
     const only = provider._tag === "Some" ? provider.value : undefined
     const providers = providersOf(setup.config, only)
     if (only !== undefined && providers.length === 0) {

@@ -1,6 +1,7 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { Bus, RUN_SPAN } from "@reins/domain"
+import { Bus, defaultDataDir, RUN_SPAN } from "@reins/domain"
+import * as os from "node:os"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { Agents, SessionService, agentModel, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
@@ -10,7 +11,8 @@ import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { jsonPrinter } from "../Output.ts"
 import { ownEvents } from "../OwnEvents.ts"
 import { liveEnabled, styleFor } from "../present/Style.ts"
-import { loadSetup, resolveModel } from "../Setup.ts"
+import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
+import { tokenFor } from "../ServerToken.ts"
 import { textPrinter } from "../TextPrinter.ts"
 import { ttyPrompter } from "../TtyPrompter.ts"
 import { withVariant } from "../Variant.ts"
@@ -40,11 +42,18 @@ const flags = {
     Flag.optional
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  trust: Flag.Boolean("trust").pipe(
+    Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
+    Flag.withDefault(false)
+  ),
   attach: Flag.String("attach").pipe(
     Flag.withDescription("Run the turn on a running `reins serve` at this URL (e.g. http://127.0.0.1:4096) instead of in this process"),
     Flag.optional
   ),
-  token: Flag.String("token").pipe(Flag.withDescription("With --attach: the server's token (default $REINS_SERVER_TOKEN)"), Flag.optional),
+  token: Flag.String("token").pipe(
+    Flag.withDescription("With --attach: the server's token (default $REINS_SERVER_TOKEN, else the one a reins serve of yours left for that port)"),
+    Flag.optional
+  ),
   file: Flag.String("file").pipe(
     Flag.withAlias("f"),
     Flag.withDescription(
@@ -66,7 +75,8 @@ const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string
     const { runAttach } = yield* Effect.promise(() => import("../RemoteRun.ts"))
     yield* runAttach({
       url,
-      token: Option.getOrElse(input.token, () => process.env.REINS_SERVER_TOKEN),
+      // --token, REINS_SERVER_TOKEN, or the token a server of this user left on the data dir for its port
+      token: Option.getOrElse(input.token, () => process.env.REINS_SERVER_TOKEN || tokenFor(defaultDataDir(process.env, os.homedir()), url)),
       text,
       format: input.format,
       model: Option.getOrUndefined(input.model),
@@ -82,7 +92,7 @@ const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string
 export const run = Command.make("run", flags, (input) =>
   Effect.gen(function* () {
     if (Option.isSome(input.attach)) return yield* onServer(input, input.attach.value)
-    const setup = yield* loadSetup
+    const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
     const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
     const text = input.message.join(" ").trim() || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
@@ -118,6 +128,7 @@ export const run = Command.make("run", flags, (input) =>
       config: setup.config,
       env: setup.env,
       version: VERSION,
+      project: runtimeProject(setup),
       permission: {
         yolo: input.yolo,
         nonInteractive: Option.getOrElse(input.permission, () => "deny" as const),

@@ -10,15 +10,22 @@ import { makeRuntime } from "@reins/runtime"
 import { HubLimits, ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
 import { createServer } from "node:http"
 import { fromRuntimeError, usage } from "../CliError.ts"
-import { loadSetup, resolveModel } from "../Setup.ts"
+import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
+import { redact } from "../Redact.ts"
+import { newToken, removeServerRecord, writeServerRecord } from "../ServerToken.ts"
 import { modelsJson } from "./models.ts"
 
 const flags = {
   port: Flag.Int("port").pipe(Flag.withDescription("Port to listen on (0: any free port)"), Flag.withDefault(4096)),
   hostname: Flag.String("hostname").pipe(Flag.withDescription("Address to listen on; any other than loopback needs a token"), Flag.withDefault("127.0.0.1")),
-  token: Flag.String("token").pipe(Flag.withDescription("Require Authorization: Bearer <token> on every route (default REINS_SERVER_TOKEN)"), Flag.optional),
+  token: Flag.String("token").pipe(
+    Flag.withDescription(
+      "The token every route requires as Authorization: Bearer <token> (default REINS_SERVER_TOKEN; else a new one, left in <data dir>/servers/<port>.json for reins run --attach)"
+    ),
+    Flag.optional
+  ),
   cors: Flag.String("cors").pipe(Flag.withDescription("An origin browsers may call the server from (repeatable; none: CORS off)"), Flag.atLeast(0)),
   maxClients: Flag.Int("max-clients").pipe(Flag.withDescription("Most event streams (GET /event) open at once (default 100)"), Flag.withDefault(100)),
   maxBody: Flag.Int("max-body").pipe(Flag.withDescription("Largest request body in bytes (default 1 MiB)"), Flag.withDefault(1024 * 1024)),
@@ -26,58 +33,11 @@ const flags = {
     Flag.withDescription('What a permission "ask" becomes when nobody answers it over HTTP within permission_timeout (default deny)'),
     Flag.optional
   ),
-  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false))
-}
-
-/** Loopback addresses: the only ones served without a token. */
-const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
-
-const SECRET_KEY = /key|token|secret|password|authorization|credential/i
-/** A command-line flag whose value is a secret: `--api-key X`, `--token=X`. */
-const SECRET_FLAG = /^(--?[\w-]*(?:key|token|secret|password|credential)[\w-]*)(=.*)?$/i
-
-/** A URL's user and password, and the values of its secret-named query parameters, as "***"; any other string as it is. */
-const redactUrl = (text: string): string => {
-  const url = /^[a-z][a-z\d+.-]*:\/\//i.test(text) ? URL.parse(text) : null
-  if (url === null) return text
-  const secrets = [...url.searchParams.keys()].filter((name) => SECRET_KEY.test(name))
-  if (url.username === "" && url.password === "" && secrets.length === 0) return text
-  if (url.username !== "") url.username = "***"
-  if (url.password !== "") url.password = "***"
-  for (const name of secrets) url.searchParams.set(name, "***")
-  return url.toString()
-}
-
-/** A command's arguments with the values of secret-named flags hidden. */
-const redactCommand = (args: ReadonlyArray<unknown>) =>
-  args.map((arg, i) => {
-    if (typeof arg !== "string") return redact(arg)
-    const flag = SECRET_FLAG.exec(arg)
-    if (flag?.[2] !== undefined) return `${flag[1]}=***`
-    const previous = args[i - 1]
-    return typeof previous === "string" && SECRET_FLAG.exec(previous)?.[2] === undefined && SECRET_FLAG.test(previous) ? "***" : redactUrl(arg)
-  })
-
-/**
- * The config as GET /config shows it: API keys, tokens and every header and environment value as "***",
- * and the secrets a URL or a command line can carry (credentials, `?api_key=`, `--token X`).
- */
-export const redact = (value: unknown, hide = false): unknown => {
-  if (Array.isArray(value)) return value.map((v) => redact(v, hide))
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [
-        k,
-        !hide && (k === "command" || k === "args") && (Array.isArray(v) || typeof v === "string")
-          ? Array.isArray(v)
-            ? redactCommand(v)
-            : redactCommand(v.split(" ")).join(" ")
-          : redact(v, hide || k === "headers" || k === "env" || k === "environment" || (SECRET_KEY.test(k) && typeof v !== "object"))
-      ])
-    )
-  }
-  if (hide && value !== undefined && value !== null) return "***"
-  return typeof value === "string" ? redactUrl(value) : value
+  yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  trust: Flag.Boolean("trust").pipe(
+    Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
+    Flag.withDefault(false)
+  )
 }
 
 /** Why the server could not listen, and what to pass instead. */
@@ -106,19 +66,16 @@ const waitForHttp: Prompter = { ask: () => Effect.never }
 /** `reins serve`: sessions and turns over HTTP, with their events as Server-Sent Events. */
 export const serve = Command.make("serve", flags, (input) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup
-    const token = Option.getOrUndefined(input.token) ?? (setup.env.REINS_SERVER_TOKEN || undefined)
+    const setup = yield* loadSetup({ trust: input.trust ? "flag" : "stored" })
+    const given = Option.getOrUndefined(input.token) ?? (setup.env.REINS_SERVER_TOKEN || undefined)
     // a client sends it as `Bearer <token>`: an empty one, or one with spaces, could never be matched
-    if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    if (given !== undefined && !/^[\x21-\x7e]+$/.test(given)) {
       return yield* usage(
         "The server's token (--token or REINS_SERVER_TOKEN) must be printable characters without spaces, e.g. the output of `openssl rand -hex 32`."
       )
     }
-    if (!isLoopback(input.hostname) && token === undefined) {
-      return yield* usage(
-        `Serving on ${input.hostname} (not loopback) needs a token: pass --token <secret> or set REINS_SERVER_TOKEN; clients send it as Authorization: Bearer <secret>.`
-      )
-    }
+    // always a token: loopback is reachable by every local user's processes
+    const token = given ?? newToken()
     if (input.port < 0 || input.port > 65535) return yield* usage(`--port must be 0–65535, got ${input.port}`)
     if (input.maxBody < 1) return yield* usage(`--max-body must be a positive number of bytes, got ${input.maxBody}`)
     if (input.maxClients < 1) return yield* usage(`--max-clients must be at least 1, got ${input.maxClients}`)
@@ -135,6 +92,7 @@ export const serve = Command.make("serve", flags, (input) =>
       config: setup.config,
       env: setup.env,
       version: VERSION,
+      project: runtimeProject(setup),
       permission: { yolo: input.yolo, nonInteractive: Option.getOrElse(input.permission, () => "deny" as const), prompter: waitForHttp }
     })
     const info = Layer.succeed(ServerInfo, {
@@ -163,7 +121,20 @@ export const serve = Command.make("serve", flags, (input) =>
         const server = yield* HttpServer.HttpServer
         const port = "port" in server.address ? server.address.port : input.port
         const host = input.hostname.includes(":") ? `[${input.hostname}]` : input.hostname
-        yield* Effect.sync(() => process.stdout.write(`reins server listening on http://${host}:${port}\n`))
+        const url = `http://${host}:${port}`
+        // the token where this user's clients find it (reins run --attach reads it), gone when the server stops
+        const file = yield* Effect.acquireRelease(
+          Effect.sync(() => writeServerRecord(setup.dataDir, port, { url, token, pid: process.pid, directory: setup.cwd })),
+          () => Effect.sync(() => removeServerRecord(setup.dataDir, port))
+        )
+        yield* Effect.sync(() =>
+          process.stdout.write(
+            `reins server listening on ${url}\n` +
+              (given === undefined
+                ? `token: in ${file} (reins run --attach ${url} reads it; other clients send Authorization: Bearer <token>)\n`
+                : "token: the one given (--token or REINS_SERVER_TOKEN)\n")
+          )
+        )
       })
     )
     const app = Layer.merge(http, announce).pipe(

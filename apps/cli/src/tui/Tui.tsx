@@ -48,6 +48,7 @@ export const runTui = (options: TuiOptions) =>
               config: setup.config,
               env: setup.env,
               version: VERSION,
+              project: { trusted: setup.project.trusted, ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {}) },
               permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
             })
           )

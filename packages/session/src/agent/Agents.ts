@@ -1,6 +1,15 @@
 import { Context, Effect } from "effect"
 import * as path from "node:path"
-import { ConfigError, DEFAULT_AGENT, type AgentConfig, type AgentMode, type AgentTools, type AgentsConfig, type ModelRef } from "@reins/domain"
+import {
+  ConfigError,
+  DEFAULT_AGENT,
+  outsidePromptRoots,
+  type AgentConfig,
+  type AgentMode,
+  type AgentTools,
+  type AgentsConfig,
+  type ModelRef
+} from "@reins/domain"
 import { fromConfig, isDisabled, match, type Mode, type Rule } from "@reins/permission"
 import { isPromptPath } from "../PromptFamily.ts"
 import { readAgentDir, type Skipped } from "./AgentFiles.ts"
@@ -59,6 +68,9 @@ const readPrompt = (value: string | undefined, source: string, field: string, di
     if (value === undefined || !isPromptPath(value)) return value?.trim() || undefined
     const given = value.trim()
     const resolved = given.startsWith("~/") ? path.join(home, given.slice(2)) : path.resolve(directory, given)
+    // a prompt file goes to the provider: only from the project or the user's config dir
+    const outside = outsidePromptRoots(resolved, directory, path.join(home, ".config", "reins"))
+    if (outside !== undefined) return yield* new ConfigError({ file: source, field, problem: `the prompt file ${outside}` })
     return yield* Effect.tryPromise({
       try: () => fs.promises.readFile(resolved, "utf8").then((t) => t.trim()),
       catch: () =>
@@ -99,13 +111,15 @@ export const loadAgents = Effect.fn("Agents.load")(function* (options: {
   readonly cwd: string
   readonly home: string
   readonly globalDir?: string
+  /** Whether the project's `.reins/agents` count (default true; not for an untrusted directory). */
+  readonly trusted?: boolean
 }) {
   const layers: Array<{ name: string; config: AgentConfig; source: string; note?: string }> = []
   for (const [name, builtin] of Object.entries(builtinAgents))
     layers.push({ name, config: builtin.config, source: "built-in", ...(builtin.note ? { note: builtin.note } : {}) })
   const globalDir = options.globalDir ?? path.join(options.home, ".config", "reins", "agents")
   const skipped: Array<Skipped> = []
-  for (const dir of [globalDir, path.join(options.cwd, ".reins", "agents")]) {
+  for (const dir of options.trusted === false ? [globalDir] : [globalDir, path.join(options.cwd, ".reins", "agents")]) {
     const found = yield* readAgentDir(dir)
     skipped.push(...found.skipped)
     for (const agent of found.agents) layers.push({ name: agent.name, config: agent.config, source: agent.file })

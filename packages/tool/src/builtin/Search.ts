@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as path from "node:path"
-import { evaluate, isBroad, Permission, realLocation } from "@reins/permission"
+import { isBroad, Permission, realLocation } from "@reins/permission"
 import type { ToolContext } from "../Tool.ts"
 import { displayPath, readDirectory, SEARCH_SKIP, type Entry } from "./Files.ts"
 import { gitIgnoreAt, noIgnore, type GitIgnore } from "./GitIgnore.ts"
@@ -20,12 +20,12 @@ export interface Guarded {
  */
 export const searchGuard = Effect.fnUntraced(function* (ctx: ToolContext, tool: string) {
   const permission = yield* Permission
-  const rules = yield* permission.rulesFor(ctx.sessionID)
+  const judged = yield* permission.judge(ctx.sessionID)
   return (file: string, real: string): Guarded | undefined => {
     let ask: Guarded | undefined
     for (const name of ["read", tool]) {
       for (const subject of real === file ? [file] : [file, real]) {
-        const decision = evaluate(rules, name, subject, permission.mode)
+        const decision = judged({ permission: name, patterns: [subject] })
         const rule = decision.rule ? `${name} "${decision.rule.pattern}"` : name
         if (decision.action === "deny") return { path: file, action: "deny", rule }
         if (decision.action === "ask" && decision.rule && !isBroad(decision.rule)) ask ??= { path: file, action: "ask", rule }

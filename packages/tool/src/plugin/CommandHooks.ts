@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { HomeDir, type CommandHookConfig, type HooksConfig } from "@reins/domain"
-import { Permission, check, scanBash } from "@reins/permission"
+import { Permission, scanBash } from "@reins/permission"
 import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
 import { killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
@@ -128,8 +128,8 @@ export const commandHooks = (config: HooksConfig | undefined) =>
     const denied = (name: string, command: string, call: HookCall) =>
       Effect.gen(function* () {
         const requests = yield* scanBash(command, { cwd: call.cwd, worktree: call.cwd, home })
-        const rules = yield* permission.rulesFor(call.sessionID)
-        const refused = requests.map((r) => ({ r, c: check(rules, r, permission.mode) })).find(({ c }) => c.action === "deny")
+        const judged = yield* permission.judge(call.sessionID)
+        const refused = requests.map((r) => ({ r, c: judged(r) })).find(({ c }) => c.action === "deny")
         if (!refused) return false
         if (!reported.has(name)) {
           reported.add(name)

@@ -1,6 +1,6 @@
 import { Context, Duration, Effect, Layer, Queue } from "effect"
 import * as path from "node:path"
-import { Bus, type HooksConfig } from "@reins/domain"
+import { Bus, type HooksConfig, projectSkillRoots } from "@reins/domain"
 import type { Permission } from "@reins/permission"
 import type { Truncate } from "@reins/truncate"
 import { ToolRegistry } from "../Registry.ts"
@@ -39,6 +39,11 @@ export interface DiscoveryOptions {
   readonly plugins?: ReadonlyArray<Plugin>
   /** Config command hooks, listed in the report. */
   readonly hooks?: HooksConfig
+  /**
+   * Whether the project's own folders count (default true): untrusted, its `.reins/tools` and
+   * `.reins/plugins` are not loaded, nor its skills that bring scripts.
+   */
+  readonly trusted?: boolean
 }
 
 /** Where tool files are looked for: the project's `.reins/tools`, then `~/.config/reins/tools`. */
@@ -51,10 +56,13 @@ const hookNames = (p: Plugin) => Object.keys(p)
 /** Finds skills, tool files and plugin files; anything that fails to load is in the report, the rest load. */
 export const discoverExtensions = (options: DiscoveryOptions) =>
   Effect.gen(function* () {
-    const skills = yield* discoverSkills(skillRoots(options.cwd, options.home))
-    const toolFiles = (yield* Effect.forEach(toolRoots(options.cwd, options.home), scriptFiles)).flat()
+    const trusted = options.trusted ?? true
+    const skills = yield* discoverSkills(skillRoots(options.cwd, options.home), trusted ? {} : { untrusted: projectSkillRoots(options.cwd) })
+    // the home folder's always; the project's once it is trusted
+    const ours = (roots: ReadonlyArray<string>) => (trusted ? roots : roots.slice(1))
+    const toolFiles = (yield* Effect.forEach(ours(toolRoots(options.cwd, options.home)), scriptFiles)).flat()
     const tools = yield* loadToolFiles(toolFiles)
-    const pluginFiles = (yield* Effect.forEach(pluginRoots(options.cwd, options.home), scriptFiles)).flat()
+    const pluginFiles = (yield* Effect.forEach(ours(pluginRoots(options.cwd, options.home)), scriptFiles)).flat()
     const loaded = yield* loadPluginFiles(pluginFiles, { cwd: options.cwd, home: options.home })
     const plugins = [...loaded.plugins, ...(options.plugins ?? []).map((plugin, i) => ({ name: `plugins[${i}]`, plugin }))]
     const commands = listCommandHooks(options.hooks)

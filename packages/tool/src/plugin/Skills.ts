@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { projectSkillRoots, skillHasScripts } from "@reins/domain"
 import { parseFrontMatter } from "../FrontMatter.ts"
 
 /** A skill: a folder with a `SKILL.md` whose front matter names and describes it; the body is its instructions. */
@@ -25,8 +26,7 @@ export const Skills = Context.Reference<ReadonlyArray<Skill>>("reins/tool/Skills
 
 /** Where skills are looked for, first wins on a name: the project's, then the home folder's (`.claude/skills` for compatibility). */
 export const skillRoots = (cwd: string, home: string) => [
-  path.join(cwd, ".reins", "skills"),
-  path.join(cwd, ".claude", "skills"),
+  ...projectSkillRoots(cwd),
   path.join(home, ".config", "reins", "skills"),
   path.join(home, ".claude", "skills")
 ]
@@ -62,7 +62,7 @@ const loadSkill = (file: string) =>
  * Every `<root>/<folder>/SKILL.md` under the skill roots. A file that does not load is skipped with
  * its path and error; the rest load. A name already taken by an earlier root is skipped too.
  */
-export const discoverSkills = (roots: ReadonlyArray<string>) =>
+export const discoverSkills = (roots: ReadonlyArray<string>, options: { readonly untrusted?: ReadonlyArray<string> } = {}) =>
   Effect.gen(function* () {
     const skills: Array<Skill> = []
     const skipped: Array<Skipped> = []
@@ -71,6 +71,11 @@ export const discoverSkills = (roots: ReadonlyArray<string>) =>
       for (const entry of entries) {
         const file = path.join(root, entry.name, "SKILL.md")
         if (!(yield* isFile(file))) continue
+        // an untrusted project's skill may be read (it is text), not one that brings scripts to run
+        if (options.untrusted?.includes(root) && skillHasScripts(path.join(root, entry.name))) {
+          skipped.push({ path: file, error: "it brings scripts, and this directory is not trusted (reins trust)" })
+          continue
+        }
         const loaded = yield* Effect.result(loadSkill(file))
         if (loaded._tag === "Failure") {
           skipped.push({ path: file, error: loaded.failure.message })

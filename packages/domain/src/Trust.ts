@@ -1,0 +1,223 @@
+// A repository is not the user. What a project's configuration could run (hooks, MCP servers,
+// plugin and tool files, agents, skills with scripts), redirect (a provider's endpoint, which would
+// receive the user's key) or loosen (allow rules, agent permissions) is inert until the user trusts
+// the directory. This module says what that is — the items the trust question shows — and what of a
+// project's config applies without trust: data (model, limits, output settings) and rules that only
+// tighten. The digest of the items keys the trust: a change to what would run asks again.
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
+
+/** One thing a project's configuration would run, redirect or loosen once the directory is trusted. */
+export interface TrustItem {
+  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission"
+  /** Where in the config or the project it is: `hooks.tool.before[0]`, `.reins/plugins/x.ts`. */
+  readonly name: string
+  /** What it would do: the command, the URL, the rule. */
+  readonly detail: string
+  /** For a file: the sha-256 of its contents (a changed file changes the digest). */
+  readonly hash?: string
+}
+
+/** The project's configuration split by trust. */
+export interface ProjectSplit {
+  /** What applies without trust: the project's data settings. */
+  readonly inert: Config
+  /** The project's ask and deny rules: they tighten the user's rules (never loosen them) without trust. */
+  readonly tighten: PermissionConfig | undefined
+  /** What trust would switch on. */
+  readonly items: ReadonlyArray<TrustItem>
+}
+
+/** The folder of a project's own extensions (plugins, tools, agents, skills). */
+export const PROJECT_DIR = ".reins"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** `bash "rm *": allow` — a rule as the trust question shows it. */
+const ruleText = (permission: string, pattern: string | undefined, action: string) =>
+  pattern === undefined ? `${permission}: ${action}` : `${permission} ${JSON.stringify(pattern)}: ${action}`
+
+/** The ask/deny part of a permission config (what tightens), and its allows as items. */
+const splitPermission = (config: PermissionConfig | undefined, where: string) => {
+  const items: Array<TrustItem> = []
+  if (config === undefined) return { tighten: undefined, items }
+  if (typeof config === "string") {
+    if (config === "allow") items.push({ kind: "permission", name: where, detail: ruleText("*", undefined, "allow") })
+    return { tighten: config === "allow" ? undefined : config, items }
+  }
+  const tighten: Record<string, string | Record<string, string>> = {}
+  for (const [permission, value] of Object.entries(config)) {
+    if (typeof value === "string") {
+      if (value === "allow") items.push({ kind: "permission", name: `${where}.${permission}`, detail: ruleText(permission, undefined, "allow") })
+      else tighten[permission] = value
+      continue
+    }
+    const kept: Record<string, string> = {}
+    for (const [pattern, action] of Object.entries(value)) {
+      if (action === "allow") items.push({ kind: "permission", name: `${where}.${permission}`, detail: ruleText(permission, pattern, "allow") })
+      else kept[pattern] = action
+    }
+    if (Object.keys(kept).length > 0) tighten[permission] = kept
+  }
+  return { tighten: Object.keys(tighten).length > 0 ? (tighten as PermissionConfig) : undefined, items }
+}
+
+/**
+ * Splits a project's merged configuration: data that applies untrusted, rules that only tighten, and
+ * the items trust would switch on (hooks, MCP servers, providers, agents and their prompts, the
+ * summary template, allow rules, a looser permission mode or persistence).
+ */
+export const splitProjectConfig = (project: Config): ProjectSplit => {
+  const items: Array<TrustItem> = []
+  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, ...rest } = project
+  for (const event of ["tool.before", "tool.after"] as const) {
+    for (const [i, hook] of (hooks?.[event] ?? []).entries()) items.push({ kind: "hook", name: `hooks.${event}[${i}]`, detail: hook.command })
+  }
+  for (const [name, server] of Object.entries(mcp ?? {})) {
+    items.push({ kind: "mcp", name: `mcp.${name}`, detail: server.type === "local" ? server.command.join(" ") : server.url })
+  }
+  for (const [id, entry] of Object.entries(provider ?? {})) {
+    const where = [entry.baseURL ? `baseURL ${entry.baseURL}` : undefined, entry.headers ? "headers" : undefined, entry.apiKey ? "apiKey" : undefined]
+    items.push({ kind: "provider", name: `provider.${id}`, detail: [`type ${entry.type}`, ...where.filter((w) => w !== undefined)].join(", ") })
+  }
+  let inertAgent: AgentsConfig | undefined
+  for (const [name, value] of Object.entries(agent ?? {})) {
+    if (name === "steps") inertAgent = { steps: agent?.steps } as AgentsConfig
+    else if (name === "prompt") items.push({ kind: "prompt", name: "agent.prompt", detail: String(value) })
+    else items.push({ kind: "agent", name: `agent.${name}`, detail: isRecord(value) && typeof value.description === "string" ? value.description : name })
+  }
+  const { template, ...inertCompaction } = compaction ?? {}
+  if (template !== undefined) items.push({ kind: "prompt", name: "compaction.template", detail: template })
+  const rules = splitPermission(permission, "permission")
+  items.push(...rules.items)
+  if (permission_mode === "last-match") items.push({ kind: "permission", name: "permission_mode", detail: "last-match" })
+  if (permission_persist !== undefined) items.push({ kind: "permission", name: "permission_persist", detail: permission_persist })
+  const inert: Config = {
+    ...rest,
+    ...(inertAgent !== undefined ? { agent: inertAgent } : {}),
+    ...(compaction !== undefined ? { compaction: inertCompaction } : {}),
+    // deny-wins only tightens
+    ...(permission_mode === "deny-wins" ? { permission_mode } : {})
+  }
+  return { inert, tighten: rules.tighten, items }
+}
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex")
+
+/** The script files of a folder (`*.ts`, `*.js`, `*.mjs`, …), sorted. */
+const scripts = (dir: string) => {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !e.isDirectory() && /\.(ts|js|mjs|cjs|tsx|jsx)$/.test(e.name))
+      .map((e) => path.join(dir, e.name))
+      .sort()
+  } catch {
+    return []
+  }
+}
+
+const fileHash = (file: string) => {
+  try {
+    return sha256(fs.readFileSync(file))
+  } catch {
+    return "unreadable"
+  }
+}
+
+/** Every file under `dir` (not following symlinked folders), relative to it, sorted. */
+const filesUnder = (dir: string): Array<string> => {
+  const out: Array<string> = []
+  const walk = (sub: string) => {
+    let entries: Array<fs.Dirent> = []
+    try {
+      entries = fs.readdirSync(path.join(dir, sub), { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const rel = path.join(sub, e.name)
+      if (e.isDirectory()) walk(rel)
+      else out.push(rel)
+    }
+  }
+  walk("")
+  return out.sort()
+}
+
+/** Where a project keeps skills: each a folder with a SKILL.md. */
+export const projectSkillRoots = (cwd: string) => [path.join(cwd, PROJECT_DIR, "skills"), path.join(cwd, ".claude", "skills")]
+
+/** Whether a skill's folder holds anything besides its SKILL.md (scripts the skill tells the model to run). */
+export const skillHasScripts = (folder: string) => filesUnder(folder).some((f) => f !== "SKILL.md")
+
+/**
+ * The project's own extension files that would load once trusted: `.reins/plugins/*`, `.reins/tools/*`,
+ * `.reins/agents/*.md`, and the skills whose folder holds scripts; each with the hash of its contents.
+ */
+export const projectFileItems = (cwd: string): Array<TrustItem> => {
+  const items: Array<TrustItem> = []
+  const rel = (file: string) => path.relative(cwd, file)
+  for (const [kind, sub] of [
+    ["plugin", "plugins"],
+    ["tool", "tools"]
+  ] as const) {
+    for (const file of scripts(path.join(cwd, PROJECT_DIR, sub)))
+      items.push({ kind, name: rel(file), detail: "code reins would load and run", hash: fileHash(file) })
+  }
+  const agentsDir = path.join(cwd, PROJECT_DIR, "agents")
+  let agents: Array<string> = []
+  try {
+    agents = fs
+      .readdirSync(agentsDir)
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+  } catch {
+    agents = []
+  }
+  for (const file of agents)
+    items.push({
+      kind: "agent",
+      name: rel(path.join(agentsDir, file)),
+      detail: "an agent: its prompt and permissions",
+      hash: fileHash(path.join(agentsDir, file))
+    })
+  for (const root of projectSkillRoots(cwd)) {
+    let names: Array<string> = []
+    try {
+      names = fs.readdirSync(root).sort()
+    } catch {
+      names = []
+    }
+    for (const name of names) {
+      const folder = path.join(root, name)
+      if (!fs.existsSync(path.join(folder, "SKILL.md")) || !skillHasScripts(folder)) continue
+      const hash = sha256(
+        filesUnder(folder)
+          .map((f) => `${f}\0${fileHash(path.join(folder, f))}`)
+          .join("\n")
+      )
+      items.push({ kind: "skill", name: rel(folder), detail: "a skill with scripts", hash })
+    }
+  }
+  return items
+}
+
+/** One item's fingerprint (kind, name, what it runs, its file's contents): kept with the trust to name what changed since. */
+export const trustItemKey = (i: TrustItem) => sha256([i.kind, i.name, i.detail, i.hash ?? ""].join("\0")).slice(0, 24)
+
+/** The items that are new or changed since the trust that saw `seen` (their keys). */
+export const changedItems = (items: ReadonlyArray<TrustItem>, seen: ReadonlyArray<string>) => {
+  const known = new Set(seen)
+  return items.filter((i) => !known.has(trustItemKey(i)))
+}
+
+/** The digest of what trust would switch on: the same items, the same files' contents, the same digest. */
+export const trustDigest = (items: ReadonlyArray<TrustItem>) =>
+  sha256(
+    JSON.stringify(
+      [...items].map((i) => [i.kind, i.name, i.detail, i.hash ?? ""]).sort((a, b) => (a.join("\0") < b.join("\0") ? -1 : a.join("\0") > b.join("\0") ? 1 : 0))
+    )
+  )

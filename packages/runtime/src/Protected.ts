@@ -1,0 +1,80 @@
+// The paths whose editing could make reins or git run code, or widen the agent's own powers: reins's
+// configuration (the project's and the user's), the project's `.reins/` extensions, git's hooks and
+// config, and the instruction files every prompt carries. An edit of one always asks — whatever an
+// `edit` rule allows — and `--yolo` denies it (issue 24, item 3).
+import type { Protected } from "@reins/permission"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const exists = (file: string) => {
+  try {
+    fs.statSync(file)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The nearest directory at or above `start` with a `.git`, else `start`. */
+export const worktreeOf = (start: string) => {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (exists(path.join(dir, ".git"))) return dir
+    if (path.dirname(dir) === dir) return path.resolve(start)
+  }
+}
+
+/** Every directory from `dir` up to the root. */
+const upwards = (dir: string) => {
+  const out: Array<string> = []
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    out.push(d)
+    if (path.dirname(d) === d) return out
+  }
+}
+
+const real = (file: string) => {
+  try {
+    return fs.realpathSync(file)
+  } catch {
+    return file
+  }
+}
+
+/** The protected paths for a project in `cwd` and a user with this home and config directory. */
+export const protectedPaths = (options: {
+  readonly cwd: string
+  readonly home: string
+  readonly configDir: string
+  readonly configFile?: string
+}): Array<Protected> => {
+  const root = worktreeOf(options.cwd)
+  const roots = [...new Set([root, real(root), options.cwd, real(options.cwd)])]
+  const config = "reins's configuration: it can run commands and loosen permission rules"
+  const out: Array<Protected> = []
+  // the config files reins reads from here (this directory and every one above it), and those of every directory below the project's root
+  for (const dir of upwards(options.cwd)) for (const name of ["reins.json", "reins.jsonc"]) out.push({ pattern: path.join(dir, name), why: config })
+  for (const r of roots) {
+    for (const name of ["reins.json", "reins.jsonc"]) out.push({ pattern: path.join(r, "*", name), why: config })
+    for (const pattern of [path.join(r, ".reins"), path.join(r, ".reins", "*"), path.join(r, "*", ".reins", "*")]) {
+      out.push({ pattern, why: "the project's reins extensions: plugins, tools and agents that reins loads and runs" })
+    }
+    for (const pattern of [path.join(r, ".git", "hooks"), path.join(r, ".git", "hooks", "*"), path.join(r, ".git", "config")]) {
+      out.push({ pattern, why: "git's hooks and config: git runs the commands they name" })
+    }
+    for (const name of ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"]) {
+      for (const pattern of [path.join(r, name), path.join(r, "*", name)]) out.push({ pattern, why: "instructions every session's prompt carries" })
+    }
+  }
+  for (const dir of [...new Set([options.configDir, real(options.configDir)])]) {
+    out.push({ pattern: dir, why: "your own reins configuration" }, { pattern: path.join(dir, "*"), why: "your own reins configuration" })
+  }
+  if (options.configFile !== undefined) out.push({ pattern: options.configFile, why: "your own reins configuration (--config / REINS_CONFIG)" })
+  for (const pattern of [
+    path.join(options.home, ".claude", "skills", "*"),
+    path.join(options.home, ".gitconfig"),
+    path.join(options.home, ".config", "git", "*")
+  ]) {
+    out.push({ pattern, why: pattern.includes("skills") ? "skills every session loads" : "git's global config: git runs the commands it names" })
+  }
+  return out
+}
