@@ -23,5 +23,7 @@ if (!result.success) {
   process.exit(1)
 }
 const entry = path.join(outdir, "reins.js")
-fs.writeFileSync(entry, `#!/usr/bin/env bun\n${fs.readFileSync(entry, "utf8")}`)
+// --no-env-file and an empty bunfig: bun would otherwise read the .env and bunfig.toml of the directory reins
+// runs in — a cloned repository's — and run its preload scripts or set REINS_CONFIG and provider URLs before reins starts
+fs.writeFileSync(entry, `#!/usr/bin/env -S bun --no-env-file --config=/dev/null\n${fs.readFileSync(entry, "utf8")}`)
 fs.chmodSync(entry, 0o755)

@@ -58,10 +58,22 @@ export const itemSummary = (items: ReadonlyArray<TrustItem>) => {
 
 /** The items as lines: `  hook      hooks.tool.before[0]: ./check.sh`. */
 export const itemLines = (items: ReadonlyArray<TrustItem>, limit = 30) => {
-  const lines = items
-    .slice(0, limit)
-    .map((i) => `  ${KIND[i.kind].padEnd(10)} ${i.name}${i.detail && i.detail !== i.name ? `: ${i.detail.replace(/\s+/g, " ").slice(0, 160)}` : ""}`)
-  return items.length > limit ? [...lines, `  … and ${items.length - limit} more (reins trust --list shows them all)`] : lines
+  const lines = items.slice(0, limit).map((i) => {
+    const detail = i.detail && i.detail !== i.name ? `: ${shown(i.detail.replace(/[ \t\r\n]+/g, " "))}` : ""
+    return `  ${KIND[i.kind].padEnd(10)} ${shown(i.name)}${detail}`
+  })
+  return items.length > limit ? [...lines, `  … and ${items.length - limit} more (reins debug config lists them all)`] : lines
+}
+
+const SHOWN_MAX = 400
+
+/**
+ * A project's text as the trust question shows it: control and bidirectional characters escaped (they
+ * could redraw or reorder what the user reads), and a long text cut with a mark saying so.
+ */
+export const shown = (text: string) => {
+  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  return safe.length > SHOWN_MAX ? `${safe.slice(0, SHOWN_MAX)}… (${safe.length - SHOWN_MAX} more characters: reins debug config shows it whole)` : safe
 }
 
 /** What the project in `cwd` would switch on once trusted, and its digest. */

@@ -106,19 +106,6 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex")
 
-/** The script files of a folder (`*.ts`, `*.js`, `*.mjs`, …), sorted. */
-const scripts = (dir: string) => {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((e) => !e.isDirectory() && /\.(ts|js|mjs|cjs|tsx|jsx)$/.test(e.name))
-      .map((e) => path.join(dir, e.name))
-      .sort()
-  } catch {
-    return []
-  }
-}
-
 const fileHash = (file: string) => {
   try {
     return sha256(fs.readFileSync(file))
@@ -164,8 +151,10 @@ export const projectFileItems = (cwd: string): Array<TrustItem> => {
     ["plugin", "plugins"],
     ["tool", "tools"]
   ] as const) {
-    for (const file of scripts(path.join(cwd, PROJECT_DIR, sub)))
-      items.push({ kind, name: rel(file), detail: "code reins would load and run", hash: fileHash(file) })
+    // every file under the folder, whatever its name: a plugin's own modules and any extension the loader takes
+    const dir = path.join(cwd, PROJECT_DIR, sub)
+    for (const file of filesUnder(dir))
+      items.push({ kind, name: rel(path.join(dir, file)), detail: "code reins would load and run", hash: fileHash(path.join(dir, file)) })
   }
   const agentsDir = path.join(cwd, PROJECT_DIR, "agents")
   let agents: Array<string> = []

@@ -418,8 +418,12 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
       const redirects = node.childrenForFieldName("redirect")
       for (const r of redirects) visit(st, r, false, depth)
       if (body?.type === "command") return command(st, body, redirects, fed, depth)
+      const before = st.cwd
       const stdin = checkRedirects(st, redirects)
       if (body) visit(st, body, fed || stdin, depth)
+      // `cd .git && printf x >> config`: the grammar hangs the redirection on the whole list, bash on its last
+      // command, after the cd: its targets are judged from the directory the list ends in too
+      if (st.cwd !== before) checkRedirects(st, redirects)
       return
     }
     case "heredoc_redirect":

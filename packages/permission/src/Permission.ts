@@ -145,11 +145,50 @@ export const checkLimit = (rules: ReadonlyArray<Rule>, request: Pick<AskRequest,
 export const strictest = (checks: ReadonlyArray<Check>): Check =>
   checks.find((c) => c.action === "deny") ?? checks.find((c) => c.action === "ask") ?? checks[0] ?? { action: "allow" }
 
+const GLOB = /[*?[{]/
+const hasGlob = (pattern: string) => GLOB.test(pattern)
+
+/** `a{b,c}d` → `abd`, `acd` (one level of braces at a time, at most 64 forms). */
+const braces = (pattern: string): Array<string> => {
+  const m = /\{([^{}]*,[^{}]*)\}/.exec(pattern)
+  if (!m) return [pattern]
+  return m[1]!
+    .split(",")
+    .flatMap((alt) => braces(pattern.slice(0, m.index) + alt + pattern.slice(m.index + m[0].length)))
+    .slice(0, 64)
+}
+
+/**
+ * The paths a written glob (`.git/hook?/pre-commit`, `.git/{hooks,x}/*`) names: the shell expands it
+ * against the files there, the rules see it literally. `**` or a glob from the root counts as reaching
+ * everything below its literal directory.
+ */
+const globReaches = (glob: string, protectedPattern: string) =>
+  braces(glob).some((form) => {
+    if (!hasGlob(form)) return match(form, protectedPattern)
+    const literal = form.slice(0, form.search(GLOB))
+    const base = literal.slice(0, literal.lastIndexOf("/") + 1)
+    if (base === "" || base === "/" || form.includes("**")) {
+      const wild = protectedPattern.search(GLOB)
+      return (wild === -1 ? protectedPattern : protectedPattern.slice(0, wild)).startsWith(base || "/")
+    }
+    let seen = 0
+    try {
+      for (const found of new Bun.Glob(form.slice(base.length)).scanSync({ cwd: base, absolute: true, dot: true, onlyFiles: false, followSymlinks: false })) {
+        if (match(found, protectedPattern)) return true
+        if (++seen > 1000) return true
+      }
+    } catch {
+      // a directory that is not there: the shell leaves the word as it is
+    }
+    return false
+  })
+
 /** An `edit` of a protected path asks (under --yolo: is denied), whatever the rules say. */
 export const checkProtected = (protect: ReadonlyArray<Protected>, request: Pick<AskRequest, "permission" | "patterns">, yolo: boolean): Check => {
   if (request.permission !== "edit") return { action: "allow" }
   for (const pattern of request.patterns) {
-    const hit = protect.find((p) => match(pattern, p.pattern))
+    const hit = protect.find((p) => match(pattern, p.pattern)) ?? (hasGlob(pattern) ? protect.find((p) => globReaches(pattern, p.pattern)) : undefined)
     if (hit) return { action: yolo ? "deny" : "ask", pattern, why: hit.why }
   }
   return { action: "allow" }
@@ -367,7 +406,8 @@ export class Permission extends Context.Service<
           )
         }
         if (timeoutMs !== undefined) {
-          waiters.push(Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, policy, "policy"))))
+          // a protected path is never approved by policy (--permission allow): only a person may
+          waiters.push(Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, asked.why ? { reply: "reject" } : policy, "policy"))))
         }
         yield* Effect.raceAll(waiters).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
         const { answer, by } = yield* Deferred.await(entry.deferred)

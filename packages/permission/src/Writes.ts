@@ -43,7 +43,18 @@ const copies = (words: Words): Array<string> => {
   return [dest, ...list.slice(0, -1).map((f) => `${dest}/${f.split("/").pop()}`)]
 }
 
+/** A hard link (`ln` without -s, `cp -l`) makes its source writable under another name: the sources count as written. */
+const hardLinkSources = (words: Words): Array<string> => {
+  const symbolic = words.some((w) => w !== undefined && (/^-[a-zA-Z]*s/.test(w) || w === "--symbolic"))
+  if (symbolic) return []
+  const list = operands(words)
+  const target = words.findIndex((w) => w === "-t" || w === "--target-directory")
+  const hasTarget = target !== -1 || words.some((w) => w?.startsWith("--target-directory="))
+  return hasTarget ? list.filter((f) => f !== words[target + 1]) : list.slice(0, -1)
+}
+
 const WRITERS = new Set([
+  "sponge",
   "tee",
   "touch",
   "truncate",
@@ -123,15 +134,19 @@ export const touchesFiles = (name: string) =>
 export const writtenBy = (name: string, words: Words): Array<string> => {
   switch (name) {
     case "tee":
+    case "sponge":
     case "touch":
     case "truncate":
       return operands(words)
     case "cp":
+      // `cp -l` / `--link` hard-links instead of copying
+      return words.some((w) => w !== undefined && (w === "--link" || /^-[a-zA-Z]*l/.test(w))) ? [...copies(words), ...hardLinkSources(words)] : copies(words)
     case "mv":
     case "install":
-    case "ln":
     case "rsync":
       return copies(words)
+    case "ln":
+      return [...copies(words), ...hardLinkSources(words)]
     case "chmod":
       // `chmod +x f`, `chmod 755 f`, `chmod u+x,g+x f`: the first operand is the mode
       return operands(words).slice(1)

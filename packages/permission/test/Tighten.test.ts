@@ -28,7 +28,14 @@ describe("the scan asks edit for what a command writes", () => {
     ["echo x > AGENTS.md", ["AGENTS.md"]],
     ["ln -s /tmp/x .git/hooks/post-checkout", [".git/hooks/post-checkout"]],
     ["sed -i s/a/b/ AGENTS.md", ["AGENTS.md"]],
-    ["install -m 755 s.sh .git/hooks/pre-push", [".git/hooks/pre-push"]]
+    ["install -m 755 s.sh .git/hooks/pre-push", [".git/hooks/pre-push"]],
+    // the grammar hangs this redirection on the whole list; bash runs it after the cd
+    ["cd .git && printf '[core]' >> config", [".git/config"]],
+    ["cd .git/hooks && echo x > pre-commit", [".git/hooks/pre-commit"]],
+    // a hard link makes its source writable under another name
+    ["ln .git/config cfg", [".git/config", "cfg"]],
+    ["cp -l .git/config cfg", [".git/config"]],
+    ["printf x | sponge .git/config", [".git/config"]]
   ]
   for (const [command, targets] of rows) {
     test(command, async () => {
@@ -104,6 +111,18 @@ describe("an untrusted project's rules only tighten; a protected path asks, unde
   })
 
   const protect = [{ pattern: path.join(wt, ".git", "hooks", "*"), why: "git hooks run on git commands" }]
+  test("a written glob that the shell expands to a protected path is protected; one that cannot reach it is not", () => {
+    fs.writeFileSync(path.join(wt, ".git", "hooks", "pre-commit.sample"), "#!/bin/sh\n")
+    const edit = (p: string) => checkProtected(protect, { permission: "edit", patterns: [path.join(wt, p)] }, false).action
+    expect(edit(".git/hook?/pre-commit.sample")).toBe("ask")
+    expect(edit(".git/*/pre-commit.sample")).toBe("ask")
+    expect(edit(".git/{hooks,x}/pre-commit")).toBe("ask")
+    expect(edit("**/pre-commit.sample")).toBe("ask")
+    expect(edit("src/*.ts")).toBe("allow")
+    expect(edit("src/{a,b}.ts")).toBe("allow")
+    expect(edit("nothing-here/*")).toBe("allow")
+  })
+
   test("a protected edit asks with its reason; --yolo denies it; other paths and other permissions pass", () => {
     const hook = { permission: "edit", patterns: [path.join(wt, ".git", "hooks", "pre-commit")] }
     expect(checkProtected(protect, hook, false)).toEqual({ action: "ask", pattern: hook.patterns[0]!, why: "git hooks run on git commands" })

@@ -58,14 +58,26 @@ export const protectedPaths = (options: {
     for (const pattern of [path.join(r, ".reins"), path.join(r, ".reins", "*"), path.join(r, "*", ".reins", "*")]) {
       out.push({ pattern, why: "the project's reins extensions: plugins, tools and agents that reins loads and runs" })
     }
-    for (const pattern of [path.join(r, ".git", "hooks"), path.join(r, ".git", "hooks", "*"), path.join(r, ".git", "config")]) {
+    for (const pattern of [
+      path.join(r, ".git", "hooks"),
+      path.join(r, ".git", "hooks", "*"),
+      path.join(r, ".git", "config"),
+      path.join(r, ".git", "config.worktree"),
+      // submodules' and worktrees' own hooks and config
+      path.join(r, ".git", "modules", "*", "hooks", "*"),
+      path.join(r, ".git", "modules", "*", "config"),
+      path.join(r, ".git", "worktrees", "*", "config.worktree")
+    ]) {
       out.push({ pattern, why: "git's hooks and config: git runs the commands they name" })
     }
     for (const name of ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"]) {
       for (const pattern of [path.join(r, name), path.join(r, "*", name)]) out.push({ pattern, why: "instructions every session's prompt carries" })
     }
+    out.push({ pattern: path.join(r, ".claude", "skills", "*"), why: "skills every session here loads" })
   }
-  for (const dir of [...new Set([options.configDir, real(options.configDir)])]) {
+  // the XDG config dir, and ~/.config/reins where plugins, tools and skills are also looked for
+  const configDirs = [options.configDir, path.join(options.home, ".config", "reins")]
+  for (const dir of [...new Set([...configDirs, ...configDirs.map(real)])]) {
     out.push({ pattern: dir, why: "your own reins configuration" }, { pattern: path.join(dir, "*"), why: "your own reins configuration" })
   }
   if (options.configFile !== undefined) out.push({ pattern: options.configFile, why: "your own reins configuration (--config / REINS_CONFIG)" })
