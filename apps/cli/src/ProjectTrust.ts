@@ -46,7 +46,8 @@ const KIND: Record<TrustItem["kind"], string> = {
   agent: "agent",
   skill: "skill",
   prompt: "prompt",
-  permission: "rule"
+  permission: "rule",
+  sandbox: "sandbox setting"
 }
 
 /** `2 hooks, 1 MCP server, 1 plugin`. */

@@ -158,6 +158,22 @@ export const DoomLoopConfig = Schema.Struct({
 })
 export type DoomLoopConfig = typeof DoomLoopConfig.Type
 
+/**
+ * The OS sandbox every command the agent runs goes through (bubblewrap on Linux): `auto` (the default)
+ * uses it where it can and says once where it cannot, `required` refuses to run commands without it,
+ * `off` runs them as they are. Commands may write the project, /tmp and package caches; `writable`
+ * adds directories, `deny_read` hides more paths, `network.mode` is `none` (the default) or `all`;
+ * `env.pass` names secret-looking variables that still reach commands (`NAME` or `PREFIX_*`).
+ */
+export const SandboxConfig = Schema.Struct({
+  mode: Schema.optional(Schema.Literals(["auto", "required", "off"])),
+  network: Schema.optional(Schema.Struct({ mode: Schema.optional(Schema.Literals(["none", "all"])) })),
+  writable: Schema.optional(Schema.Array(Schema.String)),
+  deny_read: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(Schema.Struct({ pass: Schema.optional(Schema.Array(Schema.String)) }))
+})
+export type SandboxConfig = typeof SandboxConfig.Type
+
 /** Where an agent may run: as the session's own agent, as a sub-agent of the `task` tool, or both. */
 export const AgentMode = Schema.Literals(["primary", "subagent", "all"])
 export type AgentMode = typeof AgentMode.Type
@@ -245,7 +261,8 @@ export const Config = Schema.Struct({
    */
   edit_tool: Schema.optional(EditToolSetting),
   /** MCP servers by name (`local`: a command over stdio; `remote`: a URL); their tools are offered as `<name>_<tool>`. */
-  mcp: Schema.optional(McpConfig)
+  mcp: Schema.optional(McpConfig),
+  sandbox: Schema.optional(SandboxConfig)
 })
 export type Config = typeof Config.Type
 

@@ -136,8 +136,15 @@ export const loadConfigLayers = (options: { cwd: string; env: Record<string, str
   })
 
 /** The config in force: the user's global files, then the project's part (all of it once trusted), then REINS_CONFIG's file. */
-export const effectiveConfig = (layers: Pick<ConfigLayers, "global" | "named">, project: Config): Config =>
-  mergeConfig(mergeConfig(layers.global as Record<string, unknown>, project as Record<string, unknown>), layers.named as Record<string, unknown>) as Config
+export const effectiveConfig = (layers: Pick<ConfigLayers, "global" | "named">, project: Config): Config => {
+  const merged = mergeConfig(
+    mergeConfig(layers.global as Record<string, unknown>, project as Record<string, unknown>),
+    layers.named as Record<string, unknown>
+  ) as Config
+  // paths hidden from commands add up: one file's list never un-hides another's
+  const denyRead = [...new Set([layers.global, project, layers.named].flatMap((c) => c.sandbox?.deny_read ?? []))]
+  return denyRead.length > 0 ? { ...merged, sandbox: { ...merged.sandbox, deny_read: denyRead } } : merged
+}
 
 /** Loads and merges every config file that applies to `cwd`, the project's whole (a trusted project); returns the files used too. */
 export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>

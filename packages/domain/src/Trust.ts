@@ -11,7 +11,7 @@ import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
 
 /** One thing a project's configuration would run, redirect or loosen once the directory is trusted. */
 export interface TrustItem {
-  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission"
+  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission" | "sandbox"
   /** Where in the config or the project it is: `hooks.tool.before[0]`, `.reins/plugins/x.ts`. */
   readonly name: string
   /** What it would do: the command, the URL, the rule. */
@@ -71,7 +71,7 @@ const splitPermission = (config: PermissionConfig | undefined, where: string) =>
  */
 export const splitProjectConfig = (project: Config): ProjectSplit => {
   const items: Array<TrustItem> = []
-  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, ...rest } = project
+  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, sandbox, ...rest } = project
   for (const event of ["tool.before", "tool.after"] as const) {
     for (const [i, hook] of (hooks?.[event] ?? []).entries()) items.push({ kind: "hook", name: `hooks.${event}[${i}]`, detail: hook.command })
   }
@@ -94,10 +94,20 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
   items.push(...rules.items)
   if (permission_mode === "last-match") items.push({ kind: "permission", name: "permission_mode", detail: "last-match" })
   if (permission_persist !== undefined) items.push({ kind: "permission", name: "permission_persist", detail: permission_persist })
+  // the sandbox: "required" and hidden paths tighten; anything that opens it needs trust
+  if (sandbox?.mode === "off" || sandbox?.mode === "auto") items.push({ kind: "sandbox", name: "sandbox.mode", detail: sandbox.mode })
+  if (sandbox?.network?.mode === "all") items.push({ kind: "sandbox", name: "sandbox.network", detail: "all" })
+  for (const dir of sandbox?.writable ?? []) items.push({ kind: "sandbox", name: "sandbox.writable", detail: dir })
+  for (const name of sandbox?.env?.pass ?? []) items.push({ kind: "sandbox", name: "sandbox.env.pass", detail: name })
+  const inertSandbox = {
+    ...(sandbox?.mode === "required" ? { mode: "required" as const } : {}),
+    ...(sandbox?.deny_read !== undefined ? { deny_read: sandbox.deny_read } : {})
+  }
   const inert: Config = {
     ...rest,
     ...(inertAgent !== undefined ? { agent: inertAgent } : {}),
     ...(compaction !== undefined ? { compaction: inertCompaction } : {}),
+    ...(Object.keys(inertSandbox).length > 0 ? { sandbox: inertSandbox } : {}),
     // deny-wins only tightens
     ...(permission_mode === "deny-wins" ? { permission_mode } : {})
   }

@@ -58,6 +58,7 @@ import { layerHostTracer } from "./HostTracer.ts"
 import { layerTraceFilter, traceLevelFromEnv, type TraceLevel } from "./TraceFilter.ts"
 import * as os from "node:os"
 import * as path from "node:path"
+import { sandboxLayer } from "./SandboxPlaces.ts"
 
 /** Everything a composed runtime offers to its caller. */
 export type RuntimeServices = McpServers | SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
@@ -110,6 +111,8 @@ export interface RuntimeOptions {
    * caller passes the config it chose).
    */
   readonly project?: { readonly trusted: boolean; readonly restrict?: PermissionConfig }
+  /** `--sandbox MODE`: overrides `sandbox.mode` for this run. */
+  readonly sandbox?: { readonly mode?: "auto" | "required" | "off" }
 }
 
 /** Permission's `GrantStore` port over storage's `Grants`; a failed write keeps the grant for the session only. */
@@ -174,6 +177,15 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
     Layer.succeed(WorkDir, options.cwd),
+    // every command the agent runs goes through the OS sandbox (bubblewrap): the project writable, secrets hidden, no network
+    sandboxLayer({
+      cwd: options.cwd,
+      home,
+      dataDir: options.dataDir,
+      config: { ...config.sandbox, ...(options.sandbox?.mode ? { mode: options.sandbox.mode } : {}) },
+      rules: [...defaultRules, ...fromConfig(config.permission, home), ...restrict],
+      env
+    }),
     Layer.succeed(HomeDir, home),
     Layer.effect(
       PermissionSettings,

@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
 import { Readable, Writable } from "node:stream"
 import { makeRuntime } from "@reins/runtime"
 import { resolveModel, runtimeProject, setupAt } from "../Setup.ts"
@@ -13,6 +14,7 @@ const flags = {
     Flag.optional
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking the editor"), Flag.withDefault(false)),
+  sandbox: sandboxFlag,
   trust: Flag.Boolean("trust").pipe(
     Flag.withDescription("Trust the editor's project directories for this run: their hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
     Flag.withDefault(false)
@@ -48,6 +50,7 @@ export const acp = Command.make("acp", flags, (input) =>
           env: setup.env,
           version: VERSION,
           project: runtimeProject(setup),
+          ...sandboxOption(input.sandbox),
           permission: { yolo: input.yolo, nonInteractive: "deny", prompter }
         })
         return { context: yield* Layer.build(layer), model }

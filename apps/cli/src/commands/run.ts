@@ -1,5 +1,6 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
 import { Bus, defaultDataDir, RUN_SPAN } from "@reins/domain"
 import * as os from "node:os"
 import type { Prompter } from "@reins/permission"
@@ -42,6 +43,7 @@ const flags = {
     Flag.optional
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  sandbox: sandboxFlag,
   trust: Flag.Boolean("trust").pipe(
     Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
     Flag.withDefault(false)
@@ -128,6 +130,7 @@ export const run = Command.make("run", flags, (input) =>
       config: setup.config,
       env: setup.env,
       version: VERSION,
+      ...sandboxOption(input.sandbox),
       project: runtimeProject(setup),
       permission: {
         yolo: input.yolo,

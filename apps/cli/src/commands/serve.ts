@@ -2,6 +2,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Predicate } from "effect"
 import { Command, Flag } from "effect/cli"
+import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Ids } from "@reins/domain"
@@ -34,6 +35,7 @@ const flags = {
     Flag.optional
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  sandbox: sandboxFlag,
   trust: Flag.Boolean("trust").pipe(
     Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
     Flag.withDefault(false)
@@ -93,6 +95,7 @@ export const serve = Command.make("serve", flags, (input) =>
       env: setup.env,
       version: VERSION,
       project: runtimeProject(setup),
+      ...sandboxOption(input.sandbox),
       permission: { yolo: input.yolo, nonInteractive: Option.getOrElse(input.permission, () => "deny" as const), prompter: waitForHttp }
     })
     const info = Layer.succeed(ServerInfo, {

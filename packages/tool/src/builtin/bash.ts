@@ -1,10 +1,11 @@
-import { Deferred, Effect, Schema } from "effect"
+import { Deferred, Effect, Option, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
+import { Sandbox } from "@reins/sandbox"
 import { define, render, ToolError } from "../Tool.ts"
 import { identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
@@ -45,6 +46,21 @@ const bootstrap = (command: string) => {
   return `exec 2>&1; ${read}; eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
 }
 
+/** How a command's process is started: the program, its arguments and its environment. */
+export interface Spawn {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** The shell reading `command` from stdin, in the user's environment (the sandbox wraps this). */
+export const shellSpawn = (command: string): Spawn => ({
+  file: shell,
+  // --norc: bash run with a socket as stdin (Bun's pipes) and SHLVL < 2 would read ~/.bashrc as if under sshd
+  args: [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), "-c", bootstrap(command)],
+  env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
+})
+
 /**
  * Runs `command` as a real child process in its own process group, streaming its output into
  * `sink` as it comes. stderr is joined to stdout inside the shell (`exec 2>&1`), so the two
@@ -55,16 +71,10 @@ const bootstrap = (command: string) => {
  * once it is gone, not merely signalled; the timeout kills the group too. `onStart` gets the
  * group's id.
  */
-export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void) =>
+export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void, launch: Spawn = shellSpawn(command)) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    // --norc: bash run with a socket as stdin (Bun's pipes) and SHLVL < 2 would read ~/.bashrc as if under sshd
-    const child = spawn(shell, [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), "-c", bootstrap(command)], {
-      cwd,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
-    })
+    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"], env: launch.env })
     // A shell that dies before reading all of it closes the pipe (EPIPE): its exit says why.
     child.stdin.on("error", () => {})
     child.stdin.end(command)
@@ -78,7 +88,7 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
     }, timeoutMs)
     child.on("error", (error) => {
       clearTimeout(timer)
-      resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${shell}: ${error.message}` })))
+      resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${launch.file}: ${error.message}` })))
     })
     // closed: the shell exited and was collected, and every process holding its output has ended
     const closed = Promise.withResolvers<void>()
@@ -153,6 +163,14 @@ export const bash = define("bash", {
           }) ?? Effect.void
         )
       })
+      // inside the OS sandbox when there is one (the runtime's Sandbox): the project writable, secrets hidden, no network
+      const plain = shellSpawn(args.command)
+      const sandbox = yield* Effect.serviceOption(Sandbox)
+      const launch = Option.isSome(sandbox)
+        ? yield* sandbox.value
+            .wrap(plain.file, plain.args, { cwd, env: plain.env })
+            .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
+        : { ...plain, sandboxed: false }
       const started = yield* Deferred.make<number>()
       const reporting = Deferred.await(started).pipe(
         Effect.flatMap(identify),
@@ -162,12 +180,15 @@ export const bash = define("bash", {
         }),
         Effect.andThen(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report))))
       )
-      const outcome = yield* runCommand(args.command, cwd, timeout, sink, (pid) => Deferred.doneUnsafe(started, Effect.succeed(pid))).pipe(
+      const outcome = yield* runCommand(args.command, cwd, timeout, sink, (pid) => Deferred.doneUnsafe(started, Effect.succeed(pid)), launch).pipe(
         Effect.raceFirst(reporting),
         Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))))
       )
+      // what the sandbox stopped, told from the output's last lines (a failed command only)
+      const blocked = launch.sandboxed && outcome.exitCode !== 0 && Option.isSome(sandbox) ? sandbox.value.explain(sink.peek().tail) : undefined
       const capture = sink.close()
       const notes: Array<string> = []
+      if (blocked !== undefined) notes.push(blocked)
       if (outcome.timedOut) notes.push(`The command timed out after ${timeout} ms and was killed.`)
       const exit = outcome.exitCode ?? (outcome.signal ? `killed by ${outcome.signal}` : "unknown")
       notes.push(`(exit code ${exit})`)
@@ -178,7 +199,14 @@ export const bash = define("bash", {
         trailer: notes.join("\n"),
         command: args.command,
         exitCode: outcome.exitCode,
-        metadata: { exitCode: outcome.exitCode, timedOut: outcome.timedOut, outputBytes: capture.totalBytes, description: args.description }
+        metadata: {
+          exitCode: outcome.exitCode,
+          timedOut: outcome.timedOut,
+          outputBytes: capture.totalBytes,
+          description: args.description,
+          sandboxed: launch.sandboxed,
+          ...(blocked !== undefined ? { sandboxBlocked: true } : {})
+        }
       }
     })
 })

@@ -1,0 +1,91 @@
+// The profile as bubblewrap's arguments (Linux): the whole file system read-only, the writable
+// directories bound back writable, reins's and git's code paths read-only inside them, the secret
+// places hidden, a private /tmp, new pid/ipc/network namespaces (no network unless the profile says so),
+// no capabilities, and the command killed with reins.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { Profile } from "./Profile.ts"
+
+const isDirectory = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** bubblewrap's arguments (before the command's own) for running in `cwd` under `profile`. */
+export const bwrapArgs = (profile: Profile, cwd: string): Array<string> => {
+  const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+  if (profile.network === "none") args.push("--unshare-net")
+  args.push("--bind", profile.tmp, "/tmp")
+  for (const dir of profile.visible) args.push("--ro-bind", dir, dir)
+  for (const dir of profile.writable) args.push("--bind", dir, dir)
+  for (const p of profile.readOnly) args.push("--ro-bind", p, p)
+  for (const p of profile.denyRead) {
+    if (isDirectory(p)) args.push("--tmpfs", p, "--remount-ro", p)
+    else args.push("--ro-bind", "/dev/null", p)
+  }
+  args.push("--setenv", "TMPDIR", "/tmp", "--chdir", cwd, "--")
+  return args
+}
+
+/** Whether bubblewrap can run here; when not, why, in a line that says what to do. */
+export type Availability = { readonly available: true; readonly bwrap: string } | { readonly available: false; readonly reason: string }
+
+const findOnPath = (name: string, pathVar: string | undefined) => {
+  for (const dir of (pathVar ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter)) {
+    if (dir === "" || !path.isAbsolute(dir)) continue
+    const file = path.join(dir, name)
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return file
+    } catch {}
+  }
+  return undefined
+}
+
+/** Finds bwrap (REINS_BWRAP, else PATH) and runs it once with the namespaces the profile needs. */
+export const probeBwrap = (env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): Availability => {
+  if (platform !== "linux") return { available: false, reason: `the sandbox uses bubblewrap, which is Linux-only (this is ${platform})` }
+  // REINS_BWRAP names bwrap where it is not on PATH
+  const named = env.REINS_BWRAP
+  if (named !== undefined && named !== "") {
+    try {
+      fs.accessSync(named, fs.constants.X_OK)
+    } catch {
+      return { available: false, reason: `REINS_BWRAP names ${named}, which is not an executable bwrap` }
+    }
+  }
+  const bwrap = named || findOnPath("bwrap", env.PATH)
+  if (bwrap === undefined)
+    return { available: false, reason: "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, dnf install bubblewrap)" }
+  const probe = spawnSync(
+    bwrap,
+    [
+      "--die-with-parent",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-net",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--",
+      "/bin/true"
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 }
+  )
+  if (probe.status === 0) return { available: true, bwrap }
+  const said = (probe.stderr?.toString("utf8") ?? "").trim().split("\n")[0] || (probe.error?.message ?? `exit ${probe.status}`)
+  const hint = /uid map|user namespace|Operation not permitted|Permission denied/i.test(said)
+    ? " — unprivileged user namespaces are off here (on Ubuntu 24.04: sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap)"
+    : ""
+  return { available: false, reason: `bubblewrap cannot start a sandbox here: ${said}${hint}` }
+}

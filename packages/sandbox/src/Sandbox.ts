@@ -1,0 +1,122 @@
+// The Sandbox service: how a command the agent runs is started — inside bubblewrap with the profile
+// (Linux), or as it is when the sandbox is off or (mode auto) missing, said once. Its environment is
+// scrubbed of secrets either way unless the sandbox is off. A blocked write or network call is
+// explained to the model from the command's output.
+import { Context, Effect, Layer, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
+import { scrubEnv } from "./Env.ts"
+import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+
+/** How to start a command: the program, its arguments and its environment. */
+export interface Launch {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  /** Whether it runs inside the sandbox. */
+  readonly sandboxed: boolean
+}
+
+/** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
+export class SandboxUnavailable extends Schema.TaggedError<SandboxUnavailable>()("SandboxUnavailable", { message: Schema.String }) {}
+
+export interface SandboxStatus {
+  readonly mode: Profile["mode"]
+  readonly availability: Availability
+  readonly profile: Profile
+}
+
+export class Sandbox extends Context.Service<
+  Sandbox,
+  {
+    readonly status: SandboxStatus
+    /** How to run `file args` in `cwd` with `env`. */
+    wrap(
+      file: string,
+      args: ReadonlyArray<string>,
+      options: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> }
+    ): Effect.Effect<Launch, SandboxUnavailable>
+    /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
+    explain(output: string): string | undefined
+  }
+>()("reins/sandbox/Sandbox") {
+  /** The sandbox for `config` at `places` (its private /tmp is made here and removed with the scope). */
+  static readonly layer = (options: {
+    readonly config: SandboxConfig | undefined
+    readonly places: Omit<Places, "tmp">
+    /** Whether bubblewrap runs here; default: probed once (with `env`'s PATH and REINS_BWRAP). */
+    readonly availability?: Availability
+    readonly env?: Readonly<Record<string, string | undefined>>
+  }) =>
+    Layer.effect(
+      Sandbox,
+      Effect.gen(function* () {
+        const tmp = yield* Effect.acquireRelease(
+          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "reins-sandbox-"))),
+          (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        const profile = profileFor(options.config, { ...options.places, tmp })
+        const availability: Availability =
+          profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : (options.availability ?? probeBwrap(options.env))
+        let told = false
+        const wrap = (
+          file: string,
+          args: ReadonlyArray<string>,
+          launch: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> }
+        ) =>
+          Effect.gen(function* () {
+            if (profile.mode === "off") return { file, args, env: definedOnly(launch.env), sandboxed: false }
+            const { env } = scrubEnv(launch.env, profile.envPass)
+            if (!availability.available) {
+              if (profile.mode === "required") {
+                return yield* new SandboxUnavailable({
+                  message: `Not run: sandbox.mode is "required" and ${availability.reason}. Install bubblewrap, or set "sandbox": {"mode": "auto"} in reins.json to run commands without it.`
+                })
+              }
+              if (!told) {
+                told = true
+                yield* Effect.logWarning(`commands run without a sandbox: ${availability.reason} (sandbox.mode "off" silences this, "required" refuses to run)`)
+              }
+              return { file, args, env, sandboxed: false }
+            }
+            return { file: availability.bwrap, args: [...bwrapArgs(profile, launch.cwd), file, ...args], env, sandboxed: true }
+          })
+        return Sandbox.of({
+          status: { mode: profile.mode, availability, profile },
+          wrap,
+          explain: (output) => (availability.available ? explainBlocked(output, profile) : undefined)
+        })
+      })
+    )
+}
+
+const definedOnly = (env: Readonly<Record<string, string | undefined>>) => {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v
+  return out
+}
+
+const READ_ONLY = /(?:['"‘`]?)(\/[^\s'"’`:]*)(?:['"’`]?)\s*:\s*(?:[^:\n]*:\s*)?Read-only file system/g
+const NETWORK =
+  /(Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo (?:EAI_AGAIN|ENOTFOUND)|Failed to connect to|Connection refused|ECONNREFUSED|ENETUNREACH)/
+
+/** What the sandbox stopped, from the output's error messages: the paths it kept read-only, the network. */
+export const explainBlocked = (output: string, profile: Profile): string | undefined => {
+  const paths = new Set<string>()
+  for (const m of output.matchAll(READ_ONLY)) if (m[1]) paths.add(m[1])
+  const readOnlyHit = paths.size > 0 || /Read-only file system/.test(output)
+  const networkHit = profile.network === "none" && NETWORK.test(output)
+  if (!readOnlyHit && !networkHit) return undefined
+  const parts: Array<string> = []
+  if (readOnlyHit) {
+    const named = [...paths].slice(0, 5).join(", ")
+    parts.push(
+      `the sandbox kept ${named || "a path"} read-only: commands may write only in ${profile.writable[0]} and /tmp` +
+        (profile.readOnly.length > 0 ? ` (not its git hooks, git config or reins config)` : "")
+    )
+  }
+  if (networkHit) parts.push("the sandbox has no network")
+  return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. If the task needs it, tell the user (they can allow it with "sandbox" in reins.json: "writable", "network": {"mode": "all"}).`
+}
