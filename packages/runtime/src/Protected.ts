@@ -2,26 +2,9 @@
 // configuration (the project's and the user's), the project's `.reins/` extensions, git's hooks and
 // config, and the instruction files every prompt carries. An edit of one always asks — whatever an
 // `edit` rule allows — and `--yolo` denies it (issue 24, item 3).
+import { projectRoot, realPath as real } from "@reins/domain"
 import type { Protected } from "@reins/permission"
-import * as fs from "node:fs"
 import * as path from "node:path"
-
-const exists = (file: string) => {
-  try {
-    fs.statSync(file)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** The nearest directory at or above `start` with a `.git`, else `start`. */
-export const worktreeOf = (start: string) => {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    if (exists(path.join(dir, ".git"))) return dir
-    if (path.dirname(dir) === dir) return path.resolve(start)
-  }
-}
 
 /** Every directory from `dir` up to the root. */
 const upwards = (dir: string) => {
@@ -32,14 +15,6 @@ const upwards = (dir: string) => {
   }
 }
 
-const real = (file: string) => {
-  try {
-    return fs.realpathSync(file)
-  } catch {
-    return file
-  }
-}
-
 /** The protected paths for a project in `cwd` and a user with this home and config directory. */
 export const protectedPaths = (options: {
   readonly cwd: string
@@ -47,7 +22,7 @@ export const protectedPaths = (options: {
   readonly configDir: string
   readonly configFile?: string
 }): Array<Protected> => {
-  const root = worktreeOf(options.cwd)
+  const root = projectRoot(options.cwd)
   const roots = [...new Set([root, real(root), options.cwd, real(options.cwd)])]
   const config = "reins's configuration: it can run commands and loosen permission rules"
   const out: Array<Protected> = []

@@ -1,11 +1,11 @@
 // The places the OS sandbox needs for a project: the directory reins runs in (writable) and its
 // repository's .git (commits from a subdirectory write there), and the files the `read` rules deny
 // (`"*.env": "deny"`), hidden from commands as they are from the read tool.
+import { projectRoot } from "@reins/domain"
 import { check, type Rule } from "@reins/permission"
 import { Sandbox, type SandboxConfig } from "@reins/sandbox"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { worktreeOf } from "./Protected.ts"
 
 /** Folders never walked for read-denied files: dependencies and VCS data (large, and not the project's secrets). */
 const SKIPPED = new Set([".git", "node_modules", ".venv", "venv", "target", "dist", "build", ".next", ".cache"])
@@ -45,7 +45,7 @@ export const sandboxLayer = (options: {
   readonly rules: ReadonlyArray<Rule>
   readonly env: Readonly<Record<string, string | undefined>>
 }) => {
-  const repository = worktreeOf(options.cwd)
+  const repository = projectRoot(options.cwd)
   const gitDir = path.join(repository, ".git")
   const writable = [...(options.config?.writable ?? []), ...(repository !== options.cwd && fs.existsSync(gitDir) ? [gitDir] : [])]
   return Sandbox.layer({
