@@ -17,6 +17,7 @@ import {
 } from "@reins/domain"
 import * as readline from "node:readline"
 import { usage } from "./CliError.ts"
+import { visible } from "./present/Terminal.ts"
 
 /** How a command settles trust: the store alone, `--trust` (this run), or the store and else a question on a terminal. */
 export type TrustChoice = "stored" | "flag" | "ask"
@@ -73,7 +74,7 @@ const SHOWN_MAX = 400
  * could redraw or reorder what the user reads), and a long text cut with a mark saying so.
  */
 export const shown = (text: string) => {
-  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  const safe = visible(text)
   return safe.length > SHOWN_MAX ? `${safe.slice(0, SHOWN_MAX)}… (${safe.length - SHOWN_MAX} more characters: reins debug config shows it whole)` : safe
 }
 

@@ -3,6 +3,7 @@ import type { Event, ToolPart, TurnResult } from "@reins/domain"
 import { liveLine } from "./LiveLine.ts"
 import { compactionSummary, count, outputNote } from "./Output.ts"
 import type { Style } from "./present/Style.ts"
+import { plainStream, visible } from "./present/Terminal.ts"
 import { toolLine, toolSubject } from "./present/ToolSummary.ts"
 import { duration, firstLine } from "./present/Units.ts"
 import { addStep, emptyTotals, usageLine, type UsageTotals } from "./present/Usage.ts"
@@ -42,6 +43,8 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
   const { style, cwd } = options
   const now = options.now ?? Date.now
   const started = now()
+  // plain output: escape sequences removed, also when one is cut between two deltas
+  const stripped = plainStream()
   const live = liveLine(err, { style, enabled: options.live, columns: options.columns ?? (() => 80), now })
   let atLineStart = true
   let printedText = false
@@ -63,7 +66,8 @@ export const textPrinter = (out: (s: string) => void, err: (s: string) => void, 
   const writeOut = (s: string) => {
     if (s.length === 0) return
     live.clear()
-    out(s)
+    // the model's text: escaped on a terminal, its control sequences removed elsewhere
+    out(options.outIsTTY ? visible(s) : stripped.write(s))
     printedText = true
     atLineStart = s.endsWith("\n")
     syncTextHold()

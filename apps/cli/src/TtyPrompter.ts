@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import * as readline from "node:readline"
 import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
+import { visible } from "./present/Terminal.ts"
 
 const ask = (question: string) =>
   Effect.callback<string>((resume) => {
@@ -31,7 +32,8 @@ export const describe = (request: Pending, cwd: string): Array<string> => {
   lines.push(request.rule ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}` : `  rule: none matched (ask)`)
   lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
   lines.push(`[o]nce  [a]lways  [r]eject: `)
-  return lines
+  // the command and paths come from the model: escape sequences in them are shown, never acted on
+  return lines.map(visible)
 }
 
 /** Asks on the terminal: once / always / reject, with an optional message back to the model. */

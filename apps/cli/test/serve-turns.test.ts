@@ -55,10 +55,10 @@ const toolRunning = (id: string) => (f: { event: string; data: any }) =>
   f.data.part.state.metadata?.process !== undefined
 
 /** A served project whose session is running `sleep N & sleep N` (both asleep), and the event stream that saw it start; then `next` is the model's answer. */
-const sleepingTurn = async (next: string) => {
+const sleepingTurn = async (next: string, flags: ReadonlyArray<string> = []) => {
   const n = marker()
   const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: next }])
-  const s = await serve(p, ["--yolo"])
+  const s = await serve(p, ["--yolo", ...flags])
   const id = (await api(s.url, "POST", "/session", {})).body.id as string
   const events = await openEvents(s.url)
   await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
@@ -247,7 +247,8 @@ describe("reins serve: turns", () => {
   })
 
   test("kill -9 mid-turn, restart on the same data dir: the next turn repairs the session and completes over HTTP", async () => {
-    const { n, p, s, id, events } = await sleepingTurn("resumed fine")
+    // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), so nothing would be left over
+    const { n, p, s, id, events } = await sleepingTurn("resumed fine", ["--sandbox", "off"])
     s.child.kill("SIGKILL")
     await s.exited
     await events.close()

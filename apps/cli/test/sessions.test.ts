@@ -99,8 +99,9 @@ describe("sessions delete", () => {
         const tool = id === undefined ? undefined : (await exported(p, id)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
         return tool?.state?.status === "running" ? id : undefined
       }, "the run to start its command")
+    // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), and this case needs one left running
     const start = () => {
-      const child = spawn(BIN, ["run", "--yolo", "nap"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(BIN, ["run", "--yolo", "--sandbox", "off", "nap"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
       return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
     }
 

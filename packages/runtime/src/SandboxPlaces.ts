@@ -51,6 +51,12 @@ export const sandboxLayer = (options: {
   return Sandbox.layer({
     env: options.env,
     config: { ...options.config, writable },
-    places: { project: options.cwd, home: options.home, dataDir: options.dataDir, denyRead: readDeniedFiles(options.cwd, options.rules) }
+    places: {
+      project: options.cwd,
+      home: options.home,
+      dataDir: options.dataDir,
+      denyRead: readDeniedFiles(options.cwd, options.rules),
+      runtimeDir: options.env.XDG_RUNTIME_DIR || (process.getuid ? `/run/user/${process.getuid()}` : undefined)
+    }
   })
 }

@@ -1,6 +1,6 @@
 // The profile as bubblewrap's arguments (Linux): the whole file system read-only, the writable
-// directories bound back writable, reins's and git's code paths read-only inside them, the secret
-// places hidden, a private /tmp, new pid/ipc/network namespaces (no network unless the profile says so),
+// directories bound back writable (the project, the temp dir, caches), reins's and git's code paths
+// read-only inside them, the secret places and the user's sockets hidden, new pid/ipc/network namespaces (no network unless the profile says so),
 // no capabilities, and the command killed with reins.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -19,15 +19,13 @@ const isDirectory = (p: string) => {
 export const bwrapArgs = (profile: Profile, cwd: string): Array<string> => {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
   if (profile.network === "none") args.push("--unshare-net")
-  args.push("--bind", profile.tmp, "/tmp")
-  for (const dir of profile.visible) args.push("--ro-bind", dir, dir)
   for (const dir of profile.writable) args.push("--bind", dir, dir)
   for (const p of profile.readOnly) args.push("--ro-bind", p, p)
   for (const p of profile.denyRead) {
     if (isDirectory(p)) args.push("--tmpfs", p, "--remount-ro", p)
     else args.push("--ro-bind", "/dev/null", p)
   }
-  args.push("--setenv", "TMPDIR", "/tmp", "--chdir", cwd, "--")
+  args.push("--chdir", cwd, "--")
   return args
 }
 

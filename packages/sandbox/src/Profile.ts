@@ -2,6 +2,7 @@
 // network, and the environment variables that pass. Built from the `sandbox` config and the runtime's
 // places (project, temp dir, data dir, home); pure, so tests and `reins debug sandbox` see the same.
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 
 export type SandboxMode = "auto" | "required" | "off"
@@ -27,10 +28,6 @@ export interface Profile {
   readonly readOnly: ReadonlyArray<string>
   /** Paths hidden: a directory shows empty, a file shows as /dev/null. */
   readonly denyRead: ReadonlyArray<string>
-  /** The directory mounted as /tmp (private to this runtime's commands). */
-  readonly tmp: string
-  /** Host directories under /tmp that stay visible (read-only) over the private one: home, the data dir. */
-  readonly visible: ReadonlyArray<string>
   readonly envPass: ReadonlyArray<string>
 }
 
@@ -64,6 +61,22 @@ export const SECRET_PLACES = [
   "snap/chromium"
 ]
 
+/**
+ * Sockets in the temp dir that reach programs outside the sandbox (X11, a tmux server that would type
+ * into the user's panes, ssh agents): hidden, though /tmp itself is writable.
+ */
+const SOCKET_PLACES = (tmp: string) => {
+  let names: Array<string> = []
+  try {
+    names = fs.readdirSync(tmp)
+  } catch {
+    names = []
+  }
+  return names
+    .filter((n) => /^(\.X11-unix|\.ICE-unix|\.XIM-unix|\.font-unix|tmux-\d+|ssh-[\w.-]+|screen|\.s\.PGSQL\.\d+.*|systemd-private-.*)$/.test(n))
+    .map((n) => path.join(tmp, n))
+}
+
 /** Package managers' caches under home: writable, so installs work inside the sandbox. */
 export const CACHE_PLACES = [".cache", ".npm", ".bun/install/cache", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches"]
 
@@ -91,8 +104,10 @@ export interface Places {
   /** The project root: writable. */
   readonly project: string
   readonly home: string
-  /** The runtime's private temp dir, mounted as /tmp. */
-  readonly tmp: string
+  /** The temp directory commands may write (the host's, as the file tools see it); default os.tmpdir(). */
+  readonly tmp?: string
+  /** The user's runtime dir (XDG_RUNTIME_DIR, `/run/user/<uid>`): its sockets are hidden. */
+  readonly runtimeDir?: string
   /** reins's data dir: its secrets (auth, trust, server tokens) are hidden. */
   readonly dataDir: string
   /** More paths to hide (e.g. the files the `read` rules deny). */
@@ -103,8 +118,10 @@ export interface Places {
 export const profileFor = (config: SandboxConfig | undefined, places: Places): Profile => {
   const project = real(places.project)
   const home = places.home
+  const tmp = real(places.tmp ?? os.tmpdir())
   const writable = [
     project,
+    tmp,
     ...CACHE_PLACES.map((p) => path.join(home, p)).filter(exists),
     ...(config?.writable ?? []).map((p) => expand(p, home, project)).filter(exists)
   ].map(real)
@@ -113,6 +130,9 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
   const denyRead = [
     ...SECRET_PLACES.map((p) => path.join(home, p)),
     ...["auth.json", "trust.json", "servers"].map((p) => path.join(places.dataDir, p)),
+    ...SOCKET_PLACES(tmp),
+    // the user's runtime dir: the session bus (which can start programs outside), agents' sockets
+    ...(places.runtimeDir !== undefined ? [places.runtimeDir] : []),
     ...(config?.deny_read ?? []).map((p) => expand(p, home, project)),
     ...(places.denyRead ?? [])
   ].filter(exists)
@@ -122,8 +142,6 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
     writable: [...new Set(writable)],
     readOnly,
     denyRead: [...new Set(denyRead)],
-    tmp: places.tmp,
-    visible: [home, places.dataDir].map(real).filter((p) => (p === "/tmp" || p.startsWith("/tmp/")) && exists(p)),
     envPass: config?.env?.pass ?? []
   }
 }

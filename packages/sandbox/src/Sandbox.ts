@@ -3,9 +3,6 @@
 // scrubbed of secrets either way unless the sandbox is off. A blocked write or network call is
 // explained to the model from the command's output.
 import { Context, Effect, Layer, Schema } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
@@ -42,10 +39,10 @@ export class Sandbox extends Context.Service<
     explain(output: string): string | undefined
   }
 >()("reins/sandbox/Sandbox") {
-  /** The sandbox for `config` at `places` (its private /tmp is made here and removed with the scope). */
+  /** The sandbox for `config` at `places`; bubblewrap is probed once, here. */
   static readonly layer = (options: {
     readonly config: SandboxConfig | undefined
-    readonly places: Omit<Places, "tmp">
+    readonly places: Places
     /** Whether bubblewrap runs here; default: probed once (with `env`'s PATH and REINS_BWRAP). */
     readonly availability?: Availability
     readonly env?: Readonly<Record<string, string | undefined>>
@@ -53,11 +50,7 @@ export class Sandbox extends Context.Service<
     Layer.effect(
       Sandbox,
       Effect.gen(function* () {
-        const tmp = yield* Effect.acquireRelease(
-          Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "reins-sandbox-"))),
-          (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-        )
-        const profile = profileFor(options.config, { ...options.places, tmp })
+        const profile = profileFor(options.config, options.places)
         const availability: Availability =
           profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : (options.availability ?? probeBwrap(options.env))
         let told = false
@@ -113,7 +106,7 @@ export const explainBlocked = (output: string, profile: Profile): string | undef
   if (readOnlyHit) {
     const named = [...paths].slice(0, 5).join(", ")
     parts.push(
-      `the sandbox kept ${named || "a path"} read-only: commands may write only in ${profile.writable[0]} and /tmp` +
+      `the sandbox kept ${named || "a path"} read-only: commands may write only in ${profile.writable[0]}, ${profile.writable[1]} and package caches` +
         (profile.readOnly.length > 0 ? ` (not its git hooks, git config or reins config)` : "")
     )
   }

@@ -91,15 +91,24 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     expect(fs.existsSync(path.join(outside, "new.txt"))).toBe(false)
   })
 
-  test("the host's /tmp is not the command's: files there are neither seen nor touched", async () => {
-    const hostFile = path.join(os.tmpdir(), `reins-host-${process.pid}.txt`)
-    fs.writeFileSync(hostFile, "host")
+  test("/tmp is the host's (as the file tools see it), its sockets to programs outside are hidden", async () => {
+    const tmp = fs.realpathSync(os.tmpdir())
+    const shared = path.join(tmp, `reins-host-${process.pid}.txt`)
+    const x11 = path.join(tmp, ".X11-unix")
+    const made = !fs.existsSync(x11)
+    if (made) {
+      fs.mkdirSync(x11)
+      fs.writeFileSync(path.join(x11, "X0"), "")
+    }
     try {
-      const r = await run(`cat ${hostFile}; rm -f ${hostFile}; echo done`)
-      expect(r.output).toContain("No such file")
-      expect(fs.readFileSync(hostFile, "utf8")).toBe("host")
+      fs.writeFileSync(shared, "from the host")
+      const r = await run(`cat ${shared} && echo back > ${shared}.out && ls -A ${x11} | wc -l`, {}, {})
+      expect(r.output).toBe("from the host0\n")
+      expect(fs.readFileSync(`${shared}.out`, "utf8")).toBe("back\n")
     } finally {
-      fs.rmSync(hostFile, { force: true })
+      fs.rmSync(shared, { force: true })
+      fs.rmSync(`${shared}.out`, { force: true })
+      if (made) fs.rmSync(x11, { recursive: true, force: true })
     }
   })
 
@@ -250,7 +259,7 @@ describe("pure parts", () => {
   })
 
   test("explainBlocked names the read-only paths; ordinary failures are not blamed on the sandbox", () => {
-    const profile = { mode: "auto", network: "none", writable: ["/p"], readOnly: [], denyRead: [], tmp: "/t", visible: [], envPass: [] } as const
+    const profile = { mode: "auto", network: "none", writable: ["/p", "/tmp"], readOnly: [], denyRead: [], envPass: [] } as const
     expect(explainBlocked("touch: cannot touch '/etc/x': Read-only file system", profile)).toContain("/etc/x")
     expect(explainBlocked("rm: cannot remove '/var/a': Read-only file system", profile)).toContain("/var/a")
     expect(explainBlocked("curl: (6) Could not resolve host: example.com", profile)).toContain("no network")

@@ -1,3 +1,4 @@
+import { visible } from "./Terminal.ts"
 /** A count with thousands separators: `14,200`. */
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
 
@@ -37,6 +38,7 @@ export const cost = (dollars: number): string => {
 
 /** The first line of a text, cut to `max` characters with an ellipsis. */
 export const firstLine = (s: string, max = 120, ellipsis = "…"): string => {
-  const line = (s.split("\n")[0] ?? "").trimEnd()
+  // a command or an error message is shown, never acted on by the terminal
+  const line = visible((s.split("\n")[0] ?? "").trimEnd())
   return line.length > max ? `${line.slice(0, Math.max(0, max - ellipsis.length))}${ellipsis}` : line
 }

@@ -1,5 +1,6 @@
 import { Effect, Predicate } from "effect"
 import * as fs from "node:fs/promises"
+import * as fsSync from "node:fs"
 import * as os from "node:os"
 
 /**
@@ -54,6 +55,39 @@ const parseStat = (text: string): Stat | undefined => {
   const start = Number(fields[19])
   return Number.isInteger(pgrp) && Number.isInteger(session) && Number.isInteger(start) ? { state: fields[0] ?? "", pgrp, session, start } : undefined
 }
+
+/** Whether a process of group `pgid` is still running (a zombie is dead already); false where there is no /proc. */
+export const groupRunning = (pgid: number): boolean => {
+  let entries: Array<string>
+  try {
+    entries = fsSync.readdirSync("/proc")
+  } catch {
+    return false
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = parseStat(fsSync.readFileSync(`/proc/${entry}/stat`, "utf8"))
+      if (stat?.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false
+}
+
+/**
+ * Resolves once no process of group `pgid` runs, or after `limitMs`: a killed process closes its files
+ * before it has finished exiting (a sandbox's pid namespace is torn down after its init dies), so the
+ * end of its output is not yet the end of the process.
+ */
+export const groupGone = (pgid: number | undefined, limitMs: number) =>
+  new Promise<void>((resolve) => {
+    if (pgid === undefined) return resolve()
+    const deadline = Date.now() + limitMs
+    const poll = () => (!groupRunning(pgid) || Date.now() >= deadline ? resolve() : setTimeout(poll, 2))
+    poll()
+  })
 
 const readText = (file: string) =>
   Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(

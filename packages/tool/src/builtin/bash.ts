@@ -7,7 +7,7 @@ import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
 import { Sandbox } from "@reins/sandbox"
 import { define, render, ToolError } from "../Tool.ts"
-import { identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
+import { groupGone, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
@@ -105,7 +105,12 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
       // what the dying command still writes is read and dropped, so its pipes reach their end
       child.stdout.resume()
       child.stderr.resume()
-      return Effect.promise(() => closed.promise).pipe(Effect.timeoutOption(KILL_WAIT_MS), Effect.asVoid)
+      // its output ended; then until no process of the group is still exiting (not on the Effect clock: a test's TestClock does not move it)
+      return Effect.promise(() => closed.promise).pipe(
+        Effect.timeoutOption(KILL_WAIT_MS),
+        Effect.andThen(Effect.promise(() => groupGone(child.pid, KILL_WAIT_MS))),
+        Effect.asVoid
+      )
     })
   })
 
