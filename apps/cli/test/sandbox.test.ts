@@ -107,6 +107,17 @@ describe.skipIf(process.platform !== "linux")("the sandbox under reins run --yol
     expect(fs.existsSync(path.join(outside, "kept.txt"))).toBe(true)
   })
 
+  test("hook commands run in the sandbox too: a formatter writes in the project, not outside; keys are not passed", async () => {
+    fs.writeFileSync(path.join(outside, "hook-victim.txt"), "keep me")
+    const p = await setup([{ toolCalls: [{ name: "write", arguments: { filePath: "a.txt", content: "x\n" } }] }, { text: "done" }])
+    const hook = `echo "formatted k=$ANTHROPIC_API_KEY" >> "$FILE"; rm -f ${outside}/hook-victim.txt`
+    editConfig(p, (c) => ({ ...c, hooks: { "tool.after": [{ command: hook, match: "write" }] } }))
+    const r = await reins(["run", "--yolo", "write"], { ...p, env: { ...p.env, ANTHROPIC_API_KEY: "SECRET_VALUE_9" } })
+    expect(r.code).toBe(0)
+    expect(fs.readFileSync(path.join(p.cwd, "a.txt"), "utf8")).toBe("x\nformatted k=\n")
+    expect(fs.readFileSync(path.join(outside, "hook-victim.txt"), "utf8")).toBe("keep me")
+  })
+
   test("mode required without bubblewrap: nothing runs, and the model and the user are told what to do", async () => {
     const p = await setup(bash("touch ran.txt"))
     editConfig(p, (c) => ({ ...c, sandbox: { mode: "required" } }))

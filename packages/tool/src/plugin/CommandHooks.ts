@@ -1,8 +1,9 @@
-import { Effect, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { HomeDir, type CommandHookConfig, type HooksConfig } from "@reins/domain"
 import { Permission, scanBash } from "@reins/permission"
+import { Sandbox } from "@reins/sandbox"
 import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
 import { killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
@@ -62,9 +63,19 @@ export interface HookOutcome {
 }
 
 /** Runs `sh -c command` in its own process group; the group is killed at the timeout or on interrupt. */
-export const runHookCommand = (command: string, cwd: string, timeoutMs: number, vars: Record<string, string> = {}) =>
+export const runHookCommand = (
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  vars: Record<string, string> = {},
+  launch: { readonly file: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string | undefined>> } = {
+    file: "/bin/sh",
+    args: ["-c", command],
+    env: { ...process.env, ...vars }
+  }
+) =>
   Effect.callback<HookOutcome>((resume) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...vars } })
+    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: launch.env })
     let output = ""
     const collect = (b: Buffer) => {
       if (output.length < OUTPUT_LIMIT) output += b.toString("utf8")
@@ -124,6 +135,8 @@ export const commandHooks = (config: HooksConfig | undefined) =>
     if (listed.length === failed.length) return { hooks: [] as ReadonlyArray<ToolHook>, failed }
     const permission = yield* Permission
     const home = yield* HomeDir
+    // the runtime's OS sandbox, as the layer is built (a hook runs inside the tool pipeline's context, not the runtime's)
+    const sandbox = yield* Effect.serviceOption(Sandbox)
     const reported = new Set<string>()
     const denied = (name: string, command: string, call: HookCall) =>
       Effect.gen(function* () {
@@ -151,7 +164,17 @@ export const commandHooks = (config: HooksConfig | undefined) =>
           for (const file of files.length > 0 ? files : [undefined]) {
             const scanned = expand(hook.command, call, file)
             if (scanned === undefined || (yield* denied(name, scanned, call))) continue
-            const outcome = yield* runHookCommand(hook.command, call.cwd, timeout, variables(call, file))
+            // in the OS sandbox, as the agent's own commands (the file names it passes come from the model)
+            const vars = variables(call, file)
+            const launch = Option.isSome(sandbox)
+              ? yield* Effect.result(sandbox.value.wrap("/bin/sh", ["-c", hook.command], { cwd: call.cwd, env: { ...process.env, ...vars } }))
+              : undefined
+            const outcome: HookOutcome =
+              launch === undefined
+                ? yield* runHookCommand(hook.command, call.cwd, timeout, vars)
+                : Result.isSuccess(launch)
+                  ? yield* runHookCommand(hook.command, call.cwd, timeout, vars, launch.success)
+                  : { code: null, output: launch.failure.message, timedOut: false }
             outcomes.push(outcome)
             // a tool.before hook that refuses one file refuses the call: the rest need not run
             if (phase === "before" && outcome.code !== 0) break
