@@ -27,6 +27,7 @@ import {
   type Token
 } from "./ScanState.ts"
 import { isName, literal, resolve } from "./Words.ts"
+import { withoutGlobalOptions } from "./GlobalOptions.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
 import { codeFiles, configCode, gitConfigWrite, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
 
@@ -272,9 +273,11 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
   }
   const suffix = redirects.map((r) => ` ${redirectText(r)}`).join("")
   layer(st, tokens, suffix, fed || stdin || st.stdinFed, found, depth)
+  // `git -C . push`: judged as `git push` too, so a rule naming the subcommand applies
+  const bare = found.patterns.flatMap(withoutGlobalOptions)
   const key = add(st, {
     permission: "bash",
-    patterns: unique(found.patterns),
+    patterns: unique([...found.patterns, ...bare]),
     // an opaque command is granted exactly as written, never as a prefix
     always: unique(found.opaque ? found.patterns : found.always),
     ...(found.opaque ? { opaque: found.opaque } : {}),
