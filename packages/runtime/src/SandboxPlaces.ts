@@ -1,5 +1,5 @@
-// The places the OS sandbox needs for a project: the directory reins runs in (writable) and its
-// repository's .git (commits from a subdirectory write there), and the files the `read` rules deny
+// The places the OS sandbox needs for a project: the directory reins runs in (writable), its
+// repository (whose .git a commit from a subdirectory writes), and the files the `read` rules deny
 // (`"*.env": "deny"`), hidden from commands as they are from the read tool.
 import { projectRoot } from "@reins/domain"
 import { check, type Rule } from "@reins/permission"
@@ -46,13 +46,13 @@ export const sandboxLayer = (options: {
   readonly env: Readonly<Record<string, string | undefined>>
 }) => {
   const repository = projectRoot(options.cwd)
-  const gitDir = path.join(repository, ".git")
-  const writable = [...(options.config?.writable ?? []), ...(repository !== options.cwd && fs.existsSync(gitDir) ? [gitDir] : [])]
   return Sandbox.layer({
     env: options.env,
-    config: { ...options.config, writable },
+    config: options.config,
     places: {
       project: options.cwd,
+      // from a subdirectory, the repository's .git is writable too (a commit writes there), its hooks and config not
+      ...(repository !== options.cwd ? { repository } : {}),
       home: options.home,
       dataDir: options.dataDir,
       denyRead: readDeniedFiles(options.cwd, options.rules),

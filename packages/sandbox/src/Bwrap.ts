@@ -16,7 +16,7 @@ const isDirectory = (p: string) => {
 }
 
 /** bubblewrap's arguments (before the command's own) for running in `cwd` under `profile`. */
-export const bwrapArgs = (profile: Profile, cwd: string): Array<string> => {
+export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Array<string> => {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
   if (profile.network === "none") args.push("--unshare-net")
   for (const dir of profile.writable) args.push("--bind", dir, dir)
@@ -25,6 +25,7 @@ export const bwrapArgs = (profile: Profile, cwd: string): Array<string> => {
     if (isDirectory(p)) args.push("--tmpfs", p, "--remount-ro", p)
     else args.push("--ro-bind", "/dev/null", p)
   }
+  if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd))
   args.push("--chdir", cwd, "--")
   return args
 }

@@ -3,7 +3,10 @@
 // the config passes its name through (`sandbox.env.pass`).
 
 const SECRET_NAME =
-  /(_KEY|_KEYS|_TOKEN|_TOKENS|_SECRET|_SECRETS|PASSWORD|PASSWD|_PASS|CREDENTIAL|CREDENTIALS|_AUTH|_COOKIE|APIKEY|ACCESS_KEY_ID)$|PASSWORD|SECRET|^(SSH_AUTH_SOCK|GPG_AGENT_INFO|GNUPGHOME|KRB5CCNAME|DATABASE_URL|REDIS_URL|MONGODB_URI|NPM_CONFIG__AUTH)$/i
+  /(_KEY|_KEYS|_TOKEN|_TOKENS|_SECRET|_SECRETS|PASSWORD|PASSWD|_PASS|_PAT|CREDENTIAL|CREDENTIALS|_COOKIE|APIKEY|ACCESS_KEY_ID|_DSN|_JWT|_JWT_V2|_WEBHOOK_URL|_CONNECTION_STRING)$|PASSWORD|SECRET|TOKEN(?!IZER)|PASSPHRASE|SESSION|AUTH(?!OR)|^(SSH_AUTH_SOCK|GPG_AGENT_INFO|GNUPGHOME|KRB5CCNAME|DATABASE_URL|REDIS_URL|MONGODB_URI|POSTGRES_URL|AMQP_URL|DOCKER_AUTH_CONFIG|VSCODE_GIT_IPC_HANDLE|GH_PAT|GITHUB_PAT|BW_SESSION)$|^(OP_SESSION_|TF_TOKEN_|BUNDLE_)/i
+
+/** A value that carries credentials in a URL (`https://user:pass@host`), whatever its variable's name. */
+const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i
 
 /** Whether a variable's name says it holds a secret. */
 export const isSecretName = (name: string) => SECRET_NAME.test(name)
@@ -18,7 +21,7 @@ export const scrubEnv = (env: Readonly<Record<string, string | undefined>>, pass
   const removed: Array<string> = []
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
-    if (isSecretName(name) && !passes(name)) removed.push(name)
+    if ((isSecretName(name) || CREDENTIAL_URL.test(value)) && !passes(name)) removed.push(name)
     else out[name] = value
   }
   return { env: out, removed: removed.sort() }

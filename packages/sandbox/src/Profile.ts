@@ -58,7 +58,34 @@ export const SECRET_PLACES = [
   "Library/Application Support/Firefox",
   "Library/Keychains",
   "snap/firefox",
-  "snap/chromium"
+  "snap/chromium",
+  // tokens other tools keep in files
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".config/git/credentials",
+  ".pgpass",
+  ".my.cnf",
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".cache/huggingface/token",
+  ".huggingface/token",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".terraform.d/credentials.tfrc.json",
+  ".vault-token",
+  ".config/containers/auth.json",
+  ".yarnrc.yml",
+  ".1password",
+  ".config/github-copilot",
+  ".config/reins",
+  ".bash_history",
+  ".zsh_history",
+  ".python_history",
+  ".psql_history",
+  ".mysql_history",
+  ".node_repl_history",
+  ".lesshst"
 ]
 
 /**
@@ -76,6 +103,38 @@ const SOCKET_PLACES = (tmp: string) => {
     .filter((n) => /^(\.X11-unix|\.ICE-unix|\.XIM-unix|\.font-unix|tmux-\d+|ssh-[\w.-]+|screen|\.s\.PGSQL\.\d+.*|systemd-private-.*)$/.test(n))
     .map((n) => path.join(tmp, n))
 }
+
+/** The system's sockets that start or control programs outside (docker, the system bus, systemd, podman). */
+const SYSTEM_SOCKETS = [
+  "/run/docker.sock",
+  "/var/run/docker.sock",
+  "/run/dbus",
+  "/var/run/dbus",
+  "/run/systemd/private",
+  "/run/podman",
+  "/run/containerd",
+  "/run/snapd.socket"
+]
+
+const isDirectory = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** The entries of a directory, as paths (none when it is not there). */
+const children = (dir: string) => {
+  try {
+    return fs.readdirSync(dir).map((n) => path.join(dir, n))
+  } catch {
+    return []
+  }
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
 
 /** Package managers' caches under home: writable, so installs work inside the sandbox. */
 export const CACHE_PLACES = [".cache", ".npm", ".bun/install/cache", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches"]
@@ -103,6 +162,8 @@ const real = (p: string) => {
 export interface Places {
   /** The project root: writable. */
   readonly project: string
+  /** The root of the git repository the project is in, when it is not the project itself (its .git is writable then). */
+  readonly repository?: string
   readonly home: string
   /** The temp directory commands may write (the host's, as the file tools see it); default os.tmpdir(). */
   readonly tmp?: string
@@ -119,28 +180,48 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
   const project = real(places.project)
   const home = places.home
   const tmp = real(places.tmp ?? os.tmpdir())
+  const network = config?.network?.mode ?? "none"
+  const repositories = [...new Set([project, ...(places.repository !== undefined ? [real(places.repository)] : [])])]
+  const gitDirs = repositories.map((r) => path.join(r, ".git")).filter(isDirectory)
   const writable = [
     project,
     tmp,
-    ...CACHE_PLACES.map((p) => path.join(home, p)).filter(exists),
+    ...gitDirs,
+    // package caches: writable only with the network on (without it nothing is downloaded), as what is in them runs later
+    ...(network === "all" ? CACHE_PLACES.map((p) => path.join(home, p)).filter(exists) : []),
     ...(config?.writable ?? []).map((p) => expand(p, home, project)).filter(exists)
   ].map(real)
-  // the repository's hooks and reins's own config run code later, outside any sandbox: read-only even in the project
-  const readOnly = [".git/hooks", ".git/config", ".reins", "reins.json", "reins.jsonc"].map((p) => path.join(project, p)).filter(exists)
+  // what git and reins run later, outside any sandbox: read-only even inside the writable places
+  const readOnly = [
+    ...gitDirs.flatMap((git) => [
+      ...["hooks", "config", "config.worktree", "commondir", "info/attributes"].map((p) => path.join(git, p)),
+      ...children(path.join(git, "modules")).flatMap((m) => [path.join(m, "hooks"), path.join(m, "config")]),
+      ...children(path.join(git, "worktrees")).flatMap((w) => [path.join(w, "config.worktree"), path.join(w, "commondir")])
+    ]),
+    ...[".reins", "reins.json", "reins.jsonc"].map((p) => path.join(project, p)),
+    // a project that holds the home directory: its dotfiles (shell start-up, ~/.config) stay read-only
+    ...(isWithin(home, project) ? children(home).filter((p) => path.basename(p).startsWith(".") && !CACHE_PLACES.includes(path.basename(p))) : [])
+  ]
+    .filter(exists)
+    .map(real)
   const denyRead = [
     ...SECRET_PLACES.map((p) => path.join(home, p)),
-    ...["auth.json", "trust.json", "servers"].map((p) => path.join(places.dataDir, p)),
+    ...["auth.json", "trust.json", "servers", "reins.db", "reins.db-wal", "reins.db-shm"].map((p) => path.join(places.dataDir, p)),
     ...SOCKET_PLACES(tmp),
     // the user's runtime dir: the session bus (which can start programs outside), agents' sockets
     ...(places.runtimeDir !== undefined ? [places.runtimeDir] : []),
+    ...SYSTEM_SOCKETS,
     ...(config?.deny_read ?? []).map((p) => expand(p, home, project)),
     ...(places.denyRead ?? [])
-  ].filter(exists)
+  ]
+    .filter(exists)
+    // a symlinked ~/.ssh is hidden where it points (a mount on the link itself fails)
+    .map(real)
   return {
     mode: config?.mode ?? "auto",
-    network: config?.network?.mode ?? "none",
+    network,
     writable: [...new Set(writable)],
-    readOnly,
+    readOnly: [...new Set(readOnly)],
     denyRead: [...new Set(denyRead)],
     envPass: config?.env?.pass ?? []
   }

