@@ -62,7 +62,7 @@ const runOnce = async (name: string, cmd: (url: string) => Array<string>): Promi
   const p = project(server.url)
   // A model with a context far beyond what 300 echoes fill: no compaction, no pruning pressure.
   fs.writeFileSync(
-    path.join(p.cwd, "reins.json"),
+    p.configFile,
     JSON.stringify({
       model: "local/scripted",
       provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 2_000_000, output: 8_000 } } } }

@@ -80,14 +80,14 @@ const timeToFirstRequest = async (row: Row) => {
   const server = await startScriptedServer([{ text: "ok" }], { keepBodies: false })
   const p = project(server.url)
   try {
-    const file = path.join(p.cwd, "reins.json")
-    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), ...row.config }))
+    // the row's extensions as the project's (what a trusted project loads); the scripted model is in the user's config
+    fs.writeFileSync(path.join(p.cwd, "reins.json"), JSON.stringify(row.config))
     for (const [name, text] of Object.entries(row.files ?? {})) {
       fs.mkdirSync(path.dirname(path.join(p.cwd, name)), { recursive: true })
       fs.writeFileSync(path.join(p.cwd, name), text)
     }
     const start = performance.now()
-    const proc = Bun.spawn([BIN, "run", "hello"], { cwd: p.cwd, env: p.env, stdout: "pipe", stderr: "pipe" })
+    const proc = Bun.spawn([BIN, "run", "--trust", "hello"], { cwd: p.cwd, env: p.env, stdout: "pipe", stderr: "pipe" })
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
     await proc.exited
     const first = server.requests[0]

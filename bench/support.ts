@@ -37,8 +37,11 @@ export const project = (url: string) => {
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-")))
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-data-"))
   execFileSync("git", ["init", "-q"], { cwd })
+  // the scripted model in the user's own config (HOME is the data dir): a project's provider would need trust
+  const configFile = path.join(dataDir, ".config", "reins", "reins.json")
+  fs.mkdirSync(path.dirname(configFile), { recursive: true })
   fs.writeFileSync(
-    path.join(cwd, "reins.json"),
+    configFile,
     JSON.stringify({
       model: "local/scripted",
       provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
@@ -48,6 +51,7 @@ export const project = (url: string) => {
   return {
     cwd,
     dataDir,
+    configFile,
     env,
     cleanup: () => {
       fs.rmSync(cwd, { recursive: true, force: true })

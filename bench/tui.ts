@@ -36,7 +36,7 @@ const server = startStreamServer()
 const proj = project(server.url)
 const pointAt = (url: string) =>
   fs.writeFileSync(
-    path.join(proj.cwd, "reins.json"),
+    proj.configFile,
     JSON.stringify({
       model: "local/scripted",
       provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
