@@ -15,6 +15,8 @@ export interface Launch {
   readonly env: Readonly<Record<string, string>>
   /** Whether it runs inside the sandbox. */
   readonly sandboxed: boolean
+  /** Files to open read-only and hand to the program as fd 3, 4, … (the seccomp filter, for bwrap). */
+  readonly readFds?: ReadonlyArray<string>
 }
 
 /** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
@@ -76,12 +78,10 @@ export class Sandbox extends Context.Service<
               }
               return { file, args, env, sandboxed: false }
             }
-            // the seccomp filter reaches bwrap as fd 3, opened by a shell on the way (spawn passes no extra fds here)
+            // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds)
             const filter = seccomp()
-            const bwrap = [availability.bwrap, ...bwrapArgs(profile, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
-            return filter === undefined
-              ? { file: bwrap[0]!, args: bwrap.slice(1), env, sandboxed: true }
-              : { file: "/bin/sh", args: ["-c", 'f=$1; shift; exec "$@" 3<"$f"', "sh", filter, ...bwrap], env, sandboxed: true }
+            const wrapped = [...bwrapArgs(profile, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
+            return { file: availability.bwrap, args: wrapped, env, sandboxed: true, ...(filter === undefined ? {} : { readFds: [filter] }) }
           })
         return Sandbox.of({
           status: { mode: profile.mode, availability, profile },

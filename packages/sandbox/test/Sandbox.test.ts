@@ -34,12 +34,15 @@ afterAll(() => {
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ANTHROPIC_API_KEY: "sk-ant-user", GITHUB_TOKEN: "ghp_user", LANG: "C" }
 
-const spawned = (file: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>) =>
+const spawned = (file: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string> = []) =>
   new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(file, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
+    // the launch's files as fd 3, 4, … (the seccomp filter), as the bash tool hands them over
+    const fds = readFds.map((f) => fs.openSync(f, "r"))
+    const child = spawn(file, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe", ...fds] })
+    for (const fd of fds) fs.closeSync(fd)
     const chunks: Array<Buffer> = []
-    child.stdout.on("data", (b: Buffer) => chunks.push(b))
-    child.stderr.on("data", (b: Buffer) => chunks.push(b))
+    child.stdout?.on("data", (b: Buffer) => chunks.push(b))
+    child.stderr?.on("data", (b: Buffer) => chunks.push(b))
     child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8") }))
   })
 
@@ -50,7 +53,7 @@ const run = (script: string, config: SandboxConfig = {}, options: { cwd?: string
       const sandbox = yield* Sandbox
       const launch = yield* sandbox.wrap("/bin/bash", ["-c", `exec 2>&1; ${script}`], { cwd: options.cwd ?? project, env })
       // not spawnSync: a test's server in this process must go on answering
-      const r = yield* Effect.promise(() => spawned(launch.file, launch.args, options.cwd ?? project, launch.env))
+      const r = yield* Effect.promise(() => spawned(launch.file, launch.args, options.cwd ?? project, launch.env, launch.readFds))
       return { code: r.code, output: r.output, sandboxed: launch.sandboxed, explained: sandbox.explain(r.output) }
     }).pipe(
       Effect.provide(
@@ -219,7 +222,7 @@ describe.skipIf(!linux || !available.available)("what an attack on it found", ()
     Effect.runPromise(
       Effect.gen(function* () {
         const launch = yield* (yield* Sandbox).wrap("/bin/bash", ["-c", `exec 2>&1; ${script}`], { cwd, env })
-        return yield* Effect.promise(() => spawned(launch.file, launch.args, cwd, launch.env))
+        return yield* Effect.promise(() => spawned(launch.file, launch.args, cwd, launch.env, launch.readFds))
       }).pipe(Effect.provide(layerAt(places, config)), Effect.scoped)
     )
   const base = fs.realpathSync(fs.mkdtempSync("/var/tmp/reins-sandbox-attack-"))

@@ -1,5 +1,5 @@
 import { Deferred, Effect, Option, Schema } from "effect"
-import { spawn } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
@@ -51,6 +51,24 @@ export interface Spawn {
   readonly file: string
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Files opened read-only and handed over as fd 3, 4, … (the sandbox's seccomp filter). */
+  readonly readFds?: ReadonlyArray<string>
+}
+
+/** Spawns `launch` detached with piped stdio and its `readFds` as fd 3, 4, … (closed here once the child has them). */
+export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore") => {
+  const fds = (launch.readFds ?? []).map((file) => fs.openSync(file, "r"))
+  try {
+    // stdout and stderr are pipes; stdin is one when asked for (the hooks' is /dev/null)
+    return spawn(launch.file, [...launch.args], {
+      cwd,
+      detached: true,
+      stdio: [stdin, "pipe", "pipe", ...fds],
+      env: launch.env
+    }) as ChildProcessWithoutNullStreams
+  } finally {
+    for (const fd of fds) fs.closeSync(fd)
+  }
 }
 
 /** The shell reading `command` from stdin, in the user's environment (the sandbox wraps this). */
@@ -74,7 +92,7 @@ export const shellSpawn = (command: string): Spawn => ({
 export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void, launch: Spawn = shellSpawn(command)) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"], env: launch.env })
+    const child = spawnLaunch(launch, cwd, "pipe")
     // A shell that dies before reading all of it closes the pipe (EPIPE): its exit says why.
     child.stdin.on("error", () => {})
     child.stdin.end(command)

@@ -1,10 +1,10 @@
 import { Effect, Option, Result } from "effect"
-import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { HomeDir, type CommandHookConfig, type HooksConfig } from "@reins/domain"
 import { Permission, scanBash } from "@reins/permission"
 import { Sandbox } from "@reins/sandbox"
 import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
+import { type Spawn, spawnLaunch } from "../builtin/bash.ts"
 import { killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
 import { isRecord } from "./Values.ts"
@@ -68,14 +68,10 @@ export const runHookCommand = (
   cwd: string,
   timeoutMs: number,
   vars: Record<string, string> = {},
-  launch: { readonly file: string; readonly args: ReadonlyArray<string>; readonly env: Readonly<Record<string, string | undefined>> } = {
-    file: "/bin/sh",
-    args: ["-c", command],
-    env: { ...process.env, ...vars }
-  }
+  launch: Spawn = { file: "/bin/sh", args: ["-c", command], env: { ...process.env, ...vars } }
 ) =>
   Effect.callback<HookOutcome>((resume) => {
-    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: launch.env })
+    const child = spawnLaunch(launch, cwd, "ignore")
     let output = ""
     const collect = (b: Buffer) => {
       if (output.length < OUTPUT_LIMIT) output += b.toString("utf8")
