@@ -1,4 +1,5 @@
-import { harmlessProgram, plainSsh } from "./Opaque.ts"
+import { harmlessProgram } from "./GitCode.ts"
+import { plainSsh } from "./Opaque.ts"
 
 /**
  * Environment variables that make programs run code no command line shows: a pager, an editor, a

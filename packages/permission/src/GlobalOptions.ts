@@ -90,6 +90,9 @@ const VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   "./gradlew": new Set(["-p", "--project-dir", "-b", "--build-file", "-D", "-P", "-x", "--exclude-task"])
 }
 
+/** The options `program` takes before its subcommand that take a separate value (`git -C dir`); empty when it has no table. */
+export const valueOptions = (program: string): ReadonlySet<string> => VALUE_OPTIONS[program] ?? new Set()
+
 const isOption = (program: string, word: string) => word.startsWith("-") || (program === "cargo" && word.startsWith("+"))
 
 /**

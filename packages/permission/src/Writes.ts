@@ -1,3 +1,4 @@
+import { valueOptions } from "./GlobalOptions.ts"
 import { isInterpreter } from "./Wrappers.ts"
 
 /**
@@ -78,8 +79,8 @@ const WRITERS = new Set([
   "git"
 ])
 
-// git options that take a separate value before the subcommand (`git -C dir config …`)
-const GIT_VALUE_OPTIONS = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix"])
+// git options that take a separate value before the subcommand (`git -C dir config …`): GlobalOptions' table
+const GIT_VALUE_OPTIONS = valueOptions("git")
 // `git config` forms that only read
 const GIT_CONFIG_READS = /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--show-origin|--show-scope|--name-only|get|list)$/
 

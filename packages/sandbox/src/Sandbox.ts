@@ -22,16 +22,9 @@ export interface Launch {
 /** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
 export class SandboxUnavailable extends Schema.TaggedError<SandboxUnavailable>()("SandboxUnavailable", { message: Schema.String }) {}
 
-export interface SandboxStatus {
-  readonly mode: Profile["mode"]
-  readonly availability: Availability
-  readonly profile: Profile
-}
-
 export class Sandbox extends Context.Service<
   Sandbox,
   {
-    readonly status: SandboxStatus
     /** How to run `file args` in `cwd` with `env`. */
     wrap(
       file: string,
@@ -54,8 +47,12 @@ export class Sandbox extends Context.Service<
       Sandbox,
       Effect.gen(function* () {
         const profile = profileFor(options.config, options.places)
-        const availability: Availability =
-          profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : (options.availability ?? probeBwrap(options.env))
+        // probed at the first command, not while the runtime starts (a run that runs no command pays nothing)
+        let probed: Availability | undefined = profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : options.availability
+        const availabilityNow = () => {
+          probed ??= probeBwrap(options.env)
+          return probed
+        }
         let told = false
         const seccomp = seccompFile(options.places.dataDir)
         const wrap = (
@@ -66,6 +63,7 @@ export class Sandbox extends Context.Service<
           Effect.gen(function* () {
             if (profile.mode === "off") return { file, args, env: definedOnly(launch.env), sandboxed: false }
             const { env } = scrubEnv(launch.env, profile.envPass)
+            const availability = availabilityNow()
             if (!availability.available) {
               if (profile.mode === "required") {
                 return yield* new SandboxUnavailable({
@@ -84,9 +82,9 @@ export class Sandbox extends Context.Service<
             return { file: availability.bwrap, args: wrapped, env, sandboxed: true, ...(filter === undefined ? {} : { readFds: [filter] }) }
           })
         return Sandbox.of({
-          status: { mode: profile.mode, availability, profile },
           wrap,
-          explain: (output) => (availability.available ? explainBlocked(output, profile) : undefined)
+          // only a sandboxed command's output is explained, so the probe has run by then
+          explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
         })
       })
     )
