@@ -31,9 +31,16 @@ describe.skipIf(process.platform !== "linux")("the sandbox under reins run --yol
     expect(r.code).toBe(0)
     expect(fs.readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("keep me")
     expect(fs.existsSync(path.join(outside, "new.txt"))).toBe(false)
+    // the scan names the writes outside: lifting the sandbox for them is asked, and --yolo asks nothing: refused, not run
     const result = lastToolResult(p.server.requests)
-    expect(result).toContain("Blocked by reins's sandbox")
-    expect(result).toContain(`${outside}/`)
+    expect(result).toContain(`to write ${outside}`)
+    expect(result).toContain("--yolo lifts no part of the sandbox")
+    expect(result).toContain("it was not run")
+    // a write the scan cannot see runs, and the sandbox stops it: the model is told which path
+    const hidden = await setup(bash(`f=victim; d=$(printf %s ${outside}); rm -f "$d/$f.txt" || true; cd "$d" && echo x > new2.txt`))
+    expect((await reins(["run", "--yolo", "clean up"], hidden)).code).toBe(0)
+    expect(fs.readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("keep me")
+    expect(lastToolResult(hidden.server.requests)).toContain("Blocked by reins's sandbox")
     const q = await setup(bash("rm mine.txt && echo made > made.txt"))
     fs.writeFileSync(path.join(q.cwd, "mine.txt"), "x")
     expect((await reins(["run", "--yolo", "clean up"], q)).code).toBe(0)

@@ -194,16 +194,23 @@ export const checkProtected = (protect: ReadonlyArray<Protected>, request: Pick<
   return { action: "allow" }
 }
 
+/** Why a command that needs more than the OS sandbox gives was not run, and what to do instead. */
+const sandboxRefused = (pattern: string, because: string) =>
+  `The command needs ${pattern.startsWith("network") ? "the network" : `to write ${pattern.replace(/^write /, "")}`}, beyond reins's OS sandbox, and ${because}: it was not run. ` +
+  `Do the task without it if you can; otherwise tell the user what you need and why (they can allow it: a "sandbox" rule in reins.json's "permission", such as {"sandbox": {"${pattern}": "allow"}}, or the "sandbox" settings).`
+
 const denied = (permission: string, pattern: string, why?: string) =>
   new PermissionError({
     reason: "denied",
     permission,
     pattern,
     message:
-      why === undefined
-        ? `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
-        : `Editing "${pattern}" needs the user's approval (${why}), and --yolo approves nothing of the kind: it was not done. ` +
-          "Do not retry it or work around it (through bash, another path or a link); tell the user what you wanted to change and why."
+      permission === "sandbox"
+        ? sandboxRefused(pattern, "the permission rules deny lifting it (--yolo lifts no part of the sandbox; only --sandbox off does)")
+        : why === undefined
+          ? `The user's permission rules deny ${permission} for "${pattern}". Do not retry it; choose a different approach.`
+          : `Editing "${pattern}" needs the user's approval (${why}), and --yolo approves nothing of the kind: it was not done. ` +
+            "Do not retry it or work around it (through bash, another path or a link); tell the user what you wanted to change and why."
   })
 
 type By = "user" | "policy" | "rule"
@@ -362,12 +369,14 @@ export class Permission extends Context.Service<
             : by === "policy" && asked.why
               ? `Editing "${pattern}" needs the user's approval (${asked.why}), and nobody answered (non-interactive): it was not done. ` +
                 "Do not retry it or work around it; tell the user what you wanted to change and why."
-              : by === "policy"
-                ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
-                  `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
-                : answer.message
-                  ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
-                  : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
+              : by === "policy" && info.permission === "sandbox"
+                ? sandboxRefused(pattern, "nobody answered the question (non-interactive policy: deny)")
+                : by === "policy"
+                  ? `Permission for ${info.permission} on "${pattern}" needs approval, and nobody answered (non-interactive policy: deny). ` +
+                    `Do not retry it; find another way or tell the user to re-run with --permission allow or an allow rule in reins.json.`
+                  : answer.message
+                    ? `The user rejected this ${info.permission} call with this message: ${answer.message}`
+                    : `The user rejected permission for ${info.permission} on "${pattern}". Do not retry it; ask the user how to proceed.`
         return new PermissionError({ reason: "rejected", permission: info.permission, pattern, message })
       }
 

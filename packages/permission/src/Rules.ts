@@ -9,9 +9,13 @@ export interface Rule {
   readonly action: Action
 }
 
-/** Defaults: everything allowed except loops, paths outside the worktree and `.env` reads. */
+/**
+ * Defaults: everything allowed except loops, paths outside the worktree, `.env` reads and lifting
+ * the OS sandbox for a command (`sandbox`: `network <host>`, `write <dir>`).
+ */
 export const defaultRules: ReadonlyArray<Rule> = [
   { permission: "*", pattern: "*", action: "allow" },
+  { permission: "sandbox", pattern: "*", action: "ask" },
   { permission: "doom_loop", pattern: "*", action: "ask" },
   { permission: "external_directory", pattern: "*", action: "ask" },
   { permission: "read", pattern: "*.env", action: "ask" },
@@ -57,12 +61,21 @@ export interface Decision {
   readonly rule?: Rule
 }
 
+/**
+ * Permissions that only a rule naming them allows: lifting the OS sandbox for a command is allowed
+ * by a `sandbox` rule, not by `"permission": "allow"` (which allows tools); a wildcard still denies or asks.
+ */
+const NAMED_ONLY = new Set(["sandbox"])
+
+const reaches = (rule: Rule, permission: string) =>
+  NAMED_ONLY.has(permission) && rule.action === "allow" ? rule.permission === permission : match(permission, rule.permission)
+
 /** Last matching rule wins (or any deny, in deny-wins mode); no match means ask. */
 export const evaluate = (rules: ReadonlyArray<Rule>, permission: string, subject: string, mode: Mode = "last-match"): Decision => {
   let last: Rule | undefined
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i]!
-    if (!match(permission, rule.permission) || !match(subject, rule.pattern)) continue
+    if (!reaches(rule, permission) || !match(subject, rule.pattern)) continue
     if (mode === "last-match") return { action: rule.action, rule }
     if (rule.action === "deny") return { action: "deny", rule }
     last ??= rule

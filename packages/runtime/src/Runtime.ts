@@ -161,7 +161,13 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   }
   const spillWrites = patternsUnder(spillRoots).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
   const rules = yolo
-    ? [...defaultRules, { permission: "*", pattern: "*", action: "allow" as const }, ...spillWrites]
+    ? // --yolo allows every tool and lifts no part of the OS sandbox (`--sandbox off` does that)
+      [
+        ...defaultRules,
+        { permission: "*", pattern: "*", action: "allow" as const },
+        { permission: "sandbox", pattern: "*", action: "deny" as const },
+        ...spillWrites
+      ]
     : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
   // the built-in agents, those of ~/.config/reins/agents and .reins/agents, and `agent.<name>` (T19)
   const trusted = options.project?.trusted ?? true

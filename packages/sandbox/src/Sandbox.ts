@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
+import { type Escalation, escalationFor, grantedProfile, type Want } from "./Escalation.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
@@ -29,8 +30,18 @@ export class Sandbox extends Context.Service<
     wrap(
       file: string,
       args: ReadonlyArray<string>,
-      options: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> }
+      options: {
+        readonly cwd: string
+        readonly env: Readonly<Record<string, string | undefined>>
+        /** What the user granted this command beyond the profile (see `escalation`). */
+        readonly grant?: Escalation
+      }
     ): Effect.Effect<Launch, SandboxUnavailable>
+    /**
+     * What a command that wants `want` would need beyond the profile, to ask the user for; undefined
+     * when nothing (the profile allows it, or commands run without a sandbox here).
+     */
+    escalation(want: Want): Escalation | undefined
     /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
     explain(output: string): string | undefined
   }
@@ -58,7 +69,7 @@ export class Sandbox extends Context.Service<
         const wrap = (
           file: string,
           args: ReadonlyArray<string>,
-          launch: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> }
+          launch: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>>; readonly grant?: Escalation }
         ) =>
           Effect.gen(function* () {
             if (profile.mode === "off") return { file, args, env: definedOnly(launch.env), sandboxed: false }
@@ -78,11 +89,13 @@ export class Sandbox extends Context.Service<
             }
             // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds)
             const filter = seccomp()
-            const wrapped = [...bwrapArgs(profile, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
+            const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant)
+            const wrapped = [...bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
             return { file: availability.bwrap, args: wrapped, env, sandboxed: true, ...(filter === undefined ? {} : { readFds: [filter] }) }
           })
         return Sandbox.of({
           wrap,
+          escalation: (want) => (profile.mode !== "off" && availabilityNow().available ? escalationFor(profile, options.places.home, want) : undefined),
           // only a sandboxed command's output is explained, so the probe has run by then
           explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
         })
@@ -118,5 +131,9 @@ export const explainBlocked = (output: string, profile: Profile): string | undef
   }
   if (networkHit) parts.push("the sandbox has no network")
   if (socketHit) parts.push("the sandbox refuses Unix-domain sockets (they reach programs outside it)")
-  return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. If the task needs it, tell the user (they can allow it with "sandbox" in reins.json: "writable", "network": {"mode": "all"}).`
+  const next = [
+    ...(networkHit ? ["If the task needs the network, run the command again with network: true: the user is asked for it."] : []),
+    ...(readOnlyHit ? ["A write outside is asked for when the command names the path itself (an absolute path operand or redirection)."] : [])
+  ]
+  return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. ${next.join(" ")}${next.length > 0 ? " " : ""}Otherwise tell the user (they can allow it with "sandbox" in reins.json: "writable", "network").`
 }

@@ -6,7 +6,8 @@ import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/tru
 import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
 import { Sandbox } from "@reins/sandbox"
-import { define, render, ToolError } from "../Tool.ts"
+import { define, type PermissionNeed, render, ToolError } from "../Tool.ts"
+import { escalationNeed, rememberGrant, takeGrant, wantOf } from "./SandboxNeeds.ts"
 import { groupGone, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
 
@@ -23,7 +24,13 @@ const Parameters = Schema.Struct({
   command: Schema.String.annotate({ description: "The command to run" }),
   timeout: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Timeout in milliseconds" })),
   workdir: Schema.optionalKey(Schema.String.annotate({ description: "Directory to run the command in" })),
-  description: Schema.optionalKey(Schema.String.annotate({ description: "What the command does, in 5-10 words" }))
+  description: Schema.optionalKey(Schema.String.annotate({ description: "What the command does, in 5-10 words" })),
+  network: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description:
+        "true when the command needs the internet (downloads, installs, git fetch/push): commands run in a sandbox without network unless the user allows it"
+    })
+  )
 })
 
 interface Outcome {
@@ -132,6 +139,12 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
     })
   })
 
+/** What the user granted this call beyond the sandbox, as `wrap`'s option. */
+const grantOf = (ctx: { readonly messageID: string; readonly callID: string }, command: string) => {
+  const grant = takeGrant(ctx, command)
+  return grant === undefined ? {} : { grant }
+}
+
 /** The `bash` tool: a command, a timeout, a working directory; the exit code is always reported. */
 export const bash = define("bash", {
   description: render(template, {
@@ -145,10 +158,18 @@ export const bash = define("bash", {
   parameters: Parameters,
   truncate: "tail",
   // T18: every command in the text is its own request, found by the tree-sitter scan
+  // and what the command needs beyond the OS sandbox (network, writes outside) is asked as `sandbox`
   permissions: (args, ctx) =>
-    Effect.flatMap(Effect.service(HomeDir), (home) =>
-      scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd, home })
-    ).pipe(Effect.map((requests) => requests.map((request) => ({ ...request, command: args.command })))),
+    Effect.gen(function* () {
+      const home = yield* HomeDir
+      const requests = yield* scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd, home })
+      const needs: Array<PermissionNeed> = requests.map((request) => ({ ...request, command: args.command }))
+      const sandbox = yield* Effect.serviceOption(Sandbox)
+      if (Option.isNone(sandbox)) return needs
+      const escalation = sandbox.value.escalation(wantOf(requests, args.network))
+      rememberGrant(ctx, args.command, escalation)
+      return escalation === undefined ? needs : [...needs, escalationNeed(escalation, args.command)]
+    }),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const cwd = args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd
@@ -191,7 +212,7 @@ export const bash = define("bash", {
       const sandbox = yield* Effect.serviceOption(Sandbox)
       const launch = Option.isSome(sandbox)
         ? yield* sandbox.value
-            .wrap(plain.file, plain.args, { cwd, env: plain.env })
+            .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, args.command) })
             .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
         : { ...plain, sandboxed: false }
       const started = yield* Deferred.make<number>()
