@@ -10,15 +10,19 @@ export interface ChatInput {
   readonly yolo: boolean
   /** `--trust`: trust the directory for this run. */
   readonly trust: boolean
+  /** `--sandbox MODE`: the OS sandbox for this run's commands. */
+  readonly sandbox?: "auto" | "required" | "off"
 }
 
-const VALUE_FLAGS: Record<string, "model" | "variant" | "session"> = {
+const VALUE_FLAGS: Record<string, "model" | "variant" | "session" | "sandbox"> = {
   "-m": "model",
   "--model": "model",
   "--variant": "variant",
   "-s": "session",
-  "--session": "session"
+  "--session": "session",
+  "--sandbox": "sandbox"
 }
+const SANDBOX_MODES = new Set(["auto", "required", "off"])
 const BOOLEAN_FLAGS: Record<string, "continue" | "yolo" | "trust"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo", "--trust": "trust" }
 
 /**
@@ -29,7 +33,7 @@ const BOOLEAN_FLAGS: Record<string, "continue" | "yolo" | "trust"> = { "-c": "co
 export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean): ChatInput | undefined => {
   if (!terminal) return undefined
   const rest = args[0] === "chat" ? args.slice(1) : args
-  const values: { model?: string; variant?: string; session?: string } = {}
+  const values: { model?: string; variant?: string; session?: string; sandbox?: string } = {}
   const flags = { continue: false, yolo: false, trust: false }
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!
@@ -40,11 +44,21 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
     if (valueKey !== undefined) {
       const value = eq > 0 ? arg.slice(eq + 1) : rest[++i]
       if (value === undefined || value === "" || value.startsWith("-") || values[valueKey] !== undefined) return undefined
+      // a mode effect/cli would refuse is left to it (its message lists the choices)
+      if (valueKey === "sandbox" && !SANDBOX_MODES.has(value)) return undefined
       values[valueKey] = value
     } else if (booleanKey !== undefined && eq < 0) {
       if (flags[booleanKey]) return undefined
       flags[booleanKey] = true
     } else return undefined
   }
-  return { model: values.model, variant: values.variant, continue: flags.continue, session: values.session, yolo: flags.yolo, trust: flags.trust }
+  return {
+    model: values.model,
+    variant: values.variant,
+    continue: flags.continue,
+    session: values.session,
+    yolo: flags.yolo,
+    trust: flags.trust,
+    ...(values.sandbox !== undefined ? { sandbox: values.sandbox as "auto" | "required" | "off" } : {})
+  }
 }

@@ -11,5 +11,12 @@ export const openChat = (input: ChatInput) =>
     const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
     const model = yield* withVariant(setup, yield* resolveModel(setup, input.model), input.variant)
     const { runTui } = yield* Effect.promise(() => import("./tui/index.ts"))
-    yield* runTui({ setup, model, continue: input.continue, session: input.session, yolo: input.yolo })
+    yield* runTui({
+      setup,
+      model,
+      continue: input.continue,
+      session: input.session,
+      yolo: input.yolo,
+      ...(input.sandbox !== undefined ? { sandbox: input.sandbox } : {})
+    })
   })

@@ -27,7 +27,9 @@ describe("which launches take the fast path to the interactive session", () => {
       [["-s", "ses_1"], chat({ session: "ses_1" })],
       [["--session=ses_1"], chat({ session: "ses_1" })],
       [["-m", "openai/gpt-5", "--variant", "high"], chat({ model: "openai/gpt-5", variant: "high" })],
-      [["--model=local/scripted", "--variant=low", "-c"], chat({ model: "local/scripted", variant: "low", continue: true })]
+      [["--model=local/scripted", "--variant=low", "-c"], chat({ model: "local/scripted", variant: "low", continue: true })],
+      [["--sandbox", "off"], chat({ sandbox: "off" })],
+      [["--yolo", "--sandbox=required"], chat({ yolo: true, sandbox: "required" })]
     ]
     for (const [args, expected] of cases) expect({ args, got: interactiveLaunch(args, true) }).toEqual({ args, got: expected })
   })
@@ -49,7 +51,10 @@ describe("which launches take the fast path to the interactive session", () => {
       ["--model", "--yolo"],
       ["--yolo=true"],
       ["-cm", "a/b"],
-      ["--log-level", "debug"]
+      ["--log-level", "debug"],
+      ["--sandbox", "maybe"],
+      ["--sandbox"],
+      ["--sandbox", "off", "--sandbox", "auto"]
     ]
     for (const args of cases) expect({ args, got: interactiveLaunch(args, true) }).toEqual({ args, got: undefined })
     for (const args of [[], ["chat"], ["-c"]]) expect({ args, got: interactiveLaunch(args, false) }).toEqual({ args, got: undefined })

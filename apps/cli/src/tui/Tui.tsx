@@ -22,6 +22,8 @@ export interface TuiOptions {
   /** Resume this session. */
   readonly session: string | undefined
   readonly yolo: boolean
+  /** `--sandbox MODE`: the OS sandbox for this run's commands (over `sandbox.mode`). */
+  readonly sandbox?: "auto" | "required" | "off"
 }
 
 /** Clear the screen and the scrollback, cursor home: before the transcript is printed again. */
@@ -49,7 +51,8 @@ export const runTui = (options: TuiOptions) =>
               env: setup.env,
               version: VERSION,
               project: { trusted: setup.project.trusted, ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {}) },
-              permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter }
+              permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter },
+              ...(options.sandbox !== undefined ? { sandbox: { mode: options.sandbox } } : {})
             })
           )
         )
