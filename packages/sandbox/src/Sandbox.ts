@@ -7,6 +7,7 @@ import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+import { makeWrapServer, type ServerLaunch, type ServerSandbox } from "./Server.ts"
 
 /** How to start a command: the program, its arguments and its environment. */
 export interface Launch {
@@ -31,6 +32,12 @@ export class Sandbox extends Context.Service<
       args: ReadonlyArray<string>,
       options: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> }
     ): Effect.Effect<Launch, SandboxUnavailable>
+    /** How to start a long-running server (a local MCP server) with its own profile; its stdio is its only channel (Server.ts). */
+    wrapServer(
+      file: string,
+      args: ReadonlyArray<string>,
+      options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly sandbox?: ServerSandbox }
+    ): Effect.Effect<ServerLaunch, SandboxUnavailable>
     /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
     explain(output: string): string | undefined
   }
@@ -83,6 +90,13 @@ export class Sandbox extends Context.Service<
           })
         return Sandbox.of({
           wrap,
+          wrapServer: makeWrapServer({
+            config: options.config,
+            places: options.places,
+            availability: availabilityNow,
+            seccomp,
+            refuse: (message) => new SandboxUnavailable({ message })
+          }),
           // only a sandboxed command's output is explained, so the probe has run by then
           explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
         })
