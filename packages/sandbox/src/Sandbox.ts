@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
+import { watchGit } from "./GitGuard.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 import { makeWrapServer, type ServerLaunch, type ServerSandbox } from "./Server.ts"
@@ -38,6 +39,11 @@ export class Sandbox extends Context.Service<
       args: ReadonlyArray<string>,
       options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly sandbox?: ServerSandbox }
     ): Effect.Effect<ServerLaunch, SandboxUnavailable>
+    /**
+     * Looks at the repository's code-running places now (before a sandboxed command); the function it gives,
+     * called after, takes away what appeared there (GitGuard.ts) and says so, or gives undefined.
+     */
+    watchGit(): () => string | undefined
     /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
     explain(output: string): string | undefined
   }
@@ -97,6 +103,7 @@ export class Sandbox extends Context.Service<
             seccomp,
             refuse: (message) => new SandboxUnavailable({ message })
           }),
+          watchGit: () => watchGit(options.places),
           // only a sandboxed command's output is explained, so the probe has run by then
           explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
         })

@@ -1,5 +1,6 @@
 export * from "./Bwrap.ts"
 export * from "./Env.ts"
+export * from "./GitGuard.ts"
 export * from "./Profile.ts"
 export * from "./Sandbox.ts"
 export * from "./Seccomp.ts"
