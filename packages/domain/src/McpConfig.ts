@@ -3,6 +3,19 @@ import { Schema } from "effect"
 const Timeout = Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected a timeout in milliseconds greater than 0" }))
 const Strings = Schema.Record(Schema.String, Schema.String)
 
+/**
+ * A local server's OS sandbox: `false` runs it outside (from a project's config, that needs trust), or
+ * what it may reach besides the defaults (the network: `all` unless `none`; more writable directories).
+ */
+export const McpSandbox = Schema.Union([
+  Schema.Literal(false),
+  Schema.Struct({
+    network: Schema.optional(Schema.Literals(["none", "all"])),
+    writable: Schema.optional(Schema.Array(Schema.String))
+  })
+]).annotate({ message: 'Expected "sandbox" to be false or { "network": "none" | "all", "writable": [...] }' })
+export type McpSandbox = typeof McpSandbox.Type
+
 /** An MCP server reins starts itself and talks to over stdio. */
 export const McpLocal = Schema.Struct({
   type: Schema.Literal("local"),
@@ -12,7 +25,9 @@ export const McpLocal = Schema.Struct({
   env: Schema.optional(Strings),
   enabled: Schema.optional(Schema.Boolean),
   /** How long connecting may take (ms, default 30000). */
-  timeout: Schema.optional(Timeout)
+  timeout: Schema.optional(Timeout),
+  /** It runs in the OS sandbox (the project writable, secrets hidden, the network on); `false` opts out. */
+  sandbox: Schema.optional(McpSandbox)
 })
 export type McpLocal = typeof McpLocal.Type
 

@@ -77,6 +77,10 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
   }
   for (const [name, server] of Object.entries(mcp ?? {})) {
     items.push({ kind: "mcp", name: `mcp.${name}`, detail: server.type === "local" ? server.command.join(" ") : server.url })
+    // a server that runs outside the sandbox, or with more writable, is a loosening the question names
+    if (server.type === "local" && server.sandbox === false) items.push({ kind: "sandbox", name: `mcp.${name}.sandbox`, detail: "off" })
+    if (server.type === "local" && server.sandbox !== false)
+      for (const dir of server.sandbox?.writable ?? []) items.push({ kind: "sandbox", name: `mcp.${name}.sandbox.writable`, detail: dir })
   }
   for (const [id, entry] of Object.entries(provider ?? {})) {
     const where = [entry.baseURL ? `baseURL ${entry.baseURL}` : undefined, entry.headers ? "headers" : undefined, entry.apiKey ? "apiKey" : undefined]

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpServerConfig } from "@reins/domain"
+import type { Sandbox } from "@reins/sandbox"
 import { describeError } from "@reins/tool"
 import { McpError } from "./McpError.ts"
 import { lastLine } from "./McpNames.ts"
@@ -43,6 +44,8 @@ export interface Connection {
   readonly client: Client
   readonly transport: "stdio" | "streamable-http" | "sse"
   readonly stderrTail: () => string
+  /** A local server that runs inside the OS sandbox. */
+  readonly sandboxed?: boolean
 }
 
 const STDERR_TAIL = 2_000
@@ -69,28 +72,49 @@ const attempt = (server: string, client: Client, transport: Transport) =>
 export const connect = (
   server: string,
   config: McpServerConfig,
-  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string; readonly track: Track }
+  options: {
+    readonly env: Readonly<Record<string, string | undefined>>
+    readonly cwd: string
+    readonly track: Track
+    /** The runtime's OS sandbox: a local server starts inside it (unless its config says `"sandbox": false`). */
+    readonly sandbox?: Sandbox["Service"]
+  }
 ) => {
   const timeout = config.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS
   const run: Effect.Effect<Connection, McpError> =
     config.type === "local"
-      ? Effect.suspend(() => {
+      ? Effect.gen(function* () {
+          const env = serverEnv(options.env, config.env)
+          const launch =
+            options.sandbox === undefined
+              ? { file: config.command[0]!, args: config.command.slice(1), env, sandboxed: false }
+              : yield* options.sandbox
+                  .wrapServer(config.command[0]!, config.command.slice(1), {
+                    cwd: options.cwd,
+                    env,
+                    ...(config.sandbox !== undefined ? { sandbox: config.sandbox } : {})
+                  })
+                  .pipe(
+                    Effect.mapError(
+                      (e) =>
+                        new McpError({
+                          server,
+                          reason: "start",
+                          message: `MCP server "${server}" not started: ${e.message.replace("give this server", `give mcp.${server}`)}`
+                        })
+                    )
+                  )
           let tail = ""
-          const transport = new StdioClientTransport({
-            command: config.command[0]!,
-            args: config.command.slice(1),
-            env: serverEnv(options.env, config.env),
-            cwd: options.cwd,
-            stderr: "pipe"
-          })
+          const transport = new StdioClientTransport({ command: launch.file, args: [...launch.args], env: { ...launch.env }, cwd: options.cwd, stderr: "pipe" })
           transport.stderr?.on("data", (chunk: Buffer) => {
             tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL)
           })
           const client = newClient(options.track)
           const stderrTail = () => tail.trim()
-          return attempt(server, client, transport).pipe(
+          return yield* attempt(server, client, transport).pipe(
             Effect.mapError((e) =>
-              /\bENOENT\b/.test(e.message)
+              // bwrap says it on stderr when the program is not there
+              /\bENOENT\b/.test(e.message) || /execvp [^\n]*: No such file or directory/.test(stderrTail())
                 ? new McpError({
                     ...e,
                     message: `MCP server "${server}" could not start: there is no program ${JSON.stringify(config.command[0])} (install it, or fix mcp.${server}.command in reins.json)`
@@ -106,7 +130,7 @@ export const connect = (
                 if (pid !== null) process.kill(pid, "SIGKILL")
               }).pipe(Effect.ignore)
             ),
-            Effect.as({ client, transport: "stdio" as const, stderrTail })
+            Effect.as({ client, transport: "stdio" as const, stderrTail, sandboxed: launch.sandboxed })
           )
         })
       : Effect.suspend(() => {

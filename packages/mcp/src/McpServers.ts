@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer, Option, Scope } from "effect"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Bus, type McpConfig } from "@reins/domain"
 import type { Permission } from "@reins/permission"
+import { Sandbox } from "@reins/sandbox"
 import { DynamicTools, describeError, type ToolInfo } from "@reins/tool"
 import type { Truncate } from "@reins/truncate"
 import type { Connection } from "./McpConnect.ts"
@@ -57,6 +58,8 @@ export interface ServerStatus {
   readonly error?: string
   /** stdio, streamable-http or sse, once connected. */
   readonly transport?: string
+  /** A connected local server runs inside the OS sandbox. */
+  readonly sandboxed?: boolean
   readonly tools: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string }>
 }
 
@@ -93,6 +96,8 @@ export class McpServers extends Context.Service<
       const scope = yield* Scope.Scope
       // what tools are built with: the runtime's permission, truncation, reducers and tracing settings
       const context = yield* Effect.context<Permission | Truncate>()
+      // the runtime's OS sandbox, when there is one: local servers start inside it
+      const sandbox = yield* Effect.serviceOption(Sandbox)
       let stopping = false
       const clients = new Set<Client>()
       yield* Scope.addFinalizer(
@@ -159,7 +164,12 @@ export class McpServers extends Context.Service<
         Effect.gen(function* () {
           const config = settings.servers[live.name]!
           const { connect, ToolListChangedNotificationSchema } = yield* sdk(live.name)
-          const connection = yield* connect(live.name, config, { env: settings.env, cwd: settings.cwd, track: (client) => clients.add(client) })
+          const connection = yield* connect(live.name, config, {
+            env: settings.env,
+            cwd: settings.cwd,
+            track: (client) => clients.add(client),
+            ...(Option.isSome(sandbox) ? { sandbox: sandbox.value } : {})
+          })
           live.connection = connection
           live.status = "connected"
           const client = connection.client
@@ -257,6 +267,7 @@ export class McpServers extends Context.Service<
             status: live.status,
             ...(live.error !== undefined && live.status === "failed" ? { error: live.error } : {}),
             ...(live.connection ? { transport: live.connection.transport } : {}),
+            ...(live.connection?.sandboxed !== undefined ? { sandboxed: live.connection.sandboxed } : {}),
             tools:
               live.status === "connected" ? live.listed.map((t) => ({ id: toolId(live.name, t.name), name: t.name, description: t.description ?? "" })) : []
           })

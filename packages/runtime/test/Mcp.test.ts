@@ -37,9 +37,11 @@ afterEach(() => {
 
 describe("MCP over stdio", () => {
   test("servers start on the first turn, not when the runtime is built, and stop with it", async () => {
-    // the shell writes its pid, then becomes the server (exec): that pid is the server's
+    // the shell marks the start, then becomes the server (exec) with a mark on its command line: the server runs in the
+    // sandbox's own pid namespace, so it is found by the mark, not by a pid it could see
+    const mark = `reins-mcp-mark-${process.pid}-${Date.now()}`
     const { cwd, layer } = await runtime([{ text: "ok" }], {
-      config: { mcp: { fx: { type: "local", command: ["sh", "-c", `echo $$ > started && exec ${BUN} ${FIXTURE}`] } } }
+      config: { mcp: { fx: { type: "local", command: ["sh", "-c", `echo $$ > started && exec ${BUN} ${FIXTURE} ${mark}`] } } }
     })
     const started = path.join(cwd, "started")
     await Effect.runPromise(
@@ -51,17 +53,16 @@ describe("MCP over stdio", () => {
         expect(fs.existsSync(started)).toBe(true)
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
-    const pid = Number(fs.readFileSync(started, "utf8").trim())
-    const alive = () => {
-      try {
-        process.kill(pid, 0)
-        return true
-      } catch {
-        return false
-      }
-    }
+    const alive = () =>
+      fs.readdirSync("/proc").some((pid) => {
+        try {
+          return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(mark)
+        } catch {
+          return false
+        }
+      })
     // closing sends SIGTERM after stdin ends; the child is gone once it has been reaped
-    expect(await waitFor(() => !alive(), `the server (pid ${pid}) to be gone`)).toBe(true)
+    expect(await waitFor(() => !alive(), "the server to be gone")).toBe(true)
   })
 
   test("the server's tool is offered as <server>_<tool> with its schema, called, and its result reaches the next request", async () => {

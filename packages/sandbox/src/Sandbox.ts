@@ -6,8 +6,10 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
 import { type Escalation, escalationFor, grantedProfile, type Want } from "./Escalation.ts"
+import { watchGit } from "./GitGuard.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+import { makeWrapServer, type ServerLaunch, type ServerSandbox } from "./Server.ts"
 
 /** How to start a command: the program, its arguments and its environment. */
 export interface Launch {
@@ -42,6 +44,17 @@ export class Sandbox extends Context.Service<
      * when nothing (the profile allows it, or commands run without a sandbox here).
      */
     escalation(want: Want): Escalation | undefined
+    /** How to start a long-running server (a local MCP server) with its own profile; its stdio is its only channel (Server.ts). */
+    wrapServer(
+      file: string,
+      args: ReadonlyArray<string>,
+      options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly sandbox?: ServerSandbox }
+    ): Effect.Effect<ServerLaunch, SandboxUnavailable>
+    /**
+     * Looks at the repository's code-running places now (before a sandboxed command); the function it gives,
+     * called after, takes away what appeared there (GitGuard.ts) and says so, or gives undefined.
+     */
+    watchGit(): () => string | undefined
     /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
     explain(output: string): string | undefined
   }
@@ -96,6 +109,14 @@ export class Sandbox extends Context.Service<
         return Sandbox.of({
           wrap,
           escalation: (want) => (profile.mode !== "off" && availabilityNow().available ? escalationFor(profile, options.places.home, want) : undefined),
+          wrapServer: makeWrapServer({
+            config: options.config,
+            places: options.places,
+            availability: availabilityNow,
+            seccomp,
+            refuse: (message) => new SandboxUnavailable({ message })
+          }),
+          watchGit: () => watchGit(options.places),
           // only a sandboxed command's output is explained, so the probe has run by then
           explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
         })

@@ -15,7 +15,7 @@ const NONE =
 
 const statusText = (server: ServerStatus) =>
   server.status === "connected"
-    ? `connected (${server.transport ?? server.type})`
+    ? `connected (${server.transport ?? server.type}${server.sandboxed ? ", sandboxed" : ""})`
     : server.status === "failed"
       ? `failed: ${server.error ?? "unknown error"}`
       : "disabled"

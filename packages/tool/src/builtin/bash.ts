@@ -215,6 +215,8 @@ export const bash = define("bash", {
             .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, args.command) })
             .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
         : { ...plain, sandboxed: false }
+      // git's code-running places (a new .git/commondir, hooks/): what the command makes there is taken away after
+      const settleGit = launch.sandboxed && Option.isSome(sandbox) ? sandbox.value.watchGit() : undefined
       const started = yield* Deferred.make<number>()
       const reporting = Deferred.await(started).pipe(
         Effect.flatMap(identify),
@@ -226,13 +228,15 @@ export const bash = define("bash", {
       )
       const outcome = yield* runCommand(args.command, cwd, timeout, sink, (pid) => Deferred.doneUnsafe(started, Effect.succeed(pid)), launch).pipe(
         Effect.raceFirst(reporting),
-        Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))))
+        Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))).pipe(Effect.andThen(Effect.sync(() => settleGit?.()))))
       )
+      const undone = settleGit?.()
       // what the sandbox stopped, told from the output's last lines (a failed command only)
       const blocked = launch.sandboxed && outcome.exitCode !== 0 && Option.isSome(sandbox) ? sandbox.value.explain(sink.peek().tail) : undefined
       const capture = sink.close()
       const notes: Array<string> = []
       if (blocked !== undefined) notes.push(blocked)
+      if (undone !== undefined) notes.push(undone)
       if (outcome.timedOut) notes.push(`The command timed out after ${timeout} ms and was killed.`)
       const exit = outcome.exitCode ?? (outcome.signal ? `killed by ${outcome.signal}` : "unknown")
       notes.push(`(exit code ${exit})`)
@@ -249,7 +253,8 @@ export const bash = define("bash", {
           outputBytes: capture.totalBytes,
           description: args.description,
           sandboxed: launch.sandboxed,
-          ...(blocked !== undefined ? { sandboxBlocked: true } : {})
+          ...(blocked !== undefined ? { sandboxBlocked: true } : {}),
+          ...(undone !== undefined ? { sandboxUndid: true } : {})
         }
       }
     })

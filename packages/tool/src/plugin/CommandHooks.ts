@@ -165,12 +165,16 @@ export const commandHooks = (config: HooksConfig | undefined) =>
             const launch = Option.isSome(sandbox)
               ? yield* Effect.result(sandbox.value.wrap("/bin/sh", ["-c", hook.command], { cwd: call.cwd, env: { ...process.env, ...vars } }))
               : undefined
+            const settleGit =
+              launch !== undefined && Result.isSuccess(launch) && launch.success.sandboxed ? sandbox.pipe(Option.map((s) => s.watchGit())) : Option.none()
             const outcome: HookOutcome =
               launch === undefined
                 ? yield* runHookCommand(hook.command, call.cwd, timeout, vars)
                 : Result.isSuccess(launch)
                   ? yield* runHookCommand(hook.command, call.cwd, timeout, vars, launch.success)
                   : { code: null, output: launch.failure.message, timedOut: false }
+            const undone = Option.isSome(settleGit) ? settleGit.value() : undefined
+            if (undone !== undefined) yield* Effect.logWarning(`The command hook ${name} (${hook.command}): ${undone}`)
             outcomes.push(outcome)
             // a tool.before hook that refuses one file refuses the call: the rest need not run
             if (phase === "before" && outcome.code !== 0) break
