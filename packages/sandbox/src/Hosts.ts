@@ -36,9 +36,6 @@ export const DEFAULT_ALLOWED_HOSTS: ReadonlyArray<string> = [
   "raw.githubusercontent.com"
 ]
 
-/** An allowlist entry's shape: a host name, `*.suffix`, `*`, an IP literal, or `@registries`. */
-export const HOST_PATTERN = /^(@registries|\*|(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|[0-9.]+|\[?[0-9A-Fa-f:.]+\]?)$/
-
 /** A host as the proxy compares it: lower case, no trailing dot, no IPv6 brackets. */
 export const normalizeHost = (host: string) => {
   const h = host.trim().toLowerCase().replace(/\.$/, "")
