@@ -102,6 +102,29 @@ describe.skipIf(process.platform !== "linux")("the sandbox under reins run --yol
     }
   })
 
+  test("sandbox.network allow (the user's): a listed host is reached through the proxy, an unlisted one is refused and named", async () => {
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => new Response(`registry says ${new URL(r.url).pathname}\n`) })
+    try {
+      // localhost is the host's here only through the proxy (NO_PROXY sends it to the sandbox's own loopback)
+      const fetch = `curl -sS -x "$HTTP_PROXY" --noproxy '' http://localhost:${server.port}/pkg; curl -sS https://unlisted.example.org/`
+      const p = await setup(bash(fetch))
+      editConfig(p, (c) => ({ ...c, sandbox: { network: { mode: "allow", allow: ["@registries", "localhost"] } } }))
+      expect((await reins(["run", "--yolo", "fetch"], p)).code).toBe(0)
+      const result = lastToolResult(p.server.requests)
+      expect(result).toContain("registry says /pkg")
+      expect(result).toContain("CONNECT tunnel failed, response 403")
+      expect(result).toContain("the sandbox's proxy refused host unlisted.example.org")
+      // the same hosts from an untrusted project's config: no network at all
+      const q = await setup(bash(fetch))
+      fs.writeFileSync(path.join(q.cwd, "reins.json"), JSON.stringify({ sandbox: { network: { mode: "allow", allow: ["localhost"] } } }))
+      expect((await reins(["run", "--yolo", "fetch"], q)).code).toBe(0)
+      expect(lastToolResult(q.server.requests)).not.toContain("registry says")
+      expect(lastToolResult(q.server.requests)).toContain("no network")
+    } finally {
+      void server.stop(true)
+    }
+  })
+
   test("--sandbox off runs the command as it is; an untrusted project cannot turn the sandbox off", async () => {
     fs.writeFileSync(path.join(outside, "off.txt"), "x")
     const p = await setup(bash(`rm ${outside}/off.txt`))

@@ -158,16 +158,33 @@ export const DoomLoopConfig = Schema.Struct({
 })
 export type DoomLoopConfig = typeof DoomLoopConfig.Type
 
+/** A host a sandboxed command may reach through reins's proxy: a name, `*.suffix`, `*`, an IP literal, or `@registries`. */
+export const SandboxHost = Schema.String.check(
+  Schema.isPattern(/^(@registries|\*|(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|[0-9.]+|\[?[0-9A-Fa-f:.]+\]?)$/, {
+    message: 'Expected a host name ("registry.npmjs.org"), "*.suffix", an IP address or "@registries" (no scheme, port or path)'
+  })
+)
+
+/**
+ * `sandbox.network`: `mode` `none` (no network; the default unless `allow` is given), `allow` (HTTP and
+ * HTTPS through reins's proxy to the hosts in `allow`, by default the package registries, `@registries`)
+ * or `all` (the host's network, unfiltered).
+ */
+export const SandboxNetworkConfig = Schema.Struct({
+  mode: Schema.optional(Schema.Literals(["none", "allow", "all"])),
+  allow: Schema.optional(Schema.Array(SandboxHost))
+})
+
 /**
  * The OS sandbox every command the agent runs goes through (bubblewrap on Linux): `auto` (the default)
  * uses it where it can and says once where it cannot, `required` refuses to run commands without it,
  * `off` runs them as they are. Commands may write the project, /tmp and package caches; `writable`
- * adds directories, `deny_read` hides more paths, `network.mode` is `none` (the default) or `all`;
+ * adds directories, `deny_read` hides more paths, `network` says what they reach (SandboxNetworkConfig);
  * `env.pass` names secret-looking variables that still reach commands (`NAME` or `PREFIX_*`).
  */
 export const SandboxConfig = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["auto", "required", "off"])),
-  network: Schema.optional(Schema.Struct({ mode: Schema.optional(Schema.Literals(["none", "all"])) })),
+  network: Schema.optional(SandboxNetworkConfig),
   writable: Schema.optional(Schema.Array(Schema.String)),
   deny_read: Schema.optional(Schema.Array(Schema.String)),
   env: Schema.optional(Schema.Struct({ pass: Schema.optional(Schema.Array(Schema.String)) }))

@@ -100,11 +100,21 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
   if (permission_persist !== undefined) items.push({ kind: "permission", name: "permission_persist", detail: permission_persist })
   // the sandbox: "required" and hidden paths tighten; anything that opens it needs trust
   if (sandbox?.mode === "off" || sandbox?.mode === "auto") items.push({ kind: "sandbox", name: "sandbox.mode", detail: sandbox.mode })
-  if (sandbox?.network?.mode === "all") items.push({ kind: "sandbox", name: "sandbox.network", detail: "all" })
+  // the network: "none" tightens; "all", "allow" and every host a project lists open it
+  const network = sandbox?.network
+  if (network?.mode === "all" || network?.mode === "allow")
+    items.push({
+      kind: "sandbox",
+      name: "sandbox.network",
+      detail: network.mode === "allow" && network.allow === undefined ? "allow (@registries: the package registries)" : network.mode
+    })
+  if (network?.mode !== "none" && network?.mode !== "all")
+    for (const host of network?.allow ?? []) items.push({ kind: "sandbox", name: "sandbox.network.allow", detail: host })
   for (const dir of sandbox?.writable ?? []) items.push({ kind: "sandbox", name: "sandbox.writable", detail: dir })
   for (const name of sandbox?.env?.pass ?? []) items.push({ kind: "sandbox", name: "sandbox.env.pass", detail: name })
   const inertSandbox = {
     ...(sandbox?.mode === "required" ? { mode: "required" as const } : {}),
+    ...(sandbox?.network?.mode === "none" ? { network: { mode: "none" as const } } : {}),
     ...(sandbox?.deny_read !== undefined ? { deny_read: sandbox.deny_read } : {})
   }
   const inert: Config = {

@@ -18,7 +18,8 @@ const isDirectory = (p: string) => {
 /** bubblewrap's arguments (before the command's own) for running in `cwd` under `profile`. */
 export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Array<string> => {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-  if (profile.network === "none") args.push("--unshare-net")
+  // allow mode too: the command reaches only the bridge, on its own loopback
+  if (profile.network !== "all") args.push("--unshare-net")
   for (const dir of profile.writable) args.push("--bind", dir, dir)
   for (const p of profile.readOnly) args.push("--ro-bind", p, p)
   for (const p of profile.denyRead) {

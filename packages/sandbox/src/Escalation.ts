@@ -4,11 +4,15 @@
 // and the read-only code paths (git hooks, reins's config) are never offered.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { hostListing, REGISTRIES } from "./Hosts.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
-/** What a command would need: the network (the hosts it names; none named: any), places it writes. */
+/**
+ * What a command would need: the network (the hosts it names, none named: any; `explicit`: the model
+ * said so), places it writes.
+ */
 export interface Want {
-  readonly network?: { readonly hosts: ReadonlyArray<string> }
+  readonly network?: { readonly hosts: ReadonlyArray<string>; readonly explicit?: boolean }
   /** Paths the command writes (files or directories, absolute). */
   readonly writes?: ReadonlyArray<string>
 }
@@ -37,9 +41,22 @@ const existingDirectory = (p: string): string => {
   }
 }
 
+/**
+ * The network a command lacks: none when the profile's network is on; in `allow` mode the named
+ * hosts the list does not hold (a command naming none goes through the proxy as it is, unless the
+ * model asked for the network itself); without network, all of it.
+ */
+const networkEscalation = (profile: Profile, want: Want["network"]): Escalation["network"] => {
+  if (want === undefined || profile.network === "all") return undefined
+  if (profile.network === "none") return { hosts: want.hosts }
+  const unlisted = want.hosts.filter((h) => hostListing(profile.allow, h) === undefined)
+  if (unlisted.length > 0) return { hosts: unlisted }
+  return want.hosts.length === 0 && want.explicit ? { hosts: [] } : undefined
+}
+
 /** The escalation `want` needs under `profile`; undefined when the profile already allows it all. */
 export const escalationFor = (profile: Profile, home: string, want: Want): Escalation | undefined => {
-  const network = want.network !== undefined && profile.network !== "all" ? want.network : undefined
+  const network = networkEscalation(profile, want.network)
   const writable = new Set<string>()
   for (const target of want.writes ?? []) {
     // a file's directory is what gets bound (a file that does not exist yet cannot be)
@@ -61,6 +78,17 @@ export const escalationPatterns = (e: Escalation): { readonly patterns: Array<st
   return { patterns: [...net, ...writes], always: [...net, ...e.writable.flatMap((d) => [`write ${d}`, `write ${d}/*`])] }
 }
 
-/** The profile for one command with `grant` on top: network on (package caches writable then), more writable places. */
-export const grantedProfile = (config: SandboxConfig | undefined, places: Places, grant: Escalation): Profile =>
-  profileFor({ ...config, ...(grant.network ? { network: { mode: "all" as const } } : {}), writable: [...(config?.writable ?? []), ...grant.writable] }, places)
+/**
+ * The profile for one command with `grant` on top: the named hosts added to an `allow` list, else the
+ * network on (package caches writable then); more writable places.
+ */
+export const grantedProfile = (config: SandboxConfig | undefined, places: Places, grant: Escalation): Profile => {
+  const base = profileFor(config, places)
+  const network =
+    grant.network === undefined
+      ? {}
+      : base.network === "allow" && grant.network.hosts.length > 0
+        ? { network: { mode: "allow" as const, allow: [...(config?.network?.allow ?? [REGISTRIES]), ...grant.network.hosts] } }
+        : { network: { mode: "all" as const } }
+  return profileFor({ ...config, ...network, writable: [...(config?.writable ?? []), ...grant.writable] }, places)
+}

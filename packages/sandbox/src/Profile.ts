@@ -4,14 +4,20 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { expandAllowList } from "./Hosts.ts"
 
 export type SandboxMode = "auto" | "required" | "off"
+export type NetworkMode = "none" | "allow" | "all"
 
 /** The `sandbox` config, as the user wrote it (every field optional). */
 export interface SandboxConfig {
   readonly mode?: SandboxMode
-  /** `none` (the default): no network at all; `all`: the host's network, unfiltered. */
-  readonly network?: { readonly mode?: "none" | "all" }
+  /**
+   * `none` (the default unless `allow` is given): no network at all; `allow`: HTTP(S) through reins's proxy to
+   * the hosts in `allow` (exact, `*.suffix`, IP literals; `@registries` is the package registries, the default);
+   * `all`: the host's network, unfiltered.
+   */
+  readonly network?: { readonly mode?: NetworkMode; readonly allow?: ReadonlyArray<string> }
   /** More directories commands may write (absolute, `~/…`, or relative to the project). */
   readonly writable?: ReadonlyArray<string>
   /** More paths commands may not read. */
@@ -21,7 +27,9 @@ export interface SandboxConfig {
 
 export interface Profile {
   readonly mode: SandboxMode
-  readonly network: "none" | "all"
+  readonly network: NetworkMode
+  /** The hosts the proxy reaches in `allow` mode (expanded, normalized); empty otherwise. */
+  readonly allow: ReadonlyArray<string>
   /** Directories bound writable, in order (the project first). */
   readonly writable: ReadonlyArray<string>
   /** Paths inside a writable directory that stay read-only (git hooks, reins's own config). */
@@ -180,7 +188,7 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
   const project = real(places.project)
   const home = places.home
   const tmp = real(places.tmp ?? os.tmpdir())
-  const network = config?.network?.mode ?? "none"
+  const network = config?.network?.mode ?? (config?.network?.allow !== undefined ? "allow" : "none")
   const repositories = [...new Set([project, ...(places.repository !== undefined ? [real(places.repository)] : [])])]
   const gitDirs = repositories.map((r) => path.join(r, ".git")).filter(isDirectory)
   const writable = [
@@ -188,7 +196,7 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
     tmp,
     ...gitDirs,
     // package caches: writable only with the network on (without it nothing is downloaded), as what is in them runs later
-    ...(network === "all" ? CACHE_PLACES.map((p) => path.join(home, p)).filter(exists) : []),
+    ...(network !== "none" ? CACHE_PLACES.map((p) => path.join(home, p)).filter(exists) : []),
     ...(config?.writable ?? []).map((p) => expand(p, home, project)).filter(exists)
   ].map(real)
   // what git and reins run later, outside any sandbox: read-only even inside the writable places
@@ -220,6 +228,7 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
   return {
     mode: config?.mode ?? "auto",
     network,
+    allow: network === "allow" ? expandAllowList(config?.network?.allow) : [],
     writable: [...new Set(writable)],
     readOnly: [...new Set(readOnly)],
     denyRead: [...new Set(denyRead)],

@@ -1,12 +1,16 @@
 // The Sandbox service: how a command the agent runs is started — inside bubblewrap with the profile
 // (Linux), or as it is when the sandbox is off or (mode auto) missing, said once. Its environment is
-// scrubbed of secrets either way unless the sandbox is off. A blocked write or network call is
+// scrubbed of secrets either way unless the sandbox is off. With `network.mode` allow, the command runs
+// behind the bridge (Bridge.ts) and reaches the listed hosts through reins's proxy (Proxy.ts), started
+// at the first such command and stopped with the layer. A blocked write, network call or host is
 // explained to the model from the command's output.
 import { Context, Effect, Layer, Schema } from "effect"
+import { bridgeCommand } from "./Bridge.ts"
 import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
 import { type Escalation, escalationFor, grantedProfile, type Want } from "./Escalation.ts"
 import { watchGit } from "./GitGuard.ts"
+import { type Channel, makeProxy, type Resolve } from "./Proxy.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 import { makeWrapServer, type ServerLaunch, type ServerSandbox } from "./Server.ts"
@@ -20,6 +24,11 @@ export interface Launch {
   readonly sandboxed: boolean
   /** Files to open read-only and hand to the program as fd 3, 4, … (the seccomp filter, for bwrap). */
   readonly readFds?: ReadonlyArray<string>
+  /**
+   * A socketpair to hand the program as the fd after `readFds` (Node's extra stdio `"pipe"`): the spawner
+   * gives its own end to `attach`. The bridge's channel to the proxy, in `allow` mode.
+   */
+  readonly channel?: Channel
 }
 
 /** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
@@ -55,8 +64,8 @@ export class Sandbox extends Context.Service<
      * called after, takes away what appeared there (GitGuard.ts) and says so, or gives undefined.
      */
     watchGit(): () => string | undefined
-    /** A note for the model when a sandboxed command's output shows the sandbox stopped it. */
-    explain(output: string): string | undefined
+    /** A note for the model when a sandboxed command's output shows the sandbox stopped it (`launch`: the hosts its proxy refused). */
+    explain(output: string, launch?: { readonly channel?: Channel | undefined }): string | undefined
   }
 >()("reins/sandbox/Sandbox") {
   /** The sandbox for `config` at `places`; bubblewrap is probed once, here. */
@@ -66,6 +75,10 @@ export class Sandbox extends Context.Service<
     /** Whether bubblewrap runs here; default: probed once (with `env`'s PATH and REINS_BWRAP). */
     readonly availability?: Availability
     readonly env?: Readonly<Record<string, string | undefined>>
+    /** The runtime the bridge runs with (`allow` mode); default this process's (bun). */
+    readonly runtime?: string
+    /** How the proxy resolves names; default `dns.lookup` (tests map names to their servers). */
+    readonly resolve?: Resolve
   }) =>
     Layer.effect(
       Sandbox,
@@ -79,6 +92,13 @@ export class Sandbox extends Context.Service<
         }
         let told = false
         const seccomp = seccompFile(options.places.dataDir)
+        // the proxy starts with the first command that needs it and stops with the layer
+        let proxy: ReturnType<typeof makeProxy> | undefined
+        yield* Effect.addFinalizer(() => Effect.sync(() => proxy?.close()))
+        const proxyNow = () => {
+          proxy ??= makeProxy({ allow: profile.allow, ...(options.resolve ? { resolve: options.resolve } : {}) })
+          return proxy
+        }
         const wrap = (
           file: string,
           args: ReadonlyArray<string>,
@@ -100,11 +120,16 @@ export class Sandbox extends Context.Service<
               }
               return { file, args, env, sandboxed: false }
             }
-            // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds)
+            // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds); the bridge's channel follows
             const filter = seccomp()
             const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant)
-            const wrapped = [...bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
-            return { file: availability.bwrap, args: wrapped, env, sandboxed: true, ...(filter === undefined ? {} : { readFds: [filter] }) }
+            const readFds = filter === undefined ? [] : [filter]
+            const bwrap = bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3)
+            if (used.network === "allow") {
+              const command = bridgeCommand(options.runtime ?? process.execPath, 3 + readFds.length, file, args)
+              return { file: availability.bwrap, args: [...bwrap, ...command], env, sandboxed: true, readFds, channel: proxyNow().openChannel() }
+            }
+            return { file: availability.bwrap, args: [...bwrap, file, ...args], env, sandboxed: true, ...(filter === undefined ? {} : { readFds }) }
           })
         return Sandbox.of({
           wrap,
@@ -118,7 +143,7 @@ export class Sandbox extends Context.Service<
           }),
           watchGit: () => watchGit(options.places),
           // only a sandboxed command's output is explained, so the probe has run by then
-          explain: (output) => (probed?.available ? explainBlocked(output, profile) : undefined)
+          explain: (output, launch) => (probed?.available ? explainBlocked(output, profile, launch?.channel?.refused) : undefined)
         })
       })
     )
@@ -134,14 +159,22 @@ const READ_ONLY = /(?:^|[\s'"‘`(])([^\s'"’`:()]*\/[^\s'"’`:()]*)['"’`]?\
 const NETWORK =
   /(Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo (?:EAI_AGAIN|ENOTFOUND)|Failed to connect to|Connection refused|ECONNREFUSED|ENETUNREACH)/
 
-/** What the sandbox stopped, from the output's error messages: the paths it kept read-only, the network. */
-export const explainBlocked = (output: string, profile: Profile): string | undefined => {
+/** How tools report the proxy's 403 (curl, git, pip, node's tunnel agents), and the proxy's own body (plain http). */
+const PROXY_REFUSED =
+  /CONNECT tunnel failed, response 403|Received HTTP code 403 from proxy after CONNECT|Tunnel connection failed: 403|statusCode=403|reins's sandbox refused/
+const REFUSED_HOST = /reins's sandbox refused ([^\s:]+):/g
+
+/** What the sandbox stopped, from the output's error messages: the paths it kept read-only, the network, the hosts its proxy refused (`refused`: those the command's channel recorded). */
+export const explainBlocked = (output: string, profile: Profile, refused: ReadonlyArray<string> = []): string | undefined => {
   const paths = new Set<string>()
   for (const m of output.matchAll(READ_ONLY)) if (m[1]) paths.add(m[1])
   const readOnlyHit = paths.size > 0 || /Read-only file system/.test(output)
-  const networkHit = profile.network === "none" && NETWORK.test(output)
+  const hosts = new Set(refused)
+  for (const m of output.matchAll(REFUSED_HOST)) if (m[1]) hosts.add(m[1])
+  const proxyHit = profile.network === "allow" && (PROXY_REFUSED.test(output) || (hosts.size > 0 && /\b403\b/.test(output)))
+  const networkHit = profile.network !== "all" && !proxyHit && NETWORK.test(output)
   const socketHit = /(socket|connect)[^\n]*(Operation not permitted|EPERM)|(EPERM|Operation not permitted)[^\n]*(socket|connect)/i.test(output)
-  if (!readOnlyHit && !networkHit && !socketHit) return undefined
+  if (!readOnlyHit && !networkHit && !socketHit && !proxyHit) return undefined
   const parts: Array<string> = []
   if (readOnlyHit) {
     const named = [...paths].slice(0, 5).join(", ")
@@ -150,11 +183,21 @@ export const explainBlocked = (output: string, profile: Profile): string | undef
         (profile.readOnly.length > 0 ? ` (not its git hooks, git config or reins config)` : "")
     )
   }
-  if (networkHit) parts.push("the sandbox has no network")
+  if (proxyHit) {
+    const named = [...hosts].slice(0, 5).join(", ")
+    parts.push(`the sandbox's proxy refused ${named ? `host ${named}` : "a host"} (not in sandbox.network.allow, or it resolves to a private address)`)
+  }
+  if (networkHit)
+    parts.push(
+      profile.network === "allow"
+        ? "the sandbox has no direct network: only HTTP(S) through its proxy (HTTP_PROXY, HTTPS_PROXY) reaches the hosts in sandbox.network.allow"
+        : "the sandbox has no network"
+    )
   if (socketHit) parts.push("the sandbox refuses Unix-domain sockets (they reach programs outside it)")
+  const network = profile.network === "allow" ? `"network": {"allow": [...the hosts]}` : `"network": {"mode": "allow", "allow": ["host"]} or {"mode": "all"}`
   const next = [
-    ...(networkHit ? ["If the task needs the network, run the command again with network: true: the user is asked for it."] : []),
+    ...(networkHit || proxyHit ? ["If the task needs the network, run the command again with network: true: the user is asked for it."] : []),
     ...(readOnlyHit ? ["A write outside is asked for when the command names the path itself (an absolute path operand or redirection)."] : [])
   ]
-  return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. ${next.join(" ")}${next.length > 0 ? " " : ""}Otherwise tell the user (they can allow it with "sandbox" in reins.json: "writable", "network").`
+  return `Blocked by reins's sandbox: ${parts.join("; ")}. This is not a bug in the command; do not work around it. ${next.join(" ")}${next.length > 0 ? " " : ""}Otherwise tell the user (they can allow it with "sandbox" in reins.json: "writable", ${network}).`
 }

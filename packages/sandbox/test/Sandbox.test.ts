@@ -379,7 +379,7 @@ describe("pure parts", () => {
   })
 
   test("explainBlocked names the read-only paths; ordinary failures are not blamed on the sandbox", () => {
-    const profile = { mode: "auto", network: "none", writable: ["/p", "/tmp"], readOnly: [], denyRead: [], envPass: [] } as const
+    const profile = { mode: "auto", network: "none", allow: [], writable: ["/p", "/tmp"], readOnly: [], denyRead: [], envPass: [] } as const
     expect(explainBlocked("touch: cannot touch '/etc/x': Read-only file system", profile)).toContain("/etc/x")
     expect(explainBlocked("rm: cannot remove '/var/a': Read-only file system", profile)).toContain("/var/a")
     expect(explainBlocked("curl: (6) Could not resolve host: example.com", profile)).toContain("no network")

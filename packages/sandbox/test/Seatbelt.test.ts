@@ -15,6 +15,7 @@ const profile: Profile = {
   writable: ["/Users/me/project", "/private/tmp"],
   readOnly: ["/Users/me/project/.git/hooks", "/Users/me/project/.git/config", "/Users/me/project/reins.json"],
   denyRead: ["/Users/me/.ssh", "/Users/me/Library/Keychains"],
+  allow: [],
   envPass: []
 }
 
@@ -34,8 +35,9 @@ describe("the Seatbelt policy", () => {
     expect(deny).toBeGreaterThan(policy.indexOf("(allow default)"))
   })
 
-  test("no network is no sockets; network all has no network rule", () => {
+  test("no network is no sockets (allow mode too: no proxy on macOS yet); network all has no network rule", () => {
     expect(seatbeltPolicy(profile)).toContain("(deny network*)")
+    expect(seatbeltPolicy({ ...profile, network: "allow", allow: ["registry.npmjs.org"] })).toContain("(deny network*)")
     expect(seatbeltPolicy({ ...profile, network: "all" })).not.toContain("network")
   })
 

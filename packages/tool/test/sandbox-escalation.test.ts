@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { Bus, DataDir, HomeDir, Ids } from "@reins/domain"
 import { type Answer, defaultRules, Permission, PermissionSettings, type Pending, type Rule, scanBash } from "@reins/permission"
 import { Reducers, builtinReducers } from "@reins/reduce"
-import { probeBwrap, Sandbox } from "@reins/sandbox"
+import { escalationFor, grantedProfile, probeBwrap, profileFor, Sandbox } from "@reins/sandbox"
 import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
 import { bash } from "../src/builtin/bash.ts"
 import { wantOf } from "../src/builtin/SandboxNeeds.ts"
@@ -91,7 +91,7 @@ describe("what a command wants beyond the sandbox", () => {
   }
 
   test("the model's network: true is a want of its own (a command the table does not know)", async () => {
-    expect((await want("exec 3<>/dev/tcp/127.0.0.1/80", true)).network).toEqual({ hosts: [] })
+    expect((await want("exec 3<>/dev/tcp/127.0.0.1/80", true)).network).toEqual({ hosts: [], explicit: true })
     expect((await want("exec 3<>/dev/tcp/127.0.0.1/80")).network).toBeUndefined()
   })
 
@@ -103,6 +103,33 @@ describe("what a command wants beyond the sandbox", () => {
     for (const read of ["cat /etc/passwd", "ls /opt", "head -n1 /var/log/syslog", "diff /etc/hosts hosts", "cat /etc/hosts; rm x"]) {
       expect([read, (await want(read)).writes]).toEqual([read, []])
     }
+  })
+})
+
+describe("the escalation under each network mode", () => {
+  const places = { project, home, dataDir }
+  const none = profileFor({}, places)
+  const allow = profileFor({ network: { mode: "allow", allow: ["@registries", "*.example.org"] } }, places)
+  const all = profileFor({ network: { mode: "all" } }, places)
+  test("none: any network want is asked; all: none is", () => {
+    expect(escalationFor(none, home, { network: { hosts: ["github.com"] } })?.network).toEqual({ hosts: ["github.com"] })
+    expect(escalationFor(none, home, { network: { hosts: [] } })?.network).toEqual({ hosts: [] })
+    expect(escalationFor(all, home, { network: { hosts: ["evil.test"] } })).toBeUndefined()
+  })
+  test("allow: only hosts the list lacks; a command naming none goes through the proxy unless the model asked", () => {
+    expect(escalationFor(allow, home, { network: { hosts: ["registry.npmjs.org", "a.example.org"] } })).toBeUndefined()
+    expect(escalationFor(allow, home, { network: { hosts: ["registry.npmjs.org", "evil.test"] } })?.network).toEqual({ hosts: ["evil.test"] })
+    expect(escalationFor(allow, home, { network: { hosts: [] } })).toBeUndefined()
+    expect(escalationFor(allow, home, { network: { hosts: [], explicit: true } })?.network).toEqual({ hosts: [] })
+  })
+  test("a granted host joins the allow list for that command; a grant naming none turns the network on", () => {
+    const config = { network: { mode: "allow" as const, allow: ["@registries"] } }
+    const granted = grantedProfile(config, places, { network: { hosts: ["evil.test"] }, writable: [] })
+    expect(granted.network).toBe("allow")
+    expect(granted.allow).toContain("evil.test")
+    expect(granted.allow).toContain("registry.npmjs.org")
+    expect(grantedProfile(config, places, { network: { hosts: [] }, writable: [] }).network).toBe("all")
+    expect(grantedProfile({}, places, { network: { hosts: ["github.com"] }, writable: [] }).network).toBe("all")
   })
 })
 

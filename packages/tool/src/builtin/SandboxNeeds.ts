@@ -73,7 +73,7 @@ export const wantOf = (requests: ReadonlyArray<ScanRequest>, network: boolean | 
     if (r.patterns.some((p) => WRITERS.has(programOf(p)))) for (const dir of outside) writes.add(dir)
     outside = []
   }
-  return { ...(online ? { network: { hosts: [...hosts] } } : {}), writes: [...writes] }
+  return { ...(online ? { network: { hosts: [...hosts], ...(network === true ? { explicit: true } : {}) } } : {}), writes: [...writes] }
 }
 
 /** The `sandbox` question for an escalation: it names what would be lifted, for this command only. */

@@ -2,10 +2,11 @@ import { Deferred, Effect, Option, Schema } from "effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { Duplex } from "node:stream"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
-import { Sandbox } from "@reins/sandbox"
+import { type Channel, Sandbox } from "@reins/sandbox"
 import { define, type PermissionNeed, render, ToolError } from "../Tool.ts"
 import { escalationNeed, rememberGrant, takeGrant, wantOf } from "./SandboxNeeds.ts"
 import { groupGone, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
@@ -60,19 +61,24 @@ export interface Spawn {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Files opened read-only and handed over as fd 3, 4, … (the sandbox's seccomp filter). */
   readonly readFds?: ReadonlyArray<string>
+  /** A socketpair handed over as the fd after them, this end given to `attach` (the sandbox's network bridge). */
+  readonly channel?: Channel
 }
 
-/** Spawns `launch` detached with piped stdio and its `readFds` as fd 3, 4, … (closed here once the child has them). */
+/** Spawns `launch` detached with piped stdio, its `readFds` as fd 3, 4, … (closed here once the child has them), then its channel. */
 export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore") => {
   const fds = (launch.readFds ?? []).map((file) => fs.openSync(file, "r"))
   try {
     // stdout and stderr are pipes; stdin is one when asked for (the hooks' is /dev/null)
-    return spawn(launch.file, [...launch.args], {
+    const child = spawn(launch.file, [...launch.args], {
       cwd,
       detached: true,
-      stdio: [stdin, "pipe", "pipe", ...fds],
+      stdio: [stdin, "pipe", "pipe", ...fds, ...(launch.channel ? (["pipe"] as const) : [])],
       env: launch.env
     }) as ChildProcessWithoutNullStreams
+    const channel = child.stdio[3 + fds.length]
+    if (launch.channel && channel) launch.channel.attach(channel as Duplex)
+    return child
   } finally {
     for (const fd of fds) fs.closeSync(fd)
   }
@@ -232,7 +238,7 @@ export const bash = define("bash", {
       )
       const undone = settleGit?.()
       // what the sandbox stopped, told from the output's last lines (a failed command only)
-      const blocked = launch.sandboxed && outcome.exitCode !== 0 && Option.isSome(sandbox) ? sandbox.value.explain(sink.peek().tail) : undefined
+      const blocked = launch.sandboxed && outcome.exitCode !== 0 && Option.isSome(sandbox) ? sandbox.value.explain(sink.peek().tail, launch) : undefined
       const capture = sink.close()
       const notes: Array<string> = []
       if (blocked !== undefined) notes.push(blocked)
