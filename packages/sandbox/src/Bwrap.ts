@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Profile } from "./Profile.ts"
+import { probeSeatbelt, SANDBOX_EXEC } from "./Seatbelt.ts"
 
 const isDirectory = (p: string) => {
   try {
@@ -32,7 +33,14 @@ export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Ar
 }
 
 /** Whether bubblewrap can run here; when not, why, in a line that says what to do. */
-export type Availability = { readonly available: true; readonly bwrap: string } | { readonly available: false; readonly reason: string }
+export type Availability =
+  | {
+      readonly available: true
+      /** The program that starts the sandbox: bwrap, or sandbox-exec on macOS (`seatbelt`). */
+      readonly bwrap: string
+      readonly seatbelt?: true
+    }
+  | { readonly available: false; readonly reason: string }
 
 const findOnPath = (name: string, pathVar: string | undefined) => {
   for (const dir of (pathVar ?? "/usr/local/bin:/usr/bin:/bin").split(path.delimiter)) {
@@ -48,7 +56,11 @@ const findOnPath = (name: string, pathVar: string | undefined) => {
 
 /** Finds bwrap (REINS_BWRAP, else PATH) and runs it once with the namespaces the profile needs. */
 export const probeBwrap = (env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): Availability => {
-  if (platform !== "linux") return { available: false, reason: `the sandbox uses bubblewrap, which is Linux-only (this is ${platform})` }
+  if (platform === "darwin") {
+    const seatbelt = probeSeatbelt()
+    return seatbelt.available ? { available: true, bwrap: SANDBOX_EXEC, seatbelt: true } : seatbelt
+  }
+  if (platform !== "linux") return { available: false, reason: `the sandbox uses bubblewrap (Linux) or Seatbelt (macOS); there is none on ${platform}` }
   // REINS_BWRAP names bwrap where it is not on PATH
   const named = env.REINS_BWRAP
   if (named !== undefined && named !== "") {

@@ -11,6 +11,7 @@ import { scrubEnv } from "./Env.ts"
 import { type Escalation, escalationFor, grantedProfile, type Want } from "./Escalation.ts"
 import { watchGit } from "./GitGuard.ts"
 import { type Channel, makeProxy, type Resolve } from "./Proxy.ts"
+import { seatbeltArgs } from "./Seatbelt.ts"
 import { seccompFile } from "./Seccomp.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 import { makeWrapServer, type ServerLaunch, type ServerSandbox } from "./Server.ts"
@@ -120,9 +121,11 @@ export class Sandbox extends Context.Service<
               }
               return { file, args, env, sandboxed: false }
             }
+            const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant)
+            // macOS: the same profile as a Seatbelt policy (no proxy there: allow mode is no network)
+            if (availability.seatbelt) return { file: availability.bwrap, args: [...seatbeltArgs(used), file, ...args], env, sandboxed: true }
             // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds); the bridge's channel follows
             const filter = seccomp()
-            const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant)
             const readFds = filter === undefined ? [] : [filter]
             const bwrap = bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3)
             if (used.network === "allow") {

@@ -3,6 +3,8 @@
 // their read-only code paths, the hidden places can be neither read nor written, the network (and
 // Unix-domain sockets, which reach programs outside) is refused unless the profile allows the network.
 // Later rules win in SBPL, so the denies follow the broad allow. Pure: tested as text here; run on macOS.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
 import type { Profile } from "./Profile.ts"
 
 /** Only /usr/bin's sandbox-exec: one found on PATH could be anyone's. */
@@ -30,3 +32,16 @@ export const seatbeltPolicy = (profile: Profile): string => {
 
 /** sandbox-exec's arguments (before the command's own) for `profile`. */
 export const seatbeltArgs = (profile: Profile): Array<string> => ["-p", seatbeltPolicy(profile)]
+
+/** Whether sandbox-exec runs here (macOS): it is there and applies a trivial policy; when not, why. */
+export const probeSeatbelt = (): { readonly available: true } | { readonly available: false; readonly reason: string } => {
+  try {
+    fs.accessSync(SANDBOX_EXEC, fs.constants.X_OK)
+  } catch {
+    return { available: false, reason: `${SANDBOX_EXEC} is not there (the macOS sandbox needs it)` }
+  }
+  const probe = spawnSync(SANDBOX_EXEC, ["-p", "(version 1)\n(allow default)\n", "/usr/bin/true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 })
+  if (probe.status === 0) return { available: true }
+  const said = (probe.stderr?.toString("utf8") ?? "").trim().split("\n")[0] || (probe.error?.message ?? `exit ${probe.status}`)
+  return { available: false, reason: `sandbox-exec cannot start a sandbox here: ${said}` }
+}

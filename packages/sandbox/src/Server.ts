@@ -7,6 +7,7 @@
 import { Effect } from "effect"
 import { type Availability, bwrapArgs } from "./Bwrap.ts"
 import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+import { seatbeltArgs } from "./Seatbelt.ts"
 
 /** A server's own sandbox settings: `false` runs it outside; otherwise its network (default `all`) and more writable directories. */
 export type ServerSandbox = false | { readonly network?: "none" | "all"; readonly writable?: ReadonlyArray<string> }
@@ -74,6 +75,7 @@ export const makeWrapServer = <E>(options: {
         return plain
       }
       const profile = serverProfile(options.config, options.places, launch.sandbox)
+      if (availability.seatbelt) return { file: availability.bwrap, args: [...seatbeltArgs(profile), file, ...args], env: launch.env, sandboxed: true }
       const filter = options.seccomp()
       const wrapped = [...bwrapArgs(profile, launch.cwd, filter === undefined ? undefined : 3), file, ...args]
       const started = filter === undefined ? { file: availability.bwrap, args: wrapped } : withFilterFd(availability.bwrap, wrapped, filter)
