@@ -89,6 +89,21 @@ describe("reins debug permission", () => {
     ])
   })
 
+  test("a link to .env gets the read tool's verdict, for read and for bash's cat (issue 25 item 4)", async () => {
+    const denyEnv = path.join(dir, "deny-env.json")
+    fs.writeFileSync(denyEnv, JSON.stringify({ permission: { bash: { "*": "allow" }, read: { "*.env": "deny" } } }))
+    fs.writeFileSync(path.join(dir, ".env"), "S=1")
+    fs.symlinkSync(".env", path.join(dir, "link"))
+    for (const args of [["--tool", "read", "link"], ["cat link"], ["cat < link"], ["git show HEAD:.env"]]) {
+      const out = JSON.parse((await run("--config", denyEnv, ...args)).stdout)
+      expect([args, out.decision]).toEqual([args, "deny"])
+    }
+    const read = JSON.parse((await run("--config", denyEnv, "--tool", "read", "link")).stdout)
+    const cat = JSON.parse((await run("--config", denyEnv, "cat link")).stdout)
+    expect(cat.requests.find((q: any) => q.permission === "read").patterns).toEqual(read.requests.find((q: any) => q.permission === "read").patterns)
+    expect(JSON.parse((await run("--config", denyEnv, "cat rules.json", "grep -r x .")).stdout).map((o: any) => o.decision)).toEqual(["allow", "allow"])
+  })
+
   test("bad input: a missing config file or --cwd exits 2 with a message", async () => {
     const missing = await run("--config", path.join(dir, "nope.json"), "ls")
     expect(missing.code).toBe(2)

@@ -7,6 +7,7 @@ import { opaqueVariable } from "./Environment.ts"
 import { opaqueUse } from "./Opaque.ts"
 import { bashParser, type Node, type Parser } from "./Parser.ts"
 import { checkPaths } from "./PathArgs.ts"
+import { checkReads } from "./ReadScan.ts"
 import { expandTilde, isInside, isSymlink, realLocation } from "./Paths.ts"
 import {
   add,
@@ -135,6 +136,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   if (runsProjectCode(real)) found.project = true
   found.config ??= configCode(real)
   if (touchesFiles(real)) filesOf(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], found)
+  checkReads(st, real, tokens)
   const wrapped = unwrap(real, values)
   if (wrapped) {
     found.always.push(`${raw[0]} *`, `${real} *`)

@@ -35,7 +35,7 @@ const REMOTE = /^[^\0/:]+:/
 const BRACES = /\{([^{}]*(,|\.\.)[^{}]*)\}/
 
 /** `{/etc,x}/passwd` is two paths when it runs: the words a brace expansion gives (at most 16). */
-const expandBraces = (word: string): Array<string> => {
+export const expandBraces = (word: string): Array<string> => {
   const out: Array<string> = []
   const pending = [word]
   while (pending.length > 0 && out.length + pending.length <= 16) {

@@ -2,6 +2,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Node, Parser } from "./Parser.ts"
 import type { PathContext } from "./PathArgs.ts"
+import { expandGlob, isGlob } from "./Globs.ts"
+import { expandBraces } from "./PathArgs.ts"
 import { askDirectory, expandTilde, harmlessDevice, isInside, realLocation } from "./Paths.ts"
 import { literal, resolve, type Lookup } from "./Words.ts"
 
@@ -13,7 +15,7 @@ import { literal, resolve, type Lookup } from "./Words.ts"
 
 /** One permission a shell command needs, found by the scan. */
 export interface ScanRequest {
-  readonly permission: "bash" | "edit" | "external_directory"
+  readonly permission: "bash" | "edit" | "read" | "external_directory"
   /** Every pattern must be allowed: the text as written, and the real command under wrappers and quotes. */
   readonly patterns: ReadonlyArray<string>
   /** What "always" allows from now on: `<arity prefix> *` per pattern, the exact text when opaque. */
@@ -64,6 +66,8 @@ export interface State {
   readonly out: Map<string, ScanRequest>
   /** Files that the command line writes or makes executable (located only if something runs a file). */
   readonly written: Array<Place>
+  /** Glob options the line turns on (`shopt -s dotglob`): what `cat *` reads depends on them. */
+  globs?: Set<string>
   /** Requests that run files: opaque when the line writes one of them. */
   readonly runs: Array<{
     readonly key: string
@@ -184,6 +188,7 @@ export const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
         for (const value of values ?? []) {
           const real = locate(st, value)
           if (real === undefined || !harmlessDevice(real)) external(st, real)
+          if (!operator.includes("&")) addRead(st, value)
         }
         if (values === undefined) external(st, undefined)
       }
@@ -192,6 +197,8 @@ export const checkRedirects = (st: State, redirects: ReadonlyArray<Node>) => {
     const real = locate(st, target)
     if (real !== undefined && harmlessDevice(real)) continue
     external(st, real)
+    // `cat < .env`, `x <> .env`: the shell opens the file for the command to read
+    if (operator.includes("<") && !operator.includes("&")) addRead(st, target)
     if (writes) {
       if (real !== undefined) st.written.push({ cwd: st.cwd, word: real })
       const pattern = real ?? target
@@ -206,5 +213,39 @@ export const isDirectory = (file: string) => {
     return fs.statSync(file).isDirectory()
   } catch {
     return false
+  }
+}
+
+/**
+ * A file a command reads (`cat .env`, `< .env`): a `read` request with the patterns the read tool
+ * gives that path (absolute, and its real location when a symlink leads elsewhere), so the read
+ * rules judge it the same way. Braces and globs are expanded as the shell will: each file a
+ * glob matches is a pattern, beside the glob itself; one the scan cannot follow is opaque.
+ */
+export const addRead = (st: State, word: string, cwd = st.cwd) => {
+  for (const one of word.includes("{") ? expandBraces(word) : [word]) {
+    const expanded = expandTilde(one, st.home)
+    if (one === "-" || harmlessDevice(expanded)) continue
+    const directory = st.cwd ? { directory: st.cwd } : {}
+    if (!path.isAbsolute(expanded) && cwd === undefined) {
+      // from a directory nobody knows (`cd $D && cat .env`): the name as written is all there is
+      add(st, { permission: "read", patterns: [one], always: [one], ...directory })
+      continue
+    }
+    const target = path.resolve(cwd ?? "/", expanded)
+    const patterns = [target, locate(st, one, cwd)]
+    let opaque: string | undefined
+    if (isGlob(expanded)) {
+      const g = st.globs ?? new Set()
+      const found = expandGlob(cwd ?? "/", expanded, {
+        dotglob: g.has("dotglob") || st.vars.has("GLOBIGNORE"),
+        nocase: g.has("nocaseglob"),
+        globstar: g.has("globstar")
+      })
+      for (const match of found.matches) patterns.push(match, realLocation(match))
+      if (!found.complete) opaque = "the files a glob matches are more than the scan follows"
+    }
+    const always = [path.join(path.dirname(target), "*")]
+    add(st, { permission: "read", patterns: unique(patterns.filter((p): p is string => p !== undefined)), always, ...(opaque ? { opaque } : {}), ...directory })
   }
 }

@@ -17,7 +17,8 @@ export interface SubjectRequest {
 
 /**
  * The requests of a tool touching `target` (absolute): `external_directory` for its real directory
- * first when it lies outside the worktree (symlinks resolved on both sides), then the permission.
+ * first when it lies outside the worktree (symlinks resolved on both sides), then the permission
+ * on the path and, when a symlink leads elsewhere, on its real location.
  */
 export const pathRequests = (
   worktree: string,
@@ -32,7 +33,9 @@ export const pathRequests = (
     const pattern = path.join(dir, "*")
     requests.push({ permission: "external_directory", patterns: [pattern], always: [pattern], title: `Access ${dir}, outside ${worktree}` })
   }
-  requests.push({ permission, patterns: [target], always: options.always, ...(options.title ? { title: options.title } : {}) })
+  // a link to `.env` is judged as `.env` too: the tools and `reins debug permission` alike
+  const patterns = real === target ? [target] : [target, real]
+  requests.push({ permission, patterns, always: options.always, ...(options.title ? { title: options.title } : {}) })
   return requests
 }
 
@@ -52,7 +55,9 @@ export const requestsFor = (
   if (!PATH_TOOLS.has(tool)) return Effect.succeed([{ permission: tool, patterns: [subject], always: [subject] }])
   const target = path.resolve(options.cwd, expandTilde(subject, options.home ?? os.homedir()))
   const kind = DIRECTORY_TOOLS.has(tool) ? "directory" : "file"
-  return Effect.succeed(
-    pathRequests(options.cwd, permissionFor(tool), target, { kind, always: [path.join(kind === "file" ? path.dirname(target) : target, "*")] })
-  )
+  const always = [path.join(kind === "file" ? path.dirname(target) : target, "*")]
+  const requests = pathRequests(options.cwd, permissionFor(tool), target, { kind, always })
+  // the grep tool reads what it searches: the read rules apply to it as well
+  if (tool === "grep") requests.push(...pathRequests(options.cwd, "read", target, { kind, always }).filter((r) => r.permission === "read"))
+  return Effect.succeed(requests)
 }

@@ -1,7 +1,7 @@
 import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isInside, pathRequests, realLocation } from "@reins/permission"
+import { isInside, pathRequests } from "@reins/permission"
 import { writeFileSafely } from "./SafeWrite.ts"
 import { ToolError, type PermissionNeed, type ToolContext } from "../Tool.ts"
 
@@ -28,12 +28,7 @@ export const pathNeeds = (
   permission: string,
   target: string,
   options: { readonly kind: "file" | "directory"; readonly always: ReadonlyArray<string>; readonly title?: string }
-): Array<PermissionNeed> => {
-  const real = realLocation(target)
-  return pathRequests(ctx.cwd, permission, target, options).map((need) =>
-    need.permission === permission && real !== target ? { ...need, patterns: [...need.patterns, real] } : need
-  )
-}
+): Array<PermissionNeed> => pathRequests(ctx.cwd, permission, target, options)
 
 /** A directory glob for "always allow": everything beside (or below) the target. */
 export const dirGlob = (target: string, kind: "file" | "directory") => path.join(kind === "file" ? path.dirname(target) : target, "*")

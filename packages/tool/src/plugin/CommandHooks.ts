@@ -14,22 +14,26 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
 
 const OUTPUT_LIMIT = 4_000
 
-/** Quotes a value for `sh`. */
-const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
+// tools whose target is a directory, the project directory when the call names none
+const DIRECTORY_TOOLS = new Set(["grep", "glob", "list"])
 
 /**
- * The files a call is about, absolute: the `filePath` of edit, write or read; for a patch
- * (`patchText`, apply_patch), each file it changes — before the call every path it names (move
- * destinations too), after it the files as they now are (a moved file under its new name, a
- * deleted one left out). Empty when the call names no file.
+ * The files a call is about, absolute: the `filePath` of edit, write or read, the `path` of grep,
+ * glob or list (the project directory when it gives none); for a patch (`patchText`,
+ * apply_patch), each file it changes — before the call every path it names (move destinations
+ * too), after it the files as they now are (a moved file under its new name, a deleted one left
+ * out). Empty when the call names no file; undefined when it names files nobody can tell (a patch
+ * that cannot be read): a guard cannot run for them.
  */
-export const filesOf = (call: HookCall, phase: "before" | "after"): ReadonlyArray<string> => {
+export const filesOf = (call: HookCall, phase: "before" | "after"): ReadonlyArray<string> | undefined => {
   const args = isRecord(call.args) ? call.args : {}
   const file = [args.filePath, args.file_path, args.path].find((v): v is string => typeof v === "string" && v.length > 0)
   if (file !== undefined) return [path.resolve(call.cwd, file)]
-  if (typeof args.patchText !== "string") return []
+  if (DIRECTORY_TOOLS.has(call.tool)) return [call.cwd]
+  if (args.patchText === undefined) return []
+  if (typeof args.patchText !== "string") return undefined
   const parsed = parsePatch(args.patchText)
-  if (Result.isFailure(parsed)) return []
+  if (Result.isFailure(parsed)) return undefined
   const paths =
     phase === "before"
       ? touchedPaths(parsed.success)
@@ -41,18 +45,7 @@ export const filesOf = (call: HookCall, phase: "before" | "after"): ReadonlyArra
 export const variables = (call: HookCall, file: string | undefined): Record<string, string> => ({ FILE: file ?? "", TOOL: call.tool, SESSION: call.sessionID })
 
 /** Whether the command uses `$FILE` (or `${FILE}`): such a hook is skipped for a call that names no file. */
-const needsFile = (command: string) => /\$\{?FILE\b/.test(command)
-
-/**
- * The command as the permission scan judges it for one file: the variables replaced by their
- * values, quoted, so rules see the real path. The command itself runs with the variables in its
- * environment and the shell expands them (`"$FILE"` works as in any script).
- */
-export const expand = (command: string, call: HookCall, file: string | undefined) => {
-  if (needsFile(command) && file === undefined) return undefined
-  const values = variables(call, file)
-  return command.replace(/\$\{(FILE|TOOL|SESSION)\}|\$(FILE|TOOL|SESSION)\b/g, (_, a: string | undefined, b: string | undefined) => quote(values[(a ?? b)!]!))
-}
+export const needsFile = (command: string) => /\$\{?FILE\b/.test(command)
 
 /** How a hook's command ended: its exit code (null when a signal stopped it), what it printed (cut), whether the timeout killed it. */
 export interface HookOutcome {
@@ -60,6 +53,8 @@ export interface HookOutcome {
   readonly signal?: string | null
   readonly output: string
   readonly timedOut: boolean
+  /** Why the command did not run at all (the rules deny it, no sandbox, no shell). */
+  readonly problem?: string
 }
 
 /** Runs `sh -c command` in its own process group; the group is killed at the timeout or on interrupt. */
@@ -85,7 +80,7 @@ export const runHookCommand = (
     }, timeoutMs)
     child.on("error", (e) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ code: null, output: `could not start /bin/sh: ${e.message}`, timedOut }))
+      resume(Effect.succeed({ code: null, output: "", problem: `/bin/sh could not start: ${e.message}`, timedOut }))
     })
     child.on("close", (code, signal) => {
       clearTimeout(timer)
@@ -120,8 +115,11 @@ export const listCommandHooks = (config: HooksConfig | undefined) =>
 
 /**
  * Config command hooks as tool hooks. A command runs with the permission of the call that
- * triggered it: the bash scan of the command is checked against the session's rules in force, and
- * a command they deny is not run (reported once per hook). `ask` runs it: the config is the consent.
+ * triggered it: the bash scan of the command as it runs (the file names reach it in environment
+ * variables, never pasted into its text) is checked against the session's rules in force. `ask`
+ * runs it: the config is the consent. A command that cannot run (the rules deny it, the sandbox
+ * cannot wrap it, the shell does not start) fails closed: a `tool.before` guard denies the call,
+ * saying which hook and why; a `tool.after` one is reported with the call's result.
  */
 export const commandHooks = (config: HooksConfig | undefined) =>
   Effect.gen(function* () {
@@ -134,19 +132,19 @@ export const commandHooks = (config: HooksConfig | undefined) =>
     // the runtime's OS sandbox, as the layer is built (a hook runs inside the tool pipeline's context, not the runtime's)
     const sandbox = yield* Effect.serviceOption(Sandbox)
     const reported = new Set<string>()
-    const denied = (name: string, command: string, call: HookCall) =>
+    /** Why the rules refuse `command` (as written: what `sh -c` runs) in this call's session, if they do. */
+    const refusal = (name: string, command: string, call: HookCall) =>
       Effect.gen(function* () {
         const requests = yield* scanBash(command, { cwd: call.cwd, worktree: call.cwd, home })
         const judged = yield* permission.judge(call.sessionID)
         const refused = requests.map((r) => ({ r, c: judged(r) })).find(({ c }) => c.action === "deny")
-        if (!refused) return false
+        if (!refused) return undefined
+        const why = `the permission rules deny ${refused.r.permission} "${refused.c.action === "deny" ? refused.c.pattern : refused.r.patterns[0]}"`
         if (!reported.has(name)) {
           reported.add(name)
-          yield* Effect.logWarning(
-            `The command hook ${name} (${command}) is not run: the permission rules deny ${refused.r.permission} "${refused.c.action === "deny" ? refused.c.pattern : refused.r.patterns[0]}".`
-          )
+          yield* Effect.logWarning(`The command hook ${name} (${command}) cannot run: ${why}.`)
         }
-        return true
+        return why
       })
     const make = (name: string, event: "tool.before" | "tool.after", hook: CommandHookConfig, applies: (tool: string) => boolean): ToolHook => {
       const timeout = hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS
@@ -156,10 +154,17 @@ export const commandHooks = (config: HooksConfig | undefined) =>
         Effect.gen(function* () {
           if (!applies(call.tool)) return []
           const files = filesOf(call, phase)
+          if (files === undefined) {
+            return needsFile(hook.command)
+              ? [{ code: null, output: "", timedOut: false, problem: "the files the call touches cannot be told (its patch cannot be read)" }]
+              : []
+          }
+          if (files.length === 0 && needsFile(hook.command)) return []
+          // the command is judged as it runs, the same for every file: once per call
+          const refused = yield* refusal(name, hook.command, call)
+          if (refused !== undefined) return [{ code: null, output: "", timedOut: false, problem: refused }]
           const outcomes: Array<HookOutcome> = []
           for (const file of files.length > 0 ? files : [undefined]) {
-            const scanned = expand(hook.command, call, file)
-            if (scanned === undefined || (yield* denied(name, scanned, call))) continue
             // in the OS sandbox, as the agent's own commands (the file names it passes come from the model)
             const vars = variables(call, file)
             const launch = Option.isSome(sandbox)
@@ -172,7 +177,7 @@ export const commandHooks = (config: HooksConfig | undefined) =>
                 ? yield* runHookCommand(hook.command, call.cwd, timeout, vars)
                 : Result.isSuccess(launch)
                   ? yield* runHookCommand(hook.command, call.cwd, timeout, vars, launch.success)
-                  : { code: null, output: launch.failure.message, timedOut: false }
+                  : { code: null, output: "", timedOut: false, problem: `the sandbox cannot run it: ${launch.failure.message}` }
             const undone = Option.isSome(settleGit) ? settleGit.value() : undefined
             if (undone !== undefined) yield* Effect.logWarning(`The command hook ${name} (${hook.command}): ${undone}`)
             outcomes.push(outcome)
@@ -182,11 +187,13 @@ export const commandHooks = (config: HooksConfig | undefined) =>
           return outcomes
         })
       const failure = (r: HookOutcome) =>
-        r.timedOut
-          ? `\`${hook.command}\` did not finish within ${timeout} ms`
-          : r.code === null
-            ? `\`${hook.command}\` was stopped${r.signal ? ` by ${r.signal}` : ""}${r.output ? `: ${r.output}` : ""}`
-            : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}`
+        r.problem !== undefined
+          ? `\`${hook.command}\` could not run: ${r.problem}`
+          : r.timedOut
+            ? `\`${hook.command}\` did not finish within ${timeout} ms`
+            : r.code === null
+              ? `\`${hook.command}\` was stopped${r.signal ? ` by ${r.signal}` : ""}${r.output ? `: ${r.output}` : ""}`
+              : `\`${hook.command}\` exited with ${r.code}${r.output ? `: ${r.output}` : ""}`
       const made: ToolHook =
         event === "tool.before"
           ? {
@@ -194,7 +201,10 @@ export const commandHooks = (config: HooksConfig | undefined) =>
               before: (call) =>
                 Effect.flatMap(runs(call, "before"), (outcomes) => {
                   const r = outcomes.find((o) => o.code !== 0)
-                  return !r ? Effect.succeed(undefined) : r.timedOut ? Effect.fail({ message: failure(r) }) : Effect.succeed({ deny: r.output || failure(r) })
+                  // a guard that could not run denies the call (fail closed), saying why
+                  if (!r) return Effect.succeed(undefined)
+                  if (r.timedOut) return Effect.fail({ message: failure(r) })
+                  return Effect.succeed({ deny: r.problem === undefined && r.output ? r.output : failure(r) })
                 })
             }
           : {
