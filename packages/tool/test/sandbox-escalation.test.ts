@@ -82,6 +82,8 @@ describe("what a command wants beyond the sandbox", () => {
     "echo hi > out.txt",
     "cat /etc/hosts",
     "grep -r host src",
+    "cat curl wget",
+    "head ./ssh < npm",
     "make"
   ]
   for (const command of local) {

@@ -62,6 +62,8 @@ export const wantOf = (requests: ReadonlyArray<ScanRequest>, network: boolean | 
       for (const p of r.patterns) if (p.startsWith("/") && !DEVICES.test(p)) writes.add(p)
       continue
     }
+    // the command's own request (reads and other permissions name paths, not programs)
+    if (r.permission !== "bash") continue
     if (r.opaque === undefined) {
       for (const p of r.patterns) {
         const use = networkUse(p)
