@@ -8,11 +8,12 @@ import * as path from "node:path"
 import type { Profile } from "./Profile.ts"
 import { probeSeatbelt, SANDBOX_EXEC } from "./Seatbelt.ts"
 
-const isDirectory = (p: string) => {
+/** What is at `p` now (links followed, as bwrap's mounts do): a directory, something else, or nothing. */
+const kindOf = (p: string): "directory" | "other" | undefined => {
   try {
-    return fs.statSync(p).isDirectory()
+    return fs.statSync(p).isDirectory() ? "directory" : "other"
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -21,11 +22,14 @@ export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Ar
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
   // allow mode too: the command reaches only the bridge, on its own loopback
   if (profile.network !== "all") args.push("--unshare-net")
-  for (const dir of profile.writable) args.push("--bind", dir, dir)
-  for (const p of profile.readOnly) args.push("--ro-bind", p, p)
+  // looked at again for each command: a place gone since the profile was made (a tmux server's socket
+  // directory) is left out, as bwrap would otherwise make an empty one on the host to mount over
+  for (const dir of profile.writable) if (kindOf(dir) !== undefined) args.push("--bind", dir, dir)
+  for (const p of profile.readOnly) if (kindOf(p) !== undefined) args.push("--ro-bind", p, p)
   for (const p of profile.denyRead) {
-    if (isDirectory(p)) args.push("--tmpfs", p, "--remount-ro", p)
-    else args.push("--ro-bind", "/dev/null", p)
+    const kind = kindOf(p)
+    if (kind === "directory") args.push("--tmpfs", p, "--remount-ro", p)
+    else if (kind === "other") args.push("--ro-bind", "/dev/null", p)
   }
   if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd))
   args.push("--chdir", cwd, "--")

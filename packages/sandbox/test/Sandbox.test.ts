@@ -115,6 +115,26 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     }
   })
 
+  test("a hidden place gone since the profile was made is not made again on the host (a tmux server that exited)", async () => {
+    const tmux = path.join(fs.realpathSync(os.tmpdir()), `tmux-${900000 + (process.pid % 99999)}`)
+    fs.mkdirSync(tmux, { mode: 0o700 })
+    try {
+      const r = await Effect.runPromise(
+        Effect.gen(function* () {
+          const sandbox = yield* Sandbox
+          // the profile (made with the layer) hides it; then the server exits and takes it away
+          fs.rmSync(tmux, { recursive: true, force: true })
+          const launch = yield* sandbox.wrap("/bin/bash", ["-c", "echo ran"], { cwd: project, env })
+          return yield* Effect.promise(() => spawned(launch.file, launch.args, project, launch.env, launch.readFds))
+        }).pipe(Effect.provide(Sandbox.layer({ config: {}, places: { project, home, dataDir } })), Effect.scoped)
+      )
+      expect(r.output).toBe("ran\n")
+      expect(fs.existsSync(tmux)).toBe(false)
+    } finally {
+      fs.rmSync(tmux, { recursive: true, force: true })
+    }
+  })
+
   test("git hooks and git config stay read-only inside the project", async () => {
     for (const attempt of [
       "echo 'touch pwned' > .git/hooks/pre-commit",
