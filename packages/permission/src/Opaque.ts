@@ -1,5 +1,6 @@
 import { has, optionValues, parseOptions, valuesOf, type Options } from "./Options.ts"
 import { gitCode } from "./GitCode.ts"
+import { programInOptions } from "./ProgramOptions.ts"
 import { awkRunsCode, sedRunsCode } from "./Programs.ts"
 
 /**
@@ -525,5 +526,5 @@ export const opaqueUse = (name: string, words: Words, fed: boolean): string | un
     if (words.some((w) => w !== undefined && /^data:/i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a data: URL`
     if (words.some((w) => w !== undefined && /^https?:\/\//i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a URL`
   }
-  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : programInOptions(name, words)
 }
