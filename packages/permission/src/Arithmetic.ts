@@ -23,6 +23,10 @@ const OUTPUT = "\u0001"
 /** True when a command substitution prints only a number. */
 const numberOutput = (node: Node) => NUMBER_OUTPUT.test(node.text.startsWith("`") ? node.text.slice(1, -1) : node.text.slice(2, -1))
 
+// associative arrays bash has itself: their subscripts are command names
+const BASH_TABLES = new Set(["BASH_CMDS", "BASH_ALIASES"])
+const associative = (st: State, name: string) => st.assoc.has(name) || BASH_TABLES.has(name)
+
 const DATA_NOTE = "(a value like a[$(cmd)] runs cmd)"
 
 /** True when `name` holds an integer wherever the line uses it. */
@@ -163,7 +167,8 @@ export const nameOperand = (st: State, word: string | undefined, who: string): s
   if (word === undefined) return `${who} takes a variable name computed when it runs; bash evaluates a subscript in it as arithmetic ${DATA_NOTE}`
   const name = word.includes("=") ? word.slice(0, word.indexOf("=")).replace(/\+$/, "") : word
   const sub = /^([A-Za-z_]\w*)\[(.*)\]$/s.exec(name)
-  if (sub !== null) return st.assoc.has(sub[1]!) || sub[2] === "@" || sub[2] === "*" ? undefined : arithmetic(st, sub[2]!).reason
+  if (sub !== null && BASH_TABLES.has(sub[1]!)) return `${who} changes the program a command name runs (${sub[1]})`
+  if (sub !== null) return associative(st, sub[1]!) || sub[2] === "@" || sub[2] === "*" ? undefined : arithmetic(st, sub[2]!).reason
   return isName(name) || name.startsWith("-") ? undefined : `${who} takes \`${name}\` as a variable name, which bash evaluates ${DATA_NOTE}`
 }
 
@@ -183,7 +188,7 @@ const expansionRisk = (st: State, node: Node): string | undefined => {
     const end = closing(text, at)
     const index = text.slice(at + 1, end - 1)
     at = end
-    if (index !== "@" && index !== "*" && !st.assoc.has(m[2]!)) {
+    if (index !== "@" && index !== "*" && !associative(st, m[2]!)) {
       const reason = arithmetic(st, index).reason
       if (reason !== undefined) return reason
     }
@@ -236,7 +241,7 @@ const assignmentRisk = (st: State, node: Node): string | undefined => {
   if (name?.type === "subscript") {
     const array = name.namedChildren[0]?.text ?? ""
     const index = withOutputs(name).slice(array.length + 1, -1)
-    if (!st.assoc.has(array) && index !== "@" && index !== "*") {
+    if (!associative(st, array) && index !== "@" && index !== "*") {
       const reason = arithmetic(st, index).reason
       if (reason !== undefined) return reason
     }

@@ -132,7 +132,10 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(st, t.lit ?? t.raw, found)
   // after `PATH=…`, `hash -p`, `BASH_CMDS[…]=…` a bare name may run another program
   const table = lookupOf(st, nameValue)
-  if (table?.file !== undefined) found.patterns.push([path.basename(table.file), ...words.slice(1)].join(" ") + suffix)
+  if (table?.file !== undefined) {
+    found.patterns.push([path.basename(table.file), ...words.slice(1)].join(" ") + suffix)
+    found.runs.push({ cwd: st.cwd, word: table.file })
+  }
   if (table?.opaque !== undefined) found.opaque ??= table.opaque
   tableCommand(st, real, values)
   if (nameValue.includes("/")) {
