@@ -354,6 +354,9 @@ const operands = (values: Values, valued: string, named = ""): { names: Array<st
   return { names, options }
 }
 
+/** The builtins {@link builtinRisk} reads. */
+export const TAKES_NAMES = new Set(["let", "read", "mapfile", "readarray", "printf", "getopts", "wait", "test", "["])
+
 /**
  * Builtins that evaluate data: `let` (arithmetic), and those that take variable names from their
  * words (`read`, `printf -v`, `mapfile`, `getopts`, `test -v`, `wait -p`).

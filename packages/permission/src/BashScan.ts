@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import { alwaysRuns, builtinRisk, evaluatedData, holdsInteger, inArithmetic, integerValue } from "./Arithmetic.ts"
+import { alwaysRuns, builtinRisk, evaluatedData, holdsInteger, inArithmetic, integerValue, TAKES_NAMES } from "./Arithmetic.ts"
 import { commandPrefix } from "./Arity.ts"
 import { builtinCode } from "./BuiltinCode.ts"
 import { entryAssigned, lookupOf, prefixPathRisk, tableCommand, variableChanged } from "./CommandTable.ts"
@@ -122,12 +122,10 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   const values = [real, ...tokens.slice(1).map((t) => t.lit)]
   const hidden =
     opaqueUse(real, values, fed) ??
-    builtinRisk(
-      st,
-      real,
-      tokens.map((t, i) => (i === 0 ? real : (t.lit ?? single(st, t.node)))),
-      name.node.parent !== null && alwaysRuns(name.node.parent)
-    )
+    // the builtins that take variable names: their words resolved through the line's variables
+    (TAKES_NAMES.has(real)
+      ? builtinRisk(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], name.node.parent !== null && alwaysRuns(name.node.parent))
+      : undefined)
   if (hidden !== undefined) found.opaque ??= hidden
   if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(st, t.lit ?? t.raw, found)
   // after `PATH=…`, `hash -p`, `BASH_CMDS[…]=…` a bare name may run another program
