@@ -13,7 +13,7 @@ import { isName, literal } from "./Words.ts"
 
 const INTEGER = /^\s*[-+]?(0[xX][\da-fA-F]+|\d+(#[\w@]+)?)\s*$/
 // bash maintains these as integers itself
-const BASH_INTEGERS = new Set(["RANDOM", "SRANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS", "OPTIND"])
+const BASH_INTEGERS = new Set(["RANDOM", "SRANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS", "OPTIND", "PIPESTATUS"])
 const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
 // a command whose output is only a number (`$(wc -l < f)`, `$(nproc)`), possibly at the end of a pipeline
 const NUMBER_OUTPUT = /^\s*(?:[^|;&\n`$()]*\|\s*)*(wc(\s+-[lcmw]+)+(\s*<\s*[^\s;&|<>()]+)?|nproc(\s+--all)?|id\s+-[ug]|date\s+\+%s)\s*$/
@@ -99,7 +99,9 @@ export const arithmetic = (st: State, text: string): Evaluated => {
     if (t.startsWith("${")) {
       const inner = t.slice(2, -1)
       if (/^#([A-Za-z_]\w*(\[[@*]\])?)?$|^[#?$!]$/.test(inner)) continue
-      if (isName(inner) && safe(inner)) continue
+      // `${n}`, `${PIPESTATUS[0]}`: a name that holds integers, at a literal index
+      const element = /^([A-Za-z_]\w*)(\[\d+\])?$/.exec(inner)
+      if (element !== null && safe(element[1]!)) continue
       return { reason: isName(inner) ? reading(inner) : `arithmetic evaluates \`${t}\` as an expression ${DATA_NOTE}`, assigned }
     }
     if (t.startsWith("$")) {

@@ -284,6 +284,8 @@ export const evaluationQuiet: ReadonlyArray<string> = [
   "[[ $EUID -eq 0 ]] || echo user",
   "echo $((RANDOM % 10))",
   "echo $(( $$ % 2 ))",
+  "make; [[ ${PIPESTATUS[0]} -eq 0 ]] && echo ok",
+  "make | tee log; (( PIPESTATUS[0] == 0 ))",
   'while read -r line; do echo "$line"; done < f',
   "read -r a b c < f",
   'IFS=, read -ra parts <<< "a,b"; echo ${parts[0]}',
