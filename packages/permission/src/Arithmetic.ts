@@ -249,6 +249,17 @@ const assignmentRisk = (st: State, node: Node): string | undefined => {
     }
   }
   const variable = name?.type === "subscript" ? name.namedChildren[0]?.text : name?.text
+  // `a=([k]=v …)`: each key of an indexed array is arithmetic
+  if (variable !== undefined && value?.type === "array") {
+    const declared = node.parent?.type === "declaration_command" && flagsOf(node.parent).includes("A")
+    if (!declared && !associative(st, variable))
+      for (const element of value.namedChildren) {
+        const text = withOutputs(element)
+        if (!text.startsWith("[")) continue
+        const reason = arithmetic(st, text.slice(1, closing(text, 0) - 1)).reason
+        if (reason !== undefined) return reason
+      }
+  }
   if (variable !== undefined && value !== null && st.namerefs.has(variable) && node.parent?.type !== "declaration_command") {
     const reason = reference(st, value, `the reference ${variable}`)
     if (reason !== undefined) return reason

@@ -94,7 +94,21 @@ export const arithmeticData: ReadonlyArray<string> = [
   'set -- "$(cat data.txt)"; (( $1 ))',
   "export x=$(cat data.txt); (( x ))",
   "x=$(cat data.txt); y=$x; (( y ))",
-  "i=0; i=$(cat data.txt); (( i ))"
+  "i=0; i=$(cat data.txt); (( i ))",
+  "x=$(cat data.txt); a=([x]=1)",
+  "x=$(cat data.txt); a=([$x]=1)",
+  "x=$(cat data.txt); declare -a a=([x]=1)",
+  "declare -i n; read n < data.txt",
+  "declare -i n; n=$(cat data.txt)",
+  "x=$(cat data.txt); echo ${!x:-d}",
+  "x=$(cat data.txt); builtin let x",
+  'x=$(cat data.txt); command printf -v "$x" 1',
+  "x=$(cat data.txt); a[x]+=1",
+  "x=$(cat data.txt); local -a a=([x]=1)",
+  "x=$(cat data.txt); echo ${a[x]:-0}",
+  "x=$(cat data.txt); echo $(( a[x] ))",
+  "x=$(cat data.txt); printf '%s' ${a[$x]}",
+  'x=$(cat data.txt); a=(1); unset "a[$x]"'
 ]
 
 /** Asked, though bash 5.2 runs nothing here: a computed variable name or a completion, binding or PS4 that a non-interactive shell does not use. */
@@ -114,7 +128,10 @@ export const askedHarmless: ReadonlyArray<string> = [
   "complete -C 'rm v.txt' ls",
   "complete -W '$(rm v.txt)' ls",
   "bind -x '\"\\C-x\": rm v.txt'",
-  'bind -x \'"\\C-x":"rm v.txt"\''
+  'bind -x \'"\\C-x":"rm v.txt"\'',
+  "x=$(cat data.txt); a=(1); [[ -v a[$x] ]]",
+  "x=$(cat data.txt); a=(1); unset a[$x]",
+  "x=$(cat data.txt); select i in $x; do (( i )); done"
 ]
 
 /** Class 2: builtins and variables that evaluate a string (mapfile -C, compgen, trap, PS4, @P). */
@@ -351,5 +368,11 @@ export const evaluationQuiet: ReadonlyArray<string> = [
   "x=5; (( x > 3 )) && echo big",
   "let i=1 j=i+1",
   "let 'i = 2 * 3'",
-  "v=0; [[ $v -eq 0 ]] && echo zero"
+  "v=0; [[ $v -eq 0 ]] && echo zero",
+  "declare -A m=([$k]=1); echo ${m[$k]}",
+  "a=([0]=x [1]=y); echo ${a[1]}",
+  "i=2; a=([i]=1)",
+  "command -v ls",
+  "command -pv ls",
+  "command printf -v out %s x"
 ]
