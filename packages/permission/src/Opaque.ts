@@ -205,6 +205,8 @@ const sshCode = (words: Words, name: string): string | undefined => {
     const option = value.trim().split(/[\s=]/)[0] ?? ""
     if (SSH_CODE_OPTIONS.test(option)) return `${name} -o ${option} runs a command`
   }
+  // a configuration file may set ProxyCommand or LocalCommand
+  if (valuesOf(parsed, "-F").some((v) => v !== "/dev/null" && v !== "none")) return `${name} -F reads a configuration file that may run commands`
   if (name === "ssh" && has(parsed, "-I")) return "ssh -I loads a library"
   if ((name === "scp" || name === "sftp") && has(parsed, "-S")) return `${name} -S runs another program as ssh`
   if (name === "sftp" && has(parsed, "-D")) return "sftp -D runs a local program"

@@ -52,6 +52,18 @@ const aptCode = (w: Words): string | undefined =>
     ? `${w[0]} runs hook commands set in its options`
     : undefined
 
+/** Short options (`-D lib.so`, `-Dlib.so`) that load a library or run a program. */
+const shortOption =
+  (letters: ReadonlyArray<string>, what: string) =>
+  (w: Words): string | undefined =>
+    optionValues(w, letters).length > 0 ? `${w[0]} ${what}` : undefined
+
+// openssl: `engine ID|path`, `-engine`, `-provider`, `-provider-path` load a library
+const opensslCode = (w: Words): string | undefined =>
+  w[1] === "engine" || w.some((x) => x === undefined || /^-(engine|provider|provider-path|keyform\s*engine)(=|$)/.test(x))
+    ? "openssl loads an engine or provider library"
+    : undefined
+
 const PROGRAM_OPTIONS: Record<string, (w: Words) => string | undefined> = {
   wget: wgetCode,
   sort: programOption(["--compress-program"], "runs the compression program given in its options"),
@@ -62,7 +74,12 @@ const PROGRAM_OPTIONS: Record<string, (w: Words) => string | undefined> = {
   cpio: programOption(["--rsh-command"], "runs the remote shell given in its options"),
   "apt-get": aptCode,
   apt: aptCode,
-  aptitude: aptCode
+  aptitude: aptCode,
+  "ssh-keygen": shortOption(["-D", "-w"], "loads the PKCS#11 or security-key library given in its options"),
+  "ssh-add": shortOption(["-s", "-S", "-e"], "loads the PKCS#11 or security-key library given in its options"),
+  openssl: opensslCode,
+  gpg: programOption(["--photo-viewer", "--exec-path"], "runs the viewer or helper programs given in its options"),
+  gpg2: programOption(["--photo-viewer", "--exec-path"], "runs the viewer or helper programs given in its options")
 }
 
 /** Why a command runs a program named in its options; undefined when none does. */

@@ -225,7 +225,10 @@ export const programRunners: ReadonlyArray<string> = [
   "stdbuf -o0 rm v.txt",
   "timeout 5 rm v.txt",
   "script -qc 'rm v.txt' /dev/null",
-  // not run here (socat and busybox are not installed; wget, apt and cpio need a server): from their manuals
+  "printf 'Host h\\n  ProxyCommand rm v.txt\\n' > c; ssh -F ./c h true",
+  "printf 'Host h\\n  ProxyCommand rm v.txt\\n' > c; scp -F ./c f h:b",
+  "printf 'Host h\\n  ProxyCommand rm v.txt\\n' > c; sftp -F ./c h",
+  // not run here (socat, busybox are not installed; wget, apt, cpio need a server; the others a library or a key): from their manuals
   "socat - EXEC:'rm v.txt'",
   "socat - SYSTEM:'rm v.txt'",
   "socat - 'exec:rm v.txt'",
@@ -239,7 +242,13 @@ export const programRunners: ReadonlyArray<string> = [
   "apt-get -o APT::Update::Pre-Invoke::='rm v.txt' update",
   "apt -o DPkg::Pre-Invoke::='rm v.txt' install x",
   "cpio --rsh-command=./s -o -F h:/x",
-  "busybox rm v.txt"
+  "busybox rm v.txt",
+  "ssh-keygen -D ./x.so",
+  "ssh-add -s ./x.so",
+  "openssl engine ./x.so",
+  "openssl req -engine ./x.so -new",
+  "gpg --photo-viewer 'rm v.txt' --list-options show-photos --list-keys",
+  "gpg --exec-path ./bin --list-keys"
 ]
 
 /** Class 5: a PATH change makes every later bare name a program the line may have written. */
@@ -374,5 +383,10 @@ export const evaluationQuiet: ReadonlyArray<string> = [
   "i=2; a=([i]=1)",
   "command -v ls",
   "command -pv ls",
-  "command printf -v out %s x"
+  "command printf -v out %s x",
+  "ssh -F /dev/null h ls",
+  'ssh-keygen -t ed25519 -f k -N ""',
+  "openssl rand -hex 8",
+  "gpg --list-keys",
+  "ssh-add -l"
 ]
