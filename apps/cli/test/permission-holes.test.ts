@@ -6,6 +6,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { opaqueExecution, ordinary, reservedWords, variablePaths } from "../../../packages/permission/test/holes.ts"
+import {
+  arithmeticData,
+  askedHarmless,
+  commandTable,
+  evaluatingBuiltins,
+  evaluationQuiet,
+  pathChanges,
+  programRunners
+} from "../../../packages/permission/test/holes-eval.ts"
 import { ensureBuilt, events, projects, reins } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -36,7 +45,13 @@ describe("reins debug permission: the tables of issue 13", () => {
   for (const [item, table] of [
     ["item 1 (reserved words after time, !, coproc)", reservedWords],
     ["item 2 (paths through variables)", variablePaths],
-    ["item 3 (opaque execution)", opaqueExecution]
+    ["item 3 (opaque execution)", opaqueExecution],
+    ["issue 25: data evaluated as arithmetic", arithmeticData],
+    ["issue 25: computed names, completions, bindings", askedHarmless],
+    ["issue 25: builtins that evaluate strings", evaluatingBuiltins],
+    ["issue 25: the command table", commandTable],
+    ["issue 25: runners and program-naming options", programRunners],
+    ["issue 25: PATH changes", pathChanges]
   ] as const) {
     test(`${item}: every variant is asked or denied`, async () => {
       const allowed = (await decisions(table)).filter((x) => x.decision !== "ask" && x.decision !== "deny").map((x) => x.subject)
@@ -45,7 +60,7 @@ describe("reins debug permission: the tables of issue 13", () => {
   }
 
   test("ordinary commands stay allowed", async () => {
-    const notAllowed = (await decisions(ordinary)).filter((x) => x.decision !== "allow").map((x) => x.subject)
+    const notAllowed = (await decisions([...ordinary, ...evaluationQuiet])).filter((x) => x.decision !== "allow").map((x) => x.subject)
     expect(notAllowed).toEqual([])
   })
 

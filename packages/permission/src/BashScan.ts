@@ -1,7 +1,10 @@
 import { Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
+import { alwaysRuns, builtinRisk, evaluatedData, holdsInteger, inArithmetic, integerValue, TAKES_NAMES } from "./Arithmetic.ts"
 import { commandPrefix } from "./Arity.ts"
+import { builtinCode } from "./BuiltinCode.ts"
+import { entryAssigned, lookupOf, prefixPathRisk, tableCommand, variableChanged } from "./CommandTable.ts"
 import { isReservedName, parseUnprefixed } from "./Keywords.ts"
 import { opaqueVariable } from "./Environment.ts"
 import { opaqueUse } from "./Opaque.ts"
@@ -30,7 +33,7 @@ import {
 import { isName, literal, resolve } from "./Words.ts"
 import { withoutGlobalOptions } from "./GlobalOptions.ts"
 import { isInterpreter, isWrapper, placeholder, readsProgramFromStdin, startsShell, unwrap } from "./Wrappers.ts"
-import { codeFiles, configCode, gitConfigWrite, isCodeFile, runsProjectCode, touchesFiles, unreadableCode, writtenBy } from "./Writes.ts"
+import { codeFiles, configCode, gitConfigWrite, runsProjectCode, touchesFiles, unreadableCode, writtenBy, writtenThenRun } from "./Writes.ts"
 
 export type { ScanOptions, ScanRequest } from "./ScanState.ts"
 
@@ -87,7 +90,7 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
   let start = 0
   while (start + 1 < all.length && ASSIGNMENT.test(all[start]!.lit ?? all[start]!.raw)) {
     const t = all[start++]!
-    checkVariable(t.lit ?? t.raw, found)
+    checkVariable(st, t.lit ?? t.raw, found)
   }
   const tokens = start === 0 ? all : all.slice(start)
   const name = tokens[0]
@@ -118,9 +121,22 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
     return
   }
   const values = [real, ...tokens.slice(1).map((t) => t.lit)]
-  const hidden = opaqueUse(real, values, fed)
+  const hidden =
+    opaqueUse(real, values, fed) ??
+    // the builtins that take variable names: their words resolved through the line's variables
+    (TAKES_NAMES.has(real)
+      ? builtinRisk(st, real, [real, ...tokens.slice(1).map((t) => t.lit ?? single(st, t.node))], name.node.parent !== null && alwaysRuns(name.node.parent))
+      : undefined)
   if (hidden !== undefined) found.opaque ??= hidden
-  if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(t.lit ?? t.raw, found)
+  if (isWrapper(real)) for (const t of tokens.slice(1)) if (ENV_WORD.test(t.lit ?? t.raw)) checkVariable(st, t.lit ?? t.raw, found)
+  // after `PATH=…`, `hash -p`, `BASH_CMDS[…]=…` a bare name may run another program
+  const table = lookupOf(st, nameValue)
+  if (table?.file !== undefined) {
+    found.patterns.push([path.basename(table.file), ...words.slice(1)].join(" ") + suffix)
+    found.runs.push({ cwd: st.cwd, word: table.file })
+  }
+  if (table?.opaque !== undefined) found.opaque ??= table.opaque
+  tableCommand(st, real, values)
   if (nameValue.includes("/")) {
     found.runs.push({ cwd: st.cwd, word: nameValue })
     const where = path.resolve(st.cwd ?? "/", expandTilde(nameValue, st.home))
@@ -151,6 +167,8 @@ const layer = (st: State, all: ReadonlyArray<Token>, suffix: string, fed: boolea
     return
   }
   found.always.push(prefixPattern(raw), prefixPattern(words))
+  // `mapfile -C cb`, `compgen -W '$(…)'`, `bind -x 'k: cmd'`: strings the builtin evaluates
+  for (const text of builtinCode(real, values)) nestedCode(st, text, found, depth, real)
   if (viaXargs && isWrapper(real)) found.opaque ??= `xargs supplies the command that ${real} runs`
   else if (real === "eval") found.opaque ??= "eval runs a string as shell code"
   else if (real === "source" || real === ".") found.opaque ??= `${real} runs the commands of a file`
@@ -173,10 +191,11 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
 const ENV_WORD = /^[A-Za-z_][\w%]*\+?=/
 
 /** `NAME=value` as written, in a command's environment: opaque when programs run code from it. */
-const checkVariable = (rawWord: string, found: Found) => {
+const checkVariable = (st: State, rawWord: string, found: Found) => {
   const eq = rawWord.indexOf("=")
   const name = rawWord.slice(0, rawWord[eq - 1] === "+" ? eq - 1 : eq)
-  const reason = opaqueVariable(name, rawWord.slice(eq + 1).replace(/^(["'])(.*)\1$/s, "$2"))
+  const value = rawWord.slice(eq + 1).replace(/^(["'])(.*)\1$/s, "$2")
+  const reason = opaqueVariable(name, value) ?? (name === "PATH" ? prefixPathRisk(st, value) : undefined)
   if (reason !== undefined) found.opaque ??= reason
 }
 
@@ -269,7 +288,10 @@ const command = (st: State, node: Node, outer: ReadonlyArray<Node>, fed: boolean
     const named = t.lit === undefined ? undefined : isName(t.lit) ? t.lit : /^([A-Za-z_]\w*)(\[.*\])?\+?=/.exec(t.lit)?.[1]
     if (named === undefined) continue
     if (st.vars.has(named) || named === "HOME" || named === "PWD" || named === "IFS") st.vars.set(named, null)
+    // `let` leaves integers (Arithmetic.ts records them); `read i` puts data in i
+    if (setsVariables && nameValue !== "let") st.numeric.delete(named)
     // `read PAGER`, `printf -v GIT_SSH_COMMAND …`: a variable that runs code, set from elsewhere
+    if (setsVariables) variableChanged(st, named)
     const reason = setsVariables ? opaqueVariable(named, undefined) : undefined
     if (reason !== undefined) found.opaque ??= reason
   }
@@ -326,10 +348,17 @@ const assignment = (st: State, node: Node, depth: number) => {
   const value = node.childForFieldName("value")
   if (value) visit(st, value, false, depth)
   const nameNode = node.childForFieldName("name")
+  if (nameNode?.type === "subscript") {
+    const key = nameNode.namedChildren[1]
+    entryAssigned(st, nameNode.namedChildren[0]?.text ?? "", key && literal(key), value === null ? "" : literal(value))
+  }
   if (nameNode?.type !== "variable_name") return
   const name = nameNode.text
   const raw = value?.text.replace(/^(["'])(.*)\1$/s, "$2") ?? ""
-  const reason = opaqueVariable(name, raw)
+  // `PATH=x cmd` sets PATH for cmd only; `PATH=x; cmd` for every later command
+  const prefix = node.parent?.type === "command"
+  if (!prefix) variableChanged(st, name)
+  const reason = opaqueVariable(name, raw) ?? (prefix && name === "PATH" ? prefixPathRisk(st, raw) : undefined)
   if (reason !== undefined) {
     const text = node.text
     add(st, { permission: "bash", patterns: [text], always: [text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
@@ -337,7 +366,12 @@ const assignment = (st: State, node: Node, depth: number) => {
   // a prefix (`D=x cmd`) sets D for cmd only, after its words are expanded: D is not known after it
   const appends = node.text.slice(nameNode.endIndex - node.startIndex).startsWith("+=")
   const values = value === null ? [""] : appends || value.type === "array" ? undefined : resolve(value, lookup(st)).values
+  // an integer stays one when the assignment surely runs, or the name held an integer already
+  const integer = integerValue(st, value) && (definite(node) || holdsInteger(st, name))
   st.vars.set(name, definite(node) && values !== undefined ? values : null)
+  if (inArithmetic(node)) return
+  if (integer) st.numeric.add(name)
+  else st.numeric.delete(name)
 }
 
 /** `for NAME in words; do …; done`: inside the body NAME is one of the words (when they are literal). */
@@ -347,6 +381,7 @@ const forLoop = (st: State, node: Node, fed: boolean, depth: number) => {
   for (const w of words) visit(st, w, false, depth)
   const values = words.length === 0 || !node.children.some((c) => c.type === "in") ? undefined : words.map(literal)
   const name = variable?.text
+  if (name !== undefined) st.numeric.delete(name)
   if (name !== undefined) st.vars.set(name, values === undefined || values.includes(undefined) ? null : (values as Array<string>))
   const body = node.childForFieldName("body")
   if (body) visit(st, body, fed, depth)
@@ -367,6 +402,10 @@ const subscriptCode = (st: State, node: Node) => {
 
 /** Walks the tree in source order; `fed` means the node's stdin comes from a pipe or heredoc. */
 const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
+  // arithmetic, subscripts, indirection: data that bash evaluates as code
+  const evaluated = evaluatedData(st, node)
+  if (evaluated !== undefined)
+    add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: evaluated, ...(st.cwd ? { directory: st.cwd } : {}) })
   switch (node.type) {
     case "command":
       return command(st, node, [], fed, depth)
@@ -377,6 +416,7 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
     case "variable_name":
       // assigned or read into outside an expansion (`((D = 1))`, `export D`): its value is not known
       if (node.parent?.type !== "simple_expansion" && node.parent?.type !== "expansion") st.vars.set(node.text, null)
+      if (node.parent?.type === "unset_command") variableChanged(st, node.text)
       return
     case "function_definition": {
       const saved = st.cwd
@@ -412,6 +452,8 @@ const visit = (st: State, node: Node, fed: boolean, depth: number): void => {
       if (/^\$\{[A-Za-z_]\w*:?=/.test(node.text)) {
         const name = node.namedChildren[0]?.text ?? ""
         st.vars.set(name, null)
+        st.numeric.delete(name)
+        variableChanged(st, name)
         const reason = opaqueVariable(name, undefined)
         if (reason !== undefined)
           add(st, { permission: "bash", patterns: [node.text], always: [node.text], opaque: reason, ...(st.cwd ? { directory: st.cwd } : {}) })
@@ -473,10 +515,12 @@ const scanSource = (st: State, written: string, depth: number, nested: boolean) 
   }
   const saved = st.cwd
   const vars = st.vars
+  const numeric = st.numeric
   const inShell = st.inShell
   // a child shell sees only the environment: the line's unexported variables are not its own
   if (nested) {
     st.vars = new Map()
+    st.numeric = new Set()
     st.inShell = true
   }
   try {
@@ -490,6 +534,7 @@ const scanSource = (st: State, written: string, depth: number, nested: boolean) 
     if (nested) {
       st.cwd = saved
       st.vars = vars
+      st.numeric = numeric
       st.inShell = inShell
     }
   }
@@ -498,31 +543,6 @@ const scanSource = (st: State, written: string, depth: number, nested: boolean) 
 // a backslash-newline that is not itself escaped (an even run of backslashes before it)
 const CONTINUATION = /(?<!\\)((?:\\\\)*)\\\r?\n/g
 const INSIDE_WORD = /\S\\\r?\n\S/
-
-/** True when `file` or a directory above it was written (`cp -r x build; sh build/run.sh`). */
-const writtenOrUnder = (written: ReadonlySet<string>, file: string | undefined) => {
-  for (let at = file; at !== undefined; at = path.dirname(at)) {
-    if (written.has(at)) return true
-    if (path.dirname(at) === at) return false
-  }
-  return false
-}
-
-/** A file that this line writes and then runs: what runs is not in the text, so the run is opaque. */
-const writtenThenRun = (st: State) => {
-  if (st.runs.length === 0 || st.written.length === 0) return
-  const written = new Set(st.written.map((w) => locate(st, w.word, w.cwd)).filter((x): x is string => x !== undefined))
-  for (const run of st.runs) {
-    const request = st.out.get(run.key)
-    if (request === undefined || request.opaque !== undefined) continue
-    // `echo … > helper.py && python3 main.py`: main.py may import it; a test runner may collect it
-    // (what a command itself writes, `python3 gen.py > out.py`, is its output)
-    const others = st.written.filter((_, i) => i < run.own[0] || i >= run.own[1])
-    const code = (run.project && others.some((w) => isCodeFile(w.word))) || (run.config !== undefined && others.some((w) => run.config!.test(w.word)))
-    if (!code && !run.files.some((f) => writtenOrUnder(written, locate(st, f.word, f.cwd)))) continue
-    st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
-  }
-}
 
 /** Scans with a loaded parser (synchronous; for benchmarks and the Effect below). */
 export const scanWith = (parser: Parser, source: string, options: ScanOptions): ReadonlyArray<ScanRequest> => {
@@ -540,6 +560,11 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
     movers: new Set(),
     aliases: new Map(),
     cdNames: false,
+    numeric: new Set(),
+    integers: new Set(),
+    assoc: new Set(),
+    namerefs: new Set(),
+    hashed: new Map(),
     worktree,
     home,
     parser,
@@ -556,6 +581,7 @@ export const scanWith = (parser: Parser, source: string, options: ScanOptions): 
     st.cwd = cwd
     st.stack = []
     st.vars = new Map()
+    st.numeric = new Set()
     scanSource(st, joined, 0, false)
   }
   writtenThenRun(st)

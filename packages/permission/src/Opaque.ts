@@ -1,5 +1,6 @@
 import { has, optionValues, parseOptions, valuesOf, type Options } from "./Options.ts"
 import { gitCode } from "./GitCode.ts"
+import { programInOptions } from "./ProgramOptions.ts"
 import { awkRunsCode, sedRunsCode } from "./Programs.ts"
 
 /**
@@ -204,6 +205,8 @@ const sshCode = (words: Words, name: string): string | undefined => {
     const option = value.trim().split(/[\s=]/)[0] ?? ""
     if (SSH_CODE_OPTIONS.test(option)) return `${name} -o ${option} runs a command`
   }
+  // a configuration file may set ProxyCommand or LocalCommand
+  if (valuesOf(parsed, "-F").some((v) => v !== "/dev/null" && v !== "none")) return `${name} -F reads a configuration file that may run commands`
   if (name === "ssh" && has(parsed, "-I")) return "ssh -I loads a library"
   if ((name === "scp" || name === "sftp") && has(parsed, "-S")) return `${name} -S runs another program as ssh`
   if (name === "sftp" && has(parsed, "-D")) return "sftp -D runs a local program"
@@ -525,5 +528,5 @@ export const opaqueUse = (name: string, words: Words, fed: boolean): string | un
     if (words.some((w) => w !== undefined && /^data:/i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a data: URL`
     if (words.some((w) => w !== undefined && /^https?:\/\//i.test(w.slice(w.indexOf("=") + 1)))) return `${name} runs code from a URL`
   }
-  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : undefined
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!(words, fed) : programInOptions(name, words)
 }

@@ -71,6 +71,13 @@ export const sshCommand = (w: Words): Unwrapped | undefined => {
 /** Commands unknown to the scan when a word is not an option (`hyperfine --version` runs none). */
 const operandsGiven = (w: Words): Unwrapped | undefined => (w.slice(1).some((x) => x === undefined || !x.startsWith("-")) ? code(undefined) : undefined)
 
+/** `socat - EXEC:'cmd args'`, `SYSTEM:'shell code'`, `SHELL:…`: an address that runs a program (options follow a comma). */
+const socatCode = (w: Words): Unwrapped | undefined => {
+  const texts = w.slice(1).filter((x) => x === undefined || /^(exec|system|shell):/i.test(x))
+  if (texts.length === 0) return undefined
+  return { inners: [], scripts: [], code: texts.map((x) => x?.slice(x.indexOf(":") + 1).split(",")[0]) }
+}
+
 /** Version managers, environment and task runners, launchers: the command they start is judged. */
 export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
   uv: (w) =>
@@ -271,5 +278,8 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
       : undefined,
   mpirun: (w) => operandsGiven(w),
   mpiexec: (w) => operandsGiven(w),
-  srun: (w) => operandsGiven(w)
+  srun: (w) => operandsGiven(w),
+  // `ssh-agent [options] cmd …` runs the command with the agent's environment
+  "ssh-agent": (w) => rest(w, skipOptions(w, 1, "aEOPt")),
+  socat: socatCode
 }

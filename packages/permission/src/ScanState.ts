@@ -60,6 +60,20 @@ export interface State {
   readonly aliases: Map<string, string>
   /** `shopt -s cdable_vars`/`autocd`: a name may change directory in ways the words do not show. */
   cdNames: boolean
+  /** Names that hold an integer whatever their value (assigned by arithmetic); see Arithmetic.ts. */
+  numeric: Set<string>
+  /** Names declared integer (`declare -i`): bash evaluates what is assigned to them. */
+  readonly integers: Set<string>
+  /** Names declared associative (`declare -A`): their subscripts are strings, not arithmetic. */
+  readonly assoc: Set<string>
+  /** Names declared references (`declare -n`): assigning one a computed name is evaluated. */
+  readonly namerefs: Set<string>
+  /** Why bare command names are unknown from here on (PATH or the command table changed); see CommandTable.ts. */
+  search?: string
+  /** `hash -p FILE NAME`, `BASH_CMDS[NAME]=FILE`: the file a bare name runs. */
+  readonly hashed: Map<string, string>
+  /** `enable -n`/`-f`: builtins may be programs too. */
+  builtinsChanged?: boolean
   readonly worktree: string
   readonly home: string
   readonly parser: Parser

@@ -242,7 +242,11 @@ const UNWRAP: Record<string, (words: Words) => Unwrapped | undefined> = {
   nohup: (w) => rest(w, skipOptions(w, 1, "")),
   time: (w) => rest(w, skipOptions(w, 1, "fo", long("--format", "--output"))),
   timeout: (w) => rest(w, skipOptions(w, 1, "sk", long("--signal", "--kill-after")) + 1),
-  command: (w) => (w.some((x) => x === "-v" || x === "-V") ? undefined : rest(w, skipOptions(w, 1, ""))),
+  // `command -v ls` looks a name up; `command printf -v x` runs printf (its -v is printf's)
+  command: (w) => {
+    const at = skipOptions(w, 1, "")
+    return w.slice(1, at).some((x) => x === undefined || /^-[a-zA-Z]*[vV]/.test(x)) ? undefined : rest(w, at)
+  },
   builtin: (w) => rest(w, 1),
   exec: (w) => rest(w, skipOptions(w, 1, "a")),
   stdbuf: (w) => rest(w, skipOptions(w, 1, "ioe", long("--input", "--output", "--error"))),

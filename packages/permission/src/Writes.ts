@@ -1,4 +1,6 @@
+import * as path from "node:path"
 import { valueOptions } from "./GlobalOptions.ts"
+import { locate, type State } from "./ScanState.ts"
 import { isInterpreter } from "./Wrappers.ts"
 
 /**
@@ -356,3 +358,28 @@ const CODE_FILE =
 
 /** True for a file name that a runner may load as code (`helper.py`, `test_x.py`, `Makefile`). */
 export const isCodeFile = (file: string) => CODE_FILE.test(file)
+
+/** True when `file` or a directory above it was written (`cp -r x build; sh build/run.sh`). */
+const writtenOrUnder = (written: ReadonlySet<string>, file: string | undefined) => {
+  for (let at = file; at !== undefined; at = path.dirname(at)) {
+    if (written.has(at)) return true
+    if (path.dirname(at) === at) return false
+  }
+  return false
+}
+
+/** A file that this line writes and then runs: what runs is not in the text, so the run is opaque. */
+export const writtenThenRun = (st: State) => {
+  if (st.runs.length === 0 || st.written.length === 0) return
+  const written = new Set(st.written.map((w) => locate(st, w.word, w.cwd)).filter((x): x is string => x !== undefined))
+  for (const run of st.runs) {
+    const request = st.out.get(run.key)
+    if (request === undefined || request.opaque !== undefined) continue
+    // `echo … > helper.py && python3 main.py`: main.py may import it; a test runner may collect it
+    // (what a command itself writes, `python3 gen.py > out.py`, is its output)
+    const others = st.written.filter((_, i) => i < run.own[0] || i >= run.own[1])
+    const code = (run.project && others.some((w) => isCodeFile(w.word))) || (run.config !== undefined && others.some((w) => run.config!.test(w.word)))
+    if (!code && !run.files.some((f) => writtenOrUnder(written, locate(st, f.word, f.cwd)))) continue
+    st.out.set(run.key, { ...request, always: request.patterns, opaque: "it runs a file that the same command writes" })
+  }
+}
