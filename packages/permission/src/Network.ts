@@ -104,14 +104,13 @@ const USER_AT_HOST = /^[\w.-]+@([a-z0-9][\w.-]*|\d{1,3}(?:\.\d{1,3}){3})$/i
 
 /** The host a word names: a URL's, `user@host:path`'s (git, scp, rsync), `user@host`'s (ssh). */
 export const hostOf = (word: string): string | undefined => {
-  const url = URL.exec(word)
-  if (url?.[1]) return url[1].replace(/^\[|\]$/g, "").toLowerCase()
-  const scp = SCP_LIKE.exec(word)
-  if (scp?.[1]) return scp[1].toLowerCase()
-  const at = USER_AT_HOST.exec(word)
-  if (at?.[1]) return at[1].toLowerCase()
-  return undefined
+  const found = URL.exec(word)?.[1]?.replace(/^\[|\]$/g, "") ?? SCP_LIKE.exec(word)?.[1] ?? USER_AT_HOST.exec(word)?.[1]
+  // a name or an address, nothing else: no wildcard (it would become an allow-list pattern), no control characters
+  return found !== undefined && HOST.test(found) ? found.toLowerCase() : undefined
 }
+
+/** A host name (letters, digits, dots, dashes), an IPv4 address, or an IPv6 one. */
+const HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|[0-9a-f:.]*:[0-9a-f:.]*)$/i
 
 /** Splits a command as the scan writes it into words, dropping quotes (good enough for names and URLs). */
 const words = (command: string) => (command.match(/'[^']*'|"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map((w) => (/^(['"]).*\1$/s.test(w) ? w.slice(1, -1) : w))

@@ -5,7 +5,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { hostListing, REGISTRIES } from "./Hosts.ts"
-import { type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+import { CACHE_PLACES, type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
 /**
  * What a command would need: the network (the hosts it names, none named: any; `explicit`: the model
@@ -26,6 +26,16 @@ export interface Escalation {
 }
 
 const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
+
+/** A place under home whose files run later, outside the sandbox: a dot directory (not a package cache), ~/.local/bin, ~/bin. */
+const runsLater = (home: string, dir: string) => {
+  if (!isWithin(dir, home) || dir === home) return false
+  const rel = dir.slice(home.length + 1)
+  const first = rel.split("/")[0]!
+  if (rel === "bin" || rel.startsWith("bin/") || rel === ".local/bin" || rel.startsWith(".local/bin/")) return true
+  if (!first.startsWith(".")) return false
+  return !CACHE_PLACES.some((c) => isWithin(rel, c))
+}
 
 /** The nearest directory at or above `p` that exists, real (what bwrap can bind). */
 const existingDirectory = (p: string): string => {
@@ -56,15 +66,22 @@ const networkEscalation = (profile: Profile, want: Want["network"]): Escalation[
 
 /** The escalation `want` needs under `profile`; undefined when the profile already allows it all. */
 export const escalationFor = (profile: Profile, home: string, want: Want): Escalation | undefined => {
+  const realHome = existingDirectory(home)
   const network = networkEscalation(profile, want.network)
   const writable = new Set<string>()
   for (const target of want.writes ?? []) {
     // a file's directory is what gets bound (a file that does not exist yet cannot be)
     const dir = existingDirectory(fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target)
     if (profile.writable.some((w) => isWithin(dir, w))) continue
-    // never inside a place the profile hides or keeps read-only, nor the home directory or above it
-    // (its dotfiles run later, outside); the masks over a wider bind still hold (bwrap binds them after)
-    if (isWithin(home, dir) || /^\/(dev|proc|sys)(\/|$)/.test(dir) || [...profile.denyRead, ...profile.readOnly].some((p) => isWithin(dir, p))) continue
+    // never inside a place the profile hides or keeps read-only, nor the home directory or above it, nor
+    // where home keeps what runs later (dotfiles, ~/.local/bin, ~/bin); the masks over a wider bind still hold
+    if (
+      isWithin(realHome, dir) ||
+      runsLater(realHome, dir) ||
+      /^\/(dev|proc|sys)(\/|$)/.test(dir) ||
+      [...profile.denyRead, ...profile.readOnly].some((p) => isWithin(dir, p))
+    )
+      continue
     writable.add(dir)
   }
   if (network === undefined && writable.size === 0) return undefined
@@ -79,16 +96,19 @@ export const escalationPatterns = (e: Escalation): { readonly patterns: Array<st
 }
 
 /**
- * The profile for one command with `grant` on top: the named hosts added to an `allow` list, else the
- * network on (package caches writable then); more writable places.
+ * The profile for one command with `grant` on top: the named hosts reached through the proxy (added
+ * to an `allow` list), any host (`network *`) the network on; more writable places.
  */
 export const grantedProfile = (config: SandboxConfig | undefined, places: Places, grant: Escalation): Profile => {
   const base = profileFor(config, places)
+  // named hosts are reached through the proxy (the grant is no wider than the question); only `network *` is all of it
   const network =
     grant.network === undefined
       ? {}
-      : base.network === "allow" && grant.network.hosts.length > 0
-        ? { network: { mode: "allow" as const, allow: [...(config?.network?.allow ?? [REGISTRIES]), ...grant.network.hosts] } }
+      : grant.network.hosts.length > 0
+        ? {
+            network: { mode: "allow" as const, allow: [...(base.network === "allow" ? (config?.network?.allow ?? [REGISTRIES]) : []), ...grant.network.hosts] }
+          }
         : { network: { mode: "all" as const } }
   return profileFor({ ...config, ...network, writable: [...(config?.writable ?? []), ...grant.writable] }, places)
 }

@@ -33,6 +33,10 @@ type Decision = { readonly ok: true; readonly address: string } | { readonly ok:
 const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true })
 
 const MAX_HEAD = 64 * 1024
+/** How long a request head may take to arrive. */
+const HEAD_TIMEOUT_MS = 30_000
+/** Connections one command may hold open through the proxy at once. */
+export const MAX_CONNECTIONS = 64
 const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway", 504: "Gateway Timeout" }
 
 /** What a refused request's body says: the host, why, and how the user allows it. */
@@ -88,7 +92,7 @@ interface Request {
 }
 
 /** The request a head asks for; a string is why it cannot be served (400). */
-const parseHead = (head: string): Request | string => {
+export const parseHead = (head: string): Request | string => {
   const [line = "", ...headers] = head.split("\r\n")
   const [method, target, version] = line.split(" ")
   if (method === undefined || target === undefined || version === undefined || !/^HTTP\/1\.[01]$/.test(version)) return "not an HTTP/1.x request"
@@ -106,13 +110,17 @@ const parseHead = (head: string): Request | string => {
   const hp = hostPort(url.host, 80)
   if (hp === undefined) return `no host in ${target}`
   // the host gets an origin-form request and one request a connection (no keep-alive across hosts)
-  const kept = headers.filter((h) => h !== "" && !/^(proxy-connection|proxy-authorization|connection|keep-alive)\s*:/i.test(h))
-  return { ...hp, head: [`${method} ${url.pathname}${url.search} ${version}`, ...kept, "Connection: close", "", ""].join("\r\n") }
+  // the Host header is the judged target's (a different one would reach another site behind the same address)
+  const kept = headers.filter((h) => h !== "" && !/^(proxy-connection|proxy-authorization|connection|keep-alive|host)\s*:/i.test(h))
+  return { ...hp, head: [`${method} ${url.pathname}${url.search} ${version}`, `Host: ${url.host}`, ...kept, "Connection: close", "", ""].join("\r\n") }
 }
 
 /** Serves one proxy connection: reads the request head, decides, then relays both ways. */
 export const serveConnection = (client: Duplex, options: ProxyOptions, onRefused: (host: string) => void, track: (socket: net.Socket) => void) => {
   let buffered = Buffer.alloc(0)
+  // a head that never ends holds memory: it has HEAD_TIMEOUT_MS to arrive
+  const headTimer = setTimeout(() => client.destroy(), HEAD_TIMEOUT_MS)
+  client.once("close", () => clearTimeout(headTimer))
   const onData = (chunk: Buffer) => {
     buffered = Buffer.concat([buffered, chunk])
     const end = buffered.indexOf("\r\n\r\n")
@@ -124,6 +132,7 @@ export const serveConnection = (client: Duplex, options: ProxyOptions, onRefused
       return
     }
     client.off("data", onData)
+    clearTimeout(headTimer)
     client.pause()
     const rest = buffered.subarray(end + 4)
     void relay(parseHead(buffered.subarray(0, end).toString("latin1")), rest)
@@ -164,8 +173,11 @@ export const serveConnection = (client: Duplex, options: ProxyOptions, onRefused
 /** The proxy: a channel for each sandboxed command; `close` ends every connection (the runtime is stopping). */
 export const makeProxy = (options: ProxyOptions) => {
   const closers = new Set<() => void>()
-  const openChannel = (): Channel => {
+  /** A channel for one command; `allow`: its own list (a grant widened it for that command), default the proxy's. */
+  const openChannel = (allow?: ReadonlyArray<string>): Channel => {
     const refused: Array<string> = []
+    const served = allow === undefined ? options : { ...options, allow }
+    let open = 0
     const attach = (stream: Duplex) => {
       const codec = muxCodec()
       const upstreams = new Set<net.Socket>()
@@ -189,11 +201,15 @@ export const makeProxy = (options: ProxyOptions) => {
             // the bridge's end of this connection is carried by `inner`; the proxy serves `outer`
             const [inner, outer] = duplexPair()
             inner.on("close", () => outer.destroy())
-            outer.on("close", () => inner.destroy())
+            outer.on("close", () => {
+              open--
+              inner.destroy()
+            })
             mux.attach(id, inner)
+            if (++open > MAX_CONNECTIONS) return respond(outer, 503, `reins's sandbox proxy: more than ${MAX_CONNECTIONS} connections open at once`)
             serveConnection(
               outer,
-              options,
+              served,
               (host) => {
                 if (!refused.includes(host)) refused.push(host)
               },

@@ -130,7 +130,7 @@ export class Sandbox extends Context.Service<
             const bwrap = bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3)
             if (used.network === "allow") {
               const command = bridgeCommand(options.runtime ?? process.execPath, 3 + readFds.length, file, args)
-              return { file: availability.bwrap, args: [...bwrap, ...command], env, sandboxed: true, readFds, channel: proxyNow().openChannel() }
+              return { file: availability.bwrap, args: [...bwrap, ...command], env, sandboxed: true, readFds, channel: proxyNow().openChannel(used.allow) }
             }
             return { file: availability.bwrap, args: [...bwrap, file, ...args], env, sandboxed: true, ...(filter === undefined ? {} : { readFds }) }
           })

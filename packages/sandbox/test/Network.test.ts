@@ -17,6 +17,7 @@ import {
   hostListing,
   isPrivateAddress,
   type Launch,
+  parseHead,
   probeBwrap,
   profileFor,
   type Resolve,
@@ -100,6 +101,12 @@ const run = (script: string, config: SandboxConfig = allow, stdin?: string) =>
 /** A raw CONNECT through the bridge's port with bash alone: the request line, then a line for the tunnel. */
 const rawConnect = (target: string) =>
   `p=\${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p; printf 'CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\nping\\n' >&3; cat <&3`
+
+describe.skipIf(process.platform !== "linux")("what the network tests need", () => {
+  test("curl is here (.ci/run installs it): without it the tests below would not run", () => {
+    expect(curl).toBe(true)
+  })
+})
 
 describe.skipIf(process.platform !== "linux" || !available.available || !curl)("sandbox.network allow", () => {
   test("a listed host is reached through the proxy: plain http, and curl's CONNECT tunnel", async () => {
@@ -270,5 +277,17 @@ describe("the allowlist's rules", () => {
     expect(profileFor({ network: { mode: "allow" } }, places).allow).toEqual(DEFAULT_ALLOWED_HOSTS)
     expect(profileFor({ network: { mode: "none", allow: ["a.test"] } }, places)).toMatchObject({ network: "none", allow: [] })
     expect(profileFor({}, places)).toMatchObject({ network: "none", allow: [] })
+  })
+})
+
+describe("the proxy's request head", () => {
+  test("a plain http request goes to the host it was judged by: its Host header is that one, whatever the client sent", () => {
+    const r = parseHead("GET http://allowed.test:8080/x?y=1 HTTP/1.1\r\nHost: evil.example\r\nhost: other\r\nAccept: */*")
+    expect(typeof r).toBe("object")
+    if (typeof r === "string") return
+    expect(r.host).toBe("allowed.test")
+    expect(r.head).toContain("GET /x?y=1 HTTP/1.1\r\nHost: allowed.test:8080\r\n")
+    expect(r.head).not.toContain("evil.example")
+    expect(r.head).not.toMatch(/host: other/i)
   })
 })

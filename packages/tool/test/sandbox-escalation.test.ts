@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { Bus, DataDir, HomeDir, Ids } from "@reins/domain"
-import { type Answer, defaultRules, Permission, PermissionSettings, type Pending, type Rule, scanBash } from "@reins/permission"
+import { type Answer, defaultRules, hostOf, Permission, PermissionSettings, type Pending, type Rule, scanBash } from "@reins/permission"
 import { Reducers, builtinReducers } from "@reins/reduce"
 import { escalationFor, grantedProfile, probeBwrap, profileFor, Sandbox } from "@reins/sandbox"
 import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
@@ -124,6 +124,36 @@ describe("the escalation under each network mode", () => {
     expect(escalationFor(allow, home, { network: { hosts: [] } })).toBeUndefined()
     expect(escalationFor(allow, home, { network: { hosts: [], explicit: true } })?.network).toEqual({ hosts: [] })
   })
+  test("hosts are names or addresses: a wildcard or a control character names none", () => {
+    for (const [word, host] of [
+      ["https://GitHub.com/x", "github.com"],
+      ["http://[::1]:8080/", "::1"],
+      ["git@gitlab.example.org:a/b.git", "gitlab.example.org"],
+      ["deploy@10.0.0.5", "10.0.0.5"],
+      ["http://*.com/", undefined],
+      ["http://*/", undefined],
+      ["http://github.com\u001b[2K/x", undefined],
+      ["http://a?b/", "a"],
+      ["http://exa_mple.com/", undefined]
+    ] as const) {
+      expect([word, hostOf(word)]).toEqual([word, host])
+    }
+  })
+
+  test("home's code places are never offered: dot directories (not caches), ~/.local/bin, ~/bin; home through a link too", () => {
+    for (const dir of [".config/fish", ".config/systemd/user", ".local/bin", "bin", ".ssh", ".bashrc.d"])
+      fs.mkdirSync(path.join(home, dir), { recursive: true })
+    for (const target of [".config/fish/config.fish", ".config/systemd/user/x.service", ".local/bin/git", "bin/git", ".bashrc.d/x"]) {
+      expect([target, escalationFor(none, home, { writes: [path.join(home, target)] })]).toEqual([target, undefined])
+    }
+    const link = path.join(root, "homelink")
+    fs.symlinkSync(home, link)
+    expect(escalationFor(none, link, { writes: [path.join(home, "notes.txt")] })).toBeUndefined()
+    expect(escalationFor(none, link, { writes: [path.join(home, ".bashrc")] })).toBeUndefined()
+    // an ordinary directory outside home is offered
+    expect(escalationFor(none, home, { writes: [path.join(outside, "x.txt")] })?.writable).toEqual([outside])
+  })
+
   test("a granted host joins the allow list for that command; a grant naming none turns the network on", () => {
     const config = { network: { mode: "allow" as const, allow: ["@registries"] } }
     const granted = grantedProfile(config, places, { network: { hosts: ["evil.test"] }, writable: [] })
@@ -131,7 +161,10 @@ describe("the escalation under each network mode", () => {
     expect(granted.allow).toContain("evil.test")
     expect(granted.allow).toContain("registry.npmjs.org")
     expect(grantedProfile(config, places, { network: { hosts: [] }, writable: [] }).network).toBe("all")
-    expect(grantedProfile({}, places, { network: { hosts: ["github.com"] }, writable: [] }).network).toBe("all")
+    // without network, named hosts come through the proxy: the grant is no wider than the question
+    const named = grantedProfile({}, places, { network: { hosts: ["github.com"] }, writable: [] })
+    expect([named.network, named.allow]).toEqual(["allow", ["github.com"]])
+    expect(grantedProfile({}, places, { network: { hosts: [] }, writable: [] }).network).toBe("all")
   })
 })
 
@@ -156,7 +189,11 @@ const call = (command: string, options: { rules?: ReadonlyArray<Rule>; answer?: 
         }
       : {})
   }
-  const layer = Layer.mergeAll(Permission.layer, Truncate.layer, Sandbox.layer({ config: {}, places: { project, home, dataDir } })).pipe(
+  const layer = Layer.mergeAll(
+    Permission.layer,
+    Truncate.layer,
+    Sandbox.layer({ config: {}, places: { project, home, dataDir }, resolve: async (host) => (host.endsWith(".test") ? [{ address: "127.0.0.1" }] : []) })
+  ).pipe(
     Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)),
     Layer.provide(Layer.succeed(DataDir, dataDir)),
     Layer.provide(Layer.succeed(PermissionSettings, settings)),
@@ -217,6 +254,23 @@ describe.skipIf(!available)("escalations asked, granted for one command, recorde
       expect(s.connections()).toBe(1)
     } finally {
       s.close()
+    }
+  })
+
+  test("a named host is granted through the proxy: that host only, nothing else on the network", async () => {
+    const web = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello over http\n") })
+    const other = await server()
+    try {
+      // web.test stands for a public host (the proxy's resolver maps it to the server here)
+      const command = `curl -sS http://web.test:${web.port}/x; exec 3<>/dev/tcp/127.0.0.1/${other.port} && cat <&3`
+      const r = await call(command, { answer: { reply: "once" } })
+      expect(r.asked.map((q) => q.patterns)).toEqual([["network web.test"]])
+      expect(output(r)).toContain("hello over http")
+      expect(output(r)).not.toContain("hello from outside")
+      expect(other.connections()).toBe(0)
+    } finally {
+      web.stop(true)
+      other.close()
     }
   })
 
