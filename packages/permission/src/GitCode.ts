@@ -8,6 +8,9 @@ type Words = ReadonlyArray<string | undefined>
 const GIT_CODE_KEY =
   /^(alias\..*|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|sequence\.editor|diff\.external|diff\..*\.(command|textconv)|merge\..*\.driver|filter\..*|credential\.(.*\.)?helper|gpg\.(.*\.)?program|pager\..*|interactive\.difffilter|uploadpack\.packobjectshook|remote\..*\.(uploadpack|receivepack|vcs|proxy)|protocol\..*|url\..*|includeif\..*|include\..*|sendemail\..*|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|instaweb\..*|init\.templatedir|submodule\..*\.update)$/i
 
+/** True for a git configuration key (`core.fsmonitor`, `diff.x.textconv`, `include.path`) whose value is a command, a program or more configuration. */
+export const isGitCodeKey = (key: string) => GIT_CODE_KEY.test(key)
+
 // a program run with a file (pager, editor, askpass) that does nothing else with it
 const HARMLESS_PROGRAM =
   /^((\/usr)?\/bin\/)?(true|false|:|cat|echo|less|more|most|head|tail|vi|vim|nvim|nano|emacs|ed|code --wait|sccache|ccache)( -[A-Za-z]+)*$/

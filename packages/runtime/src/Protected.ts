@@ -41,7 +41,11 @@ export const protectedPaths = (options: {
       // submodules' and worktrees' own hooks and config
       path.join(r, ".git", "modules", "*", "hooks", "*"),
       path.join(r, ".git", "modules", "*", "config"),
-      path.join(r, ".git", "worktrees", "*", "config.worktree")
+      path.join(r, ".git", "worktrees", "*", "config.worktree"),
+      // a repository nested in the project: `git status` here recurses into it once the project links it
+      path.join(r, "*", ".git", "hooks", "*"),
+      path.join(r, "*", ".git", "config"),
+      path.join(r, "*", ".git", "config.worktree")
     ]) {
       out.push({ pattern, why: "git's hooks and config: git runs the commands they name" })
     }

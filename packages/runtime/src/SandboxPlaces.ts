@@ -2,7 +2,7 @@
 // repository (whose .git a commit from a subdirectory writes), and the files the `read` rules deny
 // (`"*.env": "deny"`), hidden from commands as they are from the read tool.
 import { projectRoot } from "@reins/domain"
-import { check, type Rule } from "@reins/permission"
+import { check, isGitCodeKey, type Rule } from "@reins/permission"
 import { Sandbox, type SandboxConfig } from "@reins/sandbox"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -49,6 +49,8 @@ export const sandboxLayer = (options: {
   return Sandbox.layer({
     env: options.env,
     config: options.config,
+    // what a repository a command makes may not keep: the scan's table of git keys that name a command
+    gitCodeKey: isGitCodeKey,
     places: {
       project: options.cwd,
       // from a subdirectory, the repository's .git is writable too (a commit writes there), its hooks and config not

@@ -7,6 +7,7 @@
 // places are looked at before and after each command (a stat each) and what appeared is taken away.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { type CodeKey, defuseRepository, gitDirOf, linkedRepositories } from "./NewRepos.ts"
 
 /** The state of the watched places before a command. */
 export interface GitSnapshot {
@@ -14,6 +15,14 @@ export interface GitSnapshot {
   readonly absent: ReadonlyArray<string>
   /** `.git` files (a worktree's, a submodule's checkout) and their contents (a change is undone). */
   readonly gitFiles: ReadonlyArray<readonly [file: string, contents: string]>
+  /** When the command started, less the file system clock's coarseness (what changed after it is the command's). */
+  readonly since: number
+  /** Where a repository may appear that git would later run code from: the project's own `.git`, when it has none. */
+  readonly newGitDirs: ReadonlyArray<string>
+  /** The submodules' and worktrees' git dirs there are now, by the directory holding them (a new one is the command's). */
+  readonly known: ReadonlyArray<readonly [dir: string, names: ReadonlyArray<string>]>
+  /** Each repository's index and its time (a changed index may link a new repository). */
+  readonly indexes: ReadonlyArray<readonly [root: string, index: string, mtime: number | undefined]>
 }
 
 const exists = (p: string) => {
@@ -60,6 +69,9 @@ const CODE_FILES = ["commondir", "config", "config.worktree", "info/attributes",
 export const snapshotGit = (roots: { readonly project: string; readonly repository?: string }): GitSnapshot => {
   const absent: Array<string> = []
   const gitFiles: Array<readonly [string, string]> = []
+  const newGitDirs: Array<string> = []
+  const known: Array<readonly [string, ReadonlyArray<string>]> = []
+  const indexes: Array<readonly [string, string, number | undefined]> = []
   const repositories = [...new Set([roots.project, ...(roots.repository !== undefined ? [roots.repository] : [])])]
   for (const root of repositories) {
     const git = path.join(root, ".git")
@@ -71,20 +83,50 @@ export const snapshotGit = (roots: { readonly project: string; readonly reposito
     }
     if (!isDirectory(git)) {
       if (root === roots.project && roots.repository !== undefined && roots.repository !== roots.project) absent.push(git)
+      else if (!exists(git)) newGitDirs.push(git)
       continue
     }
     const dirs = [git, ...children(path.join(git, "modules")).filter(isDirectory), ...children(path.join(git, "worktrees")).filter(isDirectory)]
     for (const dir of dirs) for (const file of CODE_FILES) if (!exists(path.join(dir, file))) absent.push(path.join(dir, file))
+    for (const holder of ["modules", "worktrees"]) known.push([path.join(git, holder), children(path.join(git, holder))])
+    indexes.push([root, path.join(git, "index"), mtimeOf(path.join(git, "index"))])
   }
-  return { absent, gitFiles }
+  // file times come from a coarse clock (a jiffy behind): a margin, so that nothing the command wrote looks older
+  return { absent, gitFiles, since: Date.now() - 50, newGitDirs, known, indexes }
+}
+
+const mtimeOf = (p: string) => {
+  try {
+    return fs.statSync(p).mtimeMs
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What runs code in the repositories the command made (see NewRepos.ts): a `.git` where there was none,
+ * a new submodule's or worktree's git dir, a repository a changed index now links. Taken out; the rest stays.
+ */
+const defuseNewRepositories = (before: GitSnapshot, project: string, isCode: CodeKey): Array<string> => {
+  const made = new Set<string>()
+  for (const git of before.newGitDirs) if (isDirectory(git)) made.add(git)
+  for (const [holder, names] of before.known) for (const dir of children(holder)) if (!names.includes(dir) && isDirectory(dir)) made.add(dir)
+  for (const [root, index, mtime] of before.indexes) {
+    if (mtimeOf(index) === mtime) continue
+    for (const linked of linkedRepositories(root)) {
+      const git = gitDirOf(linked)
+      if (git !== undefined) made.add(git)
+    }
+  }
+  return [...made].flatMap((git) => defuseRepository(git, before.since, isCode, project))
 }
 
 /** A hooks directory that appeared holding only git's `*.sample` files (a `git init` run again) runs nothing: it stays. */
 const harmless = (p: string) => path.basename(p) === "hooks" && isDirectory(p) && children(p).every((f) => f.endsWith(".sample"))
 
 /** Undoes what appeared or changed since `before`; the places undone, relative to `project`. */
-export const settleGit = (before: GitSnapshot, project: string): Array<string> => {
-  const undone: Array<string> = []
+export const settleGit = (before: GitSnapshot, project: string, isCode?: CodeKey): Array<string> => {
+  const undone: Array<string> = isCode === undefined ? [] : defuseNewRepositories(before, project, isCode)
   for (const p of before.absent) {
     if (!exists(p) || harmless(p)) continue
     fs.rmSync(p, { recursive: true, force: true })
@@ -102,7 +144,7 @@ export const settleGit = (before: GitSnapshot, project: string): Array<string> =
     fs.writeFileSync(file, contents)
     undone.push(file)
   }
-  return undone.map((p) => path.relative(project, p) || p)
+  return undone.map((p) => (path.isAbsolute(p) ? path.relative(project, p) || p : p))
 }
 
 /** What the model and the user are told when something was undone. */
@@ -120,8 +162,8 @@ const real = (p: string) => {
 }
 
 /** Looks now; the function it gives, called after the command, undoes what appeared and says so (undefined when nothing did). */
-export const watchGit = (places: { readonly project: string; readonly repository?: string }): (() => string | undefined) => {
+export const watchGit = (places: { readonly project: string; readonly repository?: string }, isCode?: CodeKey): (() => string | undefined) => {
   const roots = { project: real(places.project), ...(places.repository !== undefined ? { repository: real(places.repository) } : {}) }
   const before = snapshotGit(roots)
-  return () => gitNote(settleGit(before, roots.project))
+  return () => gitNote(settleGit(before, roots.project, isCode))
 }

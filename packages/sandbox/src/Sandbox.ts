@@ -80,6 +80,8 @@ export class Sandbox extends Context.Service<
     readonly runtime?: string
     /** How the proxy resolves names; default `dns.lookup` (tests map names to their servers). */
     readonly resolve?: Resolve
+    /** Which git config keys name a command (the permission scan's table): taken out of repositories a command makes. */
+    readonly gitCodeKey?: (key: string) => boolean
   }) =>
     Layer.effect(
       Sandbox,
@@ -144,7 +146,7 @@ export class Sandbox extends Context.Service<
             seccomp,
             refuse: (message) => new SandboxUnavailable({ message })
           }),
-          watchGit: () => watchGit(options.places),
+          watchGit: () => watchGit(options.places, options.gitCodeKey),
           // only a sandboxed command's output is explained, so the probe has run by then
           explain: (output, launch) => (probed?.available ? explainBlocked(output, profile, launch?.channel?.refused) : undefined)
         })
