@@ -110,5 +110,10 @@ export const grantedProfile = (config: SandboxConfig | undefined, places: Places
             network: { mode: "allow" as const, allow: [...(base.network === "allow" ? (config?.network?.allow ?? [REGISTRIES]) : []), ...grant.network.hosts] }
           }
         : { network: { mode: "all" as const } }
-  return profileFor({ ...config, ...network, writable: [...(config?.writable ?? []), ...grant.writable] }, places)
+  const widened = profileFor({ ...config, ...network, writable: [...(config?.writable ?? []), ...grant.writable] }, places)
+  // a granted directory that is another repository keeps its git hooks and config read-only, as the project's
+  const gitCode = grant.writable.flatMap((dir) =>
+    ["hooks", "config", "config.worktree", "commondir", "info/attributes"].map((f) => path.join(dir, ".git", f)).filter((p) => fs.existsSync(p))
+  )
+  return { ...widened, readOnly: [...new Set([...widened.readOnly, ...gitCode])] }
 }

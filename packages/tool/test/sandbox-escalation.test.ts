@@ -154,6 +154,15 @@ describe("the escalation under each network mode", () => {
     expect(escalationFor(none, home, { writes: [path.join(outside, "x.txt")] })?.writable).toEqual([outside])
   })
 
+  test("a granted directory that is another repository keeps its git hooks and config read-only", () => {
+    const other = path.join(outside, "other-repo")
+    fs.mkdirSync(path.join(other, ".git", "hooks"), { recursive: true })
+    fs.writeFileSync(path.join(other, ".git", "config"), "[core]\n")
+    const granted = grantedProfile({}, places, { writable: [other] })
+    expect(granted.writable).toContain(other)
+    expect(granted.readOnly).toEqual(expect.arrayContaining([path.join(other, ".git", "hooks"), path.join(other, ".git", "config")]))
+  })
+
   test("a granted host joins the allow list for that command; a grant naming none turns the network on", () => {
     const config = { network: { mode: "allow" as const, allow: ["@registries"] } }
     const granted = grantedProfile(config, places, { network: { hosts: ["evil.test"] }, writable: [] })
