@@ -106,7 +106,8 @@ describe.skipIf(process.platform !== "linux")("the sandbox under reins run --yol
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => new Response(`registry says ${new URL(r.url).pathname}\n`) })
     try {
       // localhost is the host's here only through the proxy (NO_PROXY sends it to the sandbox's own loopback)
-      const fetch = `curl -sS -x "$HTTP_PROXY" --noproxy '' http://localhost:${server.port}/pkg; curl -sS https://unlisted.example.org/`
+      // the second host is computed at run time: the scan cannot name it, the proxy refuses it
+      const fetch = `curl -sS -x "$HTTP_PROXY" --noproxy '' http://localhost:${server.port}/pkg; curl -sS "https://$(printf unlisted.example.org)/"`
       const p = await setup(bash(fetch))
       editConfig(p, (c) => ({ ...c, sandbox: { network: { mode: "allow", allow: ["@registries", "localhost"] } } }))
       expect((await reins(["run", "--yolo", "fetch"], p)).code).toBe(0)
@@ -114,12 +115,17 @@ describe.skipIf(process.platform !== "linux")("the sandbox under reins run --yol
       expect(result).toContain("registry says /pkg")
       expect(result).toContain("CONNECT tunnel failed, response 403")
       expect(result).toContain("the sandbox's proxy refused host unlisted.example.org")
+      // one the command names is an escalation, which --yolo refuses before anything runs
+      const named = await setup(bash("curl -sS https://unlisted.example.org/"))
+      editConfig(named, (c) => ({ ...c, sandbox: { network: { mode: "allow", allow: ["@registries", "localhost"] } } }))
+      expect((await reins(["run", "--yolo", "fetch"], named)).code).toBe(0)
+      expect(lastToolResult(named.server.requests)).toContain("--yolo lifts no part of the sandbox")
       // the same hosts from an untrusted project's config: no network at all
       const q = await setup(bash(fetch))
       fs.writeFileSync(path.join(q.cwd, "reins.json"), JSON.stringify({ sandbox: { network: { mode: "allow", allow: ["localhost"] } } }))
       expect((await reins(["run", "--yolo", "fetch"], q)).code).toBe(0)
       expect(lastToolResult(q.server.requests)).not.toContain("registry says")
-      expect(lastToolResult(q.server.requests)).toContain("no network")
+      expect(lastToolResult(q.server.requests)).toContain("The command needs the network")
     } finally {
       void server.stop(true)
     }
