@@ -20,6 +20,56 @@ export interface GitReads {
   /** The `-C` directories, in order (each relative to the one before). */
   readonly chdir: ReadonlyArray<string | undefined>
   readonly reads: ReadonlyArray<GitRead>
+  /** The directories (words, from cwd) it reads everything under: `git grep --no-index`/`--untracked`. */
+  readonly trees?: ReadonlyArray<string | undefined>
+  /** Why what it reads cannot be known from the words (`git cat-file --batch` takes names on stdin). */
+  readonly opaque?: string
+}
+
+// git grep's options that take a value
+const GREP_VALUES = /^(-[efABCmO]|--(regexp|file|after-context|before-context|context|max-count|max-depth|threads|open-files-in-pager|and|or|not))$/
+const ARCHIVE_VALUES = /^(-o|--(output|format|prefix|remote|exec))$/
+
+/**
+ * `git grep S [-- paths]`: the paths given are read (before `--`, only existing ones); with
+ * `--no-index`/`--untracked` files git does not track are searched too, so a directory is read whole.
+ * Without paths, only tracked files are searched (not walked: the scan does not read git's index).
+ */
+const grepReads = (args: ReadonlyArray<string | undefined>) => {
+  const reads: Array<GitRead> = []
+  let paths = false
+  let pattern = args.some((w) => w === "-e" || w === "-f" || w === "--regexp" || w === "--file")
+  const untracked = args.some((w) => w === "--no-index" || w === "--untracked")
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]
+    if (!paths && w === "--") paths = true
+    else if (!paths && w !== undefined && w.startsWith("-")) {
+      if (w === "-f" || w === "--file") reads.push({ word: args[i + 1], from: "cwd", ifExists: false })
+      if (GREP_VALUES.test(w)) i++
+    } else if (!pattern && !paths) pattern = true
+    else reads.push({ word: w, from: "cwd", ifExists: !paths })
+  }
+  const trees = untracked ? reads.map((r) => r.word) : undefined
+  return { reads, ...(trees !== undefined ? { trees: trees.length > 0 ? trees : ["."] } : {}) }
+}
+
+/** `git archive [opts] TREE [paths]`: the paths (relative to where it runs), `--add-file` files. */
+const archiveReads = (args: ReadonlyArray<string | undefined>) => {
+  const reads: Array<GitRead> = []
+  let tree = false
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]
+    if (w?.startsWith("--add-file")) reads.push({ word: w.includes("=") ? w.slice(w.indexOf("=") + 1) : args[++i], from: "cwd", ifExists: false })
+    else if (w?.startsWith("-") && w !== "--") {
+      if (ARCHIVE_VALUES.test(w)) i++
+    } else if (w === "--") continue
+    else if (!tree) {
+      tree = true
+      const blob = w === undefined ? undefined : blobPath(w)
+      if (blob !== undefined) reads.push(blob)
+    } else reads.push({ word: w, from: "cwd", ifExists: false })
+  }
+  return reads
 }
 
 // log prints contents only with a patch or a line range
@@ -50,6 +100,11 @@ export const gitReads = (words: Words): GitReads => {
   const sub = words[i]
   const args = words.slice(i + 1)
   const reads: Array<GitRead> = []
+  if (sub === "grep") return { chdir, ...grepReads(args) }
+  if (sub === "archive") return { chdir, reads: archiveReads(args) }
+  // `git cat-file --batch <<< HEAD:.env`: the objects it prints are named on stdin
+  if (sub === "cat-file" && args.some((w) => w === undefined || /^--batch(-command)?(=|$)/.test(w)))
+    return { chdir, reads, opaque: "git cat-file --batch prints the objects named on its stdin" }
   if (sub === "show" || sub === "cat-file" || sub === "diff" || sub === "difftool")
     for (const w of args) {
       if (w === "--") break

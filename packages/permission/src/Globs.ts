@@ -34,7 +34,7 @@ export const isGlob = (word: string) => GLOB_CHAR.test(word)
 const escapeRegExp = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")
 
 /** One path segment of a glob as a regular expression; a class it cannot translate matches any character. */
-const segmentRegExp = (segment: string, nocase: boolean): RegExp => {
+export const segmentRegExp = (segment: string, nocase: boolean): RegExp => {
   let re = ""
   for (let i = 0; i < segment.length; i++) {
     const c = segment[i]!

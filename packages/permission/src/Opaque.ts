@@ -274,7 +274,7 @@ const sqliteCode = (w: Words, fed: boolean): string | undefined => {
     w.some(
       (x) =>
         x === undefined ||
-        /(^|;)\s*\.(sh|shell|system|load|output|once|import|read|open|backup|save|restore|clone|log|excel|cd)\b|\battach\b|\bvacuum\s+into\b|\bload_extension\b|\bwritefile\b|\bedit\s*\(/i.test(
+        /(^|;)\s*\.(sh|shell|system|load|output|once|import|read|open|backup|save|restore|clone|log|excel|cd)\b|\battach\b|\bvacuum\s+into\b|\bload_extension\b|\bwritefile\b|\breadfile\b|\bfsdir\b|\bedit\s*\(/i.test(
           x
         )
     )

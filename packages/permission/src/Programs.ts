@@ -7,9 +7,10 @@ const HARMLESS_FILES = new Set(["/dev/stdout", "/dev/stderr", "/dev/null"])
 
 /**
  * Why a sed script runs code or writes files (`e` command, `s///e`, `w`/`W` file, `s///w file`);
- * undefined when it does neither. A script this reader cannot follow is reported too.
+ * undefined when it does neither. A script this reader cannot follow is reported too. The files
+ * its `r`/`R` commands read are added to `reads`.
  */
-export const sedRunsCode = (script: string): string | undefined => {
+export const sedRunsCode = (script: string, reads?: Array<string>): string | undefined => {
   let i = 0
   const n = script.length
   const at = (k: number) => script[k] ?? ""
@@ -66,6 +67,8 @@ export const sedRunsCode = (script: string): string | undefined => {
     if (c === "r" || c === "R") {
       // `r /etc/passwd`: a file read into the output, named in the script
       const file = toLineEnd()
+      // `sed 'r .env' x`: the caller judges the file as a read (see Readers.ts)
+      reads?.push(file)
       if (/^[/~]|(^|\/)\.\.(\/|$)/.test(file)) return "sed reads a file named in its script"
       continue
     }

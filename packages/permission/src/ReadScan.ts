@@ -2,8 +2,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { gitReads } from "./GitReads.ts"
 import { expandTilde, FILE_COMMANDS } from "./Paths.ts"
-import { readsFiles, readWords } from "./Readers.ts"
-import { add, addRead, locate, lookup, type State, type Token } from "./ScanState.ts"
+import { readsFiles, readWords, recursiveTrees } from "./Readers.ts"
+import { findQuery, hostedNames, walk, type Names } from "./Recursive.ts"
+import { add, addRead, locate, lookup, unique, type State, type Token } from "./ScanState.ts"
 import { literal, resolve, UNKNOWN } from "./Words.ts"
 import { isInterpreter } from "./Wrappers.ts"
 import { codeFiles } from "./Writes.ts"
@@ -35,6 +36,41 @@ const topOf = (st: State, dir: string) => {
   }
 }
 
+// the shape of a word find or xargs replaces when it runs (`{}`): the names it is given
+const PLACEHOLDER = `${UNKNOWN}{}`
+
+/** One request for every file a walk found under `anchor`; opaque when the walk stopped early. */
+const addTree = (st: State, anchor: string, hidden: boolean, keep?: Parameters<typeof walk>[2]) => {
+  const found = walk(anchor, hidden, keep)
+  add(st, {
+    permission: "read",
+    patterns: unique([anchor, ...found.files]),
+    always: [path.join(anchor, "*")],
+    ...(found.complete ? {} : { opaque: "the command reads more files than the scan walks" }),
+    ...(st.cwd ? { directory: st.cwd } : {})
+  })
+}
+
+/** The names find or xargs gives a command at run time, each read (or one opaque read when unknown). */
+const readNames = (st: State, name: string, names: Names) => {
+  if (names.kind === "words") for (const w of names.words) addRead(st, w)
+  else if (names.kind === "find") {
+    const query = findQuery(names.words)
+    for (const root of query.roots) {
+      const at = root === undefined || root.includes(UNKNOWN) ? undefined : locate(st, root)
+      if (at === undefined) readNames(st, name, { kind: "unknown", why: "find searches a directory named at run time" })
+      else addTree(st, at, true, query.keep(at, root!))
+    }
+  } else
+    add(st, {
+      permission: "read",
+      patterns: ["*"],
+      always: ["*"],
+      opaque: `${name} reads files named at run time (${names.why})`,
+      ...(st.cwd ? { directory: st.cwd } : {})
+    })
+}
+
 /** The files a layer's command reads become `read` requests (called once per layer, wrappers unwrapped). */
 export const checkReads = (st: State, name: string, tokens: ReadonlyArray<Token>) => {
   if (name === "shopt")
@@ -52,7 +88,7 @@ export const checkReads = (st: State, name: string, tokens: ReadonlyArray<Token>
         ? { values: [t.lit], shape: t.lit }
         : // xargs -I and find -exec put a file nobody knows in place of `{}`
           literal(t.node) !== undefined
-          ? { values: undefined, shape: UNKNOWN }
+          ? { values: undefined, shape: PLACEHOLDER }
           : resolve(t.node, lookup(st))
   )
   const words = resolved.map((r) => (r.values?.length === 1 ? r.values[0]! : r.shape))
@@ -75,7 +111,9 @@ export const checkReads = (st: State, name: string, tokens: ReadonlyArray<Token>
       ...(st.cwd ? { directory: st.cwd } : {})
     })
   }
+  const hosted = tokens[0] === undefined ? undefined : hostedNames(tokens[0].node)
   const read = (word: string | undefined, cwd = st.cwd, ifExists = false) => {
+    if (word === PLACEHOLDER && hosted !== undefined) return readNames(st, name, hosted.names)
     const values = word === undefined ? undefined : valuesOf(word)
     if (values === undefined) return ifExists ? undefined : unknown(word)
     for (const value of values) {
@@ -85,10 +123,16 @@ export const checkReads = (st: State, name: string, tokens: ReadonlyArray<Token>
     }
   }
   if (name === "git") {
-    const { chdir, reads } = gitReads(words)
+    const { chdir, reads, trees, opaque } = gitReads(words)
     let cwd = st.cwd
     for (const dir of chdir) cwd = dir === undefined || dir.includes(UNKNOWN) ? undefined : locate(st, dir, cwd)
     for (const r of reads) read(r.word, r.from === "top" && cwd !== undefined ? topOf(st, cwd) : cwd, r.ifExists)
+    if (opaque !== undefined) readNames(st, name, { kind: "unknown", why: opaque })
+    for (const tree of trees ?? []) {
+      const at = tree === undefined || tree.includes(UNKNOWN) || cwd === undefined ? undefined : locate(st, tree, cwd)
+      if (at !== undefined) addTree(st, at, true)
+      else readNames(st, name, { kind: "unknown", why: "it searches a directory named at run time" })
+    }
     return
   }
   // an interpreter's script (`bash s.sh`, `python3 x.py`) is read when it runs; its words may be a subcommand (`bun test`)
@@ -98,4 +142,15 @@ export const checkReads = (st: State, name: string, tokens: ReadonlyArray<Token>
     for (const file of codeFiles(name, words)) if (file === undefined || !implicit.has(file)) read(file, st.cwd, true)
   }
   for (const word of readWords(name, words)) read(word)
+  // `echo .env | xargs cat`: xargs appends the names it reads to the command
+  if (hosted?.appends && readsFiles(name)) readNames(st, name, hosted.names)
+  // `grep -r S .`, `tar cf - .`: every file under a directory operand is read
+  for (const tree of recursiveTrees(name, words)) {
+    const values = tree.word === undefined ? undefined : valuesOf(tree.word)
+    for (const value of values ?? [undefined]) {
+      const at = value === undefined ? undefined : locate(st, value)
+      if (at !== undefined) addTree(st, at, tree.hidden)
+      else if (value === undefined) readNames(st, name, { kind: "unknown", why: "it reads a directory named at run time" })
+    }
+  }
 }

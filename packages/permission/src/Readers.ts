@@ -1,4 +1,5 @@
 import { type Options, optionValues, parseOptions, type Parsed, valuesOf, has } from "./Options.ts"
+import { sedRunsCode } from "./Programs.ts"
 
 /**
  * Commands that read the contents of files named in their words (`cat .env`, `grep x .env`,
@@ -67,12 +68,51 @@ const AWK: Spec = {
   leadGivenBy: ["-f", "--file", "-e", "--source", "-E", "--exec"],
   files: ["-f", "--file", "-E", "--exec", "-i", "--include"]
 }
+const RG: Spec = {
+  options: {
+    short: "efABCEgjMmTtrd",
+    long: [
+      "--regexp",
+      "--file",
+      "--glob",
+      "--iglob",
+      "--type",
+      "--type-not",
+      "--type-add",
+      "--max-count",
+      "--replace",
+      "--encoding",
+      "--max-columns",
+      "--threads",
+      "--context",
+      "--after-context",
+      "--before-context",
+      "--pre",
+      "--pre-glob",
+      "--ignore-file",
+      "--max-depth",
+      "--max-filesize",
+      "--path-separator",
+      "--sort",
+      "--sortr",
+      "--colors",
+      "--engine",
+      "--context-separator"
+    ]
+  },
+  lead: 1,
+  leadGivenBy: ["-e", "-f", "--regexp", "--file"],
+  files: ["-f", "--file", "--ignore-file"]
+}
 const COPY: Spec = {
   options: { short: "tS", long: ["--target-directory", "--suffix"] },
   operands: "sources",
   target: ["-t", "--target-directory"]
 }
 const COMPRESS: Spec = { options: { short: "S", long: ["--suffix"] } }
+// C compilers and the preprocessor read every source operand (errors quote its lines); `-include f` too
+const CC: Spec = { options: { short: "oIDUxLlB", long: ["--param"] } }
+const TABS: Spec = { options: { short: "t", long: ["--tabs"] } }
 
 const SPECS: Record<string, Spec> = {
   cat: plain,
@@ -125,44 +165,10 @@ const SPECS: Record<string, Spec> = {
   grep: GREP,
   egrep: GREP,
   fgrep: GREP,
-  rg: {
-    options: {
-      short: "efABCEgjMmTtrd",
-      long: [
-        "--regexp",
-        "--file",
-        "--glob",
-        "--iglob",
-        "--type",
-        "--type-not",
-        "--type-add",
-        "--max-count",
-        "--replace",
-        "--encoding",
-        "--max-columns",
-        "--threads",
-        "--context",
-        "--after-context",
-        "--before-context",
-        "--pre",
-        "--pre-glob",
-        "--ignore-file",
-        "--max-depth",
-        "--max-filesize",
-        "--path-separator",
-        "--sort",
-        "--sortr",
-        "--colors",
-        "--engine",
-        "--context-separator"
-      ]
-    },
-    lead: 1,
-    leadGivenBy: ["-e", "-f", "--regexp", "--file"],
-    files: ["-f", "--file", "--ignore-file"]
-  },
+  rg: RG,
   sed: SED,
   gsed: SED,
+  ag: { ...RG, options: { ...RG.options, short: "ABCGgmpW" } },
   awk: AWK,
   gawk: AWK,
   mawk: AWK,
@@ -226,7 +232,32 @@ const SPECS: Record<string, Spec> = {
   unxz: { options: { short: "CFMT", long: ["--check", "--format", "--memlimit", "--threads", "--suffix"] } },
   xzcat: { options: { short: "CFMT", long: ["--check", "--format", "--memlimit", "--threads", "--suffix"] } },
   zstd: { options: { short: "oD", long: ["--output-dir-flat", "--output-dir-mirror"] }, files: ["-D"] },
-  zstdcat: { options: { short: "D" }, files: ["-D"] }
+  zstdcat: { options: { short: "D" }, files: ["-D"] },
+  look: { options: { short: "t", long: ["--terminate"] }, lead: 1 },
+  shuf: {
+    options: { short: "nio", long: ["--head-count", "--input-range", "--output", "--random-source"] },
+    files: ["--random-source"],
+    none: ["-e", "--echo", "-i", "--input-range"]
+  },
+  pr: {
+    options: { short: "hlowNW", attached: "eiSsn", long: ["--header", "--length", "--indent", "--width", "--page-width", "--first-line-number", "--columns"] }
+  },
+  expand: TABS,
+  unexpand: TABS,
+  tsort: plain,
+  cpp: CC,
+  gcc: CC,
+  "g++": CC,
+  cc: CC,
+  "c++": CC,
+  clang: CC,
+  "clang++": CC,
+  tcc: CC,
+  csplit: { options: { short: "bfn", long: ["--suffix-format", "--prefix", "--digits"] }, operands: 1 },
+  split: {
+    options: { short: "abClnt", long: ["--suffix-length", "--additional-suffix", "--bytes", "--line-bytes", "--lines", "--number", "--separator", "--filter"] },
+    operands: 1
+  }
 }
 
 /** True when {@link readWords} may find words for `name`. */
@@ -311,7 +342,8 @@ const zipReads = (words: Words): Array<string | undefined> => {
   let list = false
   for (let i = 1; i < words.length; i++) {
     const w = words[i]
-    if (w?.startsWith("-")) {
+    // `zip - files`: the archive goes to stdout
+    if (w?.startsWith("-") && !(w === "-" && !archive)) {
       list = /^-(x|i|xi|-exclude|-include)$/.test(w)
       // options with one value
       if (/^-([bntOPsZ]|tt|-temp-path|-password|-out|-split-size|-compression-method)$/.test(w)) i++
@@ -376,7 +408,66 @@ const curlReads = (words: Words): Array<string | undefined> => {
     const m = v === undefined ? undefined : /^[^=]*=[@<]([^;]*)/.exec(v)
     if (v === undefined || m) out.push(m?.[1])
   }
+  // `curl file:///abs/.env`, `curl file://$PWD/.env`: a file URL reads that path
+  for (const w of words.slice(1)) out.push(...fileUrl(w))
   return out
+}
+
+/** The paths a `file:` URL may read (percent-decoded; with and without a query or fragment). */
+export const fileUrl = (word: string | undefined): Array<string | undefined> => {
+  const m = word === undefined ? undefined : /^file:(?:\/\/[^/]*)?(.*)$/is.exec(word)
+  if (m === undefined || m === null) return []
+  const decode = (p: string) => {
+    try {
+      return decodeURIComponent(p)
+    } catch {
+      return undefined
+    }
+  }
+  const whole = m[1]!
+  const bare = whole.replace(/[?#].*$/s, "")
+  return [...new Set([decode(whole), decode(bare)])]
+}
+
+/** xargs's own options: `-a f`/`--arg-file=f` is read (its lines are the names). */
+const xargsReads = (words: Words): Array<string | undefined> => {
+  const out: Array<string | undefined> = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]
+    if (w === undefined || !w.startsWith("-") || w === "--") break
+    if (w.startsWith("--arg-file=")) out.push(w.slice("--arg-file=".length))
+    else if (w === "--arg-file" || w === "-a") out.push(words[++i])
+    else if (/^-[^-]/.test(w)) {
+      // a short cluster: `-0a f`, `-af`; the letters that take a value end it
+      const m = /^-[0prtx]*([adEILnPs])(.*)$/.exec(w)
+      if (m?.[1] === "a") out.push(m[2] !== "" ? m[2] : words[++i])
+      else if (m !== null && m[2] === "") i++
+    } else if (/^--(delimiter|eof|replace|max-lines|max-args|max-procs|max-chars|process-slot-var)$/.test(w)) i++
+  }
+  return out
+}
+
+/** mail/mailx attachments and quoted files (`-a f`, `-q f`); mutt's `-a f… --`, `-i f`, `-H f`. */
+const mailReads = (words: Words): Array<string | undefined> => {
+  if (words[0] !== "mutt" && words[0] !== "neomutt") return optionValues(words, ["-a", "-q", "--attach"])
+  const out: Array<string | undefined> = [...optionValues(words, ["-i", "-H"])]
+  for (let i = 1; i < words.length; i++) {
+    if (words[i] !== "-a") continue
+    for (i++; i < words.length && words[i] !== "--" && !words[i]?.startsWith("-"); i++) out.push(words[i])
+  }
+  return out
+}
+
+const SED_OPTIONS: Options = { short: "efl", attached: "i", long: ["--expression", "--file", "--line-length"] }
+
+/** sed's files, and the files its script reads with `r`/`R` (`sed '1r .env' x`). */
+const sedReads = (words: Words): Array<string | undefined> => {
+  const parsed = parseOptions(words, SED_OPTIONS)
+  const scripts = valuesOf(parsed, "-e", "--expression")
+  if (scripts.length === 0 && !has(parsed, "-f", "--file")) scripts.push(parsed.operands[0] ?? "", parsed.operands[0] === "" ? parsed.operands[1] : "")
+  const reads: Array<string> = []
+  for (const script of scripts) if (script !== undefined) sedRunsCode(script, reads)
+  return [...fromSpec(SED, words), ...reads]
 }
 
 /** wget's uploads and input lists: `--post-file`, `--body-file`, `-i`. */
@@ -391,7 +482,16 @@ const SPECIAL: Record<string, (words: Words) => Array<string | undefined>> = {
   jq: jqReads,
   curl: curlReads,
   wget: wgetReads,
-  dd: ddReads
+  dd: ddReads,
+  xargs: xargsReads,
+  sed: sedReads,
+  gsed: sedReads,
+  mail: mailReads,
+  mailx: mailReads,
+  "s-nail": mailReads,
+  "bsd-mailx": mailReads,
+  mutt: mailReads,
+  neomutt: mailReads
 }
 
 /**
@@ -401,6 +501,48 @@ const SPECIAL: Record<string, (words: Words) => Array<string | undefined>> = {
 export const readWords = (name: string, words: Words): Array<string | undefined> => {
   if (name === "source" || name === ".") return words.length > 1 ? [words[1]] : []
   if (Object.hasOwn(SPECIAL, name)) return SPECIAL[name]!(words)
+  // `gcc @args`: a response file is read as well
+  if (SPECS[name] === CC) return fromSpec(CC, words).map((w) => (w?.startsWith("@") ? w.slice(1) : w))
   if (Object.hasOwn(SPECS, name)) return fromSpec(SPECS[name]!, words)
+  return []
+}
+
+/** A tree a command reads whole: the word naming it, and whether hidden names are read. */
+export interface Tree {
+  readonly word: string | undefined
+  readonly hidden: boolean
+}
+
+const flags = (words: Words, re: RegExp) => words.slice(1).some((w) => w !== undefined && re.test(w))
+const treesOf = (list: ReadonlyArray<string | undefined>, hidden: boolean): Array<Tree> => list.map((word) => ({ word, hidden }))
+
+/**
+ * The directories a command reads everything under (`grep -r S .`, `rg S`, `tar cf - .`, `zip -r
+ * - .`, `cp -r . /tmp/x`, `diff -r a b`): a word that names a file is only that file. rg (and ag)
+ * skip hidden names unless told (`--hidden`, `-uu`); the others read them.
+ */
+export const recursiveTrees = (name: string, words: Words): Array<Tree> => {
+  const spec = SPECS[name]
+  if (spec === GREP) {
+    const parsed = parseOptions(words, GREP.options)
+    const recurse = has(parsed, "-r", "-R", "--recursive", "--dereference-recursive") || valuesOf(parsed, "-d", "--directories").includes("recurse")
+    if (!recurse) return []
+    const operands = operandsOf(GREP, parsed)
+    return treesOf(operands.length > 0 ? operands : ["."], true)
+  }
+  if (name === "rg" || name === "ag") {
+    const parsed = parseOptions(words, SPECS[name]!.options)
+    const us = parsed.options.filter((o) => o.name === "-u").length
+    // ag's `-u` alone reaches hidden files; rg needs `-uu`
+    const hidden = has(parsed, "--hidden", "-.", "--unrestricted") || us >= (name === "ag" ? 1 : 2) || (name === "ag" && has(parsed, "-a", "--all-types"))
+    if (has(parsed, "--files") && name === "rg" && parsed.operands.length === 0) return treesOf(["."], hidden)
+    const operands = operandsOf(SPECS[name]!, parsed)
+    return treesOf(operands.length > 0 ? operands : ["."], hidden)
+  }
+  if (name === "tar" || name === "gtar" || name === "bsdtar") return flags(words, /^--no-recursion$/) ? [] : treesOf(tarReads(words), true)
+  if (name === "zip") return flags(words, /^(-[A-Za-z]*[rR][A-Za-z]*|--recurse-paths|--recurse-patterns)$/) ? treesOf(zipReads(words), true) : []
+  const recursive = /^(-[A-Za-z]*[rRa][A-Za-z]*|--recursive|--archive)$/
+  if (name === "cp" || name === "rsync" || name === "scp") return flags(words, recursive) ? treesOf(readWords(name, words), true) : []
+  if (name === "diff") return flags(words, /^(-[A-Za-z]*r[A-Za-z]*|--recursive)$/) ? treesOf(readWords(name, words), true) : []
   return []
 }

@@ -12,13 +12,14 @@ import { pathRequests, requestsFor } from "../src/Subject.ts"
 
 /*
  *   <root>/wt            the worktree (a git repository): .env, .env.example, README.md, package.json,
- *                        env.sh, src/a.ts, src/.env.local, link -> .env, docs -> src
+ *                        env.sh, src/a.ts, src/.env.local, lib/b.ts, link -> .env, docs -> src
  *   <root>/home          the fake home
  */
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-reads-")))
 const wt = path.join(root, "wt")
 const home = path.join(root, "home")
 fs.mkdirSync(path.join(wt, "src"), { recursive: true })
+fs.mkdirSync(path.join(wt, "lib"))
 fs.mkdirSync(path.join(wt, ".git"))
 for (const [file, text] of Object.entries({
   ".env": "S=1",
@@ -27,7 +28,8 @@ for (const [file, text] of Object.entries({
   "package.json": "{}",
   "env.sh": "X=1",
   "src/a.ts": "",
-  "src/.env.local": "S=2"
+  "src/.env.local": "S=2",
+  "lib/b.ts": ""
 }))
   fs.writeFileSync(path.join(wt, file), text)
 fs.symlinkSync(".env", path.join(wt, "link"))
@@ -154,7 +156,11 @@ const reads = [
   "git diff HEAD -- .env",
   "git log -p -- .env",
   "git log -p .env",
-  "git show HEAD -- .env"
+  "git show HEAD -- .env",
+  // a tree read whole: src holds .env.local (zip's -x leaves it in)
+  "grep -r foo src",
+  "tar czf out.tgz src",
+  "zip -r out.zip . -x '*.env'"
 ]
 
 /** Ordinary reads: allowed under `read *.env deny`, and under the defaults. */
@@ -163,7 +169,7 @@ const quiet = [
   "cat .env.example",
   "cat *.md",
   "cat src/*",
-  "grep -r foo src",
+  "grep -r foo lib",
   "grep .env README.md",
   "grep -e .env README.md",
   "rg '\\.env' src",
@@ -179,8 +185,8 @@ const quiet = [
   "sed -n '/\\.env/p' README.md",
   "awk '/.env/' README.md",
   "jq -n --arg a .env '$a'",
-  "zip -r out.zip . -x '*.env'",
-  "tar czf out.tgz src",
+  "zip -r out.zip lib -x '*.env'",
+  "tar czf out.tgz lib",
   "tar xzf in.tgz .env",
   "xxd README.md .env",
   "uniq README.md .env",
