@@ -7,6 +7,7 @@
 // places are looked at before and after each command (a stat each) and what appeared is taken away.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { children, entryKind, exists, mtimeOf, real } from "./Fs.ts"
 import { type CodeKey, defuseRepository, gitDirOf, linkedRepositories } from "./NewRepos.ts"
 
 /** The state of the watched places before a command. */
@@ -25,38 +26,8 @@ export interface GitSnapshot {
   readonly indexes: ReadonlyArray<readonly [root: string, index: string, mtime: number | undefined]>
 }
 
-const exists = (p: string) => {
-  try {
-    fs.lstatSync(p)
-    return true
-  } catch {
-    return false
-  }
-}
-
-const isDirectory = (p: string) => {
-  try {
-    return fs.lstatSync(p).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-const isFile = (p: string) => {
-  try {
-    return fs.lstatSync(p).isFile()
-  } catch {
-    return false
-  }
-}
-
-const children = (dir: string) => {
-  try {
-    return fs.readdirSync(dir).map((n) => path.join(dir, n))
-  } catch {
-    return []
-  }
-}
+const isDirectoryEntry = (p: string) => entryKind(p) === "directory"
+const isFileEntry = (p: string) => entryKind(p) === "file"
 
 /** The files under a git dir that make git run code or read its config from elsewhere. */
 const CODE_FILES = ["commondir", "config", "config.worktree", "info/attributes", "hooks"]
@@ -75,18 +46,18 @@ export const snapshotGit = (roots: { readonly project: string; readonly reposito
   const repositories = [...new Set([roots.project, ...(roots.repository !== undefined ? [roots.repository] : [])])]
   for (const root of repositories) {
     const git = path.join(root, ".git")
-    if (isFile(git)) {
+    if (isFileEntry(git)) {
       try {
         gitFiles.push([git, fs.readFileSync(git, "utf8")])
       } catch {}
       continue
     }
-    if (!isDirectory(git)) {
+    if (!isDirectoryEntry(git)) {
       if (root === roots.project && roots.repository !== undefined && roots.repository !== roots.project) absent.push(git)
       else if (!exists(git)) newGitDirs.push(git)
       continue
     }
-    const dirs = [git, ...children(path.join(git, "modules")).filter(isDirectory), ...children(path.join(git, "worktrees")).filter(isDirectory)]
+    const dirs = [git, ...children(path.join(git, "modules")).filter(isDirectoryEntry), ...children(path.join(git, "worktrees")).filter(isDirectoryEntry)]
     for (const dir of dirs) for (const file of CODE_FILES) if (!exists(path.join(dir, file))) absent.push(path.join(dir, file))
     for (const holder of ["modules", "worktrees"]) known.push([path.join(git, holder), children(path.join(git, holder))])
     indexes.push([root, path.join(git, "index"), mtimeOf(path.join(git, "index"))])
@@ -95,22 +66,14 @@ export const snapshotGit = (roots: { readonly project: string; readonly reposito
   return { absent, gitFiles, since: Date.now() - 50, newGitDirs, known, indexes }
 }
 
-const mtimeOf = (p: string) => {
-  try {
-    return fs.statSync(p).mtimeMs
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * What runs code in the repositories the command made (see NewRepos.ts): a `.git` where there was none,
  * a new submodule's or worktree's git dir, a repository a changed index now links. Taken out; the rest stays.
  */
 const defuseNewRepositories = (before: GitSnapshot, project: string, isCode: CodeKey): Array<string> => {
   const made = new Set<string>()
-  for (const git of before.newGitDirs) if (isDirectory(git)) made.add(git)
-  for (const [holder, names] of before.known) for (const dir of children(holder)) if (!names.includes(dir) && isDirectory(dir)) made.add(dir)
+  for (const git of before.newGitDirs) if (isDirectoryEntry(git)) made.add(git)
+  for (const [holder, names] of before.known) for (const dir of children(holder)) if (!names.includes(dir) && isDirectoryEntry(dir)) made.add(dir)
   for (const [root, index, mtime] of before.indexes) {
     if (mtimeOf(index) === mtime) continue
     for (const linked of linkedRepositories(root)) {
@@ -122,7 +85,7 @@ const defuseNewRepositories = (before: GitSnapshot, project: string, isCode: Cod
 }
 
 /** A hooks directory that appeared holding only git's `*.sample` files (a `git init` run again) runs nothing: it stays. */
-const harmless = (p: string) => path.basename(p) === "hooks" && isDirectory(p) && children(p).every((f) => f.endsWith(".sample"))
+const harmless = (p: string) => path.basename(p) === "hooks" && isDirectoryEntry(p) && children(p).every((f) => f.endsWith(".sample"))
 
 /** Undoes what appeared or changed since `before`; the places undone, relative to `project`. */
 export const settleGit = (before: GitSnapshot, project: string, isCode?: CodeKey): Array<string> => {
@@ -152,14 +115,6 @@ export const gitNote = (undone: ReadonlyArray<string>) =>
   undone.length === 0
     ? undefined
     : `reins's sandbox undid ${undone.join(", ")}: the command created or changed ${undone.length === 1 ? "it" : "them"}, and git would run code from there outside the sandbox (hooks, config). This is not a bug in the command; do not work around it. If the task needs it, tell the user.`
-
-const real = (p: string) => {
-  try {
-    return fs.realpathSync(p)
-  } catch {
-    return p
-  }
-}
 
 /** Looks now; the function it gives, called after the command, undoes what appeared and says so (undefined when nothing did). */
 export const watchGit = (places: { readonly project: string; readonly repository?: string }, isCode?: CodeKey): (() => string | undefined) => {

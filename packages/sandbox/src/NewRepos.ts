@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { children, mtimeOf } from "./Fs.ts"
 
 /** Whether a git config key (`section.sub.key`, lower-case section and key) names a command; the runtime gives the permission scan's table. */
 export type CodeKey = (key: string) => boolean
@@ -53,22 +54,6 @@ export const stripCodeKeys = (text: string, isCode: CodeKey): { readonly text: s
   return { text: out.join("\n"), removed }
 }
 
-const mtime = (p: string) => {
-  try {
-    return fs.lstatSync(p).mtimeMs
-  } catch {
-    return undefined
-  }
-}
-
-const children = (dir: string) => {
-  try {
-    return fs.readdirSync(dir).map((n) => path.join(dir, n))
-  } catch {
-    return []
-  }
-}
-
 /**
  * Takes out of the git dir `gitDir` what the command (which started at `since`) wrote there that runs
  * code: hooks other than samples, code keys of its config; what was taken, as places relative to `project`.
@@ -77,13 +62,13 @@ export const defuseRepository = (gitDir: string, since: number, isCode: CodeKey,
   const undone: Array<string> = []
   const rel = (p: string) => path.relative(project, p) || p
   for (const hook of children(path.join(gitDir, "hooks"))) {
-    if (hook.endsWith(".sample") || (mtime(hook) ?? 0) < since) continue
+    if (hook.endsWith(".sample") || (mtimeOf(hook, false) ?? 0) < since) continue
     fs.rmSync(hook, { recursive: true, force: true })
     undone.push(rel(hook))
   }
   for (const name of ["config", "config.worktree"]) {
     const file = path.join(gitDir, name)
-    if ((mtime(file) ?? 0) < since) continue
+    if ((mtimeOf(file, false) ?? 0) < since) continue
     let text: string
     try {
       text = fs.readFileSync(file, "utf8")

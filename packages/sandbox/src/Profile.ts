@@ -4,6 +4,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { children, exists, isDirectory, real } from "./Fs.ts"
 import { expandAllowList } from "./Hosts.ts"
 
 export type SandboxMode = "auto" | "required" | "off"
@@ -124,23 +125,6 @@ const SYSTEM_SOCKETS = [
   "/run/snapd.socket"
 ]
 
-const isDirectory = (p: string) => {
-  try {
-    return fs.statSync(p).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-/** The entries of a directory, as paths (none when it is not there). */
-const children = (dir: string) => {
-  try {
-    return fs.readdirSync(dir).map((n) => path.join(dir, n))
-  } catch {
-    return []
-  }
-}
-
 /** Whether `inner` is `outer` or lies inside it. */
 const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
 
@@ -148,24 +132,6 @@ const isWithin = (inner: string, outer: string) => inner === outer || inner.star
 export const CACHE_PLACES = [".cache", ".npm", ".bun/install/cache", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches"]
 
 const expand = (p: string, home: string, root: string) => (p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(root, p))
-
-const exists = (p: string) => {
-  try {
-    fs.lstatSync(p)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** The real path when it exists (a bind of a symlink binds its target), else the path. */
-const real = (p: string) => {
-  try {
-    return fs.realpathSync(p)
-  } catch {
-    return p
-  }
-}
 
 export interface Places {
   /** The project root: writable. */

@@ -2,11 +2,12 @@
 // start): real commands in real bubblewrap, then the sandbox's watch takes away what appeared and says so.
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type Places, probeBwrap, Sandbox } from "../src/index.ts"
+import { spawned } from "./support.ts"
 
 const available = probeBwrap()
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-gitguard-test-")))
@@ -29,17 +30,6 @@ const repository = (name: string) => {
   git("commit", "-qm", "first")
   return { repo, git }
 }
-
-const spawned = (file: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string> = []) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    const fds = readFds.map((f) => fs.openSync(f, "r"))
-    const child = spawn(file, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe", ...fds] })
-    for (const fd of fds) fs.closeSync(fd)
-    const chunks: Array<Buffer> = []
-    child.stdout?.on("data", (b: Buffer) => chunks.push(b))
-    child.stderr?.on("data", (b: Buffer) => chunks.push(b))
-    child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8") }))
-  })
 
 /** Runs `script` sandboxed in `cwd`, watched as the bash tool watches it: the output and the note. */
 const run = (script: string, cwd: string, places: Omit<Places, "home" | "dataDir">) =>

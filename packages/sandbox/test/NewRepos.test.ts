@@ -3,11 +3,12 @@
 // later outside the sandbox: their hooks and the config keys that name a command. Real git, real bubblewrap.
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { probeBwrap, Sandbox, stripCodeKeys } from "../src/index.ts"
+import { spawned } from "./support.ts"
 
 const available = probeBwrap()
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-newrepos-test-")))
@@ -22,17 +23,6 @@ const codeKey = (key: string) => /^(core\.(fsmonitor|hookspath|pager)|filter\..*
 const gitEnv = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", GIT_CONFIG_NOSYSTEM: "1" }
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C", ...gitEnv }
 const hostGit = (cwd: string, ...args: ReadonlyArray<string>) => spawnSync("git", [...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" })
-
-const spawned = (file: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string> = []) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    const fds = readFds.map((f) => fs.openSync(f, "r"))
-    const child = spawn(file, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe", ...fds] })
-    for (const fd of fds) fs.closeSync(fd)
-    const chunks: Array<Buffer> = []
-    child.stdout?.on("data", (b: Buffer) => chunks.push(b))
-    child.stderr?.on("data", (b: Buffer) => chunks.push(b))
-    child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8") }))
-  })
 
 /** Runs `script` sandboxed in `project`, watched as the bash tool watches it. */
 const run = (script: string, project: string) =>

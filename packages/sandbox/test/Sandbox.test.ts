@@ -2,12 +2,13 @@
 // Each row is run twice where it matters: the blocked form, and the same work inside the project (it works).
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Layer, Logger } from "effect"
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { explainBlocked, probeBwrap, Sandbox, type SandboxConfig, scrubEnv } from "../src/index.ts"
+import { spawned } from "./support.ts"
 
 const available = probeBwrap()
 // The sandbox tests need bubblewrap (.ci/run installs it); without it they say so instead of passing quietly
@@ -33,18 +34,6 @@ afterAll(() => {
 })
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ANTHROPIC_API_KEY: "sk-ant-user", GITHUB_TOKEN: "ghp_user", LANG: "C" }
-
-const spawned = (file: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string> = []) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    // the launch's files as fd 3, 4, … (the seccomp filter), as the bash tool hands them over
-    const fds = readFds.map((f) => fs.openSync(f, "r"))
-    const child = spawn(file, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe", ...fds] })
-    for (const fd of fds) fs.closeSync(fd)
-    const chunks: Array<Buffer> = []
-    child.stdout?.on("data", (b: Buffer) => chunks.push(b))
-    child.stderr?.on("data", (b: Buffer) => chunks.push(b))
-    child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8") }))
-  })
 
 /** Runs `script` with bash through the sandbox built from `config`; output is stdout and stderr together. */
 const run = (script: string, config: SandboxConfig = {}, options: { cwd?: string; availability?: Parameters<typeof Sandbox.layer>[0]["availability"] } = {}) =>

@@ -1,0 +1,60 @@
+// The file-system questions the profile and the git watch ask, none of which throws: whether a path is
+// there (links not followed), what it is, what a directory holds, its real path, its time.
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** Whether something is at `p` (a dangling link counts). */
+export const exists = (p: string) => {
+  try {
+    fs.lstatSync(p)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether `p` is a directory, links followed (what a bind would mount). */
+export const isDirectory = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Whether `p` itself (not where a link points) is a directory, or a regular file. */
+export const entryKind = (p: string): "directory" | "file" | "other" | undefined => {
+  try {
+    const stat = fs.lstatSync(p)
+    return stat.isDirectory() ? "directory" : stat.isFile() ? "file" : "other"
+  } catch {
+    return undefined
+  }
+}
+
+/** The entries of a directory, as paths (none when it is not there). */
+export const children = (dir: string) => {
+  try {
+    return fs.readdirSync(dir).map((n) => path.join(dir, n))
+  } catch {
+    return []
+  }
+}
+
+/** The real path when it exists (a bind of a symlink binds its target), else the path. */
+export const real = (p: string) => {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/** When `p` last changed (`follow`: where a link points), or undefined when it is not there. */
+export const mtimeOf = (p: string, follow = true) => {
+  try {
+    return (follow ? fs.statSync(p) : fs.lstatSync(p)).mtimeMs
+  } catch {
+    return undefined
+  }
+}
