@@ -1,29 +1,11 @@
 // Issue 25 item 3: data that bash evaluates is code. Every variant of holes-eval.ts is asked or
 // denied under `* allow, rm * deny`; ordinary commands near these classes stay allowed.
-import { afterAll, describe, expect, test } from "bun:test"
-import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { scanBash } from "../src/BashScan.ts"
+import { describe, expect, test } from "bun:test"
 import { check } from "../src/Permission.ts"
-import { defaultRules, fromConfig, type Rule } from "../src/Rules.ts"
+import { holesProject } from "./support.ts"
 import { arithmeticData, askedHarmless, commandTable, evaluatingBuiltins, evaluationQuiet, pathChanges, programRunners } from "./holes-eval.ts"
 
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-eval-")))
-const wt = path.join(root, "wt")
-const home = path.join(root, "home")
-fs.mkdirSync(path.join(wt, "src"), { recursive: true })
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-const rules: ReadonlyArray<Rule> = [...defaultRules, ...fromConfig({ bash: { "*": "allow", "rm *": "deny" } }, home)]
-const scan = (command: string) => Effect.runPromise(scanBash(command, { cwd: wt, worktree: wt, home }))
-
-const judge = async (command: string) => {
-  const requests = await scan(command)
-  const actions = requests.map((r) => check(rules, r).action)
-  return { requests, verdict: actions.includes("deny") ? "deny" : actions.includes("ask") ? "ask" : "allow" }
-}
+const { wt, rules, scan, judge } = holesProject("reins-eval-")
 
 const reason = async (command: string) => (await scan(command)).find((r) => r.opaque !== undefined)?.opaque
 

@@ -1,31 +1,15 @@
 // Issue 13 items 1–3: every variant is asked or denied under `* allow, rm * deny`; ordinary
 // commands stay allowed. The tables are in holes.ts (the CLI test runs them too).
-import { afterAll, describe, expect, test } from "bun:test"
-import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { scanBash, type ScanRequest } from "../src/BashScan.ts"
+import { describe, expect, test } from "bun:test"
+import type { ScanRequest } from "../src/BashScan.ts"
 import { isReservedName } from "../src/Keywords.ts"
 import { check } from "../src/Permission.ts"
+import { holesProject } from "./support.ts"
 import { awkRunsCode, sedRunsCode } from "../src/Programs.ts"
-import { defaultRules, fromConfig, type Rule } from "../src/Rules.ts"
+import { fromConfig } from "../src/Rules.ts"
 import { opaqueExecution, ordinary, reservedWords, variablePaths } from "./holes.ts"
 
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-holes-")))
-const wt = path.join(root, "wt")
-const home = path.join(root, "home")
-fs.mkdirSync(path.join(wt, "src"), { recursive: true })
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-const rules: ReadonlyArray<Rule> = [...defaultRules, ...fromConfig({ bash: { "*": "allow", "rm *": "deny" } }, home)]
-const scan = (command: string) => Effect.runPromise(scanBash(command, { cwd: wt, worktree: wt, home }))
-
-const judge = async (command: string) => {
-  const requests = await scan(command)
-  const actions = requests.map((r) => check(rules, r).action)
-  return { requests, verdict: actions.includes("deny") ? "deny" : actions.includes("ask") ? "ask" : "allow" }
-}
+const { root, home, rules, scan, judge } = holesProject("reins-holes-")
 
 const denied = (requests: ReadonlyArray<ScanRequest>) => requests.some((r) => check(rules, r).action === "deny")
 
