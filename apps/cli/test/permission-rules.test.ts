@@ -101,7 +101,14 @@ describe("reins debug permission", () => {
     const read = JSON.parse((await run("--config", denyEnv, "--tool", "read", "link")).stdout)
     const cat = JSON.parse((await run("--config", denyEnv, "cat link")).stdout)
     expect(cat.requests.find((q: any) => q.permission === "read").patterns).toEqual(read.requests.find((q: any) => q.permission === "read").patterns)
-    expect(JSON.parse((await run("--config", denyEnv, "cat rules.json", "grep -r x .")).stdout).map((o: any) => o.decision)).toEqual(["allow", "allow"])
+    // a tree read whole that holds the file is denied too, naming it; one without it, and other files, are allowed
+    fs.mkdirSync(path.join(dir, "lib"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "lib", "a.txt"), "x")
+    expect(JSON.parse((await run("--config", denyEnv, "cat rules.json", "grep -r x lib", "grep -r x .")).stdout).map((o: any) => o.decision)).toEqual([
+      "allow",
+      "allow",
+      "deny"
+    ])
   })
 
   test("bad input: a missing config file or --cwd exits 2 with a message", async () => {
