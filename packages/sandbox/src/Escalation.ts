@@ -52,16 +52,18 @@ const existingDirectory = (p: string): string => {
 }
 
 /**
- * The network a command lacks: none when the profile's network is on; in `allow` mode the named
- * hosts the list does not hold (a command naming none goes through the proxy as it is, unless the
- * model asked for the network itself); without network, all of it.
+ * The network a command lacks: none when the profile's network is on; all of it when the model asked
+ * for the network itself (after a blocked try: ssh, a host the scan cannot see); else the hosts the
+ * command names (without network), or those an `allow` list does not hold (one naming none goes
+ * through the proxy as it is).
  */
 const networkEscalation = (profile: Profile, want: Want["network"]): Escalation["network"] => {
   if (want === undefined || profile.network === "all") return undefined
+  if (want.explicit) return { hosts: [] }
   if (profile.network === "none") return { hosts: want.hosts }
   const unlisted = want.hosts.filter((h) => hostListing(profile.allow, h) === undefined)
   if (unlisted.length > 0) return { hosts: unlisted }
-  return want.hosts.length === 0 && want.explicit ? { hosts: [] } : undefined
+  return undefined
 }
 
 /** The escalation `want` needs under `profile`; undefined when the profile already allows it all. */

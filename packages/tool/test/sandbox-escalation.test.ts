@@ -123,6 +123,8 @@ describe("the escalation under each network mode", () => {
     expect(escalationFor(allow, home, { network: { hosts: ["registry.npmjs.org", "evil.test"] } })?.network).toEqual({ hosts: ["evil.test"] })
     expect(escalationFor(allow, home, { network: { hosts: [] } })).toBeUndefined()
     expect(escalationFor(allow, home, { network: { hosts: [], explicit: true } })?.network).toEqual({ hosts: [] })
+    // the model asking for the network itself asks for all of it (shown as network *), hosts named or not
+    expect(escalationFor(none, home, { network: { hosts: ["github.com"], explicit: true } })?.network).toEqual({ hosts: [] })
   })
   test("hosts are names or addresses: a wildcard or a control character names none", () => {
     for (const [word, host] of [

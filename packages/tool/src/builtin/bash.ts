@@ -29,7 +29,7 @@ const Parameters = Schema.Struct({
   network: Schema.optionalKey(
     Schema.Boolean.annotate({
       description:
-        "true when the command needs the internet (downloads, installs, git fetch/push): commands run in a sandbox without network unless the user allows it"
+        "true when the command needs the internet and the sandbox blocked it (ssh, a host the command computes): the user is asked for network access for this command. Commands that name a host (curl URL, git remote, npm install) are asked about without it"
     })
   )
 })
