@@ -27,9 +27,16 @@ export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Ar
   for (const dir of profile.writable) if (kindOf(dir) !== undefined) args.push("--bind", dir, dir)
   for (const p of profile.readOnly) if (kindOf(p) !== undefined) args.push("--ro-bind", p, p)
   for (const p of profile.denyRead) {
-    const kind = kindOf(p)
-    if (kind === "directory") args.push("--tmpfs", p, "--remount-ro", p)
-    else if (kind === "other") args.push("--ro-bind", "/dev/null", p)
+    // where it is now (made, or made a link, since the profile): a mount on a link itself fails
+    let target: string
+    try {
+      target = fs.realpathSync(p)
+    } catch {
+      continue
+    }
+    const kind = kindOf(target)
+    if (kind === "directory") args.push("--tmpfs", target, "--remount-ro", target)
+    else if (kind === "other") args.push("--ro-bind", "/dev/null", target)
   }
   if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd))
   args.push("--chdir", cwd, "--")

@@ -188,7 +188,8 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
     ...(config?.deny_read ?? []).map((p) => expand(p, home, project)),
     ...(places.denyRead ?? [])
   ]
-    .filter(exists)
+    // kept whether or not they exist now: one that appears later (a `gcloud auth login` mid-session) is
+    // hidden from the next command on; bwrapArgs looks at each again for every command
     // a symlinked ~/.ssh is hidden where it points (a mount on the link itself fails)
     .map(real)
   return {

@@ -124,6 +124,27 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     }
   })
 
+  test("a secret place made after the profile (a login mid-session) is hidden from the next command", async () => {
+    const aws = path.join(home, ".aws")
+    fs.rmSync(aws, { recursive: true, force: true })
+    try {
+      const r = await Effect.runPromise(
+        Effect.gen(function* () {
+          const sandbox = yield* Sandbox
+          // the profile is made with the layer, before ~/.aws exists
+          fs.mkdirSync(aws)
+          fs.writeFileSync(path.join(aws, "credentials"), "aws_secret_access_key=LATE-SECRET")
+          const launch = yield* sandbox.wrap("/bin/bash", ["-c", `cat ${aws}/credentials; echo done`], { cwd: project, env })
+          return yield* Effect.promise(() => spawned(launch.file, launch.args, project, launch.env, launch.readFds))
+        }).pipe(Effect.provide(Sandbox.layer({ config: {}, places: { project, home, dataDir } })), Effect.scoped)
+      )
+      expect(r.output).toContain("done")
+      expect(r.output).not.toContain("LATE-SECRET")
+    } finally {
+      fs.rmSync(aws, { recursive: true, force: true })
+    }
+  })
+
   test("git hooks and git config stay read-only inside the project", async () => {
     for (const attempt of [
       "echo 'touch pwned' > .git/hooks/pre-commit",
