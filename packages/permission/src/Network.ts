@@ -117,6 +117,20 @@ const words = (command: string) => (command.match(/'[^']*'|"(?:[^"\\]|\\.)*"|\S+
 
 const programName = (word: string) => word.slice(word.lastIndexOf("/") + 1)
 
+/** Where the program's name is among a command's words: after any leading assignments (`HTTPS_PROXY=… curl`). */
+const programIndex = (list: ReadonlyArray<string>) => {
+  let i = 0
+  while (i < list.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(list[i]!)) i++
+  return i
+}
+
+/** The program a command (as the scan names it) runs: its base name, after any leading assignments. */
+export const programOf = (command: string): string => {
+  const list = words(command)
+  const word = list[programIndex(list)]
+  return word === undefined ? "" : programName(word)
+}
+
 /**
  * Whether `command` (one command of a line, as the scan names it: `curl -s https://x`) reaches the
  * network, and the hosts its words name (none: it does not say). Undefined: no network, as far as
@@ -124,9 +138,7 @@ const programName = (word: string) => word.slice(word.lastIndexOf("/") + 1)
  */
 export const networkUse = (command: string): { readonly hosts: ReadonlyArray<string> } | undefined => {
   const list = words(command)
-  let i = 0
-  // a leading assignment (`HTTPS_PROXY=… curl`), as the scan may keep it
-  while (i < list.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(list[i]!)) i++
+  const i = programIndex(list)
   const name = list[i] === undefined ? undefined : programName(list[i]!)
   if (name === undefined) return undefined
   const rest = list.slice(i + 1)

@@ -5,17 +5,9 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { kindOf } from "./Fs.ts"
 import type { Profile } from "./Profile.ts"
 import { probeSeatbelt, SANDBOX_EXEC } from "./Seatbelt.ts"
-
-/** What is at `p` now (links followed, as bwrap's mounts do): a directory, something else, or nothing. */
-const kindOf = (p: string): "directory" | "other" | undefined => {
-  try {
-    return fs.statSync(p).isDirectory() ? "directory" : "other"
-  } catch {
-    return undefined
-  }
-}
 
 /** bubblewrap's arguments (before the command's own) for running in `cwd` under `profile`. */
 export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Array<string> => {

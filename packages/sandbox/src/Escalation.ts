@@ -4,6 +4,7 @@
 // and the read-only code paths (git hooks, reins's config) are never offered.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { isWithin } from "./Fs.ts"
 import { hostListing, REGISTRIES } from "./Hosts.ts"
 import { CACHE_PLACES, type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
@@ -24,8 +25,6 @@ export interface Escalation {
   /** Existing directories to bind writable for the command. */
   readonly writable: ReadonlyArray<string>
 }
-
-const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
 
 /** A place under home whose files run later, outside the sandbox: a dot directory (not a package cache), ~/.local/bin, ~/bin. */
 const runsLater = (home: string, dir: string) => {
@@ -101,8 +100,7 @@ export const escalationPatterns = (e: Escalation): { readonly patterns: Array<st
  * The profile for one command with `grant` on top: the named hosts reached through the proxy (added
  * to an `allow` list), any host (`network *`) the network on; more writable places.
  */
-export const grantedProfile = (config: SandboxConfig | undefined, places: Places, grant: Escalation): Profile => {
-  const base = profileFor(config, places)
+export const grantedProfile = (config: SandboxConfig | undefined, places: Places, grant: Escalation, base: Profile = profileFor(config, places)): Profile => {
   // named hosts are reached through the proxy (the grant is no wider than the question); only `network *` is all of it
   const network =
     grant.network === undefined

@@ -32,6 +32,18 @@ export const entryKind = (p: string): "directory" | "file" | "other" | undefined
   }
 }
 
+/** What is at `p` now, links followed (as bwrap's mounts follow them): a directory, something else, or nothing. */
+export const kindOf = (p: string): "directory" | "other" | undefined => {
+  try {
+    return fs.statSync(p).isDirectory() ? "directory" : "other"
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+export const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
+
 /** The entries of a directory, as paths (none when it is not there). */
 export const children = (dir: string) => {
   try {

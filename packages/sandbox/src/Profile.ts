@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { children, exists, isDirectory, real } from "./Fs.ts"
+import { children, exists, isDirectory, isWithin, real } from "./Fs.ts"
 import { expandAllowList } from "./Hosts.ts"
 
 export type SandboxMode = "auto" | "required" | "off"
@@ -124,9 +124,6 @@ const SYSTEM_SOCKETS = [
   "/run/containerd",
   "/run/snapd.socket"
 ]
-
-/** Whether `inner` is `outer` or lies inside it. */
-const isWithin = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`)
 
 /** Package managers' caches under home: writable, so installs work inside the sandbox. */
 export const CACHE_PLACES = [".cache", ".npm", ".bun/install/cache", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches"]

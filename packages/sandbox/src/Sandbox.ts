@@ -123,7 +123,7 @@ export class Sandbox extends Context.Service<
               }
               return { file, args, env, sandboxed: false }
             }
-            const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant)
+            const used = launch.grant === undefined ? profile : grantedProfile(options.config, options.places, launch.grant, profile)
             // macOS: the same profile as a Seatbelt policy (no proxy there: allow mode is no network)
             if (availability.seatbelt) return { file: availability.bwrap, args: [...seatbeltArgs(used), file, ...args], env, sandboxed: true }
             // the seccomp filter reaches bwrap as fd 3, opened by whoever spawns it (readFds); the bridge's channel follows

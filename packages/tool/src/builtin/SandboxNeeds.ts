@@ -2,7 +2,7 @@
 // its sandbox — the network, writes outside the writable places — read from the permission scan,
 // asked as the `sandbox` permission (`network <host>`, `write <dir>`), and handed from the question to
 // the run. A command the rules allow and the sandbox covers is not asked anything.
-import { networkUse, type ScanRequest } from "@reins/permission"
+import { networkUse, programOf, type ScanRequest } from "@reins/permission"
 import { type Escalation, escalationPatterns, type Want } from "@reins/sandbox"
 import type { PermissionNeed } from "../Tool.ts"
 
@@ -36,11 +36,6 @@ const WRITERS = new Set([
 
 /** Kernel file systems: `/dev/tcp/…` is bash's socket syntax, /proc and /sys are no place to bind. */
 const DEVICES = /^\/(dev|proc|sys)(\/|$)/
-
-const programOf = (command: string) => {
-  const first = command.match(/^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(\S+)/)?.[1] ?? ""
-  return first.slice(first.lastIndexOf("/") + 1).replace(/^['"]|['"]$/g, "")
-}
 
 /**
  * What the scanned command wants beyond a sandbox: the network (from the programs it runs, or because
