@@ -4,6 +4,7 @@ import { Command, Flag, GlobalFlag } from "effect/cli"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
+import { config } from "./commands/config.ts"
 import { takeConfigFlag } from "./ConfigFlag.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
@@ -23,7 +24,7 @@ const configFlag = GlobalFlag.Setting("config")({
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, debug]),
+  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, config, debug]),
   Command.withGlobalFlags([configFlag])
 )
 

@@ -1,4 +1,4 @@
-import { Effect, Schema, SchemaIssue } from "effect"
+import { Effect, Schema, SchemaAST, SchemaIssue } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
@@ -68,6 +68,60 @@ const lineCol = (text: string, offset: number) => {
 const decode = Schema.decodeUnknownExit(Config, { onExcessProperty: "error" })
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
+/** The keys an object schema declares (a struct's fields; a map declares none of its own). */
+const keysOf = (ast: SchemaAST.AST): ReadonlyArray<string> =>
+  SchemaAST.isObjects(ast) ? ast.propertySignatures.flatMap((p) => (typeof p.name === "string" ? [p.name] : [])) : []
+
+/** The keys declared where the unknown key at `path` was found, if the issue tree holds that UnexpectedKey. */
+const knownKeysAt = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, at: ReadonlyArray<PropertyKey> = []): ReadonlyArray<string> | undefined => {
+  switch (issue._tag) {
+    case "UnexpectedKey":
+      return at.length === path.length && at.every((k, i) => k === path[i]) ? keysOf(issue.ast) : undefined
+    case "Pointer":
+      return knownKeysAt(issue.issue, path, [...at, ...issue.path])
+    case "Filter":
+    case "Encoding":
+      return knownKeysAt(issue.issue, path, at)
+    case "Composite":
+    case "AnyOf":
+      for (const child of issue.issues) {
+        const found = knownKeysAt(child, path, at)
+        if (found !== undefined) return found
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+/** Edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`. */
+const distance = (a: string, b: string) => {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1)
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/** The known key `key` is most likely a typo of: within a third of its length in edits (case aside), else none. */
+export const closestKey = (key: string, known: ReadonlyArray<string>): string | undefined => {
+  const scored = known.map((k) => ({ k, d: distance(key.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)
+  const best = scored[0]
+  return best !== undefined && best.d <= Math.max(1, Math.floor(key.length / 3)) ? best.k : undefined
+}
+
+/** The problem with an unknown key: a did-you-mean when one key is close, else the keys allowed there. */
+const unknownKeyProblem = (key: string, known: ReadonlyArray<string>) => {
+  const close = closestKey(key, known)
+  if (close !== undefined) return `unknown key "${key}"; did you mean "${close}"?`
+  return known.length > 0 ? `unknown key "${key}"; the keys here are ${known.join(", ")}` : `unknown key "${key}"`
+}
+
 /** Reads, parses and validates one config file. */
 export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError> =>
   Effect.gen(function* () {
@@ -89,10 +143,13 @@ export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError>
     if (exit._tag === "Success") return exit.value
     const error = exit.cause.reasons.find((r) => r._tag === "Fail")
     const issue = error && error._tag === "Fail" ? formatIssue(error.error.issue).issues[0] : undefined
+    const path = (issue?.path ?? []).map((k) => (typeof k === "object" ? k.key : k))
+    // an unknown key (a typo, most often) is named, with the key it was probably meant to be
+    const known = error && error._tag === "Fail" && path.length > 0 ? knownKeysAt(error.error.issue, path) : undefined
     return yield* new ConfigError({
       file,
-      field: issue?.path?.map(String).join(".") ?? "",
-      problem: issue?.message ?? "invalid config"
+      field: path.map(String).join("."),
+      problem: known !== undefined ? unknownKeyProblem(String(path.at(-1)), known) : (issue?.message ?? "invalid config")
     })
   })
 
