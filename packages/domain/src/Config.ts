@@ -85,7 +85,7 @@ export const ProviderConfig = Schema.Struct({
   type: ProviderType.annotate({ description: "Which API the provider speaks: a built-in provider, or openai-compatible for any OpenAI-compatible server." }),
   baseURL: Schema.optional(Schema.String).annotate({ description: "The API's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama." }),
   apiKey: Schema.optional(Schema.String).annotate({
-    description: "The API key (default: the provider's environment variable, or the key stored by reins auth login)."
+    description: "The API key (default: the provider's environment variable, e.g. ANTHROPIC_API_KEY)."
   }),
   headers: Schema.optional(Schema.Record(Schema.String, Schema.String)).annotate({ description: "HTTP headers sent with every request." }),
   models: Schema.optional(Schema.Record(Schema.String, ModelConfig)).annotate({

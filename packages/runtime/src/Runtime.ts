@@ -92,7 +92,7 @@ export interface RuntimeOptions {
   readonly reducers?: ReadonlyArray<Reducer>
   /** OTLP export: default on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
   readonly telemetry?: Layer.Layer<never>
-  /** What the spans show and where they go (the README's "Tracing"). */
+  /** What the spans show and where they go (docs/tracing.md). */
   readonly tracing?: {
     /** `default`: the GenAI spans (agent turn, model calls, tools, permission questions); `debug`: every span. Default `REINS_TRACE_LEVEL`. */
     readonly level?: TraceLevel

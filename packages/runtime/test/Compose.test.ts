@@ -1,4 +1,4 @@
-// The README's "Composing your own runtime" example, run against the scripted server.
+// The "Composing your own runtime" example of docs/library-use.md, run against the scripted server.
 import { afterAll, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { startScriptedServer } from "@reins/testkit"

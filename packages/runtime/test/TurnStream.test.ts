@@ -194,7 +194,7 @@ describe("SessionService.stream", () => {
     expect(tools.filter((t) => t.state.status === "completed").map((t) => t.callID).length).toBeGreaterThanOrEqual(2)
   })
 
-  test("the README's example: the first failed tool call ends the stream and the turn; the session goes on", async () => {
+  test("docs/architecture.md's example: the first failed tool call ends the stream and the turn; the session goes on", async () => {
     // The stopped turn may have sent its next request already: the answer to "go on" does not depend on it.
     const { cwd, layer } = await runtime([{ text: "let me try", toolCalls: [{ name: "no_such_tool", arguments: {} }] }, { text: "not read" }], {
       server: { respond: (body) => (JSON.stringify(body.messages).includes("go on") ? { text: "after the stop" } : undefined) }

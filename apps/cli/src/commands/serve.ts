@@ -1,4 +1,4 @@
-// reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is the README's "Server").
+// reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is docs/server-api.md).
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Predicate } from "effect"
 import { Command, Flag } from "effect/cli"
