@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { Config } from "./Config.ts"
+import { configKeysAt } from "./ConfigSchema.ts"
 
 /** A config file that cannot be used: which file, which field, what is wrong. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
@@ -146,10 +147,15 @@ export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError>
     const path = (issue?.path ?? []).map((k) => (typeof k === "object" ? k.key : k))
     // an unknown key (a typo, most often) is named, with the key it was probably meant to be
     const known = error && error._tag === "Fail" && path.length > 0 ? knownKeysAt(error.error.issue, path) : undefined
+    const key = String(path.at(-1))
+    // a map's entry named like one of its fields (`agent.stesp`) is most likely that field misspelt
+    const sibling = known === undefined && path.length > 0 ? closestKey(key, configKeysAt(path.slice(0, -1))) : undefined
+    const problem = issue?.message ?? "invalid config"
     return yield* new ConfigError({
       file,
       field: path.map(String).join("."),
-      problem: known !== undefined ? unknownKeyProblem(String(path.at(-1)), known) : (issue?.message ?? "invalid config")
+      problem:
+        known !== undefined ? unknownKeyProblem(key, known) : sibling !== undefined && sibling !== key ? `${problem}; did you mean "${sibling}"?` : problem
     })
   })
 

@@ -72,3 +72,25 @@ export const configKeyPaths = (schema: Node = configJsonSchema()): ReadonlyArray
 }
 
 const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+
+/** The schemas a value at `path` may match (every alternative of an anyOf), following fields, maps and list items. */
+const schemasAt = (node: unknown, path: ReadonlyArray<PropertyKey>): ReadonlyArray<Node> => {
+  if (!isNode(node)) return []
+  const alternatives = [...asArray(node.anyOf), ...asArray(node.oneOf)]
+  if (alternatives.length > 0) return alternatives.flatMap((member) => schemasAt(member, path))
+  const [head, ...rest] = path
+  if (head === undefined) return [node]
+  const key = String(head)
+  if (isNode(node.properties) && key in node.properties) return schemasAt(node.properties[key], rest)
+  if (isNode(node.patternProperties)) {
+    for (const [pattern, child] of Object.entries(node.patternProperties)) if (new RegExp(pattern, "u").test(key)) return schemasAt(child, rest)
+  }
+  if (isNode(node.additionalProperties)) return schemasAt(node.additionalProperties, rest)
+  if (isNode(node.items) && /^\d+$/.test(key)) return schemasAt(node.items, rest)
+  return []
+}
+
+/** The named keys of the object at `path` in reins.json (`["agent"]` → `steps`, `prompt`), for did-you-mean hints. */
+export const configKeysAt = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => [
+  ...new Set(schemasAt(configJsonSchema(), path).flatMap((node) => (isNode(node.properties) ? Object.keys(node.properties) : [])))
+]

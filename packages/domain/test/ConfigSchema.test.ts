@@ -212,6 +212,17 @@ describe("the config JSON Schema", () => {
     })
   }
 
+  test("a map entry named like a field of the map is named as that field misspelt (agent.stesp)", async () => {
+    const loaded = await load({ agent: { stesp: 3 } })
+    expect(loaded).toMatchObject({ ok: false, field: "agent.stesp" })
+    if (!loaded.ok) expect(loaded.message).toEndWith('agent.stesp: Expected object; did you mean "steps"?')
+    expect(validate({ agent: { stesp: 3 } })).toBe(false)
+    expect(validate.errors?.map(errorPath)).toContain("agent.stesp")
+    // a real agent's bad value is not mistaken for a typo
+    const agent = await load({ agent: { docs: 3 } })
+    if (!agent.ok) expect(agent.message).toEndWith("agent.docs: Expected object")
+  })
+
   test("an unknown key like no other lists the keys allowed there", async () => {
     const loaded = await load({ sandbox: { zzz: 1 } })
     expect(loaded).toMatchObject({ ok: false, field: "sandbox.zzz" })
