@@ -35,11 +35,10 @@ beforeAll(async () => {
     const name = `@reins/${file.replace(/^reins-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`
     tarballs[name] = `file:${path.join(npm, file)}`
   }
-  fs.mkdirSync(app)
-  for (const file of ["main.ts", "package.json", "tsconfig.json"]) fs.copyFileSync(path.join(example, file), path.join(app, file))
+  fs.cpSync(example, app, { recursive: true, filter: (source) => !source.includes("node_modules") })
   const manifest = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8"))
-  for (const dep of Object.keys(manifest.dependencies)) {
-    if (dep.startsWith("@reins/")) manifest.dependencies[dep] = tarballs[dep]
+  for (const deps of [manifest.dependencies, manifest.devDependencies]) {
+    for (const dep of Object.keys(deps)) if (dep.startsWith("@reins/")) deps[dep] = tarballs[dep]
   }
   // the packages' own dependencies on each other (exact versions) from the tarballs too, never the registry
   manifest.overrides = tarballs
@@ -53,7 +52,9 @@ test("every public package is packed, the example's @reins dependencies among th
   expect(Object.keys(tarballs)).toEqual(expect.arrayContaining(["@reins/runtime", "@reins/session", "@reins/storage", "@reins/tool", "@reins/plugin"]))
   expect(Object.keys(tarballs)).not.toContain("@reins/testkit")
   const manifest = JSON.parse(fs.readFileSync(path.join(example, "package.json"), "utf8"))
-  for (const dep of Object.keys(manifest.dependencies).filter((d) => d.startsWith("@reins/"))) expect(tarballs[dep]).toBeDefined()
+  const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((d) => d.startsWith("@reins/"))
+  expect(deps).toContain("@reins/plugin")
+  for (const dep of deps) expect(tarballs[dep]).toBeDefined()
 })
 
 test("the installed packages are the tarballs' built copies, not links into the workspace", () => {
@@ -71,18 +72,19 @@ test("the installed packages are the tarballs' built copies, not links into the 
   }
 })
 
-test("the example type-checks with its own tsc and a plain tsconfig (strict, nodenext resolution)", async () => {
+test("the example and its custom tool file type-check with its own tsc and a plain tsconfig (strict, nodenext resolution)", async () => {
   const tsc = path.join(app, "node_modules", "typescript", "lib", "tsc.js")
   const out = await run([Bun.which("node") ?? process.execPath, tsc, "-p", "."], app)
   expect(out.stdout + out.stderr).toBe("")
   expect(out.code).toBe(0)
 }, 120_000)
 
-test("the example runs a turn with its custom tool and the grep tool against a model server on 127.0.0.1", async () => {
+test("the example runs a turn with its custom tools (in code, and a .reins/tools file) and the grep tool against a model server on 127.0.0.1", async () => {
   const server = await startScriptedServer([
     {
       toolCalls: [
         { name: "shout", arguments: { text: "hi from the example" } },
+        { name: "greet", arguments: { name: "file tool" } },
         { name: "grep", arguments: { pattern: "Upper-cases", include: "*.ts" } }
       ]
     },
@@ -94,10 +96,12 @@ test("the example runs a turn with its custom tool and the grep tool against a m
     expect(out.code).toBe(0)
     expect(out.stdout.trim()).toBe("Done: HI FROM THE EXAMPLE")
     expect(server.requests).toHaveLength(2)
-    expect(server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("shout")
+    expect(server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(expect.arrayContaining(["shout", "greet"]))
     const results = JSON.stringify(server.requests[1]!.body.messages)
     // the custom tool ran; the grep tool's child process (a file inside @reins/tool's dist) found the example's source
     expect(results).toContain("HI FROM THE EXAMPLE")
+    // the tool file's import of @reins/plugin is the loader's module, with the installed package beside it
+    expect(results).toContain("hello file tool")
     expect(results).toContain("main.ts")
   } finally {
     server.stop()
