@@ -195,7 +195,9 @@ export interface ConfigLayers {
 export const loadConfigLayers = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
   Effect.gen(function* () {
     const files = configSources(options)
-    return { files, global: yield* readAll(files.global), project: yield* readAll(files.project), named: yield* readAll(files.named) } satisfies ConfigLayers
+    // typed, not inferred: the published declaration then names Config instead of spelling out a type tsc cannot
+    const layers: ConfigLayers = { files, global: yield* readAll(files.global), project: yield* readAll(files.project), named: yield* readAll(files.named) }
+    return layers
   })
 
 /** The config in force: the user's global files, then the project's part (all of it once trusted), then REINS_CONFIG's file. */
@@ -211,7 +213,7 @@ export const effectiveConfig = (layers: Pick<ConfigLayers, "global" | "named">, 
 
 /** Loads and merges every config file that applies to `cwd`, the project's whole (a trusted project); returns the files used too. */
 export const loadConfig = (options: { cwd: string; env: Record<string, string | undefined>; home: string }) =>
-  Effect.map(loadConfigLayers(options), (layers) => ({
+  Effect.map(loadConfigLayers(options), (layers): { config: Config; files: Array<string> } => ({
     config: effectiveConfig(layers, layers.project),
     files: [...layers.files.global, ...layers.files.project, ...layers.files.named]
   }))
