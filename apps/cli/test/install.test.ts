@@ -93,7 +93,7 @@ describe.skipIf(process.platform === "win32")("reins installed from the packed t
     expect(fs.statSync(path.join(prefix, "lib", "node_modules", `reins-${host}`, "bin", "reins")).size).toBeGreaterThan(1_000_000)
   })
 
-  test("a turn: grep's search process, the scanned bash and the sandbox's bridge run inside the executable; .env and bunfig.toml are not read", async () => {
+  test("a turn: grep's search process, the scanned bash, the sandbox's bridge and a custom tool run inside the executable; .env and bunfig.toml are not read", async () => {
     const served = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => new Response(`proxied ${new URL(r.url).pathname}\n`) })
     try {
       const p = await setup(
@@ -103,6 +103,8 @@ describe.skipIf(process.platform === "win32")("reins installed from the packed t
           { toolCalls: [{ name: "bash", arguments: { command: 'echo "mark=[$REINS_DOTENV_MARK]" && cat app.ts' } }] },
           // through the bridge: the sandbox has only its own loopback, and the proxy carries the listed host
           { toolCalls: [{ name: "bash", arguments: { command: `curl -sS -x "$HTTP_PROXY" --noproxy '' http://localhost:${served.port}/pkg` } }] },
+          // the user's own tool, TypeScript importing @reins/plugin: compiled and given the runtime's modules at run time
+          { toolCalls: [{ name: "greet", arguments: { name: "Ada" } }] },
           { text: "done" }
         ],
         {
@@ -112,6 +114,17 @@ describe.skipIf(process.platform === "win32")("reins installed from the packed t
         }
       )
       fs.writeFileSync(path.join(p.cwd, "app.ts"), "const TOKEN = 1\n")
+      const tool = path.join(p.dataDir, ".config", "reins", "tools", "greet.ts")
+      fs.mkdirSync(path.dirname(tool), { recursive: true })
+      fs.writeFileSync(
+        tool,
+        `import { Tool, Schema, Effect } from "@reins/plugin"
+export default Tool.define("greet", {
+  description: "Greets someone",
+  parameters: Schema.Struct({ name: Schema.String }),
+  execute: (args: { readonly name: string }) => Effect.succeed({ title: "greet", output: "hello " + args.name })
+})`
+      )
       // what a hostile repository could hold for bun: its variables and a preload that would run first
       fs.writeFileSync(path.join(p.cwd, ".env"), "REINS_DOTENV_MARK=loaded\n")
       fs.writeFileSync(path.join(p.cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n')
@@ -124,6 +137,7 @@ describe.skipIf(process.platform === "win32")("reins installed from the packed t
       expect(results[1]).toContain("mark=[]")
       expect(results[1]).toContain("const TOKEN = 1")
       expect(results[2]).toContain("proxied /pkg")
+      expect(results[3]).toContain("hello Ada")
       expect(fs.readdirSync(p.cwd).filter((f) => f.startsWith("preloaded-"))).toEqual([])
     } finally {
       void served.stop(true)
