@@ -9,7 +9,9 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { spawnPty } from "./pty/index.ts"
 import { gate, lastToolResult, projects, type RunResult, waitFor } from "./support.ts"
+import { READY, send, settled } from "./tui-support.ts"
 
 const repo = path.resolve(import.meta.dir, "..", "..", "..")
 const version: string = JSON.parse(fs.readFileSync(path.join(import.meta.dir, "..", "package.json"), "utf8")).version
@@ -84,7 +86,8 @@ const start = (args: ReadonlyArray<string>, cwd: string, env: Record<string, str
   return { child, done: new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))) }
 }
 
-describe.skipIf(process.platform === "win32")("reins installed from the packed tarballs", () => {
+// Linux, where CI runs it: the turn's sandboxed commands need bubblewrap (macOS's sandbox has no network bridge)
+describe.skipIf(process.platform !== "linux")("reins installed from the packed tarballs", () => {
   test("no bun is on the PATH it runs with; --version answers", async () => {
     for (const dir of PATH.split(path.delimiter)) expect(fs.existsSync(path.join(dir, "bun"))).toBe(false)
     const r = await start(["--version"], work, { HOME: work }).done
@@ -142,6 +145,16 @@ export default Tool.define("greet", {
     } finally {
       void served.stop(true)
     }
+  })
+
+  test("the interactive session on a terminal, through the launcher: a turn, then /exit", async () => {
+    const p = await setup([{ text: "Hello from the executable." }])
+    await using pty = spawnPty([path.join(prefix, "bin", "reins")], { cwd: p.cwd, env: { ...p.env, PATH, TERM: "xterm-256color" }, cols: 100, rows: 30 })
+    await pty.waitFor(READY)
+    await send(pty, "hello")
+    await settled(pty, "Hello from the executable.")
+    await send(pty, "/exit")
+    expect(await pty.waitExit()).toBe(0)
   })
 
   test("SIGTERM to the launcher reaches reins: the turn stops, its command is ended, and the launcher exits", async () => {
