@@ -60,6 +60,7 @@ const env = process.env
 const targets = chosen(env.REINS_PACK_TARGETS)
 const version: string = JSON.parse(fs.readFileSync(path.join(cli, "package.json"), "utf8")).version
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), "reins-pack-"))
+process.on("exit", () => fs.rmSync(stage, { recursive: true, force: true }))
 fs.mkdirSync(out, { recursive: true })
 
 const gzipLevel = env.REINS_PACK_GZIP_LEVEL ?? "9"
@@ -170,5 +171,4 @@ fs.writeFileSync(
   )}\n`
 )
 packages.push(pack(main))
-fs.rmSync(stage, { recursive: true, force: true })
 for (const file of packages) console.log(path.relative(process.cwd(), file))
