@@ -1,5 +1,5 @@
 // Issue 13 items 4 and 9 through the built CLI: grep's search process ships with the bundle, and a
-// project-wide grep leaves .env out.
+// project-wide grep leaves .env out. Issue 26: the search process does not read the project's bunfig.toml.
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -18,8 +18,12 @@ describe("grep in the built CLI", () => {
     fs.mkdirSync(path.join(p.cwd, "out"))
     fs.writeFileSync(path.join(p.cwd, "out", "bundle.js"), "TOKEN='secret-build'\n")
     fs.writeFileSync(path.join(p.cwd, "app.ts"), "const TOKEN = 1\n")
+    // the search process is bun too: the project's bunfig.toml (a preload that would run in it) is not read
+    fs.writeFileSync(path.join(p.cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n')
+    fs.writeFileSync(path.join(p.cwd, "preload.ts"), 'require("node:fs").writeFileSync(`${process.cwd()}/preloaded-${process.pid}`, "")\n')
     const r = await reins(["run", "find the token"], p)
     expect(r.code).toBe(0)
+    expect(fs.readdirSync(p.cwd).filter((f) => f.startsWith("preloaded-"))).toEqual([])
     const seen = lastToolResult(p.server.requests)
     expect(seen).toContain("Line 1: const TOKEN = 1")
     expect(seen).not.toContain("secret-")

@@ -3,7 +3,9 @@
 // variables, runs the command, and carries each connection to reins's proxy over the channel reins handed
 // it as an inherited socket (a socketpair end: no socket file to reach, so the seccomp filter that refuses
 // Unix-domain sockets stays on for everything, the bridge included). It exits as the command did.
-// It runs with reins's own runtime (bun) as `bun -e <script>`: bridgeMain must stay self-contained.
+// It runs with reins's own runtime: under bun as `bun -e <script>` (bridgeMain must stay self-contained), in the
+// standalone executable as its BridgeMain helper (Helper.ts).
+import { helperCommand } from "./Helper.ts"
 import { muxCodec, muxEndpoint } from "./Mux.ts"
 
 /** What the bridge is told, as its one argument (JSON: an argv of the command's own can hold anything). */
@@ -74,13 +76,13 @@ export async function bridgeMain(codec: typeof muxCodec, endpoint: typeof muxEnd
 /** The bridge as a script for `bun -e`: its body and the mux helpers', from their source. */
 export const bridgeScript = `(${bridgeMain.toString()})((${muxCodec.toString()}), (${muxEndpoint.toString()}), process.argv.at(-1))`
 
-/** The arguments that run `file args` behind the bridge with reins's runtime, the channel on `fd`. */
-export const bridgeCommand = (runtime: string, fd: number, file: string, args: ReadonlyArray<string>): Array<string> => [
-  runtime,
+/**
+ * The command that runs `file args` behind the bridge, the channel on `fd`: with reins's own runtime
+ * (Helper.ts), or with `runtime` (a bun) when given.
+ */
+export const bridgeCommand = (runtime: string | undefined, fd: number, file: string, args: ReadonlyArray<string>): Array<string> => {
+  const order = JSON.stringify({ fd, file, args } satisfies BridgeOrder)
   // the project's .env and bunfig.toml are not read (a cloned repository's preload would run first)
-  "--no-env-file",
-  "--config=/dev/null",
-  "-e",
-  bridgeScript,
-  JSON.stringify({ fd, file, args } satisfies BridgeOrder)
-]
+  if (runtime !== undefined) return [runtime, "--no-env-file", "--config=/dev/null", "-e", bridgeScript, order]
+  return helperCommand("BridgeMain", ["-e", bridgeScript], [order])
+}

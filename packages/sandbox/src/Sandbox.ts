@@ -76,7 +76,7 @@ export class Sandbox extends Context.Service<
     /** Whether bubblewrap runs here; default: probed once (with `env`'s PATH and REINS_BWRAP). */
     readonly availability?: Availability
     readonly env?: Readonly<Record<string, string | undefined>>
-    /** The runtime the bridge runs with (`allow` mode); default this process's (bun). */
+    /** A bun the bridge runs with (`allow` mode); default reins's own runtime (Helper.ts). */
     readonly runtime?: string
     /** How the proxy resolves names; default `dns.lookup` (tests map names to their servers). */
     readonly resolve?: Resolve
@@ -131,7 +131,7 @@ export class Sandbox extends Context.Service<
             const readFds = filter === undefined ? [] : [filter]
             const bwrap = bwrapArgs(used, launch.cwd, filter === undefined ? undefined : 3)
             if (used.network === "allow") {
-              const command = bridgeCommand(options.runtime ?? process.execPath, 3 + readFds.length, file, args)
+              const command = bridgeCommand(options.runtime, 3 + readFds.length, file, args)
               return { file: availability.bwrap, args: [...bwrap, ...command], env, sandboxed: true, readFds, channel: proxyNow().openChannel(used.allow) }
             }
             return { file: availability.bwrap, args: [...bwrap, file, ...args], env, sandboxed: true, ...(filter === undefined ? {} : { readFds }) }

@@ -2,7 +2,7 @@
 // minutes can be killed at once. Self-contained on purpose: the bundle copies this file as it is
 // (imported `with { type: "file" }`), so it may import only Node's built-ins.
 //
-// argv[2]: the parent's pid. stdin: one JSON object (GrepJob). stdout: one JSON line per file that
+// The last argument: the parent's pid. stdin: one JSON object (GrepJob). stdout: one JSON line per file that
 // matched, failed, or had lines the regex engine gave up on.
 import * as fs from "node:fs"
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
@@ -98,7 +98,7 @@ const parentPid = () => {
 if (isMainThread) {
   // the parent names itself on the command line: one that died before this process even started
   // (SIGKILL right after the spawn) is noticed too, which reading the parent here would miss
-  const parent = Number(process.argv[2]) || parentPid()
+  const parent = Number(process.argv.at(-1)) || parentPid()
   const job = (await Bun.stdin.json()) as GrepJob
   const deadline = job.deadlineMs !== undefined && job.deadlineMs > 0 ? Date.now() + job.deadlineMs : Number.POSITIVE_INFINITY
   const watch = setInterval(() => {

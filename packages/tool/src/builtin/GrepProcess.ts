@@ -1,10 +1,12 @@
+import { helperCommand } from "@reins/sandbox"
 import { Context, Duration, Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ToolError } from "../Tool.ts"
 import { DEFAULT_TIMEOUT } from "./bash.ts"
-// `type: "file"`: the bundle copies the script next to it; from source this is its absolute path.
+// `type: "file"`: the bundle copies the script next to it; from source this is its absolute path. The
+// standalone executable runs its compiled-in GrepChild entry instead (Helper.ts in @reins/sandbox).
 import childScript from "./GrepChild.ts" with { type: "file" }
 
 /** GrepChild's exit code when it stopped at its own deadline (kept in step with DEADLINE_EXIT there). */
@@ -77,7 +79,8 @@ const searchProcess = (job: GrepJob, timeoutMs: number) =>
     const out: Array<Buffer> = []
     const err: Array<Buffer> = []
     // nothing from this process's environment is needed, and none of it should steer the child
-    const child = spawn(process.execPath, [locate(childScript), String(process.pid)], { stdio: ["pipe", "pipe", "pipe"], env: {} })
+    const [program, ...args] = helperCommand("GrepChild", [locate(childScript)], [String(process.pid)])
+    const child = spawn(program!, args, { stdio: ["pipe", "pipe", "pipe"], env: {} })
     child.stdout.on("data", (b: Buffer) => out.push(b))
     child.stderr.on("data", (b: Buffer) => err.push(b))
     // the child may die (killed, crashed) before it has read everything
