@@ -94,6 +94,9 @@ describe.skipIf(process.platform !== "linux")("reins installed from the packed t
     expect(r).toMatchObject({ code: 0, stdout: `reins v${version}\n` })
     // the executable is the platform package's, beside the launcher's package in the prefix
     expect(fs.statSync(path.join(prefix, "lib", "node_modules", `reins-${host}`, "bin", "reins")).size).toBeGreaterThan(1_000_000)
+    // and the config's JSON Schema ships in the reins package, the same file `reins config schema` prints
+    const shipped = fs.readFileSync(path.join(prefix, "lib", "node_modules", "reins", "schema", "reins.schema.json"), "utf8")
+    expect(JSON.parse(shipped).properties.model).toBeDefined()
   })
 
   test("a turn: grep's search process, the scanned bash, the sandbox's bridge and a custom tool run inside the executable; .env and bunfig.toml are not read", async () => {
