@@ -166,13 +166,12 @@ const list = Command.make(
       })
       if (format === "json") return yield* Console.log(JSON.stringify({ file: authFile(dataDir()), keys: rows }, null, 2))
       if (rows.length === 0) return yield* Console.log("No keys: none stored and none in the environment. reins auth login <provider> stores one.")
+      const source = (r: Row) => (r.source === "env" ? `env ${r.variable}` : "stored")
       const width = Math.max(...rows.map((r) => r.provider.length))
+      const sourceWidth = Math.max(...rows.map((r) => source(r).length))
       yield* Console.log(
         rows
-          .map(
-            (r) =>
-              `${r.provider.padEnd(width)}  ${r.source === "env" ? `env ${r.variable}` : "stored"}  ${r.key}${r.active ? "" : "  (unused while the environment has one)"}`
-          )
+          .map((r) => `${r.provider.padEnd(width)}  ${source(r).padEnd(sourceWidth)}  ${r.key}${r.active ? "" : "  (unused while the environment has one)"}`)
           .join("\n")
       )
       yield* Console.log(`\nStored keys: ${authFile(dataDir())}`)

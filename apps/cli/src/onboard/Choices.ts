@@ -1,7 +1,8 @@
 // What the first-run setup offers (pure): the providers — those ready to use first — and a provider's models,
 // a sensible default first.
 import type { Config } from "@reins/domain"
-import { catalogue, ENV_KEYS, providerConfig, type StoredKeys } from "@reins/provider"
+import { catalogue, ENV_KEYS, providerConfig } from "@reins/provider"
+import { keySource, type KeySources } from "../KeySources.ts"
 import type { LocalServer } from "./LocalServers.ts"
 
 /** A provider the setup offers. */
@@ -32,25 +33,8 @@ export const DEFAULT_MODELS: Readonly<Record<string, string>> = {
   xai: "grok-4"
 }
 
-interface Sources {
-  readonly config: Config
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly storedKeys: StoredKeys
-}
-
-/** Where a provider's key is: reins.json, an environment variable, the key store; undefined when nowhere. */
-export const keySource = (s: Sources, providerID: string): string | undefined => {
-  const provider = providerConfig({ providers: s.config.provider ?? {}, env: s.env }, providerID)
-  if (provider === undefined) return undefined
-  if (provider.apiKey) return "key in reins.json"
-  const variable = ENV_KEYS[provider.type]
-  if (variable !== undefined && s.env[variable]) return `key in ${variable}`
-  if (s.storedKeys[providerID]?.key) return "key stored"
-  return undefined
-}
-
 /** Every provider to choose from: ready ones first (a key somewhere, a local server, a configured endpoint), then the rest. */
-export const providerChoices = (s: Sources, local: ReadonlyArray<LocalServer>): ReadonlyArray<ProviderChoice> => {
+export const providerChoices = (s: KeySources, local: ReadonlyArray<LocalServer>): ReadonlyArray<ProviderChoice> => {
   const configured = Object.entries(s.config.provider ?? {})
   const choices: Array<ProviderChoice> = []
   for (const [id, provider] of configured) {
