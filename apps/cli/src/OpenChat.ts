@@ -2,13 +2,20 @@
 // the project's setup and the model checked before any screen, then the TUI, loaded only now.
 import { Effect } from "effect"
 import type { ChatInput } from "./Interactive.ts"
-import { loadSetup, resolveModel } from "./Setup.ts"
+import { configuredModel, loadSetup, resolveModel } from "./Setup.ts"
 import { withVariant } from "./Variant.ts"
 
 export const openChat = (input: ChatInput) =>
   Effect.gen(function* () {
     // on a terminal: the trust question, before any screen
-    const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
+    const first = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
+    // no model anywhere: the first-run setup, then the config it wrote (trust was settled above)
+    const onboarding = input.model === undefined && configuredModel(first) === undefined
+    if (onboarding) {
+      const { onboard } = yield* Effect.promise(() => import("./onboard/Onboarding.tsx"))
+      yield* onboard(first)
+    }
+    const setup = onboarding ? yield* loadSetup({ trust: input.trust ? "flag" : "stored", notice: false }) : first
     const model = yield* withVariant(setup, yield* resolveModel(setup, input.model), input.variant)
     const { runTui } = yield* Effect.promise(() => import("./tui/index.ts"))
     yield* runTui({

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as os from "node:os"
 import { defaultDataDir, effectiveConfig, loadConfigLayers, type Config, type ModelRef } from "@reins/domain"
-import { BUILT_IN_PROVIDERS, missingCredentials, parseModel, providerConfig } from "@reins/provider"
+import { BUILT_IN_PROVIDERS, missingCredentials, parseModel, providerConfig, readStoredKeys, type StoredKeys } from "@reins/provider"
 import { usage } from "./CliError.ts"
 import { settleTrust, type ProjectState, type TrustChoice } from "./ProjectTrust.ts"
 
@@ -13,6 +13,8 @@ export interface Setup {
   readonly env: Record<string, string | undefined>
   /** What trust decided for the project directory. */
   readonly project: ProjectState
+  /** The keys `reins auth login` stored (the data dir's auth.json). */
+  readonly storedKeys: StoredKeys
 }
 
 export interface SetupOptions {
@@ -41,7 +43,8 @@ export const setupAt = (cwd: string, options: SetupOptions = {}) =>
       notice: options.notice ?? true
     })
     const config = effectiveConfig(layers, project.trusted ? project.config : project.inert)
-    return { cwd, dataDir, config, env, project } satisfies Setup
+    const storedKeys = yield* readStoredKeys(dataDir).pipe(Effect.mapError((e) => usage(e.message)))
+    return { cwd, dataDir, config, env, project, storedKeys } satisfies Setup
   })
 
 /** What `makeRuntime` is told about the project: trusted, or untrusted with its tightening rules. */
@@ -50,8 +53,10 @@ export const runtimeProject = (setup: Setup) => ({
   ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {})
 })
 
-const NO_MODEL =
-  "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model <provider>/<model>, " + 'or set "model" (and "provider") in reins.json'
+/** The one line a run without a model ends with (off a terminal; on one, `reins` walks the user through the setup). */
+export const NO_MODEL =
+  "No model configured: run reins on a terminal to set one up, or reins auth login <provider>, or set ANTHROPIC_API_KEY or OPENAI_API_KEY, " +
+  'or pass --model <provider>/<model>, or set "model" (and "provider") in reins.json'
 
 /**
  * An untrusted project's provider entry for the model's provider: its endpoint, headers or key would
@@ -69,11 +74,17 @@ const redirected = (setup: Setup, providerID: string) => {
   )
 }
 
+const keyFor = (setup: Setup, providerID: string, variable: string) => Boolean(setup.env[variable] || setup.storedKeys[providerID]?.key)
+
+/** The model named when none is given: config, then whichever key is set (environment, then stored); undefined when none. */
+export const configuredModel = (setup: Setup) =>
+  setup.config.model ??
+  (keyFor(setup, "anthropic", "ANTHROPIC_API_KEY") ? "anthropic/claude-sonnet-4-5" : keyFor(setup, "openai", "OPENAI_API_KEY") ? "openai/gpt-5" : undefined)
+
 /** Picks the model: --model, then config, then whichever API key is set. */
 export const resolveModel = (setup: Setup, flag: string | undefined) =>
   Effect.gen(function* () {
-    const text =
-      flag ?? setup.config.model ?? (setup.env.ANTHROPIC_API_KEY ? "anthropic/claude-sonnet-4-5" : setup.env.OPENAI_API_KEY ? "openai/gpt-5" : undefined)
+    const text = flag ?? configuredModel(setup)
     if (!text) return yield* usage(NO_MODEL)
     const model: ModelRef | undefined = parseModel(text)
     if (!model) return yield* usage(`--model must look like <provider>/<model>, got "${text}"`)
@@ -86,7 +97,7 @@ export const resolveModel = (setup: Setup, flag: string | undefined) =>
       )
     }
     // a missing key (or Bedrock's region, Azure's resource) is told before any request
-    const missing = missingCredentials(model.providerID, provider, setup.env)
+    const missing = missingCredentials(model.providerID, provider, setup.env, setup.storedKeys)
     if (missing !== undefined) return yield* usage(missing.replace(/\.$/, ""))
     return model
   })

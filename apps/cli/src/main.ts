@@ -15,6 +15,8 @@ import { runCli } from "./RunCli.ts"
 import { serve } from "./commands/serve.ts"
 import { sessions } from "./commands/sessions.ts"
 import { trust } from "./commands/trust.ts"
+import { auth } from "./commands/auth.ts"
+import { init } from "./commands/init.ts"
 import { VERSION } from "./version.ts"
 
 // listed for --help; the flag itself is taken off the line first (ConfigFlag), so every command reads it from the environment
@@ -24,7 +26,7 @@ const configFlag = GlobalFlag.Setting("config")({
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, config, debug]),
+  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, auth, init, config, debug]),
   Command.withGlobalFlags([configFlag])
 )
 

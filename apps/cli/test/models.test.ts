@@ -115,11 +115,15 @@ describe("reins models", () => {
 
 describe("a provider's missing key is one line naming the variable, before any request", () => {
   test.each([
-    ["google/gemini-2.5-pro", {}, 'reins: No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or "apiKey" for provider "google" in reins.json\n'],
+    [
+      "google/gemini-2.5-pro",
+      {},
+      'reins: No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or "apiKey" for provider "google" in reins.json, or run reins auth login google\n'
+    ],
     [
       "openrouter/anthropic/claude-sonnet-4",
       { OPENAI_API_KEY: "not this one" },
-      'reins: No API key for openrouter: set OPENROUTER_API_KEY or "apiKey" for provider "openrouter" in reins.json\n'
+      'reins: No API key for openrouter: set OPENROUTER_API_KEY or "apiKey" for provider "openrouter" in reins.json, or run reins auth login openrouter\n'
     ],
     [
       "amazon-bedrock/anthropic.claude-sonnet-4-20250514-v1:0",

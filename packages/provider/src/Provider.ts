@@ -13,6 +13,7 @@ import { resolveTimeouts, watchedFetch } from "./Timeouts.ts"
 import { toModelMessages, type MessageWithParts } from "./Transform.ts"
 import { answerTokens, callOptions, mergeProviderOptions, thinkingOn, type ProviderOptions } from "./Variants.ts"
 import { BUILT_IN_PROVIDERS, credentials, loadSdk } from "./Sdks.ts"
+import type { StoredKeys } from "./AuthStore.ts"
 
 /** One model call: reins runs the tools itself, so this is always a single step. */
 export interface ProviderRequest {
@@ -40,6 +41,8 @@ export interface ProviderSettings {
   readonly timeout?: ProviderTimeoutConfig
   /** The variant of a call that names none and whose model has none of its own (config `variant`; T22). */
   readonly variant?: string
+  /** Keys stored by `reins auth login` (the data dir's auth.json), used when neither reins.json nor the environment has one. */
+  readonly stored?: StoredKeys
 }
 
 export const ProviderSettings = Context.Reference<ProviderSettings>("reins/provider/Settings", {
@@ -73,7 +76,7 @@ const loadModel = (settings: ProviderSettings, ref: ModelRef) =>
         message: `Unknown provider "${ref.providerID}". Add it under "provider" in reins.json, or use one reins knows: ${BUILT_IN_PROVIDERS.join(", ")}.`
       })
     }
-    const creds = credentials(ref.providerID, config, settings.env)
+    const creds = credentials(ref.providerID, config, settings.env, settings.stored)
     if (typeof creds === "string") return yield* new ProviderError({ reason: config.type === "openai-compatible" ? "invalid" : "auth", message: creds })
     // T21: each SDK module is imported only when its provider is used. Models are made around a
     // fetch that each call routes to its own watched fetch (see `borrow`).

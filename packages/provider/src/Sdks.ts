@@ -2,6 +2,7 @@
 // how a model is made. T21: a package is imported only when its provider is first used.
 import type { LanguageModel } from "ai"
 import type { ModelRef, ProviderConfig, ProviderType } from "@reins/domain"
+import type { StoredKeys } from "./AuthStore.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 type Fetch = typeof globalThis.fetch
@@ -65,14 +66,16 @@ const set = (value: string | undefined) => (value !== undefined && value.trim() 
 
 /**
  * A provider's credentials, or a one-line message naming what is missing. The environment is the
- * runtime's `env` option (the CLI passes its own); nothing here reads `process.env`.
+ * runtime's `env` option (the CLI passes its own); nothing here reads `process.env`. A key is looked
+ * for in reins.json's `apiKey`, then the environment, then the keys stored by `reins auth login`.
  */
-export const credentials = (providerID: string, config: ProviderConfig, env: Env): Credentials | string => {
-  const where = `"apiKey" for provider "${providerID}" in reins.json`
+export const credentials = (providerID: string, config: ProviderConfig, env: Env, stored: StoredKeys = {}): Credentials | string => {
+  const where = `"apiKey" for provider "${providerID}" in reins.json, or run reins auth login ${providerID}`
+  const saved = set(stored[providerID]?.key)
   switch (config.type) {
     case "openai-compatible":
       return config.baseURL
-        ? { type: "key", apiKey: config.apiKey }
+        ? { type: "key", apiKey: set(config.apiKey) ?? saved }
         : `Provider "${providerID}" needs "baseURL" in reins.json (e.g. http://127.0.0.1:11434/v1 for Ollama).`
     case "amazon-bedrock": {
       const region = set(env.AWS_REGION) ?? set(env.AWS_DEFAULT_REGION)
@@ -85,7 +88,7 @@ export const credentials = (providerID: string, config: ProviderConfig, env: Env
       return { type: "aws", region, bearer, accessKeyId, secretAccessKey, sessionToken: set(env.AWS_SESSION_TOKEN) }
     }
     case "azure": {
-      const apiKey = set(config.apiKey) ?? set(env.AZURE_API_KEY)
+      const apiKey = set(config.apiKey) ?? set(env.AZURE_API_KEY) ?? saved
       if (!apiKey) return `No API key for ${providerID}: set AZURE_API_KEY or ${where}.`
       const resourceName = set(env.AZURE_RESOURCE_NAME)
       if (!resourceName && !config.baseURL)
@@ -94,15 +97,15 @@ export const credentials = (providerID: string, config: ProviderConfig, env: Env
     }
     default: {
       const key = ENV_KEYS[config.type]
-      const apiKey = set(config.apiKey) ?? (key ? set(env[key]) : undefined)
+      const apiKey = set(config.apiKey) ?? (key ? set(env[key]) : undefined) ?? saved
       return apiKey ? { type: "key", apiKey } : `No API key for ${providerID}: set ${key} or ${where}.`
     }
   }
 }
 
 /** The problem that stops a provider being used, if any (for a check before any request). */
-export const missingCredentials = (providerID: string, config: ProviderConfig, env: Env): string | undefined => {
-  const c = credentials(providerID, config, env)
+export const missingCredentials = (providerID: string, config: ProviderConfig, env: Env, stored: StoredKeys = {}): string | undefined => {
+  const c = credentials(providerID, config, env, stored)
   return typeof c === "string" ? c : undefined
 }
 

@@ -12,15 +12,18 @@ describe("credentials come from the runtime's env, and a missing one is named", 
     missingCredentials(providerID, config ?? providerConfig({ providers: {}, env }, providerID)!, env)
 
   test.each([
-    ["anthropic", 'No API key for anthropic: set ANTHROPIC_API_KEY or "apiKey" for provider "anthropic" in reins.json.'],
-    ["openai", 'No API key for openai: set OPENAI_API_KEY or "apiKey" for provider "openai" in reins.json.'],
-    ["google", 'No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or "apiKey" for provider "google" in reins.json.'],
-    ["openrouter", 'No API key for openrouter: set OPENROUTER_API_KEY or "apiKey" for provider "openrouter" in reins.json.'],
-    ["mistral", 'No API key for mistral: set MISTRAL_API_KEY or "apiKey" for provider "mistral" in reins.json.'],
-    ["groq", 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json.'],
-    ["deepseek", 'No API key for deepseek: set DEEPSEEK_API_KEY or "apiKey" for provider "deepseek" in reins.json.'],
-    ["xai", 'No API key for xai: set XAI_API_KEY or "apiKey" for provider "xai" in reins.json.'],
-    ["azure", 'No API key for azure: set AZURE_API_KEY or "apiKey" for provider "azure" in reins.json.'],
+    ["anthropic", 'No API key for anthropic: set ANTHROPIC_API_KEY or "apiKey" for provider "anthropic" in reins.json, or run reins auth login anthropic.'],
+    ["openai", 'No API key for openai: set OPENAI_API_KEY or "apiKey" for provider "openai" in reins.json, or run reins auth login openai.'],
+    ["google", 'No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or "apiKey" for provider "google" in reins.json, or run reins auth login google.'],
+    [
+      "openrouter",
+      'No API key for openrouter: set OPENROUTER_API_KEY or "apiKey" for provider "openrouter" in reins.json, or run reins auth login openrouter.'
+    ],
+    ["mistral", 'No API key for mistral: set MISTRAL_API_KEY or "apiKey" for provider "mistral" in reins.json, or run reins auth login mistral.'],
+    ["groq", 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json, or run reins auth login groq.'],
+    ["deepseek", 'No API key for deepseek: set DEEPSEEK_API_KEY or "apiKey" for provider "deepseek" in reins.json, or run reins auth login deepseek.'],
+    ["xai", 'No API key for xai: set XAI_API_KEY or "apiKey" for provider "xai" in reins.json, or run reins auth login xai.'],
+    ["azure", 'No API key for azure: set AZURE_API_KEY or "apiKey" for provider "azure" in reins.json, or run reins auth login azure.'],
     ["amazon-bedrock", "No AWS region for amazon-bedrock: set AWS_REGION (e.g. us-east-1)."]
   ])("%s without its key", (providerID, message) => {
     expect(missing(providerID)).toBe(message)
@@ -103,7 +106,10 @@ describe("providers that speak OpenAI's wire format reach the scripted server (b
     const r = await call({ providers: { groq: { type: "groq", baseURL: server.url } }, env: {} }, "groq", "llama-3.3-70b-versatile")
     expect(r._tag).toBe("Failure")
     if (r._tag === "Failure")
-      expect(r.failure).toMatchObject({ reason: "auth", message: 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json.' })
+      expect(r.failure).toMatchObject({
+        reason: "auth",
+        message: 'No API key for groq: set GROQ_API_KEY or "apiKey" for provider "groq" in reins.json, or run reins auth login groq.'
+      })
     expect(server.requests).toHaveLength(0)
   })
 })

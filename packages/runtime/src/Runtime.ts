@@ -10,11 +10,11 @@ import {
   captureContentFromEnv,
   userConfigDir,
   type Config,
-  type ConfigError,
+  ConfigError,
   type PermissionConfig
 } from "@reins/domain"
 import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
-import { Provider, ProviderSettings, RetryPolicy } from "@reins/provider"
+import { authFile, Provider, ProviderSettings, readStoredKeys, RetryPolicy, type StoredKeys } from "@reins/provider"
 import {
   Agents,
   DoomLoopSettings,
@@ -113,6 +113,8 @@ export interface RuntimeOptions {
   readonly project?: { readonly trusted: boolean; readonly restrict?: PermissionConfig }
   /** `--sandbox MODE`: overrides `sandbox.mode` for this run. */
   readonly sandbox?: { readonly mode?: "auto" | "required" | "off" }
+  /** API keys by provider id, used when neither reins.json nor `env` has one; default those `reins auth login` stored in `dataDir` (auth.json). */
+  readonly storedKeys?: StoredKeys
 }
 
 /** Permission's `GrantStore` port over storage's `Grants`; a failed write keeps the grant for the session only. */
@@ -218,12 +220,21 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
           }) satisfies PermissionSettings
       )
     ),
-    Layer.succeed(ProviderSettings, {
-      providers: config.provider ?? {},
-      env,
-      ...(config.provider_timeout ? { timeout: config.provider_timeout } : {}),
-      ...(config.variant !== undefined ? { variant: config.variant } : {})
-    }),
+    Layer.effect(
+      ProviderSettings,
+      Effect.map(
+        options.storedKeys !== undefined
+          ? Effect.succeed(options.storedKeys)
+          : readStoredKeys(options.dataDir).pipe(Effect.mapError((e) => new ConfigError({ file: authFile(options.dataDir), field: "", problem: e.message }))),
+        (stored) => ({
+          providers: config.provider ?? {},
+          env,
+          stored,
+          ...(config.provider_timeout ? { timeout: config.provider_timeout } : {}),
+          ...(config.variant !== undefined ? { variant: config.variant } : {})
+        })
+      )
+    ),
     Layer.succeed(RetryPolicy, {
       attempts: config.retry?.attempts ?? 5,
       initialDelayMs: config.retry?.initial_delay_ms ?? 2_000,

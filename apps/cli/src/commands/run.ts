@@ -21,7 +21,8 @@ import { VERSION } from "../version.ts"
 
 const readStdin = Effect.promise(async () => (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim()))
 
-const flags = {
+/** The flags of `reins run` (`reins init` takes some of them). */
+export const runFlags = {
   message: Argument.String("message").pipe(Argument.withDescription("What to ask the agent (or pipe it on stdin)"), Argument.variadic()),
   format: Flag.Literals("format", ["text", "json"]).pipe(
     Flag.withDescription("text: stream the answer; json: one event object per line"),
@@ -66,7 +67,7 @@ const flags = {
 }
 
 /** `--attach URL`: the turn runs on that server (loaded only then: a local run does not pay for the HTTP client). */
-const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string) =>
+const onServer = (input: RunFlags, url: string) =>
   Effect.gen(function* () {
     const text = input.message.join(" ").trim() || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run --attach URL "fix the failing test" (or pipe it on stdin)')
@@ -90,8 +91,11 @@ const onServer = (input: Command.Command.Config.Infer<typeof flags>, url: string
     })
   })
 
-/** `reins run [message..]`: one turn of the agent on a new or continued session. */
-export const run = Command.make("run", flags, (input) =>
+/** What `reins run` is given, parsed. */
+export type RunFlags = Command.Command.Config.Infer<typeof runFlags>
+
+/** One turn of the agent on a new or continued session, as `reins run` runs it (`reins init` runs one with its own prompt). */
+export const runMessage = (input: RunFlags) =>
   Effect.gen(function* () {
     if (Option.isSome(input.attach)) return yield* onServer(input, input.attach.value)
     const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
@@ -256,4 +260,6 @@ export const run = Command.make("run", flags, (input) =>
       Effect.mapError(fromRuntimeError)
     )
   })
-).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))
+
+/** `reins run [message..]`: one turn of the agent on a new or continued session. */
+export const run = Command.make("run", runFlags, runMessage).pipe(Command.withDescription("Run the agent on a message, streaming its answer"))

@@ -37,6 +37,8 @@ export interface AppProps {
   readonly initial: TranscriptState
   readonly cwd: string
   readonly config: Config
+  /** The providers with a key (reins.json, the environment, the key store): /model lists their catalogue. */
+  readonly keyed: ReadonlySet<string>
   readonly history: ReadonlyArray<string>
   readonly historyFile: string
   readonly theme: Theme
@@ -205,7 +207,7 @@ export const App = (props: AppProps) => {
         const current = modelName(controller.model)
         return setPicking({
           kind: "model",
-          items: modelChoices(props.config, controller.model).map((c) => ({
+          items: modelChoices(props.config, controller.model, props.keyed).map((c) => ({
             label: modelName(c.ref),
             detail: `${Math.round(c.context / 1000)}k context`,
             value: c.ref,

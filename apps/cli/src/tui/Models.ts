@@ -1,6 +1,7 @@
-// The models `/model` offers: those configured in reins.json, then the shipped catalogue (pure).
+// The models `/model` offers: those configured in reins.json, then the catalogue's models of the providers that have
+// a key (pure). A provider without a key is left out: its models would only fail (reins auth login adds one).
 import type { Config, ModelRef } from "@reins/domain"
-import { catalogue, modelInfo, providerConfig } from "@reins/provider"
+import { BUILT_IN_PROVIDERS, catalogue, modelInfo, providerConfig } from "@reins/provider"
 
 export interface ModelChoice {
   readonly ref: ModelRef
@@ -8,17 +9,21 @@ export interface ModelChoice {
   readonly context: number
 }
 
-/** The catalogue's providers the picker offers (the others' models are reached with --model or reins.json). */
-const PICKER_PROVIDERS = ["anthropic", "openai"]
-
-/** Every model to choose from: each configured provider's models first, then the catalogue's; no duplicates. */
-export const modelChoices = (config: Config, current: ModelRef): ReadonlyArray<ModelChoice> => {
+/**
+ * Every model to choose from, no duplicates: the current one, each configured provider's models, then the
+ * catalogue's tool-capable models of the providers `keyed` holds (a key in reins.json, the environment or the
+ * key store) — a configured provider of a built-in type with a key lists its type's catalogue too.
+ */
+export const modelChoices = (config: Config, current: ModelRef, keyed: ReadonlySet<string>): ReadonlyArray<ModelChoice> => {
   const refs: Array<ModelRef> = [current]
   for (const [providerID, provider] of Object.entries(config.provider ?? {})) {
     for (const modelID of Object.keys(provider.models ?? {})) refs.push({ providerID, modelID })
   }
-  for (const providerID of PICKER_PROVIDERS) {
-    for (const [modelID, model] of Object.entries(catalogue()[providerID] ?? {})) if (model.tools !== false) refs.push({ providerID, modelID })
+  const withKeys = [...Object.keys(config.provider ?? {}), ...BUILT_IN_PROVIDERS].filter((id) => keyed.has(id))
+  for (const providerID of withKeys) {
+    const type = providerConfig({ providers: config.provider ?? {}, env: {} }, providerID)?.type
+    if (type === undefined || type === "openai-compatible") continue
+    for (const [modelID, model] of Object.entries(catalogue()[type] ?? {})) if (model.tools !== false) refs.push({ providerID, modelID })
   }
   const seen = new Set<string>()
   return refs.flatMap((ref) => {

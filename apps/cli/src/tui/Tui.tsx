@@ -6,6 +6,7 @@ import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { failure, fromRuntimeError, usage, type CliError } from "../CliError.ts"
 import { resolveModel, type Setup } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
+import { keyedProviders } from "../KeySources.ts"
 import { VERSION } from "../version.ts"
 import { App } from "./App.tsx"
 import { makePermissionBridge } from "./Bridge.ts"
@@ -112,6 +113,7 @@ export const runTui = (options: TuiOptions) =>
               initial={initial}
               cwd={setup.cwd}
               config={setup.config}
+              keyed={keyedProviders(setup)}
               history={history}
               historyFile={file}
               theme={themeFor(stdout, setup.env)}
