@@ -1,6 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
-import { Command, Flag, GlobalFlag } from "effect/cli"
+import { CliConfig, Command, Flag, GlobalFlag } from "effect/cli"
+import { cliConfig } from "./BuiltInFlags.ts"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
@@ -42,6 +43,7 @@ Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal()))
       process.exitCode = e.errors.length > 0 ? 2 : 0
     })
   ),
+  Effect.provideService(CliConfig.CliConfig, cliConfig),
   Effect.provide(NodeServices.layer),
   // a CliError is one line and its exit code; warnings on stderr; SIGINT, SIGTERM and SIGHUP interrupt the command
   runCli
