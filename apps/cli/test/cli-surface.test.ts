@@ -1,5 +1,6 @@
 // What the reins command offers on its surface: effect/cli's --wizard and --log-level are gone from
-// every help page and refused; --help, --version and --completions stay (the script completes).
+// every help page and refused; --help, --version and --completions stay (the script completes). And
+// what it installs: no @effect/platform-node, so no `redis` in the lockfile.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -56,5 +57,15 @@ describe("global flags", () => {
     const r = await reins(["--version"], await setup([]))
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^reins v\d+\.\d+\.\d+/)
+  })
+})
+
+describe("what reins installs", () => {
+  test("the lockfile has no redis (pulled by @effect/platform-node as a peer) and no @effect/platform-node", () => {
+    const lock = fs.readFileSync(path.join(import.meta.dir, "..", "..", "..", "bun.lock"), "utf8")
+    // package entries are `"name": ["name@version", …]`
+    expect(lock).not.toMatch(/^\s*"(redis|@redis\/[\w-]+|@effect\/platform-node)": \[/m)
+    const manifest = JSON.parse(fs.readFileSync(path.join(import.meta.dir, "..", "package.json"), "utf8"))
+    expect(Object.keys(manifest.dependencies)).not.toContain("@effect/platform-node")
   })
 })
