@@ -6,7 +6,7 @@ import { Effect, FiberMap, Option, Schema, Semaphore, Stream } from "effect"
 import { Action, type PermissionAsked, Session, SessionEvent, TurnResult, type Event } from "@reins/domain"
 import type { Pending } from "@reins/permission"
 import { failure, type CliError } from "./CliError.ts"
-import { jsonPrinter } from "./Output.ts"
+import { jsonRun, reportTurnResult } from "./TurnResultLine.ts"
 import { ownEvents } from "./OwnEvents.ts"
 import { liveEnabled, styleFor } from "./present/Style.ts"
 import { events, remote, request, requestAs, type Remote } from "./Remote.ts"
@@ -91,7 +91,9 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
             columns: () => process.stderr.columns ?? 80
           })
         : undefined
-    const printer = human ?? jsonPrinter(out)
+    // json: every event printed is watched for the closing `turn.result` line
+    const json = human ? undefined : jsonRun(out)
+    const printer = human ?? json!.printer
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     let current: string | undefined
     let running = false
@@ -99,6 +101,7 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
     const program = Effect.gen(function* () {
       const sessionID = yield* chooseSession(r, input, (session) => printer.handler({ type: "session.created", session }))
       current = sessionID
+      json?.session(sessionID)
       const own = human ? ownEvents(sessionID, { usage: true }) : () => true
       // questions on the terminal, one at a time; one answered elsewhere (another client, the timeout) is closed here
       const questions = yield* FiberMap.make<string>()
@@ -189,11 +192,13 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
       }
       const end = ending.value
       if (end._tag === "queued") {
+        json?.ended({ _tag: "Queued" })
         if (input.format === "json") out(`${JSON.stringify({ type: "message.queued", sessionID, messageID: end.messageID })}\n`)
         else err(`Session ${sessionID} is running a turn on the server: your message was queued, and that turn reads it at its next step.\n`)
         return
       }
       if (end._tag === "failed") return yield* failure(end.message)
+      json?.ended({ _tag: "Finished", turn: end.result })
       if (human) err(`\n${human.closing(end.result)}\n`)
       // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
       if (end.result.assistant.error) return yield* failure(end.result.assistant.error.message)
@@ -217,6 +222,8 @@ export const runAttach = (input: AttachInput): Effect.Effect<void, CliError> =>
           if (current !== undefined) err(`Continue with: reins run --attach ${r.base} --session ${current} "…"\n`)
         })
       ),
-      Effect.ensuring(Effect.sync(() => printer.finish()))
+      Effect.ensuring(Effect.sync(() => printer.finish())),
+      // json: one last line saying how the run ended, also when it failed or was stopped
+      reportTurnResult(json)
     )
   })

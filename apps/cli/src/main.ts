@@ -1,6 +1,7 @@
-import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
-import { Command, Flag, GlobalFlag } from "effect/cli"
+import { CliConfig, Command, Flag, GlobalFlag } from "effect/cli"
+import { cliConfig } from "./BuiltInFlags.ts"
+import * as Platform from "./Platform.ts"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
@@ -45,7 +46,8 @@ Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal()))
       process.exitCode = e.errors.length > 0 ? 2 : 0
     })
   ),
-  Effect.provide(NodeServices.layer),
+  Effect.provideService(CliConfig.CliConfig, cliConfig),
+  Effect.provide(Platform.layer),
   // a CliError is one line and its exit code; warnings on stderr; SIGINT, SIGTERM and SIGHUP interrupt the command
   runCli
 )

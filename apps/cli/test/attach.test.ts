@@ -73,7 +73,9 @@ describe("reins run --attach", () => {
     expect(attached.code).toBe(0)
     const got = events(attached.stdout)
     expect(got[0]!.type).toBe("session.created")
-    expect(got.every((e) => !e.type.startsWith("server.") && !e.type.startsWith("turn."))).toBe(true)
+    // the server's own frames stay out; the last line is the run's turn.result, as a local run's
+    expect(got.every((e) => !e.type.startsWith("server.") && (!e.type.startsWith("turn.") || e.type === "turn.result"))).toBe(true)
+    expect(got.at(-1)).toMatchObject({ type: "turn.result", status: "ok", exitCode: 0, text: "json answer", sessionID: got[0]!.session.id })
     expect(
       got.some(
         (e) => e.type === "part.updated" && e.part.type === "tool" && e.part.state.status === "completed" && String(e.part.state.output).includes("json-out")
@@ -217,7 +219,8 @@ describe("reins run --attach", () => {
     await waitFor(() => sleeping(n) === 1, "the turn's command to run")
     const r = await reins(["run", "--attach", s.url, "--session", id, "--format", "json", "also this"], p)
     expect(r.code).toBe(0)
-    expect(events(r.stdout).at(-1)).toMatchObject({ type: "message.queued", sessionID: id })
+    expect(events(r.stdout).at(-2)).toMatchObject({ type: "message.queued", sessionID: id })
+    expect(events(r.stdout).at(-1)).toMatchObject({ type: "turn.result", status: "queued", exitCode: 0, sessionID: id })
     expect(sleeping(n)).toBe(1)
     // the message is in: the command ends, and the running turn reads it at its next step
     endSleeping(n)

@@ -30,7 +30,8 @@ describe("doom-loop guard (T6) in reins run", () => {
       reason: "doom_loop",
       message: "Stopped a doom loop: The model called bash with the same arguments 3 times in this turn."
     })
-    expect(evs.at(-1)).toMatchObject({ type: "session.status", status: "idle" })
+    expect(evs.at(-2)).toMatchObject({ type: "session.status", status: "idle" })
+    expect(evs.at(-1)).toMatchObject({ type: "turn.result", status: "error", exitCode: 1, error: { reason: "doom_loop" } })
 
     // the reason is stored on the last assistant message, and the session can go on
     const sessionID = evs[0]!.session.id as string

@@ -23,7 +23,8 @@ describe("reins run end to end", () => {
 
     const evs = events(r.stdout)
     expect(evs[0]!.type).toBe("session.created")
-    expect(evs.at(-1)).toMatchObject({ type: "session.status", status: "idle" })
+    expect(evs.at(-2)).toMatchObject({ type: "session.status", status: "idle" })
+    expect(evs.at(-1)).toMatchObject({ type: "turn.result", status: "ok", exitCode: 0, steps: 4, text: "notes.txt now has alpha, beta and gamma." })
     // a running call's progress (bash: its process group, at once) repeats its state: counted once
     const toolStates = evs
       .filter((e) => e.type === "part.updated" && e.part.type === "tool")

@@ -2,8 +2,9 @@
 // with one clear line (what happened, the key to change) and exit 1, never a runtime's hint.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import type { ScriptedStep } from "@reins/testkit"
-import { ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
+import { editConfig, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -17,6 +18,15 @@ const withProviderTimeout = (p: Project, timeout: Record<string, number>) => {
   config.provider.local.timeout = timeout
   fs.writeFileSync(file, JSON.stringify(config))
 }
+
+/** A loopback port nothing listens on: bound, then closed. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 
 const lastLine = (stderr: string) => stderr.trimEnd().split("\n").at(-1) ?? ""
 
@@ -55,7 +65,7 @@ describe("reins run against a provider that misbehaves", () => {
     expect(p.server.requests).toHaveLength(1)
   })
 
-  test("a connection reset, then a refused connection: the lines carry no hint for developers", async () => {
+  test("a connection reset is retried; the refused connection after it ends the run at once, naming the URL", async () => {
     const p = await setup([{ hang: true }], RETRY)
     const run = reins(["run", "hello"], p)
     // the request is held open (the hang's first byte is on the connection): stopping the server resets it
@@ -65,7 +75,32 @@ describe("reins run against a provider that misbehaves", () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain("ECONNRESET")
     expect(r.stderr).not.toMatch(/verbose|second argument to fetch/)
-    expect(lastLine(r.stderr)).toStartWith("reins: gave up after 2 attempts: ")
+    expect(lastLine(r.stderr)).toBe(
+      `reins: could not connect to ${p.server.url} (connection refused): is the model server running? Start it, or change provider.local.baseURL in reins.json`
+    )
+  })
+
+  test("a local server that is down: no retry with the default policy, the URL and what to do, exit 1; the session resumes once it is up", async () => {
+    const p = await setup([{ text: "back" }])
+    const down = `http://127.0.0.1:${await closedPort()}/v1`
+    editConfig(p as Project & { configFile: string }, (c) => ({ ...c, provider: { local: { ...c.provider.local, baseURL: down } } }))
+    const r = await reins(["run", "--format", "json", "hello"], p)
+    expect(r.code).toBe(1)
+    const said = `could not connect to ${down} (connection refused): is the model server running? Start it, or change provider.local.baseURL in reins.json`
+    expect(lastLine(r.stderr)).toBe(`reins: ${said}`)
+    // one attempt: no retry notice on stderr, no retry status in the event stream
+    expect(r.stderr).not.toContain("!")
+    expect(r.stdout).not.toContain('"retry"')
+    // the prompt was kept: the same session goes on once the server is back
+    editConfig(p as Project & { configFile: string }, (c) => ({ ...c, provider: { local: { ...c.provider.local, baseURL: p.server.url } } }))
+    const again = await reins(["run", "-c", "are you there?"], p)
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain("back")
+    const sent = p.server.requests[0]!.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: unknown }) =>
+      JSON.stringify(m.content)
+    )
+    expect(sent.join(" ")).toContain("hello")
+    expect(sent.join(" ")).toContain("are you there?")
   })
 
   test("a negative timeout is a config error naming the key", async () => {

@@ -1,6 +1,7 @@
 // How a reins tool part is shown to an ACP client: its kind, title, locations, content and status.
 import type { PlanEntry, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk"
 import type { ToolPart, ToolState } from "@reins/domain"
+import { diffTexts } from "@reins/tool"
 import * as path from "node:path"
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -92,29 +93,6 @@ export const toolTitle = (part: ToolPart, cwd: string): string => {
 /** The ACP status of a tool state. */
 export const toolStatus = (state: ToolState): ToolCallStatus =>
   state.status === "pending" ? "pending" : state.status === "running" ? "in_progress" : state.status === "completed" ? "completed" : "failed"
-
-/**
- * A unified diff's hunks as the text before and after: context and removed lines, context and
- * added lines, hunks apart by a blank line. Undefined when it has no hunk.
- */
-export const diffTexts = (diff: string): { readonly oldText: string; readonly newText: string } | undefined => {
-  const before: Array<Array<string>> = []
-  const after: Array<Array<string>> = []
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("@@")) {
-      before.push([])
-      after.push([])
-      continue
-    }
-    if (before.length === 0 || line.startsWith("--- ") || line.startsWith("+++ ")) continue
-    const kind = line[0]
-    const text = line.slice(1)
-    if (kind === " " || kind === "-") before.at(-1)!.push(text)
-    if (kind === " " || kind === "+") after.at(-1)!.push(text)
-  }
-  if (before.length === 0) return undefined
-  return { oldText: before.map((h) => h.join("\n")).join("\n\n"), newText: after.map((h) => h.join("\n")).join("\n\n") }
-}
 
 /** The diffs of a finished edit, write or apply_patch call, one per file. */
 export const toolDiffs = (part: ToolPart, cwd: string): Array<ToolCallContent> => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { ToolPart } from "@reins/domain"
-import { diffTexts, toolDiffs, toolKind, toolLocations } from "../src/ToolCalls.ts"
+import { diffTexts } from "@reins/tool"
+import { toolDiffs, toolKind, toolLocations } from "../src/ToolCalls.ts"
 
 const completed = (tool: string, input: Record<string, unknown>, metadata: Record<string, unknown>): ToolPart => ({
   id: "prt_1",

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 
-export const ErrorReason = Schema.Literals(["overflow", "rate-limit", "transient", "auth", "invalid"])
+/** `unreachable`: nothing listens at a local server's address; retrying would only wait. */
+export const ErrorReason = Schema.Literals(["overflow", "rate-limit", "transient", "auth", "invalid", "unreachable"])
 export type ErrorReason = typeof ErrorReason.Type
 
 /** One error for every provider failure, classified by what the caller should do about it. */
@@ -48,6 +49,35 @@ export const OVERFLOW_PATTERNS: ReadonlyArray<RegExp> = [
 ]
 
 export const isOverflowMessage = (text: string) => OVERFLOW_PATTERNS.some((re) => re.test(text))
+
+// Loopback and this machine's own names: a refused connection there means the server is not running.
+const LOCAL_HOST = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[?::1\]?|0\.0\.0\.0|\[?::\]?)$/i
+
+// What listens on a port by default, for naming the server to start.
+const LOCAL_SERVERS: Readonly<Record<string, string>> = { "11434": "Ollama", "1234": "LM Studio", "8080": "llama.cpp's server" }
+
+/** True when `url` names this machine (localhost, 127.x.x.x, ::1). */
+export const isLocalURL = (url: string) => URL.canParse(url) && LOCAL_HOST.test(new URL(url).hostname)
+
+/** True when fetch failed because the connection was refused (Node's and Bun's codes). */
+export const isConnectionRefused = (error: unknown) =>
+  causes(error).some((e) => {
+    const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
+    return code === "ECONNREFUSED" || code === "ConnectionRefused" || /\bECONNREFUSED\b/.test(messageOf(e))
+  })
+
+/**
+ * A local model server that refused the connection: not retried (it will not start by itself in the
+ * next seconds), and the message names the URL and the two ways out.
+ */
+export const unreachableError = (url: string, providerID: string) => {
+  const where = URL.canParse(url) ? new URL(url) : undefined
+  const server = (where && LOCAL_SERVERS[where.port]) ?? "the model server"
+  return new ProviderError({
+    reason: "unreachable",
+    message: `could not connect to ${url} (connection refused): is ${server} running? Start it, or change provider.${providerID}.baseURL in reins.json`
+  })
+}
 
 /** Reads `retry-after-ms`, then `retry-after` (seconds or an HTTP date). */
 export const retryAfterFromHeaders = (headers: Record<string, string> | undefined, now: number): number | undefined => {

@@ -1,6 +1,6 @@
 import { Clock, Effect, type Scope } from "effect"
 import type { ProviderTimeoutConfig } from "@reins/domain"
-import { ProviderError } from "./ProviderError.ts"
+import { isConnectionRefused, isLocalURL, ProviderError, unreachableError } from "./ProviderError.ts"
 
 /** Seconds a provider may stay silent when neither reins.json nor the provider says otherwise. */
 export const DEFAULT_TIMEOUTS = { connect: 60, first_byte: 180, idle: 120 } as const
@@ -119,7 +119,11 @@ export const watchedFetch = Effect.fnUntraced(function* (
     progress.cut = (error) => controller.abort(error)
     if (baseURL === undefined) where = new URL(input instanceof Request ? input.url : input).origin
     wait("connect")
-    const response = await fetch(input, { ...init, signal: controller.signal, timeout: false })
+    const url = input instanceof Request ? input.url : String(input)
+    const response = await fetch(input, { ...init, signal: controller.signal, timeout: false }).catch((error: unknown) => {
+      // a local server that is down fails now, naming its URL, instead of after every retry
+      throw isLocalURL(url) && isConnectionRefused(error) ? unreachableError(baseURL ?? new URL(url).origin, providerID) : error
+    })
     progress.phase = "first_byte"
     progress.waiting = false
     const contentType = response.headers.get("content-type")

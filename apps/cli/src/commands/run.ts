@@ -9,12 +9,12 @@ import { Agents, SessionService, agentModel, type PromptError, type QueuedMessag
 import { SessionStore } from "@reins/storage"
 import { admitAttachments, attachFiles } from "../Attach.ts"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
-import { jsonPrinter } from "../Output.ts"
 import { ownEvents } from "../OwnEvents.ts"
 import { liveEnabled, styleFor } from "../present/Style.ts"
 import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
 import { tokenFor } from "../ServerToken.ts"
 import { textPrinter } from "../TextPrinter.ts"
+import { jsonRun, reportTurnResult } from "../TurnResultLine.ts"
 import { ttyPrompter } from "../TtyPrompter.ts"
 import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
@@ -117,7 +117,9 @@ export const runMessage = (input: RunFlags) =>
             columns: () => process.stderr.columns ?? 80
           })
         : undefined
-    const printer = human ?? jsonPrinter(out)
+    // json: every event printed is watched for the closing `turn.result` line
+    const json = human ? undefined : jsonRun(out)
+    const printer = human ?? json!.printer
     // the spinner stops while a permission question owns the terminal
     const prompter: Prompter = {
       ask: (request) =>
@@ -178,6 +180,7 @@ export const runMessage = (input: RunFlags) =>
           ? ((yield* store.latestSession(setup.cwd)) ?? (yield* create)).id
           : (yield* create).id
       current = sessionID
+      json?.session(sessionID)
       // the agent's own model when --model was not given: the agent chosen, else the one the session ran last
       const remembered =
         agent ??
@@ -228,6 +231,7 @@ export const runMessage = (input: RunFlags) =>
       printer.finish()
       if ("queued" in sent) {
         const { run, messageID } = sent.queued
+        json?.ended({ _tag: "Queued" })
         if (input.format === "json") out(`${JSON.stringify({ type: "message.queued", sessionID, messageID, pid: run.pid, host: run.host })}\n`)
         else
           err(
@@ -236,6 +240,7 @@ export const runMessage = (input: RunFlags) =>
         return
       }
       const turn = sent.turn
+      json?.ended({ _tag: "Finished", turn })
       if (human) err(`\n${human.closing(turn)}\n`)
       // a turn the loop ended on purpose (a doom loop the policy stopped) is a failed run
       if (turn.assistant.error) return yield* failure(turn.assistant.error.message)
@@ -257,7 +262,9 @@ export const runMessage = (input: RunFlags) =>
       // one trace per run: the session's creation and its turn under one root
       Effect.withSpan(RUN_SPAN, { attributes: { "reins.model": `${model.providerID}/${model.modelID}` } }),
       Effect.provide(layer),
-      Effect.mapError(fromRuntimeError)
+      Effect.mapError(fromRuntimeError),
+      // json: one last line saying how the run ended, also when it failed or was stopped
+      reportTurnResult(json)
     )
   })
 

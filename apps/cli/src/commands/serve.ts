@@ -1,7 +1,7 @@
 // reins serve: the runtime behind an HTTP API with live events (issue 19; the contract is docs/server-api.md).
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Predicate } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as BunHttpServer from "../BunHttpServer.ts"
 import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -9,7 +9,6 @@ import { Ids } from "@reins/domain"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { HubLimits, ReinsApi, ServerEvents, ServerInfo, ServerTurns, layerGuard, layerHandlers } from "@reins/server"
-import { createServer } from "node:http"
 import { fromRuntimeError, usage } from "../CliError.ts"
 import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
@@ -141,7 +140,7 @@ export const serve = Command.make("serve", flags, (input) =>
       })
     )
     const app = Layer.merge(http, announce).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: input.port, host: input.hostname, gracefulShutdownTimeout: "2 seconds" })),
+      Layer.provide(BunHttpServer.layer({ port: input.port, hostname: input.hostname, gracefulShutdownMs: 2000 })),
       Layer.provideMerge(services),
       Layer.provide(runtime)
     )

@@ -1,10 +1,8 @@
+import { type DiffStat, diffStat } from "@reins/tool"
 import { plain, type Style } from "./Style.ts"
 
-/** Lines added and removed by a unified diff. */
-export interface DiffStat {
-  readonly added: number
-  readonly removed: number
-}
+// Counting is @reins/tool's (the module that makes the diffs); this module only shows them.
+export { type DiffStat, diffStat }
 
 /** One line of a unified diff, classified. */
 export interface DiffLine {
@@ -48,17 +46,6 @@ export const parseDiff = (diff: string): ReadonlyArray<DiffLine> => {
     }
   }
   return lines
-}
-
-/** Lines added and removed by a unified diff. */
-export const diffStat = (diff: string): DiffStat => {
-  let added = 0
-  let removed = 0
-  for (const line of parseDiff(diff)) {
-    if (line.kind === "add") added++
-    else if (line.kind === "remove") removed++
-  }
-  return { added, removed }
 }
 
 /** `+12 −3` (green and red when coloured); a side with nothing is still shown, so the shape is stable. */

@@ -2,7 +2,7 @@ import { Effect, Random, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ToolError } from "../Tool.ts"
-import { lineDiff } from "./Diff.ts"
+import { diffStat, lineDiff } from "./Diff.ts"
 import { plainPunctuation } from "./Punctuation.ts"
 import { FileAccess } from "../FileAccess.ts"
 import { fail, isBinary, isInside, statPath } from "./Files.ts"
@@ -389,9 +389,7 @@ export const changeDiff = (cwd: string, change: FileChange) => {
 
 /** The lines of one change's details: added/removed line counts, hunks and any fuzz used. */
 const detail = (cwd: string, change: FileChange) => {
-  const diff = changeDiff(cwd, change).split("\n").slice(2)
-  const added = diff.filter((l) => l.startsWith("+")).length
-  const removed = diff.filter((l) => l.startsWith("-")).length
+  const { added, removed } = diffStat(changeDiff(cwd, change))
   const parts =
     change.type === "add"
       ? [plural(added, "line")]
