@@ -4,9 +4,10 @@
 // name them all; `os`/`cpu` make npm install only the matching one). Nothing downloads at install or run time.
 //
 //   bun scripts/pack-cli.ts [--out DIR]      tarballs into DIR (default dist/npm)
-//   REINS_PACK_TARGETS=host | linux-x64,darwin-arm64,…   only those platforms (default: all); `host` is
-//   this machine's, compiled with the running bun (no download); other targets' runtimes come from the
-//   npm registry at build time.
+//   REINS_PACK_TARGETS=all | host | linux-x64,darwin-arm64,…   the platforms (default: host, so that
+//   `npm i -g dist/npm/*.tgz` installs: npm refuses another platform's package); `host` is this machine's,
+//   compiled with the running bun (no download); other targets' runtimes come from the npm registry at
+//   build time (a release builds `all`).
 //   REINS_PACK_GZIP_LEVEL=1   faster, larger tarballs (default 9; the install test uses 1)
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -43,8 +44,8 @@ const fail = (message: string): never => {
 
 /** The targets REINS_PACK_TARGETS names; `host` is this machine's, built with the running bun (`runtime: "self"`). */
 const chosen = (spec: string | undefined): ReadonlyArray<Target & { readonly runtime?: "self" }> => {
-  if (spec === undefined || spec.trim() === "" || spec === "all") return TARGETS
-  return spec.split(",").map((raw) => {
+  if (spec === "all") return TARGETS
+  return (spec === undefined || spec.trim() === "" ? "host" : spec).split(",").map((raw) => {
     const host = raw.trim() === "host"
     const name = host ? hostName : raw.trim()
     const target =

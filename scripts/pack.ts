@@ -1,5 +1,6 @@
-// `npm run pack`: every scripts/pack-*.ts in turn (the reins command's packages, the libraries'), each
-// writing its tarballs to dist/npm/, which starts empty. Arguments are passed on (`--out DIR`).
+// `npm run pack`: every scripts/pack-*.ts in turn, into dist/npm/, which starts empty: the reins command's
+// packages there (`npm i -g dist/npm/*.tgz` installs reins), the libraries' in dist/npm/lib/. `--out DIR`
+// writes elsewhere.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -15,10 +16,16 @@ const steps = fs
   .sort()
 for (const step of steps) {
   console.log(`--- ${step}`)
-  const run = spawnSync(process.execPath, [path.join(dir, step), "--out", out], { stdio: "inherit" })
+  // the libraries apart: installing them is a program's business, not the command's
+  const into = step === "pack-libs.ts" ? path.join(out, "lib") : out
+  const run = spawnSync(process.execPath, [path.join(dir, step), "--out", into], { stdio: "inherit" })
   if (run.status !== 0) {
     console.error(`pack: ${step} failed (${run.signal ?? `exit code ${run.status}`})`)
     process.exit(1)
   }
 }
-console.log(`tarballs in ${path.relative(process.cwd(), out) || "."}: ${fs.readdirSync(out).join(", ")}`)
+const listed = (at: string) => fs.readdirSync(at).filter((f) => f.endsWith(".tgz"))
+const where = path.relative(process.cwd(), out) || "."
+console.log(`the reins command, in ${where}: ${listed(out).join(", ")}`)
+if (fs.existsSync(path.join(out, "lib"))) console.log(`the libraries, in ${path.join(where, "lib")}: ${listed(path.join(out, "lib")).join(", ")}`)
+console.log(`install: npm i -g ${path.join(where, "*.tgz")}`)

@@ -33,7 +33,8 @@ const bwrap = probeBwrap()
 beforeAll(() => {
   if (nodeExe === "") throw new Error("this test needs Node on PATH (the launcher runs on it)")
   execFileSync(process.execPath, [path.join(repo, "scripts", "pack-cli.ts"), "--out", tarballs], {
-    env: { ...process.env, REINS_PACK_TARGETS: "host", REINS_PACK_GZIP_LEVEL: "1" },
+    // REINS_PACK_TARGETS unset: the default builds this machine's executable alone, so the glob below installs
+    env: { ...process.env, REINS_PACK_TARGETS: undefined, REINS_PACK_GZIP_LEVEL: "1" },
     stdio: ["ignore", "ignore", "inherit"]
   })
   const home = path.join(work, "home")
@@ -53,8 +54,11 @@ beforeAll(() => {
       "--no-fund",
       "--no-update-notifier",
       "--loglevel=error",
-      path.join(tarballs, `reins-${version}.tgz`),
-      path.join(tarballs, `reins-${host}-${version}.tgz`)
+      // what docs/install.md says: npm i -g dist/npm/*.tgz (the launcher and this platform's package)
+      ...fs
+        .readdirSync(tarballs)
+        .filter((f) => f.endsWith(".tgz"))
+        .map((f) => path.join(tarballs, f))
     ],
     {
       env: { PATH: [path.dirname(nodeExe), process.env.PATH].join(path.delimiter), HOME: home, npm_config_userconfig: path.join(home, ".npmrc") },
