@@ -1,5 +1,5 @@
 // Builds and packs reins's library packages (every packages/* whose package.json is not private) into installable
-// tarballs: `bun scripts/pack-libs.ts [--out DIR]` (default dist/npm). The workspace keeps running from sources
+// tarballs: `bun scripts/pack-libs.ts [--out DIR]` (default dist/npm/lib). The workspace keeps running from sources
 // (`exports` is `./src/index.ts` there); each package is staged in a temporary folder with what is published:
 //   dist/index.js    one ES module per package, by Bun.build for target bun; every package import stays an import
 //                    (`packages: "external"`), text imports (prompts, SQL migrations) are inlined, a file import of
@@ -178,7 +178,7 @@ export const packLibs = async (out: string): Promise<ReadonlyArray<string>> => {
 
 if (import.meta.main) {
   const at = process.argv.indexOf("--out")
-  const out = path.resolve(at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : path.join(root, "dist", "npm"))
+  const out = path.resolve(at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : path.join(root, "dist", "npm", "lib"))
   const started = performance.now()
   const tarballs = await packLibs(out).catch((error: unknown) => {
     console.error(`pack-libs: ${error instanceof Error ? error.message : String(error)}`)
