@@ -34,7 +34,7 @@ describe("reins debug permission: the tables of issue 13", () => {
 
   /** One CLI call for a whole table: several subjects give one result per subject, in order. */
   const decisions = async (subjects: ReadonlyArray<string>) => {
-    const r = await reins(["debug", "permission", "--config", config, "--cwd", dir, ...subjects], project)
+    const r = await reins(["debug", "permission", "--rules", config, "--cwd", dir, ...subjects], project)
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const results = JSON.parse(r.stdout) as Array<{ subject: string; decision: string }>
@@ -65,7 +65,7 @@ describe("reins debug permission: the tables of issue 13", () => {
   })
 
   test("one subject still prints one object", async () => {
-    const r = await reins(["debug", "permission", "--config", config, "--cwd", dir, "time { rm x; }"], project)
+    const r = await reins(["debug", "permission", "--rules", config, "--cwd", dir, "time { rm x; }"], project)
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: "deny", requests: [{ permission: "bash", patterns: ["rm x"], action: "deny" }] })
   })
 })

@@ -13,7 +13,8 @@ import { setupAt } from "../Setup.ts"
 export const permission = Command.make(
   "permission",
   {
-    config: Flag.String("config").pipe(Flag.withDescription("A reins.json to use instead of the project's config"), Flag.optional),
+    // not --config: that one is reins's global flag (the user's own config, over the others), taken off the line first
+    rules: Flag.String("rules").pipe(Flag.withDescription("Judge with this reins.json alone, instead of the project's and your config"), Flag.optional),
     cwd: Flag.String("cwd").pipe(Flag.withDescription("The project directory (default: the current one)"), Flag.optional),
     tool: Flag.String("tool").pipe(Flag.withDescription("The tool: bash, read, edit, write, list, glob, grep, webfetch, …"), Flag.withDefault("bash")),
     subjects: Argument.String("subject").pipe(
@@ -26,9 +27,9 @@ export const permission = Command.make(
       const cwd = path.resolve(Option.getOrElse(opts.cwd, () => process.cwd()))
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) return yield* usage(`--cwd ${cwd} is not a directory`)
       // the project's config as trust lets it apply: untrusted, its allows are not counted and its asks and denies tighten
-      const setup = Option.isSome(opts.config) ? undefined : yield* setupAt(cwd, { notice: false })
-      const config = Option.isSome(opts.config)
-        ? yield* readConfigFile(path.resolve(opts.config.value)).pipe(Effect.mapError((e) => usage(e.message)))
+      const setup = Option.isSome(opts.rules) ? undefined : yield* setupAt(cwd, { notice: false })
+      const config = Option.isSome(opts.rules)
+        ? yield* readConfigFile(path.resolve(opts.rules.value)).pipe(Effect.mapError((e) => usage(e.message)))
         : setup!.config
       const home = os.homedir()
       const rules = [...defaultRules, ...fromConfig(config.permission, home)]
