@@ -13,7 +13,10 @@ describe("the key store's temporary file", () => {
   const cases: ReadonlyArray<{ readonly name: string; readonly plant: (temp: string, outside: string) => void }> = [
     {
       name: "a symlink to an existing readable file",
-      plant: (temp, outside) => (fs.writeFileSync(outside, "", { mode: 0o644 }), fs.symlinkSync(outside, temp))
+      plant: (temp, outside) => {
+        fs.writeFileSync(outside, "", { mode: 0o644 })
+        fs.symlinkSync(outside, temp)
+      }
     },
     { name: "a dangling symlink", plant: (temp, outside) => fs.symlinkSync(outside, temp) },
     { name: "a stale readable file", plant: (temp) => fs.writeFileSync(temp, "old", { mode: 0o644 }) },
