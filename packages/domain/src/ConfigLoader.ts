@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { Config } from "./Config.ts"
 import { configKeysAt } from "./ConfigSchema.ts"
+import { xdgDir } from "./Paths.ts"
 
 /** A config file that cannot be used: which file, which field, what is wrong. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
@@ -30,7 +31,7 @@ export interface ConfigFiles {
 
 /** The user's config directory (`$XDG_CONFIG_HOME/reins`, else `~/.config/reins`). */
 export const userConfigDir = (env: Record<string, string | undefined>, home: string) =>
-  env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "reins") : path.join(home, ".config", "reins")
+  xdgDir(env.XDG_CONFIG_HOME) !== undefined ? path.join(xdgDir(env.XDG_CONFIG_HOME)!, "reins") : path.join(home, ".config", "reins")
 
 /** Where config files are looked for, by whose they are. */
 export const configSources = (options: { cwd: string; env: Record<string, string | undefined>; home: string }): ConfigFiles => {
