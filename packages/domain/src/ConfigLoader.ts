@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { Config } from "./Config.ts"
 import { configKeysAt } from "./ConfigSchema.ts"
+import { xdgDir } from "./Paths.ts"
 
 /** A config file that cannot be used: which file, which field, what is wrong. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
@@ -30,7 +31,7 @@ export interface ConfigFiles {
 
 /** The user's config directory (`$XDG_CONFIG_HOME/reins`, else `~/.config/reins`). */
 export const userConfigDir = (env: Record<string, string | undefined>, home: string) =>
-  env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "reins") : path.join(home, ".config", "reins")
+  xdgDir(env.XDG_CONFIG_HOME) !== undefined ? path.join(xdgDir(env.XDG_CONFIG_HOME)!, "reins") : path.join(home, ".config", "reins")
 
 /** Where config files are looked for, by whose they are. */
 export const configSources = (options: { cwd: string; env: Record<string, string | undefined>; home: string }): ConfigFiles => {
@@ -111,16 +112,24 @@ const distance = (a: string, b: string) => {
 
 /** The known key `key` is most likely a typo of: within a third of its length in edits (case aside), else none. */
 export const closestKey = (key: string, known: ReadonlyArray<string>): string | undefined => {
+  // no known key is this long: a huge key (a hostile file's) would cost its length times each key's in edits
+  if (key.length > 64) return undefined
   const scored = known.map((k) => ({ k, d: distance(key.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)
   const best = scored[0]
   return best !== undefined && best.d <= Math.max(1, Math.floor(key.length / 3)) ? best.k : undefined
 }
 
+/** A key from the file as a message shows it: control characters (a terminal's escapes) escaped, a long one cut. */
+export const shownKey = (key: string) => {
+  const escaped = JSON.stringify(key).slice(1, -1)
+  return escaped.length > 80 ? `${escaped.slice(0, 80)}…` : escaped
+}
+
 /** The problem with an unknown key: a did-you-mean when one key is close, else the keys allowed there. */
 const unknownKeyProblem = (key: string, known: ReadonlyArray<string>) => {
   const close = closestKey(key, known)
-  if (close !== undefined) return `unknown key "${key}"; did you mean "${close}"?`
-  return known.length > 0 ? `unknown key "${key}"; the keys here are ${known.join(", ")}` : `unknown key "${key}"`
+  if (close !== undefined) return `unknown key "${shownKey(key)}"; did you mean "${close}"?`
+  return known.length > 0 ? `unknown key "${shownKey(key)}"; the keys here are ${known.join(", ")}` : `unknown key "${shownKey(key)}"`
 }
 
 /** Reads, parses and validates one config file. */
@@ -131,7 +140,9 @@ export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError>
       catch: (e) => new ConfigError({ file, field: "", problem: `cannot read the file (${(e as Error).message})` })
     })
     const errors: Array<ParseError> = []
-    const json = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false })
+    // a file nested thousands deep overflows the parser's or the decoder's stack: an error naming it, not a crash
+    const tooDeep = new ConfigError({ file, field: "", problem: "nested too deeply to read; a reins config is a few levels deep" })
+    const json = yield* Effect.try({ try: () => parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false }), catch: () => tooDeep })
     const first = errors[0]
     if (first) {
       return yield* new ConfigError({
@@ -140,7 +151,7 @@ export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError>
         problem: `invalid JSON (${printParseErrorCode(first.error)}); fix the syntax at that position`
       })
     }
-    const exit = decode(json ?? {})
+    const exit = yield* Effect.try({ try: () => decode(json ?? {}), catch: () => tooDeep })
     if (exit._tag === "Success") return exit.value
     const error = exit.cause.reasons.find((r) => r._tag === "Fail")
     const issue = error && error._tag === "Fail" ? formatIssue(error.error.issue).issues[0] : undefined
@@ -153,7 +164,7 @@ export const readConfigFile = (file: string): Effect.Effect<Config, ConfigError>
     const problem = issue?.message ?? "invalid config"
     return yield* new ConfigError({
       file,
-      field: path.map(String).join("."),
+      field: path.map((k) => shownKey(String(k))).join("."),
       problem:
         known !== undefined ? unknownKeyProblem(key, known) : sibling !== undefined && sibling !== key ? `${problem}; did you mean "${sibling}"?` : problem
     })

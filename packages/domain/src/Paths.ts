@@ -9,7 +9,18 @@ import * as path from "node:path"
  * passes its own); library code never reads them from the process.
  */
 export const defaultDataDir = (env: Readonly<Record<string, string | undefined>>, home: string) =>
-  env.REINS_DATA_DIR ?? (env.XDG_DATA_HOME ? path.join(env.XDG_DATA_HOME, "reins") : path.join(home, ".local", "share", "reins"))
+  // absolute, so the sandbox and the permission rules that hide its secrets (auth.json…) name the place really used
+  env.REINS_DATA_DIR
+    ? path.resolve(env.REINS_DATA_DIR)
+    : xdgDir(env.XDG_DATA_HOME) !== undefined
+      ? path.join(xdgDir(env.XDG_DATA_HOME)!, "reins")
+      : path.join(home, ".local", "share", "reins")
+
+/**
+ * An XDG base directory variable's value, when usable: the XDG spec says a relative one is invalid and ignored. (Taken
+ * relative to the working directory, a cloned repository's files would be the user's own config or key store.)
+ */
+export const xdgDir = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined)
 
 /** Where the database and spill files live. Required: the runtime provides it from its options; there is no default. */
 export class DataDir extends Context.Service<DataDir, string>()("reins/domain/DataDir") {}

@@ -47,8 +47,10 @@ const write = (dataDir: string, keys: StoredKeys): Effect.Effect<void, AuthStore
       const file = authFile(dataDir)
       fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
       // written whole to a private temporary file beside it, then renamed over it: never half a file, never readable by others
+      // (created anew, O_EXCL: a link or file left at that name is removed first, never written through)
       const temp = `${file}.${process.pid}.tmp`
-      fs.writeFileSync(temp, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 })
+      fs.rmSync(temp, { force: true })
+      fs.writeFileSync(temp, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600, flag: "wx" })
       fs.chmodSync(temp, 0o600)
       fs.renameSync(temp, file)
     },

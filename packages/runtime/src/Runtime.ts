@@ -58,6 +58,7 @@ import { layerHostTracer } from "./HostTracer.ts"
 import { layerTraceFilter, traceLevelFromEnv, type TraceLevel } from "./TraceFilter.ts"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DATA_DIR_SECRETS } from "@reins/sandbox"
 import { sandboxLayer } from "./SandboxPlaces.ts"
 
 /** Everything a composed runtime offers to its caller. */
@@ -162,15 +163,22 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     )
   }
   const spillWrites = patternsUnder(spillRoots).map((pattern) => ({ permission: "edit", pattern, action: "deny" as const }))
+  // reins's own secrets in the data dir (the stored API keys, the trust store, the servers' tokens): no tool reads or
+  // writes them, not even under --yolo or after an "always" for the data dir (the OS sandbox hides them from bash)
+  const secretRoots = [...new Set([options.dataDir, realLocation(options.dataDir)])].flatMap((root) => DATA_DIR_SECRETS.map((name) => path.join(root, name)))
+  const secretRules = ["read", "grep", "glob", "list", "edit"].flatMap((permission) =>
+    patternsUnder(secretRoots).map((pattern) => ({ permission, pattern, action: "deny" as const }))
+  )
   const rules = yolo
     ? // --yolo allows every tool and lifts no part of the OS sandbox (`--sandbox off` does that)
       [
         ...defaultRules,
         { permission: "*", pattern: "*", action: "allow" as const },
         { permission: "sandbox", pattern: "*", action: "deny" as const },
-        ...spillWrites
+        ...spillWrites,
+        ...secretRules
       ]
-    : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites]
+    : [...defaultRules, ...fromConfig(config.permission, home), ...spillWrites, ...secretRules]
   // the built-in agents, those of ~/.config/reins/agents and .reins/agents, and `agent.<name>` (T19)
   const trusted = options.project?.trusted ?? true
   const agents = Layer.effect(Agents, Effect.map(loadAgents({ config: config.agent, cwd: options.cwd, home, trusted }), makeAgents))

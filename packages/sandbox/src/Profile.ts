@@ -146,6 +146,9 @@ export interface Places {
   readonly denyRead?: ReadonlyArray<string>
 }
 
+/** What in reins's data dir no command sees (and no tool reads): the stored keys, the trust store, the servers' tokens, every session. */
+export const DATA_DIR_SECRETS: ReadonlyArray<string> = ["auth.json", "trust.json", "servers", "reins.db", "reins.db-wal", "reins.db-shm"]
+
 /** The profile for `config` at `places`: only paths that exist are bound or hidden. */
 export const profileFor = (config: SandboxConfig | undefined, places: Places): Profile => {
   const project = real(places.project)
@@ -177,7 +180,7 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
     .map(real)
   const denyRead = [
     ...SECRET_PLACES.map((p) => path.join(home, p)),
-    ...["auth.json", "trust.json", "servers", "reins.db", "reins.db-wal", "reins.db-shm"].map((p) => path.join(places.dataDir, p)),
+    ...DATA_DIR_SECRETS.map((p) => path.join(places.dataDir, p)),
     ...SOCKET_PLACES(tmp),
     // the user's runtime dir: the session bus (which can start programs outside), agents' sockets
     ...(places.runtimeDir !== undefined ? [places.runtimeDir] : []),

@@ -47,7 +47,12 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
   const db = yield* Effect.acquireRelease(
     Effect.try({
       try: () => {
-        if (!isInMemory(file)) fs.mkdirSync(path.dirname(file), { recursive: true })
+        if (!isInMemory(file)) {
+          // every session (what was read, run and said) is in it: a new directory is the user's alone (0700), a new
+          // file 0600 (created empty here, which SQLite takes as a new database; its -wal and -shm get its mode)
+          fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+          if (!fs.existsSync(file)) fs.writeFileSync(file, "", { mode: 0o600, flag: "wx" })
+        }
         return new SqliteClient(file, { create: true })
       },
       catch: (error) => toStoreError(file, "open the session database", error)

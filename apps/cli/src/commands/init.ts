@@ -27,8 +27,33 @@ export const initPrompt = (file: string, existing: boolean) =>
     .replace("{{existing}}", existing ? `\n\n${file} exists already: read it first, keep what is still true, and improve it.` : "")
     .trim()
 
+/** What is at `file` without following a link: a cloned repository's reins.json may be a symlink to a file of the user's. */
+const linkAt = (file: string) => {
+  try {
+    return fs.lstatSync(file).isSymbolicLink() ? fs.readlinkSync(file) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes reins.json itself, never through a symlink (O_NOFOLLOW): a link's target is named and left alone. */
 const writeFile = (file: string, text: string) =>
-  Effect.try({ try: () => fs.writeFileSync(file, text), catch: (e) => usage(`Cannot write ${file}: ${(e as Error).message}`) })
+  Effect.gen(function* () {
+    const link = linkAt(file)
+    if (link !== undefined)
+      return yield* usage(`${file} is a symbolic link (to ${link}): reins init does not write through it; remove the link, or edit the file it points to`)
+    yield* Effect.try({
+      try: () => {
+        const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0), 0o644)
+        try {
+          fs.writeFileSync(fd, text)
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: (e) => usage(`Cannot write ${file}: ${(e as Error).message}`)
+    })
+  })
 
 /** `reins init [--force]` in the current directory. */
 export const init = Command.make("init", flags, (input) =>
@@ -38,6 +63,7 @@ export const init = Command.make("init", flags, (input) =>
     const agents = path.join(cwd, "AGENTS.md")
     const say = (line: string) => (input.format === "json" ? Effect.void : Console.error(line))
     // reins.json first: it needs no model
+    // a dangling link "does not exist" to existsSync: it reaches writeFile, which refuses links
     if (fs.existsSync(config) && !input.force) yield* say(`Skipped reins.json: it exists (--force replaces it).`)
     else {
       yield* writeFile(config, `${JSON.stringify({ $schema: CONFIG_SCHEMA_URL }, null, 2)}\n`)

@@ -43,23 +43,49 @@ export const probesFrom = (env: Readonly<Record<string, string | undefined>>): R
 }
 
 const PROBE_TIMEOUT_MS = 800
+/** Whatever listens on these ports (any local user's process) is not trusted: its answer is bounded and its names checked. */
+const MAX_BODY_BYTES = 1 << 20
+const MAX_MODELS = 200
+/** A model id as the picker draws it and reins.json keeps it: no control characters (a terminal's escapes), not huge. */
+const MODEL_ID = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,200}$/u
 
 const modelsOf = (kind: Probe["kind"], body: unknown): ReadonlyArray<string> => {
   const list = (body as { models?: unknown; data?: unknown } | null) ?? {}
   const entries = kind === "ollama" ? list.models : list.data
   if (!Array.isArray(entries)) return []
-  return entries.flatMap((e: { name?: unknown; id?: unknown }) => {
+  const ids = entries.flatMap((e: { name?: unknown; id?: unknown }) => {
     const id = kind === "ollama" ? e?.name : e?.id
-    return typeof id === "string" && id !== "" ? [id] : []
+    return typeof id === "string" && MODEL_ID.test(id) && id !== "__proto__" ? [id] : []
   })
+  return [...new Set(ids)].slice(0, MAX_MODELS)
+}
+
+/** The body as JSON, read up to MAX_BODY_BYTES (a bigger one is not a model list: undefined). */
+const boundedJson = async (response: Response): Promise<unknown> => {
+  const reader = response.body?.getReader()
+  if (reader === undefined) return undefined
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(value)
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"))
 }
 
 const probe = async (p: Probe): Promise<LocalServer | undefined> => {
   const url = `http://${p.address}${p.kind === "ollama" ? "/api/tags" : "/v1/models"}`
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+    // the timeout covers the body too: a server that answers its headers and then trickles is dropped
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: "manual" })
     if (!response.ok) return undefined
-    const models = modelsOf(p.kind, await response.json())
+    const models = modelsOf(p.kind, await boundedJson(response))
     return models.length === 0 ? undefined : { id: p.id, name: p.name, baseURL: `http://${p.address}/v1`, models }
   } catch {
     // nothing listening, too slow, or not the server we thought: not offered
