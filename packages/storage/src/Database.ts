@@ -42,6 +42,18 @@ const isInMemory = (file: string) => file === ":memory:" || file === ""
  * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
  * migrations; closes it when the scope closes.
  */
+/**
+ * A database (and its -wal/-shm) an earlier reins made 0644 is the user's alone from now on: the group and
+ * others lose their bits, on files the user owns (another's file is left as it is, for SQLite to refuse or open).
+ */
+const tightenMode = (file: string) => {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    const st = fs.statSync(f, { throwIfNoEntry: false })
+    if (st === undefined || (st.mode & 0o077) === 0 || st.uid !== process.getuid?.()) continue
+    fs.chmodSync(f, st.mode & 0o700)
+  }
+}
+
 export const openDatabase = Effect.fnUntraced(function* (file: string) {
   const now = yield* Clock.currentTimeMillis
   const db = yield* Effect.acquireRelease(
@@ -52,6 +64,7 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
           // file 0600 (created empty here, which SQLite takes as a new database; its -wal and -shm get its mode)
           fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
           if (!fs.existsSync(file)) fs.writeFileSync(file, "", { mode: 0o600, flag: "wx" })
+          else tightenMode(file)
         }
         return new SqliteClient(file, { create: true })
       },

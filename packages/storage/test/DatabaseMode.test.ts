@@ -1,5 +1,6 @@
 // The session database holds every conversation (what was read, run and said): on a shared machine no other user
-// reads it. A new data dir is created 0700 and a new database 0600 (its WAL too); an existing file keeps its mode.
+// reads it. A new data dir is created 0700 and a new database 0600 (its WAL too); an existing database readable by
+// others (an earlier reins made it 0644) loses the group's and others' bits.
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -20,14 +21,23 @@ describe("the session database's modes", () => {
       file: 0o600
     },
     {
-      name: "an existing database keeps its mode",
+      name: "an existing 0644 database is made 0600",
       prepare: (file) => {
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 })
-        fs.writeFileSync(file, "", { mode: 0o640 })
-        fs.chmodSync(file, 0o640)
+        fs.writeFileSync(file, "", { mode: 0o644 })
+        fs.chmodSync(file, 0o644)
       },
       dir: 0o755,
-      file: 0o640
+      file: 0o600
+    },
+    {
+      name: "an existing 0600 database stays so",
+      prepare: (file) => {
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+        fs.writeFileSync(file, "", { mode: 0o600 })
+      },
+      dir: 0o700,
+      file: 0o600
     }
   ]
   for (const c of cases) {
