@@ -5,7 +5,13 @@ import type { HelperName } from "@reins/sandbox"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-const HELPERS: ReadonlyArray<string> = ["GrepChild", "BridgeMain"] satisfies ReadonlyArray<HelperName>
+// the list again, not imported: a helper process starts without loading the sandbox package; the type below fails
+// to check when this list and @reins/sandbox's HELPER_NAMES differ either way
+const LOCAL = ["GrepChild", "BridgeMain"] as const
+const HELPERS: ReadonlyArray<string> = LOCAL
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const same: Same<(typeof LOCAL)[number], HelperName> = true
+void same
 
 /** Runs the compiled-in helper `name`; an unknown name, or a build without helpers, is one line and exit 2. */
 export const runHelper = async (name: string | undefined) => {

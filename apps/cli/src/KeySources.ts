@@ -3,6 +3,18 @@
 import type { Config } from "@reins/domain"
 import { BUILT_IN_PROVIDERS, ENV_KEYS, providerConfig, type StoredKeys } from "@reins/provider"
 
+/** The model offered first for a provider type (the one `reins` picks from a key alone, for anthropic and openai). */
+export const DEFAULT_MODELS: Readonly<Record<string, string>> = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-5",
+  google: "gemini-2.5-pro",
+  openrouter: "anthropic/claude-sonnet-4",
+  mistral: "devstral-medium-2507",
+  groq: "moonshotai/kimi-k2-instruct",
+  deepseek: "deepseek-chat",
+  xai: "grok-4"
+}
+
 /** What a key is looked for in. */
 export interface KeySources {
   readonly config: Config

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeFileWhole } from "@reins/domain"
 
 /** What a running server leaves for its clients. */
 export interface ServerRecord {
@@ -23,9 +24,7 @@ export const serverFile = (dataDir: string, port: number) => path.join(dataDir, 
 export const writeServerRecord = (dataDir: string, port: number, record: ServerRecord) => {
   const file = serverFile(dataDir, port)
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  const temp = `${file}.${process.pid}.tmp`
-  fs.writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 })
-  fs.renameSync(temp, file)
+  writeFileWhole(file, `${JSON.stringify(record)}\n`, 0o600)
   return file
 }
 

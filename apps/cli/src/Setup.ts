@@ -3,6 +3,7 @@ import * as os from "node:os"
 import { defaultDataDir, effectiveConfig, loadConfigLayers, type Config, type ModelRef } from "@reins/domain"
 import { BUILT_IN_PROVIDERS, missingCredentials, parseModel, providerConfig, readStoredKeys, type StoredKeys } from "@reins/provider"
 import { usage } from "./CliError.ts"
+import { DEFAULT_MODELS } from "./KeySources.ts"
 import { settleTrust, type ProjectState, type TrustChoice } from "./ProjectTrust.ts"
 
 export interface Setup {
@@ -79,7 +80,11 @@ const keyFor = (setup: Setup, providerID: string, variable: string) => Boolean(s
 /** The model named when none is given: config, then whichever key is set (environment, then stored); undefined when none. */
 export const configuredModel = (setup: Setup) =>
   setup.config.model ??
-  (keyFor(setup, "anthropic", "ANTHROPIC_API_KEY") ? "anthropic/claude-sonnet-4-5" : keyFor(setup, "openai", "OPENAI_API_KEY") ? "openai/gpt-5" : undefined)
+  (keyFor(setup, "anthropic", "ANTHROPIC_API_KEY")
+    ? `anthropic/${DEFAULT_MODELS.anthropic}`
+    : keyFor(setup, "openai", "OPENAI_API_KEY")
+      ? `openai/${DEFAULT_MODELS.openai}`
+      : undefined)
 
 /** Picks the model: --model, then config, then whichever API key is set. */
 export const resolveModel = (setup: Setup, flag: string | undefined) =>

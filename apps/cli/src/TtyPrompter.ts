@@ -3,13 +3,20 @@ import * as readline from "node:readline"
 import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
 import { visible } from "./present/Terminal.ts"
 
-const ask = (question: string) =>
-  Effect.callback<string>((resume) => {
+/** One line typed at a question on the terminal; with `cancelled`, Ctrl+C fails with it. */
+export const ask = <E = never>(question: string, cancelled?: E) =>
+  Effect.callback<string, E>((resume) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
     rl.question(question, (answer) => {
       rl.close()
       resume(Effect.succeed(answer))
     })
+    if (cancelled !== undefined) {
+      rl.once("SIGINT", () => {
+        rl.close()
+        resume(Effect.fail(cancelled))
+      })
+    }
     // an answer from elsewhere (a covering "always", a reject) closes the question
     return Effect.sync(() => rl.close())
   })

@@ -31,16 +31,17 @@ export interface ConfigFiles {
 
 /** The user's config directory (`$XDG_CONFIG_HOME/reins`, else `~/.config/reins`). */
 export const userConfigDir = (env: Record<string, string | undefined>, home: string) =>
-  xdgDir(env.XDG_CONFIG_HOME) !== undefined ? path.join(xdgDir(env.XDG_CONFIG_HOME)!, "reins") : path.join(home, ".config", "reins")
+  path.join(xdgDir(env.XDG_CONFIG_HOME) ?? path.join(home, ".config"), "reins")
+
+/** The user's own config files that exist, in the order the loader reads them (`reins.json`, then `reins.jsonc`). */
+export const globalConfigFiles = (env: Record<string, string | undefined>, home: string) => {
+  const dir = userConfigDir(env, home)
+  return ["reins.json", "reins.jsonc"].map((name) => path.join(dir, name)).filter((file) => fs.existsSync(file))
+}
 
 /** Where config files are looked for, by whose they are. */
 export const configSources = (options: { cwd: string; env: Record<string, string | undefined>; home: string }): ConfigFiles => {
-  const global: Array<string> = []
-  const globalDir = userConfigDir(options.env, options.home)
-  for (const name of ["reins.json", "reins.jsonc"]) {
-    const file = path.join(globalDir, name)
-    if (fs.existsSync(file)) global.push(file)
-  }
+  const global = globalConfigFiles(options.env, options.home)
   const project: Array<string> = []
   let dir = path.resolve(options.cwd)
   while (true) {

@@ -4,14 +4,12 @@ import { Effect } from "effect"
 import { applyEdits, modify, parse as parseJsonc, type JSONPath, type ParseError } from "jsonc-parser"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ConfigError, userConfigDir } from "./ConfigLoader.ts"
+import { ConfigError, globalConfigFiles, userConfigDir } from "./ConfigLoader.ts"
+import { writeFileWhole } from "./FileWrite.ts"
 
 /** The user's config file a change goes to: the one the loader reads last of `reins.json` / `reins.jsonc`, else a new reins.json. */
-export const userConfigFile = (env: Record<string, string | undefined>, home: string) => {
-  const dir = userConfigDir(env, home)
-  const existing = ["reins.json", "reins.jsonc"].map((name) => path.join(dir, name)).filter((file) => fs.existsSync(file))
-  return existing.at(-1) ?? path.join(dir, "reins.json")
-}
+export const userConfigFile = (env: Record<string, string | undefined>, home: string) =>
+  globalConfigFiles(env, home).at(-1) ?? path.join(userConfigDir(env, home), "reins.json")
 
 /** One key to set: its path in the file and its value. */
 export interface ConfigEdit {
@@ -38,10 +36,7 @@ export const editConfigFile = (file: string, edits: ReadonlyArray<ConfigEdit>): 
     yield* Effect.try({
       try: () => {
         fs.mkdirSync(path.dirname(file), { recursive: true })
-        // written whole beside it, then renamed over it: never half a file
-        const temp = `${file}.${process.pid}.tmp`
-        fs.writeFileSync(temp, text.endsWith("\n") ? text : `${text}\n`)
-        fs.renameSync(temp, file)
+        writeFileWhole(file, text.endsWith("\n") ? text : `${text}\n`)
       },
       catch: (e) => new ConfigError({ file, field: "", problem: `cannot write the file (${(e as Error).message})` })
     })

@@ -10,11 +10,7 @@ import * as path from "node:path"
  */
 export const defaultDataDir = (env: Readonly<Record<string, string | undefined>>, home: string) =>
   // absolute, so the sandbox and the permission rules that hide its secrets (auth.json…) name the place really used
-  env.REINS_DATA_DIR
-    ? path.resolve(env.REINS_DATA_DIR)
-    : xdgDir(env.XDG_DATA_HOME) !== undefined
-      ? path.join(xdgDir(env.XDG_DATA_HOME)!, "reins")
-      : path.join(home, ".local", "share", "reins")
+  env.REINS_DATA_DIR ? path.resolve(env.REINS_DATA_DIR) : path.join(xdgDir(env.XDG_DATA_HOME) ?? path.join(home, ".local", "share"), "reins")
 
 /**
  * An XDG base directory variable's value, when usable: the XDG spec says a relative one is invalid and ignored. (Taken

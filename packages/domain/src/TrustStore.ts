@@ -4,6 +4,7 @@
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeFileWhole } from "./FileWrite.ts"
 
 /** One trusted directory. */
 export const TrustEntry = Schema.Struct({
@@ -55,10 +56,7 @@ const write = (file: string, data: TrustFile): Effect.Effect<void, TrustStoreErr
   Effect.try({
     try: () => {
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-      // written whole to a temporary file beside it, then renamed over it: never half a file
-      const temp = `${file}.${process.pid}.tmp`
-      fs.writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 })
-      fs.renameSync(temp, file)
+      writeFileWhole(file, `${JSON.stringify(data, null, 2)}\n`, 0o600)
     },
     catch: (e) => new TrustStoreError({ message: `Cannot write the trust store ${file} (${(e as Error).message}): check that the data dir is writable.` })
   })

@@ -4,6 +4,7 @@
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeFileWhole } from "@reins/domain"
 
 /** One provider's stored credential. */
 export const StoredKey = Schema.Struct({ type: Schema.Literal("api"), key: Schema.String })
@@ -46,13 +47,8 @@ const write = (dataDir: string, keys: StoredKeys): Effect.Effect<void, AuthStore
     try: () => {
       const file = authFile(dataDir)
       fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-      // written whole to a private temporary file beside it, then renamed over it: never half a file, never readable by others
-      // (created anew, O_EXCL: a link or file left at that name is removed first, never written through)
-      const temp = `${file}.${process.pid}.tmp`
-      fs.rmSync(temp, { force: true })
-      fs.writeFileSync(temp, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600, flag: "wx" })
-      fs.chmodSync(temp, 0o600)
-      fs.renameSync(temp, file)
+      // never half a file, never readable by others
+      writeFileWhole(file, `${JSON.stringify(keys, null, 2)}\n`, 0o600)
     },
     catch: (e) =>
       new AuthStoreError({ message: `Cannot write the key store ${authFile(dataDir)} (${(e as Error).message}): check that the data dir is writable.` })

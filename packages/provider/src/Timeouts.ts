@@ -117,12 +117,12 @@ export const watchedFetch = Effect.fnUntraced(function* (
     if (outer?.aborted) forward()
     else outer?.addEventListener("abort", forward, { once: true })
     progress.cut = (error) => controller.abort(error)
-    if (baseURL === undefined) where = new URL(input instanceof Request ? input.url : input).origin
-    wait("connect")
     const url = input instanceof Request ? input.url : String(input)
+    if (baseURL === undefined) where = new URL(url).origin
+    wait("connect")
     const response = await fetch(input, { ...init, signal: controller.signal, timeout: false }).catch((error: unknown) => {
       // a local server that is down fails now, naming its URL, instead of after every retry
-      throw isLocalURL(url) && isConnectionRefused(error) ? unreachableError(baseURL ?? new URL(url).origin, providerID) : error
+      throw isLocalURL(url) && isConnectionRefused(error) ? unreachableError(where, providerID) : error
     })
     progress.phase = "first_byte"
     progress.waiting = false

@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { isWithin } from "./Fs.ts"
 import { hostListing, REGISTRIES } from "./Hosts.ts"
-import { CACHE_PLACES, type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
+import { CACHE_PLACES, GIT_CODE_FILES, type Places, type Profile, profileFor, type SandboxConfig } from "./Profile.ts"
 
 /**
  * What a command would need: the network (the hosts it names, none named: any; `explicit`: the model
@@ -112,8 +112,6 @@ export const grantedProfile = (config: SandboxConfig | undefined, places: Places
         : { network: { mode: "all" as const } }
   const widened = profileFor({ ...config, ...network, writable: [...(config?.writable ?? []), ...grant.writable] }, places)
   // a granted directory that is another repository keeps its git hooks and config read-only, as the project's
-  const gitCode = grant.writable.flatMap((dir) =>
-    ["hooks", "config", "config.worktree", "commondir", "info/attributes"].map((f) => path.join(dir, ".git", f)).filter((p) => fs.existsSync(p))
-  )
+  const gitCode = grant.writable.flatMap((dir) => GIT_CODE_FILES.map((f) => path.join(dir, ".git", f)).filter((p) => fs.existsSync(p)))
   return { ...widened, readOnly: [...new Set([...widened.readOnly, ...gitCode])] }
 }

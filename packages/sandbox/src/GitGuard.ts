@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { children, entryKind, exists, mtimeOf, real } from "./Fs.ts"
 import { type CodeKey, defuseRepository, gitDirOf, linkedRepositories } from "./NewRepos.ts"
+import { GIT_CODE_FILES } from "./Profile.ts"
 
 /** The state of the watched places before a command. */
 export interface GitSnapshot {
@@ -28,9 +29,6 @@ export interface GitSnapshot {
 
 const isDirectoryEntry = (p: string) => entryKind(p) === "directory"
 const isFileEntry = (p: string) => entryKind(p) === "file"
-
-/** The files under a git dir that make git run code or read its config from elsewhere. */
-const CODE_FILES = ["commondir", "config", "config.worktree", "info/attributes", "hooks"]
 
 /**
  * The watched places of the repositories at `roots` (the project, and the repository it is in): each
@@ -58,7 +56,7 @@ export const snapshotGit = (roots: { readonly project: string; readonly reposito
       continue
     }
     const dirs = [git, ...children(path.join(git, "modules")).filter(isDirectoryEntry), ...children(path.join(git, "worktrees")).filter(isDirectoryEntry)]
-    for (const dir of dirs) for (const file of CODE_FILES) if (!exists(path.join(dir, file))) absent.push(path.join(dir, file))
+    for (const dir of dirs) for (const file of GIT_CODE_FILES) if (!exists(path.join(dir, file))) absent.push(path.join(dir, file))
     for (const holder of ["modules", "worktrees"]) known.push([path.join(git, holder), children(path.join(git, holder))])
     indexes.push([root, path.join(git, "index"), mtimeOf(path.join(git, "index"))])
   }

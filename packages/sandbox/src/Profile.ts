@@ -126,6 +126,9 @@ const SYSTEM_SOCKETS = [
 ]
 
 /** Package managers' caches under home: writable, so installs work inside the sandbox. */
+/** The files under a git dir that make git run code or read its config from elsewhere: read-only in the sandbox. */
+export const GIT_CODE_FILES: ReadonlyArray<string> = ["hooks", "config", "config.worktree", "commondir", "info/attributes"]
+
 export const CACHE_PLACES = [".cache", ".npm", ".bun/install/cache", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches"]
 
 const expand = (p: string, home: string, root: string) => (p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(root, p))
@@ -168,7 +171,7 @@ export const profileFor = (config: SandboxConfig | undefined, places: Places): P
   // what git and reins run later, outside any sandbox: read-only even inside the writable places
   const readOnly = [
     ...gitDirs.flatMap((git) => [
-      ...["hooks", "config", "config.worktree", "commondir", "info/attributes"].map((p) => path.join(git, p)),
+      ...GIT_CODE_FILES.map((p) => path.join(git, p)),
       ...children(path.join(git, "modules")).flatMap((m) => [path.join(m, "hooks"), path.join(m, "config")]),
       ...children(path.join(git, "worktrees")).flatMap((w) => [path.join(w, "config.worktree"), path.join(w, "commondir")])
     ]),

@@ -48,6 +48,7 @@ export const acp = Command.make("acp", flags, (input) =>
           dataDir: setup.dataDir,
           config: setup.config,
           env: setup.env,
+          storedKeys: setup.storedKeys,
           version: VERSION,
           project: runtimeProject(setup),
           ...sandboxOption(input.sandbox),

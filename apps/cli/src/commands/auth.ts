@@ -2,12 +2,12 @@
 // in the environment or in reins.json wins over a stored one.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { defaultDataDir, editConfigFile, loadConfigLayers, mergeConfig, userConfigFile, type Config } from "@reins/domain"
+import { defaultDataDir, editConfigFile, effectiveConfig, loadConfigLayers, userConfigFile } from "@reins/domain"
 import { authFile, BUILT_IN_PROVIDERS, ENV_KEYS, maskKey, readStoredKeys, removeKey, storeKey } from "@reins/provider"
 import * as os from "node:os"
-import * as readline from "node:readline"
 import { CliError, usage } from "../CliError.ts"
 import { KEY_PROVIDERS } from "../onboard/Choices.ts"
+import { ask } from "../TtyPrompter.ts"
 
 const env = process.env
 const dataDir = () => defaultDataDir(env, os.homedir())
@@ -16,25 +16,13 @@ const store = <A, E extends { readonly message: string }>(effect: Effect.Effect<
 /** The user's own config (their global files and REINS_CONFIG's): where providers they set up live. */
 const userConfig = Effect.map(
   Effect.suspend(() => loadConfigLayers({ cwd: process.cwd(), env, home: os.homedir() })).pipe(Effect.mapError((e) => usage(e.message))),
-  (layers) => mergeConfig(layers.global as Record<string, unknown>, layers.named as Record<string, unknown>) as Config
+  (layers) => effectiveConfig(layers, {})
 )
 
 const cancelled = new CliError({ message: "Login cancelled: nothing was stored.", code: 130 })
 
-/** A visible answer to a question on the terminal. */
-const askLine = (question: string) =>
-  Effect.callback<string, CliError>((resume) => {
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
-    rl.question(question, (answer) => {
-      rl.close()
-      resume(Effect.succeed(answer.trim()))
-    })
-    rl.once("SIGINT", () => {
-      rl.close()
-      resume(Effect.fail(cancelled))
-    })
-    return Effect.sync(() => rl.close())
-  })
+/** A visible answer to a question on the terminal; Ctrl+C cancels. */
+const askLine = (question: string) => ask(question, cancelled).pipe(Effect.map((answer) => answer.trim()))
 
 /** A secret typed on the terminal: nothing echoed; Enter ends it, Ctrl+C or Esc cancels. */
 const askHidden = (question: string) =>
@@ -42,10 +30,13 @@ const askHidden = (question: string) =>
     const stdin = process.stdin
     process.stderr.write(question)
     let typed = ""
-    const done = (result: Effect.Effect<string, CliError>) => {
+    const release = () => {
       stdin.off("data", onData)
       stdin.setRawMode(false)
       stdin.pause()
+    }
+    const done = (result: Effect.Effect<string, CliError>) => {
+      release()
       process.stderr.write("\n")
       resume(result)
     }
@@ -60,11 +51,7 @@ const askHidden = (question: string) =>
     stdin.setRawMode(true)
     stdin.resume()
     stdin.on("data", onData)
-    return Effect.sync(() => {
-      stdin.off("data", onData)
-      stdin.setRawMode(false)
-      stdin.pause()
-    })
+    return Effect.sync(release)
   })
 
 const readStdin = Effect.promise(async () => (await Bun.stdin.text()).trim())

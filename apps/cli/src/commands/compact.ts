@@ -37,6 +37,7 @@ export const compact = Command.make("compact", flags, (input) =>
       dataDir: setup.dataDir,
       config: setup.config,
       env: setup.env,
+      storedKeys: setup.storedKeys,
       version: VERSION,
       project: runtimeProject(setup),
       permission: { nonInteractive: "deny" }

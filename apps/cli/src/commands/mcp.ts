@@ -49,6 +49,7 @@ const list = Command.make("list", { format }, ({ format }) =>
       dataDir: setup.dataDir,
       config: setup.config,
       env: setup.env,
+      storedKeys: setup.storedKeys,
       version: VERSION,
       project: runtimeProject(setup),
       store: Storage.layerMemory,

@@ -135,6 +135,7 @@ export const runMessage = (input: RunFlags) =>
       dataDir: setup.dataDir,
       config: setup.config,
       env: setup.env,
+      storedKeys: setup.storedKeys,
       version: VERSION,
       ...sandboxOption(input.sandbox),
       project: runtimeProject(setup),

@@ -92,6 +92,7 @@ export const serve = Command.make("serve", flags, (input) =>
       dataDir: setup.dataDir,
       config: setup.config,
       env: setup.env,
+      storedKeys: setup.storedKeys,
       version: VERSION,
       project: runtimeProject(setup),
       ...sandboxOption(input.sandbox),

@@ -2,7 +2,7 @@
 // a sensible default first.
 import type { Config } from "@reins/domain"
 import { catalogue, ENV_KEYS, providerConfig } from "@reins/provider"
-import { keySource, type KeySources } from "../KeySources.ts"
+import { DEFAULT_MODELS, keySource, type KeySources } from "../KeySources.ts"
 import type { LocalServer } from "./LocalServers.ts"
 
 /** A provider the setup offers. */
@@ -20,18 +20,6 @@ export interface ProviderChoice {
 
 /** The built-in providers a key alone sets up (Bedrock and Azure need more: see `reins auth login --help`). */
 export const KEY_PROVIDERS = ["anthropic", "openai", "google", "openrouter", "mistral", "groq", "deepseek", "xai"] as const
-
-/** The model offered first for a provider type (the one `reins` picks from a key alone, for anthropic and openai). */
-export const DEFAULT_MODELS: Readonly<Record<string, string>> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-5",
-  google: "gemini-2.5-pro",
-  openrouter: "anthropic/claude-sonnet-4",
-  mistral: "devstral-medium-2507",
-  groq: "moonshotai/kimi-k2-instruct",
-  deepseek: "deepseek-chat",
-  xai: "grok-4"
-}
 
 /** Every provider to choose from: ready ones first (a key somewhere, a local server, a configured endpoint), then the rest. */
 export const providerChoices = (s: KeySources, local: ReadonlyArray<LocalServer>): ReadonlyArray<ProviderChoice> => {

@@ -50,6 +50,7 @@ export const runTui = (options: TuiOptions) =>
               dataDir: setup.dataDir,
               config: setup.config,
               env: setup.env,
+              storedKeys: setup.storedKeys,
               version: VERSION,
               project: { trusted: setup.project.trusted, ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {}) },
               permission: { yolo: options.yolo, nonInteractive: "deny", prompter: bridge.prompter },
