@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
 import { userFlag } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { Database, Grants, RunClaims, SessionStore, Storage } from "@reins/storage"
+import { RunClaims, SessionStore, Storage } from "@reins/storage"
 import { eventually, type ScriptedServer } from "@reins/testkit"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
@@ -16,7 +16,7 @@ const model = { providerID: "local", modelID: "m" }
 describe("queued messages and compaction, racing", () => {
   test("a message queued right after the claim, before the loop's first read, is in the first request; the turn ends", async () => {
     let releases = 0
-    // The memory RunClaims with a hook, over the same Database as the other storage services.
+    // The memory RunClaims with a hook, over the same database as the other storage services (it replaces theirs).
     const claims = Layer.effect(
       RunClaims,
       Effect.gen(function* () {
@@ -47,8 +47,8 @@ describe("queued messages and compaction, racing", () => {
             })
         })
       })
-    ).pipe(Layer.provide(RunClaims.layer))
-    const store = Layer.mergeAll(SessionStore.layer, Grants.layer, claims).pipe(Layer.provide(Database.layerMemory))
+    )
+    const store = claims.pipe(Layer.provideMerge(Storage.layerMemory))
     const { server, cwd, layer } = await runtime([{ text: "answer" }, { text: "never" }], { store })
     const turn = await Effect.runPromise(
       Effect.gen(function* () {

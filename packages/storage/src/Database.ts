@@ -1,14 +1,13 @@
 import { Database as SqliteClient } from "bun:sqlite"
-import { DataDir, type Message, type Part, type PermissionGrant, type Session, type SessionRun } from "@reins/domain"
-import { Clock, Context, Effect, Layer } from "effect"
+import type { Message, Part, PermissionGrant, Session, SessionRun } from "@reins/domain"
+import { Clock, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { migrate } from "./Migrations.ts"
-import { toStoreError, type StoreError } from "./StoreError.ts"
+import { toStoreError } from "./StoreError.ts"
 
-/** One open, migrated SQLite connection; `file` names it in errors. */
+/** One open, migrated SQLite connection; `file` names it in errors. Every storage service of `Storage.layerSqlite` shares it. */
 export interface SqliteDatabase {
-  readonly _tag: "Sqlite"
   readonly client: SqliteClient
   readonly file: string
 }
@@ -22,12 +21,6 @@ export interface MemoryState {
   readonly grants: Map<string, PermissionGrant>
 }
 
-/** The memory database: one `MemoryState` every storage service over it shares. */
-export interface MemoryDatabase {
-  readonly _tag: "Memory"
-  readonly state: MemoryState
-}
-
 const PRAGMAS = [
   // First, so that the pragmas below and the migrations wait for another process's lock.
   "PRAGMA busy_timeout = 5000",
@@ -38,10 +31,6 @@ const PRAGMAS = [
 
 const isInMemory = (file: string) => file === ":memory:" || file === ""
 
-/**
- * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
- * migrations; closes it when the scope closes.
- */
 /**
  * A database (and its -wal/-shm) an earlier reins made 0644 is the user's alone from now on: the group and
  * others lose their bits, on files the user owns (another's file is left as it is, for SQLite to refuse or open).
@@ -54,6 +43,10 @@ const tightenMode = (file: string) => {
   }
 }
 
+/**
+ * Opens (creating it and its directory) the SQLite file, sets the pragmas and applies pending
+ * migrations; closes it when the scope closes.
+ */
 export const openDatabase = Effect.fnUntraced(function* (file: string) {
   const now = yield* Clock.currentTimeMillis
   const db = yield* Effect.acquireRelease(
@@ -102,25 +95,3 @@ export const makeMemoryState = (): MemoryState => ({
   runs: new Map(),
   grants: new Map()
 })
-
-/**
- * The one database the storage services (`SessionStore`, `RunClaims`, `Grants`) share, so that a
- * write of one is checked against, and seen by, the others: a message queued through `RunClaims`
- * is read through `SessionStore`, and a write under a claim checks the claim in its own transaction.
- */
-export class Database extends Context.Service<Database, SqliteDatabase | MemoryDatabase>()("reins/storage/Database") {
-  /** SQLite at `file` (created with its parent directories; migrated once on open; closed with the layer). */
-  static readonly layerSqlite = (file: string): Layer.Layer<Database, StoreError> =>
-    Layer.effect(
-      Database,
-      Effect.map(openDatabase(file), (client) => Database.of({ _tag: "Sqlite", client, file }))
-    )
-
-  /** SQLite at `${DataDir}/reins.db`. */
-  static readonly layer: Layer.Layer<Database, StoreError, DataDir> = Layer.unwrap(
-    Effect.map(DataDir, (dataDir) => Database.layerSqlite(path.join(dataDir, "reins.db")))
-  )
-
-  /** Maps with the same behaviour as SQLite; nothing persists. For tests and embedding. */
-  static readonly layerMemory: Layer.Layer<Database> = Layer.sync(Database, () => Database.of({ _tag: "Memory", state: makeMemoryState() }))
-}

@@ -1,8 +1,8 @@
 import type { PermissionGrant } from "@reins/domain"
 import { eq, inArray } from "drizzle-orm"
 import { drizzle } from "drizzle-orm/bun-sqlite"
-import { Context, Effect, Layer } from "effect"
-import { Database, utf8Order, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import { Context, Effect } from "effect"
+import { utf8Order, type MemoryState, type SqliteDatabase } from "./Database.ts"
 import * as schema from "./schema.ts"
 import { StoreError, toStoreError } from "./StoreError.ts"
 
@@ -21,13 +21,7 @@ export class Grants extends Context.Service<
     /** Deletes the grants with these ids; returns how many there were (unknown ids are skipped). */
     revoke(ids: ReadonlyArray<string>): Effect.Effect<number, StoreError>
   }
->()("reins/storage/Grants") {
-  /** Over the `Database` layer (SQLite or memory). */
-  static readonly layer: Layer.Layer<Grants, never, Database> = Layer.effect(
-    Grants,
-    Effect.map(Database, (db) => (db._tag === "Sqlite" ? makeSqliteGrants(db) : makeMemoryGrants(db.state)))
-  )
-}
+>()("reins/storage/Grants") {}
 
 /** Grants over the SQLite `permission_grant` table. */
 export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Service"] => {

@@ -1,14 +1,14 @@
 import type { Part, RunIsLive, SessionRun, UserMessage } from "@reins/domain"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect } from "effect"
 import { sameClaim } from "./Claim.ts"
-import { Database, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import type { MemoryState, SqliteDatabase } from "./Database.ts"
 import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { refersToMissing, toStoreError, type StoreError } from "./StoreError.ts"
 
 /**
  * The claims of running sessions (T5): which process runs a turn of a session, its heartbeat, and
  * the messages other processes queue for it. Each operation is one transaction (SQLite: BEGIN
- * IMMEDIATE) in the same `Database` as `SessionStore`, so a queued message is a stored message.
+ * IMMEDIATE) over the same connection as `SessionStore`, so a queued message is a stored message.
  */
 export class RunClaims extends Context.Service<
   RunClaims,
@@ -31,13 +31,7 @@ export class RunClaims extends Context.Service<
      */
     queue(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
   }
->()("reins/storage/RunClaims") {
-  /** Over the `Database` layer (SQLite or memory). */
-  static readonly layer: Layer.Layer<RunClaims, StoreError, Database> = Layer.effect(
-    RunClaims,
-    Effect.flatMap(Database, (db) => (db._tag === "Sqlite" ? makeSqliteRunClaims(db) : Effect.succeed(makeMemoryRunClaims(db.state))))
-  )
-}
+>()("reins/storage/RunClaims") {}
 
 const UPSERT_RUN = `INSERT INTO session_run (session_id, pid, host, time_started, time_heartbeat, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
   ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, host = excluded.host, time_started = excluded.time_started,

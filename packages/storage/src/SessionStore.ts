@@ -1,8 +1,5 @@
 import type { AssistantMessage, Message, MessageWithParts, ModelRef, Part, Session, Usage } from "@reins/domain"
-import { Context, Effect, Layer } from "effect"
-import { Database } from "./Database.ts"
-import { makeMemorySessionStore } from "./MemorySessionStore.ts"
-import { makeSqliteSessionStore } from "./SqliteSessionStore.ts"
+import { Context, type Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
 
 /** Filters for `SessionStore.listSessions`. */
@@ -40,7 +37,7 @@ export interface SessionTotals {
 
 /**
  * Sessions, messages and parts; every write is atomic. Under a `WritingClaim`, writes to that
- * claim's session also check the claim (stored by `RunClaims` in the same `Database`) in the same transaction.
+ * claim's session also check the claim (stored by `RunClaims` in the same database: every adapter of `Storage` builds all its services over one connection) in the same transaction.
  */
 export class SessionStore extends Context.Service<
   SessionStore,
@@ -73,10 +70,4 @@ export class SessionStore extends Context.Service<
     /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
     deleteSession(id: string): Effect.Effect<void, StoreError>
   }
->()("reins/storage/SessionStore") {
-  /** Over the `Database` layer (SQLite or memory); `Storage.layer*` provide it with `RunClaims` and `Grants`. */
-  static readonly layer: Layer.Layer<SessionStore, StoreError, Database> = Layer.effect(
-    SessionStore,
-    Effect.flatMap(Database, (db) => (db._tag === "Sqlite" ? makeSqliteSessionStore(db) : Effect.succeed(makeMemorySessionStore(db.state))))
-  )
-}
+>()("reins/storage/SessionStore") {}

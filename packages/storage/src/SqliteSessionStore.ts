@@ -73,7 +73,7 @@ const sessionRow = (session: Session) => ({
   data: session
 })
 
-/** The SessionStore over the SQLite database (see `Database.layerSqlite`). */
+/** The SessionStore over the SQLite database (see `Storage.layerSqlite`). */
 export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect.Effect<SessionStore["Service"], StoreError> =>
   Effect.try({
     try: () => build(client, file),

@@ -1,34 +1,43 @@
-import type { DataDir } from "@reins/domain"
+import { DataDir } from "@reins/domain"
 import { Effect, Layer } from "effect"
-import { Database, makeMemoryState } from "./Database.ts"
-import { Grants, makeMemoryGrants } from "./Grants.ts"
+import * as path from "node:path"
+import { makeMemoryState, openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import { Grants, makeMemoryGrants, makeSqliteGrants } from "./Grants.ts"
 import { makeMemorySessionStore } from "./MemorySessionStore.ts"
-import { makeMemoryRunClaims, RunClaims } from "./RunClaims.ts"
+import { makeMemoryRunClaims, makeSqliteRunClaims, RunClaims } from "./RunClaims.ts"
 import { SessionStore } from "./SessionStore.ts"
+import { makeSqliteSessionStore } from "./SqliteSessionStore.ts"
 import type { StoreError } from "./StoreError.ts"
 
-/** The storage services, all over one `Database`. */
+// One adapter per database: each opens its connection once and builds every storage service over it, so
+// that a write of one service is checked against, and seen by, the others (a message queued through
+// `RunClaims` is read through `SessionStore`; a write under a claim checks it in its own transaction).
+
+/** The storage services, all over one database. */
 export type Services = SessionStore | RunClaims | Grants
 
-/** The three storage services over the database `database` opens (once, for all three). */
-export const layerWith = <E, R>(database: Layer.Layer<Database, E, R>): Layer.Layer<Services, E | StoreError, R> =>
-  Layer.mergeAll(SessionStore.layer, RunClaims.layer, Grants.layer).pipe(Layer.provide(database))
+/** Every storage service over the memory tables `state`. */
+export const memoryServices = (state: MemoryState): Layer.Layer<Services> =>
+  Layer.mergeAll(
+    Layer.succeed(SessionStore, makeMemorySessionStore(state)),
+    Layer.succeed(RunClaims, makeMemoryRunClaims(state)),
+    Layer.succeed(Grants, makeMemoryGrants(state))
+  )
 
-/** Every storage service over SQLite at `file` (see `Database.layerSqlite`). */
-export const layerSqlite = (file: string): Layer.Layer<Services, StoreError> => layerWith(Database.layerSqlite(file))
-
-/** Every storage service over SQLite at `${DataDir}/reins.db`. */
-export const layer: Layer.Layer<Services, StoreError, DataDir> = layerWith(Database.layer)
+/** Every storage service over one open SQLite connection. */
+export const sqliteServices = (db: SqliteDatabase): Layer.Layer<Services, StoreError> =>
+  Layer.mergeAll(
+    Layer.effect(SessionStore, makeSqliteSessionStore(db)),
+    Layer.effect(RunClaims, makeSqliteRunClaims(db)),
+    Layer.succeed(Grants, makeSqliteGrants(db))
+  )
 
 /** Every storage service over one memory database; nothing persists. For tests and embedding. */
-export const layerMemory: Layer.Layer<Services> = Layer.unwrap(
-  // Built directly (not through the services' `layer`s) so that its type says it cannot fail.
-  Effect.sync(() => {
-    const state = makeMemoryState()
-    return Layer.mergeAll(
-      Layer.succeed(SessionStore, makeMemorySessionStore(state)),
-      Layer.succeed(RunClaims, makeMemoryRunClaims(state)),
-      Layer.succeed(Grants, makeMemoryGrants(state))
-    )
-  })
-)
+export const layerMemory: Layer.Layer<Services> = Layer.unwrap(Effect.sync(() => memoryServices(makeMemoryState())))
+
+/** Every storage service over SQLite at `file` (created with its parent directories; migrated once on open; closed with the layer). */
+export const layerSqlite = (file: string): Layer.Layer<Services, StoreError> =>
+  Layer.unwrap(Effect.map(openDatabase(file), (client) => sqliteServices({ client, file })))
+
+/** Every storage service over SQLite at `${DataDir}/reins.db`. */
+export const layer: Layer.Layer<Services, StoreError, DataDir> = Layer.unwrap(Effect.map(DataDir, (dataDir) => layerSqlite(path.join(dataDir, "reins.db"))))

@@ -1,7 +1,7 @@
 export * from "./SessionStore.ts"
 export { RunClaims } from "./RunClaims.ts"
 export { Grants } from "./Grants.ts"
-export { Database, openDatabase, type MemoryDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
+export { openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
 export * as Storage from "./Storage.ts"
 export { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
 export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"

@@ -1,30 +1,30 @@
-// The storage services share one Database: what one writes, the others read and check, in the same
-// transaction. Composed here from each service's own `layer`, the way an embedder would.
+// The storage services of an adapter share one database: what one writes, the others read and check, in the
+// same transaction.
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import * as path from "node:path"
 import { WritingClaim } from "../src/Claim.ts"
-import { Database } from "../src/Database.ts"
 import { Grants } from "../src/Grants.ts"
 import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
+import type { StoreError } from "../src/StoreError.ts"
 import { claim, grant, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
 
 const alive = () => true
 const dead = () => false
 
-const databases: ReadonlyArray<readonly [string, () => Layer.Layer<Database, unknown>]> = [
-  ["memory", () => Database.layerMemory],
-  ["sqlite file", () => Database.layerSqlite(path.join(tempDir(), "reins.db"))],
+const databases: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services, StoreError>]> = [
+  ["memory", () => Storage.layerMemory],
+  ["sqlite file", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))],
   // A ":memory:" SQLite database belongs to the one connection that opened it: any row one service
   // reads back from another proves that both run on that same connection.
-  ["sqlite :memory:", () => Database.layerSqlite(":memory:")]
+  ["sqlite :memory:", () => Storage.layerSqlite(":memory:")]
 ]
 
 for (const [name, database] of databases) {
-  describe(`one Database under every storage service (${name})`, () => {
-    const services = () => Layer.mergeAll(SessionStore.layer, RunClaims.layer, Grants.layer).pipe(Layer.provide(database()))
+  describe(`one database under every storage service (${name})`, () => {
+    const services = database
 
     test("a message queued through RunClaims is read through SessionStore, with its parts", async () => {
       const result = await run(

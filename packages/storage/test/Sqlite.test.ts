@@ -107,7 +107,7 @@ describe("Database.layerSqlite", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const db = yield* openDatabase(file)
-          const store = yield* makeSqliteSessionStore({ _tag: "Sqlite", client: db, file })
+          const store = yield* makeSqliteSessionStore({ client: db, file })
           yield* store.createSession(session("ses_a"))
           yield* store.putMessage(user)
           yield* store.putPart(textPart("prt_001", user, "saved before the disk filled up"))
