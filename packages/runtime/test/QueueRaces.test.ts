@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
 import { userFlag } from "@reins/domain"
 import { SessionService } from "@reins/session"
-import { Database, Grants, RunClaims, SessionStore, Storage } from "@reins/storage"
+import { Database, EventLog, Grants, PendingQuestions, RunClaims, SessionStore, Storage } from "@reins/storage"
 import { eventually, type ScriptedServer } from "@reins/testkit"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
@@ -48,7 +48,7 @@ describe("queued messages and compaction, racing", () => {
         })
       })
     ).pipe(Layer.provide(RunClaims.layer))
-    const store = Layer.mergeAll(SessionStore.layer, Grants.layer, claims).pipe(Layer.provide(Database.layerMemory))
+    const store = Layer.mergeAll(SessionStore.layer, Grants.layer, EventLog.layer, PendingQuestions.layer, claims).pipe(Layer.provide(Database.layerMemory))
     const { server, cwd, layer } = await runtime([{ text: "answer" }, { text: "never" }], { store })
     const turn = await Effect.runPromise(
       Effect.gen(function* () {
