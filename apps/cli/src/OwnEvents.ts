@@ -3,13 +3,12 @@ import type { SessionEvent } from "@reins/domain"
 /**
  * Whether an event of a turn's stream is the session's own, not one of its sub-agents' (whose
  * progress the stream carries too: `--format json` prints it, the text view shows their `task` line).
- * A `part.delta` names only its part: the parts of other sessions are remembered as they appear.
  * `usage`: a sub-agent's step ends (`step-finish`, with its tokens and cost) pass too, so the
  * closing line's totals count what the sub-agents spent.
  */
-export const ownEvents = (sessionID: string, options: { readonly usage?: boolean } = {}) => {
-  const others = new Set<string>()
-  return (event: SessionEvent): boolean => {
+export const ownEvents =
+  (sessionID: string, options: { readonly usage?: boolean } = {}) =>
+  (event: SessionEvent): boolean => {
     switch (event.type) {
       case "session.created":
       case "session.updated":
@@ -17,15 +16,10 @@ export const ownEvents = (sessionID: string, options: { readonly usage?: boolean
       case "message.updated":
         return event.message.sessionID === sessionID
       case "part.updated":
-        if (event.part.sessionID === sessionID) return true
-        others.add(event.part.id)
-        return options.usage === true && event.part.type === "step-finish"
-      case "part.delta":
-        return !others.has(event.partID)
+        return event.part.sessionID === sessionID || (options.usage === true && event.part.type === "step-finish")
       case "turn.finished":
         return true
       default:
-        return !("sessionID" in event) || event.sessionID === sessionID
+        return event.sessionID === sessionID
     }
   }
-}

@@ -15,7 +15,7 @@ const stepFinish = (id: string, input: number, output: number, cacheRead: number
   cost
 })
 const updated = (part: Part): Event => ({ type: "part.updated", part })
-const delta = (text: string): Event => ({ type: "part.delta", partID: "prt_x", partType: "text", delta: text })
+const delta = (text: string): Event => ({ type: "part.delta", sessionID: "ses_x", partID: "prt_x", partType: "text", delta: text })
 
 const printer = () => {
   const out: Array<string> = []

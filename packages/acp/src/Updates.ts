@@ -62,7 +62,7 @@ export const turnUpdates = (sessionID: string, cwd: string) => {
         return []
       }
       case "part.delta": {
-        const known = streamed.get(event.partID)
+        const known = event.sessionID === sessionID ? streamed.get(event.partID) : undefined
         if (known === undefined || event.delta === "") return []
         known.sent += event.delta.length
         return [chunk(known.kind, event.delta)]

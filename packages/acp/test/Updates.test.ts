@@ -31,8 +31,8 @@ describe("turnUpdates", () => {
     const events: Array<SessionEvent> = [
       { type: "message.updated", message: assistant },
       { type: "part.updated", part: { ...base, id: "prt_x", type: "text", text: "" } },
-      { type: "part.delta", partID: "prt_x", partType: "text", delta: "Hel" },
-      { type: "part.delta", partID: "prt_x", partType: "text", delta: "lo" },
+      { type: "part.delta", sessionID: "ses_1", partID: "prt_x", partType: "text", delta: "Hel" },
+      { type: "part.delta", sessionID: "ses_1", partID: "prt_x", partType: "text", delta: "lo" },
       { type: "part.updated", part: { ...base, id: "prt_x", type: "text", text: "Hello" } },
       { type: "part.updated", part: { ...base, id: "prt_r", type: "reasoning", text: "thinking" } }
     ]
@@ -51,7 +51,7 @@ describe("turnUpdates", () => {
       { type: "message.updated", message: assistant },
       { type: "part.updated", part: { ...base, id: "prt_s", type: "text", text: "reminder", synthetic: true } },
       { type: "part.updated", part: { sessionID: "ses_child", messageID: "msg_c", id: "prt_c", type: "text", text: "child says" } },
-      { type: "part.delta", partID: "prt_c", partType: "text", delta: " more" }
+      { type: "part.delta", sessionID: "ses_child", partID: "prt_c", partType: "text", delta: " more" }
     ]
     expect(events.flatMap(updates)).toEqual([])
   })

@@ -17,12 +17,13 @@ export const PartUpdated = Schema.Struct({
   delta: Schema.optional(Schema.String)
 })
 /**
- * Text appended to a streaming text or reasoning part, named by id only (its session and message
+ * Text appended to a streaming text or reasoning part, named by its session and id (its message
  * came with the part's first `part.updated`), so a long answer costs about its own length in
  * events rather than the square of it. The whole part follows in a `part.updated` when it ends.
  */
 export const PartDelta = Schema.Struct({
   type: Schema.Literal("part.delta"),
+  sessionID: Schema.String,
   partID: Schema.String,
   partType: Schema.Literals(["text", "reasoning"]),
   delta: Schema.String
@@ -58,6 +59,7 @@ export const PermissionAsked = Schema.Struct({
   command: Schema.optional(Schema.String),
   title: Schema.optional(Schema.String)
 })
+export type PermissionAsked = typeof PermissionAsked.Type
 export const PermissionReplied = Schema.Struct({
   type: Schema.Literal("permission.replied"),
   id: Schema.String,
@@ -141,3 +143,32 @@ export type TurnFinished = typeof TurnFinished.Type
 /** The events of one turn, as `SessionService.stream` yields them: the session's bus events, then `turn.finished`. */
 export const SessionEvent = Schema.Union([Event, TurnFinished])
 export type SessionEvent = typeof SessionEvent.Type
+
+/** A turn a server ran ended in an error (its `turn.finished` counterpart); `tag` names the error. */
+export const TurnFailed = Schema.Struct({
+  type: Schema.Literal("turn.failed"),
+  sessionID: Schema.String,
+  error: Schema.Struct({ tag: Schema.String, message: Schema.String })
+})
+export type TurnFailed = typeof TurnFailed.Type
+
+/** What the event log stores: every bus event, and the end of each turn a server ran (so a client replaying the log sees it in place). */
+export const LogEvent = Schema.Union([Event, TurnFinished, TurnFailed])
+export type LogEvent = typeof LogEvent.Type
+
+/** The session an event belongs to (every event names one). */
+export const eventSessionID = (event: LogEvent): string => {
+  switch (event.type) {
+    case "session.created":
+    case "session.updated":
+      return event.session.id
+    case "message.updated":
+      return event.message.sessionID
+    case "part.updated":
+      return event.part.sessionID
+    case "turn.finished":
+      return event.result.sessionID
+    default:
+      return event.sessionID
+  }
+}

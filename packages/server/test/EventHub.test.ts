@@ -82,8 +82,8 @@ describe("EventHub: the replay buffer", () => {
     hub.publish(session("ses_child", "ses_root"))
     hub.publish(status("ses_other"))
     hub.publish({ type: "part.updated", part: { id: "prt_1", sessionID: "ses_child", messageID: "msg_1", type: "text", text: "" } })
-    hub.publish({ type: "part.delta", partID: "prt_1", partType: "text", delta: "hi" })
-    hub.publish({ type: "part.delta", partID: "prt_unknown", partType: "text", delta: "no" })
+    hub.publish({ type: "part.delta", sessionID: "ses_1", partID: "prt_1", partType: "text", delta: "hi" })
+    hub.publish({ type: "part.delta", sessionID: "ses_1", partID: "prt_unknown", partType: "text", delta: "no" })
     hub.publish(status("ses_root"))
     const frames = await takeAll(client)
     expect(frames.map((f) => [f.id, f.event])).toEqual([

@@ -160,7 +160,7 @@ export const makeProcessor = Effect.gen(function* () {
               apply({ type: "text-stored", key })
               yield* store.putPart(part)
             }
-            yield* bus.publish({ type: "part.delta", partID: part.id, partType: part.type, delta: event.text })
+            yield* bus.publish({ type: "part.delta", sessionID: part.sessionID, partID: part.id, partType: part.type, delta: event.text })
             return
           }
           case "text-end":

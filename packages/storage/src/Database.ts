@@ -3,7 +3,9 @@ import type { Message, Part, PermissionGrant, Session, SessionRun } from "@reins
 import { Clock, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { LoggedEvent } from "./EventLog.ts"
 import { migrate } from "./Migrations.ts"
+import type { PendingQuestion } from "./PendingQuestions.ts"
 import { toStoreError } from "./StoreError.ts"
 
 /** One open, migrated SQLite connection; `file` names it in errors. Every storage service of `Storage.layerSqlite` shares it. */
@@ -19,6 +21,9 @@ export interface MemoryState {
   readonly parts: Map<string, Part>
   readonly runs: Map<string, SessionRun>
   readonly grants: Map<string, PermissionGrant>
+  /** The event log, oldest first; `next` is the id the next event gets; `listeners` are woken after each append. */
+  readonly eventLog: { events: Array<LoggedEvent>; next: number; readonly listeners: Set<() => void> }
+  readonly questions: Map<string, PendingQuestion>
 }
 
 const PRAGMAS = [
@@ -93,5 +98,7 @@ export const makeMemoryState = (): MemoryState => ({
   messages: new Map(),
   parts: new Map(),
   runs: new Map(),
-  grants: new Map()
+  grants: new Map(),
+  eventLog: { events: [], next: 1, listeners: new Set() },
+  questions: new Map()
 })

@@ -2,10 +2,15 @@ import { DataDir } from "@reins/domain"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { makeMemoryState, openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import { EventLog } from "./EventLog.ts"
 import { Grants, makeMemoryGrants, makeSqliteGrants } from "./Grants.ts"
+import { makeMemoryEventLog, makeMemoryPendingQuestions } from "./MemoryEventLog.ts"
 import { makeMemorySessionStore } from "./MemorySessionStore.ts"
+import { PendingQuestions } from "./PendingQuestions.ts"
 import { makeMemoryRunClaims, makeSqliteRunClaims, RunClaims } from "./RunClaims.ts"
 import { SessionStore } from "./SessionStore.ts"
+import { makeSqliteEventLog } from "./SqliteEventLog.ts"
+import { makeSqlitePendingQuestions } from "./SqlitePendingQuestions.ts"
 import { makeSqliteSessionStore } from "./SqliteSessionStore.ts"
 import type { StoreError } from "./StoreError.ts"
 
@@ -14,14 +19,16 @@ import type { StoreError } from "./StoreError.ts"
 // `RunClaims` is read through `SessionStore`; a write under a claim checks it in its own transaction).
 
 /** The storage services, all over one database. */
-export type Services = SessionStore | RunClaims | Grants
+export type Services = SessionStore | RunClaims | Grants | EventLog | PendingQuestions
 
 /** Every storage service over the memory tables `state`. */
 export const memoryServices = (state: MemoryState): Layer.Layer<Services> =>
   Layer.mergeAll(
     Layer.succeed(SessionStore, makeMemorySessionStore(state)),
     Layer.succeed(RunClaims, makeMemoryRunClaims(state)),
-    Layer.succeed(Grants, makeMemoryGrants(state))
+    Layer.succeed(Grants, makeMemoryGrants(state)),
+    Layer.succeed(EventLog, makeMemoryEventLog(state)),
+    Layer.succeed(PendingQuestions, makeMemoryPendingQuestions(state))
   )
 
 /** Every storage service over one open SQLite connection. */
@@ -29,7 +36,9 @@ export const sqliteServices = (db: SqliteDatabase): Layer.Layer<Services, StoreE
   Layer.mergeAll(
     Layer.effect(SessionStore, makeSqliteSessionStore(db)),
     Layer.effect(RunClaims, makeSqliteRunClaims(db)),
-    Layer.succeed(Grants, makeSqliteGrants(db))
+    Layer.succeed(Grants, makeSqliteGrants(db)),
+    Layer.effect(EventLog, makeSqliteEventLog(db)),
+    Layer.effect(PendingQuestions, makeSqlitePendingQuestions(db))
   )
 
 /** Every storage service over one memory database; nothing persists. For tests and embedding. */

@@ -1,6 +1,8 @@
 export * from "./SessionStore.ts"
 export { RunClaims } from "./RunClaims.ts"
 export { Grants } from "./Grants.ts"
+export { EventLog, type EventToAppend, type LoggedEvent, type ReadEventsOptions } from "./EventLog.ts"
+export { PendingQuestions, type ListQuestionsOptions, type PendingQuestion, type QuestionReply } from "./PendingQuestions.ts"
 export { openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
 export * as Storage from "./Storage.ts"
 export { sameClaim, takenOver, WritingClaim } from "./Claim.ts"

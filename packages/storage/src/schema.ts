@@ -84,3 +84,38 @@ export const sessionRun = sqliteTable("session_run", {
   timeHeartbeat: integer("time_heartbeat").notNull(),
   queued: integer("queued").notNull()
 })
+
+/**
+ * The event log: every event of every session in one global order (`id`, given in commit order),
+ * numbered per session (`seq`). No foreign key: a removed session's events are deleted with it, explicitly.
+ */
+export const sessionEvent = sqliteTable(
+  "session_event",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    sessionID: text("session_id").notNull(),
+    rootSessionID: text("root_session_id").notNull(),
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    time: integer("time").notNull(),
+    data: text("data").notNull()
+  },
+  (table) => [
+    uniqueIndex("session_event_session_id_seq_idx").on(table.sessionID, table.seq),
+    index("session_event_root_session_id_id_idx").on(table.rootSessionID, table.id)
+  ]
+)
+
+/** Permission questions waiting for a reply (`data`: the permission.asked event); `reply` is an answer another process stored for the asker to take. */
+export const permissionPending = sqliteTable(
+  "permission_pending",
+  {
+    id: text("id").primaryKey(),
+    sessionID: text("session_id").notNull(),
+    rootSessionID: text("root_session_id").notNull(),
+    timeCreated: integer("time_created").notNull(),
+    data: text("data").notNull(),
+    reply: text("reply")
+  },
+  (table) => [index("permission_pending_session_id_idx").on(table.sessionID), index("permission_pending_root_session_id_idx").on(table.rootSessionID)]
+)
