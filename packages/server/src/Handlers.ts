@@ -1,10 +1,10 @@
 // The handlers of the API's routes, over the runtime's services and the server's own (turns, events, info).
-import { Cause, Clock, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { Ids, type Message, type Part, realPath } from "@reins/domain"
 import { Permission } from "@reins/permission"
-import { Agents, RunSettings, SessionService, agentModel, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
+import { Agents, SessionService, agentModel, thisProcess, type PromptError, type PromptInput } from "@reins/session"
 import { RunClaims, SessionStore, sessionNotFound, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
@@ -212,7 +212,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
               return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
             // a turn of another reins process on it would fail at its next write
             const run = yield* Effect.mapError(claims.get(params.id), fromStore)
-            if (run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)) {
+            if (run !== undefined && run.holder !== thisProcess().holder) {
               return yield* new Conflict({
                 message: `Session ${params.id} is running in another reins process (pid ${run.pid} on ${run.host}): stop that run first, then delete it.`
               })

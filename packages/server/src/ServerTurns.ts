@@ -1,6 +1,6 @@
-import { Cause, Clock, Context, Deferred, Effect, Exit, Fiber, FiberMap, Layer } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberMap, Layer } from "effect"
 import { Bus, type TurnResult } from "@reins/domain"
-import { RunSettings, SessionService, runIsLive, thisProcess, type PromptError, type PromptInput } from "@reins/session"
+import { SessionService, thisProcess, type PromptError, type PromptInput } from "@reins/session"
 import { RunClaims } from "@reins/storage"
 import { ServerEvents } from "./ServerEvents.ts"
 
@@ -60,12 +60,8 @@ export class ServerTurns extends Context.Service<
           : Effect.void
       )
 
-      /** Whether another live reins process runs the session (a claim of this process is live only while `current` has it). */
-      const heldElsewhere = (sessionID: string) =>
-        Effect.gen(function* () {
-          const run = yield* claims.get(sessionID)
-          return run !== undefined && runIsLive(yield* Clock.currentTimeMillis, thisProcess(), { get: () => undefined }, yield* RunSettings)(run)
-        })
+      /** Whether another reins process holds a live lease on the session (one of this process is `current`'s business). */
+      const heldElsewhere = (sessionID: string) => Effect.map(claims.get(sessionID), (run) => run !== undefined && run.holder !== thisProcess().holder)
 
       const failed = (sessionID: string, tag: string, message: string) =>
         Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))

@@ -1,5 +1,5 @@
 export * from "./SessionStore.ts"
-export { RunClaims } from "./RunClaims.ts"
+export { RunClaims, type ClaimRequest, type ClaimResult } from "./RunClaims.ts"
 export { Grants } from "./Grants.ts"
 export { EventLog, type EventToAppend, type LoggedEvent, type ReadEventsOptions } from "./EventLog.ts"
 export { PendingQuestions, type ListQuestionsOptions, type PendingQuestion, type QuestionReply } from "./PendingQuestions.ts"
@@ -10,4 +10,4 @@ export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"
 export * as StorageSchema from "./schema.ts"
 // Their home is @reins/domain; re-exported so the packages reading messages keep one import.
-export type { MessageWithParts, RunIsLive, SessionRun } from "@reins/domain"
+export type { MessageWithParts, SessionRun } from "@reins/domain"

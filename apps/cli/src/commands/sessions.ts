@@ -1,8 +1,7 @@
-import { Clock, Console, Effect } from "effect"
+import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { addUsage, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
 import { withoutRuntimeHints } from "@reins/provider"
-import { RunSettings, runIsLive, runTimingFromEnv, thisProcess } from "@reins/session"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { failure } from "../CliError.ts"
@@ -215,15 +214,13 @@ const exportCmd = Command.make("export", { id }, ({ id }) =>
  * not in the way.
  */
 const deleteCmd = Command.make("delete", { id }, ({ id }) =>
-  withStore((setup) =>
+  withStore(() =>
     Effect.gen(function* () {
       const store = yield* SessionStore
       const session = yield* store.getSession(id)
+      // this process runs nothing: a live lease is another process's (an expired one, left by a process that died, is not)
       const run = yield* (yield* RunClaims).get(id)
-      const timing = runTimingFromEnv(setup.env) ?? (yield* RunSettings)
-      const now = yield* Clock.currentTimeMillis
-      // this process runs nothing: `running` is empty, so only another process's live claim counts
-      if (run !== undefined && runIsLive(now, thisProcess(), { get: () => undefined }, timing)(run)) {
+      if (run !== undefined) {
         return yield* failure(
           `Session ${id} is running in another reins process (pid ${run.pid} on ${run.host}, since ${time(run.time.started)}): ` +
             "stop that run first (Ctrl+C in its terminal), then delete the session."
