@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import { DataDir } from "@reins/domain"
 import { Storage, type StoreError } from "@reins/storage"
 import { type CliError, failure, usage } from "./CliError.ts"
 import { loadSetup, type Setup } from "./Setup.ts"
@@ -10,8 +9,8 @@ export const withStore = <A>(effect: (setup: Setup) => Effect.Effect<A, CliError
     // sessions, grants: nothing of the project runs, and nothing is said about its trust
     const setup = yield* loadSetup({ notice: false })
     return yield* effect(setup).pipe(
-      Effect.provide(Storage.layer),
-      Effect.provideService(DataDir, setup.dataDir),
+      // REINS_DATABASE_URL (or --database) picks PostgreSQL; SQLite in the data dir without it
+      Effect.provide(Storage.layerFor({ url: setup.env.REINS_DATABASE_URL, dataDir: setup.dataDir })),
       Effect.catchTag("StoreError", (e) => Effect.fail(e.reason === "not-found" ? usage(e.message) : failure(e.message)))
     )
   })

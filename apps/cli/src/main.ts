@@ -7,6 +7,7 @@ import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
 import { config } from "./commands/config.ts"
 import { takeConfigFlag } from "./ConfigFlag.ts"
+import { takeDatabaseFlag } from "./DatabaseFlag.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
 import { models } from "./commands/models.ts"
@@ -25,18 +26,28 @@ const configFlag = GlobalFlag.Setting("config")({
   flag: Flag.String("config").pipe(Flag.withDescription("A reins config file of yours, over the others (as REINS_CONFIG)"), Flag.optional)
 })
 
+// the same for --database (DatabaseFlag)
+const databaseFlag = GlobalFlag.Setting("database")({
+  flag: Flag.String("database").pipe(
+    Flag.withDescription("The session database: a postgres:// URL for PostgreSQL (as REINS_DATABASE_URL); default SQLite in the data directory"),
+    Flag.optional
+  )
+})
+
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
   Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, auth, init, config, debug]),
-  Command.withGlobalFlags([configFlag])
+  Command.withGlobalFlags([configFlag, databaseFlag])
 )
 
-const line = takeConfigFlag(process.argv.slice(2), process.cwd())
+const configLine = takeConfigFlag(process.argv.slice(2), process.cwd())
+const line = "problem" in configLine ? configLine : takeDatabaseFlag(configLine.args)
 if ("problem" in line) {
   process.stderr.write(`reins: ${line.problem}\n`)
   process.exit(2)
 }
-if (line.file !== undefined) process.env.REINS_CONFIG = line.file
+if ("file" in configLine && configLine.file !== undefined) process.env.REINS_CONFIG = configLine.file
+if (line.url !== undefined) process.env.REINS_DATABASE_URL = line.url
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
 Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal())).pipe(

@@ -73,8 +73,13 @@ export interface RuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** What `~` and `$HOME` mean in permission patterns and scanned commands (default the process's home directory). */
   readonly home?: string
-  /** Storage (sessions, run claims, grants over one database): default `Storage.layer`, SQLite in `dataDir`; `Storage.layerMemory` keeps nothing. */
+  /**
+   * Storage (sessions, run claims, grants, the event log over one database): default `Storage.layerFor` with
+   * `database` — PostgreSQL for a postgres:// URL, else SQLite in `dataDir`; `Storage.layerMemory` keeps nothing.
+   */
   readonly store?: Layer.Layer<Storage.Services, StoreError>
+  /** The database URL the default store opens (a postgres:// URL); default `REINS_DATABASE_URL` of `env`, else SQLite in `dataDir`. */
+  readonly database?: string
   /** The model provider; default the AI SDK provider layer. */
   readonly provider?: Layer.Layer<Provider>
   /** Tool definitions; default the built-ins. */
@@ -267,7 +272,12 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     // the `task` tool's port; the runner behind it is bound once the session service exists
     layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
   ).pipe(Layer.provideMerge(agents))
-  const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
+  const core = Layer.mergeAll(
+    Bus.layer,
+    Ids.layer,
+    options.store ?? Storage.layerFor({ url: options.database ?? env.REINS_DATABASE_URL, dataDir: options.dataDir }),
+    options.provider ?? Provider.layer
+  )
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
   const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(

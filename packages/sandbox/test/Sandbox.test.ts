@@ -364,6 +364,8 @@ describe("pure parts", () => {
         MY_SECRET_THING: "x",
         SSH_AUTH_SOCK: "/tmp/ssh",
         DATABASE_URL: "postgres://u:p@h/db",
+        // reins's own session database: even without a password in it, commands have no business there
+        REINS_DATABASE_URL: "postgres://reins@127.0.0.1/reins",
         PATH: "/bin",
         HOME: "/h",
         TERM: "dumb",
@@ -392,6 +394,7 @@ describe("pure parts", () => {
       "OPENAI_API_KEY",
       "OP_SESSION_my",
       "PIP_INDEX_URL",
+      "REINS_DATABASE_URL",
       "SENTRY_DSN",
       "SSH_AUTH_SOCK",
       "npm_config__authToken"

@@ -1,5 +1,7 @@
 import type { Message, Part, PermissionGrant, Session, TextPart, ToolPart, UserMessage } from "@reins/domain"
-import { Effect, type Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -7,10 +9,53 @@ import type { ClaimRequest, ClaimResult } from "../src/RunClaims.ts"
 import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
 
-/** Both databases, each fresh, with every storage service over it: the same behaviour is asked of each. */
+/** The PostgreSQL server the tests may use (scripts/pg-test.sh starts one); without it the PostgreSQL tests skip. */
+export const pgUrl = process.env.REINS_TEST_PG_URL
+
+/**
+ * PostgreSQL at `pgUrl` in a schema of its own (its search_path set through the URL's `options`), created empty
+ * when the layer is built and dropped with everything in it when the layer closes: tests never see each other.
+ */
+export const layerPostgresFresh = (url: string): Layer.Layer<Storage.Services, StoreError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const schema = yield* freshSchema(url)
+      return Storage.layerPostgres(withSearchPath(url, schema))
+    })
+  )
+
+/** A new empty schema on the server at `url`, dropped (with its tables) when the scope closes. */
+export const freshSchema = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const schema = `t_${crypto.randomUUID().replaceAll("-", "")}`
+      await admin(url, `CREATE SCHEMA ${schema}`)
+      return schema
+    }),
+    (schema) => Effect.promise(() => admin(url, `DROP SCHEMA ${schema} CASCADE`))
+  )
+
+/** `url` with its connections' search_path set to `schema`. */
+export const withSearchPath = (url: string, schema: string) => {
+  const parsed = new URL(url)
+  parsed.searchParams.set("options", `-c search_path=${schema}`)
+  return parsed.toString()
+}
+
+/** Runs one statement on its own short-lived connection. */
+export const admin = (url: string, statement: string): Promise<void> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+      yield* sql.unsafe(statement)
+    }).pipe(Effect.provide(Reactivity.layer), Effect.scoped, Effect.orDie)
+  )
+
+/** Every database, each fresh, with every storage service over it: the same behaviour is asked of each. */
 export const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services, StoreError>]> = [
   ["memory", () => Storage.layerMemory],
-  ["sqlite", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))]
+  ["sqlite", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))],
+  ...(pgUrl === undefined ? [] : [["postgres", () => layerPostgresFresh(pgUrl)] as const])
 ]
 
 /** A claim of the session by process `pid` on `host` (its holder names both), for a lease of `ttlMs`. */

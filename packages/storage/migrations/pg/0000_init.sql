@@ -46,8 +46,7 @@ CREATE TABLE "session_event" (
 	"seq" integer NOT NULL,
 	"type" text NOT NULL,
 	"time" bigint NOT NULL,
-	"data" jsonb NOT NULL,
-	CONSTRAINT "session_event_session_id_seq_unique" UNIQUE("session_id","seq")
+	"data" jsonb NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "session_run" (
@@ -76,5 +75,6 @@ CREATE INDEX "permission_pending_root_session_id_idx" ON "permission_pending" US
 CREATE INDEX "session_time_updated_idx" ON "session" USING btree ("time_updated");--> statement-breakpoint
 CREATE INDEX "session_directory_time_updated_idx" ON "session" USING btree ("directory","time_updated");--> statement-breakpoint
 CREATE INDEX "session_parent_id_idx" ON "session" USING btree ("parent_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "session_event_session_id_seq_idx" ON "session_event" USING btree ("session_id","seq");--> statement-breakpoint
 CREATE INDEX "session_event_root_session_id_id_idx" ON "session_event" USING btree ("root_session_id","id");--> statement-breakpoint
 CREATE INDEX "session_event_time_idx" ON "session_event" USING btree ("time");

@@ -1,0 +1,99 @@
+import type { Part, SessionRun, UserMessage } from "@reins/domain"
+import { Effect } from "effect"
+import { sameClaim } from "./Claim.ts"
+import { attemptPg, PG_NOW_MS, type PgDatabase } from "./PgDatabase.ts"
+import { PG_RUN_COLUMNS, PG_SELECT_LIVE_RUN, type PgRunRow, pgRunOf, num, upsertMessage, upsertPart } from "./PgSql.ts"
+import { type ClaimRequest, RunClaims } from "./RunClaims.ts"
+
+// Every claim of a session first locks its session row (FOR NO KEY UPDATE: message inserts, which only take a key
+// share lock, go on), so two processes claiming a session without a lease row yet do not both insert one.
+const LOCK_SESSION = `SELECT ${PG_NOW_MS} AS now, (SELECT id FROM session WHERE id = $1 FOR NO KEY UPDATE) AS id`
+const SELECT_RUN_FOR_UPDATE = `SELECT ${PG_RUN_COLUMNS}, ${PG_NOW_MS} AS now FROM session_run WHERE session_id = $1 FOR UPDATE`
+// $1 session, $2 holder, $3 host, $4 pid, $5 epoch, $6 now, $7 ttl ms, $8 queued
+const UPSERT_RUN = `INSERT INTO session_run (session_id, holder, host, pid, epoch, time_started, time_expires, queued, "abort")
+  VALUES ($1, $2, $3, $4, $5, $6, $6::bigint + $7::bigint, $8, false)
+  ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid, epoch = excluded.epoch,
+  time_started = excluded.time_started, time_expires = excluded.time_expires, queued = excluded.queued, "abort" = false
+  RETURNING ${PG_RUN_COLUMNS}`
+const LEASE = "session_id = $1 AND holder = $2 AND epoch = $3"
+const RENEW_RUN = `UPDATE session_run SET time_expires = ${PG_NOW_MS} + $4::bigint WHERE ${LEASE} RETURNING ${PG_RUN_COLUMNS}`
+const RELEASE_RUN = `UPDATE session_run SET holder = '', time_expires = 0, "abort" = false WHERE ${LEASE} AND queued <= $4 RETURNING session_id`
+const REQUEST_ABORT = `UPDATE session_run SET "abort" = true WHERE session_id = $1 AND holder <> '' AND time_expires > ${PG_NOW_MS} RETURNING ${PG_RUN_COLUMNS}`
+
+type NowRow = PgRunRow & { readonly now: bigint | number }
+
+const isLive = (row: PgRunRow, now: number) => row.holder !== "" && num(row.time_expires) > now
+
+/** RunClaims over PostgreSQL: each operation one transaction; time is the database's (`clock_timestamp()`). */
+export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
+  const { sql } = db
+  const attempt = <A, E>(action: () => string, effect: Effect.Effect<A, E>) => attemptPg(db, action, effect)
+
+  const claimRun = (request: ClaimRequest) =>
+    Effect.gen(function* () {
+      const [locked] = yield* sql.unsafe<{ now: bigint }>(LOCK_SESSION, [request.sessionID])
+      const [row] = yield* sql.unsafe<NowRow>(SELECT_RUN_FOR_UPDATE, [request.sessionID])
+      if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now))) return { _tag: "held", run: pgRunOf(row) } as const
+      const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
+      const now = num(row?.now ?? locked?.now)
+      const [stored] = yield* sql.unsafe<PgRunRow>(UPSERT_RUN, [
+        sessionID,
+        holder,
+        host,
+        pid,
+        num(row?.epoch ?? 0) + 1,
+        now,
+        Math.round(ttlMs),
+        takesMessages ? 0 : -1
+      ])
+      return { _tag: "claimed", run: pgRunOf(stored!) } as const
+    })
+
+  const releaseRun = (run: SessionRun, seen: number) =>
+    Effect.gen(function* () {
+      const released = yield* sql.unsafe(RELEASE_RUN, [run.sessionID, run.holder, run.epoch, seen])
+      if (released.length > 0) return true
+      const [row] = yield* sql.unsafe<PgRunRow>(`SELECT ${PG_RUN_COLUMNS} FROM session_run WHERE session_id = $1`, [run.sessionID])
+      return row === undefined || !sameClaim(pgRunOf(row), run)
+    })
+
+  // The check and the writes in one transaction, the lease row locked: no other process claims or releases in between.
+  const queueMessage = (message: UserMessage, parts: ReadonlyArray<Part>) =>
+    Effect.gen(function* () {
+      const [row] = yield* sql.unsafe<NowRow>(SELECT_RUN_FOR_UPDATE, [message.sessionID])
+      if (row === undefined || num(row.queued) < 0 || !isLive(row, num(row.now))) return undefined
+      yield* upsertMessage(sql, message)
+      for (const part of parts) yield* upsertPart(sql, part)
+      yield* sql.unsafe("UPDATE session_run SET queued = queued + 1 WHERE session_id = $1", [message.sessionID])
+      return { ...pgRunOf(row), queued: num(row.queued) + 1 }
+    })
+
+  return RunClaims.of({
+    claim: Effect.fn("RunClaims.claim")(function* (request: ClaimRequest) {
+      return yield* attempt(() => `claim session ${request.sessionID} for a turn`, sql.withTransaction(claimRun(request)))
+    }),
+    // Every heartbeat for the whole turn: no span.
+    renew: Effect.fnUntraced(function* (run: SessionRun, ttlMs: number) {
+      const [row] = yield* attempt(
+        () => `renew the lease of session ${run.sessionID}`,
+        sql.unsafe<PgRunRow>(RENEW_RUN, [run.sessionID, run.holder, run.epoch, Math.round(ttlMs)])
+      )
+      return row === undefined ? undefined : pgRunOf(row)
+    }),
+    release: Effect.fn("RunClaims.release")(function* (run: SessionRun, seen: number) {
+      return yield* attempt(() => `release session ${run.sessionID}`, sql.withTransaction(releaseRun(run, seen)))
+    }),
+    queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>) {
+      return yield* attempt(() => `queue message ${message.id}`, sql.withTransaction(queueMessage(message, parts)))
+    }),
+    requestAbort: Effect.fn("RunClaims.requestAbort")(function* (sessionID: string) {
+      const [row] = yield* attempt(() => `request an abort of session ${sessionID}`, sql.unsafe<PgRunRow>(REQUEST_ABORT, [sessionID]))
+      return row === undefined ? undefined : pgRunOf(row)
+    }),
+    // Polled by a running turn for abort requests: no span.
+    get: Effect.fnUntraced(function* (sessionID: string) {
+      const [row] = yield* attempt(() => `read the lease of session ${sessionID}`, sql.unsafe<PgRunRow>(PG_SELECT_LIVE_RUN, [sessionID]))
+      return row === undefined ? undefined : pgRunOf(row)
+    })
+  })
+}

@@ -1,0 +1,240 @@
+import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type ModelRef, type Part, type Session } from "@reins/domain"
+import { Effect } from "effect"
+import { WritingClaim } from "./Claim.ts"
+import { MAX_SUBAGENT_DEPTH } from "./Database.ts"
+import { attemptPg, type PgDatabase } from "./PgDatabase.ts"
+import { fence, num, upsertMessage, upsertPart } from "./PgSql.ts"
+import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
+import { sessionNotFound } from "./StoreError.ts"
+
+// The same queries as the SQLite store's, in PostgreSQL's terms: `->>` for json_extract, `= ANY($1)` for
+// json_each, COLLATE "C" where SQLite compares TEXT as bytes.
+
+const WINDOW_IDS = `SELECT id FROM message WHERE session_id = $1 AND id COLLATE "C" >= $2
+  UNION ALL SELECT id FROM message WHERE session_id = $1 AND id COLLATE "C" < $2 AND id = ANY($3)`
+const SELECT_WINDOW_MESSAGES = `SELECT data FROM message WHERE id IN (${WINDOW_IDS}) ORDER BY id COLLATE "C"`
+const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW_IDS}) ORDER BY message_id COLLATE "C", id COLLATE "C"`
+const SELECT_MESSAGES = `SELECT data FROM message WHERE session_id = $1 ORDER BY id COLLATE "C"`
+const SELECT_PARTS = `SELECT data FROM part WHERE session_id = $1 ORDER BY message_id COLLATE "C", id COLLATE "C"`
+/** The usage and cost of the messages `m` of a group, summed as float8 (read back as numbers). */
+const USAGE_SUMS = `COALESCE(SUM((m.data->'usage'->>'input')::float8), 0) AS input,
+  COALESCE(SUM((m.data->'usage'->>'output')::float8), 0) AS output,
+  COALESCE(SUM((m.data->'usage'->>'reasoning')::float8), 0) AS reasoning,
+  COALESCE(SUM((m.data->'usage'->>'cacheRead')::float8), 0) AS "cacheRead",
+  COALESCE(SUM((m.data->'usage'->>'cacheWrite')::float8), 0) AS "cacheWrite",
+  COALESCE(SUM((m.data->>'cost')::float8), 0) AS cost`
+interface UsageRow {
+  readonly input: number
+  readonly output: number
+  readonly reasoning: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  readonly cost: number
+}
+const SELECT_TOTALS = `SELECT m.session_id AS "sessionID", COUNT(*)::int AS messages,
+  COUNT(*) FILTER (WHERE m.data->>'role' = 'assistant')::int AS steps,
+  ${USAGE_SUMS},
+  (SELECT a.data->'model' FROM message a WHERE a.session_id = m.session_id AND a.data->>'role' = 'assistant'
+    ORDER BY a.id COLLATE "C" DESC LIMIT 1) AS model
+  FROM message m WHERE m.session_id = ANY($1) GROUP BY m.session_id`
+/** $1 the session ids, $2 the depth bound: per session, its sub-agent sessions at any depth and their usage. */
+const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
+    SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id = ANY($1)
+    UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
+  )
+  SELECT tree.root AS "sessionID", COUNT(DISTINCT tree.id)::int AS sessions,
+  ${USAGE_SUMS}
+  FROM tree LEFT JOIN message m ON m.session_id = tree.id AND m.data->>'role' = 'assistant'
+  GROUP BY tree.root`
+interface TotalsRow extends UsageRow {
+  readonly sessionID: string
+  readonly messages: number
+  readonly steps: number
+  readonly model: ModelRef | null
+}
+interface SubAgentTotalsRow extends UsageRow {
+  readonly sessionID: string
+  readonly sessions: number
+}
+// The same expression as the partial index message_summary_idx, so the planner uses it.
+const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = $1 AND (data->>'summary') IS NOT NULL
+  AND (data->'time'->>'completed') IS NOT NULL AND (data->>'error') IS NULL ORDER BY id COLLATE "C" DESC LIMIT 1`
+const SESSION_VALUES = (session: Session) => [
+  session.id,
+  session.directory,
+  session.parentID ?? null,
+  session.title,
+  session.time.created,
+  session.time.updated,
+  JSON.stringify(session)
+]
+
+/** The SessionStore over PostgreSQL (see `Storage.layerPostgres`). */
+export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
+  const { sql } = db
+  const attempt = <A, E>(action: () => string, effect: Effect.Effect<A, E>) => attemptPg(db, action, effect)
+  /** Runs `write` (to `sessionIDs`) in a transaction behind the fence when the fiber's WritingClaim is one of theirs. */
+  const guarded = <A, E>(sessionIDs: ReadonlyArray<string>, action: () => string, write: Effect.Effect<A, E>) =>
+    Effect.flatMap(WritingClaim, (claim) =>
+      attempt(action, claim !== undefined && sessionIDs.includes(claim.sessionID) ? sql.withTransaction(Effect.andThen(fence(sql, claim), write)) : write)
+    )
+  // One snapshot for the messages and their parts, as SQLite's read transaction gives.
+  const snapshot = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    sql.withTransaction(Effect.andThen(sql.unsafe("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"), effect))
+
+  const createSession = Effect.fn("SessionStore.createSession")(function* (value: Session) {
+    yield* attempt(
+      () => `create session ${value.id}`,
+      sql.unsafe(
+        "INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)",
+        SESSION_VALUES(value)
+      )
+    )
+  })
+
+  const updateSession = Effect.fn("SessionStore.updateSession")(function* (value: Session) {
+    const updated = yield* guarded(
+      [value.id],
+      () => `update session ${value.id}`,
+      sql.unsafe<{ id: string }>(
+        `UPDATE session SET directory = $2, parent_id = $3, title = $4, time_created = $5, time_updated = $6, data = $7::jsonb
+          WHERE id = $1 RETURNING id`,
+        SESSION_VALUES(value)
+      )
+    )
+    if (updated.length === 0) return yield* sessionNotFound(value.id)
+  })
+
+  const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
+    const rows = yield* attempt(() => `read session ${id}`, sql.unsafe<{ data: Session }>("SELECT data FROM session WHERE id = $1", [id]))
+    const row = rows[0]
+    if (row === undefined) return yield* sessionNotFound(id)
+    return row.data
+  })
+
+  const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: ListSessionsOptions = {}) {
+    // A negative limit is no limit, as in SQLite (LIMIT NULL is LIMIT ALL).
+    const limit = options.limit === undefined || options.limit < 0 ? null : Math.floor(options.limit)
+    const rows = yield* attempt(
+      () => "list sessions",
+      sql.unsafe<{ data: Session }>(
+        `SELECT data FROM session WHERE ($1::text IS NULL OR directory = $1) ORDER BY time_updated DESC, id COLLATE "C" DESC LIMIT $2::bigint`,
+        [options.directory ?? null, limit]
+      )
+    )
+    return rows.map((row) => row.data)
+  })
+
+  const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
+    const rows = yield* attempt(
+      () => `find the latest session of ${directory}`,
+      sql.unsafe<{ data: Session }>(
+        `SELECT data FROM session WHERE directory = $1 AND parent_id IS NULL ORDER BY time_updated DESC, id COLLATE "C" DESC LIMIT 1`,
+        [directory]
+      )
+    )
+    return rows[0]?.data
+  })
+
+  const putMessage = Effect.fnUntraced(function* (value: Message) {
+    yield* guarded([value.sessionID], () => `save message ${value.id}`, upsertMessage(sql, value))
+  })
+
+  // Hot path (every streamed delta): no span.
+  const putPart = Effect.fnUntraced(function* (value: Part) {
+    yield* guarded([value.sessionID], () => `save part ${value.id}`, upsertPart(sql, value))
+  })
+
+  const putParts = Effect.fn("SessionStore.putParts")(function* (values: ReadonlyArray<Part>) {
+    if (values.length === 0) return
+    const writeAll = Effect.forEach(values, (value) => upsertPart(sql, value), { discard: true })
+    const claim = yield* WritingClaim
+    yield* attempt(
+      () => `save ${values.length} parts`,
+      sql.withTransaction(claim !== undefined && values.some((v) => v.sessionID === claim.sessionID) ? Effect.andThen(fence(sql, claim), writeAll) : writeAll)
+    )
+  })
+
+  const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
+    const from = options.from
+    const [messageRows, partRows] = yield* attempt(
+      () => `read the messages of session ${sessionID}`,
+      snapshot(
+        from === undefined
+          ? Effect.all([sql.unsafe<{ data: Message }>(SELECT_MESSAGES, [sessionID]), sql.unsafe<{ data: Part }>(SELECT_PARTS, [sessionID])])
+          : Effect.all([
+              sql.unsafe<{ data: Message }>(SELECT_WINDOW_MESSAGES, [sessionID, from, [...(options.include ?? [])]]),
+              sql.unsafe<{ data: Part }>(SELECT_WINDOW_PARTS, [sessionID, from, [...(options.include ?? [])]])
+            ])
+      )
+    )
+    const partsByMessage = new Map<string, Array<Part>>()
+    for (const { data } of partRows) {
+      const list = partsByMessage.get(data.messageID)
+      if (list === undefined) partsByMessage.set(data.messageID, [data])
+      else list.push(data)
+    }
+    return messageRows.map(({ data }): MessageWithParts => ({ info: data, parts: partsByMessage.get(data.id) ?? [] }))
+  })
+
+  const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {
+    const rows = yield* attempt(
+      () => `read the latest summary of session ${sessionID}`,
+      sql.unsafe<{ data: AssistantMessage }>(SELECT_LATEST_SUMMARY, [sessionID])
+    )
+    return rows[0]?.data
+  })
+
+  const totals = Effect.fn("SessionStore.totals")(function* (sessionIDs: ReadonlyArray<string>) {
+    const ids = [...sessionIDs]
+    const [rows, below] = yield* attempt(
+      () => `read the totals of ${sessionIDs.length} sessions`,
+      snapshot(Effect.all([sql.unsafe<TotalsRow>(SELECT_TOTALS, [ids]), sql.unsafe<SubAgentTotalsRow>(SELECT_SUBAGENT_TOTALS, [ids, MAX_SUBAGENT_DEPTH])]))
+    )
+    const usageOf = (row: UsageRow) => ({
+      input: num(row.input),
+      output: num(row.output),
+      reasoning: num(row.reasoning),
+      cacheRead: num(row.cacheRead),
+      cacheWrite: num(row.cacheWrite)
+    })
+    const out = new Map(
+      rows.map((row): [string, SessionTotals] => [
+        row.sessionID,
+        {
+          messages: num(row.messages),
+          steps: num(row.steps),
+          usage: usageOf(row),
+          cost: num(row.cost),
+          ...(row.model === null ? {} : { model: row.model })
+        }
+      ])
+    )
+    for (const row of below) {
+      const own = out.get(row.sessionID) ?? { messages: 0, steps: 0, usage: emptyUsage, cost: 0 }
+      out.set(row.sessionID, { ...own, subAgents: { sessions: num(row.sessions), usage: usageOf(row), cost: num(row.cost) } })
+    }
+    return out as ReadonlyMap<string, SessionTotals>
+  })
+
+  const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
+    // One statement: the foreign keys cascade to messages, parts and the lease atomically.
+    const deleted = yield* attempt(() => `delete session ${id}`, sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id]))
+    if (deleted.length === 0) return yield* sessionNotFound(id)
+  })
+
+  return {
+    createSession,
+    updateSession,
+    getSession,
+    listSessions,
+    latestSession,
+    putMessage,
+    putPart,
+    putParts,
+    messages,
+    latestSummary,
+    totals,
+    deleteSession
+  }
+}
