@@ -214,7 +214,9 @@ export const makeEventHub = (limits: HubLimits) => {
     }
     client.replay.push(frame("server.connected", { type: "server.connected", lastEventId: Math.max(last, bounds.last) }))
     let missing: Missing | undefined
-    if (after !== undefined) {
+    // from now: the log's now, which may be ahead of what this process has read
+    if (after === undefined) client.delivered = Math.max(last, bounds.last)
+    else {
       if (after > Math.max(last, bounds.last)) {
         // an id the log never gave (another database): from now on
         client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: bounds.first }))

@@ -60,7 +60,7 @@ export class ServerEvents extends Context.Service<
         publish: (event) => appender.offer(event),
         subscribe: (options) =>
           Effect.gen(function* () {
-            const bounds = options.lastEventId === undefined ? undefined : yield* Effect.all({ first: log.first(), last: log.last() })
+            const bounds = yield* Effect.all({ first: log.first(), last: log.last() })
             const client = hub.subscribe({ ...options, bounds })
             const missing = client.missing
             if (missing !== undefined) client.fill(yield* readRange(missing.after, missing.through).pipe(Effect.onError(() => Effect.sync(client.close))))

@@ -18,8 +18,12 @@ interface Waiting {
   readonly claim: SessionRun | undefined
 }
 
-/** An event that ends a step (an assistant message completed) or a turn: what came before it is stored before the turn goes on. */
+/**
+ * An event that ends a step (an assistant message completed) or a turn, or creates a session: what came before it
+ * is stored before the publisher goes on (a client that connects after a session was created starts after its creation).
+ */
 const endsStep = (event: LogEvent) =>
+  event.type === "session.created" ||
   (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
   (event.type === "session.status" && event.status === "idle") ||
   event.type === "turn.finished" ||
