@@ -56,6 +56,8 @@ export class EventAppender extends Context.Service<
       const store = yield* SessionStore
       const settings = yield* AppenderSettings
       const roots = new Map<string, string>()
+      // parents told by session.created / session.updated events (a session may not be stored yet when its creation is appended)
+      const parents = new Map<string, string | undefined>()
       let waiting: Array<Waiting> = []
       const pending = Latch.makeUnsafe(false)
       const full = Latch.makeUnsafe(false)
@@ -74,10 +76,12 @@ export class EventAppender extends Context.Service<
           }
           chain.push(id)
           root = id
-          const parent: string | undefined = yield* store.getSession(id).pipe(
-            Effect.map((session) => session.parentID),
-            Effect.catch(() => Effect.succeed(undefined))
-          )
+          const parent: string | undefined = parents.has(id)
+            ? parents.get(id)
+            : yield* store.getSession(id).pipe(
+                Effect.map((session) => session.parentID),
+                Effect.catch(() => Effect.succeed(undefined))
+              )
           id = parent
         }
         for (const seen of chain) roots.set(seen, root)
@@ -88,6 +92,7 @@ export class EventAppender extends Context.Service<
         const sessionID = eventSessionID(event)
         if (event.type === "session.created" || event.type === "session.updated") {
           const parent = event.session.parentID
+          parents.set(sessionID, parent)
           if (parent === undefined) roots.set(sessionID, sessionID)
           else if (roots.has(parent)) roots.set(sessionID, roots.get(parent)!)
         }
