@@ -32,7 +32,13 @@ export const text = (id: string, messageID: string, body: string, end?: number):
   part: { id, sessionID: SESSION, messageID, type: "text", text: body, time: { start: 10, ...(end !== undefined ? { end } : {}) } }
 })
 
-export const delta = (partID: string, d: string, partType: "text" | "reasoning" = "text"): SessionEvent => ({ type: "part.delta", sessionID: SESSION, partID, partType, delta: d })
+export const delta = (partID: string, d: string, partType: "text" | "reasoning" = "text"): SessionEvent => ({
+  type: "part.delta",
+  sessionID: SESSION,
+  partID,
+  partType,
+  delta: d
+})
 
 export const tool = (id: string, messageID: string, name: string, state: ToolPart["state"]): ToolPart => ({
   id,
