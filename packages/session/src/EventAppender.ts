@@ -2,10 +2,14 @@ import { Bus, eventSessionID, type LogEvent, type SessionRun } from "@reins/doma
 import { EventLog, SessionStore, WritingClaim, type EventToAppend, type StoreError } from "@reins/storage"
 import { Clock, Context, Effect, Latch, Layer, Schedule, Semaphore } from "effect"
 
-/** How the appender batches: at most `maxDelayMs` after the first event waits, or as soon as `maxBatch` wait. */
-export const AppenderSettings = Context.Reference<{ readonly maxDelayMs: number; readonly maxBatch: number }>("reins/session/AppenderSettings", {
-  defaultValue: () => ({ maxDelayMs: 10, maxBatch: 64 })
-})
+/**
+ * How the appender batches: at most `maxDelayMs` after the first event waits, or as soon as `maxBatch` wait; and
+ * how long the log keeps events (`retentionMs`; pruned a minute after start, then hourly, so a short run never does).
+ */
+export const AppenderSettings = Context.Reference<{ readonly maxDelayMs: number; readonly maxBatch: number; readonly retentionMs: number }>(
+  "reins/session/AppenderSettings",
+  { defaultValue: () => ({ maxDelayMs: 10, maxBatch: 64, retentionMs: 7 * 24 * 3_600_000 }) }
+)
 
 /** While appends fail (not a take-over), at most this many events wait; past it the oldest are dropped, with a warning. */
 const MAX_WAITING = 10_000
@@ -170,6 +174,12 @@ export class EventAppender extends Context.Service<
         )
       )
       yield* Effect.addFinalizer(() => flush)
+      // retention: a client asking for older events gets server.gap
+      const prune = Effect.gen(function* () {
+        const pruned = yield* log.prune((yield* Clock.currentTimeMillis) - settings.retentionMs)
+        if (pruned > 0) yield* Effect.logDebug(`Pruned ${pruned} events older than the event log's retention.`)
+      }).pipe(Effect.catch((error) => Effect.logWarning(`Could not prune the event log: ${error.message}`)))
+      yield* Effect.forkScoped(Effect.sleep("1 minute").pipe(Effect.andThen(Effect.repeat(prune, Schedule.spaced("1 hour")))))
 
       return EventAppender.of({
         offer: (event) =>

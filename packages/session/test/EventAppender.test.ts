@@ -107,3 +107,23 @@ describe("EventAppender", () => {
     })
   )
 })
+
+describe("EventAppender: retention", () => {
+  it.layer(layer).effect("events older than the retention are pruned a minute after start, then hourly", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const appender = yield* EventAppender
+      yield* bus.publish(status("ses_a"))
+      yield* appender.flush
+      yield* TestClock.adjust("1 minute")
+      // younger than seven days: kept
+      expect((yield* logged).length).toBe(1)
+      yield* TestClock.adjust("8 days")
+      yield* eventually(
+        Effect.map(logged, (all) => all.length === 0),
+        "the old event to be pruned"
+      )
+      expect(yield* Effect.flatMap(EventLog, (log) => log.first())).toBe(0)
+    })
+  )
+})
