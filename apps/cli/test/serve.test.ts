@@ -451,6 +451,7 @@ describe("reins serve", () => {
         "DELETE /session/{id}",
         "POST /session/{id}/fork",
         "GET /session/{id}/message",
+        "GET /session/{id}/permissions",
         "POST /session/{id}/message",
         "GET /session/{id}/export",
         "POST /session/{id}/prompt_async",

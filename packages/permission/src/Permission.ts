@@ -1,5 +1,5 @@
 import { Context, Deferred, Effect, Layer, Schema, Semaphore } from "effect"
-import { Bus, Ids } from "@reins/domain"
+import { Bus, Ids, type PermissionAsked } from "@reins/domain"
 import { defaultRules, evaluate, evaluateOpaque, isDisabled, type Decision, type Mode, type Rule } from "./Rules.ts"
 import { match } from "./Wildcard.ts"
 
@@ -91,6 +91,30 @@ export interface Protected {
   readonly pattern: string
   readonly why: string
 }
+
+/**
+ * Where questions wait so that any process serving the session can list and answer them (the
+ * runtime wires a database-backed one). The asking process puts and removes its questions and takes
+ * the answers others stored; it alone settles them (and runs their timeouts).
+ */
+export interface QuestionStore {
+  put(asked: PermissionAsked): Effect.Effect<void>
+  remove(id: string): Effect.Effect<void>
+  /** The questions waiting (of a session and its sub-agents' sessions when `sessionID` is given), oldest first. */
+  list(sessionID?: string): Effect.Effect<ReadonlyArray<PermissionAsked>>
+  /** Stores an answer for the asking process; false when the question is not waiting. */
+  answer(id: string, answer: Answer): Effect.Effect<boolean>
+  /** The answers stored for a session's questions, each taken once. */
+  takeAnswers(sessionID: string): Effect.Effect<ReadonlyArray<{ readonly id: string; readonly answer: Answer }>>
+}
+
+/** How often a process with questions waiting looks for answers another process stored. */
+const ANSWER_POLL = "200 millis"
+
+/** The store of waiting questions; none by default (questions live in this process only). */
+export const PermissionQuestions = Context.Reference<QuestionStore | undefined>("reins/permission/Questions", {
+  defaultValue: () => undefined
+})
 
 export const PermissionSettings = Context.Reference<PermissionSettings>("reins/permission/Settings", {
   defaultValue: () => ({ rules: defaultRules, nonInteractive: "deny" })
@@ -217,6 +241,7 @@ type By = "user" | "policy" | "rule"
 
 interface Entry {
   readonly info: Pending
+  readonly asked: PermissionAsked
   readonly deferred: Deferred.Deferred<{ readonly answer: Answer; readonly by: By }>
 }
 
@@ -228,10 +253,20 @@ export class Permission extends Context.Service<
     ask(request: AskRequest): Effect.Effect<void, PermissionError>
     /** All requests of one tool call: any denied request fails it before anything is asked. */
     authorize(requests: ReadonlyArray<AskRequest>): Effect.Effect<void, PermissionError>
-    /** Replies to a pending question (from a UI or a library caller); false if it is not pending. */
+    /**
+     * Replies to a pending question (from a UI or a library caller); false if it is not pending. A question
+     * another process asked is answered through the question store, for that process to take.
+     */
     reply(id: string, answer: Answer): Effect.Effect<boolean>
-    /** Questions waiting for a reply, oldest first. */
+    /** Questions waiting for a reply in this process, oldest first. */
     pending(sessionID?: string): ReadonlyArray<Pending>
+    /**
+     * Questions waiting for a reply in any process over the question store (this process's without one), oldest
+     * first: of a session and its sub-agents' sessions, or all.
+     */
+    waiting(sessionID?: string): Effect.Effect<ReadonlyArray<PermissionAsked>>
+    /** This process's questions as their `permission.asked` events. */
+    asked(): ReadonlyArray<PermissionAsked>
     /** The rules in force for a session: configured, then project grants, then session grants. */
     rulesFor(sessionID: string): Effect.Effect<ReadonlyArray<Rule>>
     /**
@@ -251,6 +286,7 @@ export class Permission extends Context.Service<
     Effect.gen(function* () {
       const settings = yield* PermissionSettings
       const grants = yield* PermissionGrants
+      const questions = yield* PermissionQuestions
       const bus = yield* Bus
       const ids = yield* Ids
       const mode = settings.mode ?? "last-match"
@@ -389,9 +425,7 @@ export class Permission extends Context.Service<
           // a protected path says why on the question itself
           ...(asked.why ? { title: `${request.title ?? `${request.permission} ${asked.pattern}`} — protected: ${asked.why}` } : {})
         }
-        const entry: Entry = { info, deferred: yield* Deferred.make<{ readonly answer: Answer; readonly by: By }>() }
-        pending.set(id, entry)
-        yield* bus.publish({
+        const event: PermissionAsked = {
           type: "permission.asked",
           id,
           sessionID: request.sessionID,
@@ -404,8 +438,26 @@ export class Permission extends Context.Service<
           ...(request.opaque ? { opaque: request.opaque } : {}),
           ...(request.command ? { command: request.command } : {}),
           ...(info.title ? { title: info.title } : {})
-        })
+        }
+        const entry: Entry = { info, asked: event, deferred: yield* Deferred.make<{ readonly answer: Answer; readonly by: By }>() }
+        pending.set(id, entry)
+        if (questions) yield* questions.put(event)
+        yield* bus.publish(event)
         const waiters: Array<Effect.Effect<unknown>> = [Deferred.await(entry.deferred)]
+        if (questions) {
+          // an answer another process stored: taken here, settled as if the user answered here
+          waiters.push(
+            Effect.forever(
+              Effect.gen(function* () {
+                yield* Effect.sleep(ANSWER_POLL)
+                for (const taken of yield* questions.takeAnswers(request.sessionID)) {
+                  const answered = pending.get(taken.id)
+                  if (answered) yield* settle(answered, taken.answer, "user")
+                }
+              })
+            )
+          )
+        }
         const prompter = settings.prompter
         if (prompter) {
           waiters.push(
@@ -418,7 +470,14 @@ export class Permission extends Context.Service<
           // a protected path is never approved by policy (--permission allow): only a person may
           waiters.push(Effect.sleep(timeoutMs).pipe(Effect.andThen(settle(entry, asked.why ? { reply: "reject" } : policy, "policy"))))
         }
-        yield* Effect.raceAll(waiters).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
+        yield* Effect.raceAll(waiters).pipe(
+          Effect.ensuring(
+            Effect.andThen(
+              Effect.sync(() => pending.delete(id)),
+              questions ? questions.remove(id) : Effect.void
+            )
+          )
+        )
         const { answer, by } = yield* Deferred.await(entry.deferred)
         if (answer.reply === "reject") return yield* rejection(info, answer, asked, by)
       })
@@ -446,14 +505,22 @@ export class Permission extends Context.Service<
       const reply = (id: string, answer: Answer) =>
         Effect.suspend(() => {
           const entry = pending.get(id)
-          return entry ? Effect.as(settle(entry, answer, "user"), true) : Effect.succeed(false)
+          if (entry) return Effect.as(settle(entry, answer, "user"), true)
+          return questions ? questions.answer(id, answer) : Effect.succeed(false)
         })
+
+      const local = (sessionID?: string) => [...pending.values()].map((e) => e.info).filter((p) => sessionID === undefined || p.sessionID === sessionID)
 
       return Permission.of({
         ask,
         authorize,
         reply,
-        pending: (sessionID) => [...pending.values()].map((e) => e.info).filter((p) => sessionID === undefined || p.sessionID === sessionID),
+        pending: local,
+        waiting: (sessionID) =>
+          questions
+            ? questions.list(sessionID)
+            : Effect.succeed([...pending.values()].filter((e) => sessionID === undefined || e.info.sessionID === sessionID).map((e) => e.asked)),
+        asked: () => [...pending.values()].map((e) => e.asked),
         rulesFor,
         judge,
         isDisabled: (tool) => isDisabled(settings.rules, tool, mode),

@@ -13,11 +13,12 @@ import {
   ConfigError,
   type PermissionConfig
 } from "@reins/domain"
-import { Permission, PermissionGrants, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
+import { Permission, PermissionGrants, PermissionQuestions, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { authFile, Provider, ProviderSettings, readStoredKeys, RetryPolicy, type StoredKeys } from "@reins/provider"
 import {
   Agents,
   DoomLoopSettings,
+  EventAppender,
   SubAgentSlot,
   layerSubAgentRunner,
   layerSubAgents,
@@ -35,7 +36,7 @@ import {
   loadPromptSettings,
   runTimingFromEnv
 } from "@reins/session"
-import { Grants, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
+import { type EventLog, Grants, PendingQuestions, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
 import {
   Extensions,
   ToolChoiceSettings,
@@ -62,7 +63,20 @@ import { DATA_DIR_SECRETS } from "@reins/sandbox"
 import { sandboxLayer } from "./SandboxPlaces.ts"
 
 /** Everything a composed runtime offers to its caller. */
-export type RuntimeServices = McpServers | SessionService | SessionStore | RunClaims | Grants | Bus | Provider | ToolRegistry | Permission | Compaction
+export type RuntimeServices =
+  | McpServers
+  | SessionService
+  | SessionStore
+  | RunClaims
+  | Grants
+  | EventLog
+  | PendingQuestions
+  | EventAppender
+  | Bus
+  | Provider
+  | ToolRegistry
+  | Permission
+  | Compaction
 
 export interface RuntimeOptions {
   /** The project directory the agent works in. */
@@ -122,6 +136,41 @@ export interface RuntimeOptions {
   /** API keys by provider id, used when neither reins.json nor `env` has one; default those `reins auth login` stored in `dataDir` (auth.json). */
   readonly storedKeys?: StoredKeys
 }
+
+/** Permission's `QuestionStore` port over storage's `PendingQuestions`: a failure is logged, and the question stays this process's own. */
+const storedQuestions = Layer.effect(
+  PermissionQuestions,
+  Effect.gen(function* () {
+    const stored = yield* PendingQuestions
+    const appender = yield* EventAppender
+    const warn =
+      <A>(fallback: A) =>
+      (e: StoreError) =>
+        Effect.as(Effect.logWarning(`Permission questions: ${e.message}`), fallback)
+    return {
+      put: (asked) =>
+        Effect.gen(function* () {
+          const rootSessionID = yield* appender.rootOf(asked.sessionID)
+          const created = yield* Clock.currentTimeMillis
+          yield* stored.put({ id: asked.id, sessionID: asked.sessionID, rootSessionID, time: { created }, asked })
+        }).pipe(Effect.catch(warn(undefined))),
+      remove: (id) => stored.remove(id).pipe(Effect.catch(warn(undefined))),
+      // a session's own, and (a top-level session's) its sub-agents'
+      list: (sessionID) =>
+        Effect.all(sessionID === undefined ? [stored.list()] : [stored.list({ rootSessionID: sessionID }), stored.list({ sessionID })]).pipe(
+          Effect.map((lists) => [...new Map(lists.flat().map((row) => [row.id, row] as const)).values()].sort((a, b) => a.time.created - b.time.created)),
+          Effect.map((rows) => rows.map((row) => row.asked)),
+          Effect.catch(warn([]))
+        ),
+      answer: (id, answer) => stored.answer(id, answer).pipe(Effect.catch(warn(false))),
+      takeAnswers: (sessionID) =>
+        stored.takeAnswers(sessionID).pipe(
+          Effect.map((rows) => rows.flatMap((row) => (row.reply === undefined ? [] : [{ id: row.id, answer: row.reply }]))),
+          Effect.catch(warn([]))
+        )
+    }
+  })
+)
 
 /** Permission's `GrantStore` port over storage's `Grants`; a failed write keeps the grant for the session only. */
 const projectGrants = Layer.effect(
@@ -280,9 +329,14 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   )
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
   // the bus feeds reins's own metrics (tool durations, compactions, permission answers) when they are exported
-  const guarded = Layer.mergeAll(Permission.layer.pipe(Layer.provide(projectGrants)), Truncate.layer, RetentionLive, layerBusMetrics, layerEventHooks).pipe(
-    Layer.provideMerge(core)
-  )
+  // the appender stores the bus's events in the event log (in batches; a step's before the step goes on)
+  const guarded = Layer.mergeAll(
+    Permission.layer.pipe(Layer.provide(Layer.merge(projectGrants, storedQuestions)), Layer.provideMerge(EventAppender.layer)),
+    Truncate.layer,
+    RetentionLive,
+    layerBusMetrics,
+    layerEventHooks
+  ).pipe(Layer.provideMerge(core))
   const tools = layerToolRegistry(options.tools ?? builtins).pipe(
     // MCP servers start on the first turn (ToolRegistry.refresh), not when the runtime is built; closed with it
     Layer.provide(McpServers.dynamicTools),

@@ -2,7 +2,7 @@
 // The OpenAPI document at /doc is generated from this definition.
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Message, Part, Session, TurnResult } from "@reins/domain"
+import { Message, Part, PermissionAsked, Session, TurnResult } from "@reins/domain"
 
 /** 400: an input the schema refused (the message names the field), or a request that cannot be done as asked. */
 export class BadRequest extends Schema.Error<BadRequest>("reins/server/BadRequest")(
@@ -123,6 +123,10 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
     error: [...errors, Conflict]
   }).annotate(OpenApi.Description, "Starts a turn (or queues the message into the running one) and answers at once; the turn's progress is on /event."),
   HttpApiEndpoint.post("abort", "/session/:id/abort", { params: id, success: Schema.Struct({ aborted: Schema.Boolean }), error: errors }),
+  HttpApiEndpoint.get("permissions", "/session/:id/permissions", { params: id, success: Schema.Array(PermissionAsked), error: errors }).annotate(
+    OpenApi.Description,
+    "The permission questions waiting in the session and its sub-agents' sessions, asked by any reins process on the same database; answer one with POST /session/{id}/permissions/{permissionID}."
+  ),
   HttpApiEndpoint.post("permission", "/session/:id/permissions/:permissionID", {
     params: { id: Schema.String, permissionID: Schema.String },
     payload: Schema.Struct({ response: Schema.Literals(["once", "always", "reject"]), message: Schema.optional(Schema.String) }),

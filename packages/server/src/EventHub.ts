@@ -1,10 +1,9 @@
 import { Cause, Context, Effect } from "effect"
-import type { SessionEvent } from "@reins/domain"
+import type { LogEvent } from "@reins/domain"
+import type { LoggedEvent } from "@reins/storage"
 
-/** What `GET /event` streams: every session event, plus the end of each turn the server ran. */
-export type ServerEvent =
-  | SessionEvent
-  | { readonly type: "turn.failed"; readonly sessionID: string; readonly error: { readonly tag: string; readonly message: string } }
+/** What `GET /event` streams: every event of the log (the sessions' events, and the end of each turn a server ran). */
+export type ServerEvent = LogEvent
 
 /** How much the hub keeps: the replay buffer (events), each client's queue (events), and how many clients at once. */
 export const HubLimits = Context.Reference<HubLimits>("reins/server/HubLimits", {
@@ -22,10 +21,11 @@ export interface HubLimits {
   readonly clients?: number
 }
 
-/** One published event: its server-wide id, the session it belongs to, and its SSE frame (encoded once for every client). */
+/** One logged event as the hub keeps it: its log position, its session and root session, and its SSE frame (encoded once for every client). */
 interface Entry {
   readonly id: number
-  readonly sessionID: string | undefined
+  readonly sessionID: string
+  readonly rootSessionID: string
   readonly frame: string
 }
 
@@ -34,9 +34,6 @@ export const frame = (type: string, data: unknown, id?: number) => `${id === und
 
 /** The most characters of frames handed to a client's socket at once (one frame larger than this goes alone). */
 export const BATCH_CHARS = 256 * 1024
-
-/** Part ids remembered to place a `part.delta` (which names only its part) in its session; the oldest are forgotten past this. */
-const PART_MEMORY = 100_000
 
 /** One connected client: the replay it asked for, then a bounded queue of live frames. */
 export interface Subscriber {
@@ -48,22 +45,38 @@ export interface Subscriber {
   readonly waiting: () => number
 }
 
+/** Where a client's replay must come from the log: the events after `after`, up to and including `through`. */
+export interface Missing {
+  readonly after: number
+  readonly through: number
+}
+
+/** What the log says when a client connects: its oldest stored id and its newest (both 0 when empty). */
+export interface LogBounds {
+  readonly first: number
+  readonly last: number
+}
+
 /**
- * The server's event stream: every event gets the next server-wide id and is kept in a bounded
- * replay buffer (a ring of the last `replay` events, fewer when their frames pass `replayBytes`). Clients get the events after their
- * `Last-Event-ID` from it (a `server.gap` frame first when some of those are gone), then live
- * ones through a bounded queue: a client whose queue is full when an event arrives is sent
- * `server.disconnected` (with the id to resume from) and closed. Publishing never waits.
+ * A process's view of the event log for its SSE clients: fed in log order (`publish`) by the one
+ * reader the process keeps on the log, it keeps the newest events in a bounded ring (the last
+ * `replay` events, fewer when their frames pass `replayBytes`) and hands each client the events
+ * after its `Last-Event-ID` (log positions: the same on every process over the database) — from
+ * the ring, and what the ring no longer holds from the log (`Missing`, read by `ServerEvents`) —
+ * then live ones through a bounded queue: a client whose queue is full when an event arrives is
+ * sent `server.disconnected` (with the id to resume from) and closed. `server.gap` only when the
+ * log itself no longer has the events asked for (retention). Publishing never waits.
  */
 export const makeEventHub = (limits: HubLimits) => {
-  const ring: Array<Entry | undefined> = new Array(Math.max(1, limits.replay))
+  const capacity = Math.max(1, limits.replay)
   const maxBytes = limits.replayBytes ?? Number.POSITIVE_INFINITY
+  // the ring: entries in id order from `head`; everything after `covered` up to `last` is in it
+  let ring: Array<Entry> = []
+  let head = 0
+  let covered = 0
   let last = 0
-  // the oldest id kept: the ring's size bounds it, and so do the bytes it holds
-  let floor = 1
   let bytes = 0
   const parents = new Map<string, string>()
-  const partSession = new Map<string, string>()
   const clients = new Set<Client>()
 
   interface Client {
@@ -71,45 +84,25 @@ export const makeEventHub = (limits: HubLimits) => {
     replay: Array<string>
     queue: Array<string>
     ended: boolean
+    /** The replay from the log has not arrived yet: nothing is handed over before it. */
+    filling: boolean
     delivered: number
     wake: ReturnType<typeof Promise.withResolvers<void>>
   }
 
-  const oldest = () => Math.max(floor, last - ring.length + 1)
+  const size = () => ring.length - head
 
-  const remember = (partID: string, sessionID: string) => {
-    partSession.set(partID, sessionID)
-    if (partSession.size > PART_MEMORY) {
-      for (const key of partSession.keys()) {
-        partSession.delete(key)
-        if (partSession.size <= PART_MEMORY * 0.9) break
-      }
-    }
+  const entryOf = (logged: LoggedEvent): Entry => {
+    const event = logged.event
+    if ((event.type === "session.created" || event.type === "session.updated") && event.session.parentID !== undefined)
+      parents.set(event.session.id, event.session.parentID)
+    return { id: logged.id, sessionID: logged.sessionID, rootSessionID: logged.rootSessionID, frame: frame(event.type, event, logged.id) }
   }
 
-  const sessionOf = (event: ServerEvent): string | undefined => {
-    switch (event.type) {
-      case "session.created":
-      case "session.updated":
-        if (event.session.parentID !== undefined) parents.set(event.session.id, event.session.parentID)
-        return event.session.id
-      case "message.updated":
-        return event.message.sessionID
-      case "part.updated":
-        remember(event.part.id, event.part.sessionID)
-        return event.part.sessionID
-      case "part.delta":
-        return partSession.get(event.partID)
-      case "turn.finished":
-        return event.result.sessionID
-      default:
-        return "sessionID" in event ? event.sessionID : undefined
-    }
-  }
-
-  /** The session or one of its sub-agents' sessions (followed up to 8 levels). */
-  const within = (root: string, sessionID: string | undefined) => {
-    let id = sessionID
+  /** The session or one of its sub-agents' sessions (its tree when it is a root; else followed up to 8 levels). */
+  const within = (root: string, entry: Entry) => {
+    if (entry.rootSessionID === root) return true
+    let id: string | undefined = entry.sessionID
     for (let depth = 0; id !== undefined && depth <= 8; depth++) {
       if (id === root) return true
       id = parents.get(id)
@@ -117,7 +110,7 @@ export const makeEventHub = (limits: HubLimits) => {
     return false
   }
 
-  const wants = (client: Client, entry: Entry) => client.sessionID === undefined || within(client.sessionID, entry.sessionID)
+  const wants = (client: Client, entry: Entry) => client.sessionID === undefined || within(client.sessionID, entry)
 
   const end = (client: Client) => {
     client.ended = true
@@ -125,42 +118,48 @@ export const makeEventHub = (limits: HubLimits) => {
     client.wake.resolve()
   }
 
-  /** Publishes an event to the buffer and every client that wants it; returns its id. */
-  const publish = (event: ServerEvent): number => {
-    const entry: Entry = { id: ++last, sessionID: sessionOf(event), frame: frame(event.type, event, last) }
-    const replaced = ring[entry.id % ring.length]
-    if (replaced !== undefined && replaced.id >= floor) bytes -= replaced.frame.length
-    ring[entry.id % ring.length] = entry
-    bytes += entry.frame.length
-    floor = Math.max(floor, last - ring.length + 1)
-    while (bytes > maxBytes && floor < last) {
-      const dropped = ring[floor % ring.length]
-      if (dropped !== undefined && dropped.id === floor) {
-        bytes -= dropped.frame.length
-        ring[floor % ring.length] = undefined
-      }
-      floor++
+  const evictOldest = () => {
+    const dropped = ring[head]!
+    bytes -= dropped.frame.length
+    covered = dropped.id
+    head++
+    // compact now and then rather than shifting on every event
+    if (head > 1024 && head * 2 > ring.length) {
+      ring = ring.slice(head)
+      head = 0
     }
+  }
+
+  /** Adds the next event of the log (in id order; one already seen is ignored) and hands it to every client that wants it. */
+  const publish = (logged: LoggedEvent): void => {
+    if (logged.id <= last) return
+    const entry = entryOf(logged)
+    if (size() === 0) covered = last
+    last = entry.id
+    ring.push(entry)
+    bytes += entry.frame.length
+    while (size() > capacity || (bytes > maxBytes && size() > 1)) evictOldest()
     for (const client of clients) {
+      if (entry.id <= client.delivered && !client.filling) continue
       if (!wants(client, entry)) continue
       if (client.queue.length >= limits.clientQueue) {
         const reason =
           `the client fell behind: ${client.queue.length} events waited to be read (limit ${limits.clientQueue}). ` +
-          `Reconnect with Last-Event-ID: ${client.delivered} to get the rest from the replay buffer.`
+          `Reconnect with Last-Event-ID: ${client.delivered} to get the rest from the event log.`
         client.queue = [frame("server.disconnected", { type: "server.disconnected", reason, lastEventId: client.delivered })]
         client.replay = []
+        client.filling = false
         end(client)
         continue
       }
       client.queue.push(entry.frame)
-      client.wake.resolve()
+      if (!client.filling) client.wake.resolve()
     }
-    return entry.id
   }
 
   /**
    * The frames to write next, replay first: up to `BATCH_CHARS` of them (at least one). A batch is copied
-   * into one buffer for the socket, and a client that is not reading keeps it: a whole replay buffer (64 MiB)
+   * into one buffer for the socket, and a client that is not reading keeps it: a whole replay
    * per client that reconnects with an old id would be that much memory each.
    */
   const takeBatch = (client: Client): Array<string> => {
@@ -179,34 +178,70 @@ export const makeEventHub = (limits: HubLimits) => {
     return batch
   }
 
+  /** The index in the ring of the first entry with `id > after`. */
+  const ringAfter = (after: number) => {
+    let lo = head
+    let hi = ring.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (ring[mid]!.id <= after) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
   /**
-   * A client: `server.connected` first, then, with `lastEventId`, the events after it still in the
-   * buffer (`server.gap` first when some are gone, or the id is not one of this server's), then live events.
+   * A client: `server.connected` first, then, with `lastEventId`, the events after it (`server.gap` first
+   * when the log no longer has some: `bounds.first` is past it; or when the id is past anything the log
+   * gave), then live events. The events the ring no longer holds are `missing`: the caller reads them
+   * from the log and hands them to `fill` (the client gets nothing before that).
    */
-  const subscribe = (options: { readonly sessionID?: string | undefined; readonly lastEventId?: number | undefined }): Subscriber => {
+  const subscribe = (options: {
+    readonly sessionID?: string | undefined
+    readonly lastEventId?: number | undefined
+    readonly bounds?: LogBounds | undefined
+  }): Subscriber & { readonly missing: Missing | undefined; fill(events: ReadonlyArray<LoggedEvent>): void } => {
+    const bounds = options.bounds ?? { first: 0, last }
+    let after = options.lastEventId
     const client: Client = {
       sessionID: options.sessionID,
       replay: [],
       queue: [],
       ended: false,
-      delivered: options.lastEventId ?? last,
+      filling: false,
+      delivered: last,
       wake: Promise.withResolvers<void>()
     }
-    client.replay.push(frame("server.connected", { type: "server.connected", lastEventId: last }))
-    const after = options.lastEventId
-    if (after !== undefined) {
-      const first = oldest()
-      if (after > last || (after + 1 < first && last > 0))
-        client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: last === 0 ? 0 : first }))
-      // an id this server never gave (a client of an earlier run of it): everything it has
-      for (let id = after > last ? first : Math.max(after + 1, first); id <= last; id++) {
-        const entry = ring[id % ring.length]
-        if (entry !== undefined && entry.id === id && wants(client, entry)) client.replay.push(entry.frame)
+    client.replay.push(frame("server.connected", { type: "server.connected", lastEventId: Math.max(last, bounds.last) }))
+    let missing: Missing | undefined
+    // from now: the log's now, which may be ahead of what this process has read
+    if (after === undefined) client.delivered = Math.max(last, bounds.last)
+    else {
+      if (after > Math.max(last, bounds.last)) {
+        // an id the log never gave (another database): from now on
+        client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: bounds.first }))
+      } else if (after > last) {
+        // the client saw events this process has not read yet: they come live, the ones it saw skipped
+        client.delivered = after
+      } else {
+        if (bounds.first > 0 && after + 1 < bounds.first) {
+          client.replay.push(frame("server.gap", { type: "server.gap", from: after, oldest: bounds.first }))
+          after = bounds.first - 1
+        }
+        client.delivered = after
+        if (after < covered) {
+          missing = { after, through: covered }
+          client.filling = true
+        }
+        for (let i = ringAfter(after); i < ring.length; i++) {
+          const entry = ring[i]!
+          if (wants(client, entry)) client.replay.push(entry.frame)
+        }
       }
     }
     clients.add(client)
     const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.suspend(function loop(): Effect.Effect<ReadonlyArray<string>, Cause.Done> {
-      if (client.replay.length > 0 || client.queue.length > 0) {
+      if (!client.filling && (client.replay.length > 0 || client.queue.length > 0)) {
         const batch = takeBatch(client)
         for (let i = batch.length - 1; i >= 0; i--) {
           const id = /^id: (\d+)\n/.exec(batch[i]!)
@@ -217,7 +252,7 @@ export const makeEventHub = (limits: HubLimits) => {
         }
         return Effect.succeed(batch)
       }
-      if (client.ended) return Cause.done()
+      if (client.ended && !client.filling) return Cause.done()
       client.wake = Promise.withResolvers<void>()
       const wait = client.wake.promise
       return Effect.flatMap(
@@ -227,9 +262,24 @@ export const makeEventHub = (limits: HubLimits) => {
     })
     return {
       take,
+      missing,
+      fill: (events) => {
+        if (!client.filling) return
+        // after the gap frame (if any), before the ring's part of the replay
+        const at = client.replay.findIndex((f) => f.startsWith("id: "))
+        const frames = events.flatMap((logged) => {
+          if (missing === undefined || logged.id <= missing.after || logged.id > missing.through) return []
+          const entry = entryOf(logged)
+          return wants(client, entry) ? [entry.frame] : []
+        })
+        client.replay.splice(at === -1 ? client.replay.length : at, 0, ...frames)
+        client.filling = false
+        client.wake.resolve()
+      },
       close: () => {
         client.queue = []
         client.replay = []
+        client.filling = false
         end(client)
       },
       waiting: () => client.queue.length
@@ -240,6 +290,7 @@ export const makeEventHub = (limits: HubLimits) => {
   const closeAll = (reason: string) => {
     for (const client of [...clients]) {
       client.queue.push(frame("server.disconnected", { type: "server.disconnected", reason, lastEventId: last }))
+      client.filling = false
       end(client)
     }
   }
@@ -248,10 +299,17 @@ export const makeEventHub = (limits: HubLimits) => {
     publish,
     subscribe,
     closeAll,
-    /** The id of the last event published (0: none yet). */
+    /** Starts the hub at a log position: events after it are live (a process starting on a log that already has events). */
+    start: (position: number) => {
+      if (last === 0 && size() === 0) {
+        last = position
+        covered = position
+      }
+    },
+    /** The id of the last event this process has read from the log (0: none yet). */
     latest: () => last,
-    /** The oldest id still in the replay buffer. */
-    oldest,
+    /** The oldest id still in the ring (the next one when it is empty). */
+    oldest: () => (size() > 0 ? ring[head]!.id : last + 1),
     /** Clients connected now. */
     clients: () => clients.size,
     /** Whether as many clients as the limit allows are connected: the next must wait for one to go. */

@@ -13,7 +13,7 @@ import { ServerInfo } from "./ServerInfo.ts"
 import { ServerTurns } from "./ServerTurns.ts"
 
 /** A comment line every 15 s keeps proxies and clients from closing an idle stream. */
-const HEARTBEAT = "15 seconds"
+const HEARTBEAT = "5 seconds"
 
 const fromStore = (e: StoreError) => (e.reason === "not-found" ? new NotFound({ message: e.message }) : new ServerFailure({ message: e.message }))
 
@@ -63,7 +63,7 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
       .handle("config", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.config)))
       .handle("models", () => Effect.succeed(HttpServerResponse.jsonUnsafe(info.models)))
       .handle("event", ({ query, request }) =>
-        Effect.sync(() => {
+        Effect.gen(function* () {
           const header = request.headers["last-event-id"]?.trim()
           // an id that is not one would replay nothing and say nothing of what was missed
           if (header !== undefined && header !== "" && !/^\d+$/.test(header)) {
@@ -82,7 +82,10 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
             )
           }
           const lastEventId = header !== undefined && header !== "" ? Number(header) : query.lastEventId
-          const client = hub.subscribe({ sessionID: query.sessionID, lastEventId })
+          const subscribed = yield* Effect.result(hub.subscribe({ sessionID: query.sessionID, lastEventId }))
+          if (subscribed._tag === "Failure")
+            return errorResponse(503, "unavailable", `${subscribed.failure.message} Reconnect with the same Last-Event-ID to try again.`)
+          const client = subscribed.success
           const frames = Stream.fromPull(Effect.succeed(client.take as Effect.Effect<readonly [string, ...Array<string>], Cause.Done>))
           const pings = Stream.fromSchedule(Schedule.spaced(HEARTBEAT)).pipe(Stream.map(() => ": ping\n\n"))
           const body = Stream.merge(frames, pings, { haltStrategy: "left" }).pipe(
@@ -108,6 +111,13 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     const info = yield* ServerInfo
     const ids = yield* Ids
     const agents = yield* Agents
+    /** The questions waiting in a session and its sub-agents' sessions: stored by any process, and this process's own. */
+    const waitingIn = (sessionID: string) =>
+      Effect.map(permission.waiting(sessionID), (stored) => {
+        const inSession = agents.within(sessionID)
+        const ids = new Set(stored.map((p) => p.id))
+        return [...stored, ...permission.asked().filter((p) => !ids.has(p.id) && inSession(p.sessionID))]
+      })
 
     // a session of another project (another directory sharing the data dir) is not this server's: 404, as for no session at all
     const project = realPath(info.directory)
@@ -253,12 +263,18 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
             Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))
           )
         )
+        .handle("permissions", ({ params }) =>
+          Effect.gen(function* () {
+            yield* session(params.id)
+            return yield* waitingIn(params.id)
+          })
+        )
         .handle("permission", ({ params, payload }) =>
           Effect.gen(function* () {
             yield* session(params.id)
-            // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there
-            const inSession = agents.within(params.id)
-            const waiting = permission.pending().some((p) => p.id === params.permissionID && (p.sessionID === params.id || inSession(p.sessionID)))
+            // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there;
+            // one asked by another process on the same database is answered through the question store
+            const waiting = (yield* waitingIn(params.id)).some((p) => p.id === params.permissionID)
             const answered =
               waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
             if (!answered)

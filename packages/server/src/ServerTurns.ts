@@ -63,8 +63,7 @@ export class ServerTurns extends Context.Service<
       /** Whether another reins process holds a live lease on the session (one of this process is `current`'s business). */
       const heldElsewhere = (sessionID: string) => Effect.map(claims.get(sessionID), (run) => run !== undefined && run.holder !== thisProcess().holder)
 
-      const failed = (sessionID: string, tag: string, message: string) =>
-        Effect.sync(() => void hub.publish({ type: "turn.failed", sessionID, error: { tag, message } }))
+      const failed = (sessionID: string, tag: string, message: string) => hub.publish({ type: "turn.failed", sessionID, error: { tag, message } })
 
       /** The entry leaves `current` (when it is still the session's) and whoever waits on it goes on; done once. */
       const leave = (sessionID: string, entry: Entry) => {
@@ -75,7 +74,7 @@ export class ServerTurns extends Context.Service<
 
       /** A turn's end on the event stream: `turn.finished`, or `turn.failed` with the error's tag. */
       const publishEnd = (sessionID: string, exit: Exit.Exit<TurnResult, PromptError>) => {
-        if (Exit.isSuccess(exit)) return Effect.sync(() => void hub.publish({ type: "turn.finished", result: exit.value }))
+        if (Exit.isSuccess(exit)) return hub.publish({ type: "turn.finished", result: exit.value })
         const error = Cause.findErrorOption(exit.cause)
         if (error._tag === "Some") return failed(sessionID, error.value._tag, error.value.message)
         if (Cause.hasInterruptsOnly(exit.cause))

@@ -1,6 +1,39 @@
 import { describe, expect, test } from "bun:test"
+import { eventSessionID } from "@reins/domain"
+import type { LoggedEvent } from "@reins/storage"
 import { Effect, Exit, Fiber } from "effect"
-import { BATCH_CHARS, makeEventHub, type ServerEvent, type Subscriber } from "../src/EventHub.ts"
+import { BATCH_CHARS, makeEventHub as makeHub, type HubLimits, type ServerEvent, type Subscriber } from "../src/EventHub.ts"
+
+/** The event log as the hub sees it: every event the next id, its session its own root unless a root is given. */
+const logged = (event: ServerEvent, id: number, rootSessionID = eventSessionID(event)): LoggedEvent => ({
+  id,
+  sessionID: eventSessionID(event),
+  rootSessionID,
+  seq: id,
+  time: 0,
+  event
+})
+
+/** A hub fed like the process's log reader feeds it, keeping what was published as the log keeps it. */
+const makeEventHub = (limits: HubLimits) => {
+  const hub = makeHub(limits)
+  const log: Array<LoggedEvent> = []
+  return {
+    ...hub,
+    log,
+    publish: (event: ServerEvent, root?: string) => {
+      const entry = logged(event, log.length + 1, root)
+      log.push(entry)
+      hub.publish(entry)
+    },
+    /** A client whose replay from the log (what the ring no longer has) is read at once. */
+    subscribe: (options: Parameters<typeof hub.subscribe>[0]) => {
+      const client = hub.subscribe(options)
+      if (client.missing !== undefined) client.fill(log)
+      return client
+    }
+  }
+}
 
 const status = (sessionID: string): ServerEvent => ({ type: "session.status", sessionID, status: "busy" })
 
@@ -30,13 +63,28 @@ describe("EventHub: the replay buffer", () => {
     expect((await takeAll(client)).map((f) => f.id)).toEqual([11])
   })
 
-  test("the buffer keeps the last `replay` events: an older id gets server.gap first, then what is left", async () => {
+  test("the ring keeps the last `replay` events: an older id is replayed from the log first; server.gap only past the log's retention", async () => {
     const hub = makeEventHub({ replay: 5, clientQueue: 100 })
     for (let i = 0; i < 12; i++) hub.publish(status("ses_a"))
     expect(hub.oldest()).toBe(8)
-    const frames = await takeAll(hub.subscribe({ lastEventId: 2 }))
-    expect(frames[1]).toEqual({ event: "server.gap", data: { type: "server.gap", from: 2, oldest: 8 } })
-    expect(frames.slice(2).map((f) => f.id)).toEqual([8, 9, 10, 11, 12])
+    const raw = makeHub({ replay: 5, clientQueue: 100 })
+    for (const entry of hub.log) raw.publish(entry)
+    const waiting = raw.subscribe({ lastEventId: 2 })
+    expect(waiting.missing).toEqual({ after: 2, through: 7 })
+    // nothing is handed over before the log's part arrives
+    const first = Effect.runFork(waiting.take)
+    raw.publish(logged(status("ses_a"), 13))
+    waiting.fill(hub.log)
+    const frames = parse(await Effect.runPromise(Fiber.join(first)))
+    expect(frames.map((f) => f.event)).not.toContain("server.gap")
+    expect(frames.slice(1).map((f) => f.id)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    // the log pruned up to 4: a gap, then all it still has
+    const pruned = raw.subscribe({ lastEventId: 2, bounds: { first: 5, last: 13 } })
+    expect(pruned.missing).toEqual({ after: 4, through: 8 })
+    pruned.fill(hub.log)
+    const after = parse(await Effect.runPromise(pruned.take))
+    expect(after[1]).toEqual({ event: "server.gap", data: { type: "server.gap", from: 2, oldest: 5 } })
+    expect(after.slice(2).map((f) => f.id)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13])
     // an id just before the oldest kept loses nothing: no gap
     const exact = await takeAll(hub.subscribe({ lastEventId: 7 }))
     expect(exact.map((f) => f.event)).not.toContain("server.gap")
@@ -51,8 +99,7 @@ describe("EventHub: the replay buffer", () => {
     for (let i = 0; i < 9; i++) small.publish(status("ses_a"))
     expect(small.oldest()).toBe(7)
     const frames = await takeAll(small.subscribe({ lastEventId: 2 }))
-    expect(frames[1]).toEqual({ event: "server.gap", data: { type: "server.gap", from: 2, oldest: 7 } })
-    expect(frames.slice(2).map((f) => f.id)).toEqual([7, 8, 9])
+    expect(frames.slice(1).map((f) => f.id)).toEqual([3, 4, 5, 6, 7, 8, 9])
     // the newest event is always kept, however large
     const tiny = makeEventHub({ replay: 100, replayBytes: 1, clientQueue: 100 })
     tiny.publish(status("ses_a"))
@@ -61,12 +108,16 @@ describe("EventHub: the replay buffer", () => {
     expect((await takeAll(tiny.subscribe({ lastEventId: 1 }))).slice(1).map((f) => f.id)).toEqual([2])
   })
 
-  test("an id this server never gave (a client of an earlier server) gets server.gap; none at all gets no replay", async () => {
+  test("an id the log never gave gets server.gap and live events from now; one the log has but this process has not read yet skips those; none at all gets no replay", async () => {
     const hub = makeEventHub({ replay: 5, clientQueue: 100 })
     hub.publish(status("ses_a"))
-    const stranger = await takeAll(hub.subscribe({ lastEventId: 40 }))
-    expect(stranger.map((f) => f.event)).toEqual(["server.connected", "server.gap", "session.status"])
-    expect(stranger[1]!.data).toEqual({ type: "server.gap", from: 40, oldest: 1 })
+    const stranger = hub.subscribe({ lastEventId: 40, bounds: { first: 1, last: 1 } })
+    expect((await takeAll(stranger)).map((f) => f.event)).toEqual(["server.connected", "server.gap"])
+    const ahead = hub.subscribe({ lastEventId: 3, bounds: { first: 1, last: 3 } })
+    expect((await takeAll(ahead)).map((f) => f.event)).toEqual(["server.connected"])
+    for (let i = 0; i < 3; i++) hub.publish(status("ses_a"))
+    expect((await takeAll(stranger)).map((f) => f.id)).toEqual([2, 3, 4])
+    expect((await takeAll(ahead)).map((f) => f.id)).toEqual([4])
     const fresh = await takeAll(hub.subscribe({}))
     expect(fresh.map((f) => f.event)).toEqual(["server.connected"])
   })
@@ -79,19 +130,24 @@ describe("EventHub: the replay buffer", () => {
       type: "session.created",
       session: { id, title: "t", directory: "/", ...(parentID ? { parentID } : {}), time: { created: 1, updated: 1 } }
     })
-    hub.publish(session("ses_child", "ses_root"))
+    hub.publish(session("ses_child", "ses_root"), "ses_root")
     hub.publish(status("ses_other"))
-    hub.publish({ type: "part.updated", part: { id: "prt_1", sessionID: "ses_child", messageID: "msg_1", type: "text", text: "" } })
-    hub.publish({ type: "part.delta", sessionID: "ses_1", partID: "prt_1", partType: "text", delta: "hi" })
-    hub.publish({ type: "part.delta", sessionID: "ses_1", partID: "prt_unknown", partType: "text", delta: "no" })
+    hub.publish({ type: "part.updated", part: { id: "prt_1", sessionID: "ses_child", messageID: "msg_1", type: "text", text: "" } }, "ses_root")
+    hub.publish({ type: "part.delta", sessionID: "ses_child", partID: "prt_1", partType: "text", delta: "hi" }, "ses_root")
+    hub.publish({ type: "part.delta", sessionID: "ses_other", partID: "prt_2", partType: "text", delta: "no" })
     hub.publish(status("ses_root"))
+    // a sub-agent's session (whose root this process knows from its creation) follows its parent
+    hub.publish(session("ses_grandchild", "ses_child"), "ses_root")
     const frames = await takeAll(client)
     expect(frames.map((f) => [f.id, f.event])).toEqual([
       [1, "session.created"],
       [3, "part.updated"],
       [4, "part.delta"],
-      [6, "session.status"]
+      [6, "session.status"],
+      [7, "session.created"]
     ])
+    const child = hub.subscribe({ sessionID: "ses_child", lastEventId: 0 })
+    expect((await takeAll(child)).slice(1).map((f) => f.id)).toEqual([1, 3, 4, 7])
   })
 })
 

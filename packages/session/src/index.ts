@@ -14,3 +14,4 @@ export { parseAgentFile, readAgentDir, type AgentFile, type Skipped } from "./ag
 export { builtinAgents } from "./agent/Builtins.ts"
 export * from "./agent/SubAgentRunner.ts"
 export * from "./Instructions.ts"
+export * from "./EventAppender.ts"

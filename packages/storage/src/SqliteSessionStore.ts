@@ -289,11 +289,21 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     return out as ReadonlyMap<string, SessionTotals>
   })
 
+  // the event log and the waiting questions have no foreign key: deleted with the session, in its transaction
+  const deleteEvents = client.prepare<void, [string]>("DELETE FROM session_event WHERE session_id = ?1")
+  const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1")
+  const removeSession = client.transaction((id: string) => {
+    const deleted = db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
+    deleteEvents.run(id)
+    deletePending.run(id)
+    return deleted
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
-    // One statement: the foreign keys cascade to messages and parts atomically.
+    // One transaction: the foreign keys cascade to messages and parts atomically.
     const deleted = yield* attempt(
       () => `delete session ${id}`,
-      () => db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
+      () => removeSession.immediate(id)
     )
     if (deleted.length === 0) return yield* sessionNotFound(id)
   })

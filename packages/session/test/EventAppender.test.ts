@@ -1,0 +1,129 @@
+// The appender: the bus's events stored in the event log in batches, in publish order, fenced by
+// the publisher's claim. On virtual time: a batch waits for the clock only where the test moves it.
+import { describe, expect } from "bun:test"
+import { Bus, type Event } from "@reins/domain"
+import { EventLog, RunClaims, SessionStore, Storage, WritingClaim, type SessionRun } from "@reins/storage"
+import { eventually, it } from "@reins/testkit"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { EventAppender } from "../src/EventAppender.ts"
+
+const layer = EventAppender.layer.pipe(Layer.provideMerge(Layer.mergeAll(Bus.layer, Storage.layerMemory)))
+
+const status = (sessionID: string): Event => ({ type: "session.status", sessionID, status: "busy" })
+const session = (id: string, parentID?: string): Event => ({
+  type: "session.created",
+  session: { id, title: "t", directory: "/", ...(parentID ? { parentID } : {}), time: { created: 1, updated: 1 } }
+})
+const stepEnd = (sessionID: string): Event => ({
+  type: "message.updated",
+  message: {
+    id: "msg_2",
+    sessionID,
+    role: "assistant",
+    parentID: "msg_1",
+    model: { providerID: "test", modelID: "scripted" },
+    time: { created: 2, completed: 3 },
+    usage: { input: 1, output: 1, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+    cost: 0
+  }
+})
+const run = (sessionID: string, pid: number): SessionRun => ({ sessionID, pid, host: "box", time: { started: 1, heartbeat: 1 }, queued: 0 })
+
+const logged = Effect.flatMap(EventLog, (log) => log.read({ after: 0 }))
+
+describe("EventAppender", () => {
+  it.layer(layer).effect("events wait up to maxDelayMs, then go in one batch, in publish order, with their root session", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      yield* bus.publish(status("ses_a"))
+      yield* bus.publish({ type: "part.delta", sessionID: "ses_child", partID: "prt_1", partType: "text", delta: "hi" })
+      yield* bus.publish(status("ses_a"))
+      // the clock has not moved: nothing is written yet
+      expect(yield* logged).toEqual([])
+      yield* TestClock.adjust("10 millis")
+      const events = yield* eventually(Effect.map(logged, (all) => all.length === 3 && all))
+      expect(events.map((e) => [e.id, e.sessionID, e.seq, e.event.type])).toEqual([
+        [1, "ses_a", 1, "session.status"],
+        [2, "ses_child", 1, "part.delta"],
+        [3, "ses_a", 2, "session.status"]
+      ])
+    })
+  )
+
+  it.layer(layer).effect("a step's end is stored with everything before it when publish returns; 64 waiting go at once", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const store = yield* SessionStore
+      // a sub-agent's session: its events carry its root, found from the stored parent
+      yield* store.createSession({ id: "ses_root", title: "t", directory: "/", time: { created: 1, updated: 1 } })
+      yield* store.createSession({ id: "ses_sub", title: "t", directory: "/", parentID: "ses_root", time: { created: 1, updated: 1 } })
+      yield* bus.publish(session("ses_leaf", "ses_sub"))
+      yield* bus.publish(status("ses_leaf"))
+      yield* bus.publish(stepEnd("ses_leaf"))
+      expect((yield* logged).map((e) => [e.sessionID, e.rootSessionID, e.event.type])).toEqual([
+        ["ses_leaf", "ses_root", "session.created"],
+        ["ses_leaf", "ses_root", "session.status"],
+        ["ses_leaf", "ses_root", "message.updated"]
+      ])
+      for (let i = 0; i < 64; i++) yield* bus.publish(status("ses_b"))
+      yield* eventually(
+        Effect.map(logged, (all) => all.length === 67),
+        "the full batch to be written without the clock moving"
+      )
+    })
+  )
+
+  it.layer(layer).effect("a taken-over holder's events are not appended, and its publish goes on; others' are", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const store = yield* SessionStore
+      const claims = yield* RunClaims
+      const appender = yield* EventAppender
+      yield* store.createSession({ id: "ses_a", title: "t", directory: "/", time: { created: 1, updated: 1 } })
+      const mine = run("ses_a", 100)
+      yield* claims.claim(mine, () => true)
+      yield* bus.publish(status("ses_a")).pipe(Effect.provideService(WritingClaim, mine))
+      yield* appender.flush
+      yield* claims.claim(run("ses_a", 200), () => false)
+      // the step end flushes inline: the fence refuses it, the publisher is not failed
+      yield* bus.publish(stepEnd("ses_a")).pipe(Effect.provideService(WritingClaim, mine))
+      yield* bus.publish(status("ses_b"))
+      yield* appender.flush
+      expect((yield* logged).map((e) => [e.sessionID, e.event.type])).toEqual([
+        ["ses_a", "session.status"],
+        ["ses_b", "session.status"]
+      ])
+    })
+  )
+
+  it.layer(layer).effect("offer queues an event not on the bus (a turn's end) in order with the bus's", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const appender = yield* EventAppender
+      yield* bus.publish(status("ses_a"))
+      yield* appender.offer({ type: "turn.failed", sessionID: "ses_a", error: { tag: "ProviderError", message: "down" } })
+      expect((yield* logged).map((e) => e.event.type)).toEqual(["session.status", "turn.failed"])
+    })
+  )
+})
+
+describe("EventAppender: retention", () => {
+  it.layer(layer).effect("events older than the retention are pruned a minute after start, then hourly", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const appender = yield* EventAppender
+      yield* bus.publish(status("ses_a"))
+      yield* appender.flush
+      yield* TestClock.adjust("1 minute")
+      // younger than seven days: kept
+      expect((yield* logged).length).toBe(1)
+      yield* TestClock.adjust("8 days")
+      yield* eventually(
+        Effect.map(logged, (all) => all.length === 0),
+        "the old event to be pruned"
+      )
+      expect(yield* Effect.flatMap(EventLog, (log) => log.first())).toBe(0)
+    })
+  )
+})
