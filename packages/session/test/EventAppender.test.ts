@@ -28,7 +28,10 @@ const stepEnd = (sessionID: string): Event => ({
     cost: 0
   }
 })
-const run = (sessionID: string, pid: number): SessionRun => ({ sessionID, pid, host: "box", time: { started: 1, heartbeat: 1 }, queued: 0 })
+/** A lease request of `pid` (ttl 0: it lapses at once, so another process can take the session over). */
+const request = (sessionID: string, pid: number) => ({ sessionID, holder: `box/${pid}/test`, host: "box", pid, takesMessages: true, ttlMs: 0 })
+const leased = (result: { readonly _tag: "claimed" | "held"; readonly run: SessionRun }) =>
+  result._tag === "claimed" ? Effect.succeed(result.run) : Effect.die(new Error(`held by ${result.run.holder}`))
 
 const logged = Effect.flatMap(EventLog, (log) => log.read({ after: 0 }))
 
@@ -81,11 +84,10 @@ describe("EventAppender", () => {
       const claims = yield* RunClaims
       const appender = yield* EventAppender
       yield* store.createSession({ id: "ses_a", title: "t", directory: "/", time: { created: 1, updated: 1 } })
-      const mine = run("ses_a", 100)
-      yield* claims.claim(mine, () => true)
+      const mine = yield* Effect.flatMap(claims.claim(request("ses_a", 100)), leased)
       yield* bus.publish(status("ses_a")).pipe(Effect.provideService(WritingClaim, mine))
       yield* appender.flush
-      yield* claims.claim(run("ses_a", 200), () => false)
+      yield* Effect.flatMap(claims.claim(request("ses_a", 200)), leased)
       // the step end flushes inline: the fence refuses it, the publisher is not failed
       yield* bus.publish(stepEnd("ses_a")).pipe(Effect.provideService(WritingClaim, mine))
       yield* bus.publish(status("ses_b"))

@@ -218,8 +218,19 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
   })
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
-    // One statement: the foreign keys cascade to messages, parts and the lease atomically.
-    const deleted = yield* attempt(() => `delete session ${id}`, sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id]))
+    // One transaction: the foreign keys cascade to messages, parts and the lease; the event log and the waiting
+    // questions have none, and go in the same transaction.
+    const deleted = yield* attempt(
+      () => `delete session ${id}`,
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const rows = yield* sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id])
+          yield* sql.unsafe("DELETE FROM session_event WHERE session_id = $1", [id])
+          yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1", [id])
+          return rows
+        })
+      )
+    )
     if (deleted.length === 0) return yield* sessionNotFound(id)
   })
 

@@ -9,7 +9,7 @@ import { PendingQuestions } from "../src/PendingQuestions.ts"
 import { RunClaims } from "../src/RunClaims.ts"
 import * as Storage from "../src/Storage.ts"
 import { SessionStore } from "../src/SessionStore.ts"
-import { claim, implementations, run, session, tempDir } from "./support.ts"
+import { claim, claimed, implementations, run, session, tempDir } from "./support.ts"
 
 const status = (sessionID: string, root = sessionID, time = 1): EventToAppend => ({
   sessionID,
@@ -103,11 +103,10 @@ for (const [name, makeLayer] of implementations) {
           const claims = yield* RunClaims
           const log = yield* EventLog
           yield* store.createSession(session("ses_a"))
-          const mine = claim("ses_a", 100)
-          yield* claims.claim(mine, () => true)
+          // a lease that lapses at once, so another process can take the session over
+          const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: 0 })), claimed)
           const held = yield* log.append([status("ses_a")]).pipe(Effect.provideService(WritingClaim, mine))
-          // another process takes the session over (the first looked dead)
-          yield* claims.claim(claim("ses_a", 200), () => false)
+          yield* Effect.flatMap(claims.claim(claim("ses_a", 200)), claimed)
           const stale = yield* Effect.flip(log.append([status("ses_a"), status("ses_b")]).pipe(Effect.provideService(WritingClaim, mine)))
           return { held, stale, all: yield* log.read({ after: 0 }) }
         })
