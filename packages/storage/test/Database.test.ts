@@ -9,14 +9,16 @@ import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
-import { claim, claimed, grant, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
+import { claim, claimed, grant, layerPostgresFresh, pgUrl, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
 
 const databases: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services, StoreError>]> = [
   ["memory", () => Storage.layerMemory],
   ["sqlite file", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))],
   // A ":memory:" SQLite database belongs to the one connection that opened it: any row one service
   // reads back from another proves that both run on that same connection.
-  ["sqlite :memory:", () => Storage.layerSqlite(":memory:")]
+  ["sqlite :memory:", () => Storage.layerSqlite(":memory:")],
+  // one pool: what one service writes, another reads through its own connection of that pool
+  ...(pgUrl === undefined ? [] : [["postgres", () => layerPostgresFresh(pgUrl as string)] as const])
 ]
 
 for (const [name, database] of databases) {
