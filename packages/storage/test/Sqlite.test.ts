@@ -8,6 +8,7 @@ import journal from "../migrations/meta/_journal.json"
 import { migrate, migrations, statements } from "../src/Migrations.ts"
 import { openDatabase } from "../src/Database.ts"
 import { Grants } from "../src/Grants.ts"
+import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import { makeSqliteSessionStore } from "../src/SqliteSessionStore.ts"
 import * as Storage from "../src/Storage.ts"
@@ -216,6 +217,38 @@ describe("upgrading a database", () => {
     check.close()
     expect(tags.map((row) => row.tag)).toEqual(["0000_init", "0001_permission_grant", "0002_session_run", "0003_session_lease", "0004_session_event"])
     expect(indexes.map((row) => row.name)).toEqual(["permission_grant_project_idx", "permission_grant_project_permission_pattern_idx"])
+  })
+})
+
+describe("upgrading a database with a pid lease", () => {
+  test("0003 replaces the pid-and-heartbeat row (it cannot be carried over) with an empty lease table; the session is claimed under epoch 1", async () => {
+    const file = path.join(tempDir(), "reins.db")
+    const db = new SqliteClient(file, { create: true })
+    migrate(db, 1, migrations.slice(0, 3))
+    const old = session("ses_old")
+    db.run("INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES (?, ?, NULL, ?, ?, ?, ?)", [
+      old.id,
+      old.directory,
+      old.title,
+      old.time.created,
+      old.time.updated,
+      JSON.stringify(old)
+    ])
+    db.run("INSERT INTO session_run (session_id, pid, host, time_started, time_heartbeat, queued) VALUES ('ses_old', 4242, 'box', 1, 1, 0)")
+    db.close()
+
+    const result = await run(
+      Storage.layerSqlite(file),
+      Effect.gen(function* () {
+        const claims = yield* RunClaims
+        const before = yield* claims.get("ses_old")
+        const claimed = yield* claims.claim({ sessionID: "ses_old", holder: "box/1/test", host: "box", pid: 1, takesMessages: true, ttlMs: 60_000 })
+        return { before, claimed, sessions: yield* (yield* SessionStore).listSessions() }
+      })
+    )
+    expect(result.before).toBeUndefined()
+    expect(result.claimed).toMatchObject({ _tag: "claimed", run: { epoch: 1, holder: "box/1/test", abort: false } })
+    expect(result.sessions).toEqual([old])
   })
 })
 
