@@ -18,8 +18,6 @@ import { authFile, Provider, ProviderSettings, readStoredKeys, RetryPolicy, type
 import {
   Agents,
   DoomLoopSettings,
-  SubAgentSlot,
-  layerSubAgentRunner,
   layerSubAgents,
   loadAgents,
   makeAgents,
@@ -264,8 +262,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     layerSessionExtensions.pipe(
       Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, trusted, ...(options.plugins ? { plugins: options.plugins } : {}) }))
     ),
-    // the `task` tool's port; the runner behind it is bound once the session service exists
-    layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
+    // the `task` tool's port: its calls run on the runner the session service provides to each turn
+    layerSubAgents
   ).pipe(Layer.provideMerge(agents))
   const core = Layer.mergeAll(Bus.layer, Ids.layer, options.store ?? Storage.layer, options.provider ?? Provider.layer)
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
@@ -304,6 +302,5 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
     aiSdkSpans: options.tracing?.aiSdkSpans ?? false
   })
-  const withSubAgents = layerSubAgentRunner.pipe(Layer.provideMerge(session))
-  return withSubAgents.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
+  return session.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
 }
