@@ -38,7 +38,7 @@ const assistant = (
           type: "tool",
           callID: "c",
           tool: "bash",
-          state: { status: "completed", input: {}, output: "", title: "", time: { start: 0, end: 0 } }
+          state: { status: "completed", input: {}, output: "", title: "", metadata: {}, time: { start: 0, end: 0 } }
         }
       ]
     : []
@@ -50,8 +50,8 @@ const working = [request, assistant("msg_02", "tool-calls", { tool: true })]
 const answered = [request, assistant("msg_02", "tool-calls", { tool: true }), assistant("msg_03", "stop")]
 
 const loop: DoomLoop = { kind: "identical", tools: ["bash"], count: 3, message: "bash was called 3 times with the same input" }
-const overflow = new ProviderError({ reason: "overflow", message: "context too long", retryable: false })
-const auth = new ProviderError({ reason: "auth", message: "bad key", retryable: false })
+const overflow = new ProviderError({ reason: "overflow", message: "context too long" })
+const auth = new ProviderError({ reason: "auth", message: "bad key" })
 const stored = new StoreError({ reason: "taken-over", message: "the session was taken over" })
 
 const fresh = startTurn({ autoCompact: true })
