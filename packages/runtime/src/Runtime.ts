@@ -19,8 +19,6 @@ import {
   Agents,
   DoomLoopSettings,
   EventAppender,
-  SubAgentSlot,
-  layerSubAgentRunner,
   layerSubAgents,
   loadAgents,
   makeAgents,
@@ -318,8 +316,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     layerSessionExtensions.pipe(
       Layer.provideMerge(Extensions.layer({ cwd: options.cwd, home, hooks: config.hooks, trusted, ...(options.plugins ? { plugins: options.plugins } : {}) }))
     ),
-    // the `task` tool's port; the runner behind it is bound once the session service exists
-    layerSubAgents.pipe(Layer.provideMerge(SubAgentSlot.layer))
+    // the `task` tool's port: its calls run on the runner the session service provides to each turn
+    layerSubAgents
   ).pipe(Layer.provideMerge(agents))
   const core = Layer.mergeAll(
     Bus.layer,
@@ -368,6 +366,5 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
     aiSdkSpans: options.tracing?.aiSdkSpans ?? false
   })
-  const withSubAgents = layerSubAgentRunner.pipe(Layer.provideMerge(session))
-  return withSubAgents.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
+  return session.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
 }

@@ -9,11 +9,10 @@ import { SessionBusyError, type PromptError } from "./Errors.ts"
 import { SessionProcessor, interruptedState } from "./Processor.ts"
 import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
-import { Turn } from "./Turn.ts"
+import { Turn, subAgentsFor } from "./Turn.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
 import { Agents, MAX_AGENT_DEPTH, type SessionAgent } from "./agent/Agents.ts"
 
-export { turnDone } from "./Turn.ts"
 export { SessionBusyError, type PromptError }
 
 export interface PromptInput {
@@ -250,7 +249,7 @@ export class SessionService extends Context.Service<
       const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
         return runs
-          .hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known)))
+          .hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known).pipe(withSubAgents)))
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
             // A turn whose session was taken over writes nothing more, not even the session's time.
@@ -287,6 +286,7 @@ export class SessionService extends Context.Service<
         return yield* new SessionBusyError({ sessionID: input.sessionID, message: `${busy} A running turn compacts itself when its context fills up.` })
       })
 
+      const withSubAgents = yield* subAgentsFor({ create, prompt })
       return SessionService.of({ create, prompt, stream, queue, repair, compact })
     })
   )

@@ -7,7 +7,7 @@ import { bash, edit, write, type ToolInfo } from "@reins/tool"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeProcessor } from "../src/Processor.ts"
-import { turnDone } from "../src/SessionService.ts"
+import { turnDone } from "../src/TurnDecision.ts"
 import { scripted, toolsLayer, type ToolsOptions } from "./support.ts"
 
 const finish = (reason: string): ModelEvent => ({ type: "finish-step", finishReason: reason, usage: { ...emptyUsage, input: 10, output: 5 }, cost: 0.01 })
