@@ -10,7 +10,7 @@ import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
 
 /** The PostgreSQL server the tests may use (scripts/pg-test.sh starts one); without it the PostgreSQL tests skip. */
-export const pgUrl = process.env.REINS_TEST_PG_URL
+export const pgUrl = process.env.REINS_TEST_PG_URL || undefined
 
 /**
  * PostgreSQL at `pgUrl` in a schema of its own (its search_path set through the URL's `options`), created empty
