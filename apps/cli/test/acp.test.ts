@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
-import { BIN, ensureBuilt, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
+import { BIN, ensureBuilt, gate, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -312,31 +312,29 @@ describe("reins acp", () => {
     expect(finals).toHaveLength(2)
   })
 
-  test("one prompt at a time per session: a second prompt and a session/load while it runs are refused with what to do; after it, both work", async () => {
-    const n = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "second prompt answered" }])
+  test("a second prompt while one runs is queued into its turn (as run and serve do), and session/load is refused until it ends", async () => {
+    const held = gate("acp-go")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "both answered" }])
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
-      const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
-      await waitFor(() => sleeping(n) === 1, "the sleep to run")
+      const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "wait" }] })
+      // the first prompt's turn holds the session (its command waits for the gate)
+      await waitFor(() => p.server.requests.length === 1, "the first model call")
       const refusal = (e: { message?: string; data?: unknown }) => `${e.message} ${JSON.stringify(e.data ?? "")}`
-      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "me too" }] }).then(() => "ran", refusal)
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "QUEUED-BY-ACP" }] })
       const load = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] }).then(() => "loaded", refusal)
-      // the running prompt is still the session's: cancel reaches it
-      await ctx.notify("session/cancel", { sessionId })
-      const stopped = await first
-      const after = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "now" }] })
+      held.open(p)
+      const done = await first
       const loaded = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
-      return { second, load, stopped, after, loaded }
+      return { second, load, done, loaded }
     })
-    expect(result.second).toContain("already running a prompt")
+    expect(result.second.stopReason).toBe("end_turn")
     expect(result.load).toContain("cancel it")
-    expect(result.stopped.stopReason).toBe("cancelled")
-    expect(result.after.stopReason).toBe("end_turn")
+    expect(result.done.stopReason).toBe("end_turn")
     expect(result.loaded.modes?.currentModeId).toBe("build")
-    // the model was asked twice: the refused prompt never reached it
+    // one turn: its second model call read the queued prompt
     expect(p.server.requests).toHaveLength(2)
-    expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("me too")
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("QUEUED-BY-ACP")
   })
 
   test("a file outside the session's directory read through the editor is still permission-checked: rejected, the editor is never asked for it", async () => {

@@ -110,8 +110,8 @@ describe("sessions delete", () => {
     const id = await waitRunning()
     const refused = await reins(["sessions", "delete", id], p)
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toStartWith(`reins: Session ${id} is running in another reins process (pid ${live.child.pid} on `)
-    expect(refused.stderr).toContain("stop that run first (Ctrl+C in its terminal), then delete the session.")
+    expect(refused.stderr).toStartWith(`reins: Session ${id} is running a turn in another reins process (pid ${live.child.pid}).`)
+    expect(refused.stderr).toContain("Stop that run first (Ctrl+C in its terminal), then delete the session.")
     expect((await listJson(p)).map((s) => s.id)).toEqual([id])
     // stopped with Ctrl+C: its claim is released, and the delete goes through
     live.child.kill("SIGINT")
