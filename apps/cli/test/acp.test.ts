@@ -337,6 +337,29 @@ describe("reins acp", () => {
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("QUEUED-BY-ACP")
   })
 
+  test("a prompt to a session another reins process is running is queued into that process's turn (as run and serve do)", async () => {
+    const held = gate("acp-elsewhere")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "read it elsewhere" }])
+    const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    other.stdout!.on("data", (b) => (stdout += b))
+    const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    // the run holds the session once it asks the model
+    const sessionId = await waitFor(() => p.server.requests.length === 1 && /"id":"(ses_\w+)"/.exec(stdout)?.[1], "the other process's turn")
+    const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
+      await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "A-NOTE-FROM-ACP" }] })
+      return { response, updates: [...updates] }
+    })
+    held.open(p)
+    expect(await exited).toBe(0)
+    expect(result.response.stopReason).toBe("end_turn")
+    expect(chunkText(result.updates, "agent_message_chunk")).toContain("your message was queued")
+    expect(stdout).toContain("read it elsewhere")
+    expect(p.server.requests).toHaveLength(2)
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("A-NOTE-FROM-ACP")
+  })
+
   test("a file outside the session's directory read through the editor is still permission-checked: rejected, the editor is never asked for it", async () => {
     const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-outside-")))
     const secret = path.join(outside, "secret.txt")

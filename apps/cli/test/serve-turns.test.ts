@@ -218,6 +218,23 @@ describe("reins serve: turns", () => {
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("a note from http")
   })
 
+  test("DELETE of a session whose turn runs in the server stops the turn first, then deletes the session", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "never" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await events.waitFor((f) => f.event === "server.connected")
+    expect((await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "nap" })).status).toBe(202)
+    await waitFor(() => sleeping(n) === 1, "the turn's command to run")
+    expect((await api(s.url, "DELETE", `/session/${id}`)).status).toBe(204)
+    expect(sleeping(n)).toBe(0)
+    await events.waitFor((f) => f.event === "turn.failed")
+    expect((await api(s.url, "GET", `/session/${id}`)).status).toBe(404)
+    expect(p.server.requests).toHaveLength(1)
+    await events.close()
+  })
+
   test("a prompt sent as soon as turn.finished arrives starts the next turn (it does not join the one ending)", async () => {
     const p = await setup([{ text: "one" }, { text: "two" }, { text: "three" }])
     const s = await serve(p)
