@@ -1,25 +1,30 @@
 // T5: a message sent to a session while a turn runs joins that turn: stored unchanged, shown to the
-// model at the next step inside a system reminder. A claim by another live process makes prompt
-// refuse (queue stores the message for it); a claim by a dead process is taken over.
-import { afterEach, describe, expect, test } from "bun:test"
+// model at the next step inside a system reminder. A live lease of another process makes prompt
+// refuse (queue stores the message for it); a lapsed one is taken over.
+import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { userFlag } from "@reins/domain"
 import { modelView, readWindow } from "@reins/compaction"
-import { SessionService, newRun } from "@reins/session"
-import { RunClaims, SessionStore, Storage } from "@reins/storage"
+import { SessionService } from "@reins/session"
+import { RunClaims, SessionStore, Storage, type ClaimRequest } from "@reins/storage"
 import { eventually, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
-import * as os from "node:os"
 import * as path from "node:path"
 import { scriptedRuntimes, tmp } from "./support.ts"
 
 const runtime = scriptedRuntimes()
 let server: ScriptedServer | undefined
-const children: Array<ReturnType<typeof Bun.spawn>> = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill()
-})
 
 const model = { providerID: "local", modelID: "m" }
+
+/** A lease request of another process (`pid` on another machine) lasting `ttlMs`. */
+const lease = (sessionID: string, pid: number, ttlMs: number): ClaimRequest => ({
+  sessionID,
+  holder: `other-box/${pid}/test`,
+  host: "other-box",
+  pid,
+  takesMessages: true,
+  ttlMs
+})
 
 // The SQLite store: the claim and the queue are its transactions.
 const setup = async (steps: ReadonlyArray<ScriptedStep>) => {
@@ -72,16 +77,15 @@ describe("messages sent to a running session", () => {
     expect(out.run).toBeUndefined()
   })
 
-  test("a claim by another live process: prompt refuses, queue stores the message for that run", async () => {
+  test("a live lease of another process: prompt refuses, queue stores the message for that run", async () => {
     const { cwd, layer } = await setup([{ text: "never asked" }])
-    const other = Bun.spawn(["sleep", "3600"])
-    children.push(other)
+    const other = { pid: 4242 }
     const out = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
-        yield* (yield* RunClaims).claim(newRun(session.id, { pid: other.pid, host: os.hostname() }, Date.now()), () => true)
+        yield* (yield* RunClaims).claim(lease(session.id, other.pid, 600_000))
         const refused = yield* Effect.flip(sessions.prompt({ sessionID: session.id, text: "hello", model }))
         const queued = yield* sessions.queue({ sessionID: session.id, text: "for the other process" })
         const compactRefused = yield* Effect.flip(sessions.compact({ sessionID: session.id, model }))
@@ -99,17 +103,16 @@ describe("messages sent to a running session", () => {
     expect(server!.requests).toHaveLength(0)
   })
 
-  test("a claim left by a process that died is taken over; queue on an idle session stores nothing", async () => {
+  test("a lease that lapsed (its process died and renews no more) is taken over; queue on an idle session stores nothing", async () => {
     const { cwd, layer } = await setup([{ text: "done" }])
-    const gone = Bun.spawn(["true"])
-    await gone.exited
     const out = await Effect.runPromise(
       Effect.gen(function* () {
         const sessions = yield* SessionService
         const store = yield* SessionStore
         const session = yield* sessions.create({ directory: cwd })
         const idle = yield* sessions.queue({ sessionID: session.id, text: "anyone?" })
-        yield* (yield* RunClaims).claim(newRun(session.id, { pid: gone.pid, host: os.hostname() }, Date.now()), () => true)
+        // a lease of no time: lapsed as soon as it is taken
+        yield* (yield* RunClaims).claim(lease(session.id, 4343, 0))
         const turn = yield* sessions.prompt({ sessionID: session.id, text: "hello", model })
         return { idle, turn, messages: yield* store.messages(session.id) }
       }).pipe(Effect.provide(layer), Effect.scoped)

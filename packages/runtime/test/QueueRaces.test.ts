@@ -24,22 +24,27 @@ describe("queued messages and compaction, racing", () => {
         return RunClaims.of({
           ...inner,
           // another process queues the moment the claim is stored
-          claim: (run, isLive) =>
-            inner
-              .claim(run, isLive)
-              .pipe(
-                Effect.tap((held) =>
-                  held !== undefined
-                    ? Effect.void
-                    : Effect.asVoid(
-                        inner.queue(
-                          { id: "msg_000000000000queued", sessionID: run.sessionID, role: "user", time: { created: 1 }, metadata: { queued: true } },
-                          [{ id: "prt_000000000000queued", sessionID: run.sessionID, messageID: "msg_000000000000queued", type: "text", text: "QUEUED-EARLY" }],
-                          () => true
-                        )
+          claim: (request) =>
+            inner.claim(request).pipe(
+              Effect.tap((claimed) =>
+                claimed._tag !== "claimed"
+                  ? Effect.void
+                  : Effect.asVoid(
+                      inner.queue(
+                        { id: "msg_000000000000queued", sessionID: request.sessionID, role: "user", time: { created: 1 }, metadata: { queued: true } },
+                        [
+                          {
+                            id: "prt_000000000000queued",
+                            sessionID: request.sessionID,
+                            messageID: "msg_000000000000queued",
+                            type: "text",
+                            text: "QUEUED-EARLY"
+                          }
+                        ]
                       )
-                )
-              ),
+                    )
+              )
+            ),
           release: (run, seen) =>
             Effect.suspend(() => {
               releases++

@@ -1,24 +1,32 @@
-// Item 8 (a turn whose claim was taken over stops and writes nothing more) and item 7 (a command
-// left running by a dead reins is stopped by the next turn on the session, if it is still the
-// same process), against the SQLite store and real processes.
+// Leases (issue 27): a turn whose process was frozen (SIGSTOP) past its lease, while another process
+// took the session over, writes nothing once it runs again (the fence); an abort asked from another
+// process ends a turn running in this one. And item 7: a command left running by a dead reins is
+// stopped by the next turn on the session, if it is still the same process. Against the SQLite store
+// and real processes: the turn runs in test/fixtures/turn-process.ts, the test is the other process.
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect, Fiber } from "effect"
-import { isOpenTool, type Part, type ToolPart } from "@reins/domain"
-import { SessionService } from "@reins/session"
-import { RunClaims, SessionStore, Storage, type MessageWithParts, type SessionRun } from "@reins/storage"
+import { Database as SqliteFile } from "bun:sqlite"
+import { Effect, Layer } from "effect"
+import { isOpenTool, type Part, type Session, type ToolPart } from "@reins/domain"
+import { RunSettings, SessionRuns, SessionService } from "@reins/session"
+import { RunClaims, SessionStore, Storage, type MessageWithParts } from "@reins/storage"
 import { eventually, startScriptedServer, waitFor, type ScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { ProcessGroup } from "@reins/tool"
-import { spawn } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { makeRuntime, type RuntimeOptions } from "../src/Runtime.ts"
 import { aliveIn, tmp } from "./support.ts"
 
 const model = { providerID: "local", modelID: "m" }
+const TURN_PROCESS = path.join(import.meta.dir, "fixtures", "turn-process.ts")
 let server: ScriptedServer | undefined
 const groups: Array<number> = []
+const children: Array<ChildProcess> = []
 afterEach(async () => {
+  for (const child of children.splice(0)) {
+    child.kill("SIGCONT")
+    child.kill("SIGKILL")
+  }
   await server?.stop()
   server = undefined
   for (const pgid of groups.splice(0)) ProcessGroup.killGroup(pgid)
@@ -39,7 +47,7 @@ const setup = async (steps: ReadonlyArray<ScriptedStep>, timing: string) => {
     store: Storage.layerSqlite(path.join(dataDir, "reins.db")),
     permission: { yolo: true }
   })
-  return { server, cwd, layer }
+  return { server, cwd, dataDir, layer }
 }
 
 const toolParts = (messages: ReadonlyArray<MessageWithParts>) => messages.flatMap((m) => m.parts.filter((p): p is ToolPart => p.type === "tool"))
@@ -52,66 +60,142 @@ const runningCommand = (store: SessionStore["Service"], sessionID: string) =>
     "the command to run"
   )
 
-/** Another process (another pid and host) takes the session over, judging the current claim stale. */
-const takeOver = (sessionID: string) =>
-  Effect.gen(function* () {
-    const other: SessionRun = { sessionID, pid: 424242, host: "other-box", time: { started: Date.now(), heartbeat: Date.now() }, queued: 0 }
-    expect(yield* (yield* RunClaims).claim(other, () => false)).toBeUndefined()
-    return other
-  })
-
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", arguments: { command } }] })
 
-describe("a session taken over by another process", () => {
-  for (const [name, timing] of [
-    ["the heartbeat notices the takeover and stops the turn (the command is killed)", "20,1000"],
-    ["with no heartbeat before the end, the first write after the takeover is refused", "600000,6000000"]
-  ] as const) {
-    test(name, async () => {
-      // The command finishes only once the test lets it (after the takeover): with a heartbeat it never
-      // is, and only the kill ends it; without one it finishes and writes its marker.
-      const { cwd, layer } = await setup(
-        [bash("until [ -e go-on ]; do sleep 0.01; done; touch finished-marker"), { text: "written after the takeover" }],
-        timing
-      )
-      const heartbeat = timing.startsWith("20,")
-      const out = await Effect.runPromise(
-        Effect.gen(function* () {
-          const sessions = yield* SessionService
-          const store = yield* SessionStore
-          const session = yield* sessions.create({ directory: cwd })
-          const fiber = yield* Effect.forkChild(sessions.prompt({ sessionID: session.id, text: "run it", model }))
-          const part = yield* runningCommand(store, session.id)
-          yield* takeOver(session.id)
-          // everything stored at the moment of the takeover: the old turn may add nothing to it
-          const atTakeover = yield* store.messages(session.id)
-          if (!heartbeat) fs.writeFileSync(path.join(cwd, "go-on"), "")
-          const exit = yield* Fiber.await(fiber)
-          return { part, atTakeover, exit, after: yield* store.messages(session.id), holder: yield* (yield* RunClaims).get(session.id) }
-        }).pipe(Effect.provide(layer), Effect.scoped)
-      )
-      expect(out.exit._tag).toBe("Failure")
-      const error = out.exit._tag === "Failure" ? JSON.stringify(out.exit.cause) : ""
-      expect(error).toContain("taken-over")
-      expect(error).toContain(`was taken over by another reins process (pid 424242 on other-box)`)
-      expect(error).toContain("this turn stopped without writing")
-      expect(out.after).toEqual(out.atTakeover)
-      // the new holder keeps the session; the model was asked once
-      expect(out.holder?.pid).toBe(424242)
-      expect(server!.requests).toHaveLength(1)
-      if (heartbeat) {
-        // stopped by the heartbeat: the command was killed before it finished (it never would have)
-        const pgid = ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid
-        groups.push(pgid)
-        expect(await waitFor(() => aliveIn(pgid).length === 0, `the command's group ${pgid} to be gone`)).toBe(true)
-        expect(fs.existsSync(path.join(cwd, "finished-marker"))).toBe(false)
-      } else {
-        // the command finished, but its result was not stored
-        expect(fs.existsSync(path.join(cwd, "finished-marker"))).toBe(true)
-        expect(toolParts(out.after).map((p) => p.state.status)).toEqual(["running"])
-      }
-    }, 20_000)
+/** This test process's view of the data dir: the store, and a SessionRuns of its own (another holder than the turn's process). */
+const otherProcess = (dataDir: string) =>
+  SessionRuns.layer.pipe(
+    Layer.provideMerge(Storage.layerSqlite(path.join(dataDir, "reins.db"))),
+    Layer.provide(Layer.succeed(RunSettings, { heartbeatMs: 50, ttlMs: 500 }))
+  )
+
+/** A turn on `sessionID` in a process of its own; its exit code and what it printed once it ends. */
+const turnProcess = (dataDir: string, cwd: string, sessionID: string, timing: string) => {
+  const child = spawn(process.execPath, [TURN_PROCESS, dataDir, cwd, server!.url, sessionID, timing, "run it"], { stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  const exited = new Promise<{ code: number | null; out: string }>((resolve) => child.on("exit", (code) => resolve({ code, out })))
+  return { child, exited }
+}
+
+/** A new session in the store, for a turn process to run. */
+const newSession = (cwd: string) =>
+  Effect.gen(function* () {
+    const session: Session = { id: `ses_${Date.now().toString(36)}lease`, title: "New session", directory: cwd, time: { created: 1, updated: 1 } }
+    yield* (yield* SessionStore).createSession(session)
+    return session.id
+  })
+
+/** How many message and part rows a session has, counted in the database file itself. */
+const rows = (dataDir: string, sessionID: string) => {
+  const db = new SqliteFile(path.join(dataDir, "reins.db"), { readonly: true })
+  try {
+    const count = (table: string) => (db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`).get(sessionID) as { n: number }).n
+    return { messages: count("message"), parts: count("part") }
+  } finally {
+    db.close()
   }
+}
+
+describe("a turn whose process was frozen past its lease", () => {
+  test("another process takes the session over; resumed (SIGCONT), the frozen one writes nothing and says why", async () => {
+    // The command ends only once the test lets it, after the takeover: its result is what the frozen turn would write.
+    const { cwd, dataDir } = await setup([bash("until [ -e go-on ]; do sleep 0.01; done; touch finished-marker"), { text: "never asked" }], "50,500")
+    const layer = otherProcess(dataDir)
+    const sessionID = await Effect.runPromise(newSession(cwd).pipe(Effect.provide(layer)))
+    const turn = turnProcess(dataDir, cwd, sessionID, "50,500")
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore
+        const claims = yield* RunClaims
+        const part = yield* runningCommand(store, sessionID)
+        const before = yield* claims.get(sessionID)
+        turn.child.kill("SIGSTOP")
+        // this process takes the session over once the frozen one's lease has expired in the database's time
+        const taken = yield* eventually(
+          Effect.map(
+            claims.claim({ sessionID, holder: "other-box/424242/test", host: "other-box", pid: 424242, takesMessages: true, ttlMs: 600_000 }),
+            (r) => r._tag === "claimed" && r.run
+          ),
+          "the frozen process's lease to expire"
+        )
+        const atTakeover = yield* store.messages(sessionID)
+        const countedAtTakeover = rows(dataDir, sessionID)
+        // the command (not frozen: it is not in the reins process's group) finishes; the frozen turn would store its result
+        fs.writeFileSync(path.join(cwd, "go-on"), "")
+        yield* Effect.promise(() => waitFor(() => fs.existsSync(path.join(cwd, "finished-marker")), "the command to finish"))
+        turn.child.kill("SIGCONT")
+        const exit = yield* Effect.promise(() => turn.exited)
+        return {
+          part,
+          before,
+          taken,
+          atTakeover,
+          countedAtTakeover,
+          exit,
+          after: yield* store.messages(sessionID),
+          counted: rows(dataDir, sessionID),
+          holder: yield* claims.get(sessionID)
+        }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.before).toMatchObject({ pid: turn.child.pid, epoch: 1 })
+    expect(out.taken.epoch).toBe(2)
+    expect(out.exit.code).toBe(1)
+    expect(out.exit.out).toContain(
+      `Session ${sessionID} was taken over by another reins process (pid 424242 on other-box) while this one (pid ${turn.child.pid}) was stopped or unresponsive; this turn stopped without writing.`
+    )
+    // not one row more, not one row changed
+    expect(out.counted).toEqual(out.countedAtTakeover)
+    expect(out.after).toEqual(out.atTakeover)
+    expect(toolParts(out.after).map((p) => p.state.status)).toEqual(["running"])
+    // the new holder keeps the session; the model was asked once
+    expect(out.holder).toMatchObject({ pid: 424242, epoch: 2 })
+    expect(server!.requests).toHaveLength(1)
+    groups.push(ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid)
+  }, 30_000)
+})
+
+describe("an abort asked from another process", () => {
+  test("ends the turn running in the first (its command killed, the turn recorded as interrupted) and frees the session", async () => {
+    const { cwd, dataDir } = await setup([bash("until [ -e go-on ]; do sleep 0.01; done; touch finished-marker"), { text: "never asked" }], "50,500")
+    const layer = otherProcess(dataDir)
+    const sessionID = await Effect.runPromise(newSession(cwd).pipe(Effect.provide(layer)))
+    // a heartbeat far longer than the wait: the turn sees the abort by its cheap check of its lease, not by a renewal
+    const turn = turnProcess(dataDir, cwd, sessionID, "600000,6000000")
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore
+        const runs = yield* SessionRuns
+        const part = yield* runningCommand(store, sessionID)
+        const aborted = yield* runs.abort(sessionID)
+        const exit = yield* Effect.promise(() => turn.exited)
+        return {
+          part,
+          aborted,
+          exit,
+          after: yield* store.messages(sessionID),
+          lease: yield* (yield* RunClaims).get(sessionID),
+          again: yield* runs.abort(sessionID)
+        }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(out.aborted).toBe("elsewhere")
+    expect(out.exit.code).toBe(130)
+    const pgid = ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid
+    groups.push(pgid)
+    expect(await waitFor(() => aliveIn(pgid).length === 0, `the command's group ${pgid} to be gone`)).toBe(true)
+    expect(fs.existsSync(path.join(cwd, "finished-marker"))).toBe(false)
+    // recorded as a local Ctrl+C is: the tool part interrupted, the step's message with the interrupted error
+    expect(toolParts(out.after)[0]!.state).toMatchObject({ status: "error", interrupted: true })
+    const assistant = out.after.find((m) => m.info.role === "assistant")!.info
+    expect(assistant).toMatchObject({ error: { reason: "interrupted" } })
+    expect(out.lease).toBeUndefined()
+    expect(out.again).toBe("idle")
+    expect(server!.requests).toHaveLength(1)
+  }, 30_000)
 })
 
 /** A detached group (as bash spawns it) whose leader and child sleep; its record as bash stores it. */
@@ -152,8 +236,8 @@ const orphanedTurn = (sessionID: string, record: ProcessGroup.GroupRecord) =>
       state: { status: "running", input: { command: "sleep" }, metadata: { tail: "", outputBytes: 0, process: record }, time: { start: 3 } }
     }
     yield* store.putPart(part)
-    // the dead process's claim
-    yield* (yield* RunClaims).claim({ sessionID, pid: 2_000_000_000, host: os.hostname(), time: { started: 1, heartbeat: 1 }, queued: 0 }, () => false)
+    // the dead process's lease, lapsed (it renews no more)
+    yield* (yield* RunClaims).claim({ sessionID, holder: "box/2000000000/dead", host: "box", pid: 2_000_000_000, takesMessages: true, ttlMs: 0 })
   })
 
 describe("a command left running by a reins that died", () => {

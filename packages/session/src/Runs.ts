@@ -1,99 +1,82 @@
-import { Cause, Clock, Context, Effect, Exit, Predicate } from "effect"
-import type { RunIsLive, SessionRun } from "@reins/domain"
-import { sameClaim, takenOver, type RunClaims } from "@reins/storage"
+import { Cause, Context, Effect, Exit, Predicate } from "effect"
+import type { SessionRun } from "@reins/domain"
+import { sameClaim, takenOver, type RunClaims, type StoreError } from "@reins/storage"
+import { randomBytes } from "node:crypto"
 import * as os from "node:os"
 
-/** How a running turn proves it is alive to other processes (T5). */
+/** How a running turn keeps its lease (T5, issue 27). */
 export interface RunTiming {
-  /** How often a running turn refreshes its claim. */
+  /** How often a running turn renews its lease. */
   readonly heartbeatMs: number
-  /** A claim not refreshed for this long is taken over (its process hung or its machine is gone). */
-  readonly staleMs: number
+  /** How long a lease lasts unless renewed: past it, another process may take the session over. */
+  readonly ttlMs: number
 }
 
 export const RunSettings = Context.Reference<RunTiming>("reins/session/RunSettings", {
-  defaultValue: () => ({ heartbeatMs: 10_000, staleMs: 45_000 })
+  defaultValue: () => ({ heartbeatMs: 10_000, ttlMs: 45_000 })
 })
 
+/** How often a running turn looks at its lease row for an abort another process asked for (well under a second). */
+export const abortCheckMs = (timing: RunTiming): number => Math.min(500, timing.heartbeatMs)
+
 /**
- * For tests that stop a real process past the staleness limit: `REINS_TEST_RUN_TIMING=<heartbeatMs>,<staleMs>`
- * (both positive integers, heartbeat below staleness) replaces the defaults; anything else is ignored.
+ * For tests that stop a real process past its lease: `REINS_TEST_RUN_TIMING=<heartbeatMs>,<ttlMs>`
+ * (both positive integers, heartbeat below the lease) replaces the defaults; anything else is ignored.
  */
 export const runTimingFromEnv = (env: Readonly<Record<string, string | undefined>>): RunTiming | undefined => {
   const match = /^(\d+),(\d+)$/.exec(env.REINS_TEST_RUN_TIMING ?? "")
   if (!match) return undefined
   const heartbeatMs = Number(match[1])
-  const staleMs = Number(match[2])
-  return heartbeatMs > 0 && heartbeatMs < staleMs ? { heartbeatMs, staleMs } : undefined
+  const ttlMs = Number(match[2])
+  return heartbeatMs > 0 && heartbeatMs < ttlMs ? { heartbeatMs, ttlMs } : undefined
 }
 
-/** Who this process is in a claim. */
+/** Who this process is in a lease: `holder` names it; host and pid are for messages. */
 export interface RunOwner {
+  readonly holder: string
   readonly pid: number
   readonly host: string
 }
 
-export const thisProcess = (): RunOwner => ({ pid: process.pid, host: os.hostname() })
-
-/** Whether a process of this machine exists (signal 0 checks without sending anything). */
-export const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
+// Once per process start: a restarted process (even one given the same pid) is another holder.
+const processOwner: RunOwner = {
+  holder: `${os.hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`,
+  pid: process.pid,
+  host: os.hostname()
 }
 
-/**
- * Whether a stored claim still holds its session, judged at `now` by `self`: a claim of this
- * process holds while it is the one `running` (this process's holds) has for the session; one of
- * another process on this machine while that process exists and beats; one from elsewhere while it beats.
- */
-export const runIsLive =
-  (now: number, self: RunOwner, running: { get(sessionID: string): { readonly run?: SessionRun } | undefined }, timing: RunTiming): RunIsLive =>
-  (run) => {
-    if (run.host === self.host) {
-      if (run.pid === self.pid) {
-        const mine = running.get(run.sessionID)?.run
-        return mine !== undefined && sameClaim(mine, run)
-      }
-      if (!processAlive(run.pid)) return false
-    }
-    return now - run.time.heartbeat < timing.staleMs
-  }
-
-/** A claim for `sessionID` by this process, starting now; `takesMessages: false` (a compaction) refuses queued ones. */
-export const newRun = (sessionID: string, self: RunOwner, now: number, takesMessages = true): SessionRun => ({
-  sessionID,
-  pid: self.pid,
-  host: self.host,
-  time: { started: now, heartbeat: now },
-  queued: takesMessages ? 0 : -1
-})
+/** This process in a lease. */
+export const thisProcess = (): RunOwner => processOwner
 
 /**
- * Refreshes a claim every `heartbeatMs` until interrupted; a failed write is logged, not fatal. Fails
- * with reason "taken-over" once the claim no longer holds the session (this process was stopped or
- * hung past `staleMs` and another took the session over): the turn racing it stops there.
+ * Renews a lease every `heartbeatMs` (and checks the abort flag every `abortCheckMs` between) until
+ * interrupted; a failed write is logged, not fatal. Succeeds once an abort of the turn was requested
+ * (by any process); fails with reason "taken-over" once the lease lost its session (this process
+ * was frozen past its lease and another took the session over): the turn racing it stops there.
  */
-export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing: RunTiming) =>
-  Effect.forever(
-    Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => claims.heartbeat(run, now)),
-      Effect.catch((error) => Effect.as(Effect.logWarning(error.message), true)),
-      Effect.flatMap((held) =>
-        held
-          ? Effect.void
-          : claims.get(run.sessionID).pipe(
-              Effect.orElseSucceed(() => undefined),
-              Effect.flatMap((holder) => Effect.fail(takenOver(run, holder)))
-            )
-      ),
-      Effect.delay(timing.heartbeatMs)
-    )
+export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing: RunTiming): Effect.Effect<void, StoreError> => {
+  // a failed renewal (disk full, database busy) is logged and tried again at the next beat
+  const renew = claims.renew(run, timing.ttlMs).pipe(Effect.catch((error) => Effect.as(Effect.logWarning(error.message), run)))
+  const aborted = claims.get(run.sessionID).pipe(
+    Effect.map((lease) => lease !== undefined && sameClaim(lease, run) && lease.abort),
+    Effect.orElseSucceed(() => false)
   )
+  const checks = Math.max(1, Math.floor(timing.heartbeatMs / abortCheckMs(timing)))
+  return Effect.gen(function* () {
+    for (;;) {
+      const lease = yield* renew
+      if (lease === undefined) {
+        const holder = yield* claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined))
+        return yield* takenOver(run, holder)
+      }
+      if (lease.abort) return
+      for (let i = 0; i < checks; i++) {
+        yield* Effect.sleep(abortCheckMs(timing))
+        if (yield* aborted) return
+      }
+    }
+  })
+}
 
 /** Whether a turn ended because its session was taken over by another process (it must write nothing more). */
 export const lostClaim = (exit: Exit.Exit<unknown, unknown>): boolean => {
@@ -108,7 +91,7 @@ export const lostClaim = (exit: Exit.Exit<unknown, unknown>): boolean => {
 }
 
 /** The sentence a second caller gets about a session that is busy elsewhere. */
-export const busyMessage = (run: SessionRun, self: RunOwner): string =>
+export const busyMessage = (run: SessionRun, self: Pick<RunOwner, "host">): string =>
   run.host === self.host
     ? `Session ${run.sessionID} is running a turn in another reins process (pid ${run.pid}).`
     : `Session ${run.sessionID} is running a turn on ${run.host} (pid ${run.pid}).`

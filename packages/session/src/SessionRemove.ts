@@ -5,7 +5,7 @@ import { ProcessGroup } from "@reins/tool"
 import { SessionBusyError } from "./Errors.ts"
 import { busyMessage } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
-import { placeOf, requestAbort, waitReleased } from "./SessionPlace.ts"
+import { placeOf, waitReleased } from "./SessionPlace.ts"
 
 /** What `remove` did: the session deleted, after its running turn was stopped where it ran. */
 export interface Removed {
@@ -32,15 +32,12 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
     if (place._tag === "here") yield* stopHere(sessionID)
     if (place._tag === "elsewhere") {
       const busy = busyMessage(place.run, runs.self)
-      if (!(yield* requestAbort(place.run)))
-        return yield* new SessionBusyError({
-          sessionID,
-          message: `${busy} Stop that run first (Ctrl+C in its terminal), then delete the session.`
-        })
+      // its holder sees the request within a second and stops its turn (its lease released), as Ctrl+C there would
+      yield* runs.abort(sessionID)
       if (!(yield* waitReleased(sessionID)))
         return yield* new SessionBusyError({
           sessionID,
-          message: `${busy} It was asked to stop but still holds the session: try again once it has stopped.`
+          message: `${busy} It was asked to stop but still holds the session (is it frozen?): stop it there, or try again once its lease has expired.`
         })
     }
     const session = yield* store.getSession(sessionID)

@@ -1,16 +1,17 @@
-import { Clock, Context, Deferred, Effect, Exit, Layer } from "effect"
-import type { RunIsLive, SessionRun, TurnResult } from "@reins/domain"
+import { Context, Deferred, Effect, Exit, Layer } from "effect"
+import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
-import { RunSettings, heartbeat, newRun, runIsLive, thisProcess, type RunOwner } from "./Runs.ts"
+import { RunSettings, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
 
 /**
- * This process's hold on a session: its claim once stored; for a turn, where joiners wait for its
- * result; and `released`, done once the session is free again here.
+ * This process's hold on a session: its lease once claimed; for a turn, where joiners wait for its
+ * result; `abort`, done to interrupt the body; and `released`, done once the session is free again here.
  */
 export interface Holder {
   run?: SessionRun
   readonly result?: Deferred.Deferred<TurnResult, PromptError>
+  readonly abort: Deferred.Deferred<void>
   readonly released: Deferred.Deferred<void>
 }
 
@@ -20,27 +21,36 @@ export type Held<A> =
   | { readonly _tag: "here"; readonly holder: Holder }
   | { readonly _tag: "held"; readonly held: SessionRun }
 
+/** Where `abort` found the session's turn: interrupted here, asked of the process holding it, or none running. */
+export type Aborted = "here" | "elsewhere" | "idle"
+
 type Claimed = { readonly _tag: "claimed"; readonly run: SessionRun; readonly holder: Holder } | Exclude<Held<never>, { _tag: "ran" }>
 
 /**
- * The claims of running sessions (T5): this process's holds, by session, and the claim in the store
- * that other processes see, kept alive by a heartbeat while a body runs.
+ * The leases of running sessions (T5, issue 27): this process's holds, by session, and the lease in
+ * the store that other processes see, renewed by a heartbeat while a body runs.
  */
 export class SessionRuns extends Context.Service<
   SessionRuns,
   {
     readonly self: RunOwner
-    /** Whether a stored claim still holds its session, judged now. */
-    readonly isLive: Effect.Effect<RunIsLive>
     /** This process's hold on the session, if any: a prompt joins its turn or waits for `released`. */
     current(sessionID: string): Holder | undefined
+    /** The live lease of another process on the session, if any (one of this process's is not "elsewhere"). */
+    elsewhere(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
     /**
-     * Claims the session (uninterruptibly: the hold is registered before the claim is stored, and
+     * Interrupts the session's turn: the one held here at once (as Ctrl+C would: running tools are
+     * stopped and the turn is recorded as interrupted), or asks the process holding it, whose turn
+     * is interrupted within a second; "idle" when no lease is live.
+     */
+    abort(sessionID: string): Effect.Effect<Aborted, StoreError>
+    /**
+     * Claims the session (uninterruptibly: the hold is registered before the lease is taken, and
      * released whatever happens), runs `use` holding it with a heartbeat racing it, then releases
-     * the claim and tells joiners. `turn` (a turn's result Deferred) lets queued messages join; a
+     * the lease and tells joiners. `turn` (a turn's result Deferred) lets queued messages join; a
      * hold without one (a compaction) refuses them. The heartbeat ends the body with a
-     * "taken-over" error once another process holds the session; every write of the body checks
-     * the claim too (WritingClaim).
+     * "taken-over" error once another process took the session over, and interrupts it when an
+     * abort is requested; every write of the body checks the lease too (WritingClaim, the fence).
      */
     hold<A, E, R>(
       sessionID: string,
@@ -56,7 +66,6 @@ export class SessionRuns extends Context.Service<
       const timing = yield* RunSettings
       const self = thisProcess()
       const running = new Map<string, Holder>()
-      const isLive = Effect.map(Clock.currentTimeMillis, (now) => runIsLive(now, self, running, timing))
 
       const free = (sessionID: string, holder: Holder) =>
         Effect.suspend(() => {
@@ -69,17 +78,22 @@ export class SessionRuns extends Context.Service<
         Effect.gen(function* () {
           const here = running.get(sessionID)
           if (here) return { _tag: "here", holder: here } as const
-          const holder: Holder = { released: yield* Deferred.make<void>(), ...(turn ? { result: turn } : {}) }
+          const holder: Holder = { released: yield* Deferred.make<void>(), abort: yield* Deferred.make<void>(), ...(turn ? { result: turn } : {}) }
           running.set(sessionID, holder)
-          const run = newRun(sessionID, self, yield* Clock.currentTimeMillis, turn !== undefined)
-          const held = yield* claims.claim(run, yield* isLive).pipe(Effect.onError(() => free(sessionID, holder)))
-          if (held !== undefined) {
+          const claimed = yield* claims
+            .claim({ sessionID, holder: self.holder, host: self.host, pid: self.pid, takesMessages: turn !== undefined, ttlMs: timing.ttlMs })
+            .pipe(Effect.onError(() => free(sessionID, holder)))
+          if (claimed._tag === "held") {
             yield* free(sessionID, holder)
-            return { _tag: "held", held } as const
+            return { _tag: "held", held: claimed.run } as const
           }
-          holder.run = run
-          return { _tag: "claimed", run, holder } as const
+          holder.run = claimed.run
+          return { _tag: "claimed", run: claimed.run, holder } as const
         })
+
+      // Ends (by interrupting itself, so the race interrupts the body) once an abort is asked here or elsewhere.
+      const watch = (run: SessionRun, holder: Holder) =>
+        Effect.raceFirst(heartbeat(claims, run, timing), Deferred.await(holder.abort)).pipe(Effect.andThen(Effect.interrupt))
 
       const hold = <A, E, R>(sessionID: string, turn: Holder["result"], use: (run: SessionRun) => Effect.Effect<A, E, R>) =>
         Effect.acquireUseRelease(
@@ -87,7 +101,7 @@ export class SessionRuns extends Context.Service<
           (claimed): Effect.Effect<Held<A>, E | StoreError, R> =>
             claimed._tag !== "claimed"
               ? Effect.succeed(claimed)
-              : Effect.raceFirst(use(claimed.run), heartbeat(claims, claimed.run, timing)).pipe(
+              : Effect.raceFirst(use(claimed.run), watch(claimed.run, claimed.holder)).pipe(
                   Effect.map((value) => ({ _tag: "ran", value }) as const),
                   Effect.provideService(WritingClaim, claimed.run)
                 ),
@@ -107,7 +121,17 @@ export class SessionRuns extends Context.Service<
                 })
         )
 
-      return SessionRuns.of({ self, isLive, current: (sessionID) => running.get(sessionID), hold })
+      const elsewhere = (sessionID: string) => Effect.map(claims.get(sessionID), (run) => (run !== undefined && run.holder !== self.holder ? run : undefined))
+
+      const abort = (sessionID: string): Effect.Effect<Aborted, StoreError> =>
+        Effect.suspend(() => {
+          const here = running.get(sessionID)
+          // a hold still claiming is interrupted as soon as it holds the session
+          if (here !== undefined) return Effect.as(Deferred.succeed(here.abort, undefined), "here" as const)
+          return Effect.map(claims.requestAbort(sessionID), (run): Aborted => (run === undefined ? "idle" : "elsewhere"))
+        })
+
+      return SessionRuns.of({ self, current: (sessionID) => running.get(sessionID), elsewhere, abort, hold })
     })
   )
 }

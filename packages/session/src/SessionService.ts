@@ -89,7 +89,6 @@ export class SessionService extends Context.Service<
       const compaction = yield* Compaction
       const streamSettings = yield* TurnStreamSettings
       const runs = yield* SessionRuns
-      const isLive = runs.isLive
       const provider = yield* Provider
       const agents = yield* Agents
 
@@ -130,8 +129,7 @@ export class SessionService extends Context.Service<
 
       const repair = Effect.fn("SessionService.repair")(function* (sessionID: string) {
         // A live turn's open parts are its own, not left over.
-        const held = yield* claims.get(sessionID)
-        if (held !== undefined && (yield* isLive)(held)) return 0
+        if ((yield* claims.get(sessionID)) !== undefined) return 0
         return yield* repairWindow(yield* readWindow(store, sessionID))
       })
 
@@ -146,7 +144,7 @@ export class SessionService extends Context.Service<
       }) {
         const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true })
         const parts = [part, ...(yield* fileParts(input.sessionID, message.id, input.files))]
-        const run = yield* claims.queue(message, parts, yield* isLive)
+        const run = yield* claims.queue(message, parts)
         if (run === undefined) return undefined
         yield* turns.announce(message, parts)
         return { sessionID: input.sessionID, messageID: message.id, run } satisfies QueuedMessage

@@ -4,13 +4,12 @@ import type { CompactionError, CompactResult } from "@reins/compaction"
 import { Permission, type Pending } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
 import { type RunClaims, SessionStore, type StoreError } from "@reins/storage"
-import { SessionBusyError, type PromptError } from "./Errors.ts"
+import type { SessionBusyError, PromptError } from "./Errors.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
-import { busyMessage } from "./Runs.ts"
 import { forkConversation } from "./SessionFork.ts"
-import { placeOf, requestAbort } from "./SessionPlace.ts"
+import { placeOf } from "./SessionPlace.ts"
 import { removeSession, type Removed } from "./SessionRemove.ts"
-import { SessionRuns } from "./SessionRuns.ts"
+import { SessionRuns, type Aborted } from "./SessionRuns.ts"
 import { SessionService, type PromptInput } from "./SessionService.ts"
 import { TurnStreamSettings, makeTurnBuffer, ofSession } from "./TurnEvents.ts"
 import { Agents } from "./agent/Agents.ts"
@@ -28,9 +27,6 @@ export interface MessageQueued {
 
 /** What a followed send streams: the session's events (its sub-agents' too), and `message.queued` when it was queued. */
 export type FollowEvent = SessionEvent | MessageQueued
-
-/** Where an abort went: the turn of this process was stopped, the holder in another process was asked to stop, or none ran. */
-export type Aborted = "here" | "elsewhere" | "idle"
 
 /** A session's state now: idle, or running here or in another process (its claim); its pending permission questions. */
 export interface Status {
@@ -60,7 +56,7 @@ export class Sessions extends Context.Service<
     /** The session's events (its sub-agents' too) from now on, as this process sees them. */
     events(sessionID: string, after?: number): Stream.Stream<SessionEvent>
     /** Stops the session's running turn: here by interrupting it (its cleanup awaited), elsewhere by asking its holder. */
-    abort(sessionID: string): Effect.Effect<Aborted, StoreError | SessionBusyError>
+    abort(sessionID: string): Effect.Effect<Aborted, StoreError>
     status(sessionID: string): Effect.Effect<Status, StoreError>
     /** Deletes the session: a running turn is stopped first (wherever it runs), the session deleted once released. */
     remove(sessionID: string): Effect.Effect<Removed, StoreError | SessionBusyError>
@@ -128,21 +124,12 @@ export class Sessions extends Context.Service<
       const events = (sessionID: string, _after?: number): Stream.Stream<SessionEvent> =>
         Stream.suspend(() => bus.subscribe.pipe(Stream.filter(ofSession(sessionID, new Set(), agents.within(sessionID))))) as Stream.Stream<SessionEvent>
 
+      // a turn of ours is interrupted and its cleanup awaited; any other hold here (a compaction, a sub-agent's
+      // turn) is interrupted, and a turn of another process is asked to stop by its lease
       const abort = Effect.fn("Sessions.abort")(function* (sessionID: string) {
         yield* store.getSession(sessionID)
         if (yield* local.abort(sessionID)) return "here" as Aborted
-        const place = yield* provide(placeOf(sessionID))
-        if (place._tag === "idle") return "idle" as Aborted
-        if (place._tag === "here")
-          return yield* new SessionBusyError({
-            sessionID,
-            message: `Session ${sessionID} is compacting or running as a sub-agent in this process: abort the turn that started it, or wait for it to end.`
-          })
-        if (yield* requestAbort(place.run)) return "elsewhere" as Aborted
-        return yield* new SessionBusyError({
-          sessionID,
-          message: `${busyMessage(place.run, runs.self)} It cannot be asked to stop from here: stop it there (Ctrl+C in its terminal).`
-        })
+        return yield* runs.abort(sessionID)
       })
 
       const status = Effect.fn("Sessions.status")(function* (sessionID: string) {

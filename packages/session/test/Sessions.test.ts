@@ -2,7 +2,8 @@
 // send (start or queue, here or into another process's turn), abort, status, remove, fork.
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Exit, Fiber } from "effect"
-import { isOpenTool, type ModelEvent } from "@reins/domain"
+import { isOpenTool } from "@reins/domain"
+import type { ModelEvent } from "@reins/provider"
 import { SessionStore } from "@reins/storage"
 import { eventually } from "@reins/testkit"
 import * as path from "node:path"
@@ -15,13 +16,21 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill()
 })
 
-const stores = [["memory", () => undefined], ["sqlite", () => path.join(tmp(), "reins.db")]] as const
+const stores = [
+  ["memory", () => undefined],
+  ["sqlite", () => path.join(tmp(), "reins.db")]
+] as const
 
 /** Runs `body` over Sessions on the store, with a new session in the scripted project. */
 const withSessions = <A, E>(
   sqlite: string | undefined,
   steps: (cwd: string) => ReadonlyArray<ReadonlyArray<ModelEvent>>,
-  body: (ctx: { readonly sessionID: string; readonly cwd: string; readonly sessions: Sessions["Service"]; readonly store: SessionStore["Service"] }) => Effect.Effect<A, E, Sessions | SessionStore>
+  body: (ctx: {
+    readonly sessionID: string
+    readonly cwd: string
+    readonly sessions: Sessions["Service"]
+    readonly store: SessionStore["Service"]
+  }) => Effect.Effect<A, E, Sessions | SessionStore>
 ) => {
   // the steps name a gate in the project directory: the layer is made once the directory is known
   const dir = tmp()
@@ -179,5 +188,45 @@ describe("Sessions with a turn running in another process (two processes, one SQ
     expect(value.end.ended).toBe("finished")
     expect(value.end.requests).toHaveLength(2)
     expect(value.end.requests[1]).toContain("QUEUED-FROM-ANOTHER-PROCESS")
+  })
+
+  test("abort asks the holder in the other process: its turn stops (interrupted there) and the session is idle", async () => {
+    const db = path.join(tmp(), "reins.db")
+    const gateFile = path.join(tmp(), "go")
+    const { value } = await withSessions(
+      db,
+      () => [],
+      ({ sessionID, sessions }) =>
+        Effect.gen(function* () {
+          const other = holder(db, sessionID, gateFile)
+          yield* Effect.promise(() => other.lines.next())
+          const aborted = yield* sessions.abort(sessionID)
+          const last = yield* Effect.promise(() => other.lines.next())
+          return { aborted, end: JSON.parse(String(last.value)) as { ended: string }, status: yield* sessions.status(sessionID) }
+        })
+    )
+    expect(value.aborted).toBe("elsewhere")
+    expect(value.end.ended).toBe("interrupted")
+    expect(value.status.running).toBe(false)
+  })
+
+  test("remove of a session another process runs stops that turn first, then deletes the session", async () => {
+    const db = path.join(tmp(), "reins.db")
+    const gateFile = path.join(tmp(), "go")
+    const { value } = await withSessions(
+      db,
+      () => [],
+      ({ sessionID, sessions, store }) =>
+        Effect.gen(function* () {
+          const other = holder(db, sessionID, gateFile)
+          yield* Effect.promise(() => other.lines.next())
+          const removed = yield* sessions.remove(sessionID)
+          const last = yield* Effect.promise(() => other.lines.next())
+          return { removed, end: JSON.parse(String(last.value)) as { ended: string }, after: yield* Effect.flip(store.getSession(sessionID)) }
+        })
+    )
+    expect(value.removed).toMatchObject({ stopped: "elsewhere", session: { title: "start the long job" } })
+    expect(value.end.ended).toBe("interrupted")
+    expect(value.after.reason).toBe("not-found")
   })
 })

@@ -78,8 +78,8 @@ describe.each(layers)("Transcript (%s)", (_name, layer) => {
       Effect.gen(function* () {
         const store = yield* SessionStore
         const claims = yield* RunClaims
-        const held = { sessionID: SESSION, pid: 1, host: "h", time: { started: 1, heartbeat: 1 }, queued: 0 }
-        expect(yield* claims.claim(held, () => true)).toBeUndefined()
+        const held = yield* claims.claim({ sessionID: SESSION, holder: "h/1/test", host: "h", pid: 1, takesMessages: true, ttlMs: 600_000 })
+        expect(held._tag).toBe("claimed")
         const transcript = makeTranscript(store, claims, SESSION)
         yield* put(user("msg_01"), text("prt_01", "msg_01", "go"))
         // what the turn counts as seen: queued user messages it has read
@@ -97,7 +97,7 @@ describe.each(layers)("Transcript (%s)", (_name, layer) => {
         yield* put(assistant("msg_03"))
         transcript.from("msg_03")
         // another process made its message (msg_02) before the step's, and stores it only now
-        expect(yield* claims.queue(user("msg_02", true), [text("prt_q", "msg_02", "also this")], () => true)).toBeDefined()
+        expect(yield* claims.queue(user("msg_02", true), [text("prt_q", "msg_02", "also this")])).toBeDefined()
         const next = yield* transcript.read(count)
         expect(ids(next)).toEqual(["msg_01", "msg_02", "msg_03"])
         expect(seen).toBe(1)

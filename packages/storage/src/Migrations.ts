@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite"
 import m0000 from "../migrations/0000_init.sql" with { type: "text" }
 import m0001 from "../migrations/0001_permission_grant.sql" with { type: "text" }
 import m0002 from "../migrations/0002_session_run.sql" with { type: "text" }
+import m0003 from "../migrations/0003_session_lease.sql" with { type: "text" }
 
 /** One drizzle-kit migration: its journal tag and its SQL. */
 export interface Migration {
@@ -16,7 +17,8 @@ export interface Migration {
 export const migrations: ReadonlyArray<Migration> = [
   { tag: "0000_init", sql: m0000 },
   { tag: "0001_permission_grant", sql: m0001 },
-  { tag: "0002_session_run", sql: m0002 }
+  { tag: "0002_session_run", sql: m0002 },
+  { tag: "0003_session_lease", sql: m0003 }
 ]
 
 const BREAKPOINT = "--> statement-breakpoint"

@@ -1,35 +1,62 @@
-import type { Part, RunIsLive, SessionRun, UserMessage } from "@reins/domain"
-import { Context, Effect, Layer } from "effect"
+import type { Part, SessionRun, UserMessage } from "@reins/domain"
+import { Clock, Context, Effect, Layer } from "effect"
 import { sameClaim } from "./Claim.ts"
 import { Database, type MemoryState, type SqliteDatabase } from "./Database.ts"
-import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
+import { isLiveRow, NOW_MS, RUN_COLUMNS, runOf, SELECT_LIVE_RUN, SELECT_RUN, SELECT_RUN_NOW, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { refersToMissing, toStoreError, type StoreError } from "./StoreError.ts"
 
+/** What a process asks for when it claims a session. */
+export interface ClaimRequest {
+  readonly sessionID: string
+  /** Unique per process start (see `SessionRun.holder`). */
+  readonly holder: string
+  readonly host: string
+  readonly pid: number
+  /** False for a claim that takes no queued messages (a compaction). */
+  readonly takesMessages: boolean
+  /** How long the lease lasts unless renewed, in ms of database time. */
+  readonly ttlMs: number
+}
+
+/** What `claim` did: took the lease (a new epoch), or found another holder's live lease. */
+export type ClaimResult = { readonly _tag: "claimed"; readonly run: SessionRun } | { readonly _tag: "held"; readonly run: SessionRun }
+
 /**
- * The claims of running sessions (T5): which process runs a turn of a session, its heartbeat, and
- * the messages other processes queue for it. Each operation is one transaction (SQLite: BEGIN
- * IMMEDIATE) in the same `Database` as `SessionStore`, so a queued message is a stored message.
+ * The leases of running sessions (T5, issue 27): which process runs a turn of a session, under
+ * which epoch, until when (database time), and the messages and abort requests other processes
+ * leave for it. Each operation is one transaction (SQLite: BEGIN IMMEDIATE) in the same database as
+ * `SessionStore`, so a queued message is a stored message and the fence sees every claim.
  */
 export class RunClaims extends Context.Service<
   RunClaims,
   {
-    /** Claims a session for a running turn: stores `run` unless a live run holds the session, which is then returned. */
-    claim(run: SessionRun, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
-    /** The run holding a session, live or not. */
-    get(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
-    /** Records that a claimed run is still alive; false (nothing written) when the claim no longer holds its session. */
-    heartbeat(run: SessionRun, time: number): Effect.Effect<boolean, StoreError>
     /**
-     * Ends a claimed run unless more messages were queued for it than the `seen` it has read; then
+     * Claims a session: "held" (nothing written) while another holder's lease has not expired;
+     * otherwise the lease is this holder's under the next epoch, expiring `ttlMs` from now, with
+     * nothing queued and no abort requested.
+     */
+    claim(request: ClaimRequest): Effect.Effect<ClaimResult, StoreError>
+    /**
+     * Extends a lease to `ttlMs` from now while it is still (holder, epoch); returns it as stored
+     * (its `queued` and `abort` are what others left), or undefined when it was taken over.
+     */
+    renew(run: SessionRun, ttlMs: number): Effect.Effect<SessionRun | undefined, StoreError>
+    /**
+     * Ends a lease unless more messages were queued for it than the `seen` it has read; then
      * returns false and the run goes on to answer them. True when released (or no longer held).
+     * The row stays (holder "") so the next claim's epoch is higher.
      */
     release(run: SessionRun, seen: number): Effect.Effect<boolean, StoreError>
     /**
-     * Stores a user message and its parts for the live run holding the session, atomically with that
-     * check, and counts it as queued; returns the run, or undefined (nothing stored) if none is live.
-     * The message is then read like any other through `SessionStore.messages`.
+     * Stores a user message and its parts for the live lease of the session, atomically with that
+     * check, and counts it as queued; returns the lease, or undefined (nothing stored) if none is
+     * live or it takes no messages. The message is then read like any other through `SessionStore.messages`.
      */
-    queue(message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): Effect.Effect<SessionRun | undefined, StoreError>
+    queue(message: UserMessage, parts: ReadonlyArray<Part>): Effect.Effect<SessionRun | undefined, StoreError>
+    /** Asks the holder of the live lease to abort its turn (it sees it within a second); undefined when none is live. */
+    requestAbort(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
+    /** The live lease of a session (held and not expired), if any. */
+    get(sessionID: string): Effect.Effect<SessionRun | undefined, StoreError>
   }
 >()("reins/storage/RunClaims") {
   /** Over the `Database` layer (SQLite or memory). */
@@ -39,46 +66,52 @@ export class RunClaims extends Context.Service<
   )
 }
 
-const UPSERT_RUN = `INSERT INTO session_run (session_id, pid, host, time_started, time_heartbeat, queued) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-  ON CONFLICT (session_id) DO UPDATE SET pid = excluded.pid, host = excluded.host, time_started = excluded.time_started,
-  time_heartbeat = excluded.time_heartbeat, queued = excluded.queued`
-// A claim is one (pid, host, start): a later claim by the same process is another.
-const CLAIM = "session_id = ?1 AND pid = ?2 AND host = ?3 AND time_started = ?4"
-const HEARTBEAT_RUN = `UPDATE session_run SET time_heartbeat = ?5 WHERE ${CLAIM}`
-const RELEASE_RUN = `DELETE FROM session_run WHERE ${CLAIM} AND queued <= ?5`
+// ?1 session, ?2 holder, ?3 host, ?4 pid, ?5 epoch, ?6 ttl ms, ?7 queued: a new lease from the database's now.
+const UPSERT_RUN = `INSERT INTO session_run (session_id, holder, host, pid, epoch, time_started, time_expires, queued, "abort")
+  VALUES (?1, ?2, ?3, ?4, ?5, ${NOW_MS}, ${NOW_MS} + ?6, ?7, 0)
+  ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid, epoch = excluded.epoch,
+  time_started = excluded.time_started, time_expires = excluded.time_expires, queued = excluded.queued, "abort" = 0
+  RETURNING ${RUN_COLUMNS}`
+const LEASE = "session_id = ?1 AND holder = ?2 AND epoch = ?3"
+const RENEW_RUN = `UPDATE session_run SET time_expires = ${NOW_MS} + ?4 WHERE ${LEASE} RETURNING ${RUN_COLUMNS}`
+const RELEASE_RUN = `UPDATE session_run SET holder = '', time_expires = 0, "abort" = 0 WHERE ${LEASE} AND queued <= ?4`
 const COUNT_QUEUED = "UPDATE session_run SET queued = queued + 1 WHERE session_id = ?1"
+const REQUEST_ABORT = `UPDATE session_run SET "abort" = 1 WHERE session_id = ?1 AND holder <> '' AND time_expires > ${NOW_MS} RETURNING ${RUN_COLUMNS}`
 
-const claimKey = (run: SessionRun) => [run.sessionID, run.pid, run.host, run.time.started] as const
+type NowRow = RunRow & { readonly now: number }
 
-/** RunClaims over the SQLite database: prepared statements on its one connection. */
+/** RunClaims over the SQLite database: prepared statements on its one connection; time is SQLite's. */
 export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Effect<RunClaims["Service"], StoreError> =>
   Effect.try({
     try: () => {
       const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
       const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
-      const upsertRun = client.prepare<void, [string, number, string, number, number, number]>(UPSERT_RUN)
-      const beat = client.prepare<void, [string, number, string, number, number]>(HEARTBEAT_RUN)
-      const deleteRun = client.prepare<void, [string, number, string, number, number]>(RELEASE_RUN)
+      const selectRunNow = client.prepare<NowRow, [string]>(SELECT_RUN_NOW)
+      const selectLive = client.prepare<RunRow, [string]>(SELECT_LIVE_RUN)
+      const upsertRun = client.prepare<RunRow, [string, string, string, number, number, number, number]>(UPSERT_RUN)
+      const renewRun = client.prepare<RunRow, [string, string, number, number]>(RENEW_RUN)
+      const releaseRun = client.prepare<void, [string, string, number, number]>(RELEASE_RUN)
       const countQueued = client.prepare<void, [string]>(COUNT_QUEUED)
+      const requestAbort = client.prepare<RunRow, [string]>(REQUEST_ABORT)
       const upsertMessage = client.prepare<void, [string, string, number, string]>(UPSERT_MESSAGE)
       const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
 
-      const claimRun = client.transaction((run: SessionRun, isLive: RunIsLive): SessionRun | undefined => {
-        const row = selectRun.get(run.sessionID)
-        const held = row === null ? undefined : runOf(row)
-        if (held !== undefined && !sameClaim(held, run) && isLive(held)) return held
-        upsertRun.run(...claimKey(run), run.time.heartbeat, run.queued)
-        return undefined
+      const claimRun = client.transaction((request: ClaimRequest): ClaimResult => {
+        const row = selectRunNow.get(request.sessionID)
+        if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now)) return { _tag: "held", run: runOf(row) }
+        const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
+        const stored = upsertRun.get(sessionID, holder, host, pid, (row?.epoch ?? 0) + 1, ttlMs, takesMessages ? 0 : -1)
+        return { _tag: "claimed", run: runOf(stored!) }
       })
-      const releaseRun = client.transaction((run: SessionRun, seen: number): boolean => {
-        if (deleteRun.run(...claimKey(run), seen).changes > 0) return true
+      const release = client.transaction((run: SessionRun, seen: number): boolean => {
+        if (releaseRun.run(run.sessionID, run.holder, run.epoch, seen).changes > 0) return true
         const row = selectRun.get(run.sessionID)
         return row === null || !sameClaim(runOf(row), run)
       })
       // The check and the writes in one IMMEDIATE transaction: no other process claims or releases in between.
-      const queueMessage = client.transaction((message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive): SessionRun | undefined => {
-        const row = selectRun.get(message.sessionID)
-        if (row === null || row.queued < 0 || !isLive(runOf(row))) return undefined
+      const queueMessage = client.transaction((message: UserMessage, parts: ReadonlyArray<Part>): SessionRun | undefined => {
+        const row = selectRunNow.get(message.sessionID)
+        if (row === null || row.queued < 0 || !isLiveRow(row, row.now)) return undefined
         upsertMessage.run(message.id, message.sessionID, message.time.created, JSON.stringify(message))
         for (const part of parts) upsertPart.run(part.id, part.messageID, part.sessionID, JSON.stringify(part))
         countQueued.run(message.sessionID)
@@ -86,79 +119,115 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
       })
 
       return RunClaims.of({
-        claim: Effect.fn("RunClaims.claim")(function* (run: SessionRun, isLive: RunIsLive) {
+        claim: Effect.fn("RunClaims.claim")(function* (request: ClaimRequest) {
           return yield* attempt(
-            () => `claim session ${run.sessionID} for a turn`,
-            () => claimRun.immediate(run, isLive)
+            () => `claim session ${request.sessionID} for a turn`,
+            () => claimRun.immediate(request)
           )
         }),
-        get: Effect.fn("RunClaims.get")(function* (sessionID: string) {
+        // Every heartbeat for the whole turn: no span.
+        renew: Effect.fnUntraced(function* (run: SessionRun, ttlMs: number) {
           const row = yield* attempt(
-            () => `read the run of session ${sessionID}`,
-            () => selectRun.get(sessionID)
+            () => `renew the lease of session ${run.sessionID}`,
+            () => renewRun.get(run.sessionID, run.holder, run.epoch, ttlMs)
           )
           return row === null ? undefined : runOf(row)
-        }),
-        // Every few seconds for the whole turn: no span.
-        heartbeat: Effect.fnUntraced(function* (run: SessionRun, time: number) {
-          return yield* attempt(
-            () => `mark session ${run.sessionID} as still running`,
-            () => beat.run(...claimKey(run), time).changes > 0
-          )
         }),
         release: Effect.fn("RunClaims.release")(function* (run: SessionRun, seen: number) {
           return yield* attempt(
             () => `release session ${run.sessionID}`,
-            () => releaseRun.immediate(run, seen)
+            () => release.immediate(run, seen)
           )
         }),
-        queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
+        queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>) {
           return yield* attempt(
             () => `queue message ${message.id}`,
-            () => queueMessage.immediate(message, parts, isLive)
+            () => queueMessage.immediate(message, parts)
           )
+        }),
+        requestAbort: Effect.fn("RunClaims.requestAbort")(function* (sessionID: string) {
+          const row = yield* attempt(
+            () => `request an abort of session ${sessionID}`,
+            () => requestAbort.get(sessionID)
+          )
+          return row === null ? undefined : runOf(row)
+        }),
+        // Polled by a running turn for abort requests: no span.
+        get: Effect.fnUntraced(function* (sessionID: string) {
+          const row = yield* attempt(
+            () => `read the lease of session ${sessionID}`,
+            () => selectLive.get(sessionID)
+          )
+          return row === null ? undefined : runOf(row)
         })
       })
     },
     catch: (error) => toStoreError(file, "prepare the run claim queries", error)
   })
 
-/** RunClaims over the memory database: each operation reads and writes its Maps with nothing in between. */
+const isLive = (run: SessionRun, now: number) => run.holder !== "" && run.time.expires > now
+
+/** RunClaims over the memory database: each operation reads and writes its Maps with nothing in between; time is `Clock`'s. */
 export const makeMemoryRunClaims = (state: MemoryState): RunClaims["Service"] => {
   const { sessions, messages, parts: partsById, runs } = state
+  /** The live lease of a session at `now`. */
+  const live = (sessionID: string, now: number) => {
+    const held = runs.get(sessionID)
+    return held !== undefined && isLive(held, now) ? held : undefined
+  }
   return RunClaims.of({
-    claim: Effect.fn("RunClaims.claim")(function* (run: SessionRun, isLive: RunIsLive) {
-      if (!sessions.has(run.sessionID)) return yield* refersToMissing(`claim session ${run.sessionID}`, "session")
-      const held = runs.get(run.sessionID)
-      if (held !== undefined && !sameClaim(held, run) && isLive(held)) return held
-      runs.set(run.sessionID, run)
-      return undefined
+    claim: Effect.fn("RunClaims.claim")(function* (request: ClaimRequest) {
+      const now = yield* Clock.currentTimeMillis
+      if (!sessions.has(request.sessionID)) return yield* refersToMissing(`claim session ${request.sessionID}`, "session")
+      const held = live(request.sessionID, now)
+      if (held !== undefined && held.holder !== request.holder) return { _tag: "held", run: held } as const
+      const run: SessionRun = {
+        sessionID: request.sessionID,
+        holder: request.holder,
+        host: request.host,
+        pid: request.pid,
+        epoch: (runs.get(request.sessionID)?.epoch ?? 0) + 1,
+        time: { started: now, expires: now + request.ttlMs },
+        queued: request.takesMessages ? 0 : -1,
+        abort: false
+      }
+      runs.set(request.sessionID, run)
+      return { _tag: "claimed", run } as const
     }),
-    get: Effect.fn("RunClaims.get")(function* (sessionID: string) {
-      return runs.get(sessionID)
-    }),
-    heartbeat: Effect.fnUntraced(function* (run: SessionRun, time: number) {
+    renew: Effect.fnUntraced(function* (run: SessionRun, ttlMs: number) {
+      const now = yield* Clock.currentTimeMillis
       const held = runs.get(run.sessionID)
-      if (held === undefined || !sameClaim(held, run)) return false
-      runs.set(run.sessionID, { ...held, time: { ...held.time, heartbeat: time } })
-      return true
+      if (held === undefined || !sameClaim(held, run)) return undefined
+      const renewed = { ...held, time: { ...held.time, expires: now + ttlMs } }
+      runs.set(run.sessionID, renewed)
+      return renewed
     }),
     release: Effect.fn("RunClaims.release")(function* (run: SessionRun, seen: number) {
       const held = runs.get(run.sessionID)
       if (held === undefined || !sameClaim(held, run)) return true
       if (held.queued > seen) return false
-      runs.delete(run.sessionID)
+      runs.set(run.sessionID, { ...held, holder: "", time: { ...held.time, expires: 0 }, abort: false })
       return true
     }),
-    queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>, isLive: RunIsLive) {
-      const held = runs.get(message.sessionID)
-      if (held === undefined || held.queued < 0 || !isLive(held)) return undefined
+    queue: Effect.fn("RunClaims.queue")(function* (message: UserMessage, parts: ReadonlyArray<Part>) {
+      const held = live(message.sessionID, yield* Clock.currentTimeMillis)
+      if (held === undefined || held.queued < 0) return undefined
       if (parts.some((part) => part.messageID !== message.id)) return yield* refersToMissing(`queue message ${message.id}`, "message")
       messages.set(message.id, message)
       for (const part of parts) partsById.set(part.id, part)
       const queued = { ...held, queued: held.queued + 1 }
       runs.set(message.sessionID, queued)
       return queued
+    }),
+    requestAbort: Effect.fn("RunClaims.requestAbort")(function* (sessionID: string) {
+      const held = live(sessionID, yield* Clock.currentTimeMillis)
+      if (held === undefined) return undefined
+      const asked = { ...held, abort: true }
+      runs.set(sessionID, asked)
+      return asked
+    }),
+    get: Effect.fnUntraced(function* (sessionID: string) {
+      return live(sessionID, yield* Clock.currentTimeMillis)
     })
   })
 }

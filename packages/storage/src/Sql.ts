@@ -10,24 +10,45 @@ export const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) 
 export const UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created, data) VALUES (?1, ?2, ?3, ?4)
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
 
+/** The database's time in ms (Unix epoch): leases expire by it, not by any caller's clock. */
+export const NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
 /** A `session_run` row as bun:sqlite returns it. */
 export interface RunRow {
   readonly session_id: string
-  readonly pid: number
+  readonly holder: string
   readonly host: string
+  readonly pid: number
+  readonly epoch: number
   readonly time_started: number
-  readonly time_heartbeat: number
+  readonly time_expires: number
   readonly queued: number
+  readonly abort: number
 }
 
-/** The run holding a session (?1). */
-export const SELECT_RUN = "SELECT session_id, pid, host, time_started, time_heartbeat, queued FROM session_run WHERE session_id = ?1"
+/** The columns of a `session_run` row, in `RunRow` order. */
+export const RUN_COLUMNS = `session_id, holder, host, pid, epoch, time_started, time_expires, queued, "abort"`
 
-/** The run a row stores. */
+/** The lease row of a session (?1), live or not: what the fence compares a WritingClaim with. */
+export const SELECT_RUN = `SELECT ${RUN_COLUMNS} FROM session_run WHERE session_id = ?1`
+
+/** The row of a session (?1) with the database's time (`now`), for a decision in one transaction. */
+export const SELECT_RUN_NOW = `SELECT ${RUN_COLUMNS}, ${NOW_MS} AS now FROM session_run WHERE session_id = ?1`
+
+/** The live lease of a session (?1): held (holder set) and not expired in database time. */
+export const SELECT_LIVE_RUN = `SELECT ${RUN_COLUMNS} FROM session_run WHERE session_id = ?1 AND holder <> '' AND time_expires > ${NOW_MS}`
+
+/** Whether a row is a live lease at `now`. */
+export const isLiveRow = (row: RunRow, now: number): boolean => row.holder !== "" && row.time_expires > now
+
+/** The lease a row stores. */
 export const runOf = (row: RunRow): SessionRun => ({
   sessionID: row.session_id,
-  pid: row.pid,
+  holder: row.holder,
   host: row.host,
-  time: { started: row.time_started, heartbeat: row.time_heartbeat },
-  queued: row.queued
+  pid: row.pid,
+  epoch: row.epoch,
+  time: { started: row.time_started, expires: row.time_expires },
+  queued: row.queued,
+  abort: row.abort !== 0
 })

@@ -1,5 +1,5 @@
 export * from "./SessionStore.ts"
-export { RunClaims } from "./RunClaims.ts"
+export { RunClaims, type ClaimRequest, type ClaimResult } from "./RunClaims.ts"
 export { Grants } from "./Grants.ts"
 export { Database, openDatabase, type MemoryDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
 export * as Storage from "./Storage.ts"
@@ -8,4 +8,4 @@ export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"
 export * as StorageSchema from "./schema.ts"
 // Their home is @reins/domain; re-exported so the packages reading messages keep one import.
-export type { MessageWithParts, RunIsLive, SessionRun } from "@reins/domain"
+export type { MessageWithParts, SessionRun } from "@reins/domain"

@@ -71,16 +71,20 @@ export const permissionGrant = sqliteTable(
 )
 
 /**
- * The process running a turn of a session, if any (T5): another process queues its message instead
- * of starting a second loop. `queued` counts the messages queued since the claim.
+ * The lease on a session (T5, issue 27): which process runs a turn of it, under which epoch, until
+ * when (database time, ms); another process queues its message (`queued` counts them) or asks for an
+ * abort instead of starting a second loop. Kept on release (holder "", expires 0) so epochs only grow.
  */
 export const sessionRun = sqliteTable("session_run", {
   sessionID: text("session_id")
     .primaryKey()
     .references(() => session.id, { onDelete: "cascade" }),
-  pid: integer("pid").notNull(),
+  holder: text("holder").notNull(),
   host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  epoch: integer("epoch").notNull(),
   timeStarted: integer("time_started").notNull(),
-  timeHeartbeat: integer("time_heartbeat").notNull(),
-  queued: integer("queued").notNull()
+  timeExpires: integer("time_expires").notNull(),
+  queued: integer("queued").notNull(),
+  abort: integer("abort").notNull().default(0)
 })

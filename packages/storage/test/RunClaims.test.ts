@@ -1,41 +1,101 @@
-// The run claim that lets another process queue a message for a running turn (T5) — the same
-// behaviour from both databases; a queued message is read back through SessionStore.
+// Leases (T5, issue 27): claim, renew, release, queue and requestAbort by (holder, epoch) with an
+// expiry in the database's time — the same behaviour from every database. Expiry is waited for, not
+// slept for: memory's time is the Clock (moved here by TestClock), SQLite's its own `julianday('now')`,
+// so each look at the condition moves the test clock and lets the wall clock run a little.
 import { describe, expect, test } from "bun:test"
+import { eventually } from "@reins/testkit"
 import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
-import { claim, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
+import type * as Storage from "../src/Storage.ts"
+import { claim, claimed, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
 
-const alive = () => true
-const dead = () => false
+/** A short lease, for the cases that wait for one to lapse. */
+const SHORT = 40
+
+/** `probe` until it gives a value, moving the test clock past a short lease between looks. */
+const untilExpired = <A, E>(probe: Effect.Effect<A | undefined | false, E, Storage.Services>, what: string) =>
+  eventually(Effect.andThen(TestClock.adjust(SHORT), probe), what)
+
+const onClock = <A, E>(effect: Effect.Effect<A, E, Storage.Services>) => Effect.provide(effect, TestClock.layer())
 
 for (const [name, makeLayer] of implementations) {
   describe(`RunClaims (${name})`, () => {
-    test("a live claim holds the session; a dead one is taken over; the same claim again is a no-op", async () => {
+    test("a claim takes the lease under epoch 1; another holder finds it held; the same holder claiming again gets the next epoch", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
           const store = yield* SessionStore
           const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
-          const first = yield* claims.claim(claim("ses_a", 100), alive)
-          const again = yield* claims.claim(claim("ses_a", 100), alive)
-          const blocked = yield* claims.claim(claim("ses_a", 200), alive)
-          const takenOver = yield* claims.claim(claim("ses_a", 200), dead)
-          yield* claims.heartbeat(claim("ses_a", 200), 50)
-          // a heartbeat of a claim that no longer holds the session changes nothing
-          yield* claims.heartbeat(claim("ses_a", 100), 99)
-          return { first, again, blocked, takenOver, held: yield* claims.get("ses_a") }
+          const first = yield* claims.claim(claim("ses_a", 100))
+          const blocked = yield* claims.claim(claim("ses_a", 200, { host: "other-box" }))
+          const again = yield* claims.claim(claim("ses_a", 100))
+          return { first, blocked, again, held: yield* claims.get("ses_a"), idle: yield* claims.get("ses_none") }
         })
       )
-      expect(result.first).toBeUndefined()
-      expect(result.again).toBeUndefined()
-      expect(result.blocked?.pid).toBe(100)
-      expect(result.takenOver).toBeUndefined()
-      expect(result.held).toEqual({ ...claim("ses_a", 200), time: { started: 1, heartbeat: 50 } })
+      expect(result.first).toMatchObject({
+        _tag: "claimed",
+        run: { sessionID: "ses_a", holder: "box/100/test", pid: 100, host: "box", epoch: 1, queued: 0, abort: false }
+      })
+      const first = result.first.run
+      expect(first.time.expires - first.time.started).toBe(600_000)
+      // what "held" returns is the lease in the way, for the busy message
+      expect(result.blocked).toEqual({ _tag: "held", run: first })
+      expect(result.again).toMatchObject({ _tag: "claimed", run: { holder: "box/100/test", epoch: 2 } })
+      expect(result.held).toEqual(result.again.run)
+      expect(result.idle).toBeUndefined()
     })
 
-    test("a message is queued only for a live run; release waits until the run has seen every queued message", async () => {
+    test("an expired lease is not returned by get and is taken over under the next epoch; its renewal then fails", async () => {
+      const result = await run(
+        makeLayer(),
+        onClock(
+          Effect.gen(function* () {
+            const store = yield* SessionStore
+            const claims = yield* RunClaims
+            yield* store.createSession(session("ses_a"))
+            const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: SHORT })), claimed)
+            yield* untilExpired(
+              Effect.map(claims.get("ses_a"), (run) => run === undefined),
+              "the lease to expire"
+            )
+            // lapsed but not taken: its holder renews it and goes on (the fence checks holder and epoch, not time)
+            const renewedLate = yield* claims.renew(mine, SHORT)
+            const theirs = yield* untilExpired(
+              Effect.map(claims.claim(claim("ses_a", 200, { host: "other-box" })), (r) => r._tag === "claimed" && r.run),
+              "another holder to take the session over"
+            )
+            return { mine, renewedLate, theirs, lost: yield* claims.renew(mine, 600_000), held: yield* claims.get("ses_a") }
+          })
+        )
+      )
+      expect(result.renewedLate).toMatchObject({ holder: "box/100/test", epoch: 1 })
+      expect(result.theirs).toMatchObject({ holder: "other-box/200/test", epoch: 2, queued: 0, abort: false })
+      expect(result.lost).toBeUndefined()
+      expect(result.held).toEqual(result.theirs)
+    })
+
+    test("renew extends the lease in database time and returns it as stored (queued, abort)", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_a"))
+          const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: 1_000 })), claimed)
+          const m = userMessage("msg_001", "ses_a")
+          yield* claims.queue(m, [textPart("prt_001", m, "hi")])
+          yield* claims.requestAbort("ses_a")
+          return { mine, renewed: yield* claims.renew(mine, 600_000) }
+        })
+      )
+      expect(result.renewed).toMatchObject({ holder: "box/100/test", epoch: 1, queued: 1, abort: true })
+      expect(result.renewed!.time.expires).toBeGreaterThanOrEqual(result.mine.time.started + 600_000)
+    })
+
+    test("release keeps the row: the next claim, by anyone, gets a higher epoch; a release waits until every queued message was seen", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
@@ -43,64 +103,111 @@ for (const [name, makeLayer] of implementations) {
           const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
           const idle = userMessage("msg_001", "ses_a")
-          const notQueued = yield* claims.queue(idle, [textPart("prt_001", idle, "hello")], alive)
+          const notQueued = yield* claims.queue(idle, [textPart("prt_001", idle, "hello")])
           const storedWhileIdle = (yield* store.messages("ses_a")).length
-          const runner = claim("ses_a", 100)
-          yield* claims.claim(runner, alive)
-          const deadRunner = yield* claims.queue(idle, [textPart("prt_001", idle, "hello")], dead)
-          const queued = yield* claims.queue(idle, [textPart("prt_001", idle, "hello")], alive)
-          const early = yield* claims.release(runner, 0)
+          const first = yield* Effect.flatMap(claims.claim(claim("ses_a", 100)), claimed)
+          const queued = yield* claims.queue(idle, [textPart("prt_001", idle, "hello")])
+          const early = yield* claims.release(first, 0)
           const stillHeld = yield* claims.get("ses_a")
-          const released = yield* claims.release(runner, 1)
+          const released = yield* claims.release(first, 1)
           const after = yield* claims.get("ses_a")
-          const twice = yield* claims.release(runner, 1)
-          return { notQueued, storedWhileIdle, deadRunner, queued, early, stillHeld, released, after, twice, messages: yield* store.messages("ses_a") }
+          const twice = yield* claims.release(first, 1)
+          const second = yield* Effect.flatMap(claims.claim(claim("ses_a", 200)), claimed)
+          yield* claims.release(second, 0)
+          const third = yield* Effect.flatMap(claims.claim(claim("ses_a", 100)), claimed)
+          return { notQueued, storedWhileIdle, queued, early, stillHeld, released, after, twice, second, third, messages: yield* store.messages("ses_a") }
         })
       )
       expect(result.notQueued).toBeUndefined()
       expect(result.storedWhileIdle).toBe(0)
-      expect(result.deadRunner).toBeUndefined()
-      expect(result.queued?.pid).toBe(100)
-      expect(result.queued?.queued).toBe(1)
+      expect(result.queued).toMatchObject({ pid: 100, queued: 1 })
       expect(result.early).toBe(false)
       expect(result.stillHeld?.queued).toBe(1)
       expect(result.released).toBe(true)
       expect(result.after).toBeUndefined()
       expect(result.twice).toBe(true)
+      expect([result.second.epoch, result.third.epoch]).toEqual([2, 3])
+      expect(result.third.queued).toBe(0)
       expect(shape(result.messages)).toEqual([["msg_001", ["prt_001"]]])
     })
 
-    test("a claim that takes no messages (queued -1, a compaction) refuses queued messages", async () => {
+    test("a message is not queued into an expired lease, nor into one that takes no messages (a compaction)", async () => {
       const result = await run(
         makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          const claims = yield* RunClaims
-          yield* store.createSession(session("ses_a"))
-          yield* claims.claim({ ...claim("ses_a", 100), queued: -1 }, alive)
-          const m = userMessage("msg_001", "ses_a")
-          return { queued: yield* claims.queue(m, [textPart("prt_001", m, "hi")], alive), messages: yield* store.messages("ses_a") }
-        })
+        onClock(
+          Effect.gen(function* () {
+            const store = yield* SessionStore
+            const claims = yield* RunClaims
+            yield* store.createSession(session("ses_a"))
+            yield* store.createSession(session("ses_b"))
+            yield* claims.claim(claim("ses_b", 100, { takesMessages: false }))
+            const b = userMessage("msg_101", "ses_b")
+            const intoCompaction = yield* claims.queue(b, [textPart("prt_101", b, "hi")])
+            yield* claims.claim(claim("ses_a", 100, { ttlMs: SHORT }))
+            yield* untilExpired(
+              Effect.map(claims.get("ses_a"), (run) => run === undefined),
+              "the lease to expire"
+            )
+            const a = userMessage("msg_001", "ses_a")
+            const intoExpired = yield* claims.queue(a, [textPart("prt_001", a, "hi")])
+            return { intoCompaction, intoExpired, a: yield* store.messages("ses_a"), b: yield* store.messages("ses_b") }
+          })
+        )
       )
-      expect(result.queued).toBeUndefined()
-      expect(result.messages).toEqual([])
+      expect(result.intoCompaction).toBeUndefined()
+      expect(result.intoExpired).toBeUndefined()
+      expect(result.a).toEqual([])
+      expect(result.b).toEqual([])
     })
 
-    test("a release by a claim that was taken over leaves the new claim alone", async () => {
+    test("requestAbort marks the live lease only; a new claim starts without it", async () => {
       const result = await run(
         makeLayer(),
-        Effect.gen(function* () {
-          const store = yield* SessionStore
-          const claims = yield* RunClaims
-          yield* store.createSession(session("ses_a"))
-          yield* claims.claim(claim("ses_a", 100, 1), alive)
-          yield* claims.claim(claim("ses_a", 100, 2), dead)
-          const old = yield* claims.release(claim("ses_a", 100, 1), 0)
-          return { old, held: yield* claims.get("ses_a") }
-        })
+        onClock(
+          Effect.gen(function* () {
+            const store = yield* SessionStore
+            const claims = yield* RunClaims
+            yield* store.createSession(session("ses_a"))
+            const idle = yield* claims.requestAbort("ses_a")
+            const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: SHORT })), claimed)
+            const asked = yield* claims.requestAbort("ses_a")
+            const seen = yield* claims.get("ses_a")
+            yield* untilExpired(
+              Effect.map(claims.get("ses_a"), (run) => run === undefined),
+              "the lease to expire"
+            )
+            const expired = yield* claims.requestAbort("ses_a")
+            const next = yield* Effect.flatMap(claims.claim(claim("ses_a", 200)), claimed)
+            return { idle, mine, asked, seen, expired, next }
+          })
+        )
       )
-      expect(result.old).toBe(true)
-      expect(result.held?.time.started).toBe(2)
+      expect(result.idle).toBeUndefined()
+      expect(result.asked).toEqual({ ...result.mine, abort: true })
+      expect(result.seen?.abort).toBe(true)
+      expect(result.expired).toBeUndefined()
+      expect(result.next).toMatchObject({ epoch: 2, abort: false })
+    })
+
+    test("a release by a lease that was taken over leaves the new lease alone", async () => {
+      const result = await run(
+        makeLayer(),
+        onClock(
+          Effect.gen(function* () {
+            const store = yield* SessionStore
+            const claims = yield* RunClaims
+            yield* store.createSession(session("ses_a"))
+            const old = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: SHORT })), claimed)
+            yield* untilExpired(
+              Effect.map(claims.claim(claim("ses_a", 200)), (r) => r._tag === "claimed"),
+              "another holder to take the session over"
+            )
+            return { released: yield* claims.release(old, Number.MAX_SAFE_INTEGER), held: yield* claims.get("ses_a") }
+          })
+        )
+      )
+      expect(result.released).toBe(true)
+      expect(result.held).toMatchObject({ holder: "box/200/test", epoch: 2 })
     })
   })
 }

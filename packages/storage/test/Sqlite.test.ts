@@ -214,7 +214,7 @@ describe("upgrading a database", () => {
       .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'permission_grant' AND sql IS NOT NULL ORDER BY name")
       .all()
     check.close()
-    expect(tags.map((row) => row.tag)).toEqual(["0000_init", "0001_permission_grant", "0002_session_run"])
+    expect(tags.map((row) => row.tag)).toEqual(["0000_init", "0001_permission_grant", "0002_session_run", "0003_session_lease"])
     expect(indexes.map((row) => row.name)).toEqual(["permission_grant_project_idx", "permission_grant_project_permission_pattern_idx"])
   })
 })

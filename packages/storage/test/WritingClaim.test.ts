@@ -1,14 +1,15 @@
-// Writes under a claim (a running turn's): once another process has taken the session over, the
-// old claim writes nothing, whichever write it is; other sessions and claim-less writes are untouched.
+// The fence: writes under a lease (a running turn's) check (holder, epoch) in the write's own
+// transaction. Once another process has taken the session over, the old lease writes nothing,
+// whichever write it is; other sessions and lease-less writes are untouched.
 import { describe, expect, test } from "bun:test"
 import type { Session } from "@reins/domain"
 import { Effect } from "effect"
 import { WritingClaim } from "../src/Claim.ts"
 import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
-import { assistantMessage, claim, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
-
-const dead = () => false
+import { eventually } from "@reins/testkit"
+import { TestClock } from "effect/testing"
+import { assistantMessage, claim, claimed, implementations, run, session, shape, textPart, userMessage } from "./support.ts"
 
 for (const [name, makeLayer] of implementations) {
   describe(`writes under a claim (${name})`, () => {
@@ -20,17 +21,21 @@ for (const [name, makeLayer] of implementations) {
           const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
           yield* store.createSession(session("ses_b"))
-          const mine = claim("ses_a", 100)
-          yield* claims.claim(mine, dead)
+          const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { ttlMs: 40 })), claimed)
           const user = userMessage("msg_001", "ses_a")
           const under = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, WritingClaim, mine)
           // while held: writes go through
           yield* under(store.putMessage(user))
           yield* under(store.putPart(textPart("prt_001", user, "before")))
-          const beatWhileHeld = yield* claims.heartbeat(mine, 10)
-          // another process (another pid, another host) takes the stale claim over
-          const theirs = claim("ses_a", 200, 5, "other-box")
-          yield* claims.claim(theirs, dead)
+          const beatWhileHeld = yield* claims.renew(mine, 40)
+          // this process is frozen past its lease; another (another pid, another host) takes the session over
+          yield* eventually(
+            Effect.andThen(
+              TestClock.adjust(40),
+              Effect.map(claims.claim(claim("ses_a", 200, { host: "other-box" })), (r) => r._tag === "claimed")
+            ),
+            "the takeover"
+          )
           const before = yield* store.messages("ses_a")
           const assistant = assistantMessage("msg_002", "ses_a", "msg_001")
           const renamed: Session = { ...session("ses_a"), title: "renamed by the old claim" }
@@ -44,7 +49,7 @@ for (const [name, makeLayer] of implementations) {
           ]
           const failures = []
           for (const write of writes) failures.push(yield* Effect.flip(under(write)))
-          const beatAfter = yield* claims.heartbeat(mine, 20)
+          const beatAfter = yield* claims.renew(mine, 600_000)
           // a write to another session, and the same write without the claim, are not guarded
           const other = userMessage("msg_101", "ses_b")
           yield* under(store.putMessage(other))
@@ -59,10 +64,10 @@ for (const [name, makeLayer] of implementations) {
             other: (yield* store.messages("ses_b")).length,
             holder: yield* claims.get("ses_a")
           }
-        })
+        }).pipe(Effect.provide(TestClock.layer()))
       )
-      expect(result.beatWhileHeld).toBe(true)
-      expect(result.beatAfter).toBe(false)
+      expect(result.beatWhileHeld?.epoch).toBe(1)
+      expect(result.beatAfter).toBeUndefined()
       expect(result.failures.map((e) => e.reason)).toEqual(Array(6).fill("taken-over"))
       for (const e of result.failures) {
         expect(e.message).toBe(
@@ -79,24 +84,28 @@ for (const [name, makeLayer] of implementations) {
       ])
       expect(result.title).toBe("title of ses_a")
       expect(result.other).toBe(1)
-      expect(result.holder?.pid).toBe(200)
+      expect(result.holder).toMatchObject({ pid: 200, epoch: 2 })
     })
 
-    test("a claim released by another process (no holder) is lost too", async () => {
-      const failure = await run(
+    test("a lease released (no holder) is lost too, and so is an older epoch of the same holder", async () => {
+      const [failure, older] = await run(
         makeLayer(),
         Effect.gen(function* () {
           const store = yield* SessionStore
           const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
-          const mine = claim("ses_a", 100)
-          yield* claims.claim(mine, dead)
-          const theirs = claim("ses_a", 200)
-          yield* claims.claim(theirs, dead)
-          yield* claims.release(theirs, 0)
-          return yield* Effect.flip(store.putMessage(userMessage("msg_001", "ses_a")).pipe(Effect.provideService(WritingClaim, mine)))
+          const mine = yield* Effect.flatMap(claims.claim(claim("ses_a", 100)), claimed)
+          yield* claims.release(mine, 0)
+          const released = yield* Effect.flip(store.putMessage(userMessage("msg_001", "ses_a")).pipe(Effect.provideService(WritingClaim, mine)))
+          // the same process claims again (a new turn): the old turn's epoch writes nothing
+          const next = yield* Effect.flatMap(claims.claim(claim("ses_a", 100)), claimed)
+          const stale = yield* Effect.flip(store.putMessage(userMessage("msg_002", "ses_a")).pipe(Effect.provideService(WritingClaim, mine)))
+          yield* store.putMessage(userMessage("msg_003", "ses_a")).pipe(Effect.provideService(WritingClaim, next))
+          expect((yield* store.messages("ses_a")).map((m) => m.info.id)).toEqual(["msg_003"])
+          return [released, stale] as const
         })
       )
+      expect(older.reason).toBe("taken-over")
       expect(failure.reason).toBe("taken-over")
       expect(failure.message).toBe(
         "Session ses_a was taken over by another reins process while this one (pid 100) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ses_a."

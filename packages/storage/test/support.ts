@@ -3,7 +3,7 @@ import { Effect, type Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { SessionRun } from "@reins/domain"
+import type { ClaimRequest, ClaimResult } from "../src/RunClaims.ts"
 import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
 
@@ -13,14 +13,18 @@ export const implementations: ReadonlyArray<readonly [string, () => Layer.Layer<
   ["sqlite", () => Storage.layerSqlite(path.join(tempDir(), "reins.db"))]
 ]
 
-/** A run claim of `pid` on `host`, started (and last beating) at `started`. */
-export const claim = (sessionID: string, pid: number, started = 1, host = "box"): SessionRun => ({
-  sessionID,
-  pid,
-  host,
-  time: { started, heartbeat: started },
-  queued: 0
-})
+/** A claim of the session by process `pid` on `host` (its holder names both), for a lease of `ttlMs`. */
+export const claim = (
+  sessionID: string,
+  pid: number,
+  options: { readonly host?: string; readonly ttlMs?: number; readonly takesMessages?: boolean } = {}
+): ClaimRequest => {
+  const host = options.host ?? "box"
+  return { sessionID, holder: `${host}/${pid}/test`, host, pid, takesMessages: options.takesMessages ?? true, ttlMs: options.ttlMs ?? 600_000 }
+}
+
+/** The lease a claim took; dies (failing the test) when the session was held. */
+export const claimed = (result: ClaimResult) => (result._tag === "claimed" ? Effect.succeed(result.run) : Effect.die(new Error(`held by ${result.run.holder}`)))
 
 /** Runs an effect against a layer, building and closing the layer around it. */
 export const run = <A, E, LE, S extends Storage.Services>(layer: Layer.Layer<S, LE>, effect: Effect.Effect<A, E, S>) =>
