@@ -360,6 +360,23 @@ describe("reins acp", () => {
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("A-NOTE-FROM-ACP")
   })
 
+  test("session/cancel of a session another reins process is running asks that process to stop its turn (as serve's abort does)", async () => {
+    const held = gate("acp-cancel-elsewhere")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "never" }])
+    const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "ignore"] })
+    let stdout = ""
+    other.stdout!.on("data", (b) => (stdout += b))
+    const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    const sessionId = await waitFor(() => p.server.requests.length === 1 && /"id":"(ses_\w+)"/.exec(stdout)?.[1], "the other process's turn")
+    await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
+      await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      await ctx.notify("session/cancel", { sessionId })
+      // the other process stops its turn within a second of the request
+      expect(await exited).toBe(130)
+    })
+    expect(p.server.requests).toHaveLength(1)
+  })
+
   test("a file outside the session's directory read through the editor is still permission-checked: rejected, the editor is never asked for it", async () => {
     const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-outside-")))
     const secret = path.join(outside, "secret.txt")
