@@ -209,14 +209,14 @@ export const makeController = (
       const id = sessionID
       const program = Effect.scoped(
         Effect.gen(function* () {
-          const { SessionService } = yield* lib
+          const { Sessions } = yield* lib
           const bus = yield* Bus
           yield* bus.listen((event) =>
             (event.type === "compaction.started" || event.type === "compaction.completed" || event.type === "session.error") && event.sessionID === id
               ? Effect.sync(() => on.events([event]))
               : Effect.void
           )
-          return yield* (yield* SessionService).compact({ sessionID: id, model })
+          return yield* (yield* Sessions).compact({ sessionID: id, model })
         })
       )
       on.running(true)
