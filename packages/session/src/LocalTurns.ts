@@ -1,6 +1,5 @@
 import { Cause, Deferred, Effect, Exit, Fiber, FiberMap } from "effect"
 import { Bus, type SessionRun, type TurnResult } from "@reins/domain"
-import type { RunClaims } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import type { SessionRuns } from "./SessionRuns.ts"
 import { SessionService, type PromptInput } from "./SessionService.ts"
@@ -32,12 +31,12 @@ interface Entry {
 
 /**
  * The turns `Sessions` runs in this process: one fiber per session in a `FiberMap` of the layer's
- * scope (closing it stops them all, as Ctrl+C does). Built in a scope, over SessionService, SessionRuns, RunClaims and Bus.
+ * scope (closing it stops them all, as Ctrl+C does). Built in a scope, over SessionService, SessionRuns and Bus.
  */
 export const makeLocalTurns = Effect.gen(function* () {
   const service = yield* SessionService
   const bus = yield* Bus
-  const context = yield* Effect.context<SessionRuns | RunClaims>()
+  const context = yield* Effect.context<SessionRuns>()
   const fibers = yield* FiberMap.make<number, TurnResult, PromptError>()
   // a turn leaves before its fiber ends, so a send made on its end starts the next turn rather than joining it
   const current = new Map<string, Entry>()

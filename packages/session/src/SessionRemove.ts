@@ -20,7 +20,7 @@ export interface Removed {
 
 /**
  * Deletes a session with its messages, the same for every front end: a turn running on it is
- * stopped first (here by `stopHere`, in another process by asking its holder), and the session
+ * stopped first (here by `stopHere`, in another process by asking its holder through the lease), and the session
  * is deleted once released; commands a dead run left running are stopped, as its next turn would.
  */
 export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<void>) =>

@@ -3,7 +3,7 @@ import { Bus, type Ids, type ModelRef, type Session, type SessionEvent, type Ses
 import type { CompactionError, CompactResult } from "@reins/compaction"
 import { Permission, type Pending } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
-import { type RunClaims, SessionStore, type StoreError } from "@reins/storage"
+import { SessionStore, type StoreError } from "@reins/storage"
 import type { SessionBusyError, PromptError } from "./Errors.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
 import { forkConversation } from "./SessionFork.ts"
@@ -71,7 +71,7 @@ export class Sessions extends Context.Service<
     readonly stopAll: Effect.Effect<void>
   }
 >()("reins/session/Sessions") {
-  /** Over SessionService, SessionRuns, the store's RunClaims and SessionStore, Bus, Agents and Permission. */
+  /** Over SessionService, SessionRuns, SessionStore, Ids, Bus, Agents and Permission. */
   static readonly layer = Layer.effect(
     Sessions,
     Effect.gen(function* () {
@@ -84,8 +84,8 @@ export class Sessions extends Context.Service<
       const settings = yield* TurnStreamSettings
       const local = yield* makeLocalTurns
       // the use cases' helpers read these services; resolved once, here
-      const context = yield* Effect.context<SessionRuns | RunClaims | SessionStore | Ids>()
-      const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | RunClaims | SessionStore | Ids>) => Effect.provideContext(effect, context)
+      const context = yield* Effect.context<SessionRuns | SessionStore | Ids>()
+      const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | SessionStore | Ids>) => Effect.provideContext(effect, context)
 
       const follow = (input: PromptInput): Stream.Stream<FollowEvent, PromptError> =>
         Stream.unwrap(
@@ -142,15 +142,16 @@ export class Sessions extends Context.Service<
         return { sessionID, running: place._tag === "here" ? "here" : false, questions } satisfies Status
       })
 
-      // a hold of this process that is no turn of ours (a compaction, a sub-agent's turn) is waited for
+      // a turn of ours is interrupted (its cleanup awaited); any other hold here (a compaction, a sub-agent's turn)
+      // is interrupted too, and waited for until it has released the session
       const stopHere = (sessionID: string) =>
-        Effect.andThen(
-          local.abort(sessionID),
-          Effect.suspend(() => {
-            const held = runs.current(sessionID)
-            return held === undefined ? Effect.void : Deferred.await(held.released)
-          })
-        )
+        Effect.gen(function* () {
+          if (yield* local.abort(sessionID)) return
+          const held = runs.current(sessionID)
+          if (held === undefined) return
+          yield* runs.abort(sessionID).pipe(Effect.ignore)
+          yield* Deferred.await(held.released)
+        })
       const remove = Effect.fn("Sessions.remove")(function* (sessionID: string) {
         return yield* provide(removeSession(stopHere)(sessionID))
       })
