@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startScriptedServer, type ScriptedServer } from "@reins/testkit"
-import { BIN, ensureBuilt, gate, projects, waitFor, type Project, writeUserConfig } from "./support.ts"
+import { BIN, ensureBuilt, gate, leaseLapsed, projects, waitFor, type Project, writeUserConfig } from "./support.ts"
 import { servers, api, marker, openEvents, sleeping } from "./serve-support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -55,10 +55,10 @@ const toolRunning = (id: string) => (f: { event: string; data: any }) =>
   f.data.part.state.metadata?.process !== undefined
 
 /** A served project whose session is running `sleep N & sleep N` (both asleep), and the event stream that saw it start; then `next` is the model's answer. */
-const sleepingTurn = async (next: string, flags: ReadonlyArray<string> = []) => {
+const sleepingTurn = async (next: string, flags: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
   const n = marker()
   const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n} & sleep ${n}` } }] }, { text: next }])
-  const s = await serve(p, ["--yolo", ...flags])
+  const s = await serve(p, ["--yolo", ...flags], env)
   const id = (await api(s.url, "POST", "/session", {})).body.id as string
   const events = await openEvents(s.url)
   await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "sleep" })
@@ -288,11 +288,13 @@ describe("reins serve: turns", () => {
   })
 
   test("kill -9 mid-turn, restart on the same data dir: the next turn repairs the session and completes over HTTP", async () => {
-    // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), so nothing would be left over
-    const { n, p, s, id, events } = await sleepingTurn("resumed fine", ["--sandbox", "off"])
+    // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), so nothing would be left over;
+    // a lease of 1 s: the killed server releases nothing, and the session is free once its lease lapses
+    const { n, p, s, id, events } = await sleepingTurn("resumed fine", ["--sandbox", "off"], { REINS_TEST_RUN_TIMING: "100,1000" })
     s.child.kill("SIGKILL")
     await s.exited
     await events.close()
+    await waitFor(() => leaseLapsed(p, id), "the killed server's lease to lapse")
     // the dead server's command is still running, and its part says so
     expect(sleeping(n)).toBe(2)
     const restarted = await serve(p, ["--yolo"])

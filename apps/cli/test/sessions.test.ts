@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { BIN, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
+import { BIN, ensureBuilt, leaseLapsed, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 const setup = projects()
@@ -92,9 +92,7 @@ describe("sessions delete", () => {
   test("a session a live reins is running is deleted after that run's turn is stopped (as serve's DELETE does); if its process died, it goes too", async () => {
     // a command that outlasts the test: only reins stops it (Ctrl+C, or the delete of a dead run's session)
     const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 3600" } }] }
-    const given = await setup([sleepy, sleepy, { text: "never" }])
-    // short leases: a run killed outright holds its session only until its lease expires
-    const p = { ...given, env: { ...given.env, REINS_TEST_RUN_TIMING: "200,2000" } }
+    const p = await setup([sleepy, sleepy, { text: "never" }])
     const waitRunning = () =>
       waitFor(async () => {
         const id = (await listJson(p))[0]?.id as string | undefined
@@ -103,7 +101,9 @@ describe("sessions delete", () => {
       }, "the run to start its command")
     // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), and this case needs one left running
     const start = () => {
-      const child = spawn(BIN, ["run", "--yolo", "--sandbox", "off", "nap"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+      // a lease of 1 s (renewed every 100 ms), so that a killed run's lapses soon
+      const env = { ...p.env, REINS_TEST_RUN_TIMING: "100,1000" }
+      const child = spawn(BIN, ["run", "--yolo", "--sandbox", "off", "nap"], { cwd: p.cwd, env, stdio: ["ignore", "pipe", "pipe"] })
       return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
     }
 
@@ -116,7 +116,7 @@ describe("sessions delete", () => {
     expect(await live.exited).toBe(130)
     expect(await listJson(p)).toEqual([])
 
-    // a run killed outright leaves its claim behind, and its command running; a dead process holds nothing
+    // a run killed outright leaves its lease behind, and its command running; the session is free once the lease lapses
     const killed = start()
     const second = await waitRunning()
     const pgid = (await exported(p, second)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool").state.metadata.process.pgid as number
@@ -124,6 +124,7 @@ describe("sessions delete", () => {
       killed.child.kill("SIGKILL")
       await killed.exited
       expect(groupMembers(pgid).length).toBeGreaterThan(0)
+      await waitFor(() => leaseLapsed(p, second), "the killed run's lease to lapse")
       const gone = await reins(["sessions", "delete", second], p)
       expect(gone.code).toBe(0)
       expect(gone.stdout).toBe(`Deleted session ${second} (nap; 2 messages; stopped 1 command its last run left running).\n`)

@@ -1,10 +1,10 @@
 // Items 7 and 8 with real processes: a closed terminal (SIGHUP) stops the running command's whole
 // process group like Ctrl+C; a reins killed with SIGKILL leaves it running until the next turn on
-// the session stops it; a reins stopped past the staleness limit loses its session to another and,
-// resumed, exits with a clear error without writing anything more.
+// the session stops it; a reins stopped past its lease loses its session to another and, resumed,
+// exits with a clear error without writing anything more.
 import { beforeAll, describe, expect, test } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
-import { BIN, ensureBuilt, projects, reins, waitFor, type Project } from "./support.ts"
+import { BIN, ensureBuilt, leaseLapsed, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -107,11 +107,12 @@ describe("signals and a running command", () => {
     }
   })
 
-  test("after SIGKILL the group survives (unsandboxed); the next run on the session kills it and marks the call interrupted", async () => {
+  test("after SIGKILL the group survives (unsandboxed); once the lease lapses the next run on the session kills it and marks the call interrupted", async () => {
     const n = marker()
     const p = await setup([sleepers(n), { text: "picked up again" }])
-    // a sandboxed command dies with its reins (bubblewrap's --die-with-parent): the group is left over only without it
-    const run = start(p, ["run", "--yolo", "--sandbox", "off", "sleep please"])
+    // a sandboxed command dies with its reins (bubblewrap's --die-with-parent): the group is left over only without it;
+    // a lease of 1 s: a killed reins releases nothing, and its session is free once the lease lapses
+    const run = start(p, ["run", "--yolo", "--sandbox", "off", "sleep please"], { REINS_TEST_RUN_TIMING: "100,1000" })
     try {
       const { sessionID, pgid } = await recorded(p)
       run.child.kill("SIGKILL")
@@ -121,6 +122,7 @@ describe("signals and a running command", () => {
       expect(sleeping(n)).toBe(2)
       expect(toolOf(await exported(p, sessionID)).state.status).toBe("running")
 
+      await waitFor(() => leaseLapsed(p, sessionID), "the killed process's lease to lapse")
       const next = await reins(["run", "--session", sessionID, "go on"], p)
       expect(next.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
       expect(next.code).toBe(0)
@@ -138,19 +140,19 @@ describe("signals and a running command", () => {
   })
 })
 
-describe("a reins stopped past the staleness limit", () => {
+describe("a reins stopped past its lease", () => {
   test("another run takes the session over; resumed, the first exits non-zero without writing, and the history stays consistent", async () => {
     const n = marker()
     const p = await setup([sleepers(n), { text: "answered by the second process" }, { text: "never asked" }])
-    // beat every 100 ms, stale after 1 s
+    // renew every 100 ms, a lease of 1 s
     const timing = { REINS_TEST_RUN_TIMING: "100,1000" }
     const first = start(p, ["run", "--yolo", "sleep please"], timing)
     try {
       const { sessionID } = await recorded(p)
       await waitFor(() => sleeping(n) === 2, "both sleeps to run")
       first.child.kill("SIGSTOP")
-      // past the staleness limit (1 s) by wall time: the product reads the lease's age from the clock, no event marks it
-      await Bun.sleep(1_500)
+      // the frozen process renews no more: wait until its lease has lapsed in the database's time
+      await waitFor(() => leaseLapsed(p, sessionID), "the stopped process's lease to lapse")
       const before = await exported(p, sessionID)
 
       const second = await reins(["run", "--session", sessionID, "take over"], { ...p, env: { ...p.env, ...timing } })

@@ -1,4 +1,5 @@
 import { afterAll } from "bun:test"
+import { Database } from "bun:sqlite"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -14,6 +15,24 @@ export const BIN = path.join(root, "dist", "reins.js")
 /** Builds the CLI bundle once if a previous step has not. */
 export const ensureBuilt = () => {
   if (!fs.existsSync(BIN)) execFileSync("bun", ["run", path.join(root, "build.ts")], { stdio: "inherit" })
+}
+
+/**
+ * Whether the session's lease has lapsed (or was released), judged as every reins judges it: by the
+ * database's own time. A reins killed outright releases nothing; its session is free once this holds.
+ */
+export const leaseLapsed = (p: { readonly dataDir: string }, sessionID: string) => {
+  const db = new Database(path.join(p.dataDir, "reins.db"), { readonly: true })
+  try {
+    const row = db
+      .query<{ lapsed: number }, [string]>(
+        "SELECT time_expires <= CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) AS lapsed FROM session_run WHERE session_id = ?"
+      )
+      .get(sessionID)
+    return row === null || row.lapsed === 1
+  } finally {
+    db.close()
+  }
 }
 
 export interface Project {
