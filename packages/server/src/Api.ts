@@ -122,7 +122,7 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
     success: Schema.Struct({ sessionID: Schema.String, queued: Schema.Boolean, messageID: Schema.optional(Schema.String) }).pipe(HttpApiSchema.status(202)),
     error: [...errors, Conflict]
   }).annotate(OpenApi.Description, "Starts a turn (or queues the message into the running one) and answers at once; the turn's progress is on /event."),
-  HttpApiEndpoint.post("abort", "/session/:id/abort", { params: id, success: Schema.Struct({ aborted: Schema.Boolean }), error: [...errors, Conflict] }),
+  HttpApiEndpoint.post("abort", "/session/:id/abort", { params: id, success: Schema.Struct({ aborted: Schema.Boolean }), error: errors }),
   HttpApiEndpoint.post("permission", "/session/:id/permissions/:permissionID", {
     params: { id: Schema.String, permissionID: Schema.String },
     payload: Schema.Struct({ response: Schema.Literals(["once", "always", "reject"]), message: Schema.optional(Schema.String) }),

@@ -205,7 +205,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         .handle("abort", ({ params }) =>
           Effect.andThen(
             session(params.id),
-            Effect.map(Effect.mapError(sessions.abort(params.id), fromPrompt), (where) => ({ aborted: where !== "idle" }))
+            Effect.map(Effect.mapError(sessions.abort(params.id), fromStore), (where) => ({ aborted: where !== "idle" }))
           )
         )
         .handle("permission", ({ params, payload }) =>
