@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
-import { BIN, ensureBuilt, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
+import { BIN, ensureBuilt, gate, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -312,31 +312,69 @@ describe("reins acp", () => {
     expect(finals).toHaveLength(2)
   })
 
-  test("one prompt at a time per session: a second prompt and a session/load while it runs are refused with what to do; after it, both work", async () => {
-    const n = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "second prompt answered" }])
+  test("a second prompt while one runs is queued into its turn (as run and serve do), and session/load is refused until it ends", async () => {
+    const held = gate("acp-go")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "both answered" }])
     const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
-      const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
-      await waitFor(() => sleeping(n) === 1, "the sleep to run")
+      const first = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "wait" }] })
+      // the first prompt's turn holds the session (its command waits for the gate)
+      await waitFor(() => p.server.requests.length === 1, "the first model call")
       const refusal = (e: { message?: string; data?: unknown }) => `${e.message} ${JSON.stringify(e.data ?? "")}`
-      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "me too" }] }).then(() => "ran", refusal)
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "QUEUED-BY-ACP" }] })
       const load = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] }).then(() => "loaded", refusal)
-      // the running prompt is still the session's: cancel reaches it
-      await ctx.notify("session/cancel", { sessionId })
-      const stopped = await first
-      const after = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "now" }] })
+      held.open(p)
+      const done = await first
       const loaded = await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
-      return { second, load, stopped, after, loaded }
+      return { second, load, done, loaded }
     })
-    expect(result.second).toContain("already running a prompt")
+    expect(result.second.stopReason).toBe("end_turn")
     expect(result.load).toContain("cancel it")
-    expect(result.stopped.stopReason).toBe("cancelled")
-    expect(result.after.stopReason).toBe("end_turn")
+    expect(result.done.stopReason).toBe("end_turn")
     expect(result.loaded.modes?.currentModeId).toBe("build")
-    // the model was asked twice: the refused prompt never reached it
+    // one turn: its second model call read the queued prompt
     expect(p.server.requests).toHaveLength(2)
-    expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("me too")
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("QUEUED-BY-ACP")
+  })
+
+  test("a prompt to a session another reins process is running is queued into that process's turn (as run and serve do)", async () => {
+    const held = gate("acp-elsewhere")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "read it elsewhere" }])
+    const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    other.stdout!.on("data", (b) => (stdout += b))
+    const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    // the run holds the session once it asks the model
+    const sessionId = await waitFor(() => p.server.requests.length === 1 && /"id":"(ses_\w+)"/.exec(stdout)?.[1], "the other process's turn")
+    const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
+      await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "A-NOTE-FROM-ACP" }] })
+      return { response, updates: [...updates] }
+    })
+    held.open(p)
+    expect(await exited).toBe(0)
+    expect(result.response.stopReason).toBe("end_turn")
+    expect(chunkText(result.updates, "agent_message_chunk")).toContain("your message was queued")
+    expect(stdout).toContain("read it elsewhere")
+    expect(p.server.requests).toHaveLength(2)
+    expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("A-NOTE-FROM-ACP")
+  })
+
+  test("session/cancel of a session another reins process is running asks that process to stop its turn (as serve's abort does)", async () => {
+    const held = gate("acp-cancel-elsewhere")
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: held.command } }] }, { text: "never" }])
+    const other = spawn(BIN, ["run", "--yolo", "--format", "json", "start over there"], { cwd: p.cwd, env: p.env, stdio: ["ignore", "pipe", "ignore"] })
+    let stdout = ""
+    other.stdout!.on("data", (b) => (stdout += b))
+    const exited = new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    const sessionId = await waitFor(() => p.server.requests.length === 1 && /"id":"(ses_\w+)"/.exec(stdout)?.[1], "the other process's turn")
+    await withAcp(p, ["--yolo"], {}, async ({ ctx }) => {
+      await ctx.request("session/load", { sessionId, cwd: p.cwd, mcpServers: [] })
+      await ctx.notify("session/cancel", { sessionId })
+      // the other process stops its turn within a second of the request
+      expect(await exited).toBe(130)
+    })
+    expect(p.server.requests).toHaveLength(1)
   })
 
   test("a file outside the session's directory read through the editor is still permission-checked: rejected, the editor is never asked for it", async () => {

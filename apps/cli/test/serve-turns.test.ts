@@ -218,6 +218,47 @@ describe("reins serve: turns", () => {
     expect(JSON.stringify(p.server.requests[1]!.body.messages)).toContain("a note from http")
   })
 
+  test("DELETE of a session whose turn runs in the server stops the turn first, then deletes the session", async () => {
+    const n = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "never" }])
+    const s = await serve(p, ["--yolo"])
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await events.waitFor((f) => f.event === "server.connected")
+    expect((await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "nap" })).status).toBe(202)
+    await waitFor(() => sleeping(n) === 1, "the turn's command to run")
+    expect((await api(s.url, "DELETE", `/session/${id}`)).status).toBe(204)
+    expect(sleeping(n)).toBe(0)
+    await events.waitFor((f) => f.event === "turn.failed")
+    expect((await api(s.url, "GET", `/session/${id}`)).status).toBe(404)
+    expect(p.server.requests).toHaveLength(1)
+    await events.close()
+  })
+
+  test("abort and DELETE of a session another reins process is running: its holder is asked, its turn stops, the session goes", async () => {
+    const n = marker()
+    const nap = { toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }
+    const given = await setup([nap, nap, { text: "never" }])
+    const p = { ...given, env: { ...given.env, REINS_TEST_RUN_TIMING: "200,2000" } }
+    const s = await serve(p, ["--yolo"])
+    const runElsewhere = (args: ReadonlyArray<string>) => {
+      const other = spawn(BIN, ["run", "--yolo", "--sandbox", "off", ...args], { cwd: p.cwd, env: p.env, stdio: ["ignore", "ignore", "ignore"] })
+      return new Promise<number | null>((resolve) => other.on("close", (code) => resolve(code)))
+    }
+    const first = runElsewhere(["nap"])
+    await waitFor(() => sleeping(n) === 1, "the other process's command to run")
+    const id = (await api(s.url, "GET", "/session")).body[0].id
+    expect(await api(s.url, "POST", `/session/${id}/abort`)).toEqual({ status: 200, body: { aborted: true } })
+    expect(await first).toBe(130)
+    expect(sleeping(n)).toBe(0)
+    const second = runElsewhere(["--session", id, "nap again"])
+    await waitFor(() => sleeping(n) === 1, "the other process's next command to run")
+    expect((await api(s.url, "DELETE", `/session/${id}`)).status).toBe(204)
+    expect(await second).toBe(130)
+    expect(sleeping(n)).toBe(0)
+    expect((await api(s.url, "GET", `/session/${id}`)).status).toBe(404)
+  })
+
   test("a prompt sent as soon as turn.finished arrives starts the next turn (it does not join the one ending)", async () => {
     const p = await setup([{ text: "one" }, { text: "two" }, { text: "three" }])
     const s = await serve(p)

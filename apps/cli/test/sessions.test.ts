@@ -89,7 +89,7 @@ describe("sessions delete", () => {
     expect((await listJson(p)).map((s) => s.id)).toEqual([kept.id])
   })
 
-  test("a session a live reins is running is refused (exit 1, nothing deleted); once that run stops, or its dead process's lease lapsed, it goes", async () => {
+  test("a session a live reins is running is deleted after that run's turn is stopped (as serve's DELETE does); if its process died, it goes too", async () => {
     // a command that outlasts the test: only reins stops it (Ctrl+C, or the delete of a dead run's session)
     const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 3600" } }] }
     const p = await setup([sleepy, sleepy, { text: "never" }])
@@ -107,18 +107,14 @@ describe("sessions delete", () => {
       return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
     }
 
-    // a live run: refused
+    // a live run: its turn is asked to stop (its command with it), then the session is deleted
     const live = start()
     const id = await waitRunning()
-    const refused = await reins(["sessions", "delete", id], p)
-    expect(refused.code).toBe(1)
-    expect(refused.stderr).toStartWith(`reins: Session ${id} is running in another reins process (pid ${live.child.pid} on `)
-    expect(refused.stderr).toContain("stop that run first (Ctrl+C in its terminal), then delete the session.")
-    expect((await listJson(p)).map((s) => s.id)).toEqual([id])
-    // stopped with Ctrl+C: its claim is released, and the delete goes through
-    live.child.kill("SIGINT")
+    const deleted = await reins(["sessions", "delete", id], p)
+    expect(deleted.code).toBe(0)
+    expect(deleted.stdout).toBe(`Deleted session ${id} (nap; 2 messages; its running turn was stopped first).\n`)
     expect(await live.exited).toBe(130)
-    expect((await reins(["sessions", "delete", id], p)).code).toBe(0)
+    expect(await listJson(p)).toEqual([])
 
     // a run killed outright leaves its lease behind, and its command running; the session is free once the lease lapses
     const killed = start()

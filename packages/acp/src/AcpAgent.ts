@@ -11,7 +11,7 @@ import {
 } from "@agentclientprotocol/sdk"
 import { Cause, type Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } from "effect"
 import type { ModelRef, TurnResult } from "@reins/domain"
-import { Agents, SessionService } from "@reins/session"
+import { Agents, SessionService, Sessions, type MessageQueued } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { FileAccess } from "@reins/tool"
 import * as path from "node:path"
@@ -22,7 +22,7 @@ import { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
 
 /** What the agent needs of a project directory's runtime: its services and the model it runs. */
 export interface AcpRuntime {
-  readonly context: Context.Context<SessionService | SessionStore>
+  readonly context: Context.Context<Sessions | SessionService | SessionStore>
   readonly model: ModelRef
 }
 
@@ -196,16 +196,18 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       })
       .onRequest("session/prompt", async ({ params, client, signal }) => {
         const entry = entryOf(params.sessionId)
-        if (entry.running !== undefined)
-          throw RequestError.invalidRequest(undefined, `Session ${params.sessionId} is already running a prompt; cancel it or wait for it to end.`)
         const input = promptInput(params.prompt)
         if (input.text === "" && input.files.length === 0) throw RequestError.invalidParams(undefined, "The prompt is empty: give some text.")
         const updates = turnUpdates(params.sessionId, entry.cwd)
         let result: TurnResult | undefined
+        let queued: MessageQueued | undefined
+        // a prompt queued into this connection's running one leaves that one the session's
+        const mine = entry.running === undefined
+        // a new turn, or the message queued into the one running (this connection's or another reins process's), as run and serve do
         const turn = Effect.gen(function* () {
-          const service = yield* SessionService
-          yield* service
-            .stream({
+          const sessions = yield* Sessions
+          yield* sessions
+            .follow({
               sessionID: params.sessionId,
               text: input.text,
               model: entry.runtime.model,
@@ -216,9 +218,29 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
               // the file tools read and write through the editor while this turn runs
               Stream.provideService(FileAccess, clientFiles(client, params.sessionId, capabilities.fs)),
               Stream.runForEach((event) =>
-                event.type === "turn.finished" ? Effect.sync(() => void (result = event.result)) : send(client, params.sessionId, updates.update(event))
+                event.type === "turn.finished"
+                  ? Effect.sync(() => void (result = event.result))
+                  : event.type === "message.queued"
+                    ? Effect.sync(() => void (queued = event))
+                    : // a message queued into this connection's running prompt shows there, once
+                      mine
+                      ? send(client, params.sessionId, updates.update(event))
+                      : Effect.void
               )
             )
+          if (queued !== undefined) {
+            if (queued.where === "elsewhere")
+              yield* send(client, params.sessionId, [
+                {
+                  sessionUpdate: "agent_message_chunk",
+                  content: {
+                    type: "text",
+                    text: `Session ${params.sessionId} is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`
+                  }
+                }
+              ])
+            return "end_turn" as const
+          }
           if (result === undefined) return yield* Effect.die("The turn's stream ended without its result")
           // a turn the loop ended on purpose (a doom loop stopped) says why in the thread
           const error = result.assistant.error
@@ -227,12 +249,12 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           return stopReason(result)
         }).pipe(Effect.provideContext(entry.runtime.context))
         const fiber = run(turn)
-        entry.running = fiber
+        if (mine) entry.running = fiber
         const cancel = () => void run(Fiber.interrupt(fiber))
         signal.addEventListener("abort", cancel)
         const exit = await exitOf(fiber)
         signal.removeEventListener("abort", cancel)
-        entry.running = undefined
+        if (entry.running === fiber) entry.running = undefined
         if (Exit.isSuccess(exit)) return { stopReason: exit.value }
         if (Cause.hasInterruptsOnly(exit.cause)) {
           // the calls it left open end as failed in the thread, as their parts end interrupted in the session
@@ -241,9 +263,19 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         }
         throw rpcError(exit.cause)
       })
+      // this connection's prompt stops its turn as it stops following it; a turn of another process is asked to stop
       .onNotification("session/cancel", ({ params }) => {
-        const running = sessions.get(params.sessionId)?.running
-        if (running !== undefined) run(Fiber.interrupt(running))
+        const entry = sessions.get(params.sessionId)
+        if (entry?.running !== undefined) run(Fiber.interrupt(entry.running))
+        else if (entry !== undefined)
+          run(
+            Effect.ignore(
+              Effect.provideContext(
+                Effect.flatMap(Effect.service(Sessions), (s) => s.abort(params.sessionId)),
+                entry.runtime.context
+              )
+            )
+          )
       })
 
     const connection = app.connect(ndJsonStream(options.output, options.input))

@@ -27,6 +27,7 @@ import {
   SessionProcessor,
   SessionRuns,
   SessionService,
+  Sessions,
   SessionSettings,
   Turn,
   defaultDoomLoopLimits,
@@ -63,6 +64,7 @@ import { sandboxLayer } from "./SandboxPlaces.ts"
 /** Everything a composed runtime offers to its caller. */
 export type RuntimeServices =
   | McpServers
+  | Sessions
   | SessionService
   | SessionStore
   | RunClaims
@@ -358,7 +360,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     )
   )
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings))))
-  const session = SessionService.layerWithRuns.pipe(Layer.provide(turns), Layer.provideMerge(compaction))
+  // `Sessions` (the use cases) shares the loop's SessionRuns: one registry of this process's holds
+  const session = SessionService.layerWithRuns.pipe(Layer.provideMerge(turns), Layer.provideMerge(compaction))
   const exporter = options.telemetry ?? (options.tracing?.host ? layerHostTracer : layerTelemetry(env, options.version ?? "0.0.0"))
   // the exporter's tracer, filtered to the GenAI spans unless the level is debug
   const telemetry = layerTraceFilter(options.tracing?.level ?? traceLevelFromEnv(env)).pipe(Layer.provideMerge(exporter))
@@ -366,5 +369,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
     aiSdkSpans: options.tracing?.aiSdkSpans ?? false
   })
-  return session.pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
+  return Sessions.layer
+    .pipe(Layer.provideMerge(session))
+    .pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
 }

@@ -2,10 +2,10 @@
 import { Cause, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
-import { Ids, type Message, type Part, realPath } from "@reins/domain"
+import { realPath } from "@reins/domain"
 import { Permission } from "@reins/permission"
-import { Agents, SessionService, agentModel, thisProcess, type PromptError, type PromptInput } from "@reins/session"
-import { RunClaims, SessionStore, sessionNotFound, type StoreError } from "@reins/storage"
+import { Agents, SessionService, Sessions, agentModel, type PromptError, type PromptInput } from "@reins/session"
+import { SessionStore, sessionNotFound, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
 import { ServerEvents } from "./ServerEvents.ts"
@@ -104,12 +104,11 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
 const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
-    const claims = yield* RunClaims
-    const sessions = yield* SessionService
+    const service = yield* SessionService
+    const sessions = yield* Sessions
     const permission = yield* Permission
     const turns = yield* ServerTurns
     const info = yield* ServerInfo
-    const ids = yield* Ids
     const agents = yield* Agents
     /** The questions waiting in a session and its sub-agents' sessions: stored by any process, and this process's own. */
     const waitingIn = (sessionID: string) =>
@@ -149,38 +148,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     const start = (input: PromptInput) => Effect.mapError(turns.start(input), fromPrompt)
 
     /** A copy of the session's history up to and including `messageID` (all of it without one), under new ids. */
-    const fork = Effect.fnUntraced(function* (id: string, messageID: string | undefined) {
-      const source = yield* session(id)
-      const history = yield* Effect.mapError(store.messages(id), fromStore)
-      const end = messageID === undefined ? history.length : history.findIndex((m) => m.info.id === messageID) + 1
-      if (end === 0) return yield* new NotFound({ message: `Session ${id} has no message ${messageID}: see GET /session/${id}/message` })
-      const copy = yield* Effect.mapError(sessions.create({ directory: source.directory, title: `${source.title} (fork)` }), fromStore)
-      const renamed = new Map<string, string>()
-      for (const { info: m } of history.slice(0, end)) renamed.set(m.id, yield* ids.next("msg"))
-      for (const { info: m, parts } of history.slice(0, end)) {
-        const newID = renamed.get(m.id)!
-        const rename = (messageID: string) => renamed.get(messageID) ?? messageID
-        // a compaction's summary names the messages it stands for: the copy's
-        const summary =
-          m.role === "assistant" && m.summary !== undefined
-            ? {
-                ...m.summary,
-                summarised: m.summary.summarised.map(rename),
-                pinned: m.summary.pinned.map(rename),
-                ...(m.summary.tailStart !== undefined ? { tailStart: rename(m.summary.tailStart) } : {})
-              }
-            : undefined
-        const message: Message =
-          m.role === "assistant"
-            ? { ...m, id: newID, sessionID: copy.id, parentID: rename(m.parentID), ...(summary !== undefined ? { summary } : {}) }
-            : { ...m, id: newID, sessionID: copy.id }
-        yield* Effect.mapError(store.putMessage(message), fromStore)
-        const moved: Array<Part> = []
-        for (const part of parts) moved.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: newID })
-        yield* Effect.mapError(store.putParts(moved), fromStore)
-      }
-      return copy
-    })
+    const fork = (id: string, messageID: string | undefined) => Effect.andThen(session(id), Effect.mapError(sessions.fork(id, messageID), fromStore))
 
     return (
       handlers
@@ -191,7 +159,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
             const payload = body ?? {}
             if (payload.parentID !== undefined) yield* session(payload.parentID)
             return yield* Effect.mapError(
-              sessions.create({
+              service.create({
                 directory: info.directory,
                 ...(payload.title !== undefined ? { title: payload.title } : {}),
                 ...(payload.parentID !== undefined ? { parentID: payload.parentID } : {})
@@ -215,21 +183,8 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
             }
           })
         )
-        .handle("remove", ({ params }) =>
-          Effect.gen(function* () {
-            yield* session(params.id)
-            if (turns.running(params.id))
-              return yield* new Conflict({ message: `Session ${params.id} is running a turn: abort it first (POST /session/${params.id}/abort).` })
-            // a turn of another reins process on it would fail at its next write
-            const run = yield* Effect.mapError(claims.get(params.id), fromStore)
-            if (run !== undefined && run.holder !== thisProcess().holder) {
-              return yield* new Conflict({
-                message: `Session ${params.id} is running in another reins process (pid ${run.pid} on ${run.host}): stop that run first, then delete it.`
-              })
-            }
-            yield* Effect.mapError(store.deleteSession(params.id), fromStore)
-          })
-        )
+        // a running turn is stopped first, here or in the reins process running it, then the session deleted
+        .handle("remove", ({ params }) => Effect.andThen(session(params.id), Effect.asVoid(Effect.mapError(sessions.remove(params.id), fromPrompt))))
         .handle("fork", ({ params, payload }) => fork(params.id, payload?.messageID))
         .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
         .handle("export", ({ params }) =>
@@ -242,7 +197,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         .handle("prompt", ({ params, payload }) =>
           Effect.gen(function* () {
             const started = yield* start(yield* promptInput(params.id, payload))
-            if (started.queued) return { queued: true as const, messageID: started.messageID }
+            if (started._tag === "queued") return { queued: true as const, messageID: started.messageID }
             // the turn runs in the server's scope: a client that goes away does not stop it (POST abort does)
             const exit = yield* Fiber.await(started.turn)
             if (Exit.isSuccess(exit)) return exit.value
@@ -254,13 +209,13 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         .handle("promptAsync", ({ params, payload }) =>
           Effect.gen(function* () {
             const started = yield* start(yield* promptInput(params.id, payload))
-            return started.queued ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
+            return started._tag === "queued" ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
           })
         )
         .handle("abort", ({ params }) =>
           Effect.andThen(
             session(params.id),
-            Effect.map(turns.abort(params.id), (aborted) => ({ aborted }))
+            Effect.map(Effect.mapError(sessions.abort(params.id), fromStore), (where) => ({ aborted: where !== "idle" }))
           )
         )
         .handle("permissions", ({ params }) =>

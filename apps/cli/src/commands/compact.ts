@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
 import { makeRuntime } from "@reins/runtime"
-import { SessionService } from "@reins/session"
+import { Sessions } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { compactionSummary, count } from "../Output.ts"
@@ -47,7 +47,7 @@ export const compact = Command.make("compact", flags, (input) =>
     const program = Effect.gen(function* () {
       const bus = yield* Bus
       const store = yield* SessionStore
-      const sessions = yield* SessionService
+      const sessions = yield* Sessions
       const sessionID = Option.isSome(input.session)
         ? (yield* store
             .getSession(input.session.value)

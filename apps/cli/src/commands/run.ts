@@ -1,11 +1,11 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
-import { Bus, defaultDataDir, RUN_SPAN } from "@reins/domain"
+import { defaultDataDir, RUN_SPAN } from "@reins/domain"
 import * as os from "node:os"
 import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
-import { Agents, SessionService, agentModel, type PromptError, type QueuedMessage, type TurnResult } from "@reins/session"
+import { Agents, SessionService, Sessions, agentModel } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { admitAttachments, attachFiles } from "../Attach.ts"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
@@ -147,9 +147,8 @@ export const runMessage = (input: RunFlags) =>
     })
 
     const program = Effect.gen(function* () {
-      const bus = yield* Bus
       const store = yield* SessionStore
-      const sessions = yield* SessionService
+      const sessions = yield* Sessions
       // `--agent`: a known agent that may run as the session's own, else exit 2 naming them
       const agents = yield* Agents
       const agentName = Option.getOrUndefined(input.agent)
@@ -161,7 +160,7 @@ export const runMessage = (input: RunFlags) =>
         )
       }
       // a new session is announced by its own event, as the bus has it; the turn's events come from its stream
-      const create = Effect.tap(sessions.create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
+      const create = Effect.tap((yield* SessionService).create({ directory: setup.cwd }), (session) => printer.handler({ type: "session.created", session }))
       // before any session is made: an image the model cannot take, a file outside the project not allowed
       yield* admitAttachments(
         model,
@@ -195,8 +194,10 @@ export const runMessage = (input: RunFlags) =>
       // the text view shows the session's own events (a sub-agent's progress is its task line; its tokens
       // and cost count in the closing line); json shows all
       const own = human ? ownEvents(sessionID, { usage: true }) : () => true
-      const streamed = sessions
-        .stream({
+      // the turn as a stream: its events rendered as they come, its result last; T5: a session another
+      // process is running gets the message queued into that turn instead (`message.queued`)
+      const sent = yield* sessions
+        .follow({
           sessionID,
           text,
           model: turnModel,
@@ -204,33 +205,17 @@ export const runMessage = (input: RunFlags) =>
           ...(attached.attachments.length > 0 ? { files: attached.attachments } : {})
         })
         .pipe(
-          Stream.tap((event) => (event.type === "turn.finished" || !own(event) ? Effect.void : printer.handler(event))),
-          Stream.filter((event) => event.type === "turn.finished"),
+          Stream.tap((event) => (event.type === "turn.finished" || event.type === "message.queued" || !own(event) ? Effect.void : printer.handler(event))),
+          Stream.filter((event) => event.type === "turn.finished" || event.type === "message.queued"),
           Stream.runLast,
-          Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("The turn's stream ended without its result")))
-        )
-      // T5: a session another process is running gets the message queued for that turn instead.
-      const send = (attempt: number): Effect.Effect<{ readonly turn: TurnResult } | { readonly queued: QueuedMessage }, PromptError> =>
-        streamed.pipe(
-          Effect.map((turn) => ({ turn })),
-          Effect.catchTag("SessionBusyError", (busy) =>
-            Effect.gen(function* () {
-              // the queued message's events, as the bus has them (no turn of this process streams them)
-              const queued = yield* Effect.scoped(
-                Effect.andThen(
-                  bus.listen(printer.handler),
-                  sessions.queue({ sessionID, text, ...(attached.attachments.length > 0 ? { files: attached.attachments } : {}) })
-                )
-              )
-              if (queued) return { queued }
-              // the other turn ended in between: run it here after all
-              return attempt < 2 ? yield* send(attempt + 1) : yield* busy
-            })
+          Effect.flatMap((last) =>
+            Option.isNone(last)
+              ? Effect.die("The turn's stream ended without its result")
+              : Effect.succeed(last.value.type === "message.queued" ? { queued: last.value } : { queued: undefined, turn: last.value.result })
           )
         )
-      const sent = yield* send(0)
       printer.finish()
-      if ("queued" in sent) {
+      if (sent.queued !== undefined) {
         const { run, messageID } = sent.queued
         json?.ended({ _tag: "Queued" })
         if (input.format === "json") out(`${JSON.stringify({ type: "message.queued", sessionID, messageID, pid: run.pid, host: run.host })}\n`)

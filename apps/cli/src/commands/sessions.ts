@@ -1,9 +1,9 @@
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { addUsage, emptyUsage, isOpenTool, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
+import { addUsage, emptyUsage, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
 import { withoutRuntimeHints } from "@reins/provider"
-import { RunClaims, SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
-import { ProcessGroup } from "@reins/tool"
+import { RunSettings, SessionRuns, removeSession, runTimingFromEnv } from "@reins/session"
+import { SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
 import { failure } from "../CliError.ts"
 import { plural } from "../Output.ts"
 import { plain, styleFor, type Style } from "../present/Style.ts"
@@ -209,36 +209,26 @@ const exportCmd = Command.make("export", { id }, ({ id }) =>
 ).pipe(Command.withDescription("Export a session as JSON"))
 
 /**
- * `sessions delete ID`: the session with its messages and parts. A session a live reins process is
- * running is refused (its turn would fail on its next write); a claim left by a process that died is
- * not in the way.
+ * `sessions delete ID`: the session with its messages and parts, as every front end deletes it
+ * (`removeSession`): a turn another reins process is running on it is stopped first, then the
+ * session deleted once released; a claim left by a process that died is not in the way.
  */
 const deleteCmd = Command.make("delete", { id }, ({ id }) =>
-  withStore(() =>
+  withStore((setup) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore
-      const session = yield* store.getSession(id)
-      // this process runs nothing: a live lease is another process's (an expired one, left by a process that died, is not)
-      const run = yield* (yield* RunClaims).get(id)
-      if (run !== undefined) {
-        return yield* failure(
-          `Session ${id} is running in another reins process (pid ${run.pid} on ${run.host}, since ${time(run.time.started)}): ` +
-            "stop that run first (Ctrl+C in its terminal), then delete the session."
-        )
-      }
-      // a command a dead run left running (bash's process group) is stopped, as the next turn on the session would
-      const messages = yield* store.messages(id)
-      let stopped = 0
-      for (const part of messages.flatMap((m) => m.parts)) {
-        const group = isOpenTool(part) && part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
-        if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") stopped++
-      }
-      yield* store.deleteSession(id)
-      const note = stopped === 0 ? "" : `; stopped ${plural(stopped, "command", "commands")} its last run left running`
-      yield* Console.log(`Deleted session ${id} (${session.title}; ${plural(messages.length, "message", "messages")}${note}).`)
+      const timing = runTimingFromEnv(setup.env) ?? (yield* RunSettings)
+      // this process runs no turn: nothing is stopped here
+      const removed = yield* removeSession(() => Effect.void)(id).pipe(
+        Effect.provide(SessionRuns.layer),
+        Effect.provideService(RunSettings, timing),
+        Effect.catchTag("SessionBusyError", (busy) => Effect.fail(failure(busy.message)))
+      )
+      const stopped = removed.stopped === "elsewhere" ? "; its running turn was stopped first" : ""
+      const note = removed.commands === 0 ? "" : `; stopped ${plural(removed.commands, "command", "commands")} its last run left running`
+      yield* Console.log(`Deleted session ${id} (${removed.session.title}; ${plural(removed.messages, "message", "messages")}${stopped}${note}).`)
     })
   )
-).pipe(Command.withDescription("Delete a session with its messages (refused while a reins process is running it)"))
+).pipe(Command.withDescription("Delete a session with its messages (a turn running on it is stopped first)"))
 
 /** `reins sessions list|show|export|delete`. */
 export const sessions = Command.make("sessions").pipe(

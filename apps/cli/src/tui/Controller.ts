@@ -3,7 +3,7 @@
 import * as fs from "node:fs/promises"
 import { Cause, type Context, Effect, Exit, Fiber, Stream } from "effect"
 import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
-import type { SessionService } from "@reins/session"
+import type { SessionService, Sessions } from "@reins/session"
 import type { SessionStore } from "@reins/storage"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
 import { ownEvents } from "../OwnEvents.ts"
@@ -12,7 +12,7 @@ import { ownEvents } from "../OwnEvents.ts"
 const lib = Effect.promise(() => import("./SessionLib.ts"))
 
 /** What the controller runs its effects with: the runtime's services. */
-export type Services = SessionService | SessionStore | Bus
+export type Services = Sessions | SessionService | SessionStore | Bus
 
 /** What the UI hears from the controller. */
 export interface ControllerEvents {
@@ -81,30 +81,26 @@ export const makeController = (
     let sessionKnown = () => {}
     turnSession = new Promise<void>((resolve) => (sessionKnown = resolve))
     const program = Effect.gen(function* () {
-      const { SessionService } = yield* lib
+      const { Sessions } = yield* lib
       const files = yield* attach(text)
       const id = yield* sessionFor
-      const sessions = yield* SessionService
-      yield* sessions.stream({ sessionID: id, text, model, ...files }).pipe(
-        // the session's own events: a sub-agent's progress is its task line (T19)
-        Stream.filter(ownEvents(id)),
+      const own = ownEvents(id)
+      // a new turn, or (T5: another process runs this session) the message queued into that turn, as reins run does
+      yield* (yield* Sessions).follow({ sessionID: id, text, model, ...files }).pipe(
         Stream.runForEachArray((batch) =>
           Effect.sync(() => {
             // the turn's first events come once it holds its session: a message sent now is queued into it
             sessionKnown()
-            announced ||= batch.some((event) => event.type === "session.error")
-            on.events(batch)
-          })
-        ),
-        // T5: another process runs this session: the message is queued for its turn, as reins run does
-        Effect.catchTag("SessionBusyError", (busy) =>
-          Effect.gen(function* () {
-            const queued = yield* sessions.queue({ sessionID: id, text, ...files })
-            if (queued === undefined) return yield* busy
-            on.notice(
-              `This session is running in another reins process (pid ${queued.run.pid}): your message was queued, and that turn reads it at its next step.`,
-              "info"
-            )
+            for (const event of batch)
+              if (event.type === "message.queued" && event.where === "elsewhere")
+                on.notice(
+                  `This session is running in another reins process (pid ${event.run.pid}): your message was queued, and that turn reads it at its next step.`,
+                  "info"
+                )
+            // the session's own events: a sub-agent's progress is its task line (T19)
+            const shown = batch.filter((event): event is SessionEvent => event.type !== "message.queued" && own(event))
+            announced ||= shown.some((event) => event.type === "session.error")
+            if (shown.length > 0) on.events(shown)
           })
         )
       )
@@ -213,14 +209,14 @@ export const makeController = (
       const id = sessionID
       const program = Effect.scoped(
         Effect.gen(function* () {
-          const { SessionService } = yield* lib
+          const { Sessions } = yield* lib
           const bus = yield* Bus
           yield* bus.listen((event) =>
             (event.type === "compaction.started" || event.type === "compaction.completed" || event.type === "session.error") && event.sessionID === id
               ? Effect.sync(() => on.events([event]))
               : Effect.void
           )
-          return yield* (yield* SessionService).compact({ sessionID: id, model })
+          return yield* (yield* Sessions).compact({ sessionID: id, model })
         })
       )
       on.running(true)

@@ -1,0 +1,167 @@
+import { Context, Deferred, Effect, Fiber, Layer, Stream, type Cause } from "effect"
+import { Bus, type Ids, type ModelRef, type Session, type SessionEvent, type SessionRun } from "@reins/domain"
+import type { CompactionError, CompactResult } from "@reins/compaction"
+import { Permission, type Pending } from "@reins/permission"
+import type { ProviderError } from "@reins/provider"
+import { SessionStore, type StoreError } from "@reins/storage"
+import type { SessionBusyError, PromptError } from "./Errors.ts"
+import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
+import { forkConversation } from "./SessionFork.ts"
+import { placeOf } from "./SessionPlace.ts"
+import { removeSession, type Removed } from "./SessionRemove.ts"
+import { SessionRuns, type Aborted } from "./SessionRuns.ts"
+import { SessionService, type PromptInput } from "./SessionService.ts"
+import { TurnStreamSettings, makeTurnBuffer, ofSession } from "./TurnEvents.ts"
+import { Agents } from "./agent/Agents.ts"
+
+export type { Removed, Sent }
+
+/** Said on a followed send once its message went into a running turn instead of starting one (that turn's events are its). */
+export interface MessageQueued {
+  readonly type: "message.queued"
+  readonly sessionID: string
+  readonly messageID: string
+  readonly where: "here" | "elsewhere"
+  readonly run: SessionRun
+}
+
+/** What a followed send streams: the session's events (its sub-agents' too), and `message.queued` when it was queued. */
+export type FollowEvent = SessionEvent | MessageQueued
+
+/** A session's state now: idle, or running here or in another process (its claim); its pending permission questions. */
+export interface Status {
+  readonly sessionID: string
+  readonly running: false | "here" | "elsewhere"
+  /** The claim of the process running it elsewhere. */
+  readonly run?: SessionRun
+  /** Questions of this process's turn (and its sub-agents') waiting for a reply. */
+  readonly questions: ReadonlyArray<Pending>
+}
+
+/**
+ * The session's use cases, one behaviour each for every front end (run, the TUI, serve, ACP),
+ * wherever the session's turn runs: in this process, in another one, or nowhere.
+ */
+export class Sessions extends Context.Service<
+  Sessions,
+  {
+    /** Starts a turn on the message here, or queues it into the turn running (here or in another process; T5). */
+    send(input: PromptInput): Effect.Effect<Sent, PromptError>
+    /**
+     * `send`, followed: the session's events from before the message is stored; for a started turn up
+     * to `turn.finished` (failing with the turn's error); for a queued message what came until it was
+     * queued, then `message.queued` (the turn it joined streams to whoever follows that turn). Stopping the stream stops a turn it started (as Ctrl+C does), once its cleanup is done.
+     */
+    follow(input: PromptInput): Stream.Stream<FollowEvent, PromptError>
+    /** The session's events (its sub-agents' too) from now on, as this process sees them. */
+    events(sessionID: string, after?: number): Stream.Stream<SessionEvent>
+    /** Stops the session's running turn: here by interrupting it (its cleanup awaited), elsewhere by asking its holder. */
+    abort(sessionID: string): Effect.Effect<Aborted, StoreError>
+    status(sessionID: string): Effect.Effect<Status, StoreError>
+    /** Deletes the session: a running turn is stopped first (wherever it runs), the session deleted once released. */
+    remove(sessionID: string): Effect.Effect<Removed, StoreError | SessionBusyError>
+    /** Compacts an idle session now (reason "manual"). */
+    compact(input: {
+      readonly sessionID: string
+      readonly model: ModelRef
+    }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
+    /** A new session with a copy of the conversation up to and including message `at` (all of it without one). */
+    fork(sessionID: string, at?: string): Effect.Effect<Session, StoreError>
+    /** Stops every turn of this process and waits for their cleanup (a server stopping). */
+    readonly stopAll: Effect.Effect<void>
+  }
+>()("reins/session/Sessions") {
+  /** Over SessionService, SessionRuns, SessionStore, Ids, Bus, Agents and Permission. */
+  static readonly layer = Layer.effect(
+    Sessions,
+    Effect.gen(function* () {
+      const service = yield* SessionService
+      const runs = yield* SessionRuns
+      const store = yield* SessionStore
+      const bus = yield* Bus
+      const agents = yield* Agents
+      const permission = yield* Permission
+      const settings = yield* TurnStreamSettings
+      const local = yield* makeLocalTurns
+      // the use cases' helpers read these services; resolved once, here
+      const context = yield* Effect.context<SessionRuns | SessionStore | Ids>()
+      const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | SessionStore | Ids>) => Effect.provideContext(effect, context)
+
+      const follow = (input: PromptInput): Stream.Stream<FollowEvent, PromptError> =>
+        Stream.unwrap(
+          Effect.gen(function* () {
+            const buffer = makeTurnBuffer(settings.buffer)
+            const mine = ofSession(input.sessionID, new Set(), agents.within(input.sessionID))
+            yield* bus.listen((event) => (mine(event) ? buffer.offer(event) : Effect.void))
+            let queued: MessageQueued | undefined
+            const producer = Effect.uninterruptibleMask((restore) =>
+              Effect.gen(function* () {
+                const sent = yield* local.send(input)
+                if (sent._tag === "queued") {
+                  queued = { type: "message.queued", ...sent }
+                  return
+                }
+                // a follower that stops stops the turn it started
+                const exit = yield* restore(Fiber.await(sent.turn)).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
+                const result = yield* exit
+                yield* restore(buffer.offer({ type: "turn.finished", result }))
+              })
+            ).pipe(Effect.exit, Effect.flatMap(buffer.finish))
+            const fiber = yield* Effect.forkScoped(producer)
+            // runs before the fiber's own finalizer: nothing the interrupted turn publishes waits for room
+            yield* Effect.addFinalizer(() => Effect.andThen(buffer.close, Fiber.interrupt(fiber)))
+            const events = Stream.fromPull(
+              Effect.succeed(buffer.take as Effect.Effect<readonly [SessionEvent, ...Array<SessionEvent>], PromptError | Cause.Done>)
+            )
+            return Stream.concat(
+              events as Stream.Stream<FollowEvent, PromptError>,
+              Stream.suspend(() => (queued === undefined ? Stream.empty : Stream.make(queued)))
+            )
+          })
+        )
+
+      // the one place that reads events: over the bus (no positions: `after` is for the durable log, which replaces it)
+      const events = (sessionID: string, _after?: number): Stream.Stream<SessionEvent> =>
+        Stream.suspend(() => bus.subscribe.pipe(Stream.filter(ofSession(sessionID, new Set(), agents.within(sessionID))))) as Stream.Stream<SessionEvent>
+
+      // a turn of ours is interrupted and its cleanup awaited; any other hold here (a compaction, a sub-agent's
+      // turn) is interrupted, and a turn of another process is asked to stop by its lease
+      const abort = Effect.fn("Sessions.abort")(function* (sessionID: string) {
+        yield* store.getSession(sessionID)
+        if (yield* local.abort(sessionID)) return "here" as Aborted
+        return yield* runs.abort(sessionID)
+      })
+
+      const status = Effect.fn("Sessions.status")(function* (sessionID: string) {
+        yield* store.getSession(sessionID)
+        const within = agents.within(sessionID)
+        const questions = permission.pending().filter((p) => within(p.sessionID))
+        if (local.running(sessionID)) return { sessionID, running: "here", questions } satisfies Status
+        const place = yield* provide(placeOf(sessionID))
+        if (place._tag === "elsewhere") return { sessionID, running: "elsewhere", run: place.run, questions } satisfies Status
+        return { sessionID, running: place._tag === "here" ? "here" : false, questions } satisfies Status
+      })
+
+      // a turn of ours is interrupted (its cleanup awaited); any other hold here (a compaction, a sub-agent's turn)
+      // is interrupted too, and waited for until it has released the session
+      const stopHere = (sessionID: string) =>
+        Effect.gen(function* () {
+          if (yield* local.abort(sessionID)) return
+          const held = runs.current(sessionID)
+          if (held === undefined) return
+          yield* runs.abort(sessionID).pipe(Effect.ignore)
+          yield* Deferred.await(held.released)
+        })
+      const remove = Effect.fn("Sessions.remove")(function* (sessionID: string) {
+        return yield* provide(removeSession(stopHere)(sessionID))
+      })
+
+      const fork = Effect.fn("Sessions.fork")(function* (sessionID: string, at?: string) {
+        const source = yield* store.getSession(sessionID)
+        return yield* provide(forkConversation(source, at, service.create({ directory: source.directory, title: `${source.title} (fork)` })))
+      })
+
+      return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, stopAll: local.stopAll })
+    })
+  )
+}
