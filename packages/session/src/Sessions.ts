@@ -1,12 +1,12 @@
 import { Context, Deferred, Effect, Fiber, Layer, Stream, type Cause } from "effect"
 import { Bus, type Ids, type ModelRef, type Session, type SessionEvent, type SessionRun } from "@reins/domain"
 import type { CompactionError, CompactResult } from "@reins/compaction"
-import { Permission, type Pending } from "@reins/permission"
 import type { ProviderError } from "@reins/provider"
-import { SessionStore, type StoreError } from "@reins/storage"
+import { EventLog, PendingQuestions, SessionStore, type LoggedEvent, type PendingQuestion, type StoreError } from "@reins/storage"
 import type { SessionBusyError, PromptError } from "./Errors.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
 import { forkConversation } from "./SessionFork.ts"
+import { followLog } from "./SessionEvents.ts"
 import { placeOf } from "./SessionPlace.ts"
 import { removeSession, type Removed } from "./SessionRemove.ts"
 import { SessionRuns, type Aborted } from "./SessionRuns.ts"
@@ -34,8 +34,8 @@ export interface Status {
   readonly running: false | "here" | "elsewhere"
   /** The claim of the process running it elsewhere. */
   readonly run?: SessionRun
-  /** Questions of this process's turn (and its sub-agents') waiting for a reply. */
-  readonly questions: ReadonlyArray<Pending>
+  /** Its (and its sub-agents') permission questions waiting for a reply, asked by whichever process runs it. */
+  readonly questions: ReadonlyArray<PendingQuestion>
 }
 
 /**
@@ -53,8 +53,11 @@ export class Sessions extends Context.Service<
      * queued, then `message.queued` (the turn it joined streams to whoever follows that turn). Stopping the stream stops a turn it started (as Ctrl+C does), once its cleanup is done.
      */
     follow(input: PromptInput): Stream.Stream<FollowEvent, PromptError>
-    /** The session's events (its sub-agents' too) from now on, as this process sees them. */
-    events(sessionID: string, after?: number): Stream.Stream<SessionEvent>
+    /**
+     * The session's events (its sub-agents' too) from the durable log: those after log position `after` (0, the
+     * default: every stored one), then live ones appended by any process on the same database, each once, in order.
+     */
+    events(sessionID: string, after?: number): Stream.Stream<LoggedEvent, StoreError>
     /** Stops the session's running turn: here by interrupting it (its cleanup awaited), elsewhere by asking its holder. */
     abort(sessionID: string): Effect.Effect<Aborted, StoreError>
     status(sessionID: string): Effect.Effect<Status, StoreError>
@@ -80,7 +83,8 @@ export class Sessions extends Context.Service<
       const store = yield* SessionStore
       const bus = yield* Bus
       const agents = yield* Agents
-      const permission = yield* Permission
+      const log = yield* EventLog
+      const pending = yield* PendingQuestions
       const settings = yield* TurnStreamSettings
       const local = yield* makeLocalTurns
       // the use cases' helpers read these services; resolved once, here
@@ -120,9 +124,8 @@ export class Sessions extends Context.Service<
           })
         )
 
-      // the one place that reads events: over the bus (no positions: `after` is for the durable log, which replaces it)
-      const events = (sessionID: string, _after?: number): Stream.Stream<SessionEvent> =>
-        Stream.suspend(() => bus.subscribe.pipe(Stream.filter(ofSession(sessionID, new Set(), agents.within(sessionID))))) as Stream.Stream<SessionEvent>
+      // the one place that reads a session's events for a caller: the durable log (the bus is this process's tap)
+      const events = (sessionID: string, after?: number) => followLog(log, store, sessionID, after)
 
       // a turn of ours is interrupted and its cleanup awaited; any other hold here (a compaction, a sub-agent's
       // turn) is interrupted, and a turn of another process is asked to stop by its lease
@@ -133,9 +136,9 @@ export class Sessions extends Context.Service<
       })
 
       const status = Effect.fn("Sessions.status")(function* (sessionID: string) {
-        yield* store.getSession(sessionID)
-        const within = agents.within(sessionID)
-        const questions = permission.pending().filter((p) => within(p.sessionID))
+        const session = yield* store.getSession(sessionID)
+        // a top-level session's tree is its root's; a sub-agent's questions are its own
+        const questions = yield* pending.list(session.parentID === undefined ? { rootSessionID: sessionID } : { sessionID })
         if (local.running(sessionID)) return { sessionID, running: "here", questions } satisfies Status
         const place = yield* provide(placeOf(sessionID))
         if (place._tag === "elsewhere") return { sessionID, running: "elsewhere", run: place.run, questions } satisfies Status

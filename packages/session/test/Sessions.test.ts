@@ -1,10 +1,10 @@
 // The session's use cases against the one Sessions service, on the memory store and on SQLite:
 // send (start or queue, here or into another process's turn), abort, status, remove, fork.
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect, Exit, Fiber } from "effect"
+import { Effect, Exit, Fiber, Stream } from "effect"
 import { isOpenTool } from "@reins/domain"
 import type { ModelEvent } from "@reins/provider"
-import { SessionStore } from "@reins/storage"
+import { EventLog, SessionStore } from "@reins/storage"
 import { eventually } from "@reins/testkit"
 import * as path from "node:path"
 import { Sessions, SessionService } from "../src/index.ts"
@@ -30,7 +30,7 @@ const withSessions = <A, E>(
     readonly cwd: string
     readonly sessions: Sessions["Service"]
     readonly store: SessionStore["Service"]
-  }) => Effect.Effect<A, E, Sessions | SessionStore>
+  }) => Effect.Effect<A, E, Sessions | SessionStore | EventLog>
 ) => {
   // the steps name a gate in the project directory: the layer is made once the directory is known
   const dir = tmp()
@@ -75,6 +75,45 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     // one turn: its second model call read the queued message
     expect(requests).toHaveLength(2)
     expect(JSON.stringify(requests[1]!.messages)).toContain("QUEUED-HERE")
+  })
+
+  test("events replays the session's log from any position, each event once in order, then follows new turns live", async () => {
+    const { value } = await withSessions(
+      file(),
+      () => [textStep("first answer"), textStep("second answer")],
+      ({ sessionID, sessions }) =>
+        Effect.gen(function* () {
+          const log = yield* EventLog
+          const first = yield* sessions.send({ sessionID, text: "one", model })
+          if (first._tag === "started") yield* Fiber.join(first.turn)
+          const stored = yield* log.read({ after: 0, sessionID })
+          const all = yield* Stream.runCollect(sessions.events(sessionID).pipe(Stream.take(stored.length)))
+          const from = stored[2]!.id
+          const tail = yield* Stream.runCollect(sessions.events(sessionID, from).pipe(Stream.take(stored.length - 3)))
+          // live: a follower from the newest position gets the next turn's events as they are appended
+          const live = yield* Effect.forkChild(
+            sessions.events(sessionID, stored.at(-1)!.id).pipe(
+              Stream.takeUntil(
+                (logged) => logged.event.type === "part.updated" && logged.event.part.type === "text" && logged.event.part.text === "second answer"
+              ),
+              Stream.runCollect
+            )
+          )
+          const second = yield* sessions.send({ sessionID, text: "two", model })
+          if (second._tag === "started") yield* Fiber.join(second.turn)
+          return { stored, all, tail, live: yield* Fiber.join(live) }
+        })
+    )
+    const ids = (events: ReadonlyArray<{ readonly id: number }>) => events.map((e) => e.id)
+    expect(value.stored.length).toBeGreaterThan(3)
+    expect(ids(value.all)).toEqual(ids(value.stored))
+    expect(ids(value.tail)).toEqual(ids(value.stored.slice(3)))
+    expect(value.all.map((e) => e.seq)).toEqual(value.stored.map((_, i) => i + 1))
+    const last = value.stored.at(-1)!.id
+    expect(value.live.length).toBeGreaterThan(0)
+    expect(value.live.every((e) => e.id > last)).toBe(true)
+    expect(new Set(ids(value.live)).size).toBe(value.live.length)
+    expect(JSON.stringify(value.live)).toContain("two")
   })
 
   test("abort of a turn running here interrupts it: its command's part is closed, the session idle; abort of an idle session says so", async () => {

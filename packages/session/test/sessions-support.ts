@@ -7,7 +7,7 @@ import { Storage } from "@reins/storage"
 import { Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { SessionProcessor, SessionRuns, SessionService, Sessions, Turn } from "../src/index.ts"
+import { EventAppender, SessionProcessor, SessionRuns, SessionService, Sessions, Turn } from "../src/index.ts"
 import { scripted, toolsLayer } from "./support.ts"
 
 export const model = { providerID: "p", modelID: "m" }
@@ -34,12 +34,13 @@ export const gate = (dir: string, name = "go") => ({
   open: () => fs.writeFileSync(path.join(dir, name), "")
 })
 
-/** Sessions with everything under it (SessionService, SessionRuns, the store, Bus, Permission, tools) over `steps`. */
+/** Sessions with everything under it (SessionService, SessionRuns, the store and its event log's appender, Bus, Permission, tools) over `steps`. */
 export const sessionsLayer = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, options: { readonly sqlite?: string } = {}) => {
   const requests: Array<ProviderRequest> = []
   const store = options.sqlite === undefined ? Storage.layerMemory : Storage.layerSqlite(options.sqlite)
   const { cwd, layer: tools } = toolsLayer(scripted(steps, requests), { store })
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))
   const service = SessionService.layerWithRuns.pipe(Layer.provideMerge(turns), Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(tools))))
-  return { cwd, requests, layer: Sessions.layer.pipe(Layer.provideMerge(service)) }
+  // the appender stores the bus's events in the log, as the runtime wires it
+  return { cwd, requests, layer: Sessions.layer.pipe(Layer.provideMerge(EventAppender.layer), Layer.provideMerge(service)) }
 }
