@@ -46,6 +46,8 @@ export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
         Math.round(ttlMs),
         takesMessages ? 0 : -1
       ])
+      // questions of a holder that died can never be answered (as on SQLite)
+      yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1", [sessionID])
       return { _tag: "claimed", run: pgRunOf(stored!) } as const
     })
 

@@ -70,6 +70,9 @@ const LEASE = "session_id = ?1 AND holder = ?2 AND epoch = ?3"
 const RENEW_RUN = `UPDATE session_run SET time_expires = ${NOW_MS} + ?4 WHERE ${LEASE} RETURNING ${RUN_COLUMNS}`
 const RELEASE_RUN = `UPDATE session_run SET holder = '', time_expires = 0, "abort" = 0 WHERE ${LEASE} AND queued <= ?4`
 const COUNT_QUEUED = "UPDATE session_run SET queued = queued + 1 WHERE session_id = ?1"
+// A session claimed has no live holder: a question still stored for it was asked by one that died (or was taken
+// over) and can never be answered; the model asks again, under a new id, if it still needs to.
+const DROP_QUESTIONS = "DELETE FROM permission_pending WHERE session_id = ?1"
 const REQUEST_ABORT = `UPDATE session_run SET "abort" = 1 WHERE session_id = ?1 AND holder <> '' AND time_expires > ${NOW_MS} RETURNING ${RUN_COLUMNS}`
 
 type NowRow = RunRow & { readonly now: number }
@@ -87,6 +90,7 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
       const releaseRun = client.prepare<void, [string, string, number, number]>(RELEASE_RUN)
       const countQueued = client.prepare<void, [string]>(COUNT_QUEUED)
       const requestAbort = client.prepare<RunRow, [string]>(REQUEST_ABORT)
+      const dropQuestions = client.prepare<void, [string]>(DROP_QUESTIONS)
       const upsertMessage = client.prepare<void, [string, string, number, string]>(UPSERT_MESSAGE)
       const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
 
@@ -95,6 +99,7 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
         if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now)) return { _tag: "held", run: runOf(row) }
         const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
         const stored = upsertRun.get(sessionID, holder, host, pid, (row?.epoch ?? 0) + 1, ttlMs, takesMessages ? 0 : -1)
+        dropQuestions.run(sessionID)
         return { _tag: "claimed", run: runOf(stored!) }
       })
       const release = client.transaction((run: SessionRun, seen: number): boolean => {
@@ -186,6 +191,8 @@ export const makeMemoryRunClaims = (state: MemoryState): RunClaims["Service"] =>
         abort: false
       }
       runs.set(request.sessionID, run)
+      // questions of a holder that died can never be answered (see DROP_QUESTIONS)
+      for (const question of state.questions.values()) if (question.sessionID === request.sessionID) state.questions.delete(question.id)
       return { _tag: "claimed", run } as const
     }),
     renew: Effect.fnUntraced(function* (run: SessionRun, ttlMs: number) {

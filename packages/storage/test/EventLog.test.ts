@@ -153,6 +153,23 @@ for (const [name, makeLayer] of implementations) {
   })
 
   describe(`PendingQuestions (${name})`, () => {
+    test("a claim of a session drops the questions left by a holder that died (nobody can answer them); other sessions' stay", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          const questions = yield* PendingQuestions
+          yield* store.createSession(session("ses_q"))
+          yield* questions.put({ id: "per_dead", sessionID: "ses_q", rootSessionID: "ses_q", time: { created: 1 }, asked: asked("per_dead", "ses_q") })
+          yield* questions.put({ id: "per_other", sessionID: "ses_o", rootSessionID: "ses_o", time: { created: 2 }, asked: asked("per_other", "ses_o") })
+          yield* claimed(yield* claims.claim(claim("ses_q", 2)))
+          return (yield* questions.list()).map((q) => q.id)
+        })
+      )
+      expect(result).toEqual(["per_other"])
+    })
+
     test("listed by session and tree; answered once; the owner takes the answers of its session once, and they are gone", async () => {
       const result = await run(
         makeLayer(),
