@@ -374,4 +374,7 @@ if (ours && typeof ours !== "string" && theirs && typeof theirs !== "string") {
   console.log(`\nreins / opencode: ${speed.toFixed(1)}× the throughput (goal ≥ 5×), ${memory.toFixed(2)} of the memory (tree peak; goal ≤ 0.33)`)
 }
 if (ours && typeof ours !== "string") console.log(`reins event p99 ${fmt(ours.p99)} ms (goal ≤ 50 ms)`)
+// REINS_BENCH_JSON=FILE: reins's figures as JSON too (bench/compare.ts reads them)
+if (process.env.REINS_BENCH_JSON)
+  fs.writeFileSync(process.env.REINS_BENCH_JSON, JSON.stringify(typeof ours === "string" || ours === undefined ? { failed: [ours ?? "not run"] } : ours))
 for (const n of notes) console.log(`note: ${n}`)
