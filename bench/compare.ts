@@ -253,8 +253,13 @@ console.log(
     .join(" ")}`
 )
 console.log(
-  `runs: bash40 ${RUNS} pairs (after one warm-up each), bash300 ${RUNS300} pairs, serve ${SERVE_RUNS} (${sessions} sessions); alternating; medians; ratio = median of pair ratios (this / ${rev})` +
-    `${SANDBOX_OFF ? "; --sandbox off where the build has it" : ""}\n`
+  `runs: ${[
+    ONLY.has("bash40") ? `bash40 ${RUNS} pairs (after one warm-up each)` : "",
+    ONLY.has("bash300") ? `bash300 ${RUNS300} pairs` : "",
+    ONLY.has("serve") ? `serve ${SERVE_RUNS} (${sessions} sessions)` : ""
+  ]
+    .filter((x) => x !== "")
+    .join(", ")}; alternating; medians; ratio = median of pair ratios (this / ${rev})` + `${SANDBOX_OFF ? "; --sandbox off where the build has it" : ""}\n`
 )
 console.log(table(["measure", builds[0]!.name, builds[1]!.name, "ratio"], rows))
 const all = (set: "bash40" | "bash300") =>
