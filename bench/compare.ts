@@ -51,12 +51,17 @@ interface Build {
   readonly bin: string
   /** Its CLI takes `--sandbox` (a revision before the OS sandbox does not). */
   readonly sandboxFlag: boolean
+  /** It has `reins serve` (a revision before the server does not: an unknown command would wait for a prompt). */
+  readonly serves: boolean
 }
 const describe = (name: string, dir: string): Build => {
   const bin = path.join(dir, "apps", "cli", "dist", "reins.js")
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: build ${dir} first (bun run build)`)
-  const help = Bun.spawnSync(["bun", bin, "run", "--help"], { stdout: "pipe", stderr: "pipe" })
-  return { name, dir, bin, sandboxFlag: `${help.stdout}${help.stderr}`.includes("--sandbox") }
+  const help = (args: Array<string>) => {
+    const r = Bun.spawnSync(["bun", bin, ...args], { stdout: "pipe", stderr: "pipe", timeout: 30_000 })
+    return `${r.stdout}${r.stderr}`
+  }
+  return { name, dir, bin, sandboxFlag: help(["run", "--help"]).includes("--sandbox"), serves: help(["serve", "--help"]).includes("--port") }
 }
 
 // ---- the other revision, built in a temporary worktree ----
@@ -158,6 +163,7 @@ interface Serve {
   readonly turnsPerSecond: number
 }
 const runServe = async (build: Build): Promise<Serve | string> => {
+  if (!build.serves) return "no reins serve"
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "reins-compare-serve-")), "result.json")
   const args = ["--no-opencode", "--only", "reins"]
   for (const f of ["--sessions", "--steps"]) if (flag(f) !== undefined) args.push(f, flag(f)!)
@@ -238,8 +244,8 @@ if (ONLY.has("serve")) {
     const [a, b] = [pick(0, f), pick(1, f)]
     rows.push([
       label,
-      Number.isFinite(a) ? fmt(a, unit, digits) : `failed: ${failed[0]?.slice(0, 60)}`,
-      Number.isFinite(b) ? fmt(b, unit, digits) : `– ${failed[1]?.slice(0, 60) ?? ""}`,
+      Number.isFinite(a) ? fmt(a, unit, digits) : `– ${failed[0]?.slice(0, 40) ?? ""}`,
+      Number.isFinite(b) ? fmt(b, unit, digits) : `– ${failed[1]?.slice(0, 40) ?? ""}`,
       ratio(a, b)
     ])
   }
