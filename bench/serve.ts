@@ -46,8 +46,8 @@ interface Frame {
 }
 
 /** Reads `url` as an event stream until `signal` aborts; each frame handed over as soon as it is parsed. */
-const subscribe = async (url: string, onFrame: (f: Frame) => void, signal: AbortSignal) => {
-  const response = await fetch(url, { headers: { accept: "text/event-stream" }, signal })
+const subscribe = async (url: string, onFrame: (f: Frame) => void, signal: AbortSignal, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, { headers: { ...headers, accept: "text/event-stream" }, signal })
   if (!response.ok || !response.body) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ""
@@ -83,26 +83,31 @@ interface Target {
     readonly cleanup: () => void
   }
   readonly prompt: (base: string, sessionID: string, text: string) => Promise<void>
+  /** Headers every request to it carries (reins serve's token). */
+  readonly headers?: Record<string, string>
   /** A tool part carried by this frame, if any. */
   readonly toolPart: (f: Frame) => { readonly sessionID: string; readonly callID: string; readonly state: any } | undefined
   /** The session whose turn this frame ends, and whether it failed. */
   readonly turnEnd: (f: Frame) => { readonly sessionID: string; readonly failed?: string } | undefined
 }
 
-const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) })
   if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`)
   const text = await response.text()
   return text === "" ? undefined : JSON.parse(text)
 }
 
+// reins serve always wants a token (a loopback port is reachable by every local user): the bench gives it one
+const TOKEN = "reins-bench-token"
 const reins: Target = {
   name: "reins serve",
   start: (modelURL) => {
     const p = project(modelURL)
-    return { cmd: [process.execPath, BIN, "serve", "--port", "0", "--yolo"], cwd: p.cwd, env: p.env, cleanup: p.cleanup }
+    return { cmd: [process.execPath, BIN, "serve", "--port", "0", "--yolo"], cwd: p.cwd, env: { ...p.env, REINS_SERVER_TOKEN: TOKEN }, cleanup: p.cleanup }
   },
-  prompt: async (base, id, text) => void (await post(`${base}/session/${id}/prompt_async`, { text })),
+  headers: { authorization: `Bearer ${TOKEN}` },
+  prompt: async (base, id, text) => void (await post(`${base}/session/${id}/prompt_async`, { text }, { authorization: `Bearer ${TOKEN}` })),
   toolPart: (f) => (f.event === "part.updated" && f.data.part?.type === "tool" ? f.data.part : undefined),
   turnEnd: (f) =>
     f.event === "turn.finished"
@@ -239,7 +244,7 @@ const runTarget = async (target: Target): Promise<Result> => {
   const { proc, base } = await launch(setup.cmd, setup.cwd, setup.env)
   const stop = new AbortController()
   try {
-    const sessions = async () => ((await post(`${base}/session`, {})) as { id: string }).id
+    const sessions = async () => ((await post(`${base}/session`, {}, target.headers)) as { id: string }).id
     const ends = new Map<string, (end: { failed?: string }) => void>()
     const firstSeen = new Map<string, Set<string>>()
     const latencies: Array<number> = []
@@ -263,7 +268,8 @@ const runTarget = async (target: Target): Promise<Result> => {
         const end = target.turnEnd(f)
         if (end) ends.get(end.sessionID)?.(end)
       },
-      stop.signal
+      stop.signal,
+      target.headers
     )
     const turn = (id: string) => new Promise<{ failed?: string }>((resolve) => ends.set(id, resolve))
     // warm-up: one turn with no tool call, so that both have loaded their provider and tools before the clock runs
@@ -374,4 +380,7 @@ if (ours && typeof ours !== "string" && theirs && typeof theirs !== "string") {
   console.log(`\nreins / opencode: ${speed.toFixed(1)}× the throughput (goal ≥ 5×), ${memory.toFixed(2)} of the memory (tree peak; goal ≤ 0.33)`)
 }
 if (ours && typeof ours !== "string") console.log(`reins event p99 ${fmt(ours.p99)} ms (goal ≤ 50 ms)`)
+// REINS_BENCH_JSON=FILE: reins's figures as JSON too (bench/compare.ts reads them)
+if (process.env.REINS_BENCH_JSON)
+  fs.writeFileSync(process.env.REINS_BENCH_JSON, JSON.stringify(typeof ours === "string" || ours === undefined ? { failed: [ours ?? "not run"] } : ours))
 for (const n of notes) console.log(`note: ${n}`)

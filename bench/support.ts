@@ -5,7 +5,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 export const root = path.resolve(import.meta.dir, "..")
-export const BIN = path.join(root, "apps", "cli", "dist", "reins.js")
+/** The built CLI; REINS_BENCH_BIN points a bench at another build (bench/compare.ts does, for serve). */
+export const BIN = process.env.REINS_BENCH_BIN ?? path.join(root, "apps", "cli", "dist", "reins.js")
 
 export interface Sample {
   readonly wallMs: number
@@ -47,7 +48,9 @@ export const project = (url: string) => {
       provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
     })
   )
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir }
+  // a temp dir of its own: a shared machine's /tmp (tens of thousands of entries, which the sandbox lists) is not measured
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-tmp-"))
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, REINS_DATA_DIR: dataDir, TMPDIR: tmp }
   return {
     cwd,
     dataDir,
@@ -56,6 +59,7 @@ export const project = (url: string) => {
     cleanup: () => {
       fs.rmSync(cwd, { recursive: true, force: true })
       fs.rmSync(dataDir, { recursive: true, force: true })
+      fs.rmSync(tmp, { recursive: true, force: true })
     }
   }
 }

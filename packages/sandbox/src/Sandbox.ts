@@ -86,9 +86,16 @@ export class Sandbox extends Context.Service<
     Layer.effect(
       Sandbox,
       Effect.gen(function* () {
-        const profile = profileFor(options.config, options.places)
+        // made at the first command, not while the runtime starts: a run that runs no command, or runs
+        // them with the sandbox off, pays nothing (the profile lists the temp dir, which may be large)
+        const mode = options.config?.mode ?? "auto"
+        let made: Profile | undefined
+        const profileNow = () => {
+          made ??= profileFor(options.config, options.places)
+          return made
+        }
         // probed at the first command, not while the runtime starts (a run that runs no command pays nothing)
-        let probed: Availability | undefined = profile.mode === "off" ? { available: false, reason: "sandbox.mode is off" } : options.availability
+        let probed: Availability | undefined = mode === "off" ? { available: false, reason: "sandbox.mode is off" } : options.availability
         const availabilityNow = () => {
           probed ??= probeBwrap(options.env)
           return probed
@@ -99,7 +106,7 @@ export class Sandbox extends Context.Service<
         let proxy: ReturnType<typeof makeProxy> | undefined
         yield* Effect.addFinalizer(() => Effect.sync(() => proxy?.close()))
         const proxyNow = () => {
-          proxy ??= makeProxy({ allow: profile.allow, ...(options.resolve ? { resolve: options.resolve } : {}) })
+          proxy ??= makeProxy({ allow: profileNow().allow, ...(options.resolve ? { resolve: options.resolve } : {}) })
           return proxy
         }
         const wrap = (
@@ -108,7 +115,8 @@ export class Sandbox extends Context.Service<
           launch: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>>; readonly grant?: Escalation }
         ) =>
           Effect.gen(function* () {
-            if (profile.mode === "off") return { file, args, env: definedOnly(launch.env), sandboxed: false }
+            if (mode === "off") return { file, args, env: definedOnly(launch.env), sandboxed: false }
+            const profile = profileNow()
             const { env } = scrubEnv(launch.env, profile.envPass)
             const availability = availabilityNow()
             if (!availability.available) {
@@ -138,7 +146,7 @@ export class Sandbox extends Context.Service<
           })
         return Sandbox.of({
           wrap,
-          escalation: (want) => (profile.mode !== "off" && availabilityNow().available ? escalationFor(profile, options.places.home, want) : undefined),
+          escalation: (want) => (mode !== "off" && availabilityNow().available ? escalationFor(profileNow(), options.places.home, want) : undefined),
           wrapServer: makeWrapServer({
             config: options.config,
             places: options.places,
@@ -148,7 +156,7 @@ export class Sandbox extends Context.Service<
           }),
           watchGit: () => watchGit(options.places, options.gitCodeKey),
           // only a sandboxed command's output is explained, so the probe has run by then
-          explain: (output, launch) => (probed?.available ? explainBlocked(output, profile, launch?.channel?.refused) : undefined)
+          explain: (output, launch) => (probed?.available ? explainBlocked(output, profileNow(), launch?.channel?.refused) : undefined)
         })
       })
     )

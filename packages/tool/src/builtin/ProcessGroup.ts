@@ -99,11 +99,32 @@ const statOf = (pid: number) => Effect.map(readText(`/proc/${pid}/stat`), (text)
 
 const bootID = Effect.map(readText("/proc/sys/kernel/random/boot_id"), (text) => text?.trim())
 
-/** The record of the group `pid` leads (a child spawned detached), or undefined where there is no /proc or it has exited. */
+const readTextNow = (file: string) => {
+  try {
+    return fsSync.readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+// This process's boot id: it cannot change while the process lives, so it is read once (identify
+// runs for every command; reap still reads it fresh, as the record may be from before a reboot).
+let ownBoot: string | undefined
+const bootNow = () => {
+  ownBoot ??= readTextNow("/proc/sys/kernel/random/boot_id")?.trim()
+  return ownBoot
+}
+
+/**
+ * The record of the group `pid` leads (a child spawned detached), or undefined where there is no /proc or it has exited.
+ * Synchronous reads: a /proc file is made by the kernel on read, never waits on a disk, and a promise's round trip
+ * through the thread pool cost more than the read on every command.
+ */
 export const identify = (pid: number): Effect.Effect<GroupRecord | undefined> =>
-  Effect.gen(function* () {
-    const stat = yield* statOf(pid)
-    const boot = yield* bootID
+  Effect.sync(() => {
+    const text = readTextNow(`/proc/${pid}/stat`)
+    const stat = text === undefined ? undefined : parseStat(text)
+    const boot = bootNow()
     if (stat === undefined || boot === undefined) return undefined
     return { pgid: pid, start: stat.start, boot, host: os.hostname() }
   })
