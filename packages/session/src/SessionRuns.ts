@@ -1,7 +1,8 @@
-import { Context, Deferred, Effect, Exit, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Option } from "effect"
 import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
+import { EventAppender } from "./EventAppender.ts"
 import { RunSettings, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
 
 /**
@@ -109,6 +110,10 @@ export class SessionRuns extends Context.Service<
             claimed._tag !== "claimed"
               ? Effect.void
               : Effect.gen(function* () {
+                  // what the body published under the lease (an interrupted turn's closing parts, in the appender's
+                  // batch) is logged while the lease is still its own: after the release the fence refuses it
+                  const appender = yield* Effect.serviceOption(EventAppender)
+                  if (Option.isSome(appender)) yield* appender.value.flush
                   yield* claims.release(claimed.run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
                   yield* free(sessionID, claimed.holder)
                   // a turn's body gives its TurnResult and fails with a PromptError
