@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite"
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as path from "node:path"
-import { ensureBuilt, projects } from "./support.ts"
+import { ensureBuilt, leaseLapsed, projects } from "./support.ts"
 import { api, endSleeping, marker, openEvents, servers, sleeping, type SseFrame } from "./serve-support.ts"
 import { waitFor } from "@reins/testkit"
 
@@ -28,7 +28,9 @@ const logged = (frames: ReadonlyArray<SseFrame>) => frames.filter((f) => f.id !=
 describe("reins serve: the event log", () => {
   test("killed -9 mid-turn and restarted on the same data: a client reconnecting with its last id gets every stored event once, in order, then live ones", async () => {
     const hold = marker()
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${hold}` } }] }, { text: "after the restart" }])
+    const given = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${hold}` } }] }, { text: "after the restart" }])
+    // a short lease: the killed server's lapses (in database time) soon after the kill, and the next prompt starts a turn
+    const p = { ...given, env: { ...given.env, REINS_TEST_RUN_TIMING: "100,1000" } }
     try {
       const first = await serve(p, ["--yolo"])
       const id = (await api(first.url, "POST", "/session", {})).body.id as string
@@ -57,7 +59,8 @@ describe("reins serve: the event log", () => {
       expect(again.frames.some((f) => f.event === "server.gap")).toBe(false)
       // exactly the stored events after its id, once each, in order
       expect(logged(again.frames)).toEqual(stored)
-      // then live: the next prompt's turn
+      // then live: the next prompt's turn, once the killed server's lease has lapsed
+      await waitFor(() => leaseLapsed(p, id), "the killed server's lease to lapse")
       await api(second.url, "POST", `/session/${id}/prompt_async`, { text: "again" })
       const finished = await again.waitFor((f) => f.event === "turn.finished")
       expect(finished.data.result.text).toBe("after the restart")
