@@ -28,3 +28,13 @@ export const takeDatabaseFlag = (args: ReadonlyArray<string>): DatabaseFlag => {
   }
   return url === undefined ? { args: rest } : { args: rest, url }
 }
+
+/** Whether a database URL carries a password (user:password@ or ?password=). */
+export const passwordIn = (url: string): boolean => {
+  try {
+    const parsed = new URL(url)
+    return parsed.password !== "" || parsed.searchParams.has("password")
+  } catch {
+    return /:[^/@]*[^/@:]@|[?&]password=/i.test(url)
+  }
+}

@@ -7,7 +7,7 @@ import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
 import { config } from "./commands/config.ts"
 import { takeConfigFlag } from "./ConfigFlag.ts"
-import { takeDatabaseFlag } from "./DatabaseFlag.ts"
+import { passwordIn, takeDatabaseFlag } from "./DatabaseFlag.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
 import { models } from "./commands/models.ts"
@@ -47,7 +47,14 @@ if ("problem" in line) {
   process.exit(2)
 }
 if ("file" in configLine && configLine.file !== undefined) process.env.REINS_CONFIG = configLine.file
-if (line.url !== undefined) process.env.REINS_DATABASE_URL = line.url
+if (line.url !== undefined) {
+  // every user of this machine can read a command line (ps): a password there is theirs too
+  if (passwordIn(line.url))
+    process.stderr.write(
+      "reins: warning: the --database URL carries a password, which other users of this machine can read in the process list; set REINS_DATABASE_URL in the environment instead.\n"
+    )
+  process.env.REINS_DATABASE_URL = line.url
+}
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
 Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal())).pipe(

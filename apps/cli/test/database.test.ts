@@ -6,6 +6,7 @@ import { SQL } from "bun"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { passwordIn } from "../src/DatabaseFlag.ts"
 
 beforeAll(() => ensureBuilt())
 const setup = projects()
@@ -81,10 +82,14 @@ describe("a database URL reins cannot use", () => {
       expect(r.stderr).toContain("cannot connect to PostgreSQL at postgres://reins@127.0.0.1:1/reins")
       expect(r.stderr).toContain("REINS_DATABASE_URL or --database")
       expect(r.stderr + r.stdout).not.toContain("hunter2secret")
+      // a password on the command line is in the process list for every user: said once, without the password
+      expect(r.stderr).toContain("warning: the --database URL carries a password")
     }
     const env = await reins(["sessions", "list"], withEnv(p, { REINS_DATABASE_URL: bad }))
     expect(env.code).toBe(1)
     expect(env.stderr).toContain("cannot connect to PostgreSQL")
+    // in the environment it is the user's alone: no warning
+    expect(env.stderr).not.toContain("warning")
     expect(p.server.requests).toHaveLength(0)
     // nothing was created in the data dir either
     expect(fs.existsSync(path.join(p.dataDir, "reins.db"))).toBe(false)
@@ -99,5 +104,19 @@ describe("a database URL reins cannot use", () => {
     const missing = await reins(["sessions", "list", "--database"], p)
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain("--database needs a URL")
+  })
+})
+
+describe("--database on the command line", () => {
+  const cases: ReadonlyArray<readonly [string, boolean]> = [
+    ["postgres://reins:secret@127.0.0.1:5432/reins", true],
+    ["postgresql://reins:s%40cret@db.internal/reins?sslmode=require", true],
+    ["postgres://reins@127.0.0.1:5432/reins?password=secret", true],
+    ["postgres://reins@127.0.0.1:5432/reins", false],
+    ["postgres://127.0.0.1/reins", false],
+    ["postgres:///reins?host=/run/postgresql", false]
+  ]
+  test.each(cases)("%s carries a password: %p", (url, expected) => {
+    expect(passwordIn(url)).toBe(expected)
   })
 })

@@ -162,9 +162,13 @@ export class Sandbox extends Context.Service<
     )
 }
 
+/**
+ * The environment without its unset names, and without reins's own session database URL even with the sandbox
+ * off: `--database` puts it in reins's environment (it may carry a password), and no command the model runs needs it.
+ */
 const definedOnly = (env: Readonly<Record<string, string | undefined>>) => {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== "REINS_DATABASE_URL") out[k] = v
   return out
 }
 

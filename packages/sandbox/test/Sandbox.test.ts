@@ -33,7 +33,15 @@ afterAll(() => {
   fs.rmSync(outside, { recursive: true, force: true })
 })
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ANTHROPIC_API_KEY: "sk-ant-user", GITHUB_TOKEN: "ghp_user", LANG: "C" }
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  ANTHROPIC_API_KEY: "sk-ant-user",
+  GITHUB_TOKEN: "ghp_user",
+  LANG: "C",
+  // reins's own session database (`--database` puts it in reins's environment): no command gets it, sandbox off too
+  REINS_DATABASE_URL: "postgres://reins:pw@127.0.0.1/reins"
+}
 
 /** Runs `script` with bash through the sandbox built from `config`; output is stdout and stderr together. */
 const run = (script: string, config: SandboxConfig = {}, options: { cwd?: string; availability?: Parameters<typeof Sandbox.layer>[0]["availability"] } = {}) =>
@@ -223,11 +231,11 @@ describe.skipIf(!linux || !available.available)("a sandboxed command", () => {
     }
   })
 
-  test("writable adds a directory; off runs outside the sandbox, environment untouched", async () => {
+  test("writable adds a directory; off runs outside the sandbox, environment untouched but for reins's database URL", async () => {
     expect((await run(`echo ok > ${outside}/allowed.txt`, { writable: [outside] })).code).toBe(0)
     expect(fs.readFileSync(path.join(outside, "allowed.txt"), "utf8")).toBe("ok\n")
-    const off = await run("echo $ANTHROPIC_API_KEY", { mode: "off" })
-    expect(off).toMatchObject({ sandboxed: false, output: "sk-ant-user\n" })
+    const off = await run('echo "$ANTHROPIC_API_KEY [$REINS_DATABASE_URL]"', { mode: "off" })
+    expect(off).toMatchObject({ sandboxed: false, output: "sk-ant-user []\n" })
   })
 
   test("ordinary work is unchanged: a git repository, a build, pipes, subshells, a script in the project", async () => {
