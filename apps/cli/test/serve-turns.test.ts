@@ -229,7 +229,8 @@ describe("reins serve: turns", () => {
     await waitFor(() => sleeping(n) === 1, "the turn's command to run")
     expect((await api(s.url, "DELETE", `/session/${id}`)).status).toBe(204)
     expect(sleeping(n)).toBe(0)
-    await events.waitFor((f) => f.event === "turn.failed")
+    // the session's events went with it; its followers are told it is gone
+    await events.waitFor((f) => f.event === "session.deleted" && f.data.sessionID === id)
     expect((await api(s.url, "GET", `/session/${id}`)).status).toBe(404)
     expect(p.server.requests).toHaveLength(1)
     await events.close()

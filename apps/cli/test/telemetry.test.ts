@@ -124,12 +124,7 @@ describe("OpenTelemetry export of reins run", () => {
     // and the event log's batches when the appender's own fiber writes them (for every publisher at once)
     const root = spans.find((s) => s.name === "reins run")!
     const apart = spans.filter((s) => s.traceId !== root.traceId && s.name !== "EventLog.append")
-    expect([...new Set(apart.map((s) => s.name))].sort()).toEqual([
-      "Agents.load",
-      "Compaction.loadSettings",
-      "Prompt.loadInstructions",
-      "Prompt.loadSettings"
-    ])
+    expect([...new Set(apart.map((s) => s.name))].sort()).toEqual(["Agents.load", "Compaction.loadSettings", "Prompt.loadInstructions", "Prompt.loadSettings"])
   })
 
   test("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is exported", async () => {

@@ -152,8 +152,18 @@ export const TurnFailed = Schema.Struct({
 })
 export type TurnFailed = typeof TurnFailed.Type
 
-/** What the event log stores: every bus event, and the end of each turn a server ran (so a client replaying the log sees it in place). */
-export const LogEvent = Schema.Union([Event, TurnFinished, TurnFailed])
+/**
+ * A session was deleted (with its messages and its events in the log): the last event a follower of it gets, appended
+ * once the deletion is done, so a client following it learns why nothing more comes.
+ */
+export const SessionDeleted = Schema.Struct({ type: Schema.Literal("session.deleted"), sessionID: Schema.String })
+export type SessionDeleted = typeof SessionDeleted.Type
+
+/**
+ * What the event log stores: every bus event, the end of each turn a server ran (so a client replaying the log sees it
+ * in place), and a session's deletion.
+ */
+export const LogEvent = Schema.Union([Event, TurnFinished, TurnFailed, SessionDeleted])
 export type LogEvent = typeof LogEvent.Type
 
 /** The session an event belongs to (every event names one). */

@@ -31,7 +31,8 @@ const endsStep = (event: LogEvent) =>
   (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
   (event.type === "session.status" && event.status === "idle") ||
   event.type === "turn.finished" ||
-  event.type === "turn.failed"
+  event.type === "turn.failed" ||
+  event.type === "session.deleted"
 
 /**
  * Appends the bus's events to the `EventLog` in batches: within `maxDelayMs` of the first waiting, at

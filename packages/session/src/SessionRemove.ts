@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { isOpenTool, type Session } from "@reins/domain"
 import { SessionStore } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { SessionBusyError } from "./Errors.ts"
+import { EventAppender } from "./EventAppender.ts"
 import { busyMessage } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { placeOf, waitReleased } from "./SessionPlace.ts"
@@ -48,5 +49,8 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
       if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") commands++
     }
     yield* store.deleteSession(sessionID)
+    // its followers (on any process over the log) learn that nothing more comes
+    const appender = yield* Effect.serviceOption(EventAppender)
+    if (Option.isSome(appender)) yield* appender.value.offer({ type: "session.deleted", sessionID })
     return { session, messages: messages.length, stopped: place._tag, commands } satisfies Removed
   })
