@@ -269,6 +269,7 @@ console.log(
 )
 console.log(
   `runs: ${[
+    ONLY.has("text") ? `text ${RUNS} pairs (after one warm-up each)` : "",
     ONLY.has("bash40") ? `bash40 ${RUNS} pairs (after one warm-up each)` : "",
     ONLY.has("bash300") ? `bash300 ${RUNS300} pairs` : "",
     ONLY.has("serve") ? `serve ${SERVE_RUNS} (${sessions} sessions)` : ""
@@ -277,7 +278,8 @@ console.log(
     .join(", ")}; alternating; medians; ratio = median of pair ratios (this / ${rev})` + `${SANDBOX_OFF ? "; --sandbox off where the build has it" : ""}\n`
 )
 console.log(table(["measure", builds[0]!.name, builds[1]!.name, "ratio"], rows))
-const all = (set: "bash40" | "bash300") =>
+const all = (set: "text" | "bash40" | "bash300") =>
   samples[set].map((xs, k) => `${builds[k]!.name}: ${xs.map((s) => (s.wallMs / 1000).toFixed(2)).join(", ")}`).join("; ")
+if (ONLY.has("text")) console.log(`\ntext runs (s) — ${all("text")}`)
 if (ONLY.has("bash40")) console.log(`\nbash40 runs (s) — ${all("bash40")}`)
 if (ONLY.has("bash300")) console.log(`bash300 runs (s) — ${all("bash300")}`)
