@@ -1,12 +1,13 @@
 // bench:compare — this checkout's build against another revision's, side by side in one run (issue 27).
 // Builds REV in a temporary git worktree (bun install --frozen-lockfile, bun run build), then runs for both builds,
 // alternating A B A B … so that the machine's drift hits both alike:
+// - text (only with --only text): a run with no tool step, one answer: wall and CPU (startup);
 // - bash40: 40 scripted `bash` steps and an answer (`reins run --yolo`): wall, CPU (user + system), peak RSS;
 // - bash300: 300 such steps in one turn, no compaction: wall, and the process's RSS when request 40 and request 300
 //   reach the scripted server (RSS 300 / 40 is the issue's memory figure), and its peak RSS;
 // - serve: bench/serve.ts (--sessions, --steps) against each build's `reins serve`: event p50 / p99.
 // Prints one table of medians and the ratio this / REV, with the machine, and removes its worktree.
-// Usage: bun run bench:compare REV [--runs N] [--runs300 N] [--serve-runs N] [--only bash40,bash300,serve]
+// Usage: bun run bench:compare REV [--runs N] [--runs300 N] [--serve-runs N] [--only text,bash40,bash300,serve]
 //        [--sandbox off] [--build DIR]   (--build: an already built checkout to use instead of building REV)
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 import { execFileSync } from "node:child_process"
@@ -30,7 +31,7 @@ const count = (name: string, fallback: number) => {
 }
 const rev = process.argv[2]
 if (rev === undefined || rev.startsWith("--")) {
-  console.error("usage: bun run bench:compare REV [--runs N] [--runs300 N] [--serve-runs N] [--only bash40,bash300,serve] [--sandbox off] [--build DIR]")
+  console.error("usage: bun run bench:compare REV [--runs N] [--runs300 N] [--serve-runs N] [--only text,bash40,bash300,serve] [--sandbox off] [--build DIR]")
   process.exit(2)
 }
 const RUNS = count("--runs", 7)
@@ -192,11 +193,17 @@ const runServe = async (build: Build): Promise<Serve | string> => {
 
 // ---- alternate, collect ----
 const samples = {
+  text: builds.map(() => [] as Array<Sample>),
   bash40: builds.map(() => [] as Array<Sample>),
   bash300: builds.map(() => [] as Array<Sample>),
   serve: builds.map(() => [] as Array<Serve | string>)
 }
 try {
+  if (ONLY.has("text")) {
+    // a run with no tool step: startup and one answer
+    for (const b of builds) await runCli(b, 0)
+    for (let i = 0; i < RUNS; i++) for (const [k, b] of builds.entries()) samples.text[k]!.push(await runCli(b, 0))
+  }
   if (ONLY.has("bash40")) {
     // one untimed run each first: the page cache and bun's transpiler cache warm for both
     for (const b of builds) await runCli(b, 40)
@@ -218,11 +225,13 @@ const pairRatio = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
   return pairs.length > 0 ? `${median(pairs)!.toFixed(2)}×` : "–"
 }
 const rows: Array<Array<string>> = []
-const row = (label: string, pick: (s: Sample) => number | undefined, set: "bash40" | "bash300", unit: string, digits = 0, scale = 1) => {
+const row = (label: string, pick: (s: Sample) => number | undefined, set: "text" | "bash40" | "bash300", unit: string, digits = 0, scale = 1) => {
   const [a, b] = samples[set].map((xs) => xs.map((s) => (pick(s) ?? NaN) / scale))
   if (a!.length === 0) return
   rows.push([label, fmt(med(a!), unit, digits), fmt(med(b!), unit, digits), pairRatio(a!, b!)])
 }
+row("text (no tool) wall", (s) => s.wallMs, "text", " s", 2, 1000)
+row("text (no tool) CPU (user + sys)", (s) => s.cpuMs, "text", " s", 2, 1000)
 row("bash40 wall", (s) => s.wallMs, "bash40", " s", 2, 1000)
 row("bash40 CPU (user + sys)", (s) => s.cpuMs, "bash40", " s", 2, 1000)
 row("bash40 peak RSS", (s) => s.peakMiB, "bash40", " MiB")
@@ -260,6 +269,7 @@ console.log(
 )
 console.log(
   `runs: ${[
+    ONLY.has("text") ? `text ${RUNS} pairs (after one warm-up each)` : "",
     ONLY.has("bash40") ? `bash40 ${RUNS} pairs (after one warm-up each)` : "",
     ONLY.has("bash300") ? `bash300 ${RUNS300} pairs` : "",
     ONLY.has("serve") ? `serve ${SERVE_RUNS} (${sessions} sessions)` : ""
@@ -268,7 +278,8 @@ console.log(
     .join(", ")}; alternating; medians; ratio = median of pair ratios (this / ${rev})` + `${SANDBOX_OFF ? "; --sandbox off where the build has it" : ""}\n`
 )
 console.log(table(["measure", builds[0]!.name, builds[1]!.name, "ratio"], rows))
-const all = (set: "bash40" | "bash300") =>
+const all = (set: "text" | "bash40" | "bash300") =>
   samples[set].map((xs, k) => `${builds[k]!.name}: ${xs.map((s) => (s.wallMs / 1000).toFixed(2)).join(", ")}`).join("; ")
+if (ONLY.has("text")) console.log(`\ntext runs (s) — ${all("text")}`)
 if (ONLY.has("bash40")) console.log(`\nbash40 runs (s) — ${all("bash40")}`)
 if (ONLY.has("bash300")) console.log(`bash300 runs (s) — ${all("bash300")}`)

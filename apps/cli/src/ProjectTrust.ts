@@ -15,7 +15,6 @@ import {
   trustItemKey,
   trustOf
 } from "@reins/domain"
-import * as readline from "node:readline"
 import { usage } from "./CliError.ts"
 import { visible } from "./present/Terminal.ts"
 
@@ -101,7 +100,8 @@ const askOnTerminal = (cwd: string, items: ReadonlyArray<TrustItem>, changed: Re
         `Trust this directory? Trusted, these apply from now on, until they change. [t]rust / [n]ot now: `
       ].join("\n")
     )
-    const rl = readline.createInterface({ input: process.stdin, output: out, terminal: false })
+    // node:readline loads here, on the one run that asks, not at every command's startup
+    const rl = process.getBuiltinModule("node:readline").createInterface({ input: process.stdin, output: out, terminal: false })
     let done = false
     const finish = (yes: boolean) => {
       if (done) return

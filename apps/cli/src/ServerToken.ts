@@ -1,7 +1,6 @@
 // A `reins serve` always wants a token: without --token it makes one and leaves it where only the same
 // user can read it — `<data dir>/servers/<port>.json`, mode 0600 — for `reins run --attach` to find.
 // Any local process of another user gets 401 (the class of opencode's CVE-2026-22812).
-import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { writeFileWhole } from "@reins/domain"
@@ -15,7 +14,7 @@ export interface ServerRecord {
 }
 
 /** A new token: 32 random bytes, hex. */
-export const newToken = () => randomBytes(32).toString("hex")
+export const newToken = () => process.getBuiltinModule("node:crypto").randomBytes(32).toString("hex")
 
 /** The file of the server on `port`. */
 export const serverFile = (dataDir: string, port: number) => path.join(dataDir, "servers", `${port}.json`)

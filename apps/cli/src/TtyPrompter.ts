@@ -1,12 +1,12 @@
 import { Effect } from "effect"
-import * as readline from "node:readline"
 import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
 import { visible } from "./present/Terminal.ts"
 
 /** One line typed at a question on the terminal; with `cancelled`, Ctrl+C fails with it. */
 export const ask = <E = never>(question: string, cancelled?: E) =>
   Effect.callback<string, E>((resume) => {
-    const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+    // node:readline loads here, at the first question, not at every command's startup
+    const rl = process.getBuiltinModule("node:readline").createInterface({ input: process.stdin, output: process.stderr, terminal: true })
     rl.question(question, (answer) => {
       rl.close()
       resume(Effect.succeed(answer))

@@ -4,7 +4,6 @@
 // the directory. This module says what that is — the items the trust question shows — and what of a
 // project's config applies without trust: data (model, limits, output settings) and rules that only
 // tighten. The digest of the items keys the trust: a change to what would run asks again.
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
@@ -128,7 +127,8 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
   return { inert, tighten: rules.tighten, items }
 }
 
-const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex")
+// node:crypto loads at the first hash, not at every command's startup
+const sha256 = (data: string | Buffer) => process.getBuiltinModule("node:crypto").createHash("sha256").update(data).digest("hex")
 
 const fileHash = (file: string) => {
   try {

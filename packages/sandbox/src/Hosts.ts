@@ -2,7 +2,9 @@
 // the allowlist's entries (exact names, `*.suffix`, IP literals), the package registries it defaults to,
 // and the addresses a name may not resolve to unless the list names it exactly (loopback, private
 // ranges: a public name that resolves there is DNS rebinding, not a registry). Pure.
-import * as net from "node:net"
+
+// loaded on first use: startup of a command that never checks a host does not pay for node:net
+const net = () => process.getBuiltinModule("node:net")
 
 /** Stands for DEFAULT_ALLOWED_HOSTS inside an `allow` list (`["@registries", "api.example.com"]`). */
 export const REGISTRIES = "@registries"
@@ -53,7 +55,7 @@ export const hostListing = (allow: ReadonlyArray<string>, host: string): "exact"
   const h = normalizeHost(host)
   if (allow.includes(h)) return "exact"
   // an IP literal is reached only when listed as it is, never through a wildcard
-  if (net.isIP(h) !== 0) return undefined
+  if (net().isIP(h) !== 0) return undefined
   return allow.some((e) => e === "*" || (e.startsWith("*.") && h.endsWith(e.slice(1)))) ? "wildcard" : undefined
 }
 
@@ -61,7 +63,7 @@ const v4 = (address: string) => address.split(".").map(Number) as [number, numbe
 
 /** Whether an address is not on the public internet: loopback, private, link-local, CGNAT, multicast, reserved, unspecified. */
 export const isPrivateAddress = (address: string): boolean => {
-  const family = net.isIP(address)
+  const family = net().isIP(address)
   if (family === 4) {
     const [a, b] = v4(address)
     return (

@@ -4,11 +4,14 @@
 // reach it. It resolves names itself and connects to the address it checked (no second lookup for a
 // rebinding name to change), refuses IP literals that are not listed, and refuses a name that resolves
 // to a loopback or private address unless the list names that host exactly.
-import * as dns from "node:dns"
-import * as net from "node:net"
+import type * as net from "node:net"
 import { type Duplex, duplexPair } from "node:stream"
 import { hostListing, isPrivateAddress, normalizeHost } from "./Hosts.ts"
 import { muxCodec, muxEndpoint } from "./Mux.ts"
+
+// loaded on first use: a command that never runs the proxy does not pay for node:dns and node:net at startup
+const dns = () => process.getBuiltinModule("node:dns")
+const netModule = () => process.getBuiltinModule("node:net")
 
 /** How the proxy resolves a name: every address, as `dns.lookup` gives them. */
 export type Resolve = (host: string) => Promise<ReadonlyArray<{ readonly address: string }>>
@@ -30,7 +33,7 @@ export interface Channel {
 
 type Decision = { readonly ok: true; readonly address: string } | { readonly ok: false; readonly status: number; readonly message: string }
 
-const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true })
+const defaultResolve: Resolve = (host) => dns().promises.lookup(host, { all: true, verbatim: true })
 
 const MAX_HEAD = 64 * 1024
 /** How long a request head may take to arrive. */
@@ -49,7 +52,7 @@ export const decide = async (allow: ReadonlyArray<string>, rawHost: string, reso
   const host = normalizeHost(rawHost)
   const listing = hostListing(allow, host)
   if (listing === undefined) return { ok: false, status: 403, message: refusalMessage(host) }
-  if (net.isIP(host) !== 0) return { ok: true, address: host }
+  if (netModule().isIP(host) !== 0) return { ok: true, address: host }
   let addresses: ReadonlyArray<{ readonly address: string }>
   try {
     addresses = await resolve(host)
@@ -144,7 +147,7 @@ export const serveConnection = (client: Duplex, options: ProxyOptions, onRefused
       if (decision.status === 403) onRefused(normalizeHost(request.host))
       return respond(client, decision.status, decision.message)
     }
-    const upstream = net.connect({ host: decision.address, port: request.port, allowHalfOpen: true })
+    const upstream = netModule().connect({ host: decision.address, port: request.port, allowHalfOpen: true })
     track(upstream)
     const timer = setTimeout(() => upstream.destroy(new Error("timed out")), options.connectTimeoutMs ?? 15_000)
     upstream.once("error", (error) => {

@@ -3,7 +3,6 @@
 import { ByteSize, Cause, Effect, Layer, Predicate, type Schema } from "effect"
 import { HttpIncomingMessage, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import * as crypto from "node:crypto"
 
 export interface GuardOptions {
   /** Required as `Authorization: Bearer <token>` on every route (`?token=` also on GET /event) when set. */
@@ -17,10 +16,12 @@ export interface GuardOptions {
 /** The JSON error every failing request gets: a tag and what to do. */
 export const errorResponse = (status: number, error: string, message: string) => HttpServerResponse.jsonUnsafe({ error, message }, { status })
 
-const digest = (text: string) => crypto.createHash("sha256").update(text).digest()
+// node:crypto loads at the first request with a token, not at startup
+const crypto = () => process.getBuiltinModule("node:crypto")
+const digest = (text: string) => crypto().createHash("sha256").update(text).digest()
 
 /** Compares in constant time: digests of equal length, whatever the lengths of the inputs. */
-export const sameToken = (given: string, expected: string) => crypto.timingSafeEqual(digest(given), digest(expected))
+export const sameToken = (given: string, expected: string) => crypto().timingSafeEqual(digest(given), digest(expected))
 
 /** A Host header's name without its port: `[::1]:4096` → `[::1]`, `localhost.:4096` → `localhost`, lower case. */
 export const hostnameOf = (host: string) => {

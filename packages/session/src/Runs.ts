@@ -1,7 +1,6 @@
 import { Cause, Context, Effect, Exit, Predicate } from "effect"
 import type { SessionRun } from "@reins/domain"
 import { sameClaim, takenOver, type RunClaims, type StoreError } from "@reins/storage"
-import { randomBytes } from "node:crypto"
 import * as os from "node:os"
 
 /** How a running turn keeps its lease (T5, issue 27). */
@@ -40,7 +39,8 @@ export interface RunOwner {
 
 // Once per process start: a restarted process (even one given the same pid) is another holder.
 const processOwner: RunOwner = {
-  holder: `${os.hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`,
+  // Web Crypto (a global): node:crypto is not loaded at startup for this
+  holder: `${os.hostname()}/${process.pid}/${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(4))).toString("hex")}`,
   pid: process.pid,
   host: os.hostname()
 }

@@ -3,6 +3,7 @@ import { Effect, Predicate, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { isSqlError } from "effect/sql/SqlError"
 import { migratePg } from "./PgMigrations.ts"
+import { redactUrl } from "./DatabaseUrl.ts"
 import { StoreError } from "./StoreError.ts"
 
 /** One open, migrated PostgreSQL pool; `where` names it in messages (the URL without its password). */
@@ -15,21 +16,6 @@ export interface PgDatabase {
 
 /** The database's time in ms (Unix epoch): leases expire by it, not by any caller's clock. */
 export const PG_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
-
-/** Whether a database URL names PostgreSQL. */
-export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url)
-
-/** A database URL as it may be shown: user, host, port and database, never the password or the query. */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    const user = parsed.username === "" ? "" : `${decodeURIComponent(parsed.username)}@`
-    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`
-  } catch {
-    // not a URL: what follows an "@" (a password, if any, comes before it)
-    return url.slice(url.lastIndexOf("@") + 1)
-  }
-}
 
 const codeOf = (error: unknown): string | undefined => {
   let current: unknown = error

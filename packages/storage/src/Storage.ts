@@ -2,17 +2,12 @@ import { DataDir } from "@reins/domain"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { makeMemoryState, openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
+import { isPostgresUrl, redactUrl } from "./DatabaseUrl.ts"
 import { EventLog } from "./EventLog.ts"
 import { Grants, makeMemoryGrants, makeSqliteGrants } from "./Grants.ts"
 import { makeMemoryEventLog, makeMemoryPendingQuestions } from "./MemoryEventLog.ts"
 import { makeMemorySessionStore } from "./MemorySessionStore.ts"
 import { PendingQuestions } from "./PendingQuestions.ts"
-import { isPostgresUrl, openPostgres, type PgDatabase, redactUrl } from "./PgDatabase.ts"
-import { makePgEventLog } from "./PgEventLog.ts"
-import { makePgGrants } from "./PgGrants.ts"
-import { makePgPendingQuestions } from "./PgPendingQuestions.ts"
-import { makePgRunClaims } from "./PgRunClaims.ts"
-import { makePgSessionStore } from "./PgSessionStore.ts"
 import { makeMemoryRunClaims, makeSqliteRunClaims, RunClaims } from "./RunClaims.ts"
 import { SessionStore } from "./SessionStore.ts"
 import { makeSqliteEventLog } from "./SqliteEventLog.ts"
@@ -47,16 +42,6 @@ export const sqliteServices = (db: SqliteDatabase): Layer.Layer<Services, StoreE
     Layer.effect(PendingQuestions, makeSqlitePendingQuestions(db))
   )
 
-/** Every storage service over one PostgreSQL pool. */
-export const pgServices = (db: PgDatabase): Layer.Layer<Services> =>
-  Layer.mergeAll(
-    Layer.succeed(SessionStore, makePgSessionStore(db)),
-    Layer.succeed(RunClaims, makePgRunClaims(db)),
-    Layer.succeed(Grants, makePgGrants(db)),
-    Layer.succeed(EventLog, makePgEventLog(db)),
-    Layer.succeed(PendingQuestions, makePgPendingQuestions(db))
-  )
-
 /** Every storage service over one memory database; nothing persists. For tests and embedding. */
 export const layerMemory: Layer.Layer<Services> = Layer.unwrap(Effect.sync(() => memoryServices(makeMemoryState())))
 
@@ -72,7 +57,14 @@ export const layer: Layer.Layer<Services, StoreError, DataDir> = Layer.unwrap(Ef
  * `?options=-c search_path=…` puts reins's tables in a schema of their own). Migrated on open, under an advisory
  * lock; the pool closes with the layer. An unreachable server is a StoreError naming the URL without its password.
  */
-export const layerPostgres = (url: string): Layer.Layer<Services, StoreError> => Layer.unwrap(Effect.map(openPostgres(url), pgServices))
+export const layerPostgres = (url: string): Layer.Layer<Services, StoreError> =>
+  // the PostgreSQL driver (and node:net, node:tls) loads only when PostgreSQL is asked for, not at every command's startup
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("./PgStorage.ts")),
+      (pg) => pg.layerPostgres(url)
+    )
+  )
 
 /** Where the storage lives: `url` (REINS_DATABASE_URL or --database) when given, else SQLite in `dataDir`. */
 export interface DatabaseConfig {

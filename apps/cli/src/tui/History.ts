@@ -1,5 +1,4 @@
 // The prompts typed in a project, newest last, kept in the data dir so Up finds them next time too.
-import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 
@@ -7,7 +6,8 @@ import * as path from "node:path"
 const KEEP = 500
 
 /** The file of a project's prompt history: <dataDir>/history/<sha1 of the directory>.json. */
-export const historyFile = (dataDir: string, cwd: string) => path.join(dataDir, "history", `${createHash("sha1").update(cwd).digest("hex").slice(0, 16)}.json`)
+export const historyFile = (dataDir: string, cwd: string) =>
+  path.join(dataDir, "history", `${process.getBuiltinModule("node:crypto").createHash("sha1").update(cwd).digest("hex").slice(0, 16)}.json`)
 
 /** The project's prompts, oldest first; none when the file is missing or unreadable. */
 export const loadHistory = async (file: string): Promise<ReadonlyArray<string>> => {
