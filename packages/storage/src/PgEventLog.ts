@@ -11,8 +11,16 @@ export const EVENTS_CHANNEL = "reins_events"
 export const APPEND_LOCK = 0x7265696e7365
 
 const COLUMNS = `id, session_id, root_session_id, seq, "time", data`
-const LAST_SEQ = "SELECT COALESCE(MAX(seq), 0)::int AS seq FROM session_event WHERE session_id = $1"
-const INSERT = `INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING id`
+const placeholders = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `$${from + i + 1}`).join(", ")
+const LAST_SEQS = (sessions: number) =>
+  `SELECT session_id, MAX(seq)::int AS seq FROM session_event WHERE session_id IN (${placeholders(sessions)}) GROUP BY session_id`
+/** Rows per INSERT: 6 parameters a row, well under PostgreSQL's 65535. */
+const INSERT_CHUNK = 1000
+const INSERT_ROWS = (rows: number) =>
+  `INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data) VALUES ${Array.from(
+    { length: rows },
+    (_, r) => `($${r * 6 + 1}, $${r * 6 + 2}, $${r * 6 + 3}, $${r * 6 + 4}, $${r * 6 + 5}, $${r * 6 + 6}::jsonb)`
+  ).join(", ")} RETURNING id`
 // $2 NULL: no limit. id is a bigint: ORDER BY id is numeric.
 const READ = `SELECT ${COLUMNS} FROM session_event WHERE id > $1 AND ($3::text IS NULL OR session_id = $3) AND ($4::text IS NULL OR root_session_id = $4)
   ORDER BY id LIMIT $2::bigint`
@@ -50,25 +58,30 @@ export const makePgEventLog = (db: PgDatabase): Effect.Effect<EventLog["Service"
     const { sql } = db
     const attempt = <A, E>(action: () => string, effect: Effect.Effect<A, E>) => attemptPg(db, action, effect)
 
+    // One round trip for the last seqs of the batch's sessions, one multi-row INSERT per chunk (the parameters of a
+    // statement are limited), under the advisory lock: the lock is held for a few round trips, not one per event.
     const insertAll = (batch: ReadonlyArray<EventToAppend>) =>
       Effect.gen(function* () {
         if (batch.length === 0) return []
         yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK})`)
-        const seqs = new Map<string, number>()
-        const logged: Array<LoggedEvent> = []
-        for (const item of batch) {
-          const last = seqs.get(item.sessionID) ?? num((yield* sql.unsafe<{ seq: number }>(LAST_SEQ, [item.sessionID]))[0]?.seq ?? 0)
-          const seq = last + 1
+        const sessions = [...new Set(batch.map((item) => item.sessionID))]
+        const lastRows = yield* sql.unsafe<{ session_id: string; seq: number }>(LAST_SEQS(sessions.length), sessions)
+        const seqs = new Map<string, number>(lastRows.map((row) => [row.session_id, num(row.seq)]))
+        const rows = batch.map((item) => {
+          const seq = (seqs.get(item.sessionID) ?? 0) + 1
           seqs.set(item.sessionID, seq)
-          const [row] = yield* sql.unsafe<{ id: bigint }>(INSERT, [
-            item.sessionID,
-            item.rootSessionID,
-            seq,
-            item.event.type,
-            item.time,
-            JSON.stringify(item.event)
-          ])
-          logged.push({ id: num(row?.id), sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
+          return { item, seq }
+        })
+        const logged: Array<LoggedEvent> = []
+        for (let from = 0; from < rows.length; from += INSERT_CHUNK) {
+          const chunk = rows.slice(from, from + INSERT_CHUNK)
+          const values = chunk.flatMap(({ item, seq }) => [item.sessionID, item.rootSessionID, seq, item.event.type, item.time, JSON.stringify(item.event)])
+          const inserted = yield* sql.unsafe<{ id: bigint }>(INSERT_ROWS(chunk.length), values)
+          // ids come from the sequence in the VALUES order; sorted, they pair with the rows whatever order RETURNING has
+          const ids = inserted.map((row) => num(row.id)).sort((a, b) => a - b)
+          for (const [i, { item, seq }] of chunk.entries()) {
+            logged.push({ id: ids[i]!, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
+          }
         }
         // delivered at commit, to every listener on the database
         yield* sql.unsafe("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, String(logged.at(-1)?.id ?? 0)])

@@ -121,6 +121,32 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL storage", () => {
     expect(result.firstAfterPrune).toBe(result.ids[4]!)
   })
 
+  test("one append of 2,500 events over three sessions (several INSERT chunks): ids in batch order, seqs continuing per session, as read back", async () => {
+    const result = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const log = Context.get(yield* Layer.build(Storage.layerPostgres(url)), EventLog)
+        const event = (sessionID: string, time: number) => ({ sessionID, rootSessionID: "ses_root", time, event: { type: "session.idle", sessionID } as never })
+        yield* log.append([event("ses_b", 0)])
+        const batch = Array.from({ length: 2500 }, (_, i) => event(["ses_a", "ses_b", "ses_c"][i % 3]!, i + 1))
+        const logged = yield* log.append(batch)
+        return { batch, logged, read: yield* log.read({ after: 0 }) }
+      })
+    )
+    expect(result.logged.map((e) => e.time)).toEqual(result.batch.map((e) => e.time))
+    const ids = result.logged.map((e) => e.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    expect(new Set(ids).size).toBe(2500)
+    for (const [sessionID, first] of [
+      ["ses_a", 1],
+      ["ses_b", 2],
+      ["ses_c", 1]
+    ] as const) {
+      const seqs = result.logged.filter((e) => e.sessionID === sessionID).map((e) => e.seq)
+      expect(seqs).toEqual(seqs.map((_, i) => first + i))
+    }
+    expect(result.read.slice(1)).toEqual([...result.logged])
+  })
+
   test("another pool's append wakes wakeups (LISTEN reins_events)", async () => {
     const woken = await inFreshSchema((url) =>
       Effect.gen(function* () {
