@@ -5,9 +5,11 @@ import { attemptPg, PG_NOW_MS, type PgDatabase } from "./PgDatabase.ts"
 import { PG_RUN_COLUMNS, PG_SELECT_LIVE_RUN, type PgRunRow, pgRunOf, num, upsertMessage, upsertPart } from "./PgSql.ts"
 import { type ClaimRequest, RunClaims } from "./RunClaims.ts"
 
-// Every claim of a session first locks its session row (FOR NO KEY UPDATE: message inserts, which only take a key
-// share lock, go on), so two processes claiming a session without a lease row yet do not both insert one.
-const LOCK_SESSION = `SELECT ${PG_NOW_MS} AS now, (SELECT id FROM session WHERE id = $1 FOR NO KEY UPDATE) AS id`
+// One lock order everywhere: the lease row first, then the session row (a fenced write locks the lease FOR SHARE
+// and then writes the session). A claim never locks the session row: it inserts a released placeholder lease row
+// when there is none (two claimers insert one row: the second waits, then does nothing), then locks that row.
+const PLACE_RUN = `INSERT INTO session_run (session_id, holder, host, pid, epoch, time_started, time_expires, queued, "abort")
+  VALUES ($1, '', '', 0, 0, 0, 0, 0, false) ON CONFLICT (session_id) DO NOTHING`
 const SELECT_RUN_FOR_UPDATE = `SELECT ${PG_RUN_COLUMNS}, ${PG_NOW_MS} AS now FROM session_run WHERE session_id = $1 FOR UPDATE`
 // $1 session, $2 holder, $3 host, $4 pid, $5 epoch, $6 now, $7 ttl ms, $8 queued
 const UPSERT_RUN = `INSERT INTO session_run (session_id, holder, host, pid, epoch, time_started, time_expires, queued, "abort")
@@ -31,11 +33,12 @@ export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
 
   const claimRun = (request: ClaimRequest) =>
     Effect.gen(function* () {
-      const [locked] = yield* sql.unsafe<{ now: bigint }>(LOCK_SESSION, [request.sessionID])
+      yield* sql.unsafe(PLACE_RUN, [request.sessionID])
       const [row] = yield* sql.unsafe<NowRow>(SELECT_RUN_FOR_UPDATE, [request.sessionID])
       if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now))) return { _tag: "held", run: pgRunOf(row) } as const
       const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
-      const now = num(row?.now ?? locked?.now)
+      // no row: the session was deleted since; the insert below then fails as a claim of a missing session
+      const now = num(row?.now ?? (yield* sql.unsafe<{ now: bigint }>(`SELECT ${PG_NOW_MS} AS now`))[0]?.now ?? 0)
       const [stored] = yield* sql.unsafe<PgRunRow>(UPSERT_RUN, [
         sessionID,
         holder,

@@ -219,11 +219,13 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     // One transaction: the foreign keys cascade to messages, parts and the lease; the event log and the waiting
-    // questions have none, and go in the same transaction.
+    // questions have none, and go in the same transaction. The lease row is locked first, as a fenced write and a
+    // claim lock it before the session row: one lock order, no deadlock.
     const deleted = yield* attempt(
       () => `delete session ${id}`,
       sql.withTransaction(
         Effect.gen(function* () {
+          yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = $1 FOR UPDATE", [id])
           const rows = yield* sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id])
           yield* sql.unsafe("DELETE FROM session_event WHERE session_id = $1", [id])
           yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1", [id])

@@ -21,7 +21,7 @@ export const pgServices = (db: PgDatabase): Layer.Layer<Services> =>
     Layer.succeed(SessionStore, makePgSessionStore(db)),
     Layer.succeed(RunClaims, makePgRunClaims(db)),
     Layer.succeed(Grants, makePgGrants(db)),
-    Layer.succeed(EventLog, makePgEventLog(db)),
+    Layer.effect(EventLog, makePgEventLog(db)),
     Layer.succeed(PendingQuestions, makePgPendingQuestions(db))
   )
 

@@ -13,6 +13,7 @@ import pgJournal from "../migrations/pg/meta/_journal.json"
 import { EventLog } from "../src/EventLog.ts"
 import { Grants } from "../src/Grants.ts"
 import { PendingQuestions } from "../src/PendingQuestions.ts"
+import { listenFailed } from "../src/PgEventLog.ts"
 import { migratePg, MIGRATION_LOCK, pgMigrations } from "../src/PgMigrations.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
@@ -120,6 +121,32 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL storage", () => {
     expect(result.firstAfterPrune).toBe(result.ids[4]!)
   })
 
+  test("one append of 2,500 events over three sessions (several INSERT chunks): ids in batch order, seqs continuing per session, as read back", async () => {
+    const result = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const log = Context.get(yield* Layer.build(Storage.layerPostgres(url)), EventLog)
+        const event = (sessionID: string, time: number) => ({ sessionID, rootSessionID: "ses_root", time, event: { type: "session.idle", sessionID } as never })
+        yield* log.append([event("ses_b", 0)])
+        const batch = Array.from({ length: 2500 }, (_, i) => event(["ses_a", "ses_b", "ses_c"][i % 3]!, i + 1))
+        const logged = yield* log.append(batch)
+        return { batch, logged, read: yield* log.read({ after: 0 }) }
+      })
+    )
+    expect(result.logged.map((e) => e.time)).toEqual(result.batch.map((e) => e.time))
+    const ids = result.logged.map((e) => e.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    expect(new Set(ids).size).toBe(2500)
+    for (const [sessionID, first] of [
+      ["ses_a", 1],
+      ["ses_b", 2],
+      ["ses_c", 1]
+    ] as const) {
+      const seqs = result.logged.filter((e) => e.sessionID === sessionID).map((e) => e.seq)
+      expect(seqs).toEqual(seqs.map((_, i) => first + i))
+    }
+    expect(result.read.slice(1)).toEqual([...result.logged])
+  })
+
   test("another pool's append wakes wakeups (LISTEN reins_events)", async () => {
     const woken = await inFreshSchema((url) =>
       Effect.gen(function* () {
@@ -142,6 +169,43 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL storage", () => {
       })
     )
     expect(woken).toBeGreaterThan(0)
+  })
+
+  test("twenty wakeups subscribers on one pool share one LISTEN: the pool's queries still run and every subscriber wakes", async () => {
+    const result = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const ctx = yield* Layer.build(Storage.layerPostgres(url)) // a pool of 10 connections
+        const log = Context.get(ctx, EventLog)
+        const counts = yield* Effect.forEach(Array.from({ length: 20 }), () => Ref.make(0))
+        const fibers = yield* Effect.forEach(counts, (count) => Effect.forkChild(Stream.runForEach(log.wakeups, () => Ref.update(count, (n) => n + 1))))
+        const append = log.append([{ sessionID: "ses_a", rootSessionID: "ses_a", time: 1, event: { type: "session.idle", sessionID: "ses_a" } as never }])
+        // the appends and reads go through the same pool: with a connection per subscriber they would wait forever
+        yield* eventually(
+          Effect.gen(function* () {
+            yield* append
+            const woken = yield* Effect.forEach(counts, Ref.get)
+            return woken.every((n) => n > 0)
+          }),
+          "not every wakeups subscriber woke on an append"
+        )
+        const last = yield* log.last()
+        yield* Effect.forEach(fibers, Fiber.interrupt)
+        // the shared LISTEN ended with its last subscriber; a new one starts it again
+        const later = yield* Ref.make(0)
+        const fiber = yield* Effect.forkChild(Stream.runForEach(log.wakeups, () => Ref.update(later, (n) => n + 1)))
+        yield* eventually(
+          Effect.andThen(
+            append,
+            Effect.map(Ref.get(later), (n) => n > 0)
+          ),
+          "no wakeup for a subscriber after the others ended"
+        )
+        yield* Fiber.interrupt(fiber)
+        return { last, read: (yield* log.read({ after: 0 })).length }
+      })
+    )
+    expect(result.last).toBeGreaterThan(0)
+    expect(result.read).toBeGreaterThan(1)
   })
 
   test("two processes migrating at once: one waits for the other's advisory lock, the migrations apply once", async () => {
@@ -196,6 +260,14 @@ describe("choosing and opening the database", () => {
     expect(error.message).toContain("REINS_DATABASE_URL or --database")
     expect(error.message).toContain("server is running")
     expect(error.message).not.toContain("hunter2secret")
+  })
+
+  test("the warning for a failed LISTEN names the database and scrubs the password from the driver's message", () => {
+    const db = { sql: undefined as never, where: "postgres://reins@db:5432/reins", secret: "hunter2secret" }
+    const warning = listenFailed(db, new Error('password authentication failed: "hunter2secret" rejected'))
+    expect(warning).toContain("postgres://reins@db:5432/reins")
+    expect(warning).toContain("listening again")
+    expect(warning).not.toContain("hunter2secret")
   })
 
   test("layerFor: SQLite in the data dir without a URL, an error for a URL that is not postgres://", async () => {

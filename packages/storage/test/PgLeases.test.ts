@@ -52,4 +52,65 @@ describe.skipIf(pgUrl === undefined)("leases on PostgreSQL, from several pools",
     expect(result.renewed).toBeUndefined()
     expect(result.messages).toEqual([])
   })
+  test("a fenced updateSession loop and another pool's claim loop: no deadlock, every write lands, every claim finds the lease held", async () => {
+    const out = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const a = yield* Layer.build(Storage.layerPostgres(url))
+        const b = yield* Layer.build(Storage.layerPostgres(url))
+        const store = Context.get(a, SessionStore)
+        yield* store.createSession(session("ses_a"))
+        const got = yield* Context.get(a, RunClaims).claim(request("ses_a", "A"))
+        const writer = Effect.forEach(
+          Array.from({ length: 150 }, (_, i) => i),
+          (i) => Effect.result(store.updateSession(session("ses_a", { title: `t${i}` })).pipe(Effect.provideService(WritingClaim, got.run)))
+        )
+        const claimer = Effect.forEach(Array.from({ length: 150 }), () => Effect.result(Context.get(b, RunClaims).claim(request("ses_a", "B"))))
+        const [writes, claims] = yield* Effect.all([writer, claimer], { concurrency: "unbounded" })
+        return { writes, claims, title: (yield* store.getSession("ses_a")).title }
+      })
+    )
+    expect(out.writes.filter((r) => r._tag === "Failure")).toEqual([])
+    expect(out.claims.filter((r) => r._tag === "Failure")).toEqual([])
+    for (const r of out.claims) if (r._tag === "Success") expect(r.success._tag).toBe("held")
+    expect(out.title).toBe("t149")
+  }, 60_000)
+
+  test("deleting sessions while their holder writes messages behind the fence: no deadlock, only not-found or taken-over", async () => {
+    const out = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const a = yield* Layer.build(Storage.layerPostgres(url))
+        const b = yield* Layer.build(Storage.layerPostgres(url))
+        const store = Context.get(a, SessionStore)
+        const ids = Array.from({ length: 20 }, (_, i) => `ses_${i}`)
+        return yield* Effect.forEach(
+          ids,
+          (id) =>
+            Effect.gen(function* () {
+              yield* store.createSession(session(id))
+              const got = yield* Context.get(a, RunClaims).claim(request(id, "A"))
+              const writer = Effect.forEach(
+                Array.from({ length: 10 }, (_, i) => i),
+                (i) =>
+                  Effect.flip(store.putMessage(userMessage(`msg_${id}_${i}`, id)).pipe(Effect.provideService(WritingClaim, got.run))).pipe(
+                    Effect.map((error) => error.message),
+                    Effect.orElseSucceed(() => "ok")
+                  )
+              )
+              const deleter = Effect.flip(Context.get(b, SessionStore).deleteSession(id)).pipe(
+                Effect.map((error) => error.message),
+                Effect.orElseSucceed(() => "ok")
+              )
+              const [writes, deleted] = yield* Effect.all([writer, deleter], { concurrency: "unbounded" })
+              return { writes, deleted, left: yield* Effect.result(store.getSession(id)) }
+            }),
+          { concurrency: 4 }
+        )
+      })
+    )
+    for (const r of out) {
+      expect(r.deleted).toBe("ok")
+      expect(r.left._tag).toBe("Failure")
+      for (const w of r.writes) expect(w === "ok" || !/deadlock/i.test(w)).toBe(true)
+    }
+  }, 60_000)
 })
