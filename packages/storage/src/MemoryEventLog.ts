@@ -1,5 +1,5 @@
 import { Effect, Queue, Stream } from "effect"
-import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import type { MemoryState } from "./Database.ts"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
 import type { ListQuestionsOptions, PendingQuestion, PendingQuestions, QuestionReply } from "./PendingQuestions.ts"
@@ -25,7 +25,7 @@ export const makeMemoryEventLog = (state: MemoryState): EventLog["Service"] => {
     const claim = yield* WritingClaim
     if (claim !== undefined) {
       const holder = state.runs.get(claim.sessionID)
-      if (holder === undefined || !sameClaim(holder, claim)) return yield* takenOver(claim, holder)
+      if (holder === undefined || !fencePasses(holder, claim)) return yield* takenOver(claim, holder)
     }
     if (batch.length === 0) return []
     const logged = batch.map((item): LoggedEvent => {
