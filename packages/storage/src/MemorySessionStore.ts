@@ -163,7 +163,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     if (!sessions.delete(id)) return yield* sessionNotFound(id)
     runs.delete(id)
     state.eventLog.events = state.eventLog.events.filter((event) => event.sessionID !== id)
-    for (const question of state.questions.values()) if (question.sessionID === id) state.questions.delete(question.id)
+    for (const question of state.questions.values()) if (question.sessionID === id || question.rootSessionID === id) state.questions.delete(question.id)
     const gone = new Set<string>()
     for (const message of messagesById.values()) {
       if (message.sessionID === id) gone.add(message.id)

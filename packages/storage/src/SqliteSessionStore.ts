@@ -291,7 +291,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
 
   // the event log and the waiting questions have no foreign key: deleted with the session, in its transaction
   const deleteEvents = client.prepare<void, [string]>("DELETE FROM session_event WHERE session_id = ?1")
-  const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1")
+  const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1 OR root_session_id = ?1")
   const removeSession = client.transaction((id: string) => {
     const deleted = db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
     deleteEvents.run(id)
