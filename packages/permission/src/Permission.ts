@@ -445,16 +445,21 @@ export class Permission extends Context.Service<
         yield* bus.publish(event)
         const waiters: Array<Effect.Effect<unknown>> = [Deferred.await(entry.deferred)]
         if (questions) {
-          // an answer another process stored: taken here, settled as if the user answered here
+          // an answer another process stored: taken here, settled as if the user answered here; taking and settling
+          // are one uninterruptible step, so an answer taken for a sibling question is never lost when this one ends
           waiters.push(
             Effect.forever(
-              Effect.gen(function* () {
-                yield* Effect.sleep(ANSWER_POLL)
-                for (const taken of yield* questions.takeAnswers(request.sessionID)) {
-                  const answered = pending.get(taken.id)
-                  if (answered) yield* settle(answered, taken.answer, "user")
-                }
-              })
+              Effect.andThen(
+                Effect.sleep(ANSWER_POLL),
+                Effect.uninterruptible(
+                  Effect.gen(function* () {
+                    for (const taken of yield* questions.takeAnswers(request.sessionID)) {
+                      const answered = pending.get(taken.id)
+                      if (answered) yield* settle(answered, taken.answer, "user")
+                    }
+                  })
+                )
+              )
             )
           )
         }

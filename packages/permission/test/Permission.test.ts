@@ -7,7 +7,16 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Bus, Ids, type Event } from "@reins/domain"
 import { scanBash } from "../src/BashScan.ts"
-import { Permission, PermissionGrants, PermissionSettings, type GrantStore, type Prompter } from "../src/Permission.ts"
+import {
+  type Answer,
+  Permission,
+  PermissionGrants,
+  PermissionQuestions,
+  PermissionSettings,
+  type GrantStore,
+  type Prompter,
+  type QuestionStore
+} from "../src/Permission.ts"
 import { defaultRules, fromConfig, type Rule } from "../src/Rules.ts"
 
 /** Gives an effect the Permission service (and its Bus) with these settings. */
@@ -248,5 +257,48 @@ describe("project grants", () => {
     expect(await run(ask("make test"), settings("/p1"), store)).toBeUndefined()
     const other = await run(Effect.flip(ask("make test")), settings("/p2"), store)
     expect(other.reason).toBe("rejected")
+  })
+})
+
+describe("Permission with a shared question store", () => {
+  test("answers stored by another process for two questions of one session both settle (one poll takes both)", async () => {
+    const stored = new Map<string, { readonly sessionID: string; answer?: Answer }>()
+    const questions: QuestionStore = {
+      put: (asked) => Effect.sync(() => void stored.set(asked.id, { sessionID: asked.sessionID })),
+      remove: (id) => Effect.sync(() => void stored.delete(id)),
+      list: () => Effect.succeed([]),
+      answer: (id, answer) =>
+        Effect.sync(() => {
+          const question = stored.get(id)
+          if (question === undefined || question.answer !== undefined) return false
+          question.answer = answer
+          return true
+        }),
+      takeAnswers: (sessionID) =>
+        Effect.sync(() => {
+          const taken = [...stored.entries()].flatMap(([id, q]) => (q.sessionID === sessionID && q.answer ? [{ id, answer: q.answer }] : []))
+          for (const { id } of taken) stored.delete(id)
+          return taken
+        })
+    }
+    const result = await Effect.runPromise(
+      Effect.gen(function* () {
+        const permission = yield* Permission
+        const first = yield* Effect.forkChild(permission.ask(req(["make a"])))
+        const second = yield* Effect.forkChild(permission.ask(req(["make b"])))
+        yield* eventually(
+          Effect.sync(() => (stored.size === 2 ? true : undefined)),
+          "both questions stored"
+        )
+        for (const id of [...stored.keys()]) yield* questions.answer(id, { reply: "once" })
+        return [yield* Fiber.join(first), yield* Fiber.join(second)]
+      }).pipe(
+        Effect.provide(Permission.layer.pipe(Layer.provideMerge(Layer.mergeAll(Bus.layer, Ids.layer)))),
+        Effect.provideService(PermissionSettings, { rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", timeoutMs: 60_000 }),
+        Effect.provideService(PermissionQuestions, questions),
+        Effect.scoped
+      )
+    )
+    expect(result).toEqual([undefined, undefined])
   })
 })

@@ -1,4 +1,4 @@
-import { Clock, Context, Deferred, Effect, Exit, Layer, Option, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, type Exit, Layer, Option, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type Attachment, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
 import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Provider, ProviderError } from "@reins/provider"
@@ -245,24 +245,25 @@ export class SessionService extends Context.Service<
           Effect.flatMap((last) => (Option.isSome(last) ? Effect.succeed(last.value.result) : Effect.die("A turn's stream ended without its result")))
         )
 
-      /** A turn holding the session, if it is free; its end (idle, or its error) told after the hold is released. */
+      /** A turn holding the session, if it is free; its end (time, idle) written in the hold under its claim: fenced, refused once another claimed. */
       const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
+        // A turn whose session was taken over writes nothing more (a refused update skips the idle too).
+        const finish = <A, E>(exit: Exit.Exit<A, E>) =>
+          lostClaim(exit)
+            ? Effect.void
+            : Effect.gen(function* () {
+                const now = yield* Clock.currentTimeMillis
+                const current = yield* store.getSession(input.sessionID)
+                yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
+                yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
+              }).pipe(Effect.ignore)
         return runs
-          .hold(input.sessionID, result, (run) => Effect.andThen(repairWindow(before), startTurn(input, run, known).pipe(withSubAgents)))
+          .hold(input.sessionID, result, (run) =>
+            Effect.andThen(repairWindow(before), startTurn(input, run, known).pipe(withSubAgents)).pipe(Effect.onExit(finish))
+          )
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
-            // A turn whose session was taken over writes nothing more, not even the session's time.
-            Effect.onExit((exit) =>
-              lostClaim(exit) || (Exit.isSuccess(exit) && exit.value._tag !== "ran")
-                ? Effect.void
-                : Effect.gen(function* () {
-                    const now = yield* Clock.currentTimeMillis
-                    const current = yield* store.getSession(input.sessionID)
-                    yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
-                    yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
-                  }).pipe(Effect.ignore)
-            ),
             Effect.tapError((error) =>
               bus.publish({
                 type: "session.error",

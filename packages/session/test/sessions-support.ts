@@ -3,7 +3,7 @@
 import { Compaction } from "@reins/compaction"
 import { emptyUsage } from "@reins/domain"
 import type { ModelEvent, ProviderRequest } from "@reins/provider"
-import { Storage } from "@reins/storage"
+import { Storage, type StoreError } from "@reins/storage"
 import { Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -35,9 +35,12 @@ export const gate = (dir: string, name = "go") => ({
 })
 
 /** Sessions with everything under it (SessionService, SessionRuns, the store and its event log's appender, Bus, Permission, tools) over `steps`. */
-export const sessionsLayer = (steps: ReadonlyArray<ReadonlyArray<ModelEvent>>, options: { readonly sqlite?: string } = {}) => {
+export const sessionsLayer = (
+  steps: ReadonlyArray<ReadonlyArray<ModelEvent>>,
+  options: { readonly sqlite?: string; readonly store?: Layer.Layer<Storage.Services, StoreError> } = {}
+) => {
   const requests: Array<ProviderRequest> = []
-  const store = options.sqlite === undefined ? Storage.layerMemory : Storage.layerSqlite(options.sqlite)
+  const store = options.store ?? (options.sqlite === undefined ? Storage.layerMemory : Storage.layerSqlite(options.sqlite))
   const { cwd, layer: tools } = toolsLayer(scripted(steps, requests), { store })
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(SessionProcessor.layer)))
   const service = SessionService.layerWithRuns.pipe(Layer.provideMerge(turns), Layer.provideMerge(Compaction.layer.pipe(Layer.provideMerge(tools))))

@@ -6,9 +6,17 @@ import { StoreError } from "./StoreError.ts"
 export const sameClaim = (a: SessionRun, b: SessionRun): boolean => a.holder === b.holder && a.epoch === b.epoch
 
 /**
+ * Whether a write under `claim` passes the fence, given the session's stored lease: the same epoch, and the row
+ * still `claim`'s holder or released ("") — every claim bumps the epoch, so a released row under the same epoch
+ * means nobody claimed since, and the events a turn kept after a transient failure can still be written.
+ */
+export const fencePasses = (stored: SessionRun, claim: SessionRun): boolean =>
+  stored.epoch === claim.epoch && (stored.holder === claim.holder || stored.holder === "")
+
+/**
  * The lease the current fiber writes under (a running turn sets it for everything it runs). Every
  * write to that lease's session checks, in the write's own transaction, that the session's lease is
- * still (holder, epoch) — the fence — and fails with reason "taken-over" otherwise: a process that
+ * still `claim`'s epoch, held by it or released since (`fencePasses`) — the fence — and fails with reason "taken-over" otherwise: a process that
  * lost its lease (frozen past its expiry while another took the session over) writes nothing more.
  * Expiry alone does not stop writes: a lapsed lease nobody took writes on.
  */

@@ -1,5 +1,5 @@
-import { Effect, Queue, Stream } from "effect"
-import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
+import { Clock, Effect, Queue, Stream } from "effect"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import type { MemoryState } from "./Database.ts"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
 import type { ListQuestionsOptions, PendingQuestion, PendingQuestions, QuestionReply } from "./PendingQuestions.ts"
@@ -25,7 +25,7 @@ export const makeMemoryEventLog = (state: MemoryState): EventLog["Service"] => {
     const claim = yield* WritingClaim
     if (claim !== undefined) {
       const holder = state.runs.get(claim.sessionID)
-      if (holder === undefined || !sameClaim(holder, claim)) return yield* takenOver(claim, holder)
+      if (holder === undefined || !fencePasses(holder, claim)) return yield* takenOver(claim, holder)
     }
     if (batch.length === 0) return []
     const logged = batch.map((item): LoggedEvent => {
@@ -83,7 +83,12 @@ const matches = (question: PendingQuestion, options: ListQuestionsOptions | unde
 
 /** PendingQuestions over the memory database's Map. */
 export const makeMemoryPendingQuestions = (state: MemoryState): PendingQuestions["Service"] => {
-  const { questions } = state
+  const { questions, runs } = state
+  // a question is live while the asking session has a live lease: a dead process's question is not
+  const live = (question: PendingQuestion, now: number) => {
+    const run = runs.get(question.sessionID)
+    return run !== undefined && run.holder !== "" && run.time.expires > now
+  }
   return {
     put: Effect.fn("PendingQuestions.put")(function* (question: Omit<PendingQuestion, "reply">) {
       questions.set(question.id, question)
@@ -92,11 +97,14 @@ export const makeMemoryPendingQuestions = (state: MemoryState): PendingQuestions
       questions.delete(id)
     }),
     list: Effect.fn("PendingQuestions.list")(function* (options?: ListQuestionsOptions) {
-      return [...questions.values()].filter((question) => matches(question, options)).sort((a, b) => a.time.created - b.time.created || (a.id < b.id ? -1 : 1))
+      const now = yield* Clock.currentTimeMillis
+      return [...questions.values()]
+        .filter((question) => matches(question, options) && live(question, now))
+        .sort((a, b) => a.time.created - b.time.created || (a.id < b.id ? -1 : 1))
     }),
     answer: Effect.fn("PendingQuestions.answer")(function* (id: string, reply: QuestionReply) {
       const question = questions.get(id)
-      if (question === undefined || question.reply !== undefined) return false
+      if (question === undefined || question.reply !== undefined || !live(question, yield* Clock.currentTimeMillis)) return false
       questions.set(id, { ...question, reply })
       return true
     }),

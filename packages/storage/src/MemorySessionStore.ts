@@ -2,7 +2,7 @@ import { addUsage, emptyUsage, type AssistantMessage, type Message, type Message
 import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, utf8Order, type MemoryState } from "./Database.ts"
 import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
-import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import { refersToMissing as missing, sessionNotFound, StoreError } from "./StoreError.ts"
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -19,7 +19,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     Effect.flatMap(WritingClaim, (claim) => {
       if (claim === undefined || !sessionIDs.includes(claim.sessionID)) return Effect.void
       const holder = runs.get(claim.sessionID)
-      return holder !== undefined && sameClaim(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
+      return holder !== undefined && fencePasses(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
     })
 
   const createSession = Effect.fn("SessionStore.createSession")(function* (session: Session) {
@@ -163,7 +163,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     if (!sessions.delete(id)) return yield* sessionNotFound(id)
     runs.delete(id)
     state.eventLog.events = state.eventLog.events.filter((event) => event.sessionID !== id)
-    for (const question of state.questions.values()) if (question.sessionID === id) state.questions.delete(question.id)
+    for (const question of state.questions.values()) if (question.sessionID === id || question.rootSessionID === id) state.questions.delete(question.id)
     const gone = new Set<string>()
     for (const message of messagesById.values()) {
       if (message.sessionID === id) gone.add(message.id)

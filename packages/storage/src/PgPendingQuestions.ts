@@ -1,6 +1,6 @@
 import type { PermissionAsked } from "@reins/domain"
 import { Effect } from "effect"
-import { attemptPg, type PgDatabase } from "./PgDatabase.ts"
+import { attemptPg, PG_NOW_MS, type PgDatabase } from "./PgDatabase.ts"
 import type { ListQuestionsOptions, PendingQuestion, PendingQuestions, QuestionReply } from "./PendingQuestions.ts"
 import { num } from "./PgSql.ts"
 
@@ -8,9 +8,11 @@ const COLUMNS = "id, session_id, root_session_id, time_created, data, reply"
 const PUT = `INSERT INTO permission_pending (id, session_id, root_session_id, time_created, data, reply) VALUES ($1, $2, $3, $4, $5::jsonb, NULL)
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, root_session_id = excluded.root_session_id,
   time_created = excluded.time_created, data = excluded.data, reply = NULL`
-const LIST = `SELECT ${COLUMNS} FROM permission_pending WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR root_session_id = $2)
+// A question is live while the asking session has a live lease (database time): a dead process's question is not.
+const LIVE = `EXISTS (SELECT 1 FROM session_run r WHERE r.session_id = permission_pending.session_id AND r.holder <> '' AND r.time_expires > ${PG_NOW_MS})`
+const LIST = `SELECT ${COLUMNS} FROM permission_pending WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text IS NULL OR root_session_id = $2) AND ${LIVE}
   ORDER BY time_created, id COLLATE "C"`
-const ANSWER = "UPDATE permission_pending SET reply = $2::jsonb WHERE id = $1 AND reply IS NULL RETURNING id"
+const ANSWER = `UPDATE permission_pending SET reply = $2::jsonb WHERE id = $1 AND reply IS NULL AND ${LIVE} RETURNING id`
 const TAKE = `DELETE FROM permission_pending WHERE session_id = $1 AND reply IS NOT NULL RETURNING ${COLUMNS}`
 
 interface QuestionRow {

@@ -228,7 +228,7 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
           yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = $1 FOR UPDATE", [id])
           const rows = yield* sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id])
           yield* sql.unsafe("DELETE FROM session_event WHERE session_id = $1", [id])
-          yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1", [id])
+          yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1 OR root_session_id = $1", [id])
           return rows
         })
       )

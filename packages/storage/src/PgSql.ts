@@ -2,7 +2,7 @@ import type { Message, Part, SessionRun } from "@reins/domain"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { sameClaim, takenOver } from "./Claim.ts"
+import { fencePasses, takenOver } from "./Claim.ts"
 import { PG_NOW_MS } from "./PgDatabase.ts"
 
 // The raw statements more than one PostgreSQL service runs. Text ids compare as bytes (COLLATE "C"), as SQLite
@@ -57,10 +57,10 @@ export const PG_SELECT_LIVE_RUN = `SELECT ${PG_RUN_COLUMNS} FROM session_run WHE
 
 /**
  * The fence, inside a write's transaction: fails with "taken-over" unless the session's lease is still `claim`'s
- * (holder, epoch). FOR SHARE keeps a concurrent claim of the session waiting until this write has committed.
+ * epoch, held by it or released since (fencePasses). FOR SHARE keeps a concurrent claim of the session waiting until this write has committed.
  */
 export const fence = (sql: SqlClient, claim: SessionRun): Effect.Effect<void, SqlError | ReturnType<typeof takenOver>> =>
   Effect.flatMap(sql.unsafe<PgRunRow>(`SELECT ${PG_RUN_COLUMNS} FROM session_run WHERE session_id = $1 FOR SHARE`, [claim.sessionID]), (rows) => {
     const holder = rows[0] === undefined ? undefined : pgRunOf(rows[0])
-    return holder !== undefined && sameClaim(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
+    return holder !== undefined && fencePasses(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
   })

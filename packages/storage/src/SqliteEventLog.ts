@@ -1,6 +1,6 @@
 import type { SessionRun } from "@reins/domain"
 import { Effect, Queue, Schedule, Stream } from "effect"
-import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import type { SqliteDatabase } from "./Database.ts"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
 import { runOf, SELECT_RUN, type RunRow } from "./Sql.ts"
@@ -60,7 +60,7 @@ const build = ({ client, file }: SqliteDatabase): EventLog["Service"] => {
     if (claim !== undefined) {
       const row = selectRun.get(claim.sessionID)
       const holder = row === null ? undefined : runOf(row)
-      if (holder === undefined || !sameClaim(holder, claim)) throw takenOver(claim, holder)
+      if (holder === undefined || !fencePasses(holder, claim)) throw takenOver(claim, holder)
     }
     const seqs = new Map<string, number>()
     return batch.map((item) => {

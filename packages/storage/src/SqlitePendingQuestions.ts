@@ -1,16 +1,19 @@
 import type { SqliteDatabase } from "./Database.ts"
 import type { ListQuestionsOptions, PendingQuestion, PendingQuestions, QuestionReply } from "./PendingQuestions.ts"
 import { Effect } from "effect"
+import { NOW_MS } from "./Sql.ts"
 import { toStoreError, type StoreError } from "./StoreError.ts"
 
 const COLUMNS = "id, session_id, root_session_id, time_created, data, reply"
 const PUT = `INSERT INTO permission_pending (id, session_id, root_session_id, time_created, data, reply) VALUES (?1, ?2, ?3, ?4, ?5, NULL)
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, root_session_id = excluded.root_session_id,
   time_created = excluded.time_created, data = excluded.data, reply = NULL`
+// A question is live while the asking session has a live lease (database time): a dead process's question is not.
+const LIVE = `EXISTS (SELECT 1 FROM session_run r WHERE r.session_id = permission_pending.session_id AND r.holder <> '' AND r.time_expires > ${NOW_MS})`
 // ?1 session id or NULL, ?2 root session id or NULL
 const LIST = `SELECT ${COLUMNS} FROM permission_pending WHERE (?1 IS NULL OR session_id = ?1) AND (?2 IS NULL OR root_session_id = ?2)
-  ORDER BY time_created, id`
-const ANSWER = "UPDATE permission_pending SET reply = ?2 WHERE id = ?1 AND reply IS NULL"
+  AND ${LIVE} ORDER BY time_created, id`
+const ANSWER = `UPDATE permission_pending SET reply = ?2 WHERE id = ?1 AND reply IS NULL AND ${LIVE}`
 const TAKE = `DELETE FROM permission_pending WHERE session_id = ?1 AND reply IS NOT NULL RETURNING ${COLUMNS}`
 
 interface QuestionRow {

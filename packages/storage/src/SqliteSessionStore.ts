@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
 import * as schema from "./schema.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
-import { sameClaim, takenOver, WritingClaim } from "./Claim.ts"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { sessionNotFound, toStoreError, type StoreError } from "./StoreError.ts"
 
@@ -131,7 +131,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const checkClaim = (claim: SessionRun) => {
     const row = selectRun.get(claim.sessionID)
     const holder = row === null ? undefined : runOf(row)
-    if (holder === undefined || !sameClaim(holder, claim)) throw takenOver(claim, holder)
+    if (holder === undefined || !fencePasses(holder, claim)) throw takenOver(claim, holder)
   }
   const claimed = client.transaction((claim: SessionRun, write: () => unknown): unknown => {
     checkClaim(claim)
@@ -291,7 +291,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
 
   // the event log and the waiting questions have no foreign key: deleted with the session, in its transaction
   const deleteEvents = client.prepare<void, [string]>("DELETE FROM session_event WHERE session_id = ?1")
-  const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1")
+  const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1 OR root_session_id = ?1")
   const removeSession = client.transaction((id: string) => {
     const deleted = db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
     deleteEvents.run(id)

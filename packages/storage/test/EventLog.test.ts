@@ -162,6 +162,8 @@ for (const [name, makeLayer] of implementations) {
           const questions = yield* PendingQuestions
           yield* store.createSession(session("ses_q"))
           yield* questions.put({ id: "per_dead", sessionID: "ses_q", rootSessionID: "ses_q", time: { created: 1 }, asked: asked("per_dead", "ses_q") })
+          yield* store.createSession(session("ses_o"))
+          yield* claimed(yield* claims.claim(claim("ses_o", 3)))
           yield* questions.put({ id: "per_other", sessionID: "ses_o", rootSessionID: "ses_o", time: { created: 2 }, asked: asked("per_other", "ses_o") })
           yield* claimed(yield* claims.claim(claim("ses_q", 2)))
           return (yield* questions.list()).map((q) => q.id)
@@ -170,11 +172,47 @@ for (const [name, makeLayer] of implementations) {
       expect(result).toEqual(["per_other"])
     })
 
+    test("a dead sub-agent's question (its lease lapsed or released) is neither listed nor answered; deleting the root deletes it", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          const questions = yield* PendingQuestions
+          yield* store.createSession(session("ses_root"))
+          yield* store.createSession(session("ses_child", { parentID: "ses_root" }))
+          const child = yield* claimed(yield* claims.claim(claim("ses_child", 1)))
+          yield* questions.put({ id: "per_1", sessionID: "ses_child", rootSessionID: "ses_root", time: { created: 1 }, asked: asked("per_1", "ses_child") })
+          const whileLive = (yield* questions.list({ rootSessionID: "ses_root" })).map((q) => q.id)
+          // the process dies; the next turn claims the root
+          yield* claims.release(child, Number.MAX_SAFE_INTEGER)
+          yield* claimed(yield* claims.claim(claim("ses_root", 2)))
+          const listed = yield* questions.list({ rootSessionID: "ses_root" })
+          const answered = yield* questions.answer("per_1", { reply: "once" })
+          // a live sibling's question: deleting the root removes its tree's questions
+          yield* store.createSession(session("ses_sib", { parentID: "ses_root" }))
+          yield* claimed(yield* claims.claim(claim("ses_sib", 3)))
+          yield* questions.put({ id: "per_2", sessionID: "ses_sib", rootSessionID: "ses_root", time: { created: 2 }, asked: asked("per_2", "ses_sib") })
+          const before = (yield* questions.list()).length
+          yield* store.deleteSession("ses_root")
+          return { whileLive, listed: listed.length, answered, before, after: (yield* questions.list()).length }
+        })
+      )
+      expect(result).toEqual({ whileLive: ["per_1"], listed: 0, answered: false, before: 1, after: 0 })
+    })
+
     test("listed by session and tree; answered once; the owner takes the answers of its session once, and they are gone", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
           const questions = yield* PendingQuestions
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          // questions are listed and answered while the asking session's lease is live
+          for (const id of ["ses_a", "ses_child", "ses_b"]) {
+            yield* store.createSession(session(id, id === "ses_child" ? { parentID: "ses_a" } : {}))
+            yield* claimed(yield* claims.claim(claim(id, 1)))
+          }
           yield* questions.put({ id: "per_1", sessionID: "ses_a", rootSessionID: "ses_a", time: { created: 1 }, asked: asked("per_1", "ses_a") })
           yield* questions.put({ id: "per_2", sessionID: "ses_child", rootSessionID: "ses_a", time: { created: 2 }, asked: asked("per_2", "ses_child") })
           yield* questions.put({ id: "per_3", sessionID: "ses_b", rootSessionID: "ses_b", time: { created: 3 }, asked: asked("per_3", "ses_b") })

@@ -15,9 +15,10 @@ import { Grants } from "../src/Grants.ts"
 import { PendingQuestions } from "../src/PendingQuestions.ts"
 import { listenFailed } from "../src/PgEventLog.ts"
 import { migratePg, MIGRATION_LOCK, pgMigrations } from "../src/PgMigrations.ts"
+import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
-import { freshSchema, grant, pgUrl, session, tempDir, textPart, userMessage, withSearchPath } from "./support.ts"
+import { claim, freshSchema, grant, pgUrl, session, tempDir, textPart, userMessage, withSearchPath } from "./support.ts"
 
 /** A pool of its own on `url` (one connection unless told). */
 const client = (url: string, maxConnections = 1) => PgClient.make({ url: Redacted.make(url), maxConnections }).pipe(Effect.provide(Reactivity.layer))
@@ -42,6 +43,8 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL storage", () => {
         yield* store.putPart(textPart("prt_001", user, "hello"))
         yield* grants.add(grant("grt_a", { created: BIG_TIME }))
         yield* log.append([{ sessionID: "ses_a", rootSessionID: "ses_a", time: BIG_TIME, event: { type: "session.idle", sessionID: "ses_a" } as never }])
+        // asked and answered while the asking session's lease is live
+        yield* (yield* RunClaims).claim(claim("ses_a", 1))
         yield* questions.put({
           id: "per_1",
           sessionID: "ses_a",
