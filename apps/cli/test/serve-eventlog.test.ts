@@ -3,8 +3,10 @@
 // stored event once, in order; a permission question asked by one server is answered through another.
 import { Database } from "bun:sqlite"
 import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
-import { ensureBuilt, leaseLapsed, projects } from "./support.ts"
+import { ensureBuilt, leaseLapsed, projects, reins } from "./support.ts"
 import { api, endSleeping, marker, openEvents, servers, sleeping, type SseFrame } from "./serve-support.ts"
 import { waitFor } from "@reins/testkit"
 
@@ -107,5 +109,40 @@ describe("reins serve: the event log", () => {
     expect(logged(moved.frames)).toEqual(logged(onB.frames).filter((f) => f.id > cut))
     await moved.close()
     await onB.close()
+  }, 120_000)
+})
+
+describe("reins serve: another project on the same data dir", () => {
+  test("its `reins run` events reach no client of this server (live or replayed), its session id is 404 on /event; this project's events all arrive", async () => {
+    const p = await setup([{ text: "secret of the other project" }, { text: "mine" }])
+    const a = await serve(p)
+    const all = await openEvents(a.url)
+    await all.waitFor((f) => f.event === "server.connected")
+    const other = { ...p, cwd: fs.mkdtempSync(path.join(os.tmpdir(), "reins-other-project-")) }
+    const ran = await reins(["run", "tell me"], other)
+    expect(ran.code).toBe(0)
+    const db = new Database(path.join(p.dataDir, "reins.db"), { readonly: true })
+    const theirs = db.query("SELECT id FROM session WHERE directory = ?").all(fs.realpathSync(other.cwd)) as Array<{ id: string }>
+    db.close()
+    expect(theirs.length).toBe(1)
+    // this project's turn, after the other's: every one of its events arrives, none of the other's
+    const id = (await api(a.url, "POST", "/session", {})).body.id as string
+    await api(a.url, "POST", `/session/${id}/prompt_async`, { text: "go" })
+    await all.waitFor((f) => f.event === "turn.finished")
+    const sessionsSeen = new Set(all.frames.filter((f) => f.id !== undefined).map((f) => f.data.sessionID ?? f.data.session?.id))
+    expect([...sessionsSeen]).toEqual([id])
+    expect(JSON.stringify(all.frames)).not.toContain("secret")
+    // replayed from the start of the log: the same
+    const replay = await openEvents(a.url, { query: "?lastEventId=0" })
+    await replay.waitFor((f) => f.event === "turn.finished")
+    expect(logged(replay.frames)).toEqual(logged(all.frames))
+    expect(JSON.stringify(replay.frames)).not.toContain("secret")
+    await replay.close()
+    // the other project's session: not found, as the session routes say
+    const asked = await openEvents(a.url, { query: `?sessionID=${theirs[0]!.id}&lastEventId=0` })
+    expect(asked.response.status).toBe(404)
+    expect((await api(a.url, "GET", `/session/${theirs[0]!.id}`)).status).toBe(404)
+    await asked.close()
+    await all.close()
   }, 120_000)
 })

@@ -7,7 +7,7 @@ export type ServerEvent = LogEvent
 
 /** How much the hub keeps: the replay buffer (events), each client's queue (events), and how many clients at once. */
 export const HubLimits = Context.Reference<HubLimits>("reins/server/HubLimits", {
-  defaultValue: () => ({ replay: 10_000, replayBytes: 64 * 1024 * 1024, clientQueue: 1_000, clients: 100 })
+  defaultValue: () => ({ replay: 10_000, replayBytes: 64 * 1024 * 1024, clientQueue: 1_000, clients: 100, backfill: 5_000, backfillBytes: 8 * 1024 * 1024 })
 })
 
 /**
@@ -19,6 +19,9 @@ export interface HubLimits {
   readonly replayBytes?: number
   readonly clientQueue: number
   readonly clients?: number
+  /** The most events (and characters of them) one client's replay reads from the log at once; past it the client is told where to resume. */
+  readonly backfill?: number
+  readonly backfillBytes?: number
 }
 
 /** One logged event as the hub keeps it: its log position, its session and root session, and its SSE frame (encoded once for every client). */
@@ -130,9 +133,17 @@ export const makeEventHub = (limits: HubLimits) => {
     }
   }
 
-  /** Adds the next event of the log (in id order; one already seen is ignored) and hands it to every client that wants it. */
-  const publish = (logged: LoggedEvent): void => {
+  /**
+   * Adds the next event of the log (in id order; one already seen is ignored) and hands it to every client that wants it.
+   * `shown: false` (another project's event): its position is passed, and no client gets it.
+   */
+  const publish = (logged: LoggedEvent, shown = true): void => {
     if (logged.id <= last) return
+    if (!shown) {
+      if (size() === 0) covered = logged.id
+      last = logged.id
+      return
+    }
     const entry = entryOf(logged)
     if (size() === 0) covered = last
     last = entry.id
@@ -200,7 +211,11 @@ export const makeEventHub = (limits: HubLimits) => {
     readonly sessionID?: string | undefined
     readonly lastEventId?: number | undefined
     readonly bounds?: LogBounds | undefined
-  }): Subscriber & { readonly missing: Missing | undefined; fill(events: ReadonlyArray<LoggedEvent>): void } => {
+  }): Subscriber & {
+    readonly missing: Missing | undefined
+    /** Hands over the events read for `missing`; with `cut`, the replay stopped there: the client is told to resume from it and ends. */
+    fill(events: ReadonlyArray<LoggedEvent>, cut?: number): void
+  } => {
     const bounds = options.bounds ?? { first: 0, last }
     let after = options.lastEventId
     const client: Client = {
@@ -263,7 +278,7 @@ export const makeEventHub = (limits: HubLimits) => {
     return {
       take,
       missing,
-      fill: (events) => {
+      fill: (events, cut) => {
         if (!client.filling) return
         // after the gap frame (if any), before the ring's part of the replay
         const at = client.replay.findIndex((f) => f.startsWith("id: "))
@@ -272,6 +287,19 @@ export const makeEventHub = (limits: HubLimits) => {
           const entry = entryOf(logged)
           return wants(client, entry) ? [entry.frame] : []
         })
+        if (cut !== undefined) {
+          // the rest of the replay is read by the next connection, from where this one stopped
+          const reason = `the replay is larger than one connection reads from the event log. Reconnect with Last-Event-ID: ${cut} to get the rest.`
+          client.replay = [
+            ...client.replay.slice(0, at === -1 ? client.replay.length : at),
+            ...frames,
+            frame("server.disconnected", { type: "server.disconnected", reason, lastEventId: cut })
+          ]
+          client.queue = []
+          client.filling = false
+          end(client)
+          return
+        }
         client.replay.splice(at === -1 ? client.replay.length : at, 0, ...frames)
         client.filling = false
         client.wake.resolve()

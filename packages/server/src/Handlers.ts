@@ -83,6 +83,8 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
           }
           const lastEventId = header !== undefined && header !== "" ? Number(header) : query.lastEventId
           const subscribed = yield* Effect.result(hub.subscribe({ sessionID: query.sessionID, lastEventId }))
+          // a session of another project is not this server's: 404, as the session routes answer
+          if (subscribed._tag === "Failure" && subscribed.failure.reason === "not-found") return errorResponse(404, "not_found", subscribed.failure.message)
           if (subscribed._tag === "Failure")
             return errorResponse(503, "unavailable", `${subscribed.failure.message} Reconnect with the same Last-Event-ID to try again.`)
           const client = subscribed.success
