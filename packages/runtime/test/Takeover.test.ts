@@ -155,7 +155,7 @@ describe("a turn whose process was frozen past its lease", () => {
     expect(out.holder).toMatchObject({ pid: 424242, epoch: 2 })
     expect(server!.requests).toHaveLength(1)
     groups.push(ProcessGroup.recordOf((out.part.state as { metadata?: unknown }).metadata)!.pgid)
-  }, 30_000)
+  }, 120_000)
 })
 
 describe("an abort asked from another process", () => {
@@ -195,7 +195,7 @@ describe("an abort asked from another process", () => {
     expect(out.lease).toBeUndefined()
     expect(out.again).toBe("idle")
     expect(server!.requests).toHaveLength(1)
-  }, 30_000)
+  }, 120_000)
 })
 
 /** A detached group (as bash spawns it) whose leader and child sleep; its record as bash stores it. */

@@ -106,10 +106,17 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const child = spawnLaunch(launch, cwd, "pipe")
-    // A shell that dies before reading all of it closes the pipe (EPIPE): its exit says why.
-    child.stdin.on("error", () => {})
-    child.stdin.end(command)
-    if (child.pid !== undefined) onStart?.(child.pid)
+    // The group is told once the shell has the whole command (the write is flushed, or failed): a reins frozen
+    // in between leaves no recorded command that never started. A shell that dies before reading all of it
+    // closes the pipe (EPIPE): its exit says why.
+    let told = false
+    const started = () => {
+      if (told || child.pid === undefined) return
+      told = true
+      onStart?.(child.pid)
+    }
+    child.stdin.on("error", started)
+    child.stdin.end(command, started)
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
     child.stderr.on("data", write)
