@@ -13,8 +13,8 @@ export const AppenderSettings = Context.Reference<{ readonly maxDelayMs: number;
 
 /** While appends fail (not a take-over), at most this many events wait; past it the oldest are dropped, with a warning. */
 const MAX_WAITING = 10_000
-/** How many levels of parent sessions are followed to find a session's root (sub-agents nest 2 deep). */
-const MAX_DEPTH = 8
+/** How many levels of parent sessions are followed to find a session's root (sub-agents nest 2 deep; the bound guards a cycle). */
+export const MAX_DEPTH = 8
 
 interface Waiting {
   readonly item: EventToAppend | Omit<EventToAppend, "rootSessionID">

@@ -1,13 +1,12 @@
 import { Effect, Schedule, Stream } from "effect"
 import type { Session } from "@reins/domain"
 import type { EventLog, LoggedEvent, SessionStore, StoreError } from "@reins/storage"
+import { MAX_DEPTH } from "./EventAppender.ts"
 
 /** How many events one read of the log takes. */
 const PAGE = 500
 /** A read even without a wake-up (one lost between the first read and the subscription): one indexed query. */
 const SAFETY_POLL = "1 second"
-/** How far up `parentID` a session's root is looked for (sub-agents nest 2 deep; the bound guards a cycle). */
-const MAX_DEPTH = 8
 
 /** The top-level session of `session`: followed up its `parentID`s. */
 const rootOf = (store: SessionStore["Service"], session: Session) =>
