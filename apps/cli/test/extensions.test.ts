@@ -45,6 +45,41 @@ export default Tool.define("greet", {
       .join("\n")
     expect(system).toContain("- release: How to cut a release")
   })
+
+  // The bundle gives tool files a copy of Schema's module beside the runtime's (build.ts): what they make with it is
+  // decoded, refused and described to the model by the runtime's own Schema
+  test("a tool file's schemas work whole in the bundle: optional fields, literals, arrays, a refused argument, the JSON Schema the model sees", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "greet", arguments: { names: ["Ada"], tone: "hot" } }] },
+      { toolCalls: [{ name: "greet", arguments: { names: ["Ada", "Alan"], tone: "warm", times: 2 } }] },
+      { text: "done" }
+    ])
+    write(
+      path.join(p.cwd, ".reins", "tools", "greet.ts"),
+      `import { Tool, Schema, Effect } from "@reins/plugin"
+const Tone = Schema.Literals(["warm", "cold"]).annotate({ description: "How to greet" })
+export default Tool.define("greet", {
+  description: "Greets people",
+  parameters: Schema.Struct({ names: Schema.Array(Schema.String), tone: Tone, times: Schema.optional(Schema.Number) }),
+  execute: (args) => Effect.succeed({ title: "greet", output: (args.tone === "warm" ? "hello " : "hi ") + args.names.join(" and ") + " x" + (args.times ?? 1) })
+})`
+    )
+    await trust(p)
+    const r = await reins(["run", "--yolo", "--format", "json", "greet them"], p)
+    expect(r.code).toBe(0)
+    const tools = p.server.requests[0]!.body.tools as Array<{ function: { name: string; parameters: any } }>
+    const greet = tools.find((t) => t.function.name === "greet")!.function.parameters
+    expect(greet.properties.tone.enum).toEqual(["warm", "cold"])
+    expect(greet.properties.tone.description).toBe("How to greet")
+    expect(greet.properties.names.type).toBe("array")
+    expect(greet.required).toEqual(expect.arrayContaining(["names", "tone"]))
+    expect(greet.required).not.toContain("times")
+    // "hot" is no tone: the call is refused before it runs, saying which argument
+    const refused = JSON.stringify(p.server.requests[1]!.body.messages.at(-1))
+    expect(refused).toContain("tone")
+    expect(refused).not.toContain("hello")
+    expect(lastToolResult(p.server.requests)).toContain("hello Ada and Alan x2")
+  })
 })
 
 describe("extensions in reins debug config", () => {

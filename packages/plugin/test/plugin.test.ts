@@ -9,7 +9,7 @@ import { registerPluginModule, Tool as Tools } from "@reins/tool"
 import * as Published from "../src/index.ts"
 
 test("the loader's @reins/plugin is the published module's shape, and is what a tool file gets", async () => {
-  registerPluginModule()
+  await registerPluginModule()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-plugin-"))
   // an installed @reins/plugin next to the tool file, as `npm i -D @reins/plugin` leaves it
   const installed = path.join(dir, "node_modules", "@reins", "plugin")

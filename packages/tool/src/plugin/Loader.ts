@@ -1,5 +1,4 @@
-import { Context, Duration, Effect, Schema } from "effect"
-import { plugin as bunPlugin } from "bun"
+import { Context, Duration, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -57,21 +56,12 @@ const defineTracked: typeof Tool.define = (id, spec) => {
   return effect
 }
 
-let registered = false
-/** Lets tool and plugin files `import { Tool, Schema, Effect } from "@reins/plugin"`: the runtime's own copies, wherever the file is. */
-export const registerPluginModule = () => {
-  if (registered) return
-  registered = true
-  bunPlugin({
-    name: "reins-plugin-module",
-    setup(build) {
-      build.module("@reins/plugin", () => ({
-        exports: { Tool: { define: defineTracked, render: Tool.render }, ToolError: Tool.ToolError, Schema, Effect },
-        loader: "object"
-      }))
-    }
-  })
-}
+/**
+ * Lets tool and plugin files `import { Tool, Schema, Effect } from "@reins/plugin"`: the runtime's own copies, wherever
+ * the file is. Loaded only when there are such files: the module hands over the whole Effect and Schema namespaces,
+ * which keeps every export of both in the bundle's chunk for it, and a run without them does not load that chunk.
+ */
+export const registerPluginModule = () => import("./PluginModule.ts").then((m) => m.registerPluginModule(defineTracked))
 
 /** The `.ts`/`.js` files of a folder, sorted; none when it does not exist. */
 export const scriptFiles = (dir: string) =>
@@ -113,7 +103,7 @@ const IMPORT_CONCURRENCY = 8
 /** Imports the files together (each is read and transpiled); the modules come back in the files' order, a failed one in `failed`. */
 const importAll = (files: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    registerPluginModule()
+    if (files.length > 0) yield* Effect.promise(registerPluginModule)
     const imports = yield* Effect.forEach(files, (file) => Effect.result(importFile(file)), { concurrency: IMPORT_CONCURRENCY })
     const modules: Array<{ readonly file: string; readonly exports: Record<string, unknown> }> = []
     const failed: Array<Skipped> = []
