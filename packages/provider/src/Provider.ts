@@ -140,6 +140,11 @@ export class Provider extends Context.Service<
   {
     stream(request: ProviderRequest): Stream.Stream<ModelEvent, ProviderError>
     info(model: ModelRef): ModelInfo
+    /**
+     * Loads the AI SDK and the model's provider package ahead of the first call (about a tenth of a second of
+     * module loading), so a turn can do it while it waits for something else; a failure is left for the call.
+     */
+    prepare(model: ModelRef): Effect.Effect<void>
   }
 >()("reins/provider/Provider") {
   static readonly layer = Layer.effect(
@@ -361,7 +366,8 @@ export class Provider extends Context.Service<
 
       return Provider.of({
         stream: (request) => withRetry(request, 1).pipe(Stream.withSpan("Provider.stream")),
-        info
+        info,
+        prepare: (model) => Effect.all([resolve(model), Effect.promise(() => import("ai"))], { concurrency: 2, discard: true }).pipe(Effect.ignore)
       })
     })
   )

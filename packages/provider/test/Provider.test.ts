@@ -111,3 +111,32 @@ describe("Provider over real HTTP", () => {
     expect(server!.requests.length).toBe(1)
   })
 })
+
+describe("Provider.prepare", () => {
+  test("loads the model's SDK ahead of the call without sending anything; an unknown provider is left for the call to report", async () => {
+    server = await startScriptedServer([{ text: "ready" }])
+    const settings: ProviderSettings = {
+      providers: { local: { type: "openai-compatible", baseURL: server.url, models: { m: { context: 16_000, output: 1_000 } } } },
+      env: {}
+    }
+    const program = Effect.gen(function* () {
+      const provider = yield* Provider
+      yield* provider.prepare({ providerID: "local", modelID: "m" })
+      // prepare never fails: the call itself says what is wrong
+      yield* provider.prepare({ providerID: "nowhere", modelID: "x" })
+      const sentBefore = server!.requests.length
+      const events = yield* provider
+        .stream({ model: { providerID: "local", modelID: "m" }, system: ["You are a test."], messages: hi, tools: [] })
+        .pipe(Stream.runCollect)
+      const unknown = yield* Effect.result(
+        provider.stream({ model: { providerID: "nowhere", modelID: "x" }, system: [], messages: hi, tools: [] }).pipe(Stream.runCollect)
+      )
+      return { sentBefore, events, unknown }
+    })
+    const r = await Effect.runPromise(program.pipe(withProvider(settings)))
+    expect(r.sentBefore).toBe(0)
+    expect(text(r.events)).toBe("ready")
+    expect(r.unknown._tag).toBe("Failure")
+    if (r.unknown._tag === "Failure") expect(r.unknown.failure.message).toContain('Unknown provider "nowhere"')
+  })
+})

@@ -80,10 +80,10 @@ export const admitOutside = (permission: Permission["Service"], sessionID: strin
       Effect.catch((e) => Effect.as(Effect.logWarning(`${file} was not read into the prompt: it links to ${real}, outside the project. ${e.message}`), false))
     )
 
-/** The env block, rebuilt for every call: where, what platform, when, and git status. */
-export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date) {
+/** The env block, rebuilt for every call: where, what platform, when, and git status (`alongside` runs while git does). */
+export const envBlock = Effect.fnUntraced(function* (cwd: string, now: Date, alongside: Effect.Effect<void> = Effect.void) {
   const root = yield* worktreeRoot(cwd)
-  const status = (yield* exists(path.join(root, ".git"))) ? yield* gitStatus(cwd) : ""
+  const [status] = yield* Effect.all([(yield* exists(path.join(root, ".git"))) ? gitStatus(cwd) : Effect.succeed(""), alongside], { concurrency: 2 })
   return [
     "<env>",
     `Working directory: ${cwd}`,
@@ -105,7 +105,9 @@ export const systemPrompt = Effect.fnUntraced(function* (
   header: string = familyHeader("default"),
   extra: ReadonlyArray<string> = [],
   // an instruction file that links out of the project (AGENTS.md → /proc/self/environ) is read only if this says so
-  admit: (file: string, real: string) => Effect.Effect<boolean> = () => Effect.succeed(false)
+  admit: (file: string, real: string) => Effect.Effect<boolean> = () => Effect.succeed(false),
+  // work for the main thread while git status runs in its child process
+  alongside: Effect.Effect<void> = Effect.void
 ) {
   const root = yield* worktreeRoot(cwd)
   const files = yield* findInstructions(cwd, root)
@@ -120,6 +122,6 @@ export const systemPrompt = Effect.fnUntraced(function* (
       )
     })
   )
-  const env = yield* envBlock(cwd, now)
+  const env = yield* envBlock(cwd, now, alongside)
   return [header, [env, ...instructions.filter((i) => i !== undefined), ...extra].join("\n\n")] as ReadonlyArray<string>
 })

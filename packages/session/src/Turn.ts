@@ -20,7 +20,7 @@ import {
 } from "@reins/domain"
 import { Compaction } from "@reins/compaction"
 import { Permission, check } from "@reins/permission"
-import { ProviderSettings, providerConfig } from "@reins/provider"
+import { Provider, ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { SessionHooks, Skills, ToolRegistry, skillsBlock } from "@reins/tool"
 import { DoomLoopSettings } from "./DoomLoop.ts"
@@ -84,7 +84,8 @@ export class Turn extends Context.Service<
       const userMessage = (sessionID: string, text: string, metadata?: UserMessage["metadata"]) => newUserMessage(ids, sessionID, text, metadata)
       const announce = (message: UserMessage, parts: ReadonlyArray<Part>) => announceUser(bus, message, parts)
       const deps: LoopDeps = { store, claims, bus, ids, registry, processor, compaction, sessionHooks, cwd, permission, doomLoopLimits }
-      const setupDeps: SetupDeps = { registry, permission, agents, promptSettings, cwd, skills, maxSteps: settings.maxSteps }
+      const provider = yield* Provider
+      const setupDeps: SetupDeps = { registry, permission, agents, promptSettings, cwd, skills, maxSteps: settings.maxSteps, prepare: provider.prepare }
 
       /** The turn: set up once (agent, tools, system prompt), then its loop, each step given to `emit`. */
       const loop = (input: TurnInput, emit: (step: TurnStep) => Effect.Effect<void>) =>

@@ -31,6 +31,8 @@ export interface SetupDeps {
   readonly skills: string
   /** The step limit from config, when the agent sets none. */
   readonly maxSteps: number | undefined
+  /** Loads what the model's first call needs (the AI SDK), while the system prompt waits for git. */
+  readonly prepare: (model: ModelRef) => Effect.Effect<void>
 }
 
 /** The agents above a session's (its parent's, and theirs): a sub-agent never has more rights than its parent. */
@@ -65,12 +67,14 @@ export const setupTurn = Effect.fnUntraced(function* (deps: SetupDeps, session: 
     ...(deps.skills ? [deps.skills] : []),
     ...(agent.note !== undefined ? [agent.note] : [])
   ]
+  // the SDK's modules load while git status runs in its child process
   const system = yield* systemPrompt(
     deps.cwd,
     new Date(yield* Clock.currentTimeMillis),
     agent.header ?? headerFor(model, promptSettings),
     extra,
-    admitOutside(permission, session.id)
+    admitOutside(permission, session.id),
+    deps.prepare(model)
   )
   const tools = offered()
   const fixedCost = estimateText(system.join("\n")) + estimateText(JSON.stringify(tools))

@@ -14,6 +14,7 @@ const model: ModelRef = { providerID: "p", modelID: "m" }
 const provider = Layer.succeed(
   Provider,
   Provider.of({
+    prepare: () => Effect.void,
     stream: () =>
       Stream.fromIterable<ModelEvent>([
         { type: "start-step" },

@@ -6,7 +6,7 @@ import { Provider, ProviderError, type ModelEvent, type ProviderRequest } from "
 import { Storage, type StoreError } from "@reins/storage"
 import { ToolRegistry, builtins, type ToolInfo } from "@reins/tool"
 import { Truncate } from "@reins/truncate"
-import { type Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -22,6 +22,7 @@ export const scripted = (steps: ReadonlyArray<ReadonlyArray<ModelEvent> | Provid
   Layer.succeed(
     Provider,
     Provider.of({
+      prepare: () => Effect.void,
       stream: (request) => {
         const step = steps[requests.length]
         requests.push(request)
