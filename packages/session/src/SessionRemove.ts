@@ -11,8 +11,10 @@ import { placeOf, waitReleased } from "./SessionPlace.ts"
 /** What `remove` did: the session deleted, after its running turn was stopped where it ran. */
 export interface Removed {
   readonly session: Session
-  /** How many messages went with it. */
+  /** How many messages went with it (its own). */
   readonly messages: number
+  /** How many sub-agent sessions (at any depth) went with it. */
+  readonly subAgents: number
   /** Where a running turn was stopped first: in this process, in another one, or none ran ("idle"). */
   readonly stopped: "here" | "elsewhere" | "idle"
   /** Commands a run that died left running (bash's process groups), stopped. */
@@ -48,9 +50,10 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
       const group = isOpenTool(part) && part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
       if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") commands++
     }
-    yield* store.deleteSession(sessionID)
-    // its followers (on any process over the log) learn that nothing more comes
+    // its sub-agent sessions go with it: nothing else lists or deletes them
+    const deleted = yield* store.deleteSession(sessionID)
+    // their followers (on any process over the log) learn that nothing more comes
     const appender = yield* Effect.serviceOption(EventAppender)
-    if (Option.isSome(appender)) yield* appender.value.offer({ type: "session.deleted", sessionID })
-    return { session, messages: messages.length, stopped: place._tag, commands } satisfies Removed
+    if (Option.isSome(appender)) for (const id of deleted) yield* appender.value.offer({ type: "session.deleted", sessionID: id })
+    return { session, messages: messages.length, subAgents: deleted.length - 1, stopped: place._tag, commands } satisfies Removed
   })

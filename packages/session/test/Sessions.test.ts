@@ -157,6 +157,34 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     expect(value.after.reason).toBe("not-found")
   })
 
+  test("remove takes the session's sub-agent sessions with it, and their followers are told each is deleted", async () => {
+    const { value } = await withSessions(
+      file(),
+      () => [],
+      ({ sessionID, sessions, store }) =>
+        Effect.gen(function* () {
+          const parent = yield* store.getSession(sessionID)
+          const child = { ...parent, id: `${sessionID}_child`, parentID: sessionID, title: "a sub-agent" }
+          yield* store.createSession(child)
+          yield* store.createSession({ ...child, id: `${sessionID}_grandchild`, parentID: child.id })
+          const removed = yield* sessions.remove(sessionID)
+          const gone = yield* Effect.forEach([sessionID, child.id, `${sessionID}_grandchild`], (id) => Effect.flip(store.getSession(id)))
+          // the appender writes session.deleted after the rows are gone; the log holds one per session
+          const deletedEvents = yield* eventually(
+            Effect.map((yield* EventLog).read({ after: 0 }), (events) => {
+              const ids = events.filter((e) => e.event.type === "session.deleted").map((e) => e.sessionID)
+              return ids.length === 3 ? ids : undefined
+            })
+          )
+          return { removed, gone: gone.map((e) => e.reason), deletedEvents }
+        })
+    )
+    expect(value.removed).toMatchObject({ stopped: "idle", subAgents: 2 })
+    expect(value.gone).toEqual(["not-found", "not-found", "not-found"])
+    expect(value.deletedEvents[0]).toBe(value.removed.session.id)
+    expect(new Set(value.deletedEvents).size).toBe(3)
+  })
+
   test("fork copies the conversation up to a message into a new session; an unknown message makes nothing", async () => {
     const { value } = await withSessions(
       file(),

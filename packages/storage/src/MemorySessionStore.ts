@@ -160,18 +160,32 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
   }
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
-    if (!sessions.delete(id)) return yield* sessionNotFound(id)
-    runs.delete(id)
-    state.eventLog.events = state.eventLog.events.filter((event) => event.sessionID !== id)
-    for (const question of state.questions.values()) if (question.sessionID === id || question.rootSessionID === id) state.questions.delete(question.id)
+    if (!sessions.has(id)) return yield* sessionNotFound(id)
+    // the session and its sub-agent sessions, depth-bounded as the stores' queries
+    const ids = [id]
+    let level = [id]
+    for (let depth = 0; level.length > 0 && depth < MAX_SUBAGENT_DEPTH; depth++) {
+      const parents = new Set(level)
+      level = [...sessions.values()].filter((s) => s.parentID !== undefined && parents.has(s.parentID)).map((s) => s.id)
+      ids.push(...level)
+    }
+    const doomed = new Set(ids)
+    for (const one of ids) {
+      sessions.delete(one)
+      runs.delete(one)
+    }
+    state.eventLog.events = state.eventLog.events.filter((event) => !doomed.has(event.sessionID))
+    for (const question of state.questions.values())
+      if (doomed.has(question.sessionID) || doomed.has(question.rootSessionID)) state.questions.delete(question.id)
     const gone = new Set<string>()
     for (const message of messagesById.values()) {
-      if (message.sessionID === id) gone.add(message.id)
+      if (doomed.has(message.sessionID)) gone.add(message.id)
     }
     for (const messageID of gone) messagesById.delete(messageID)
     for (const part of partsById.values()) {
       if (gone.has(part.messageID)) partsById.delete(part.id)
     }
+    return ids
   })
 
   return {

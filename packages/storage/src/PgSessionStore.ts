@@ -38,6 +38,12 @@ const SELECT_TOTALS = `SELECT m.session_id AS "sessionID", COUNT(*)::int AS mess
     ORDER BY a.id COLLATE "C" DESC LIMIT 1) AS model
   FROM message m WHERE m.session_id = ANY($1) GROUP BY m.session_id`
 /** $1 the session ids, $2 the depth bound: per session, its sub-agent sessions at any depth and their usage. */
+// A session and its sub-agent sessions (depth-bounded, as the totals), the session first.
+const SELECT_TREE = `WITH RECURSIVE tree(id, depth) AS (
+    SELECT id, 0 FROM session WHERE id = $1
+    UNION ALL SELECT s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
+  )
+  SELECT id FROM tree ORDER BY depth`
 const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id = ANY($1)
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
@@ -225,15 +231,18 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
       () => `delete session ${id}`,
       sql.withTransaction(
         Effect.gen(function* () {
-          yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = $1 FOR UPDATE", [id])
-          const rows = yield* sql.unsafe<{ id: string }>("DELETE FROM session WHERE id = $1 RETURNING id", [id])
-          yield* sql.unsafe("DELETE FROM session_event WHERE session_id = $1", [id])
-          yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1 OR root_session_id = $1", [id])
-          return rows
+          const ids = (yield* sql.unsafe<{ id: string }>(SELECT_TREE, [id, MAX_SUBAGENT_DEPTH])).map((row) => row.id)
+          if (ids.length === 0) return ids
+          yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = ANY($1) ORDER BY session_id FOR UPDATE", [ids])
+          yield* sql.unsafe("DELETE FROM session WHERE id = ANY($1)", [ids])
+          yield* sql.unsafe("DELETE FROM session_event WHERE session_id = ANY($1)", [ids])
+          yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = ANY($1) OR root_session_id = ANY($1)", [ids])
+          return ids
         })
       )
     )
     if (deleted.length === 0) return yield* sessionNotFound(id)
+    return deleted
   })
 
   return {

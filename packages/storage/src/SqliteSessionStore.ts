@@ -42,6 +42,12 @@ const SELECT_TOTALS = `SELECT m.session_id AS sessionID, COUNT(*) AS messages,
     ORDER BY a.id DESC LIMIT 1) AS model
   FROM message m WHERE m.session_id IN (SELECT value FROM json_each(?1)) GROUP BY m.session_id`
 /** ?1 a JSON array of session ids, ?2 the depth bound: per session, its sub-agent sessions at any depth and their usage. */
+// A session and its sub-agent sessions (depth-bounded, as the totals), the session first.
+const SELECT_TREE = `WITH RECURSIVE tree(id, depth) AS (
+    SELECT id, 0 FROM session WHERE id = ?1
+    UNION ALL SELECT s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
+  )
+  SELECT id FROM tree ORDER BY depth`
 const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id IN (SELECT value FROM json_each(?1))
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
@@ -290,22 +296,28 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   })
 
   // the event log and the waiting questions have no foreign key: deleted with the session, in its transaction
+  const selectTree = client.prepare<{ id: string }, [string, number]>(SELECT_TREE)
+  const deleteOne = client.prepare<void, [string]>("DELETE FROM session WHERE id = ?1")
   const deleteEvents = client.prepare<void, [string]>("DELETE FROM session_event WHERE session_id = ?1")
   const deletePending = client.prepare<void, [string]>("DELETE FROM permission_pending WHERE session_id = ?1 OR root_session_id = ?1")
-  const removeSession = client.transaction((id: string) => {
-    const deleted = db.delete(session).where(eq(session.id, id)).returning({ id: session.id }).all()
-    deleteEvents.run(id)
-    deletePending.run(id)
-    return deleted
+  const removeTree = client.transaction((id: string) => {
+    const ids = selectTree.all(id, MAX_SUBAGENT_DEPTH).map((row) => row.id)
+    for (const one of ids) {
+      deleteOne.run(one)
+      deleteEvents.run(one)
+      deletePending.run(one)
+    }
+    return ids
   })
 
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
-    // One transaction: the foreign keys cascade to messages and parts atomically.
+    // One transaction: the foreign keys cascade to messages, parts and leases atomically.
     const deleted = yield* attempt(
       () => `delete session ${id}`,
-      () => removeSession.immediate(id)
+      () => removeTree.immediate(id)
     )
     if (deleted.length === 0) return yield* sessionNotFound(id)
+    return deleted
   })
 
   return {

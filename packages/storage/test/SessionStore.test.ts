@@ -219,5 +219,42 @@ for (const [name, makeLayer] of implementations) {
       expect(shape(result.other)).toEqual([["msg_002", ["prt_002"]]])
       expect(result.reuse.reason).toBe("io")
     })
+
+    test("deleteSession takes the session's sub-agent sessions at every depth with it, and no other session", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          yield* store.createSession(session("ses_root"))
+          yield* store.createSession(session("ses_child", { parentID: "ses_root" }))
+          yield* store.createSession(session("ses_grand", { parentID: "ses_child" }))
+          yield* store.createSession(session("ses_other"))
+          yield* store.createSession(session("ses_otherchild", { parentID: "ses_other" }))
+          const grandMessage = userMessage("msg_g", "ses_grand")
+          yield* store.putMessage(grandMessage)
+          yield* store.putParts([textPart("prt_g", grandMessage, "deep")])
+          // a sub-agent session deleted alone leaves its parent
+          const leaf = yield* store.deleteSession("ses_otherchild")
+          const deleted = yield* store.deleteSession("ses_root")
+          const gone = yield* Effect.forEach(["ses_root", "ses_child", "ses_grand"], (id) => Effect.flip(store.getSession(id)))
+          return {
+            leaf,
+            deleted,
+            gone: gone.map((e) => e.reason),
+            grandRows: yield* store.messages("ses_grand"),
+            // the grandchild's message id is free: its row and parts are really gone
+            reuse: yield* Effect.flip(store.putPart(textPart("prt_g2", grandMessage, "orphan"))),
+            other: (yield* store.getSession("ses_other")).id
+          }
+        })
+      )
+      expect(result.leaf).toEqual(["ses_otherchild"])
+      expect(result.deleted[0]).toBe("ses_root")
+      expect([...result.deleted].sort()).toEqual(["ses_child", "ses_grand", "ses_root"])
+      expect(result.gone).toEqual(["not-found", "not-found", "not-found"])
+      expect(result.grandRows).toEqual([])
+      expect(result.reuse.reason).toBe("io")
+      expect(result.other).toBe("ses_other")
+    })
   })
 }

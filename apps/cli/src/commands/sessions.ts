@@ -225,10 +225,11 @@ const deleteCmd = Command.make("delete", { id }, ({ id }) =>
       )
       const stopped = removed.stopped === "elsewhere" ? "; its running turn was stopped first" : ""
       const note = removed.commands === 0 ? "" : `; stopped ${plural(removed.commands, "command", "commands")} its last run left running`
-      yield* Console.log(`Deleted session ${id} (${removed.session.title}; ${plural(removed.messages, "message", "messages")}${stopped}${note}).`)
+      const subAgents = removed.subAgents === 0 ? "" : `, ${plural(removed.subAgents, "sub-agent session", "sub-agent sessions")}`
+      yield* Console.log(`Deleted session ${id} (${removed.session.title}; ${plural(removed.messages, "message", "messages")}${subAgents}${stopped}${note}).`)
     })
   )
-).pipe(Command.withDescription("Delete a session with its messages (a turn running on it is stopped first)"))
+).pipe(Command.withDescription("Delete a session with its messages and its sub-agents' sessions (a turn running on it is stopped first)"))
 
 /** `reins sessions list|show|export|delete`. */
 export const sessions = Command.make("sessions").pipe(
