@@ -1,8 +1,10 @@
 // `reins sessions list|show|delete` (issue 15, item 3): the list's model, messages, tokens and cost as
 // stored; delete with its refusals; show's tool calls as one readable line each.
 import { beforeAll, describe, expect, test } from "bun:test"
+import { Database } from "bun:sqlite"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { BIN, ensureBuilt, leaseLapsed, projects, reins, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -82,6 +84,11 @@ describe("sessions delete", () => {
     expect((await listJson(p)).map((s) => s.id)).toEqual([kept.id])
     const shown = await reins(["sessions", "show", doomed.id], p)
     expect(shown.code).toBe(2)
+    // the event log keeps only the deletion: a follower on any process (reins serve over the same data) learns it
+    const db = new Database(path.join(p.dataDir, "reins.db"), { readonly: true })
+    const logged = db.query<{ type: string }, [string]>("SELECT type FROM session_event WHERE session_id = ? ORDER BY id").all(doomed.id)
+    db.close()
+    expect(logged.map((row) => row.type)).toEqual(["session.deleted"])
 
     const unknown = await reins(["sessions", "delete", "ses_nope"], p)
     expect(unknown.code).toBe(2)

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { isOpenTool, type Session } from "@reins/domain"
 import { SessionStore } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
@@ -53,7 +53,7 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
     // its sub-agent sessions go with it: nothing else lists or deletes them
     const deleted = yield* store.deleteSession(sessionID)
     // their followers (on any process over the log) learn that nothing more comes
-    const appender = yield* Effect.serviceOption(EventAppender)
-    if (Option.isSome(appender)) for (const id of deleted) yield* appender.value.offer({ type: "session.deleted", sessionID: id })
+    const appender = yield* EventAppender
+    for (const id of deleted) yield* appender.offer({ type: "session.deleted", sessionID: id })
     return { session, messages: messages.length, subAgents: deleted.length - 1, stopped: place._tag, commands } satisfies Removed
   })

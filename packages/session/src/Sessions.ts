@@ -4,6 +4,7 @@ import type { CompactionError, CompactResult } from "@reins/compaction"
 import type { ProviderError } from "@reins/provider"
 import { EventLog, PendingQuestions, SessionStore, type LoggedEvent, type PendingQuestion, type StoreError } from "@reins/storage"
 import type { SessionBusyError, PromptError } from "./Errors.ts"
+import type { EventAppender } from "./EventAppender.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
 import { forkConversation } from "./SessionFork.ts"
 import { followLog } from "./SessionEvents.ts"
@@ -88,8 +89,8 @@ export class Sessions extends Context.Service<
       const settings = yield* TurnStreamSettings
       const local = yield* makeLocalTurns
       // the use cases' helpers read these services; resolved once, here
-      const context = yield* Effect.context<SessionRuns | SessionStore | Ids>()
-      const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | SessionStore | Ids>) => Effect.provideContext(effect, context)
+      const context = yield* Effect.context<SessionRuns | SessionStore | Ids | EventAppender>()
+      const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | SessionStore | Ids | EventAppender>) => Effect.provideContext(effect, context)
 
       const follow = (input: PromptInput): Stream.Stream<FollowEvent, PromptError> =>
         Stream.unwrap(

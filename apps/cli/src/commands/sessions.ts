@@ -1,8 +1,8 @@
-import { Console, Effect } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { addUsage, emptyUsage, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
+import { addUsage, Bus, emptyUsage, userFlag, type AssistantMessage, type Part, type Session } from "@reins/domain"
 import { withoutRuntimeHints } from "@reins/provider"
-import { RunSettings, SessionRuns, removeSession, runTimingFromEnv } from "@reins/session"
+import { EventAppender, RunSettings, SessionRuns, removeSession, runTimingFromEnv } from "@reins/session"
 import { SessionStore, type MessageWithParts, type SessionTotals } from "@reins/storage"
 import { failure } from "../CliError.ts"
 import { plural } from "../Output.ts"
@@ -218,8 +218,9 @@ const deleteCmd = Command.make("delete", { id }, ({ id }) =>
     Effect.gen(function* () {
       const timing = runTimingFromEnv(setup.env) ?? (yield* RunSettings)
       // this process runs no turn: nothing is stopped here
+      // the deletion is logged (session.deleted) for followers on any process, as the runtime's remove does
       const removed = yield* removeSession(() => Effect.void)(id).pipe(
-        Effect.provide(SessionRuns.layer),
+        Effect.provide(Layer.merge(SessionRuns.layer, EventAppender.layer.pipe(Layer.provide(Bus.layer)))),
         Effect.provideService(RunSettings, timing),
         Effect.catchTag("SessionBusyError", (busy) => Effect.fail(failure(busy.message)))
       )
