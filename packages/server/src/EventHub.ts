@@ -99,6 +99,8 @@ export const makeEventHub = (limits: HubLimits) => {
     const event = logged.event
     if ((event.type === "session.created" || event.type === "session.updated") && event.session.parentID !== undefined)
       parents.set(event.session.id, event.session.parentID)
+    // a deleted session's parent is never asked about again (a long-lived server would keep them all)
+    if (event.type === "session.deleted") parents.delete(logged.sessionID)
     return { id: logged.id, sessionID: logged.sessionID, rootSessionID: logged.rootSessionID, frame: frame(event.type, event, logged.id) }
   }
 

@@ -102,6 +102,11 @@ export class EventAppender extends Context.Service<
           else if (roots.has(parent)) roots.set(sessionID, roots.get(parent)!)
         }
         const rootSessionID = roots.get(sessionID)
+        // a deleted session is never asked about again: what is known of it goes (a long-lived server would keep it all)
+        if (event.type === "session.deleted") {
+          roots.delete(sessionID)
+          parents.delete(sessionID)
+        }
         waiting.push({ item: rootSessionID === undefined ? { sessionID, time, event } : { sessionID, rootSessionID, time, event }, claim })
         if (waiting.length > MAX_WAITING) {
           const dropped = waiting.splice(0, waiting.length - MAX_WAITING)
@@ -112,27 +117,35 @@ export class EventAppender extends Context.Service<
         return Effect.void
       }
 
-      const appendRun = (batch: ReadonlyArray<Waiting>, claim: SessionRun | undefined) =>
-        Effect.gen(function* () {
-          const items = yield* Effect.forEach(batch, ({ item }) =>
-            "rootSessionID" in item ? Effect.succeed(item) : Effect.map(rootOf(item.sessionID), (rootSessionID) => ({ ...item, rootSessionID }))
-          )
-          yield* log.append(items).pipe(Effect.provideService(WritingClaim, claim))
-        })
+      const appendRun = (batch: ReadonlyArray<Waiting>, claim: SessionRun | undefined) => {
+        // roots are usually known when queued: the lookups (an effect per event) only for those that are not
+        const items = batch.every(({ item }) => "rootSessionID" in item)
+          ? Effect.succeed(batch.map(({ item }) => item as EventToAppend))
+          : Effect.forEach(batch, ({ item }) =>
+              "rootSessionID" in item ? Effect.succeed(item) : Effect.map(rootOf(item.sessionID), (rootSessionID) => ({ ...item, rootSessionID }))
+            )
+        return Effect.flatMap(items, (items) => log.append(items).pipe(Effect.provideService(WritingClaim, claim)))
+      }
 
       /** Appends a run of events published under one claim; true when done (stored, or refused to a taken-over holder). */
-      const appendOrKeep = (batch: ReadonlyArray<Waiting>, claim: SessionRun | undefined) =>
-        appendRun(batch, claim).pipe(
-          Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("20 millis"), times: 3 }),
+      const appendOrKeep = (batch: ReadonlyArray<Waiting>, claim: SessionRun | undefined) => {
+        const gaveUp = (error: StoreError) =>
+          error.reason === "taken-over"
+            ? Effect.as(Effect.logWarning(`${batch.length} events were not logged: ${error.message}`), true)
+            : Effect.as(Effect.logWarning(`Could not append ${batch.length} events to the event log (kept for the next try): ${error.message}`), false)
+        // the retry's schedule is made only once an append failed (a step's flush is on the hot path)
+        const retried = appendRun(batch, claim).pipe(
+          Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("20 millis"), times: 2 }),
           Effect.as(true),
-          Effect.catch((error) =>
-            error.reason === "taken-over"
-              ? Effect.as(Effect.logWarning(`${batch.length} events were not logged: ${error.message}`), true)
-              : Effect.as(Effect.logWarning(`Could not append ${batch.length} events to the event log (kept for the next try): ${error.message}`), false)
-          )
+          Effect.catch(gaveUp)
         )
+        return appendRun(batch, claim).pipe(
+          Effect.as(true),
+          Effect.catch((error) => (error.reason === "taken-over" ? gaveUp(error) : Effect.andThen(Effect.sleep("20 millis"), retried)))
+        )
+      }
 
-      const flush: Effect.Effect<void> = lock
+      const locked: Effect.Effect<void> = lock
         .withPermits(1)(
           Effect.gen(function* () {
             if (waiting.length === 0) return
@@ -156,12 +169,14 @@ export class EventAppender extends Context.Service<
           })
         )
         .pipe(Effect.uninterruptible)
+      // nothing waiting (the batcher after a step's own flush): no lock taken
+      const flush: Effect.Effect<void> = Effect.suspend(() => (waiting.length === 0 ? Effect.void : locked))
 
+      // every event of the process passes here: no generator, the claim and the time read off the publisher's fiber
       yield* bus.listen((event) =>
-        Effect.gen(function* () {
-          const claim = yield* WritingClaim
-          yield* queue(event, claim, yield* Clock.currentTimeMillis)
-          if (endsStep(event)) yield* flush
+        Effect.withFiber((fiber) => {
+          const queued = queue(event, fiber.getRef(WritingClaim), fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+          return endsStep(event) ? Effect.andThen(queued, flush) : queued
         })
       )
       // the batcher: a batch goes maxDelayMs after its first event, or when maxBatch are waiting

@@ -20,7 +20,7 @@ const INSERT_ROWS = (rows: number) =>
   `INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data) VALUES ${Array.from(
     { length: rows },
     (_, r) => `($${r * 6 + 1}, $${r * 6 + 2}, $${r * 6 + 3}, $${r * 6 + 4}, $${r * 6 + 5}, $${r * 6 + 6}::jsonb)`
-  ).join(", ")} RETURNING id`
+  ).join(", ")} RETURNING id, session_id, seq`
 // $2 NULL: no limit. id is a bigint: ORDER BY id is numeric.
 const READ = `SELECT ${COLUMNS} FROM session_event WHERE id > $1 AND ($3::text IS NULL OR session_id = $3) AND ($4::text IS NULL OR root_session_id = $4)
   ORDER BY id LIMIT $2::bigint`
@@ -76,11 +76,13 @@ export const makePgEventLog = (db: PgDatabase): Effect.Effect<EventLog["Service"
         for (let from = 0; from < rows.length; from += INSERT_CHUNK) {
           const chunk = rows.slice(from, from + INSERT_CHUNK)
           const values = chunk.flatMap(({ item, seq }) => [item.sessionID, item.rootSessionID, seq, item.event.type, item.time, JSON.stringify(item.event)])
-          const inserted = yield* sql.unsafe<{ id: bigint }>(INSERT_ROWS(chunk.length), values)
-          // ids come from the sequence in the VALUES order; sorted, they pair with the rows whatever order RETURNING has
-          const ids = inserted.map((row) => num(row.id)).sort((a, b) => a - b)
-          for (const [i, { item, seq }] of chunk.entries()) {
-            logged.push({ id: ids[i]!, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
+          const inserted = yield* sql.unsafe<{ id: bigint; session_id: string; seq: number }>(INSERT_ROWS(chunk.length), values)
+          // each row told by its (session, seq), unique: no reliance on the order RETURNING gives them in
+          const ids = new Map(inserted.map((row) => [`${row.session_id}\0${num(row.seq)}`, num(row.id)]))
+          for (const { item, seq } of chunk) {
+            const id = ids.get(`${item.sessionID}\0${seq}`)
+            if (id === undefined) return yield* Effect.die(new Error(`The event log returned no id for event ${seq} of session ${item.sessionID}`))
+            logged.push({ id, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
           }
         }
         // delivered at commit, to every listener on the database
