@@ -1,11 +1,11 @@
-import { Clock, Context, Deferred, Effect, type Exit, Layer, Option, Stream } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, type Exit, Layer, Option, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type Attachment, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
 import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Provider, ProviderError } from "@reins/provider"
 import { RunClaims, SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { imagesRefused } from "./Attachments.ts"
-import { SessionBusyError, type PromptError } from "./Errors.ts"
+import { SessionBusyError, sessionError, type PromptError } from "./Errors.ts"
 import { SessionProcessor, interruptedState } from "./Processor.ts"
 import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
@@ -248,11 +248,16 @@ export class SessionService extends Context.Service<
       /** A turn holding the session, if it is free; its end (time, idle) written in the hold under its claim: fenced, refused once another claimed. */
       const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
-        // A turn whose session was taken over writes nothing more (a refused update skips the idle too).
-        const finish = <A, E>(exit: Exit.Exit<A, E>) =>
+        // A turn whose session was taken over writes nothing more (a refused update skips the idle too). Its
+        // error is said before its idle, under its claim; one from claiming it, after (`announced`).
+        let announced = false
+        const finish = <A>(exit: Exit.Exit<A, PromptError>) =>
           lostClaim(exit)
             ? Effect.void
             : Effect.gen(function* () {
+                const error = exit._tag === "Failure" ? Cause.findErrorOption(exit.cause) : Option.none()
+                if (Option.isSome(error)) yield* bus.publish(sessionError(input.sessionID, error.value))
+                announced = Option.isSome(error)
                 const now = yield* Clock.currentTimeMillis
                 const current = yield* store.getSession(input.sessionID)
                 yield* store.updateSession({ ...current, time: { ...current.time, updated: now } })
@@ -264,13 +269,7 @@ export class SessionService extends Context.Service<
           )
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
-            Effect.tapError((error) =>
-              bus.publish({
-                type: "session.error",
-                sessionID: input.sessionID,
-                error: { reason: error._tag === "ProviderError" ? error.reason : error._tag, message: error.message }
-              })
-            )
+            Effect.tapError((error) => (announced ? Effect.void : bus.publish(sessionError(input.sessionID, error))))
           )
       }
 

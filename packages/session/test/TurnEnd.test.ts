@@ -58,3 +58,22 @@ test("once another process claimed the session, the turn's closing update is ref
   expect(result.idle).toBe(0)
   expect(result.held?.holder).toBe("other/2/x")
 })
+
+test("a failed turn says its error once, before its idle, both in the log under its claim", async () => {
+  const { layer } = sessionsLayer([])
+  const result = await Effect.runPromise(
+    Effect.gen(function* () {
+      const service = yield* SessionService
+      const session = yield* service.create({ directory: "." })
+      const failed = yield* Effect.flip(service.prompt({ sessionID: session.id, text: "hi", model }))
+      const events = yield* (yield* EventLog).read({ after: 0, sessionID: session.id })
+      const closing = events
+        .map((e) => e.event)
+        .filter((e) => e.type === "session.error" || (e.type === "session.status" && e.status === "idle"))
+        .map((e) => e.type)
+      return { failed: failed._tag, closing }
+    }).pipe(Effect.provide(layer), Effect.scoped)
+  )
+  expect(result.failed).toBe("ProviderError")
+  expect(result.closing).toEqual(["session.error", "session.status"])
+})
