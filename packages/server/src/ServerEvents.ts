@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Schedule, Stream } from "effect"
 import { realPath } from "@reins/domain"
-import { EventAppender } from "@reins/session"
+import { EventAppender, sessionRoot } from "@reins/session"
 import { EventLog, SessionStore, sessionNotFound, type LoggedEvent, type StoreError } from "@reins/storage"
 import { HubLimits, makeEventHub, type EventHub, type ServerEvent, type Subscriber } from "./EventHub.ts"
 import { ServerInfo } from "./ServerInfo.ts"
@@ -59,10 +59,9 @@ export class ServerEvents extends Context.Service<
       const shown = (logged: LoggedEvent) => roots.get(logged.rootSessionID) === true
       /** The root of one of this project's sessions (it fails as not found for another project's). */
       const rootOf = Effect.fnUntraced(function* (sessionID: string) {
-        let session = yield* store.getSession(sessionID)
+        const session = yield* store.getSession(sessionID)
         if (!inProject(session.directory)) return yield* sessionNotFound(sessionID)
-        for (let depth = 0; session.parentID !== undefined && depth < 8; depth++) session = yield* store.getSession(session.parentID)
-        return session.id
+        return yield* sessionRoot(store, session)
       })
       const warn = (action: string) => (error: { readonly message: string }) => Effect.logWarning(`Could not ${action}: ${error.message}`)
       hub.start(yield* log.last().pipe(Effect.catch((error) => Effect.as(warn("read the event log")(error), 0))))

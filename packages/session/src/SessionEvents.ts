@@ -8,8 +8,8 @@ const PAGE = 500
 /** A read even without a wake-up (one lost between the first read and the subscription): one indexed query. */
 const SAFETY_POLL = "1 second"
 
-/** The top-level session of `session`: followed up its `parentID`s. */
-const rootOf = (store: SessionStore["Service"], session: Session) =>
+/** The top-level session of `session`: followed up its `parentID`s (as far as the appender follows them). */
+export const sessionRoot = (store: SessionStore["Service"], session: Session) =>
   Effect.gen(function* () {
     let current = session
     for (let depth = 0; current.parentID !== undefined && depth < MAX_DEPTH; depth++) current = yield* store.getSession(current.parentID)
@@ -25,7 +25,7 @@ export const followLog = (log: EventLog["Service"], store: SessionStore["Service
   Stream.unwrap(
     Effect.gen(function* () {
       const session = yield* store.getSession(sessionID)
-      const root = yield* rootOf(store, session)
+      const root = yield* sessionRoot(store, session)
       // the session and the sub-agent sessions started under it, learnt from their `session.created` as they come
       const tree = new Set([sessionID])
       // a top-level session's tree is everything under its root
