@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { Event } from "@reins/domain"
+import { count } from "./present/Units.ts"
 
 type CompactionCompleted = Extract<Event, { type: "compaction.completed" }>
 
@@ -14,8 +15,7 @@ export const outputNote = (metadata: Record<string, unknown>) => {
   return undefined
 }
 
-/** A count with thousands separators: 14,200. */
-export const count = (n: number) => Math.round(n).toLocaleString("en-US")
+export { count } from "./present/Units.ts"
 
 /** `1 message`, `2 messages`. */
 export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`

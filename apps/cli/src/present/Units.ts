@@ -1,6 +1,10 @@
 import { visible } from "./Terminal.ts"
-/** A count with thousands separators: `14,200`. */
-export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
+/** A count with thousands separators: `14,200` (by hand: the first toLocaleString loads ICU, ~5 ms of every run's end). */
+export const count = (n: number): string => {
+  const whole = Math.round(n)
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+  return whole < 0 ? `-${digits}` : digits
+}
 
 /** `1 file`, `2 files`. */
 export const plural = (n: number, one: string, many: string): string => `${count(n)} ${n === 1 ? one : many}`

@@ -1,4 +1,5 @@
 import type { Message, Part, SessionEvent, Usage } from "@reins/domain"
+import { count as thousands } from "../../present/Units.ts"
 import { stableEnd } from "./Split.ts"
 import {
   emptyUsage,
@@ -27,8 +28,6 @@ export const tokenCount = (usage: Usage): number => {
   return sum === 0 ? count(usage.total) : sum
 }
 
-/** `14,200`. */
-const thousands = (n: number) => Math.round(n).toLocaleString("en-US")
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** What a compaction did, in one phrase. */
