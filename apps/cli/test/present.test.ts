@@ -4,7 +4,7 @@ import { diffOf, diffStat, formatStat, parseDiff, renderDiff } from "../src/pres
 import { spinnerFrame, spinnerLine } from "../src/present/Spinner.ts"
 import { colorEnabled, liveEnabled, makeStyle, plain, stripAnsi, unicodeEnabled } from "../src/present/Style.ts"
 import { toolLine, toolOutcome, toolSubject } from "../src/present/ToolSummary.ts"
-import { cost, duration, elapsed, firstLine, tokens } from "../src/present/Units.ts"
+import { cost, count, duration, elapsed, firstLine, tokens } from "../src/present/Units.ts"
 import { addStep, cacheHitRate, emptyTotals, sumUsage, usageLine } from "../src/present/Usage.ts"
 
 const color = makeStyle({ color: true })
@@ -175,5 +175,11 @@ describe("Usage", () => {
     expect(spinnerFrame(plain, 80)).toBe("⠙")
     expect(spinnerFrame(ascii, 80)).toBe("/")
     expect(spinnerLine(plain, "thinking", 4200)).toBe("⠙ thinking · 4s".replace("⠙", spinnerFrame(plain, 4200)))
+  })
+})
+
+describe("count", () => {
+  test("groups thousands with commas, rounds, keeps the sign", () => {
+    expect([0, 7, 999, 1000, 14_200, 1_234_567.6, -1234, -0.4].map(count)).toEqual(["0", "7", "999", "1,000", "14,200", "1,234,568", "-1,234", "0"])
   })
 })
