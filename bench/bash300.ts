@@ -59,15 +59,8 @@ const runOnce = async (name: string, cmd: (url: string) => Array<string>): Promi
       return undefined
     }
   })
-  const p = project(server.url)
   // A model with a context far beyond what 300 echoes fill: no compaction, no pruning pressure.
-  fs.writeFileSync(
-    p.configFile,
-    JSON.stringify({
-      model: "local/scripted",
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 2_000_000, output: 8_000 } } } }
-    })
-  )
+  const p = project(server.url, { context: 2_000_000 })
   const start = performance.now()
   const proc = Bun.spawn(cmd(server.url), { cwd: p.cwd, env: p.env, stdout: "pipe", stderr: "pipe" })
   pid = proc.pid

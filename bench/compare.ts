@@ -127,15 +127,8 @@ const runCli = async (build: Build, steps: number): Promise<Sample> => {
       return undefined
     }
   })
-  const p = project(server.url)
   // a context no run fills: nothing is compacted
-  fs.writeFileSync(
-    p.configFile,
-    JSON.stringify({
-      model: "local/scripted",
-      provider: { local: { type: "openai-compatible", baseURL: server.url, models: { scripted: { context: 2_000_000, output: 8_000 } } } }
-    })
-  )
+  const p = project(server.url, { context: 2_000_000 })
   const sandbox = SANDBOX_OFF && build.sandboxFlag ? ["--sandbox", "off"] : []
   const start = performance.now()
   const proc = Bun.spawn([build.bin, "run", "--yolo", ...sandbox, `run the ${steps} commands`], { cwd: p.cwd, env: p.env, stdout: "pipe", stderr: "pipe" })

@@ -33,8 +33,8 @@ export const median = (xs: ReadonlyArray<number>) => {
   return s[Math.floor(s.length / 2)]!
 }
 
-/** A scratch git repo whose reins.json points at the scripted server, and a scratch data dir. */
-export const project = (url: string) => {
+/** A scratch git repo whose reins.json points at the scripted server (a model of `context` tokens), and a scratch data dir. */
+export const project = (url: string, options: { readonly context?: number } = {}) => {
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-")))
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "reins-bench-data-"))
   execFileSync("git", ["init", "-q"], { cwd })
@@ -45,7 +45,7 @@ export const project = (url: string) => {
     configFile,
     JSON.stringify({
       model: "local/scripted",
-      provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: 128000, output: 8000 } } } }
+      provider: { local: { type: "openai-compatible", baseURL: url, models: { scripted: { context: options.context ?? 128_000, output: 8_000 } } } }
     })
   )
   // a temp dir of its own: a shared machine's /tmp (tens of thousands of entries, which the sandbox lists) is not measured
