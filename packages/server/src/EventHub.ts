@@ -99,8 +99,6 @@ export const makeEventHub = (limits: HubLimits) => {
     const event = logged.event
     if ((event.type === "session.created" || event.type === "session.updated") && event.session.parentID !== undefined)
       parents.set(event.session.id, event.session.parentID)
-    // a deleted session's parent is never asked about again (a long-lived server would keep them all)
-    if (event.type === "session.deleted") parents.delete(logged.sessionID)
     return { id: logged.id, sessionID: logged.sessionID, rootSessionID: logged.rootSessionID, frame: frame(event.type, event, logged.id) }
   }
 
@@ -168,6 +166,8 @@ export const makeEventHub = (limits: HubLimits) => {
       client.queue.push(entry.frame)
       if (!client.filling) client.wake.resolve()
     }
+    // a deleted session's parent is not asked about again once its deletion went out (a long-lived server would keep them all)
+    if (logged.event.type === "session.deleted") parents.delete(logged.sessionID)
   }
 
   /**

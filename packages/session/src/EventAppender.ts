@@ -102,11 +102,6 @@ export class EventAppender extends Context.Service<
           else if (roots.has(parent)) roots.set(sessionID, roots.get(parent)!)
         }
         const rootSessionID = roots.get(sessionID)
-        // a deleted session is never asked about again: what is known of it goes (a long-lived server would keep it all)
-        if (event.type === "session.deleted") {
-          roots.delete(sessionID)
-          parents.delete(sessionID)
-        }
         waiting.push({ item: rootSessionID === undefined ? { sessionID, time, event } : { sessionID, rootSessionID, time, event }, claim })
         if (waiting.length > MAX_WAITING) {
           const dropped = waiting.splice(0, waiting.length - MAX_WAITING)
@@ -135,7 +130,7 @@ export class EventAppender extends Context.Service<
             : Effect.as(Effect.logWarning(`Could not append ${batch.length} events to the event log (kept for the next try): ${error.message}`), false)
         // the retry's schedule is made only once an append failed (a step's flush is on the hot path)
         const retried = appendRun(batch, claim).pipe(
-          Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("20 millis"), times: 2 }),
+          Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("40 millis"), times: 2 }),
           Effect.as(true),
           Effect.catch(gaveUp)
         )
@@ -145,32 +140,51 @@ export class EventAppender extends Context.Service<
         )
       }
 
+      // batches taken but not yet stored (in a flush that holds the lock): a flush with nothing waiting waits for them
+      let inFlight = 0
+      const storeBatch = (batch: ReadonlyArray<Waiting>): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          // consecutive events of one claim are one transaction; a batch usually has one claim
+          let start = 0
+          while (start < batch.length) {
+            const claim = batch[start]!.claim
+            let end = start + 1
+            while (end < batch.length && batch[end]!.claim === claim) end++
+            if (!(yield* appendOrKeep(batch.slice(start, end), claim))) {
+              waiting = [...batch.slice(start), ...waiting]
+              pending.openUnsafe()
+              return
+            }
+            start = end
+          }
+          // a deleted session is not asked about again once its deletion is stored: what is known of it goes (a
+          // long-lived server would keep it all)
+          for (const { item } of batch)
+            if (item.event.type === "session.deleted") {
+              roots.delete(item.sessionID)
+              parents.delete(item.sessionID)
+            }
+        })
       const locked: Effect.Effect<void> = lock
         .withPermits(1)(
-          Effect.gen(function* () {
-            if (waiting.length === 0) return
+          Effect.suspend(() => {
+            if (waiting.length === 0) return Effect.void
             const batch = waiting
             waiting = []
             pending.closeUnsafe()
             full.closeUnsafe()
-            // consecutive events of one claim are one transaction; a batch usually has one claim
-            let start = 0
-            while (start < batch.length) {
-              const claim = batch[start]!.claim
-              let end = start + 1
-              while (end < batch.length && batch[end]!.claim === claim) end++
-              if (!(yield* appendOrKeep(batch.slice(start, end), claim))) {
-                waiting = [...batch.slice(start), ...waiting]
-                pending.openUnsafe()
-                return
-              }
-              start = end
-            }
+            inFlight++
+            return Effect.ensuring(
+              storeBatch(batch),
+              Effect.sync(() => {
+                inFlight--
+              })
+            )
           })
         )
         .pipe(Effect.uninterruptible)
-      // nothing waiting (the batcher after a step's own flush): no lock taken
-      const flush: Effect.Effect<void> = Effect.suspend(() => (waiting.length === 0 ? Effect.void : locked))
+      // nothing waiting and nothing being stored (the batcher after a step's own flush): no lock taken
+      const flush: Effect.Effect<void> = Effect.suspend(() => (waiting.length === 0 && inFlight === 0 ? Effect.void : locked))
 
       // every event of the process passes here: no generator, the claim and the time read off the publisher's fiber
       yield* bus.listen((event) =>

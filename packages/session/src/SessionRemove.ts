@@ -21,16 +21,10 @@ export interface Removed {
   readonly commands: number
 }
 
-/**
- * Deletes a session with its messages, the same for every front end: a turn running on it is
- * stopped first (here by `stopHere`, in another process by asking its holder through the lease), and the session
- * is deleted once released; commands a dead run left running are stopped, as its next turn would.
- */
-export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<void>) =>
+/** Stops a turn running on one session of the tree: here, or elsewhere by asking its holder (refused if it does not let go). */
+const stopTurn = (stopHere: (sessionID: string) => Effect.Effect<void>) =>
   Effect.fnUntraced(function* (sessionID: string) {
-    const store = yield* SessionStore
     const runs = yield* SessionRuns
-    yield* store.getSession(sessionID)
     const place = yield* placeOf(sessionID)
     if (place._tag === "here") yield* stopHere(sessionID)
     if (place._tag === "elsewhere") {
@@ -43,17 +37,42 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
           message: `${busy} It was asked to stop but still holds the session (is it frozen?): stop it there, or try again once its lease has expired.`
         })
     }
-    const session = yield* store.getSession(sessionID)
-    const messages = yield* store.messages(sessionID)
-    let commands = 0
-    for (const part of messages.flatMap((m) => m.parts)) {
-      const group = isOpenTool(part) && part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
-      if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") commands++
+    return place._tag
+  })
+
+/**
+ * Deletes a session with its messages and its sub-agent sessions, the same for every front end: a turn running on
+ * any of them is stopped first (here by `stopHere`, in another process by asking its holder through the lease), and
+ * they are deleted once released; commands a dead run left running in any of them are stopped, as its next turn would.
+ */
+export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<void>) =>
+  Effect.fnUntraced(function* (sessionID: string) {
+    const store = yield* SessionStore
+    const appender = yield* EventAppender
+    yield* store.getSession(sessionID)
+    // the session first: stopping its turn stops the sub-agents it runs; a sub-agent session prompted on its own is stopped too
+    const tree = yield* store.sessionTree(sessionID)
+    let stopped: Removed["stopped"] = "idle"
+    for (const id of tree) {
+      const place = yield* stopTurn(stopHere)(id)
+      if (stopped === "idle") stopped = place
     }
-    // its sub-agent sessions go with it: nothing else lists or deletes them
+    const session = yield* store.getSession(sessionID)
+    let messages = 0
+    let commands = 0
+    for (const id of tree) {
+      const stored = yield* store.messages(id)
+      if (id === sessionID) messages = stored.length
+      for (const part of stored.flatMap((m) => m.parts)) {
+        const group = isOpenTool(part) && part.state.status === "running" ? ProcessGroup.recordOf(part.state.metadata) : undefined
+        if (group !== undefined && (yield* ProcessGroup.reap(group)) === "killed") commands++
+      }
+    }
+    // each one's root, known while they are stored: their deletions reach the followers of their tree
+    for (const id of tree) yield* appender.rootOf(id)
+    // nothing else lists or deletes sub-agent sessions: they go with it
     const deleted = yield* store.deleteSession(sessionID)
     // their followers (on any process over the log) learn that nothing more comes
-    const appender = yield* EventAppender
     for (const id of deleted) yield* appender.offer({ type: "session.deleted", sessionID: id })
-    return { session, messages: messages.length, subAgents: deleted.length - 1, stopped: place._tag, commands } satisfies Removed
+    return { session, messages, subAgents: deleted.length - 1, stopped, commands } satisfies Removed
   })

@@ -249,7 +249,7 @@ export class SessionService extends Context.Service<
       const turn = (input: PromptInput, result: Deferred.Deferred<TurnResult, PromptError>, before: ReadonlyArray<MessageWithParts>) => {
         const known = new Set(before.flatMap((m) => (m.info.role === "user" ? [m.info.id] : [])))
         // A turn whose session was taken over writes nothing more (a refused update skips the idle too). Its
-        // error is said before its idle, under its claim; one from claiming it, after (`announced`).
+        // error is said before its idle, under its claim; one from claiming it, after (`announced`); a taken-over one, never.
         let announced = false
         const finish = <A>(exit: Exit.Exit<A, PromptError>) =>
           lostClaim(exit)
@@ -269,7 +269,9 @@ export class SessionService extends Context.Service<
           )
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),
-            Effect.tapError((error) => (announced ? Effect.void : bus.publish(sessionError(input.sessionID, error))))
+            Effect.tapError((error) =>
+              announced || (error._tag === "StoreError" && error.reason === "taken-over") ? Effect.void : bus.publish(sessionError(input.sessionID, error))
+            )
           )
       }
 

@@ -4,7 +4,7 @@ import { describe, expect } from "bun:test"
 import { Bus, type Event } from "@reins/domain"
 import { EventLog, RunClaims, SessionStore, Storage, WritingClaim, type SessionRun } from "@reins/storage"
 import { eventually, it } from "@reins/testkit"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { EventAppender } from "../src/EventAppender.ts"
 
@@ -96,6 +96,39 @@ describe("EventAppender", () => {
         ["ses_a", "session.status"],
         ["ses_b", "session.status"]
       ])
+    })
+  )
+
+  it.effect("a flush with nothing waiting still waits for a batch another flush is storing (a hold releases its lease after it)", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      // the log's first append waits at the gate
+      const gated = Layer.effect(
+        EventLog,
+        Effect.map(EventLog, (log) =>
+          EventLog.of({
+            ...log,
+            append: (batch) => Effect.andThen(Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(gate)), log.append(batch))
+          })
+        )
+      )
+      const appenderLayer = EventAppender.layer.pipe(Layer.provideMerge(gated), Layer.provideMerge(Layer.mergeAll(Bus.layer, Storage.layerMemory)))
+      yield* Effect.gen(function* () {
+        const bus = yield* Bus
+        const appender = yield* EventAppender
+        yield* bus.publish(status("ses_a"))
+        // the batcher takes the event and is held storing it
+        yield* TestClock.adjust("10 millis")
+        yield* Deferred.await(started)
+        const done = yield* Ref.make(false)
+        const flushing = yield* Effect.forkChild(Effect.andThen(appender.flush, Ref.set(done, true)))
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+        expect(yield* Ref.get(done)).toBe(false)
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(flushing)
+        expect((yield* logged).map((e) => e.event.type)).toEqual(["session.status"])
+      }).pipe(Effect.provide(appenderLayer))
     })
   )
 

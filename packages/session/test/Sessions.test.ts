@@ -169,20 +169,43 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
           yield* store.createSession({ ...child, id: `${sessionID}_grandchild`, parentID: child.id })
           const removed = yield* sessions.remove(sessionID)
           const gone = yield* Effect.forEach([sessionID, child.id, `${sessionID}_grandchild`], (id) => Effect.flip(store.getSession(id)))
-          // the appender writes session.deleted after the rows are gone; the log holds one per session
-          const deletedEvents = yield* eventually(
+          // the appender writes session.deleted after the rows are gone; the log holds one per session, in its tree
+          const deleted = yield* eventually(
             Effect.map((yield* EventLog).read({ after: 0 }), (events) => {
-              const ids = events.filter((e) => e.event.type === "session.deleted").map((e) => e.sessionID)
-              return ids.length === 3 ? ids : undefined
+              const found = events.filter((e) => e.event.type === "session.deleted")
+              return found.length === 3 ? found : undefined
             })
           )
-          return { removed, gone: gone.map((e) => e.reason), deletedEvents }
+          return { removed, gone: gone.map((e) => e.reason), deleted: deleted.map((e) => [e.sessionID, e.rootSessionID] as const) }
         })
     )
     expect(value.removed).toMatchObject({ stopped: "idle", subAgents: 2 })
     expect(value.gone).toEqual(["not-found", "not-found", "not-found"])
-    expect(value.deletedEvents[0]).toBe(value.removed.session.id)
-    expect(new Set(value.deletedEvents).size).toBe(3)
+    const root = value.removed.session.id
+    expect(value.deleted[0]).toEqual([root, root])
+    expect(new Set(value.deleted.map(([id]) => id)).size).toBe(3)
+    expect(value.deleted.every(([, r]) => r === root)).toBe(true)
+  })
+
+  test("remove of an idle session whose sub-agent session runs a turn of its own stops that turn first", async () => {
+    const { value } = await withSessions(
+      file(),
+      (dir) => [bashStep(gate(dir).command), textStep("never")],
+      ({ sessionID, sessions, store }) =>
+        Effect.gen(function* () {
+          const parent = yield* store.getSession(sessionID)
+          const child = { ...parent, id: `${sessionID}_child`, parentID: sessionID, title: "a sub-agent" }
+          yield* store.createSession(child)
+          const sent = yield* sessions.send({ sessionID: child.id, text: "start", model })
+          yield* commandRunning(store, child.id)
+          const removed = yield* sessions.remove(sessionID)
+          const exit = sent._tag === "started" ? yield* Fiber.await(sent.turn) : undefined
+          return { removed, exit, child: (yield* Effect.flip(store.getSession(child.id))).reason }
+        })
+    )
+    expect(value.removed).toMatchObject({ stopped: "here", subAgents: 1 })
+    expect(value.exit !== undefined && Exit.hasInterrupts(value.exit)).toBe(true)
+    expect(value.child).toBe("not-found")
   })
 
   test("fork copies the conversation up to a message into a new session; an unknown message makes nothing", async () => {

@@ -159,16 +159,25 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     return out
   }
 
-  const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
-    if (!sessions.has(id)) return yield* sessionNotFound(id)
-    // the session and its sub-agent sessions, depth-bounded as the stores' queries
-    const ids = [id]
+  /** The session and its sub-agent sessions, depth-bounded as the stores' queries, each once (even in a cycle of parents). */
+  const treeOf = (id: string) => {
+    if (!sessions.has(id)) return []
+    const found = new Set([id])
     let level = [id]
     for (let depth = 0; level.length > 0 && depth < MAX_SUBAGENT_DEPTH; depth++) {
       const parents = new Set(level)
-      level = [...sessions.values()].filter((s) => s.parentID !== undefined && parents.has(s.parentID)).map((s) => s.id)
-      ids.push(...level)
+      level = [...sessions.values()].filter((s) => s.parentID !== undefined && parents.has(s.parentID) && !found.has(s.id)).map((s) => s.id)
+      for (const child of level) found.add(child)
     }
+    return [...found]
+  }
+  const sessionTree = Effect.fn("SessionStore.sessionTree")(function* (id: string) {
+    return treeOf(id)
+  })
+
+  const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
+    if (!sessions.has(id)) return yield* sessionNotFound(id)
+    const ids = treeOf(id)
     const doomed = new Set(ids)
     for (const one of ids) {
       sessions.delete(one)
@@ -200,6 +209,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     messages,
     latestSummary,
     totals,
+    sessionTree,
     deleteSession
   }
 }

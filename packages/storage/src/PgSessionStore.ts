@@ -43,7 +43,7 @@ const SELECT_TREE = `WITH RECURSIVE tree(id, depth) AS (
     SELECT id, 0 FROM session WHERE id = $1
     UNION ALL SELECT s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
   )
-  SELECT id FROM tree ORDER BY depth`
+  SELECT id FROM tree GROUP BY id ORDER BY MIN(depth), id`
 const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id = ANY($1)
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
@@ -223,6 +223,11 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
     return out as ReadonlyMap<string, SessionTotals>
   })
 
+  const sessionTree = Effect.fn("SessionStore.sessionTree")(function* (id: string) {
+    const rows = yield* attempt(() => `read the sub-agent sessions of ${id}`, sql.unsafe<{ id: string }>(SELECT_TREE, [id, MAX_SUBAGENT_DEPTH]))
+    return rows.map((row) => row.id)
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     // One transaction: the foreign keys cascade to messages, parts and the lease; the event log and the waiting
     // questions have none, and go in the same transaction. The lease row is locked first, as a fenced write and a
@@ -257,6 +262,7 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
     messages,
     latestSummary,
     totals,
+    sessionTree,
     deleteSession
   }
 }

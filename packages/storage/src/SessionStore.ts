@@ -68,6 +68,8 @@ export class SessionStore extends Context.Service<
      */
     totals(sessionIDs: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, SessionTotals>, StoreError>
     /** Deletes a session with its messages and parts; "not-found" if it is not stored. */
+    /** A session's id and its sub-agent sessions' (at any depth, bounded like the totals), each once, the session's first; none when it is not stored. */
+    sessionTree(id: string): Effect.Effect<ReadonlyArray<string>, StoreError>
     /**
      * Deletes a session and its sub-agent sessions (at any depth, bounded like the totals) with their messages,
      * parts, leases, events and waiting questions, in one transaction: the ids deleted, the session's first.

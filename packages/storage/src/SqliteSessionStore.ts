@@ -47,7 +47,7 @@ const SELECT_TREE = `WITH RECURSIVE tree(id, depth) AS (
     SELECT id, 0 FROM session WHERE id = ?1
     UNION ALL SELECT s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
   )
-  SELECT id FROM tree ORDER BY depth`
+  SELECT id FROM tree GROUP BY id ORDER BY MIN(depth), id`
 const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id IN (SELECT value FROM json_each(?1))
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < ?2
@@ -310,6 +310,13 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     return ids
   })
 
+  const sessionTree = Effect.fn("SessionStore.sessionTree")(function* (id: string) {
+    return yield* attempt(
+      () => `read the sub-agent sessions of ${id}`,
+      () => selectTree.all(id, MAX_SUBAGENT_DEPTH).map((row) => row.id)
+    )
+  })
+
   const deleteSession = Effect.fn("SessionStore.deleteSession")(function* (id: string) {
     // One transaction: the foreign keys cascade to messages, parts and leases atomically.
     const deleted = yield* attempt(
@@ -332,6 +339,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     messages,
     latestSummary,
     totals,
+    sessionTree,
     deleteSession
   }
 }

@@ -233,11 +233,20 @@ for (const [name, makeLayer] of implementations) {
           const grandMessage = userMessage("msg_g", "ses_grand")
           yield* store.putMessage(grandMessage)
           yield* store.putParts([textPart("prt_g", grandMessage, "deep")])
+          const tree = yield* store.sessionTree("ses_root")
+          // a cycle of parents (never made by reins, but nothing stops it) lists each once
+          yield* store.createSession(session("ses_x", { parentID: "ses_y" }))
+          yield* store.createSession(session("ses_y", { parentID: "ses_x" }))
+          const cycle = yield* store.sessionTree("ses_x")
+          const none = yield* store.sessionTree("ses_nope")
           // a sub-agent session deleted alone leaves its parent
           const leaf = yield* store.deleteSession("ses_otherchild")
           const deleted = yield* store.deleteSession("ses_root")
           const gone = yield* Effect.forEach(["ses_root", "ses_child", "ses_grand"], (id) => Effect.flip(store.getSession(id)))
           return {
+            tree,
+            cycle,
+            none,
             leaf,
             deleted,
             gone: gone.map((e) => e.reason),
@@ -248,6 +257,10 @@ for (const [name, makeLayer] of implementations) {
           }
         })
       )
+      expect(result.tree[0]).toBe("ses_root")
+      expect([...result.tree].sort()).toEqual(["ses_child", "ses_grand", "ses_root"])
+      expect([...result.cycle].sort()).toEqual(["ses_x", "ses_y"])
+      expect(result.none).toEqual([])
       expect(result.leaf).toEqual(["ses_otherchild"])
       expect(result.deleted[0]).toBe("ses_root")
       expect([...result.deleted].sort()).toEqual(["ses_child", "ses_grand", "ses_root"])
