@@ -1,24 +1,10 @@
 // Bundles the CLI into dist/: a tiny entry (fast --version) plus lazily loaded chunks.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { pluginSchema } from "./bundle-plugins.ts"
 
 const dir = import.meta.dir
 
-// Tool and plugin files get the whole Schema namespace (packages/tool/src/plugin/PluginModule.ts). Bun keeps a module
-// whole in one chunk once any importer uses its namespace as a value, and Schema's module is in the chunk every command
-// loads: ~280 KB of it (and its crypto, HTTP and network schemas) was parsed and run at every start for files most
-// projects do not have. The plugin module gets its own copy of Schema's module file instead, beside the real one so
-// that its imports (the AST, the parser, Effect's core) are the same modules: the schemas it makes are the runtime's.
-const effectDist = path.dirname(Bun.resolveSync("effect/Schema", dir))
-const pluginSchema: import("bun").BunPlugin = {
-  name: "plugin-schema",
-  setup(build) {
-    build.onResolve({ filter: /^effect\/Schema$/ }, (args) =>
-      args.importer.endsWith(path.join("plugin", "PluginModule.ts")) ? { path: path.join(effectDist, "Schema.plugin.js") } : undefined
-    )
-    build.onLoad({ filter: /[\\/]Schema\.plugin\.js$/ }, async () => ({ contents: await Bun.file(path.join(effectDist, "Schema.js")).text(), loader: "js" }))
-  }
-}
 const outdir = path.join(dir, "dist")
 fs.rmSync(outdir, { recursive: true, force: true })
 const result = await Bun.build({
@@ -27,7 +13,8 @@ const result = await Bun.build({
   target: "bun",
   splitting: true,
   minify: true,
-  plugins: [pluginSchema],
+  // the plugin module's own copy of Schema (bundle-plugins.ts)
+  plugins: [pluginSchema(dir)],
   // Ink loads its React devtools bridge only when DEV=true: not shipped
   external: ["react-devtools-core"],
   // React's production build (the development one checks and warns on every render, and is twice the size); the only
