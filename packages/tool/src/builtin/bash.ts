@@ -106,8 +106,9 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const child = spawnLaunch(launch, cwd, "pipe")
-    // The group is told once the shell has the whole command (the write is flushed, or failed): a reins frozen
-    // in between leaves no recorded command that never started. A shell that dies before reading all of it
+    // The group is told once the shell has the whole command: the pipe closed after the write (the shell reads to
+    // its end), or failed. 'finish' comes a few ms before the close: a reins frozen in between had recorded a
+    // command whose shell still waited for the end of its script. A shell that dies before reading all of it
     // closes the pipe (EPIPE): its exit says why.
     let told = false
     const started = () => {
@@ -116,7 +117,8 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
       onStart?.(child.pid)
     }
     child.stdin.on("error", started)
-    child.stdin.end(command, started)
+    child.stdin.once("close", started)
+    child.stdin.end(command)
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
     child.stderr.on("data", write)
