@@ -128,15 +128,16 @@ export class EventAppender extends Context.Service<
           error.reason === "taken-over"
             ? Effect.as(Effect.logWarning(`${batch.length} events were not logged: ${error.message}`), true)
             : Effect.as(Effect.logWarning(`Could not append ${batch.length} events to the event log (kept for the next try): ${error.message}`), false)
-        // the retry's schedule is made only once an append failed (a step's flush is on the hot path)
-        const retried = appendRun(batch, claim).pipe(
-          Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("40 millis"), times: 2 }),
-          Effect.as(true),
-          Effect.catch(gaveUp)
-        )
+        // the retry and its schedule are made only once an append failed (a step's flush is on the hot path)
+        const retried = () =>
+          appendRun(batch, claim).pipe(
+            Effect.retry({ while: (error: StoreError) => error.reason !== "taken-over", schedule: Schedule.exponential("40 millis"), times: 2 }),
+            Effect.as(true),
+            Effect.catch(gaveUp)
+          )
         return appendRun(batch, claim).pipe(
           Effect.as(true),
-          Effect.catch((error) => (error.reason === "taken-over" ? gaveUp(error) : Effect.andThen(Effect.sleep("20 millis"), retried)))
+          Effect.catch((error) => (error.reason === "taken-over" ? gaveUp(error) : Effect.andThen(Effect.sleep("20 millis"), Effect.suspend(retried))))
         )
       }
 
