@@ -28,6 +28,8 @@ const askLine = (question: string) => ask(question, cancelled).pipe(Effect.map((
 const askHidden = (question: string) =>
   Effect.callback<string, CliError>((resume) => {
     const stdin = process.stdin
+    // echo off before the question shows: a key typed or pasted as soon as it appears is never echoed
+    stdin.setRawMode(true)
     process.stderr.write(question)
     let typed = ""
     const release = () => {
@@ -48,7 +50,6 @@ const askHidden = (question: string) =>
         else if (ch >= " ") typed += ch
       }
     }
-    stdin.setRawMode(true)
     stdin.resume()
     stdin.on("data", onData)
     return Effect.sync(release)
