@@ -1,0 +1,81 @@
+import { layerClientProtocol, layerSocketServer } from "@effect/platform-node-shared/NodeClusterSocket"
+import { layerDigest } from "@effect/platform-node-shared/NodeCrypto"
+import { Effect, Layer, Option } from "effect"
+import * as Entity from "effect/cluster/Entity"
+import type { RunnerAddress } from "effect/cluster/RunnerAddress"
+import * as RunnerHealth from "effect/cluster/RunnerHealth"
+import * as Runners from "effect/cluster/Runners"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SocketRunner from "effect/cluster/SocketRunner"
+import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
+import * as Rpc from "effect/rpc/Rpc"
+import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import { formatRunnerAddress } from "./RunnerAddress.ts"
+import { SessionEntity } from "./SessionEntity.ts"
+import { SessionOwner } from "./SessionOwner.ts"
+import { type ClusterTiming, defaultTiming, shardingTimings } from "./Timing.ts"
+
+/** How this process joins the cluster. */
+export interface RunnerOptions {
+  /** The address the other runners reach this one at (it is stored with the shard assignments). */
+  readonly address: RunnerAddress
+  /** Where to listen, when it differs from `address` (behind NAT, or 0.0.0.0 in a container). */
+  readonly listen?: RunnerAddress
+  readonly timing?: ClusterTiming
+}
+
+/**
+ * A runner of the cluster over the SQL database it is given (PostgreSQL: the shard locks are advisory locks, the
+ * persisted messages and the runners are `cluster_*` tables beside the sessions): listens for the other runners on
+ * `address`, takes its share of the shards, pings the others from the health-check singleton. Runner-to-runner
+ * messages are schema-encoded binary frames over TCP.
+ */
+export const runnerLayer = (options: RunnerOptions) =>
+  SocketRunner.layer.pipe(
+    Layer.provide([layerSocketServer, layerClientProtocol]),
+    Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
+    Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
+    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provide(
+      ShardingConfig.layer({
+        runnerAddress: Option.some(options.address),
+        runnerListenAddress: options.listen === undefined ? Option.none() : Option.some(options.listen),
+        ...shardingTimings(options.timing ?? defaultTiming)
+      })
+    ),
+    Layer.provide(RpcSerialization.layerSchemaBinary())
+  )
+
+/**
+ * The `Session` entity on this runner: each message routed here is handed to the `SessionOwner`, and its reply
+ * names this runner. Every handler is forked: a prompt, an abort or a reply never waits behind the turn running.
+ */
+export const sessionEntityLayer = SessionEntity.toLayer(
+  Effect.gen(function* () {
+    const owner = yield* SessionOwner
+    const runner = formatRunnerAddress(yield* Entity.CurrentRunnerAddress)
+    return SessionEntity.of({
+      Prompt: ({ payload }) => Rpc.fork(Effect.map(owner.prompt(payload), (reply) => ({ ...reply, runner }))),
+      Abort: ({ payload }) => Rpc.fork(Effect.map(owner.abort(payload.sessionID), (aborted) => ({ aborted, runner }))),
+      Reply: ({ payload }) => Rpc.fork(Effect.map(owner.reply(payload), (answered) => ({ answered, runner }))),
+      Summarize: ({ payload }) => Rpc.fork(Effect.map(owner.summarize(payload.sessionID, payload.model), (done) => ({ ...done, runner })))
+    })
+  })
+)
+
+/**
+ * A member of the cluster that runs no entity: it sends messages to the runners (through the same database and
+ * their sockets) and reads their replies. For tools and tests; every `reins serve` of a cluster is a full runner.
+ */
+export const clientLayer = (timing: ClusterTiming = defaultTiming) =>
+  SocketRunner.layerClientOnly.pipe(
+    Layer.provide(layerClientProtocol),
+    Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
+    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provide(ShardingConfig.layer({ runnerAddress: Option.none(), ...shardingTimings(timing) })),
+    Layer.provide(RpcSerialization.layerSchemaBinary())
+  )
+
+/** A runner with the `Session` entity on it: what `reins serve --runner` joins. */
+export const clusterLayer = (options: RunnerOptions) => sessionEntityLayer.pipe(Layer.provideMerge(runnerLayer(options)))

@@ -1,0 +1,68 @@
+import { Schema } from "effect"
+import { ClusterSchema, Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+
+// The wire format between runners, and of prompts persisted in `cluster_messages`: a runner of the next release
+// reads what this one stored, so these schemas only ever gain optional fields (never rename, retype or remove one).
+
+/** The model a prompt runs on, as stored in messages (`ModelRef`). */
+export const ModelPayload = Schema.Struct({
+  providerID: Schema.String,
+  modelID: Schema.String,
+  variant: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * A user's message for a session: starts a turn on the owner, or goes into the turn running there (T5). Persisted:
+ * stored before it is sent, redelivered to the next owner if the owner dies before it replied, and said once per
+ * `messageID` (the primary key: a retried send of the same message is the same prompt).
+ */
+export const Prompt = Rpc.make("Prompt", {
+  payload: {
+    sessionID: Schema.String,
+    /** Chosen by the node that took the request: the stored user message's id. */
+    messageID: Schema.String,
+    text: Schema.String,
+    model: ModelPayload,
+    agent: Schema.optionalKey(Schema.String)
+  },
+  success: Schema.Struct({
+    /** "finished": the turn it started ended (see `error`); "queued": it went into the turn already running. */
+    outcome: Schema.Literals(["finished", "queued"]),
+    /** The runner that took it, HOST:PORT. */
+    runner: Schema.String,
+    /** The turn's failure, as the owner said it (a finished turn without one succeeded). */
+    error: Schema.optionalKey(Schema.String)
+  }),
+  primaryKey: (payload) => payload.messageID
+}).annotate(ClusterSchema.Persisted, true)
+
+/** Stops the session's running turn on its owner; not persisted (an owner that died has no turn left to stop). */
+export const Abort = Rpc.make("Abort", {
+  payload: { sessionID: Schema.String },
+  success: Schema.Struct({ aborted: Schema.Boolean, runner: Schema.String })
+})
+
+/** Answers a permission question of the session's running turn on its owner (where the question waits). */
+export const Reply = Rpc.make("Reply", {
+  payload: {
+    sessionID: Schema.String,
+    questionID: Schema.String,
+    reply: Schema.Literals(["once", "always", "reject"]),
+    message: Schema.optionalKey(Schema.String)
+  },
+  success: Schema.Struct({ answered: Schema.Boolean, runner: Schema.String })
+})
+
+/** Compacts an idle session on its owner (so no turn of another runner races it). */
+export const Summarize = Rpc.make("Summarize", {
+  payload: { sessionID: Schema.String, model: ModelPayload },
+  success: Schema.Struct({ summarized: Schema.Boolean, runner: Schema.String, error: Schema.optionalKey(Schema.String) })
+})
+
+/** A session as a cluster entity: its id is the session's id; one runner owns it at a time. */
+export const SessionEntity = Entity.make("Session", [Prompt, Abort, Reply, Summarize])
+
+export type PromptPayload = typeof Prompt.payloadSchema.Type
+export type PromptReply = typeof Prompt.successSchema.Type
+export type ModelPayload = typeof ModelPayload.Type

@@ -1,0 +1,6 @@
+// Every import of effect/cluster, effect/rpc and the runners' socket transport is in this package (issue 28).
+export { parseRunnerAddress, formatRunnerAddress } from "./RunnerAddress.ts"
+export { type ClusterTiming, checkTiming, defaultTiming } from "./Timing.ts"
+export { Abort, ModelPayload, Prompt, type PromptPayload, type PromptReply, Reply, SessionEntity, Summarize } from "./SessionEntity.ts"
+export { SessionOwner } from "./SessionOwner.ts"
+export { clientLayer, clusterLayer, runnerLayer, type RunnerOptions, sessionEntityLayer } from "./Runner.ts"

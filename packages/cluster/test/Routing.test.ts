@@ -1,0 +1,78 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { Effect, Fiber, Layer } from "effect"
+import { clientLayer, SessionEntity } from "../src/index.ts"
+import { testTiming } from "./fixtures/timing.ts"
+import { freePort, freshDatabase, pgLayer, pgUrl, settled, startRunner } from "./support.ts"
+
+const model = { providerID: "local", modelID: "scripted" }
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+describe.skipIf(pgUrl === undefined)("the Session entity on two runners over PostgreSQL", () => {
+  test("any session's messages go to the one runner that owns it; a prompt is said once per message id; a killed owner's prompt is taken by the other", async () => {
+    const db = await freshDatabase(pgUrl!)
+    cleanups.push(db.drop)
+    const a = startRunner(db.url, freePort(), "hang")
+    const b = startRunner(db.url, freePort())
+    cleanups.push(
+      () => a.proc.kill(9),
+      () => b.proc.kill(9)
+    )
+    await Promise.all([a.said((l) => l.ready === true), b.said((l) => l.ready === true)])
+    // the second runner to join takes its share of the shards from the first: a session is owned once that is done
+    await settled(db.url, [a.address, b.address], 300, testTiming.lockRefreshMs)
+
+    const client = Layer.fresh(clientLayer(testTiming)).pipe(Layer.provide(pgLayer(db.url)))
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sessions = yield* SessionEntity.client
+          const prompt = (sessionID: string, messageID: string, text = "hello") => sessions(sessionID).Prompt({ sessionID, messageID, text, model })
+
+          // probes until each runner owns one of them
+          const owners = new Map<string, string>()
+          for (let i = 0; i < 200 && new Set(owners.values()).size < 2; i++) {
+            const reply = yield* prompt(`ses_${i}`, `msg_${i}_a`)
+            expect(reply.outcome).toBe("finished")
+            owners.set(`ses_${i}`, reply.runner)
+          }
+          expect(new Set(owners.values())).toEqual(new Set([a.address, b.address]))
+          // each was handled where the reply says, once
+          for (const [sessionID, runner] of owners) {
+            const handled = [...a.lines, ...b.lines].filter((l) => l.sessionID === sessionID && l.handling === "Prompt")
+            expect(handled.map((l) => l.runner)).toEqual([runner])
+          }
+
+          // the same session again goes to the same runner; volatile messages too
+          for (const [sessionID, runner] of owners) {
+            expect((yield* prompt(sessionID, `${sessionID}_b`)).runner).toBe(runner)
+            expect((yield* sessions(sessionID).Abort({ sessionID })).runner).toBe(runner)
+          }
+
+          // a message sent again (a retry after a lost connection) is the same prompt: handled once, the same reply
+          const [first, firstRunner] = [...owners][0]!
+          const again = yield* prompt(first, `msg_0_a`)
+          expect(again).toEqual({ outcome: "finished", runner: firstRunner })
+          expect([...a.lines, ...b.lines].filter((l) => l.messageID === "msg_0_a")).toHaveLength(1)
+
+          // a prompt running on A when A is killed -9 is delivered again to B, which answers it
+          const onA = [...owners].find(([, runner]) => runner === a.address)![0]
+          const pending = yield* Effect.forkChild(prompt(onA, "msg_hang", "hang"))
+          yield* Effect.promise(() => a.said((l) => l.messageID === "msg_hang"))
+          const killed = performance.now()
+          a.proc.kill(9)
+          const taken = yield* Effect.promise(() => b.said((l) => l.messageID === "msg_hang"))
+          const moved = performance.now() - killed
+          const reply = yield* Fiber.join(pending)
+          expect(taken.runner).toBe(b.address)
+          expect(reply).toEqual({ outcome: "finished", runner: b.address })
+          // and the session stays on B afterwards
+          expect((yield* prompt(onA, "msg_after")).runner).toBe(b.address)
+          console.log(`failover of a running prompt: kill -9 → handled on the other runner in ${(moved / 1000).toFixed(1)} s`)
+        }).pipe(Effect.provide(client))
+      )
+    )
+  }, 60_000)
+})
