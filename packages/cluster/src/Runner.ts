@@ -14,7 +14,7 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
 import { SessionEntity } from "./SessionEntity.ts"
 import { SessionOwner } from "./SessionOwner.ts"
-import { type ClusterTiming, defaultTiming, shardingTimings } from "./Timing.ts"
+import { type ClusterTiming, checkTiming, defaultTiming, shardingTimings } from "./Timing.ts"
 
 /** How this process joins the cluster. */
 export interface RunnerOptions {
@@ -23,6 +23,17 @@ export interface RunnerOptions {
   /** Where to listen, when it differs from `address` (behind NAT, or 0.0.0.0 in a container). */
   readonly listen?: RunnerAddress
   readonly timing?: ClusterTiming
+}
+
+/**
+ * The timing a runner uses: the one given (refused, as a defect naming what is wrong, when it cannot work; a
+ * front end checks it first with `checkTiming` to say so as an error) or the defaults.
+ */
+const timingOf = (timing: ClusterTiming | undefined) => {
+  const chosen = timing ?? defaultTiming
+  const wrong = checkTiming(chosen)
+  if (wrong !== undefined) throw new Error(wrong)
+  return chosen
 }
 
 /**
@@ -41,7 +52,7 @@ export const runnerLayer = (options: RunnerOptions) =>
       ShardingConfig.layer({
         runnerAddress: Option.some(options.address),
         runnerListenAddress: options.listen === undefined ? Option.none() : Option.some(options.listen),
-        ...shardingTimings(options.timing ?? defaultTiming)
+        ...shardingTimings(timingOf(options.timing))
       })
     ),
     Layer.provide(RpcSerialization.layerSchemaBinary())
@@ -73,7 +84,7 @@ export const clientLayer = (timing: ClusterTiming = defaultTiming) =>
     Layer.provide(layerClientProtocol),
     Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
     Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
-    Layer.provide(ShardingConfig.layer({ runnerAddress: Option.none(), ...shardingTimings(timing) })),
+    Layer.provide(ShardingConfig.layer({ runnerAddress: Option.none(), ...shardingTimings(timingOf(timing)) })),
     Layer.provide(RpcSerialization.layerSchemaBinary())
   )
 

@@ -15,7 +15,10 @@ export const ModelPayload = Schema.Struct({
 /**
  * A user's message for a session: starts a turn on the owner, or goes into the turn running there (T5). Persisted:
  * stored before it is sent, redelivered to the next owner if the owner dies before it replied, and said once per
- * `messageID` (the primary key: a retried send of the same message is the same prompt).
+ * `messageID` (the primary key: a retried send of the same message is the same prompt, and gets its reply). A prompt
+ * can also be delivered again when its session moves (a runner joins or leaves: the running turn is stopped after
+ * the entity termination timeout and the prompt redelivered to the new owner), so the owner's handling must be
+ * idempotent per `messageID`: a message already stored is not stored again, a turn already answered not run again.
  */
 export const Prompt = Rpc.make("Prompt", {
   payload: {
@@ -35,7 +38,11 @@ export const Prompt = Rpc.make("Prompt", {
     error: Schema.optionalKey(Schema.String)
   }),
   primaryKey: (payload) => payload.messageID
-}).annotate(ClusterSchema.Persisted, true)
+})
+  .annotate(ClusterSchema.Persisted, true)
+  // A caller that goes away (a dropped HTTP connection) does not interrupt the turn: its interrupt would be stored as
+  // the prompt's reply, and the same message sent again would get that reply instead of the turn. Abort stops a turn.
+  .annotate(ClusterSchema.Uninterruptible, "client")
 
 /** Stops the session's running turn on its owner; not persisted (an owner that died has no turn left to stop). */
 export const Abort = Rpc.make("Abort", {

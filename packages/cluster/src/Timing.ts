@@ -6,11 +6,13 @@ import { Duration } from "effect"
  * has a price:
  * - `healthCheckMs`: how often the health-check singleton pings every runner. A dead runner is noticed within one
  *   interval (plus the ping's timeout). Costs one small RPC per runner per interval from the singleton's host.
- * - `lockRefreshMs` / `lockExpiryMs`: each runner refreshes its shards' locks every `lockRefreshMs`; a runner that
- *   stops refreshing (frozen, cut off) loses them after `lockExpiryMs`. This bounds failover when the health check
- *   itself died with its host, and when a runner is frozen. Costs one PostgreSQL round trip per refresh per runner;
- *   a pause longer than the expiry (a long GC, SIGSTOP, a VM migration) hands the runner's sessions over, and the
- *   fence then refuses everything the paused runner writes when it wakes.
+ * - `lockRefreshMs` / `lockExpiryMs`: each runner refreshes its shards' locks every `lockRefreshMs` (the library
+ *   uses at most a third of the expiry), and that interval is also each refresh's deadline: a runner whose database
+ *   or event loop stalls longer than it gives all its shards up (its running turns are stopped and move). A runner
+ *   that stops refreshing (frozen, cut off) loses its shards after `lockExpiryMs`: this bounds failover when the
+ *   health check died with its host, and when a runner is frozen; the fence then refuses everything the paused
+ *   runner writes when it wakes. A killed runner's locks go at once (PostgreSQL frees a closed connection's advisory
+ *   locks), so a kill is bounded by the health check, not the expiry. Costs one PostgreSQL round trip per refresh.
  * - `pollMs`: how often a runner reads persisted messages it has not yet processed (a prompt stored while its owner
  *   was moving). Costs one query per runner per interval.
  * - `assignmentsMs`: how often a runner re-reads which runner holds which shard. Costs one query per interval.
@@ -23,11 +25,17 @@ export interface ClusterTiming {
   readonly assignmentsMs: number
 }
 
-/** reins's defaults: failover in about 3–5 s after a kill, at most `lockExpiryMs` + 2 s when the health check's host dies or a runner is frozen. */
+/**
+ * reins's defaults: a killed runner's sessions move in about 3–5 s (the health check notices it); when the runner
+ * killed was the one running the health check, or a runner is frozen, within `lockExpiryMs` + 2 s (about 11 s); a
+ * stall of the database or the event loop under 3 s moves nothing. (The library's own: a 1-minute health check, 10 s
+ * refresh and 35 s expiry: ~37 s after a kill.) A shorter expiry moves sessions sooner after a freeze and turns
+ * shorter stalls into handoffs.
+ */
 export const defaultTiming: ClusterTiming = {
   healthCheckMs: 1_000,
-  lockRefreshMs: 2_000,
-  lockExpiryMs: 8_000,
+  lockRefreshMs: 3_000,
+  lockExpiryMs: 9_000,
   pollMs: 1_000,
   assignmentsMs: 1_000
 }
@@ -37,8 +45,8 @@ export const checkTiming = (timing: ClusterTiming): string | undefined => {
   for (const [name, value] of Object.entries(timing)) {
     if (!Number.isFinite(value) || value <= 0) return `cluster timing ${name} must be a positive number of milliseconds, got ${value}`
   }
-  if (timing.lockRefreshMs * 2 > timing.lockExpiryMs)
-    return `cluster timing lockExpiryMs (${timing.lockExpiryMs}) must be at least twice lockRefreshMs (${timing.lockRefreshMs}): a single slow refresh would otherwise hand every session over`
+  if (timing.lockRefreshMs * 3 > timing.lockExpiryMs)
+    return `cluster timing lockExpiryMs (${timing.lockExpiryMs}) must be at least 3 times lockRefreshMs (${timing.lockRefreshMs}): the locks are refreshed at most every third of their expiry, so a longer refresh is not used and a runner would be timed against a shorter deadline than you set`
   return undefined
 }
 

@@ -5,21 +5,29 @@ import * as path from "node:path"
 
 export const pgUrl = process.env.REINS_TEST_PG_URL || undefined
 
-/** Runs one statement on its own short-lived connection. */
-const admin = (url: string, statement: string): Promise<void> =>
+/** Runs one statement on its own short-lived connection; its rows. */
+const query = <A extends object>(url: string, statement: string): Promise<ReadonlyArray<A>> =>
   Effect.runPromise(
     Effect.gen(function* () {
       const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      yield* sql.unsafe(statement)
+      return yield* sql.unsafe<A>(statement)
     }).pipe(Effect.provide(Reactivity.layer), Effect.scoped, Effect.orDie)
   )
+const admin = (url: string, statement: string): Promise<void> => query(url, statement).then(() => undefined)
 
 /**
  * A new empty database on the server at `url` (a database, not a schema: the cluster's shard locks are advisory locks,
  * which are per database), and the function that drops it with its connections.
  */
 export const freshDatabase = async (url: string) => {
-  const name = `c_${crypto.randomUUID().replaceAll("-", "")}`
+  // those a test killed outright left behind (nothing connected to them any more) go first; DROP DATABASE cannot run in a block
+  const stale = await query<{ datname: string }>(
+    url,
+    `SELECT datname FROM pg_database WHERE datname LIKE 'reins\\_cluster\\_t\\_%'
+     AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = pg_database.datname)`
+  )
+  for (const { datname } of stale) await admin(url, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined)
+  const name = `reins_cluster_t_${crypto.randomUUID().replaceAll("-", "")}`
   await admin(url, `CREATE DATABASE ${name}`)
   const parsed = new URL(url)
   parsed.pathname = `/${name}`
@@ -45,9 +53,11 @@ const shardHolders = (url: string) =>
  * holding some, and nothing moved during one more lock refresh (a runner that joined takes its share over a few
  * refreshes; a message sent meanwhile is still handled once, by whichever runner holds its shard then).
  */
-export const settled = async (url: string, runners: ReadonlyArray<string>, shards: number, refreshMs: number) => {
+export const settled = async (url: string, runners: ReadonlyArray<string>, shards: number, refreshMs: number, deadlineMs = 45_000) => {
   let last = ""
+  const deadline = Date.now() + deadlineMs
   for (;;) {
+    if (Date.now() > deadline) throw new Error(`the shards did not settle on ${runners.join(", ")} in ${deadlineMs} ms; last seen: ${last.slice(0, 1500)}`)
     const holders = await shardHolders(url)
     const key = JSON.stringify([...holders])
     const owners = new Set(holders.values())
@@ -80,7 +90,9 @@ export interface RunnerLine {
 /** A runner process (test/fixtures/runner.ts) at 127.0.0.1:`port`: what it said so far, and a wait for a line it says. */
 export const startRunner = (databaseUrl: string, port: number, mode?: "hang") => {
   const address = `127.0.0.1:${port}`
+  // stdin a pipe that the runner exits at the end of: a test killed outright leaves no runner behind
   const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "runner.ts"), databaseUrl, address, ...(mode ? [mode] : [])], {
+    stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe"
   })
