@@ -60,8 +60,15 @@ export const makeLocalTurns = Effect.gen(function* () {
   }
 
   const queue = (input: PromptInput, where: "here" | "elsewhere") =>
-    Effect.map(service.queue({ sessionID: input.sessionID, text: input.text, ...(input.files ? { files: input.files } : {}) }), (queued): Sent | undefined =>
-      queued === undefined ? undefined : { _tag: "queued", sessionID: input.sessionID, messageID: queued.messageID, where, run: queued.run }
+    Effect.map(
+      service.queue({
+        sessionID: input.sessionID,
+        text: input.text,
+        ...(input.files ? { files: input.files } : {}),
+        ...(input.messageID !== undefined ? { messageID: input.messageID } : {})
+      }),
+      (queued): Sent | undefined =>
+        queued === undefined ? undefined : { _tag: "queued", sessionID: input.sessionID, messageID: queued.messageID, where, run: queued.run }
     )
 
   /** The turn of a session taken by `entry`: forked, or the message queued into another process's turn; undefined: that turn ended, try again. */

@@ -11,7 +11,7 @@ import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { Turn, subAgentsFor } from "./Turn.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
-import { fileParts, makeStartTurn } from "./TurnStart.ts"
+import { fileParts, makeStartTurn, storedMessage } from "./TurnStart.ts"
 import { Agents } from "./agent/Agents.ts"
 
 export { SessionBusyError, type PromptError }
@@ -24,6 +24,12 @@ export interface PromptInput {
   readonly files?: ReadonlyArray<Attachment>
   /** The agent the session runs (`reins run --agent`): default the one it ran last in this process, else `build`. */
   readonly agent?: string
+  /**
+   * The user message's id when the caller chose it (a cluster node that took the request; from `Ids`, so
+   * time-ordered). A message already stored under it is not stored again: its turn is resumed where it stopped (a
+   * prompt delivered again after its runner died), or its result given when it was answered.
+   */
+  readonly messageID?: string
 }
 
 /** A message stored for a turn already running (T5): the model reads it at that turn's next step. */
@@ -67,6 +73,8 @@ export class SessionService extends Context.Service<
       readonly sessionID: string
       readonly text: string
       readonly files?: ReadonlyArray<Attachment>
+      /** As `PromptInput.messageID`: a message already stored under it is not stored again (it is the live turn's, if any). */
+      readonly messageID?: string
     }): Effect.Effect<QueuedMessage | undefined, StoreError>
     /** Closes tool parts left open by a process that died; returns how many were fixed. */
     repair(sessionID: string): Effect.Effect<number, StoreError>
@@ -137,8 +145,14 @@ export class SessionService extends Context.Service<
         readonly sessionID: string
         readonly text: string
         readonly files?: ReadonlyArray<Attachment>
+        readonly messageID?: string
       }) {
-        const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true })
+        // sent again (its runner died before it replied): it is in the session already, for the turn running, if one is
+        if (input.messageID !== undefined && (yield* storedMessage(store, input.sessionID, input.messageID)) !== undefined) {
+          const run = yield* claims.get(input.sessionID)
+          return run === undefined ? undefined : ({ sessionID: input.sessionID, messageID: input.messageID, run } satisfies QueuedMessage)
+        }
+        const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true }, input.messageID)
         const parts = [part, ...(yield* fileParts(ids, input.sessionID, message.id, input.files))]
         const run = yield* claims.queue(message, parts)
         if (run === undefined) return undefined
@@ -220,7 +234,7 @@ export class SessionService extends Context.Service<
               }).pipe(Effect.ignore)
         return runs
           .hold(input.sessionID, result, (run) =>
-            Effect.andThen(repairWindow(before), startTurn(input, run, known).pipe(withSubAgents)).pipe(Effect.onExit(finish))
+            Effect.andThen(repairWindow(before), startTurn(input, run, known, before).pipe(withSubAgents)).pipe(Effect.onExit(finish))
           )
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),

@@ -1,8 +1,9 @@
 import { Effect } from "effect"
 import type { Attachment, Bus, Ids, Part, Session } from "@reins/domain"
-import type { SessionRun, SessionStore } from "@reins/storage"
+import { type MessageWithParts, type SessionRun, type SessionStore, StoreError } from "@reins/storage"
 import type { PromptInput } from "./SessionService.ts"
-import type { Turn } from "./Turn.ts"
+import { type Turn, turnDone } from "./Turn.ts"
+import { turnResult } from "./TurnDecision.ts"
 import { type AgentsService, MAX_AGENT_DEPTH, type SessionAgent } from "./agent/Agents.ts"
 
 /** What starting a turn needs, resolved when the session service is built. */
@@ -18,9 +19,16 @@ export interface StartDeps {
 export const fileParts = (ids: Ids["Service"], sessionID: string, messageID: string, files: ReadonlyArray<Attachment> | undefined) =>
   Effect.forEach(files ?? [], (file) => Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID, messageID, type: "file", ...file })))
 
+/** The message stored under `id` in the session, if any (read from it on: it may be behind a compaction's boundary). */
+export const storedMessage = (store: SessionStore["Service"], sessionID: string, id: string) =>
+  Effect.map(store.messages(sessionID, { from: id }), (messages) => messages.find((m) => m.info.id === id))
+
 /**
  * Starts a turn on the message of `input`, holding the session as `run`: chooses the agent and its model, stores
- * and announces the message, the session's title and agent, says `busy`, then runs the turn.
+ * and announces the message, the session's title and agent, says `busy`, then runs the turn. A message already
+ * stored under `input.messageID` (`before`: the window read before the claim) is not stored again: answered, its
+ * result is given without a step; else its turn goes on from what is stored (the steps done are not run again; a
+ * tool call left running was closed as interrupted, and the model sees that).
  */
 export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => {
   /** A session's agent from its record: the agent its last turn ran, its parent session and how deep it is. */
@@ -34,8 +42,32 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     return { agent: agent ?? agents.primary, depth, ...(session.parentID !== undefined ? { parent: session.parentID } : {}) } satisfies SessionAgent
   })
 
-  return Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>) {
+  /** The message of `input`, stored and announced. */
+  const storeMessage = Effect.fnUntraced(function* (input: PromptInput, session: Session) {
+    const { message: user, part: text } = yield* turns.userMessage(session.id, input.text, undefined, input.messageID)
+    const parts = [text, ...(yield* fileParts(ids, session.id, user.id, input.files))]
+    yield* store.putMessage(user)
+    yield* store.putParts(parts)
+    yield* turns.announce(user, parts)
+    return { info: user, parts } satisfies MessageWithParts
+  })
+
+  return Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>, before: ReadonlyArray<MessageWithParts>) {
     let session = yield* store.getSession(input.sessionID)
+    const stored: MessageWithParts | undefined =
+      input.messageID === undefined
+        ? undefined
+        : (before.find((m) => m.info.id === input.messageID) ?? (yield* storedMessage(store, session.id, input.messageID)))
+    if (stored !== undefined && stored.info.role !== "user")
+      return yield* new StoreError({
+        reason: "io",
+        message: `Message ${input.messageID} of session ${session.id} is not a user message: it cannot be sent again.`
+      })
+    // answered already (the reply was lost with the runner that gave it): its result, no step
+    if (stored !== undefined && turnDone(before)) {
+      const result = turnResult(session.id, 0, before)
+      if (result !== undefined) return result
+    }
     // the agent the turn runs, and its model: a sub-agent's session was assigned them by `task`;
     // otherwise the one chosen, else the one its last turn ran (kept on the session), else `build`
     const assigned = agents.of(session.id) ?? (yield* rememberedAgent(session))
@@ -47,12 +79,8 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
       model: input.model,
       ...(assigned?.parent !== undefined ? { parent: assigned.parent } : {})
     })
-    const { message: user, part: text } = yield* turns.userMessage(session.id, input.text)
-    const parts = [text, ...(yield* fileParts(ids, session.id, user.id, input.files))]
-    yield* store.putMessage(user)
-    yield* store.putParts(parts)
-    yield* turns.announce(user, parts)
-    const now = user.time.created
+    const turnStart = stored ?? (yield* storeMessage(input, session))
+    const now = Math.max(turnStart.info.time.created, session.time.updated)
     const isFirst = session.title === "New session"
     session = {
       ...session,
@@ -64,6 +92,6 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     yield* bus.publish({ type: "session.updated", session })
     yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
     // the agent is held in memory only while its turn runs (a server runs many sessions)
-    return yield* turns.run(session, { info: user, parts }, input.model, run, known).pipe(Effect.ensuring(Effect.sync(() => agents.release(session.id))))
+    return yield* turns.run(session, turnStart, input.model, run, known).pipe(Effect.ensuring(Effect.sync(() => agents.release(session.id))))
   })
 }
