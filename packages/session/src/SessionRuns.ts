@@ -3,7 +3,7 @@ import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import { EventAppender } from "./EventAppender.ts"
-import { RunSettings, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
+import { RunSettings, TakeOverLeases, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
 
 /**
  * This process's hold on a session: its lease once claimed; for a turn, where joiners wait for its
@@ -65,6 +65,7 @@ export class SessionRuns extends Context.Service<
     Effect.gen(function* () {
       const claims = yield* RunClaims
       const timing = yield* RunSettings
+      const takeOver = yield* TakeOverLeases
       const self = thisProcess()
       const running = new Map<string, Holder>()
 
@@ -82,7 +83,7 @@ export class SessionRuns extends Context.Service<
           const holder: Holder = { released: yield* Deferred.make<void>(), abort: yield* Deferred.make<void>(), ...(turn ? { result: turn } : {}) }
           running.set(sessionID, holder)
           const claimed = yield* claims
-            .claim({ sessionID, holder: self.holder, host: self.host, pid: self.pid, takesMessages: turn !== undefined, ttlMs: timing.ttlMs })
+            .claim({ sessionID, holder: self.holder, host: self.host, pid: self.pid, takesMessages: turn !== undefined, ttlMs: timing.ttlMs, takeOver })
             .pipe(Effect.onError(() => free(sessionID, holder)))
           if (claimed._tag === "held") {
             yield* free(sessionID, holder)
@@ -126,7 +127,9 @@ export class SessionRuns extends Context.Service<
                 })
         )
 
-      const elsewhere = (sessionID: string) => Effect.map(claims.get(sessionID), (run) => (run !== undefined && run.holder !== self.holder ? run : undefined))
+      // a runner that takes leases over owns the session: another holder's lease is one it lost
+      const elsewhere = (sessionID: string) =>
+        takeOver ? Effect.succeed(undefined) : Effect.map(claims.get(sessionID), (run) => (run !== undefined && run.holder !== self.holder ? run : undefined))
 
       const abort = (sessionID: string): Effect.Effect<Aborted, StoreError> =>
         Effect.suspend(() => {

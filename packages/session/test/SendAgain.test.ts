@@ -8,7 +8,7 @@ import { SessionStore } from "@reins/storage"
 import { eventually } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { RunSettings, Sessions, SessionService } from "../src/index.ts"
+import { RunSettings, Sessions, SessionService, TakeOverLeases } from "../src/index.ts"
 import { model, sessionsLayer, textStep } from "./sessions-support.ts"
 import { tmp } from "./support.ts"
 
@@ -47,8 +47,11 @@ describe.each(stores)("a message sent again under its id, on %s", (_name, file) 
   })
 })
 
-describe("a turn cut off by a process killed -9", () => {
-  test("goes on when its message is sent again: the step done is not run again, the command left running is closed as interrupted", async () => {
+describe.each([
+  ["once its lease lapsed", false],
+  ["at once by a process that takes leases over (a cluster runner owning the session)", true]
+] as const)("a turn cut off by a process killed -9, sent again %s", (_name, takeOver) => {
+  test("goes on: the step done is not run again, the command left running is closed as interrupted", async () => {
     const db = path.join(tmp(), "reins.db")
     const dir = tmp()
     const marker = path.join(dir, "marker")
@@ -60,7 +63,9 @@ describe("a turn cut off by a process killed -9", () => {
         const sessions = yield* Sessions
         const store = yield* SessionStore
         const messageID = yield* (yield* Ids).next("msg")
-        const child = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, messageID, marker, gateFile], {
+        // taken over, the dead process's lease is still live (a minute) when the message is sent again
+        const ttl = takeOver ? "60000" : "800"
+        const child = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, messageID, marker, gateFile, ttl], {
           stdout: "pipe",
           stderr: "pipe"
         })
@@ -74,15 +79,21 @@ describe("a turn cut off by a process killed -9", () => {
         )
         child.kill(9)
         yield* Effect.promise(() => child.exited)
-        // its lease lapses (it renewed it every 100 ms, for 800 ms)
-        yield* eventually(
-          Effect.map(sessions.status(session.id), (status) => (status.running === false ? true : undefined)),
-          "the dead process's lease to lapse"
-        )
+        // its lease lapses (it renewed it every 100 ms, for 800 ms); or is taken over
+        if (!takeOver)
+          yield* eventually(
+            Effect.map(sessions.status(session.id), (status) => (status.running === false ? true : undefined)),
+            "the dead process's lease to lapse"
+          )
         const sent = yield* sessions.send({ sessionID: session.id, text: "do the two steps", model, messageID })
         const result = sent._tag === "started" ? yield* Fiber.join(sent.turn) : undefined
         return { sent: sent._tag, result, messages: yield* store.messages(session.id), messageID }
-      }).pipe(Effect.provide(layer), Effect.scoped, Effect.provideService(RunSettings, { heartbeatMs: 100, ttlMs: 800 }))
+      }).pipe(
+        Effect.provide(layer),
+        Effect.scoped,
+        Effect.provideService(RunSettings, { heartbeatMs: 100, ttlMs: 800 }),
+        Effect.provideService(TakeOverLeases, takeOver)
+      )
     )
     expect(value.sent).toBe("started")
     expect(value.result?.text).toBe("resumed after the crash")

@@ -35,7 +35,8 @@ export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
     Effect.gen(function* () {
       yield* sql.unsafe(PLACE_RUN, [request.sessionID])
       const [row] = yield* sql.unsafe<NowRow>(SELECT_RUN_FOR_UPDATE, [request.sessionID])
-      if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now))) return { _tag: "held", run: pgRunOf(row) } as const
+      if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now)) && request.takeOver !== true)
+        return { _tag: "held", run: pgRunOf(row) } as const
       const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
       // no row: the session was deleted since; the insert below then fails as a claim of a missing session
       const now = num(row?.now ?? (yield* sql.unsafe<{ now: bigint }>(`SELECT ${PG_NOW_MS} AS now`))[0]?.now ?? 0)

@@ -16,6 +16,12 @@ export interface ClaimRequest {
   readonly takesMessages: boolean
   /** How long the lease lasts unless renewed, in ms of database time. */
   readonly ttlMs: number
+  /**
+   * Take the session even from another holder's live lease (a cluster runner that owns the session by its shard
+   * lock: the holder is a runner that lost it, dead or frozen). Its epoch is passed, so the fence refuses every
+   * write it still makes.
+   */
+  readonly takeOver?: boolean
 }
 
 /** What `claim` did: took the lease (a new epoch), or found another holder's live lease. */
@@ -96,7 +102,7 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
 
       const claimRun = client.transaction((request: ClaimRequest): ClaimResult => {
         const row = selectRunNow.get(request.sessionID)
-        if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now)) return { _tag: "held", run: runOf(row) }
+        if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now) && request.takeOver !== true) return { _tag: "held", run: runOf(row) }
         const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
         const stored = upsertRun.get(sessionID, holder, host, pid, (row?.epoch ?? 0) + 1, ttlMs, takesMessages ? 0 : -1)
         dropQuestions.run(sessionID)
@@ -179,7 +185,7 @@ export const makeMemoryRunClaims = (state: MemoryState): RunClaims["Service"] =>
       const now = yield* Clock.currentTimeMillis
       if (!sessions.has(request.sessionID)) return yield* refersToMissing(`claim session ${request.sessionID}`, "session")
       const held = live(request.sessionID, now)
-      if (held !== undefined && held.holder !== request.holder) return { _tag: "held", run: held } as const
+      if (held !== undefined && held.holder !== request.holder && request.takeOver !== true) return { _tag: "held", run: held } as const
       const run: SessionRun = {
         sessionID: request.sessionID,
         holder: request.holder,

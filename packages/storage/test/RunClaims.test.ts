@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test"
 import { eventually } from "@reins/testkit"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
+import { WritingClaim } from "../src/Claim.ts"
 import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import type * as Storage from "../src/Storage.ts"
@@ -75,6 +76,25 @@ for (const [name, makeLayer] of implementations) {
       expect(result.theirs).toMatchObject({ holder: "other-box/200/test", epoch: 2, queued: 0, abort: false })
       expect(result.lost).toBeUndefined()
       expect(result.held).toEqual(result.theirs)
+    })
+
+    test("a claim that takes over (a cluster runner that owns the session) takes it from a live lease under the next epoch; the lease it passed can no longer renew, and its writes are fenced", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_a"))
+          const old = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { host: "runner-a" })), claimed)
+          const taken = yield* claims.claim({ ...claim("ses_a", 200, { host: "runner-b" }), takeOver: true })
+          const stale = yield* Effect.flip(store.putMessage(userMessage("msg_late", "ses_a")).pipe(Effect.provideService(WritingClaim, old)))
+          return { old, taken, renewed: yield* claims.renew(old, 600_000), held: yield* claims.get("ses_a"), stale }
+        })
+      )
+      expect(result.taken).toMatchObject({ _tag: "claimed", run: { holder: "runner-b/200/test", epoch: result.old.epoch + 1, queued: 0 } })
+      expect(result.renewed).toBeUndefined()
+      expect(result.held).toEqual(result.taken._tag === "claimed" ? result.taken.run : undefined)
+      expect(result.stale.reason).toBe("taken-over")
     })
 
     test("renew extends the lease in database time and returns it as stored (queued, abort)", async () => {
