@@ -100,23 +100,35 @@ describe("sessions delete", () => {
     // a command that outlasts the test: only reins stops it (Ctrl+C, or the delete of a dead run's session)
     const sleepy = { toolCalls: [{ name: "bash", arguments: { command: "sleep 3600" } }] }
     const p = await setup([sleepy, sleepy, { text: "never" }])
-    const waitRunning = () =>
-      waitFor(async () => {
+    // until the run's command runs; a run that ended first fails the wait at once, with what it said
+    const waitRunning = (run: { readonly exited: Promise<number | null>; readonly stderr: () => string }) => {
+      let ended: number | null | undefined
+      void run.exited.then((code) => {
+        ended = code
+      })
+      return waitFor(async () => {
+        if (ended !== undefined) throw new Error(`the run ended (${ended}) before its command ran: ${run.stderr().slice(-2000)}`)
         const id = (await listJson(p))[0]?.id as string | undefined
         const tool = id === undefined ? undefined : (await exported(p, id)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool")
         return tool?.state?.status === "running" ? id : undefined
       }, "the run to start its command")
+    }
     // unsandboxed: a sandboxed command dies with its reins (bubblewrap's --die-with-parent), and this case needs one left running
     const start = () => {
       // a lease of 1 s (renewed every 100 ms), so that a killed run's lapses soon
       const env = { ...p.env, REINS_TEST_RUN_TIMING: "100,1000" }
       const child = spawn(BIN, ["run", "--yolo", "--sandbox", "off", "nap"], { cwd: p.cwd, env, stdio: ["ignore", "pipe", "pipe"] })
-      return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) }
+      let stderr = ""
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      child.stdout.resume()
+      return { child, exited: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))), stderr: () => stderr }
     }
 
     // a live run: its turn is asked to stop (its command with it), then the session is deleted
     const live = start()
-    const id = await waitRunning()
+    const id = await waitRunning(live)
     const deleted = await reins(["sessions", "delete", id], p)
     expect(deleted.code).toBe(0)
     expect(deleted.stdout).toBe(`Deleted session ${id} (nap; 2 messages; its running turn was stopped first).\n`)
@@ -125,7 +137,7 @@ describe("sessions delete", () => {
 
     // a run killed outright leaves its lease behind, and its command running; the session is free once the lease lapses
     const killed = start()
-    const second = await waitRunning()
+    const second = await waitRunning(killed)
     const pgid = (await exported(p, second)).messages.flatMap((m: any) => m.parts).find((x: any) => x.type === "tool").state.metadata.process.pgid as number
     try {
       killed.child.kill("SIGKILL")
