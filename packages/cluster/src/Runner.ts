@@ -1,6 +1,7 @@
 import { layerClientProtocol, layerSocketServer } from "@effect/platform-node-shared/NodeClusterSocket"
 import { layerDigest } from "@effect/platform-node-shared/NodeCrypto"
-import { Effect, Layer, Option } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as Entity from "effect/cluster/Entity"
 import type { RunnerAddress } from "effect/cluster/RunnerAddress"
 import * as RunnerHealth from "effect/cluster/RunnerHealth"
@@ -9,6 +10,7 @@ import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SocketRunner from "effect/cluster/SocketRunner"
 import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Rpc from "effect/rpc/Rpc"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
@@ -90,3 +92,15 @@ export const clientLayer = (timing: ClusterTiming = defaultTiming) =>
 
 /** A runner with the `Session` entity on it: what `reins serve --runner` joins. */
 export const clusterLayer = (options: RunnerOptions) => sessionEntityLayer.pipe(Layer.provideMerge(runnerLayer(options)))
+
+/** A pool on the PostgreSQL database at `url` for the cluster's own tables and locks (beside the session store's pool), named after the runner. */
+const postgres = (url: string, name: string) =>
+  PgClient.layer({ url: Redacted.make(url), applicationName: name, connectTimeout: "10 seconds" }).pipe(Layer.provide(Reactivity.layer))
+
+/** `clusterLayer` on the PostgreSQL database at `database`: what a `reins serve --runner` process runs. */
+export const clusterOnPostgres = (options: RunnerOptions & { readonly database: string }) =>
+  clusterLayer(options).pipe(Layer.provide(postgres(options.database, `reins-runner ${formatRunnerAddress(options.address)}`)))
+
+/** `clientLayer` on the PostgreSQL database at `database`. */
+export const clientOnPostgres = (database: string, timing?: ClusterTiming) =>
+  clientLayer(timing).pipe(Layer.provide(postgres(database, "reins-cluster-client")))

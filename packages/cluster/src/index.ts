@@ -3,4 +3,6 @@ export { parseRunnerAddress, formatRunnerAddress } from "./RunnerAddress.ts"
 export { type ClusterTiming, checkTiming, defaultTiming } from "./Timing.ts"
 export { Abort, ModelPayload, Prompt, type PromptPayload, type PromptReply, Reply, SessionEntity, Summarize } from "./SessionEntity.ts"
 export { SessionOwner } from "./SessionOwner.ts"
-export { clientLayer, clusterLayer, runnerLayer, type RunnerOptions, sessionEntityLayer } from "./Runner.ts"
+export { clientLayer, clientOnPostgres, clusterLayer, clusterOnPostgres, runnerLayer, type RunnerOptions, sessionEntityLayer } from "./Runner.ts"
+/** For tests of a cluster: fresh databases, settled shards, free ports, runner processes' lines. */
+export * as ClusterTesting from "./Testing.ts"

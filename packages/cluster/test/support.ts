@@ -1,82 +1,8 @@
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
 import * as path from "node:path"
+import { jsonLines } from "../src/Testing.ts"
 
+export { freePort, freshDatabase, pgLayer, settled } from "../src/Testing.ts"
 export const pgUrl = process.env.REINS_TEST_PG_URL || undefined
-
-/** Runs one statement on its own short-lived connection; its rows. */
-const query = <A extends object>(url: string, statement: string): Promise<ReadonlyArray<A>> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      return yield* sql.unsafe<A>(statement)
-    }).pipe(Effect.provide(Reactivity.layer), Effect.scoped, Effect.orDie)
-  )
-const admin = (url: string, statement: string): Promise<void> => query(url, statement).then(() => undefined)
-
-/**
- * A new empty database on the server at `url` (a database, not a schema: the cluster's shard locks are advisory locks,
- * which are per database), and the function that drops it with its connections.
- */
-export const freshDatabase = async (url: string) => {
-  // those a test killed outright left behind (nothing connected to them any more) go first; DROP DATABASE cannot run in a block
-  const stale = await query<{ datname: string }>(
-    url,
-    `SELECT datname FROM pg_database WHERE datname LIKE 'reins\\_cluster\\_t\\_%'
-     AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = pg_database.datname)`
-  )
-  for (const { datname } of stale) await admin(url, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined)
-  const name = `reins_cluster_t_${crypto.randomUUID().replaceAll("-", "")}`
-  await admin(url, `CREATE DATABASE ${name}`)
-  const parsed = new URL(url)
-  parsed.pathname = `/${name}`
-  return { url: parsed.toString(), drop: () => admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
-}
-
-/** Which runner holds each shard's lock now: on PostgreSQL the shard locks are advisory locks of the runner's connection (named after it). */
-const shardHolders = (url: string) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      const rows = yield* sql.unsafe<{ lock: string; runner: string }>(
-        `SELECT l.objid::text AS lock, a.application_name AS runner FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.datname = current_database() AND a.application_name LIKE 'reins-runner %'
-         ORDER BY l.objid`
-      )
-      return new Map(rows.map((row) => [row.lock, row.runner.slice("reins-runner ".length)]))
-    }).pipe(Effect.provide(Reactivity.layer), Effect.scoped, Effect.orDie)
-  )
-
-/**
- * Resolves once the shards have moved to where they belong with these runners: every shard locked, each of `runners`
- * holding some, and nothing moved during one more lock refresh (a runner that joined takes its share over a few
- * refreshes; a message sent meanwhile is still handled once, by whichever runner holds its shard then).
- */
-export const settled = async (url: string, runners: ReadonlyArray<string>, shards: number, refreshMs: number, deadlineMs = 45_000) => {
-  let last = ""
-  const deadline = Date.now() + deadlineMs
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`the shards did not settle on ${runners.join(", ")} in ${deadlineMs} ms; last seen: ${last.slice(0, 1500)}`)
-    const holders = await shardHolders(url)
-    const key = JSON.stringify([...holders])
-    const owners = new Set(holders.values())
-    if (holders.size === shards && runners.every((r) => owners.has(r)) && owners.size === runners.length && key === last) return holders
-    last = key
-    await Bun.sleep(refreshMs * 1.5)
-  }
-}
-
-/** A PostgreSQL client layer for `url`. */
-export const pgLayer = (url: string) => PgClient.layer({ url: Redacted.make(url), applicationName: "reins-cluster-test" }).pipe(Layer.provide(Reactivity.layer))
-
-/** A port free on 127.0.0.1 now. */
-export const freePort = () => {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
-  const port = server.port
-  server.stop(true)
-  return port
-}
 
 export interface RunnerLine {
   readonly runner: string
@@ -96,42 +22,5 @@ export const startRunner = (databaseUrl: string, port: number, mode?: "hang") =>
     stdout: "pipe",
     stderr: "pipe"
   })
-  const lines: Array<RunnerLine> = []
-  const waiters = new Set<() => void>()
-  let stderr = ""
-  let log = ""
-  void (async () => {
-    let rest = ""
-    for await (const chunk of proc.stdout) {
-      rest += new TextDecoder().decode(chunk)
-      const parts = rest.split("\n")
-      rest = parts.pop() ?? ""
-      // the cluster's own log lines are on stdout too: only ours are JSON objects
-      for (const part of parts)
-        if (part.startsWith("{")) lines.push(JSON.parse(part))
-        else log += `${part}\n`
-      for (const wake of waiters) wake()
-    }
-  })()
-  void (async () => {
-    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
-  })()
-  /** Resolves with the first line (said so far or later) that `match` accepts; rejects if the runner exits first. */
-  const said = (match: (line: RunnerLine) => boolean) =>
-    new Promise<RunnerLine>((resolve, reject) => {
-      const check = () => {
-        const found = lines.find(match)
-        if (found !== undefined) {
-          waiters.delete(check)
-          resolve(found)
-        }
-      }
-      waiters.add(check)
-      check()
-      void proc.exited.then(() => {
-        check()
-        if (!lines.some(match)) reject(new Error(`runner ${address} exited (${proc.exitCode}) before saying it: ${stderr.slice(-2000)}`))
-      })
-    })
-  return { address, proc, lines, said, stderr: () => stderr, log: () => log }
+  return { address, proc, ...jsonLines<RunnerLine>(proc, `runner ${address}`) }
 }

@@ -13,6 +13,7 @@ import {
   ConfigError,
   type PermissionConfig
 } from "@reins/domain"
+import type { ClusterOptions } from "./ClusterRunner.ts"
 import { Permission, PermissionGrants, PermissionQuestions, PermissionSettings, defaultRules, fromConfig, realLocation, type Prompter } from "@reins/permission"
 import { authFile, Provider, ProviderSettings, readStoredKeys, RetryPolicy, type StoredKeys } from "@reins/provider"
 import {
@@ -24,6 +25,7 @@ import {
   makeAgents,
   PromptSettings,
   RunSettings,
+  TakeOverLeases,
   SessionProcessor,
   SessionRuns,
   SessionService,
@@ -135,6 +137,11 @@ export interface RuntimeOptions {
   readonly sandbox?: { readonly mode?: "auto" | "required" | "off" }
   /** API keys by provider id, used when neither reins.json nor `env` has one; default those `reins auth login` stored in `dataDir` (auth.json). */
   readonly storedKeys?: StoredKeys
+  /**
+   * `reins serve --runner HOST:PORT`: this runtime is a runner of the cluster on its PostgreSQL `database` (issue 28):
+   * it runs the turns of the sessions it owns and takes their leases over from runners that lost them.
+   */
+  readonly cluster?: ClusterOptions
 }
 
 /** Permission's `QuestionStore` port over storage's `PendingQuestions`: a failure is logged, and the question stays this process's own. */
@@ -304,6 +311,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
     Layer.succeed(RunSettings, runTimingFromEnv(env) ?? RunSettings.defaultValue()),
+    Layer.succeed(TakeOverLeases, options.cluster !== undefined),
     Layer.succeed(DoomLoopSettings, {
       identical: config.doom_loop?.identical ?? defaultDoomLoopLimits.identical,
       cycles: config.doom_loop?.cycles ?? defaultDoomLoopLimits.cycles,
@@ -369,7 +377,17 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     captureContent: options.tracing?.captureContent ?? captureContentFromEnv(env),
     aiSdkSpans: options.tracing?.aiSdkSpans ?? false
   })
-  return Sessions.layer
+  const runtime = Sessions.layer
     .pipe(Layer.provideMerge(session))
     .pipe(Layer.provide(Layer.merge(settings, tracing)), Layer.provideMerge(agents), Layer.provideMerge(telemetry))
+  if (options.cluster === undefined) return runtime
+  const cluster = options.cluster
+  // loaded only by a cluster runner: effect/cluster and its transport stay out of every other command's startup
+  const runner = Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("./ClusterRunner.ts")),
+      (module) => module.clusterRunnerLayer(cluster, options.database ?? env.REINS_DATABASE_URL)
+    )
+  )
+  return runner.pipe(Layer.provideMerge(runtime))
 }

@@ -1,0 +1,94 @@
+import { clusterOnPostgres, type ClusterTiming, parseRunnerAddress, SessionOwner } from "@reins/cluster"
+import { Permission } from "@reins/permission"
+import { Sessions } from "@reins/session"
+import { ConfigError } from "@reins/domain"
+import { Cause, Effect, Exit, Fiber, Layer, Result } from "effect"
+
+/** `reins serve --runner HOST:PORT`: this process joins the cluster of runners on its PostgreSQL database. */
+export interface ClusterOptions {
+  /** The address the other runners reach this one at. */
+  readonly runner: string
+  readonly timing?: ClusterTiming
+}
+
+/** A cluster runner that cannot start as asked (its address, its database, its port): what to change, as a setting's error. */
+const setupError = (flag: "--runner" | "--database", problem: string) => new ConfigError({ file: flag, field: "", problem })
+
+/** The one line a failed turn or use case leaves in a reply (the event log has the rest). */
+const said = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The session's use cases on the runner that owns it, over this runtime's `Sessions`: a prompt starts a turn (or
+ * goes into the running one) under the message id the node that took it chose, and a started turn is awaited, so a
+ * runner dying mid-turn leaves the prompt unanswered and the cluster delivers it again to the next owner, which
+ * resumes the turn (`PromptInput.messageID`). Failures go into the replies.
+ */
+export const sessionOwnerLayer = Layer.effect(
+  SessionOwner,
+  Effect.gen(function* () {
+    const sessions = yield* Sessions
+    const permission = yield* Permission
+    return SessionOwner.of({
+      prompt: (payload) =>
+        Effect.gen(function* () {
+          const sent = yield* sessions.send({
+            sessionID: payload.sessionID,
+            text: payload.text,
+            model: payload.model,
+            messageID: payload.messageID,
+            ...(payload.agent !== undefined ? { agent: payload.agent } : {})
+          })
+          if (sent._tag === "queued") return { outcome: "queued" as const }
+          const exit = yield* Fiber.await(sent.turn)
+          if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
+          const error = Cause.findErrorOption(exit.cause)
+          return { outcome: "finished" as const, error: error._tag === "Some" ? said(error.value) : Cause.pretty(exit.cause).split("\n")[0]! }
+        }).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error) }))),
+      abort: (sessionID) => Effect.map(sessions.abort(sessionID), (aborted) => aborted !== "idle").pipe(Effect.orElseSucceed(() => false)),
+      reply: (input) => permission.reply(input.questionID, { reply: input.reply, ...(input.message !== undefined ? { message: input.message } : {}) }),
+      summarize: (sessionID, model) =>
+        sessions.compact({ sessionID, model }).pipe(
+          Effect.as({ summarized: true }),
+          Effect.catch((error) => Effect.succeed({ summarized: false, error: said(error) }))
+        )
+    })
+  })
+)
+
+/**
+ * This runtime as a runner of the cluster on the PostgreSQL database at `database` (`--database postgres://…`):
+ * the `Session` entity, handled by `sessionOwnerLayer`. The runtime must take leases over (`TakeOverLeases`).
+ */
+export const clusterRunnerLayer = (options: ClusterOptions, database: string | undefined) => {
+  const address = parseRunnerAddress(options.runner)
+  if (Result.isFailure(address)) return Layer.effectDiscard(Effect.fail(setupError("--runner", address.failure)))
+  if (database === undefined || !/^postgres(ql)?:\/\//.test(database))
+    return Layer.effectDiscard(
+      Effect.fail(
+        setupError(
+          "--database",
+          "a cluster runner keeps its sessions and the cluster's state in PostgreSQL: give --database postgres://… (or REINS_DATABASE_URL), the same for every runner."
+        )
+      )
+    )
+  const where = options.runner.trim()
+  return clusterOnPostgres({ address: address.success, database, ...(options.timing ? { timing: options.timing } : {}) }).pipe(
+    Layer.provide(sessionOwnerLayer),
+    Layer.catchCause((cause) => {
+      const error = Cause.findErrorOption(cause)
+      // a defect or an interrupt, not a typed failure: as it is
+      if (error._tag === "None") return Layer.effectDiscard(Effect.failCause(cause as unknown as Cause.Cause<never>))
+      const failure = error.value
+      return Layer.effectDiscard(
+        Effect.fail(
+          failure._tag === "SocketServerError"
+            ? setupError("--runner", `this runner cannot listen on ${where} (${said(failure)}): give an address of this machine with a free port.`)
+            : setupError(
+                "--database",
+                `the cluster's tables in PostgreSQL could not be used (${said(failure)}); check the URL, and that every runner uses the same one.`
+              )
+        )
+      )
+    })
+  )
+}
