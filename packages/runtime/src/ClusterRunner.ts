@@ -1,6 +1,6 @@
 import { clusterOnPostgres, type ClusterTiming, parseRunnerAddress, SessionOwner } from "@reins/cluster"
 import { Permission } from "@reins/permission"
-import { Sessions } from "@reins/session"
+import { EventAppender, Sessions, endReason } from "@reins/session"
 import { ConfigError } from "@reins/domain"
 import { Cause, Effect, Exit, Fiber, Layer, Result } from "effect"
 
@@ -21,13 +21,15 @@ const said = (error: unknown) => (error instanceof Error ? error.message : Strin
  * The session's use cases on the runner that owns it, over this runtime's `Sessions`: a prompt starts a turn (or
  * goes into the running one) under the message id the node that took it chose, and a started turn is awaited, so a
  * runner dying mid-turn leaves the prompt unanswered and the cluster delivers it again to the next owner, which
- * resumes the turn (`PromptInput.messageID`). Failures go into the replies.
+ * resumes the turn (`PromptInput.messageID`). A turn's end goes on the event log (`turn.finished`, `turn.failed`)
+ * for the clients of every node. Failures go into the replies.
  */
 export const sessionOwnerLayer = Layer.effect(
   SessionOwner,
   Effect.gen(function* () {
     const sessions = yield* Sessions
     const permission = yield* Permission
+    const appender = yield* EventAppender
     return SessionOwner.of({
       prompt: (payload) =>
         Effect.gen(function* () {
@@ -40,6 +42,10 @@ export const sessionOwnerLayer = Layer.effect(
           })
           if (sent._tag === "queued") return { outcome: "queued" as const }
           const exit = yield* Fiber.await(sent.turn)
+          // its end on the event log, as a server tells the turns it starts: clients of every node see it
+          const failed = endReason(exit)
+          if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
+          else if (failed !== undefined) yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
           if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
           const error = Cause.findErrorOption(exit.cause)
           return { outcome: "finished" as const, error: error._tag === "Some" ? said(error.value) : Cause.pretty(exit.cause).split("\n")[0]! }

@@ -2,7 +2,7 @@
 // that owns the session; that runner killed -9 mid-command, the next owner resumes the turn by itself.
 import { afterAll, describe, expect, test } from "bun:test"
 import { ClusterTesting, clientOnPostgres, SessionEntity } from "@reins/cluster"
-import { RunClaims, SessionStore, Storage } from "@reins/storage"
+import { EventLog, RunClaims, SessionStore, Storage } from "@reins/storage"
 import { eventually, startScriptedServer } from "@reins/testkit"
 import { Effect, Fiber, Layer } from "effect"
 import * as fs from "node:fs"
@@ -88,12 +88,19 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
           const reply = yield* Fiber.join(prompt)
           const moved = performance.now() - killed
           const messages = yield* sessions.messages(sessionID)
-          return { reply, moved, messages, messageID, survivor: survivor.runner, pids: [readyA.pid, readyB.pid] }
+          // the turn's end is on the event log for the clients of any node (appended just after the reply at the latest)
+          const log = yield* EventLog
+          const finished = yield* eventually(
+            Effect.map(log.read({ after: 0, sessionID }), (events) => events.filter((e) => e.event.type === "turn.finished").length || undefined),
+            "turn.finished on the event log"
+          )
+          return { reply, moved, messages, messageID, finished, survivor: survivor.runner, pids: [readyA.pid, readyB.pid] }
         }).pipe(Effect.provide(Layer.merge(store, client)))
       )
     )
     console.log(`a turn resumed on the other runner ${(value.moved / 1000).toFixed(1)} s after its runner was killed`)
     expect(value.reply).toEqual({ outcome: "finished", runner: value.survivor })
+    expect(value.finished).toBe(1)
     // the first command ran once, on the runner that died; three model calls in all
     expect(fs.readFileSync(marker, "utf8")).toBe("STEP-ONE\n")
     expect(server.requests).toHaveLength(3)
