@@ -15,16 +15,16 @@ export const ModelPayload = Schema.Struct({
 /**
  * A user's message for a session: starts a turn on the owner, or goes into the turn running there (T5). Persisted:
  * stored before it is sent, redelivered to the next owner if the owner dies before it replied, and said once per
- * `messageID` (the primary key: a retried send of the same message is the same prompt, and gets its reply). A prompt
+ * `promptID` (the primary key: a retried send of the same prompt is the same prompt, and gets its reply). A prompt
  * can also be delivered again when its session moves (a runner joins or leaves: the running turn is stopped after
  * the entity termination timeout and the prompt redelivered to the new owner), so the owner's handling must be
- * idempotent per `messageID`: a message already stored is not stored again, a turn already answered not run again.
+ * idempotent per `promptID`: a prompt already stored is not stored again, a turn already answered not run again.
  */
 export const Prompt = Rpc.make("Prompt", {
   payload: {
     sessionID: Schema.String,
-    /** Chosen by the node that took the request: the stored user message's id. */
-    messageID: Schema.String,
+    /** Chosen by the node that took the request (unique, e.g. from `Ids`): the prompt's identity, kept on the stored user message. */
+    promptID: Schema.String,
     text: Schema.String,
     model: ModelPayload,
     agent: Schema.optionalKey(Schema.String)
@@ -37,7 +37,7 @@ export const Prompt = Rpc.make("Prompt", {
     /** The turn's failure, as the owner said it (a finished turn without one succeeded). */
     error: Schema.optionalKey(Schema.String)
   }),
-  primaryKey: (payload) => payload.messageID
+  primaryKey: (payload) => payload.promptID
 })
   .annotate(ClusterSchema.Persisted, true)
   // A caller that goes away (a dropped HTTP connection) does not interrupt the turn: its interrupt would be stored as

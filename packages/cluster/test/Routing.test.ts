@@ -29,7 +29,7 @@ describe.skipIf(pgUrl === undefined)("the Session entity on two runners over Pos
       Effect.scoped(
         Effect.gen(function* () {
           const sessions = yield* SessionEntity.client
-          const prompt = (sessionID: string, messageID: string, text = "hello") => sessions(sessionID).Prompt({ sessionID, messageID, text, model })
+          const prompt = (sessionID: string, promptID: string, text = "hello") => sessions(sessionID).Prompt({ sessionID, promptID, text, model })
 
           // probes until each runner owns one of them
           const owners = new Map<string, string>()
@@ -55,16 +55,16 @@ describe.skipIf(pgUrl === undefined)("the Session entity on two runners over Pos
           const [first, firstRunner] = [...owners][0]!
           const again = yield* prompt(first, `msg_0_a`)
           expect(again).toEqual({ outcome: "finished", runner: firstRunner })
-          expect([...a.lines, ...b.lines].filter((l) => l.messageID === "msg_0_a")).toHaveLength(1)
+          expect([...a.lines, ...b.lines].filter((l) => l.promptID === "msg_0_a")).toHaveLength(1)
 
           // a prompt running on A when A is killed -9 is delivered again to B, which answers it (A, the first to start,
           // usually runs the health check too: then it is the lock expiry, not a ping, that frees its sessions)
           const onA = [...owners].find(([, runner]) => runner === a.address)![0]
           const pending = yield* Effect.forkChild(prompt(onA, "msg_hang", "hang"))
-          yield* Effect.promise(() => a.said((l) => l.messageID === "msg_hang"))
+          yield* Effect.promise(() => a.said((l) => l.promptID === "msg_hang"))
           const killed = performance.now()
           a.proc.kill(9)
-          const taken = yield* Effect.promise(() => b.said((l) => l.messageID === "msg_hang"))
+          const taken = yield* Effect.promise(() => b.said((l) => l.promptID === "msg_hang"))
           const moved = performance.now() - killed
           const reply = yield* Fiber.join(pending)
           expect(taken.runner).toBe(b.address)
@@ -74,8 +74,8 @@ describe.skipIf(pgUrl === undefined)("the Session entity on two runners over Pos
           // at the end, every prompt was handled once, on one runner: none twice, none on both (msg_hang: once by A, which died, once by B)
           const handled = [...a.lines, ...b.lines].filter((l) => l.handling === "Prompt")
           const counts = new Map<string | undefined, number>()
-          for (const line of handled) counts.set(line.messageID, (counts.get(line.messageID) ?? 0) + 1)
-          for (const [messageID, count] of counts) expect([messageID, count]).toEqual([messageID, messageID === "msg_hang" ? 2 : 1])
+          for (const line of handled) counts.set(line.promptID, (counts.get(line.promptID) ?? 0) + 1)
+          for (const [promptID, count] of counts) expect([promptID, count]).toEqual([promptID, promptID === "msg_hang" ? 2 : 1])
           expect(counts.get("msg_0_a")).toBe(1)
           console.log(
             `failover of a running prompt: kill -9 → handled on the other runner in ${(moved / 1000).toFixed(1)} s (lock expiry ${testTiming.lockExpiryMs / 1000} s)`

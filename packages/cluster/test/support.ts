@@ -9,7 +9,7 @@ export interface RunnerLine {
   readonly ready?: boolean
   readonly handling?: string
   readonly sessionID?: string
-  readonly messageID?: string
+  readonly promptID?: string
   readonly text?: string
 }
 

@@ -1,6 +1,6 @@
 import { clusterOnPostgres, type ClusterTiming, parseRunnerAddress, SessionOwner } from "@reins/cluster"
 import { Permission } from "@reins/permission"
-import { EventAppender, Sessions, endReason } from "@reins/session"
+import { EventAppender, Sessions, endReason, lostClaim } from "@reins/session"
 import { ConfigError } from "@reins/domain"
 import { Cause, Effect, Exit, Fiber, Layer, Result } from "effect"
 
@@ -21,7 +21,7 @@ const said = (error: unknown) => (error instanceof Error ? error.message : Strin
  * The session's use cases on the runner that owns it, over this runtime's `Sessions`: a prompt starts a turn (or
  * goes into the running one) under the message id the node that took it chose, and a started turn is awaited, so a
  * runner dying mid-turn leaves the prompt unanswered and the cluster delivers it again to the next owner, which
- * resumes the turn (`PromptInput.messageID`). A turn's end goes on the event log (`turn.finished`, `turn.failed`)
+ * resumes the turn (`PromptInput.requestID`). A turn's end goes on the event log (`turn.finished`, `turn.failed`)
  * for the clients of every node. Failures go into the replies.
  */
 export const sessionOwnerLayer = Layer.effect(
@@ -37,14 +37,20 @@ export const sessionOwnerLayer = Layer.effect(
             sessionID: payload.sessionID,
             text: payload.text,
             model: payload.model,
-            messageID: payload.messageID,
+            requestID: payload.promptID,
+            // this runner owns the session by its shard lock: a live lease is one a dead or frozen runner lost
+            takeOver: true,
             ...(payload.agent !== undefined ? { agent: payload.agent } : {})
           })
           if (sent._tag === "queued") return { outcome: "queued" as const }
-          const exit = yield* Fiber.await(sent.turn)
-          // its end on the event log, as a server tells the turns it starts: clients of every node see it
+          // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
+          // interrupted, which the next owner resumes rather than takes as answered
+          const exit = yield* Fiber.await(sent.turn).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
+          // taken over by the runner that owns the session now: nothing more from here (no reply: the prompt is its)
+          if (lostClaim(exit)) return yield* Effect.interrupt
+          // its end on the event log, as a server tells the turns it starts (an answer given again, `steps` 0, was told)
           const failed = endReason(exit)
-          if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
+          if (Exit.isSuccess(exit) && exit.value.steps > 0) yield* appender.offer({ type: "turn.finished", result: exit.value })
           else if (failed !== undefined) yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
           if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
           const error = Cause.findErrorOption(exit.cause)

@@ -25,7 +25,6 @@ import {
   makeAgents,
   PromptSettings,
   RunSettings,
-  TakeOverLeases,
   SessionProcessor,
   SessionRuns,
   SessionService,
@@ -139,7 +138,7 @@ export interface RuntimeOptions {
   readonly storedKeys?: StoredKeys
   /**
    * `reins serve --runner HOST:PORT`: this runtime is a runner of the cluster on its PostgreSQL `database` (issue 28):
-   * it runs the turns of the sessions it owns and takes their leases over from runners that lost them.
+   * it runs the turns of the sessions it owns, taking their leases over from runners that lost them.
    */
   readonly cluster?: ClusterOptions
 }
@@ -311,7 +310,6 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
     Layer.succeed(RunSettings, runTimingFromEnv(env) ?? RunSettings.defaultValue()),
-    Layer.succeed(TakeOverLeases, options.cluster !== undefined),
     Layer.succeed(DoomLoopSettings, {
       identical: config.doom_loop?.identical ?? defaultDoomLoopLimits.identical,
       cycles: config.doom_loop?.cycles ?? defaultDoomLoopLimits.cycles,

@@ -40,10 +40,12 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
     cleanups.push(db.drop)
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "reins-cluster-project-"))
     const marker = path.join(cwd, "marker")
+    const gateFile = path.join(cwd, "gate")
+    cleanups.push(() => fs.writeFileSync(gateFile, ""))
     const server = await startScriptedServer([
       { toolCalls: [{ name: "bash", arguments: { command: `echo STEP-ONE >> ${marker}` } }] },
-      // a command that outlasts its runner: only the next owner's repair stops it
-      { toolCalls: [{ name: "bash", arguments: { command: "sleep 3600" } }] },
+      // a command that outlasts its runner: only the next owner's repair stops it (or, if the test fails first, its gate)
+      { toolCalls: [{ name: "bash", arguments: { command: `while [ ! -e ${gateFile} ]; do sleep 0.1; done` } }] },
       { text: "resumed on the other runner" }
     ])
     cleanups.push(() => server.stop())
@@ -63,11 +65,11 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
           const sessionID = `ses_${Date.now().toString(16)}cluster`
           const now = Date.now()
           yield* sessions.createSession({ id: sessionID, title: "New session", directory: cwd, time: { created: now, updated: now } })
-          const messageID = `msg_${now.toString(16)}0000user`
+          const promptID = `prm_${now.toString(16)}`
           const prompt = yield* Effect.forkChild(
             (yield* SessionEntity.client)(sessionID).Prompt({
               sessionID,
-              messageID,
+              promptID,
               text: "run the two commands",
               model: { providerID: "local", modelID: "m" }
             })
@@ -94,7 +96,7 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
             Effect.map(log.read({ after: 0, sessionID }), (events) => events.filter((e) => e.event.type === "turn.finished").length || undefined),
             "turn.finished on the event log"
           )
-          return { reply, moved, messages, messageID, finished, survivor: survivor.runner, pids: [readyA.pid, readyB.pid] }
+          return { reply, moved, messages, promptID, finished, survivor: survivor.runner, pids: [readyA.pid, readyB.pid] }
         }).pipe(Effect.provide(Layer.merge(store, client)))
       )
     )
@@ -106,7 +108,7 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
     expect(server.requests).toHaveLength(3)
     const tools = value.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool")
     expect(tools.map((p) => (p.type === "tool" ? p.state.status : ""))).toEqual(["completed", "error"])
-    expect(value.messages.filter((m) => m.info.role === "user").map((m) => m.info.id)).toEqual([value.messageID])
+    expect(value.messages.flatMap((m) => (m.info.role === "user" ? [m.info.metadata?.request] : []))).toEqual([value.promptID])
     const last = value.messages.at(-1)!
     expect(last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")).toBe("resumed on the other runner")
   }, 90_000)

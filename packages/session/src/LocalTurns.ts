@@ -65,7 +65,7 @@ export const makeLocalTurns = Effect.gen(function* () {
         sessionID: input.sessionID,
         text: input.text,
         ...(input.files ? { files: input.files } : {}),
-        ...(input.messageID !== undefined ? { messageID: input.messageID } : {})
+        ...(input.requestID !== undefined ? { requestID: input.requestID } : {})
       }),
       (queued): Sent | undefined =>
         queued === undefined ? undefined : { _tag: "queued", sessionID: input.sessionID, messageID: queued.messageID, where, run: queued.run }
@@ -74,7 +74,8 @@ export const makeLocalTurns = Effect.gen(function* () {
   /** The turn of a session taken by `entry`: forked, or the message queued into another process's turn; undefined: that turn ended, try again. */
   const begin = (input: PromptInput, entry: Entry) =>
     Effect.gen(function* () {
-      if ((yield* Effect.provideContext(placeOf(input.sessionID), context))._tag === "elsewhere") {
+      // a live lease elsewhere is another process's turn, unless this send takes the session over (a cluster runner)
+      if (input.takeOver !== true && (yield* Effect.provideContext(placeOf(input.sessionID), context))._tag === "elsewhere") {
         return yield* queue(input, "elsewhere").pipe(Effect.ensuring(Effect.sync(() => leave(input.sessionID, entry))))
       }
       const fiber = yield* FiberMap.run(fibers, next++)(service.prompt(input).pipe(Effect.onExit(() => Effect.sync(() => leave(input.sessionID, entry)))))

@@ -15,13 +15,6 @@ export const RunSettings = Context.Reference<RunTiming>("reins/session/RunSettin
   defaultValue: () => ({ heartbeatMs: 10_000, ttlMs: 45_000 })
 })
 
-/**
- * Whether this process takes a session's lease from another live holder: on for a cluster runner, which owns the
- * session by its shard lock, so any other holder is a runner that lost it (dead, or frozen: the fence stops what it
- * still writes). Off everywhere else: there a live lease is another process's turn, to queue into or wait for.
- */
-export const TakeOverLeases = Context.Reference<boolean>("reins/session/TakeOverLeases", { defaultValue: () => false })
-
 /** How often a running turn looks at its lease row for an abort another process asked for (well under a second). */
 export const abortCheckMs = (timing: RunTiming): number => Math.min(500, timing.heartbeatMs)
 

@@ -3,7 +3,7 @@ import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import { EventAppender } from "./EventAppender.ts"
-import { RunSettings, TakeOverLeases, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
+import { RunSettings, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
 
 /**
  * This process's hold on a session: its lease once claimed; for a turn, where joiners wait for its
@@ -56,7 +56,9 @@ export class SessionRuns extends Context.Service<
     hold<A, E, R>(
       sessionID: string,
       turn: Deferred.Deferred<TurnResult, PromptError> | undefined,
-      use: (run: SessionRun) => Effect.Effect<A, E, R>
+      use: (run: SessionRun) => Effect.Effect<A, E, R>,
+      /** `takeOver`: claim even from another holder's live lease (`ClaimRequest.takeOver`; a cluster runner's turn). */
+      options?: { readonly takeOver?: boolean }
     ): Effect.Effect<Held<A>, E | StoreError, R>
   }
 >()("reins/session/SessionRuns") {
@@ -65,7 +67,6 @@ export class SessionRuns extends Context.Service<
     Effect.gen(function* () {
       const claims = yield* RunClaims
       const timing = yield* RunSettings
-      const takeOver = yield* TakeOverLeases
       const self = thisProcess()
       const running = new Map<string, Holder>()
 
@@ -76,7 +77,7 @@ export class SessionRuns extends Context.Service<
           return Deferred.succeed(holder.released, undefined)
         })
 
-      const claim = (sessionID: string, turn: Holder["result"]): Effect.Effect<Claimed, StoreError> =>
+      const claim = (sessionID: string, turn: Holder["result"], takeOver: boolean): Effect.Effect<Claimed, StoreError> =>
         Effect.gen(function* () {
           const here = running.get(sessionID)
           if (here) return { _tag: "here", holder: here } as const
@@ -97,9 +98,14 @@ export class SessionRuns extends Context.Service<
       const watch = (run: SessionRun, holder: Holder) =>
         Effect.raceFirst(heartbeat(claims, run, timing), Deferred.await(holder.abort)).pipe(Effect.andThen(Effect.interrupt))
 
-      const hold = <A, E, R>(sessionID: string, turn: Holder["result"], use: (run: SessionRun) => Effect.Effect<A, E, R>) =>
+      const hold = <A, E, R>(
+        sessionID: string,
+        turn: Holder["result"],
+        use: (run: SessionRun) => Effect.Effect<A, E, R>,
+        options?: { readonly takeOver?: boolean }
+      ) =>
         Effect.acquireUseRelease(
-          claim(sessionID, turn),
+          claim(sessionID, turn, options?.takeOver === true),
           (claimed): Effect.Effect<Held<A>, E | StoreError, R> =>
             claimed._tag !== "claimed"
               ? Effect.succeed(claimed)
@@ -127,9 +133,7 @@ export class SessionRuns extends Context.Service<
                 })
         )
 
-      // a runner that takes leases over owns the session: another holder's lease is one it lost
-      const elsewhere = (sessionID: string) =>
-        takeOver ? Effect.succeed(undefined) : Effect.map(claims.get(sessionID), (run) => (run !== undefined && run.holder !== self.holder ? run : undefined))
+      const elsewhere = (sessionID: string) => Effect.map(claims.get(sessionID), (run) => (run !== undefined && run.holder !== self.holder ? run : undefined))
 
       const abort = (sessionID: string): Effect.Effect<Aborted, StoreError> =>
         Effect.suspend(() => {

@@ -11,7 +11,7 @@ import { busyMessage, lostClaim } from "./Runs.ts"
 import { SessionRuns } from "./SessionRuns.ts"
 import { Turn, subAgentsFor } from "./Turn.ts"
 import { TurnStreamSettings, turnStream } from "./TurnEvents.ts"
-import { fileParts, makeStartTurn, storedMessage } from "./TurnStart.ts"
+import { fileParts, makeStartTurn, requestMessage } from "./TurnStart.ts"
 import { Agents } from "./agent/Agents.ts"
 
 export { SessionBusyError, type PromptError }
@@ -25,11 +25,17 @@ export interface PromptInput {
   /** The agent the session runs (`reins run --agent`): default the one it ran last in this process, else `build`. */
   readonly agent?: string
   /**
-   * The user message's id when the caller chose it (a cluster node that took the request; from `Ids`, so
-   * time-ordered). A message already stored under it is not stored again: its turn is resumed where it stopped (a
-   * prompt delivered again after its runner died), or its result given when it was answered.
+   * The prompt's id when the caller gave it one (a cluster node that took the request): the stored user message
+   * keeps it (`metadata.request`; the message gets an id of its own). A prompt whose id is in the session already
+   * is not stored again: its turn is resumed where it stopped (a prompt delivered again after its runner died or
+   * its session moved), or its answer given when it was answered.
    */
-  readonly messageID?: string
+  readonly requestID?: string
+  /**
+   * Claim the session even from another holder's live lease (a cluster runner that owns the session by its shard
+   * lock: the holder lost it); without it, a live lease elsewhere is another process's turn to queue into.
+   */
+  readonly takeOver?: boolean
 }
 
 /** A message stored for a turn already running (T5): the model reads it at that turn's next step. */
@@ -73,8 +79,8 @@ export class SessionService extends Context.Service<
       readonly sessionID: string
       readonly text: string
       readonly files?: ReadonlyArray<Attachment>
-      /** As `PromptInput.messageID`: a message already stored under it is not stored again (it is the live turn's, if any). */
-      readonly messageID?: string
+      /** As `PromptInput.requestID`: a prompt already in the session is not stored again (it is the live turn's, if any). */
+      readonly requestID?: string
     }): Effect.Effect<QueuedMessage | undefined, StoreError>
     /** Closes tool parts left open by a process that died; returns how many were fixed. */
     repair(sessionID: string): Effect.Effect<number, StoreError>
@@ -145,14 +151,18 @@ export class SessionService extends Context.Service<
         readonly sessionID: string
         readonly text: string
         readonly files?: ReadonlyArray<Attachment>
-        readonly messageID?: string
+        readonly requestID?: string
       }) {
         // sent again (its runner died before it replied): it is in the session already, for the turn running, if one is
-        if (input.messageID !== undefined && (yield* storedMessage(store, input.sessionID, input.messageID)) !== undefined) {
+        const known = input.requestID === undefined ? undefined : requestMessage(yield* readWindow(store, input.sessionID), input.requestID)
+        if (known !== undefined) {
           const run = yield* claims.get(input.sessionID)
-          return run === undefined ? undefined : ({ sessionID: input.sessionID, messageID: input.messageID, run } satisfies QueuedMessage)
+          return run === undefined ? undefined : ({ sessionID: input.sessionID, messageID: known.info.id, run } satisfies QueuedMessage)
         }
-        const { message, part } = yield* turns.userMessage(input.sessionID, input.text, { queued: true }, input.messageID)
+        const { message, part } = yield* turns.userMessage(input.sessionID, input.text, {
+          queued: true,
+          ...(input.requestID !== undefined ? { request: input.requestID } : {})
+        })
         const parts = [part, ...(yield* fileParts(ids, input.sessionID, message.id, input.files))]
         const run = yield* claims.queue(message, parts)
         if (run === undefined) return undefined
@@ -233,8 +243,16 @@ export class SessionService extends Context.Service<
                 yield* bus.publish({ type: "session.status", sessionID: input.sessionID, status: "idle" })
               }).pipe(Effect.ignore)
         return runs
-          .hold(input.sessionID, result, (run) =>
-            Effect.andThen(repairWindow(before), startTurn(input, run, known, before).pipe(withSubAgents)).pipe(Effect.onExit(finish))
+          .hold(
+            input.sessionID,
+            result,
+            (run) =>
+              // a prompt that may resume a turn reads the window again under its claim: a holder it took the session
+              // from may have written since (the repair and the "answered?" test need what is stored now)
+              Effect.flatMap(input.requestID === undefined ? Effect.succeed(before) : readWindow(store, input.sessionID), (window) =>
+                Effect.andThen(repairWindow(window), startTurn(input, run, known, window).pipe(withSubAgents))
+              ).pipe(Effect.onExit(finish)),
+            { takeOver: input.takeOver === true }
           )
           .pipe(
             Effect.withSpan("session.turn", { attributes: { "session.id": input.sessionID } }),

@@ -47,13 +47,7 @@ export class Turn extends Context.Service<
   Turn,
   {
     /** A user message (and its text part), not stored yet. */
-    /** A new user message and its text part (not stored); `id`: the message's id when the caller chose it (`PromptInput.messageID`). */
-    userMessage(
-      sessionID: string,
-      text: string,
-      metadata?: UserMessage["metadata"],
-      id?: string
-    ): Effect.Effect<{ readonly message: UserMessage; readonly part: Part }>
+    userMessage(sessionID: string, text: string, metadata?: UserMessage["metadata"]): Effect.Effect<{ readonly message: UserMessage; readonly part: Part }>
     /** Tells the bus about a stored user message. */
     announce(message: UserMessage, parts: ReadonlyArray<Part>): Effect.Effect<void>
     /** The steps of a turn whose request `turnStart` is stored, holding the session as `run`; `known`: the user messages it need not answer. */
@@ -87,8 +81,7 @@ export class Turn extends Context.Service<
       const providerSettings = yield* ProviderSettings
       const agents = yield* Agents
 
-      const userMessage = (sessionID: string, text: string, metadata?: UserMessage["metadata"], id?: string) =>
-        newUserMessage(ids, sessionID, text, metadata, id)
+      const userMessage = (sessionID: string, text: string, metadata?: UserMessage["metadata"]) => newUserMessage(ids, sessionID, text, metadata)
       const announce = (message: UserMessage, parts: ReadonlyArray<Part>) => announceUser(bus, message, parts)
       const deps: LoopDeps = { store, claims, bus, ids, registry, processor, compaction, sessionHooks, cwd, permission, doomLoopLimits }
       const provider = yield* Provider

@@ -12,15 +12,9 @@ export interface MessageDeps {
 }
 
 /** A user message (and its text part), not stored yet. */
-export const newUserMessage = Effect.fnUntraced(function* (
-  ids: Ids["Service"],
-  sessionID: string,
-  text: string,
-  metadata?: UserMessage["metadata"],
-  id?: string
-) {
+export const newUserMessage = Effect.fnUntraced(function* (ids: Ids["Service"], sessionID: string, text: string, metadata?: UserMessage["metadata"]) {
   const now = yield* Clock.currentTimeMillis
-  const message: UserMessage = { id: id ?? (yield* ids.next("msg")), sessionID, role: "user", time: { created: now }, ...(metadata ? { metadata } : {}) }
+  const message: UserMessage = { id: yield* ids.next("msg"), sessionID, role: "user", time: { created: now }, ...(metadata ? { metadata } : {}) }
   const part: Part = { id: yield* ids.next("prt"), sessionID, messageID: message.id, type: "text", text }
   return { message, part }
 })

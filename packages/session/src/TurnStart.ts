@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Attachment, Bus, Ids, Part, Session } from "@reins/domain"
-import { type MessageWithParts, type SessionRun, type SessionStore, StoreError } from "@reins/storage"
+import type { MessageWithParts, SessionRun, SessionStore } from "@reins/storage"
 import type { PromptInput } from "./SessionService.ts"
 import { type Turn, turnDone } from "./Turn.ts"
 import { turnResult } from "./TurnDecision.ts"
@@ -19,16 +19,33 @@ export interface StartDeps {
 export const fileParts = (ids: Ids["Service"], sessionID: string, messageID: string, files: ReadonlyArray<Attachment> | undefined) =>
   Effect.forEach(files ?? [], (file) => Effect.map(ids.next("prt"), (id): Part => ({ id, sessionID, messageID, type: "file", ...file })))
 
-/** The message stored under `id` in the session, if any (read from it on: it may be behind a compaction's boundary). */
-export const storedMessage = (store: SessionStore["Service"], sessionID: string, id: string) =>
-  Effect.map(store.messages(sessionID, { from: id }), (messages) => messages.find((m) => m.info.id === id))
+/** The user message of the session that carries the prompt id `requestID` (`PromptInput.requestID`), if any. */
+export const requestMessage = (messages: ReadonlyArray<MessageWithParts>, requestID: string) =>
+  messages.find((m) => m.info.role === "user" && m.info.metadata?.request === requestID)
+
+/** A user message that starts a turn of its own (not one queued into a running turn, nor a compaction's continuation). */
+const startsTurn = (m: MessageWithParts) => m.info.role === "user" && m.info.metadata?.queued !== true && m.info.metadata?.compaction_continue !== true
+
+/**
+ * The answer to `message`, if its turn ended: that turn's messages run from it to the next user message that starts
+ * a turn; ended as T1 says (`turnDone`), and not by an interrupt — a turn stopped as its session moved, or its
+ * runner stopped, is resumed, not taken as answered.
+ */
+const answerTo = (sessionID: string, messages: ReadonlyArray<MessageWithParts>, message: MessageWithParts) => {
+  const from = messages.indexOf(message)
+  const next = messages.findIndex((m, i) => i > from && startsTurn(m))
+  const turn = messages.slice(from, next < 0 ? undefined : next)
+  const last = turn.findLast((m) => m.info.role === "assistant")
+  if (last?.info.role !== "assistant" || last.info.error?.reason === "interrupted" || !turnDone(turn)) return undefined
+  return turnResult(sessionID, 0, turn)
+}
 
 /**
  * Starts a turn on the message of `input`, holding the session as `run`: chooses the agent and its model, stores
- * and announces the message, the session's title and agent, says `busy`, then runs the turn. A message already
- * stored under `input.messageID` (`before`: the window read before the claim) is not stored again: answered, its
- * result is given without a step; else its turn goes on from what is stored (the steps done are not run again; a
- * tool call left running was closed as interrupted, and the model sees that).
+ * and announces the message, the session's title and agent, says `busy`, then runs the turn. A prompt whose id
+ * (`input.requestID`) is in `window` already is not stored again: answered, its answer is given without a step
+ * (`steps` 0); else its turn goes on from what is stored (the steps done are not run again; a tool call left running
+ * was closed as interrupted, and the model sees that).
  */
 export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => {
   /** A session's agent from its record: the agent its last turn ran, its parent session and how deep it is. */
@@ -44,7 +61,11 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
 
   /** The message of `input`, stored and announced. */
   const storeMessage = Effect.fnUntraced(function* (input: PromptInput, session: Session) {
-    const { message: user, part: text } = yield* turns.userMessage(session.id, input.text, undefined, input.messageID)
+    const { message: user, part: text } = yield* turns.userMessage(
+      session.id,
+      input.text,
+      input.requestID === undefined ? undefined : { request: input.requestID }
+    )
     const parts = [text, ...(yield* fileParts(ids, session.id, user.id, input.files))]
     yield* store.putMessage(user)
     yield* store.putParts(parts)
@@ -52,22 +73,12 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     return { info: user, parts } satisfies MessageWithParts
   })
 
-  return Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>, before: ReadonlyArray<MessageWithParts>) {
+  return Effect.fnUntraced(function* (input: PromptInput, run: SessionRun, known: Set<string>, window: ReadonlyArray<MessageWithParts>) {
     let session = yield* store.getSession(input.sessionID)
-    const stored: MessageWithParts | undefined =
-      input.messageID === undefined
-        ? undefined
-        : (before.find((m) => m.info.id === input.messageID) ?? (yield* storedMessage(store, session.id, input.messageID)))
-    if (stored !== undefined && stored.info.role !== "user")
-      return yield* new StoreError({
-        reason: "io",
-        message: `Message ${input.messageID} of session ${session.id} is not a user message: it cannot be sent again.`
-      })
-    // answered already (the reply was lost with the runner that gave it): its result, no step
-    if (stored !== undefined && turnDone(before)) {
-      const result = turnResult(session.id, 0, before)
-      if (result !== undefined) return result
-    }
+    const stored = input.requestID === undefined ? undefined : requestMessage(window, input.requestID)
+    // answered already (the reply was lost with the runner that gave it): that answer, no step
+    const answered = stored === undefined ? undefined : answerTo(session.id, window, stored)
+    if (answered !== undefined) return answered
     // the agent the turn runs, and its model: a sub-agent's session was assigned them by `task`;
     // otherwise the one chosen, else the one its last turn ran (kept on the session), else `build`
     const assigned = agents.of(session.id) ?? (yield* rememberedAgent(session))

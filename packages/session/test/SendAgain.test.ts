@@ -1,20 +1,23 @@
-// A message sent again under its id (PromptInput.messageID, as a cluster node redelivers a prompt whose runner
-// died): stored once; answered already, its result without a model call; cut off by a dead process, its turn goes
-// on from what is stored (the steps done are not run again; the command left running is closed as interrupted).
+// A prompt sent again under its id (PromptInput.requestID, as a cluster node redelivers a prompt whose runner died
+// or whose session moved): stored once; answered already, its own answer without a model call; stopped or cut off
+// by a dead process, its turn goes on from what is stored (the steps done are not run again; the command left
+// running is closed as interrupted).
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
-import { Ids } from "@reins/domain"
 import { SessionStore } from "@reins/storage"
 import { eventually } from "@reins/testkit"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { RunSettings, Sessions, SessionService, TakeOverLeases } from "../src/index.ts"
-import { model, sessionsLayer, textStep } from "./sessions-support.ts"
+import { RunSettings, Sessions, SessionService } from "../src/index.ts"
+import { bashStep, gate, model, sessionsLayer, textStep } from "./sessions-support.ts"
 import { tmp } from "./support.ts"
 
 const children: Array<{ kill(signal?: number): void }> = []
+// a test that fails before its command was stopped opens its gate: the command ends with it
+const gates: Array<string> = []
 afterEach(() => {
   for (const child of children.splice(0)) child.kill(9)
+  for (const file of gates.splice(0)) fs.writeFileSync(file, "")
 })
 
 const stores: ReadonlyArray<readonly [string, () => string | undefined]> = [
@@ -22,28 +25,63 @@ const stores: ReadonlyArray<readonly [string, () => string | undefined]> = [
   ["sqlite", () => path.join(tmp(), "reins.db")]
 ]
 
-describe.each(stores)("a message sent again under its id, on %s", (_name, file) => {
-  test("is stored once; once answered, sending it again gives its result without asking the model", async () => {
+describe.each(stores)("a prompt sent again under its id, on %s", (_name, file) => {
+  test("is stored once; once answered, sending it again gives its own answer without asking the model, also after a later prompt", async () => {
     const sqlite = file()
-    const { requests, layer } = sessionsLayer([textStep("the one answer"), textStep("never asked")], sqlite === undefined ? {} : { sqlite })
+    const { requests, layer } = sessionsLayer(
+      [textStep("the first answer"), textStep("the second answer"), textStep("never asked")],
+      sqlite === undefined ? {} : { sqlite }
+    )
     const value = await Effect.runPromise(
       Effect.gen(function* () {
         const session = yield* (yield* SessionService).create({ directory: tmp() })
         const sessions = yield* Sessions
-        const messageID = yield* (yield* Ids).next("msg")
-        const first = yield* sessions.send({ sessionID: session.id, text: "answer once", model, messageID })
-        const result = first._tag === "started" ? yield* Fiber.join(first.turn) : undefined
-        const again = yield* sessions.send({ sessionID: session.id, text: "answer once", model, messageID })
-        const second = again._tag === "started" ? yield* Fiber.join(again.turn) : undefined
+        const run = (text: string, requestID: string) =>
+          Effect.flatMap(sessions.send({ sessionID: session.id, text, model, requestID }), (sent) =>
+            sent._tag === "started" ? Fiber.join(sent.turn) : Effect.die(`expected a turn, got ${sent._tag}`)
+          )
+        const first = yield* run("answer once", "prm_first")
+        const again = yield* run("answer once", "prm_first")
+        const second = yield* run("then this", "prm_second")
+        const firstAgain = yield* run("answer once", "prm_first")
         const messages = yield* (yield* SessionStore).messages(session.id)
-        return { messageID, result, second, messages }
+        return { first, again, second, firstAgain, messages }
       }).pipe(Effect.provide(layer), Effect.scoped)
     )
-    expect(value.result?.text).toBe("the one answer")
-    expect(value.second?.text).toBe("the one answer")
-    expect(value.second?.steps).toBe(0)
-    expect(requests).toHaveLength(1)
-    expect(value.messages.filter((m) => m.info.role === "user").map((m) => m.info.id)).toEqual([value.messageID])
+    expect(value.first.text).toBe("the first answer")
+    expect(value.again).toMatchObject({ text: "the first answer", steps: 0 })
+    expect(value.second.text).toBe("the second answer")
+    // its own answer, not the latest one
+    expect(value.firstAgain).toMatchObject({ text: "the first answer", steps: 0 })
+    expect(requests).toHaveLength(2)
+    expect(value.messages.flatMap((m) => (m.info.role === "user" ? [m.info.metadata?.request] : []))).toEqual(["prm_first", "prm_second"])
+  })
+
+  test("a turn stopped by an interrupt (its session moved, its runner stopped) is resumed when its prompt comes again, not taken as answered", async () => {
+    const sqlite = file()
+    const dir = tmp()
+    gates.push(path.join(dir, "go"))
+    const { requests, layer } = sessionsLayer([bashStep(gate(dir).command), textStep("answered after the move")], sqlite === undefined ? {} : { sqlite })
+    const value = await Effect.runPromise(
+      Effect.gen(function* () {
+        const session = yield* (yield* SessionService).create({ directory: dir })
+        const sessions = yield* Sessions
+        const store = yield* SessionStore
+        const sent = yield* sessions.send({ sessionID: session.id, text: "long job", model, requestID: "prm_moved" })
+        if (sent._tag !== "started") return yield* Effect.die("expected a turn")
+        yield* eventually(
+          Effect.map(store.messages(session.id), (messages) => messages.flatMap((m) => m.parts).find((p) => p.type === "tool" && p.state.status === "running")),
+          "the command to run"
+        )
+        yield* Fiber.interrupt(sent.turn)
+        const again = yield* sessions.send({ sessionID: session.id, text: "long job", model, requestID: "prm_moved" })
+        const result = again._tag === "started" ? yield* Fiber.join(again.turn) : undefined
+        return { result, messages: yield* store.messages(session.id) }
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(value.result?.text).toBe("answered after the move")
+    expect(requests).toHaveLength(2)
+    expect(value.messages.filter((m) => m.info.role === "user")).toHaveLength(1)
   })
 })
 
@@ -56,16 +94,17 @@ describe.each([
     const dir = tmp()
     const marker = path.join(dir, "marker")
     const gateFile = path.join(dir, "never")
+    gates.push(gateFile)
     const { requests, layer } = sessionsLayer([textStep("resumed after the crash")], { sqlite: db })
     const value = await Effect.runPromise(
       Effect.gen(function* () {
         const session = yield* (yield* SessionService).create({ directory: dir })
         const sessions = yield* Sessions
         const store = yield* SessionStore
-        const messageID = yield* (yield* Ids).next("msg")
+        const requestID = "prm_cut_off"
         // taken over, the dead process's lease is still live (a minute) when the message is sent again
         const ttl = takeOver ? "60000" : "800"
-        const child = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, messageID, marker, gateFile, ttl], {
+        const child = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, requestID, marker, gateFile, ttl], {
           stdout: "pipe",
           stderr: "pipe"
         })
@@ -85,15 +124,10 @@ describe.each([
             Effect.map(sessions.status(session.id), (status) => (status.running === false ? true : undefined)),
             "the dead process's lease to lapse"
           )
-        const sent = yield* sessions.send({ sessionID: session.id, text: "do the two steps", model, messageID })
+        const sent = yield* sessions.send({ sessionID: session.id, text: "do the two steps", model, requestID, takeOver })
         const result = sent._tag === "started" ? yield* Fiber.join(sent.turn) : undefined
-        return { sent: sent._tag, result, messages: yield* store.messages(session.id), messageID }
-      }).pipe(
-        Effect.provide(layer),
-        Effect.scoped,
-        Effect.provideService(RunSettings, { heartbeatMs: 100, ttlMs: 800 }),
-        Effect.provideService(TakeOverLeases, takeOver)
-      )
+        return { sent: sent._tag, result, messages: yield* store.messages(session.id) }
+      }).pipe(Effect.provide(layer), Effect.scoped, Effect.provideService(RunSettings, { heartbeatMs: 100, ttlMs: 800 }))
     )
     expect(value.sent).toBe("started")
     expect(value.result?.text).toBe("resumed after the crash")
@@ -108,6 +142,6 @@ describe.each([
       ["c1", "completed"],
       ["c2", "error"]
     ])
-    expect(value.messages.filter((m) => m.info.role === "user").map((m) => m.info.id)).toEqual([value.messageID])
+    expect(value.messages.flatMap((m) => (m.info.role === "user" ? [m.info.metadata?.request] : []))).toEqual(["prm_cut_off"])
   }, 60_000)
 })
