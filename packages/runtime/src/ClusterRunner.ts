@@ -32,30 +32,34 @@ export const sessionOwnerLayer = Layer.effect(
     const appender = yield* EventAppender
     return SessionOwner.of({
       prompt: (payload) =>
-        Effect.gen(function* () {
-          const sent = yield* sessions.send({
-            sessionID: payload.sessionID,
-            text: payload.text,
-            model: payload.model,
-            requestID: payload.promptID,
-            // this runner owns the session by its shard lock: a live lease is one a dead or frozen runner lost
-            takeOver: true,
-            ...(payload.agent !== undefined ? { agent: payload.agent } : {})
+        // interruptible only while it waits for the turn: an interrupt between the send and the wait would leave the turn running
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            const sent = yield* sessions.send({
+              sessionID: payload.sessionID,
+              text: payload.text,
+              model: payload.model,
+              requestID: payload.promptID,
+              // this runner owns the session by its shard lock: a live lease is one a dead or frozen runner lost
+              takeOver: true,
+              ...(payload.agent !== undefined ? { agent: payload.agent } : {})
+            })
+            if (sent._tag === "queued") return { outcome: "queued" as const }
+            // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
+            // interrupted, which the next owner resumes rather than takes as answered
+            const exit = yield* restore(Fiber.await(sent.turn)).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
+            // taken over by the runner that owns the session now: nothing more from here (no reply: the prompt is its)
+            if (lostClaim(exit)) return yield* Effect.interrupt
+            // its end on the event log, as a server tells the turns it starts; an answer given again (`steps` 0) is told
+            // again too, as the first telling may have been lost with its runner (clients tell them apart by the message)
+            const failed = endReason(exit)
+            if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
+            else if (failed !== undefined) yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
+            if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
+            const error = Cause.findErrorOption(exit.cause)
+            return { outcome: "finished" as const, error: error._tag === "Some" ? said(error.value) : Cause.pretty(exit.cause).split("\n")[0]! }
           })
-          if (sent._tag === "queued") return { outcome: "queued" as const }
-          // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
-          // interrupted, which the next owner resumes rather than takes as answered
-          const exit = yield* Fiber.await(sent.turn).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
-          // taken over by the runner that owns the session now: nothing more from here (no reply: the prompt is its)
-          if (lostClaim(exit)) return yield* Effect.interrupt
-          // its end on the event log, as a server tells the turns it starts (an answer given again, `steps` 0, was told)
-          const failed = endReason(exit)
-          if (Exit.isSuccess(exit) && exit.value.steps > 0) yield* appender.offer({ type: "turn.finished", result: exit.value })
-          else if (failed !== undefined) yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
-          if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
-          const error = Cause.findErrorOption(exit.cause)
-          return { outcome: "finished" as const, error: error._tag === "Some" ? said(error.value) : Cause.pretty(exit.cause).split("\n")[0]! }
-        }).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error) }))),
+        ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error) }))),
       abort: (sessionID) => Effect.map(sessions.abort(sessionID), (aborted) => aborted !== "idle").pipe(Effect.orElseSucceed(() => false)),
       reply: (input) => permission.reply(input.questionID, { reply: input.reply, ...(input.message !== undefined ? { message: input.message } : {}) }),
       summarize: (sessionID, model) =>

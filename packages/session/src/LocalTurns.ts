@@ -3,7 +3,7 @@ import { Bus, type SessionRun, type TurnResult } from "@reins/domain"
 import type { PromptError } from "./Errors.ts"
 import type { SessionRuns } from "./SessionRuns.ts"
 import { SessionService, type PromptInput } from "./SessionService.ts"
-import { placeOf } from "./SessionPlace.ts"
+import { placeOf, waitReleased } from "./SessionPlace.ts"
 
 /** What `send` did: started a turn here (its fiber), or queued the message into the turn running here or in another process (T5). */
 export type Sent =
@@ -76,7 +76,10 @@ export const makeLocalTurns = Effect.gen(function* () {
     Effect.gen(function* () {
       // a live lease elsewhere is another process's turn, unless this send takes the session over (a cluster runner)
       if (input.takeOver !== true && (yield* Effect.provideContext(placeOf(input.sessionID), context))._tag === "elsewhere") {
-        return yield* queue(input, "elsewhere").pipe(Effect.ensuring(Effect.sync(() => leave(input.sessionID, entry))))
+        const queued = yield* queue(input, "elsewhere").pipe(Effect.ensuring(Effect.sync(() => leave(input.sessionID, entry))))
+        // that lease takes no messages (a compaction) or just ended: try again once it is released, not at once
+        if (queued === undefined) yield* Effect.provideContext(waitReleased(input.sessionID), context)
+        return queued
       }
       const fiber = yield* FiberMap.run(fibers, next++)(service.prompt(input).pipe(Effect.onExit(() => Effect.sync(() => leave(input.sessionID, entry)))))
       entry.fiber = fiber

@@ -157,7 +157,8 @@ export class SessionService extends Context.Service<
         const known = input.requestID === undefined ? undefined : requestMessage(yield* readWindow(store, input.sessionID), input.requestID)
         if (known !== undefined) {
           const run = yield* claims.get(input.sessionID)
-          return run === undefined ? undefined : ({ sessionID: input.sessionID, messageID: known.info.id, run } satisfies QueuedMessage)
+          // a lease that takes no messages (a compaction) is not a turn to have joined
+          return run === undefined || run.queued < 0 ? undefined : ({ sessionID: input.sessionID, messageID: known.info.id, run } satisfies QueuedMessage)
         }
         const { message, part } = yield* turns.userMessage(input.sessionID, input.text, {
           queued: true,

@@ -28,15 +28,17 @@ const startsTurn = (m: MessageWithParts) => m.info.role === "user" && m.info.met
 
 /**
  * The answer to `message`, if its turn ended: that turn's messages run from it to the next user message that starts
- * a turn; ended as T1 says (`turnDone`), and not by an interrupt — a turn stopped as its session moved, or its
- * runner stopped, is resumed, not taken as answered.
+ * a turn (compaction summaries left out: a summary is not an answer); ended as T1 says (`turnDone`), cleanly or
+ * stopped for a doom loop. A turn that ended on an error it goes on from or that a retry may clear (an interrupt as
+ * its session moved or its runner stopped, an overflow being compacted, a provider's failure) is resumed instead.
  */
 const answerTo = (sessionID: string, messages: ReadonlyArray<MessageWithParts>, message: MessageWithParts) => {
   const from = messages.indexOf(message)
   const next = messages.findIndex((m, i) => i > from && startsTurn(m))
-  const turn = messages.slice(from, next < 0 ? undefined : next)
+  const turn = messages.slice(from, next < 0 ? undefined : next).filter((m) => m.info.role !== "assistant" || m.info.summary === undefined)
   const last = turn.findLast((m) => m.info.role === "assistant")
-  if (last?.info.role !== "assistant" || last.info.error?.reason === "interrupted" || !turnDone(turn)) return undefined
+  if (last?.info.role !== "assistant" || !turnDone(turn)) return undefined
+  if (last.info.error !== undefined && last.info.error.reason !== "doom_loop") return undefined
   return turnResult(sessionID, 0, turn)
 }
 

@@ -57,6 +57,33 @@ describe.each(stores)("a prompt sent again under its id, on %s", (_name, file) =
     expect(value.messages.flatMap((m) => (m.info.role === "user" ? [m.info.metadata?.request] : []))).toEqual(["prm_first", "prm_second"])
   })
 
+  test("a compaction's summary after the answer is not taken for it", async () => {
+    const sqlite = file()
+    const { requests, layer } = sessionsLayer([textStep("the real answer"), textStep("never asked")], sqlite === undefined ? {} : { sqlite })
+    const value = await Effect.runPromise(
+      Effect.gen(function* () {
+        const session = yield* (yield* SessionService).create({ directory: tmp() })
+        const sessions = yield* Sessions
+        const store = yield* SessionStore
+        const run = Effect.flatMap(sessions.send({ sessionID: session.id, text: "answer", model, requestID: "prm_summed" }), (sent) =>
+          sent._tag === "started" ? Fiber.join(sent.turn) : Effect.die(`expected a turn, got ${sent._tag}`)
+        )
+        const first = yield* run
+        // a summary written after it, its tail from the prompt on (as a manual compaction that keeps the last turn does)
+        const summary = {
+          ...first.assistant,
+          id: `${first.assistant.id}z`,
+          summary: { tailStart: first.assistant.parentID, summarised: [], pinned: [], auto: false }
+        }
+        yield* store.putMessage(summary)
+        yield* store.putPart({ id: "prt_summary", sessionID: session.id, messageID: summary.id, type: "text", text: "SUMMARY TEXT" })
+        return yield* run
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    )
+    expect(value).toMatchObject({ text: "the real answer", steps: 0 })
+    expect(requests).toHaveLength(1)
+  })
+
   test("a turn stopped by an interrupt (its session moved, its runner stopped) is resumed when its prompt comes again, not taken as answered", async () => {
     const sqlite = file()
     const dir = tmp()
