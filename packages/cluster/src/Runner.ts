@@ -39,25 +39,34 @@ const timingOf = (timing: ClusterTiming | undefined) => {
 }
 
 /**
+ * What a runner and a client both stand on: the persisted messages and the runners' table in the SQL database
+ * (PostgreSQL's advisory locks for the shards), `config`, and schema-encoded binary frames between runners.
+ */
+const onSqlStorage = <A, E, R>(member: Layer.Layer<A, E, R>, config: Partial<ShardingConfig.ShardingConfig["Service"]>) =>
+  member.pipe(
+    Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
+    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provide(ShardingConfig.layer(config)),
+    Layer.provide(RpcSerialization.layerSchemaBinary())
+  )
+
+/**
  * A runner of the cluster over the SQL database it is given (PostgreSQL: the shard locks are advisory locks, the
  * persisted messages and the runners are `cluster_*` tables beside the sessions): listens for the other runners on
  * `address`, takes its share of the shards, pings the others from the health-check singleton. Runner-to-runner
  * messages are schema-encoded binary frames over TCP.
  */
 export const runnerLayer = (options: RunnerOptions) =>
-  SocketRunner.layer.pipe(
-    Layer.provide([layerSocketServer, layerClientProtocol]),
-    Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
-    Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
-    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
-    Layer.provide(
-      ShardingConfig.layer({
-        runnerAddress: Option.some(options.address),
-        runnerListenAddress: options.listen === undefined ? Option.none() : Option.some(options.listen),
-        ...shardingTimings(timingOf(options.timing))
-      })
+  onSqlStorage(
+    SocketRunner.layer.pipe(
+      Layer.provide([layerSocketServer, layerClientProtocol]),
+      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol)))
     ),
-    Layer.provide(RpcSerialization.layerSchemaBinary())
+    {
+      runnerAddress: Option.some(options.address),
+      runnerListenAddress: options.listen === undefined ? Option.none() : Option.some(options.listen),
+      ...shardingTimings(timingOf(options.timing))
+    }
   )
 
 /**
@@ -82,13 +91,10 @@ export const sessionEntityLayer = SessionEntity.toLayer(
  * their sockets) and reads their replies. For tools and tests; every `reins serve` of a cluster is a full runner.
  */
 export const clientLayer = (timing: ClusterTiming = defaultTiming) =>
-  SocketRunner.layerClientOnly.pipe(
-    Layer.provide(layerClientProtocol),
-    Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
-    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
-    Layer.provide(ShardingConfig.layer({ runnerAddress: Option.none(), ...shardingTimings(timingOf(timing)) })),
-    Layer.provide(RpcSerialization.layerSchemaBinary())
-  )
+  onSqlStorage(SocketRunner.layerClientOnly.pipe(Layer.provide(layerClientProtocol)), {
+    runnerAddress: Option.none(),
+    ...shardingTimings(timingOf(timing))
+  })
 
 /** A runner with the `Session` entity on it: what `reins serve --runner` joins. */
 export const clusterLayer = (options: RunnerOptions) => sessionEntityLayer.pipe(Layer.provideMerge(runnerLayer(options)))

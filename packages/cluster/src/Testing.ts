@@ -3,6 +3,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { type ClusterTiming, defaultTiming } from "./Timing.ts"
 
 /** Runs one statement on its own short-lived connection; its rows. */
 const query = <A extends object>(url: string, statement: string): Promise<ReadonlyArray<A>> =>
@@ -125,3 +126,9 @@ export const jsonLines = <L extends object>(
     })
   return { lines, said, stderr: () => stderr, log: () => log }
 }
+
+/**
+ * A faster health check and polls than the defaults (a kill is noticed sooner); the locks' refresh as the defaults',
+ * so a loaded 2-core machine does not make a runner give its shards up.
+ */
+export const testTiming: ClusterTiming = { ...defaultTiming, healthCheckMs: 500, pollMs: 250, assignmentsMs: 500 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
 import { clientLayer, SessionEntity } from "../src/index.ts"
-import { testTiming } from "./fixtures/timing.ts"
+import { testTiming } from "../src/Testing.ts"
 import { freePort, freshDatabase, pgLayer, pgUrl, settled, startRunner } from "./support.ts"
 
 const model = { providerID: "local", modelID: "scripted" }

@@ -53,11 +53,12 @@ export const sessionOwnerLayer = Layer.effect(
             // its end on the event log, as a server tells the turns it starts; an answer given again (`steps` 0) is told
             // again too, as the first telling may have been lost with its runner (clients tell them apart by the message)
             const failed = endReason(exit)
-            if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
-            else if (failed !== undefined) yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
-            if (Exit.isSuccess(exit)) return { outcome: "finished" as const }
-            const error = Cause.findErrorOption(exit.cause)
-            return { outcome: "finished" as const, error: error._tag === "Some" ? said(error.value) : Cause.pretty(exit.cause).split("\n")[0]! }
+            if (Exit.isSuccess(exit) || failed === undefined) {
+              if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
+              return { outcome: "finished" as const }
+            }
+            yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
+            return { outcome: "finished" as const, error: failed.message }
           })
         ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error) }))),
       abort: (sessionID) => Effect.map(sessions.abort(sessionID), (aborted) => aborted !== "idle").pipe(Effect.orElseSucceed(() => false)),

@@ -207,6 +207,7 @@ const projectGrants = Layer.effect(
 export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError | ConfigError> => {
   const config = options.config ?? {}
   const env = options.env ?? process.env
+  const database = options.database ?? env.REINS_DATABASE_URL
   const home = options.home ?? os.homedir()
   const yolo = options.permission?.yolo ?? false
   const timeoutMs = options.permission?.timeoutMs ?? (config.permission_timeout !== undefined ? config.permission_timeout * 1000 : undefined)
@@ -330,7 +331,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const core = Layer.mergeAll(
     Bus.layer,
     Ids.layer,
-    options.store ?? Storage.layerFor({ url: options.database ?? env.REINS_DATABASE_URL, dataDir: options.dataDir }),
+    options.store ?? Storage.layerFor({ url: database, dataDir: options.dataDir }),
     options.provider ?? Provider.layer
   )
   // The spill sweeper starts with the runtime: once at once, then hourly (SPEC T15).
@@ -384,7 +385,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const runner = Layer.unwrap(
     Effect.map(
       Effect.promise(() => import("./ClusterRunner.ts")),
-      (module) => module.clusterRunnerLayer(cluster, options.database ?? env.REINS_DATABASE_URL)
+      (module) => module.clusterRunnerLayer(cluster, database)
     )
   )
   return runner.pipe(Layer.provideMerge(runtime))

@@ -10,7 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 const pgUrl = process.env.REINS_TEST_PG_URL || undefined
-const timing = { healthCheckMs: 500, lockRefreshMs: 3_000, lockExpiryMs: 9_000, pollMs: 250, assignmentsMs: 500 }
+const timing = ClusterTesting.testTiming
 const cleanups: Array<() => unknown> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
