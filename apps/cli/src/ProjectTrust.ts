@@ -47,7 +47,8 @@ const KIND: Record<TrustItem["kind"], string> = {
   skill: "skill",
   prompt: "prompt",
   permission: "rule",
-  sandbox: "sandbox setting"
+  sandbox: "sandbox setting",
+  cluster: "cluster setting"
 }
 
 /** `2 hooks, 1 MCP server, 1 plugin`. */

@@ -30,6 +30,7 @@ export interface ServeInput {
   readonly yolo: boolean
   readonly sandbox: Option.Option<"auto" | "required" | "off">
   readonly trust: boolean
+  readonly runner: Option.Option<string>
 }
 
 /** Why the server could not listen, and what to pass instead. */
@@ -78,6 +79,8 @@ export const serveMain = (input: ServeInput) =>
         Effect.orElseSucceed(() => undefined)
       ))
 
+    // a runner of a cluster: --runner, else the user's config (a project's is a setting trust must allow)
+    const runner = Option.getOrUndefined(input.runner) ?? setup.config.cluster?.runner
     const runtime = makeRuntime({
       cwd: setup.cwd,
       dataDir: setup.dataDir,
@@ -87,6 +90,7 @@ export const serveMain = (input: ServeInput) =>
       version: VERSION,
       project: runtimeProject(setup),
       ...sandboxOption(input.sandbox),
+      ...(runner !== undefined ? { cluster: { runner } } : {}),
       permission: { yolo: input.yolo, nonInteractive: Option.getOrElse(input.permission, () => "deny" as const), prompter: waitForHttp }
     })
     const info = Layer.succeed(ServerInfo, {

@@ -1,3 +1,4 @@
+import { TurnResult } from "@reins/domain"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -10,6 +11,19 @@ export const ModelPayload = Schema.Struct({
   providerID: Schema.String,
   modelID: Schema.String,
   variant: Schema.optionalKey(Schema.String)
+})
+
+/** Why the owner could not do what it was asked: the error's tag and reason as the owner's use case failed (a front end maps them as it maps its own). */
+export const Failure = Schema.Struct({ tag: Schema.String, reason: Schema.optionalKey(Schema.String), message: Schema.String })
+
+/** What a compaction did, as `Sessions.compact` says it. */
+export const Compacted = Schema.Struct({
+  summaryMessageID: Schema.String,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  pruned: Schema.Array(Schema.String),
+  summarised: Schema.Array(Schema.String),
+  summary: Schema.String
 })
 
 /**
@@ -35,7 +49,13 @@ export const Prompt = Rpc.make("Prompt", {
     /** The runner that took it, HOST:PORT. */
     runner: Schema.String,
     /** The turn's failure, as the owner said it (a finished turn without one succeeded). */
-    error: Schema.optionalKey(Schema.String)
+    error: Schema.optionalKey(Schema.String),
+    /** The id of the stored message, for a queued one. */
+    messageID: Schema.optionalKey(Schema.String),
+    /** The finished turn's result (its last assistant message); none for a failed or queued one. */
+    result: Schema.optionalKey(TurnResult),
+    /** The failure's tag and reason, beside `error`. */
+    failure: Schema.optionalKey(Failure)
   }),
   primaryKey: (payload) => payload.promptID
 })
@@ -64,7 +84,13 @@ export const Reply = Rpc.make("Reply", {
 /** Compacts an idle session on its owner (so no turn of another runner races it). */
 export const Summarize = Rpc.make("Summarize", {
   payload: { sessionID: Schema.String, model: ModelPayload },
-  success: Schema.Struct({ summarized: Schema.Boolean, runner: Schema.String, error: Schema.optionalKey(Schema.String) })
+  success: Schema.Struct({
+    summarized: Schema.Boolean,
+    runner: Schema.String,
+    error: Schema.optionalKey(Schema.String),
+    result: Schema.optionalKey(Compacted),
+    failure: Schema.optionalKey(Failure)
+  })
 })
 
 /** A session as a cluster entity: its id is the session's id; one runner owns it at a time. */
@@ -73,3 +99,5 @@ export const SessionEntity = Entity.make("Session", [Prompt, Abort, Reply, Summa
 export type PromptPayload = typeof Prompt.payloadSchema.Type
 export type PromptReply = typeof Prompt.successSchema.Type
 export type ModelPayload = typeof ModelPayload.Type
+export type Failure = typeof Failure.Type
+export type SummarizeReply = typeof Summarize.successSchema.Type

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ModelPayload, PromptPayload } from "./SessionEntity.ts"
+import type { ModelPayload, PromptPayload, PromptReply, SummarizeReply } from "./SessionEntity.ts"
 
 /**
  * What the runner that owns a session does with the messages routed to it: the session's use cases run here, on
@@ -10,7 +10,7 @@ export class SessionOwner extends Context.Service<
   SessionOwner,
   {
     /** Starts a turn on the message, or queues it into the running one; a started turn is awaited. */
-    prompt(payload: PromptPayload): Effect.Effect<{ readonly outcome: "finished" | "queued"; readonly error?: string }>
+    prompt(payload: PromptPayload): Effect.Effect<Omit<PromptReply, "runner">>
     /** Stops the running turn here; false when none runs. */
     abort(sessionID: string): Effect.Effect<boolean>
     /** Answers a waiting permission question; false when it no longer waits. */
@@ -21,6 +21,6 @@ export class SessionOwner extends Context.Service<
       readonly message?: string
     }): Effect.Effect<boolean>
     /** Compacts the idle session; the error says why not. */
-    summarize(sessionID: string, model: ModelPayload): Effect.Effect<{ readonly summarized: boolean; readonly error?: string }>
+    summarize(sessionID: string, model: ModelPayload): Effect.Effect<Omit<SummarizeReply, "runner">>
   }
 >()("reins/cluster/SessionOwner") {}

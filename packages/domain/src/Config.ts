@@ -253,6 +253,13 @@ export type AgentTools = typeof AgentTools.Type
 /** One agent, under `agent.<name>` in reins.json or as the front matter of `.reins/agents/<name>.md`. */
 const ModelRef = Schema.String.check(Schema.isPattern(/^[^/]+\/.+$/u, { message: 'Expected "<provider>/<model>"' }))
 
+/** `cluster`: `reins serve` joins the cluster of runners on its PostgreSQL database (`--runner` overrides `runner`). */
+export const ClusterConfig = Schema.Struct({
+  runner: Schema.optional(Schema.String).annotate({
+    description: "The HOST:PORT the other runners reach this one at (an address of this machine, a free port); the same database on every runner."
+  })
+})
+
 export const AgentConfig = Schema.Struct({
   description: Schema.optional(Schema.String).annotate({ description: "What the agent is for; the model reads it when picking a sub-agent." }),
   /** `"<provider>/<model>"`; default the run's model. */
@@ -364,7 +371,10 @@ export const Config = Schema.Struct({
   mcp: Schema.optional(McpConfig).annotate({
     description: "MCP servers by name (local: a command over stdio; remote: a URL); their tools are offered as <name>_<tool>."
   }),
-  sandbox: Schema.optional(SandboxConfig).annotate({ description: "The OS sandbox that commands and command hooks run in." })
+  sandbox: Schema.optional(SandboxConfig).annotate({ description: "The OS sandbox that commands and command hooks run in." }),
+  cluster: Schema.optional(ClusterConfig).annotate({
+    description: "reins serve as a runner of a cluster on its PostgreSQL database (as --runner): sessions spread over every runner."
+  })
 })
 export type Config = typeof Config.Type
 

@@ -10,7 +10,7 @@ import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
 
 /** One thing a project's configuration would run, redirect or loosen once the directory is trusted. */
 export interface TrustItem {
-  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission" | "sandbox"
+  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission" | "sandbox" | "cluster"
   /** Where in the config or the project it is: `hooks.tool.before[0]`, `.reins/plugins/x.ts`. */
   readonly name: string
   /** What it would do: the command, the URL, the rule. */
@@ -70,7 +70,9 @@ const splitPermission = (config: PermissionConfig | undefined, where: string) =>
  */
 export const splitProjectConfig = (project: Config): ProjectSplit => {
   const items: Array<TrustItem> = []
-  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, sandbox, ...rest } = project
+  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, sandbox, cluster, ...rest } = project
+  // which cluster a server joins, and on what address: the user's deployment, not a cloned repository's say
+  if (cluster?.runner !== undefined) items.push({ kind: "cluster", name: "cluster.runner", detail: cluster.runner })
   for (const event of ["tool.before", "tool.after"] as const) {
     for (const [i, hook] of (hooks?.[event] ?? []).entries()) items.push({ kind: "hook", name: `hooks.${event}[${i}]`, detail: hook.command })
   }

@@ -1,8 +1,8 @@
-import { clusterOnPostgres, type ClusterTiming, parseRunnerAddress, SessionOwner } from "@reins/cluster"
+import { clusterOnPostgres, type ClusterTiming, type Failure, parseRunnerAddress, sessionClient, SessionOwner } from "@reins/cluster"
 import { Permission } from "@reins/permission"
-import { EventAppender, Sessions, endReason, lostClaim } from "@reins/session"
+import { EventAppender, RouteError, SessionRouting, Sessions, endReason, lostClaim } from "@reins/session"
 import { ConfigError } from "@reins/domain"
-import { Cause, Effect, Exit, Fiber, Layer, Result } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Predicate, Result } from "effect"
 
 /** `reins serve --runner HOST:PORT`: this process joins the cluster of runners on its PostgreSQL database. */
 export interface ClusterOptions {
@@ -16,6 +16,13 @@ const setupError = (flag: "--runner" | "--database", problem: string) => new Con
 
 /** The one line a failed turn or use case leaves in a reply (the event log has the rest). */
 const said = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** A use case's error as a reply carries it: its tag and reason, for the node that took the request to answer as it would. */
+const failureOf = (error: unknown): Failure => ({
+  tag: Predicate.hasProperty(error, "_tag") ? String(error._tag) : "Defect",
+  ...(Predicate.hasProperty(error, "reason") && typeof error.reason === "string" ? { reason: error.reason } : {}),
+  message: said(error)
+})
 
 /**
  * The session's use cases on the runner that owns it, over this runtime's `Sessions`: a prompt starts a turn (or
@@ -44,7 +51,7 @@ export const sessionOwnerLayer = Layer.effect(
               takeOver: true,
               ...(payload.agent !== undefined ? { agent: payload.agent } : {})
             })
-            if (sent._tag === "queued") return { outcome: "queued" as const }
+            if (sent._tag === "queued") return { outcome: "queued" as const, messageID: sent.messageID }
             // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
             // interrupted, which the next owner resumes rather than takes as answered
             const exit = yield* restore(Fiber.await(sent.turn)).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
@@ -55,26 +62,57 @@ export const sessionOwnerLayer = Layer.effect(
             const failed = endReason(exit)
             if (Exit.isSuccess(exit) || failed === undefined) {
               if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
-              return { outcome: "finished" as const }
+              return { outcome: "finished" as const, ...(Exit.isSuccess(exit) ? { result: exit.value } : {}) }
             }
             yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
-            return { outcome: "finished" as const, error: failed.message }
+            const error = Cause.findErrorOption(exit.cause)
+            return { outcome: "finished" as const, error: failed.message, failure: error._tag === "Some" ? failureOf(error.value) : failed }
           })
-        ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error) }))),
+        ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error), failure: failureOf(error) }))),
       abort: (sessionID) => Effect.map(sessions.abort(sessionID), (aborted) => aborted !== "idle").pipe(Effect.orElseSucceed(() => false)),
       reply: (input) => permission.reply(input.questionID, { reply: input.reply, ...(input.message !== undefined ? { message: input.message } : {}) }),
       summarize: (sessionID, model) =>
         sessions.compact({ sessionID, model }).pipe(
-          Effect.as({ summarized: true }),
-          Effect.catch((error) => Effect.succeed({ summarized: false, error: said(error) }))
+          Effect.map((result) => ({ summarized: true, result })),
+          Effect.catch((error) => Effect.succeed({ summarized: false, error: said(error), failure: failureOf(error) }))
         )
     })
   })
 )
 
 /**
+ * `SessionRouting` through the cluster from this runner (`self`): each use case goes as a `Session` entity message
+ * to the runner owning the session (this one, or another); a message the cluster could not deliver is a
+ * `RouteError` saying to try again.
+ */
+export const sessionRoutingLayer = (self: string) =>
+  Layer.effect(
+    SessionRouting,
+    Effect.gen(function* () {
+      const client = yield* sessionClient
+      const routeError = (sessionID: string) => (error: { readonly message: string }) => new RouteError({ sessionID, message: error.message })
+      const payload = (input: Parameters<SessionRouting["Service"]["prompt"]>[0]) => ({
+        sessionID: input.sessionID,
+        promptID: input.requestID,
+        text: input.text,
+        model: input.model,
+        ...(input.agent !== undefined ? { agent: input.agent } : {})
+      })
+      return SessionRouting.of({
+        self,
+        prompt: (input) => Effect.mapError(client.prompt(payload(input)), routeError(input.sessionID)),
+        post: (input) => Effect.mapError(client.post(payload(input)), routeError(input.sessionID)),
+        abort: (sessionID) => Effect.mapError(client.abort(sessionID), routeError(sessionID)),
+        reply: (input) => Effect.mapError(client.reply(input), routeError(input.sessionID)),
+        compact: (sessionID, model) => Effect.mapError(client.summarize(sessionID, model), routeError(sessionID))
+      })
+    })
+  )
+
+/**
  * This runtime as a runner of the cluster on the PostgreSQL database at `database` (`--database postgres://…`):
- * the `Session` entity, handled by `sessionOwnerLayer`. The runtime must take leases over (`TakeOverLeases`).
+ * the `Session` entity, handled by `sessionOwnerLayer`, and `SessionRouting` to every session's owner for the front
+ * ends. The runtime's leases must name the runner (`LeaseHolder`, `asRunner`).
  */
 export const clusterRunnerLayer = (options: ClusterOptions, database: string | undefined) => {
   const address = parseRunnerAddress(options.runner)
@@ -89,8 +127,11 @@ export const clusterRunnerLayer = (options: ClusterOptions, database: string | u
       )
     )
   const where = options.runner.trim()
-  return clusterOnPostgres({ address: address.success, database, ...(options.timing ? { timing: options.timing } : {}) }).pipe(
-    Layer.provide(sessionOwnerLayer),
+  const runner = clusterOnPostgres({ address: address.success, database, ...(options.timing ? { timing: options.timing } : {}) }).pipe(
+    Layer.provide(sessionOwnerLayer)
+  )
+  return sessionRoutingLayer(where).pipe(
+    Layer.provideMerge(runner),
     Layer.catchCause((cause) => {
       const error = Cause.findErrorOption(cause)
       // a defect or an interrupt, not a typed failure: as it is

@@ -25,6 +25,8 @@ import {
   makeAgents,
   PromptSettings,
   RunSettings,
+  LeaseHolder,
+  asRunner,
   SessionProcessor,
   SessionRuns,
   SessionService,
@@ -311,6 +313,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
     Layer.succeed(RunSettings, runTimingFromEnv(env) ?? RunSettings.defaultValue()),
+    // a runner's leases name it: whoever reads one (GET /session/{id}, a runner taking the session over) knows where it runs
+    Layer.succeed(LeaseHolder, options.cluster === undefined ? LeaseHolder.defaultValue() : asRunner(options.cluster.runner.trim())),
     Layer.succeed(DoomLoopSettings, {
       identical: config.doom_loop?.identical ?? defaultDoomLoopLimits.identical,
       cycles: config.doom_loop?.cycles ?? defaultDoomLoopLimits.cycles,

@@ -33,7 +33,12 @@ const Totals = Schema.Struct({
 })
 
 /** A session with what it has cost so far. */
-export const SessionWithTotals = Schema.Struct({ ...Session.fields, totals: Totals })
+export const SessionWithTotals = Schema.Struct({
+  ...Session.fields,
+  totals: Totals,
+  /** The cluster runner (HOST:PORT) running the session's turn, while one runs on a runner (`reins serve --runner`). */
+  runner: Schema.optional(Schema.String)
+})
 
 /** A prompt: the message, and optionally the model (`provider/model`), agent and variant of its turn. */
 export const PromptBody = Schema.Struct({

@@ -1,11 +1,11 @@
 // The handlers of the API's routes, over the runtime's services and the server's own (turns, events, info).
-import { Cause, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { realPath } from "@reins/domain"
 import { Permission } from "@reins/permission"
-import { Agents, SessionService, Sessions, agentModel, type PromptError, type PromptInput } from "@reins/session"
-import { SessionStore, sessionNotFound, type StoreError } from "@reins/storage"
+import { Agents, SessionRouting, SessionService, Sessions, agentModel, type PromptError, type PromptInput, type RoutedFailure } from "@reins/session"
+import { SessionStore, runnerOfHolder, sessionNotFound, type StoreError } from "@reins/storage"
 import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
 import { ServerEvents } from "./ServerEvents.ts"
@@ -17,20 +17,30 @@ const HEARTBEAT = "5 seconds"
 
 const fromStore = (e: StoreError) => (e.reason === "not-found" ? new NotFound({ message: e.message }) : new ServerFailure({ message: e.message }))
 
-const fromPrompt = (e: PromptError) => {
-  switch (e._tag) {
+/** A use case's failure as the API answers it, from its tag and reason: here, or as the session's cluster runner said it. */
+const fromFailure = (e: RoutedFailure) => {
+  switch (e.tag) {
     case "StoreError":
-      return fromStore(e)
+      return e.reason === "not-found" ? new NotFound({ message: e.message }) : new ServerFailure({ message: e.message })
     case "SessionBusyError":
       return new Conflict({ message: e.message })
     case "CompactionError":
       return e.reason === "template" || e.reason === "config" || e.reason === "nothing-to-summarise"
         ? new BadRequest({ message: e.message })
         : new ServerFailure({ message: e.message })
-    default:
+    case "ProviderError":
       return e.reason === "invalid" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
+    case "Interrupted":
+      return new Conflict({ message: e.message })
+    default:
+      return new ServerFailure({ message: e.message })
   }
 }
+
+const fromPrompt = (e: PromptError) => fromFailure({ tag: e._tag, ...("reason" in e ? { reason: e.reason } : {}), message: e.message })
+
+/** The cluster could not reach the session's runner: the request can be sent again. */
+const unavailable = (e: { readonly message: string }) => new ServerFailure({ message: e.message })
 
 const encoder = new TextEncoder()
 
@@ -112,6 +122,8 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     const turns = yield* ServerTurns
     const info = yield* ServerInfo
     const agents = yield* Agents
+    // on a runner of a cluster (`reins serve --runner`): the session's use cases run on the runner owning it
+    const routing = Option.getOrUndefined(yield* Effect.serviceOption(SessionRouting))
     /** The questions waiting in a session and its sub-agents' sessions: stored by any process, and this process's own. */
     const waitingIn = (sessionID: string) =>
       Effect.map(permission.waiting(sessionID), (stored) => {
@@ -148,6 +160,8 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
       })
 
     const start = (input: PromptInput) => Effect.mapError(turns.start(input), fromPrompt)
+    /** A prompt for a cluster runner: its id chosen here, once, so that the owner stores and answers it once however often it is delivered. */
+    const routed = (input: PromptInput) => ({ ...input, requestID: `req_${globalThis.crypto.randomUUID()}` })
 
     /** A copy of the session's history up to and including `messageID` (all of it without one), under new ids. */
     const fork = (id: string, messageID: string | undefined) => Effect.andThen(session(id), Effect.mapError(sessions.fork(id, messageID), fromStore))
@@ -174,8 +188,12 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
           Effect.gen(function* () {
             const found = yield* session(params.id)
             const totals = (yield* Effect.mapError(store.totals([params.id]), fromStore)).get(params.id)
+            // the runner a turn runs on: this one, or the one its lease names
+            const status = routing === undefined ? undefined : yield* Effect.mapError(sessions.status(params.id), fromStore)
+            const runner = status?.running === "here" ? routing?.self : status?.run === undefined ? undefined : runnerOfHolder(status.run.holder)
             return {
               ...found,
+              ...(runner !== undefined ? { runner } : {}),
               totals: {
                 messages: totals?.messages ?? 0,
                 steps: totals?.steps ?? 0,
@@ -198,7 +216,14 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         )
         .handle("prompt", ({ params, payload }) =>
           Effect.gen(function* () {
-            const started = yield* start(yield* promptInput(params.id, payload))
+            const input = yield* promptInput(params.id, payload)
+            if (routing !== undefined) {
+              const reply = yield* Effect.mapError(routing.prompt(routed(input)), unavailable)
+              if (reply.outcome === "queued") return { queued: true as const, messageID: reply.messageID ?? "" }
+              if (reply.result !== undefined) return reply.result
+              return yield* fromFailure(reply.failure ?? { tag: "Interrupted", message: `The turn on session ${params.id} was aborted.` })
+            }
+            const started = yield* start(input)
             if (started._tag === "queued") return { queued: true as const, messageID: started.messageID }
             // the turn runs in the server's scope: a client that goes away does not stop it (POST abort does)
             const exit = yield* Fiber.await(started.turn)
@@ -210,14 +235,23 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         )
         .handle("promptAsync", ({ params, payload }) =>
           Effect.gen(function* () {
-            const started = yield* start(yield* promptInput(params.id, payload))
+            const input = yield* promptInput(params.id, payload)
+            if (routing !== undefined) {
+              // queued when a turn runs now (the owner may finish it before the prompt arrives, and start one then)
+              const status = yield* Effect.mapError(sessions.status(params.id), fromStore)
+              yield* Effect.mapError(routing.post(routed(input)), unavailable)
+              return { sessionID: params.id, queued: status.running !== false }
+            }
+            const started = yield* start(input)
             return started._tag === "queued" ? { sessionID: params.id, queued: true, messageID: started.messageID } : { sessionID: params.id, queued: false }
           })
         )
         .handle("abort", ({ params }) =>
           Effect.andThen(
             session(params.id),
-            Effect.map(Effect.mapError(sessions.abort(params.id), fromStore), (where) => ({ aborted: where !== "idle" }))
+            routing !== undefined
+              ? Effect.map(Effect.mapError(routing.abort(params.id), unavailable), (reply) => ({ aborted: reply.aborted }))
+              : Effect.map(Effect.mapError(sessions.abort(params.id), fromStore), (where) => ({ aborted: where !== "idle" }))
           )
         )
         .handle("permissions", ({ params }) =>
@@ -232,8 +266,14 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
             // a question of one of its sub-agents' sessions is the session's too: a client following the session answers it there;
             // one asked by another process on the same database is answered through the question store
             const waiting = (yield* waitingIn(params.id)).some((p) => p.id === params.permissionID)
+            const answer = { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }
+            // a question asked here is answered here; on a cluster, one asked on another runner is answered there, where its turn waits
+            const asked = permission.asked().some((p) => p.id === params.permissionID)
             const answered =
-              waiting && (yield* permission.reply(params.permissionID, { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }))
+              waiting &&
+              (routing !== undefined && !asked
+                ? (yield* Effect.mapError(routing.reply({ sessionID: params.id, questionID: params.permissionID, ...answer }), unavailable)).answered
+                : yield* permission.reply(params.permissionID, answer))
             if (!answered)
               return yield* new NotFound({
                 message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.`
@@ -245,6 +285,11 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
           Effect.gen(function* () {
             yield* session(params.id)
             const model = yield* info.resolveModel({ model: payload?.model }).pipe(Effect.mapError((message) => new BadRequest({ message })))
+            if (routing !== undefined) {
+              const reply = yield* Effect.mapError(routing.compact(params.id, model), unavailable)
+              if (reply.result !== undefined) return { sessionID: params.id, ...reply.result }
+              return yield* fromFailure(reply.failure ?? { tag: "CompactionError", message: `The session ${params.id} was not summarised.` })
+            }
             const result = yield* Effect.mapError(sessions.compact({ sessionID: params.id, model }), (e) =>
               e._tag === "ProviderError" || e._tag === "StoreError" || e._tag === "SessionBusyError" || e._tag === "CompactionError" ? fromPrompt(e) : e
             )

@@ -2,6 +2,7 @@ import { Cause, Deferred, Effect, Exit, Fiber, FiberMap } from "effect"
 import { Bus, type SessionRun, type TurnResult } from "@reins/domain"
 import type { PromptError } from "./Errors.ts"
 import type { SessionRuns } from "./SessionRuns.ts"
+import { takesOver } from "@reins/storage"
 import { SessionService, type PromptInput } from "./SessionService.ts"
 import { placeOf, waitReleased } from "./SessionPlace.ts"
 
@@ -74,8 +75,9 @@ export const makeLocalTurns = Effect.gen(function* () {
   /** The turn of a session taken by `entry`: forked, or the message queued into another process's turn; undefined: that turn ended, try again. */
   const begin = (input: PromptInput, entry: Entry) =>
     Effect.gen(function* () {
-      // a live lease elsewhere is another process's turn, unless this send takes the session over (a cluster runner)
-      if (input.takeOver !== true && (yield* Effect.provideContext(placeOf(input.sessionID), context))._tag === "elsewhere") {
+      // a live lease elsewhere is another process's turn, unless this send takes the session over from a runner that lost it
+      const place = yield* Effect.provideContext(placeOf(input.sessionID), context)
+      if (place._tag === "elsewhere" && !takesOver(input.takeOver, place.run.holder)) {
         const queued = yield* queue(input, "elsewhere").pipe(Effect.ensuring(Effect.sync(() => leave(input.sessionID, entry))))
         // that lease takes no messages (a compaction) or just ended: try again once it is released, not at once
         if (queued === undefined) yield* Effect.provideContext(waitReleased(input.sessionID), context)

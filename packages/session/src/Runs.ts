@@ -49,6 +49,15 @@ const processOwner: RunOwner = {
 export const thisProcess = (): RunOwner => processOwner
 
 /**
+ * Who this process is in its leases: itself (`thisProcess`), or, on a runner of a cluster (`reins serve --runner`),
+ * itself named with its runner's address (`asRunner`), so that whoever reads a lease knows the runner running it.
+ */
+export const LeaseHolder = Context.Reference<RunOwner>("reins/session/LeaseHolder", { defaultValue: thisProcess })
+
+/** This process in its leases as the cluster runner at `address` (HOST:PORT; storage's `runnerOfHolder` reads it back). */
+export const asRunner = (address: string): RunOwner => ({ ...processOwner, holder: `runner:${address}/${processOwner.holder}` })
+
+/**
  * Renews a lease every `heartbeatMs` (and checks the abort flag every `abortCheckMs` between) until
  * interrupted; a failed write is logged, not fatal. Succeeds once an abort of the turn was requested
  * (by any process); fails with reason "taken-over" once the lease lost its session (this process

@@ -3,7 +3,7 @@ import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import { EventAppender } from "./EventAppender.ts"
-import { RunSettings, heartbeat, thisProcess, type RunOwner } from "./Runs.ts"
+import { LeaseHolder, RunSettings, heartbeat, type RunOwner } from "./Runs.ts"
 
 /**
  * This process's hold on a session: its lease once claimed; for a turn, where joiners wait for its
@@ -67,7 +67,7 @@ export class SessionRuns extends Context.Service<
     Effect.gen(function* () {
       const claims = yield* RunClaims
       const timing = yield* RunSettings
-      const self = thisProcess()
+      const self = yield* LeaseHolder
       const running = new Map<string, Holder>()
 
       const free = (sessionID: string, holder: Holder) =>

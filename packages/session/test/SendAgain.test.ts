@@ -131,10 +131,13 @@ describe.each([
         const requestID = "prm_cut_off"
         // taken over, the dead process's lease is still live (a minute) when the message is sent again
         const ttl = takeOver ? "60000" : "800"
-        const child = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, requestID, marker, gateFile, ttl], {
-          stdout: "pipe",
-          stderr: "pipe"
-        })
+        const child = Bun.spawn(
+          ["bun", path.join(import.meta.dir, "fixtures", "die-mid-turn.ts"), db, session.id, requestID, marker, gateFile, ttl, takeOver ? "runner" : "process"],
+          {
+            stdout: "pipe",
+            stderr: "pipe"
+          }
+        )
         children.push(child)
         // the second step's command runs (the first step's is done and stored)
         yield* eventually(

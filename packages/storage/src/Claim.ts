@@ -35,3 +35,16 @@ export const takenOver = (claim: SessionRun, holder: SessionRun | undefined): St
         ? `Session ${claim.sessionID} was taken over by another reins process while this one (pid ${claim.pid}) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ${claim.sessionID}.`
         : `Session ${claim.sessionID} was taken over by another reins process (${where(holder, claim)}) while this one (pid ${claim.pid}) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ${claim.sessionID}.`
   })
+
+// hostnames have no ":" and runner addresses no "/": "runner:HOST:PORT/<process>"
+const RUNNER_HOLDER = /^runner:([^/]+)\//
+
+/** The runner (HOST:PORT) a lease's holder names, when a runner of a cluster holds it (`reins serve --runner`). */
+export const runnerOfHolder = (holder: string): string | undefined => RUNNER_HOLDER.exec(holder)?.[1]
+
+/**
+ * Whether a claim with `takeOver` takes a live lease of `holder`: only a cluster runner's (the claimant owns the
+ * session by its shard lock, so that runner lost it); a lease of any other reins process (a `reins run` on the same
+ * database) is a turn to queue into.
+ */
+export const takesOver = (takeOver: boolean | undefined, holder: string): boolean => takeOver === true && runnerOfHolder(holder) !== undefined

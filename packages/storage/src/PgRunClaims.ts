@@ -1,6 +1,6 @@
 import type { Part, SessionRun, UserMessage } from "@reins/domain"
 import { Effect } from "effect"
-import { sameClaim } from "./Claim.ts"
+import { sameClaim, takesOver } from "./Claim.ts"
 import { attemptPg, PG_NOW_MS, type PgDatabase } from "./PgDatabase.ts"
 import { PG_RUN_COLUMNS, PG_SELECT_LIVE_RUN, type PgRunRow, pgRunOf, num, upsertMessage, upsertPart } from "./PgSql.ts"
 import { type ClaimRequest, RunClaims } from "./RunClaims.ts"
@@ -35,7 +35,7 @@ export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
     Effect.gen(function* () {
       yield* sql.unsafe(PLACE_RUN, [request.sessionID])
       const [row] = yield* sql.unsafe<NowRow>(SELECT_RUN_FOR_UPDATE, [request.sessionID])
-      if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now)) && request.takeOver !== true)
+      if (row !== undefined && row.holder !== request.holder && isLive(row, num(row.now)) && !takesOver(request.takeOver, row.holder))
         return { _tag: "held", run: pgRunOf(row) } as const
       const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
       // no row: the session was deleted since; the insert below then fails as a claim of a missing session

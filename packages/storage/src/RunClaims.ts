@@ -1,6 +1,6 @@
 import type { Part, SessionRun, UserMessage } from "@reins/domain"
 import { Clock, Context, Effect } from "effect"
-import { sameClaim } from "./Claim.ts"
+import { sameClaim, takesOver } from "./Claim.ts"
 import type { MemoryState, SqliteDatabase } from "./Database.ts"
 import { isLiveRow, NOW_MS, RUN_COLUMNS, runOf, SELECT_LIVE_RUN, SELECT_RUN, SELECT_RUN_NOW, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { refersToMissing, toStoreError, type StoreError } from "./StoreError.ts"
@@ -17,9 +17,9 @@ export interface ClaimRequest {
   /** How long the lease lasts unless renewed, in ms of database time. */
   readonly ttlMs: number
   /**
-   * Take the session even from another holder's live lease (a cluster runner that owns the session by its shard
-   * lock: the holder is a runner that lost it, dead or frozen). Its epoch is passed, so the fence refuses every
-   * write it still makes.
+   * Take the session even from another cluster runner's live lease (a runner that owns the session by its shard
+   * lock: the holder is a runner that lost it, dead or frozen; `takesOver`). Its epoch is passed, so the fence
+   * refuses every write it still makes. Another process's live lease is still "held".
    */
   readonly takeOver?: boolean
 }
@@ -102,7 +102,8 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
 
       const claimRun = client.transaction((request: ClaimRequest): ClaimResult => {
         const row = selectRunNow.get(request.sessionID)
-        if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now) && request.takeOver !== true) return { _tag: "held", run: runOf(row) }
+        if (row !== null && row.holder !== request.holder && isLiveRow(row, row.now) && !takesOver(request.takeOver, row.holder))
+          return { _tag: "held", run: runOf(row) }
         const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
         const stored = upsertRun.get(sessionID, holder, host, pid, (row?.epoch ?? 0) + 1, ttlMs, takesMessages ? 0 : -1)
         dropQuestions.run(sessionID)
@@ -185,7 +186,7 @@ export const makeMemoryRunClaims = (state: MemoryState): RunClaims["Service"] =>
       const now = yield* Clock.currentTimeMillis
       if (!sessions.has(request.sessionID)) return yield* refersToMissing(`claim session ${request.sessionID}`, "session")
       const held = live(request.sessionID, now)
-      if (held !== undefined && held.holder !== request.holder && request.takeOver !== true) return { _tag: "held", run: held } as const
+      if (held !== undefined && held.holder !== request.holder && !takesOver(request.takeOver, held.holder)) return { _tag: "held", run: held } as const
       const run: SessionRun = {
         sessionID: request.sessionID,
         holder: request.holder,

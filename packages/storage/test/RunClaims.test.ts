@@ -78,23 +78,44 @@ for (const [name, makeLayer] of implementations) {
       expect(result.held).toEqual(result.theirs)
     })
 
-    test("a claim that takes over (a cluster runner that owns the session) takes it from a live lease under the next epoch; the lease it passed can no longer renew, and its writes are fenced", async () => {
+    test("a claim that takes over (a cluster runner that owns the session) takes it from another runner's live lease under the next epoch; the lease it passed can no longer renew, and its writes are fenced", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
           const store = yield* SessionStore
           const claims = yield* RunClaims
           yield* store.createSession(session("ses_a"))
-          const old = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { host: "runner-a" })), claimed)
-          const taken = yield* claims.claim({ ...claim("ses_a", 200, { host: "runner-b" }), takeOver: true })
+          const old = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { host: "runner:10.0.0.1:34431/runner-a" })), claimed)
+          const taken = yield* claims.claim({ ...claim("ses_a", 200, { host: "runner:10.0.0.2:34431/runner-b" }), takeOver: true })
           const stale = yield* Effect.flip(store.putMessage(userMessage("msg_late", "ses_a")).pipe(Effect.provideService(WritingClaim, old)))
           return { old, taken, renewed: yield* claims.renew(old, 600_000), held: yield* claims.get("ses_a"), stale }
         })
       )
-      expect(result.taken).toMatchObject({ _tag: "claimed", run: { holder: "runner-b/200/test", epoch: result.old.epoch + 1, queued: 0 } })
+      expect(result.taken).toMatchObject({
+        _tag: "claimed",
+        run: { holder: "runner:10.0.0.2:34431/runner-b/200/test", epoch: result.old.epoch + 1, queued: 0 }
+      })
       expect(result.renewed).toBeUndefined()
       expect(result.held).toEqual(result.taken._tag === "claimed" ? result.taken.run : undefined)
       expect(result.stale.reason).toBe("taken-over")
+    })
+
+    test.each([
+      ["a reins process that is no runner", "box"],
+      ["a holder that only looks like a runner", "runner-a"],
+      ["a runner prefix without an address", "runner:"]
+    ])("take-over leaves the live lease of %s: held", async (_name, host) => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_a"))
+          const theirs = yield* Effect.flatMap(claims.claim(claim("ses_a", 100, { host })), claimed)
+          return { theirs, again: yield* claims.claim({ ...claim("ses_a", 200, { host: "runner:10.0.0.2:34431/runner-b" }), takeOver: true }) }
+        })
+      )
+      expect(result.again).toEqual({ _tag: "held", run: result.theirs })
     })
 
     test("renew extends the lease in database time and returns it as stored (queued, abort)", async () => {

@@ -19,6 +19,12 @@ const flags = {
     Flag.optional
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
+  runner: Flag.String("runner").pipe(
+    Flag.withDescription(
+      "Join the cluster of runners on the --database PostgreSQL database as HOST:PORT (the address the other runners reach this one at; config cluster.runner): sessions spread over the runners, any of them serves any session"
+    ),
+    Flag.optional
+  ),
   sandbox: sandboxFlag,
   trust: Flag.Boolean("trust").pipe(
     Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),

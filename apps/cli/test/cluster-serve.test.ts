@@ -1,0 +1,169 @@
+// `reins serve --runner HOST:PORT` (issue 28): three servers on one PostgreSQL database are one cluster of runners.
+// Any of them takes any request for any session and hands it to the runner that owns the session; a client follows
+// the session on another node; the owner killed -9 mid-command, another runner resumes the turn. Needs
+// REINS_TEST_PG_URL (scripts/pg-test.sh starts a server); skips without.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { ClusterTesting, defaultTiming } from "@reins/cluster"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { api, openEvents, servers, type Served, type SseFrame } from "./serve-support.ts"
+import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+const setup = projects()
+const serve = servers()
+const pgUrl = process.env.REINS_TEST_PG_URL || undefined
+const drops: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const drop of drops) await drop()
+})
+
+/** A runner of the cluster: `reins serve` on the database as HOST:PORT, and the address it took. */
+const startRunner = async (p: Project, database: string, extra: ReadonlyArray<string> = []) => {
+  const runner = `127.0.0.1:${ClusterTesting.freePort()}`
+  const served = await serve(p, ["--database", database, "--runner", runner, ...extra])
+  return { ...served, runner }
+}
+
+/** Polls `look` (a request) until it gives a value: for state another process changes. */
+const until = async <A>(what: string, look: () => Promise<A | undefined>, ms = 30_000): Promise<A> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const found = await look()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}
+
+const gateCommand = "while [ ! -e gate ]; do sleep 0.1; done"
+
+describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of servers", () => {
+  test("any node serves any session: a permission answered and a message queued through non-owners, the owner killed -9 mid-command, another runner resumes; a client of a third node sees every event once and turn.finished", async () => {
+    const db = await ClusterTesting.freshDatabase(pgUrl!)
+    drops.push(db.drop)
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        { text: "resumed on another runner" }
+      ],
+      { permission: { bash: { "*": "allow", "echo *": "ask" } } }
+    )
+    // the same project path on every runner (one machine: the shared-volume deployment)
+    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
+    await ClusterTesting.settled(
+      db.url,
+      nodes.map((n) => n.runner),
+      300,
+      defaultTiming.lockRefreshMs
+    )
+    const byRunner = (runner: string) => nodes.find((n) => n.runner === runner)!
+
+    const created = await api(nodes[0]!.url, "POST", "/session", {})
+    expect(created.status).toBe(201)
+    const sessionID = created.body.id as string
+
+    // the prompt through one node; its owner may be any runner
+    const posted = await api(nodes[1]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })
+    expect(posted.status).toBe(202)
+    const question = await until("the permission question", async () => {
+      for (const node of nodes) {
+        const asked = await api(node.url, "GET", `/session/${sessionID}/permissions`)
+        if (asked.status === 200 && asked.body.length > 0) return asked.body[0] as { id: string }
+      }
+      return undefined
+    })
+    const ownerAddress = (await api(nodes[2]!.url, "GET", `/session/${sessionID}`)).body.runner as string
+    expect(nodes.map((n) => n.runner)).toContain(ownerAddress)
+    const owner = byRunner(ownerAddress)
+    const others = nodes.filter((n) => n !== owner) as [Served & { runner: string }, Served & { runner: string }]
+    // every node names the owner
+    for (const node of nodes) expect((await api(node.url, "GET", `/session/${sessionID}`)).body.runner).toBe(ownerAddress)
+
+    // a client following the session on a node that is not the owner, from the first event on
+    const follower = await openEvents(others[1].url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+    // the question answered through a node that did not ask it
+    expect((await api(others[0].url, "POST", `/session/${sessionID}/permissions/${question.id}`, { response: "once" })).status).toBe(200)
+    // the second command runs on the owner: a message queued into that turn through another node
+    await follower.waitFor((f) => f.event === "part.updated" && f.data.part?.state?.status === "running" && f.data.part.state.input?.command === gateCommand)
+    const queued = await api(others[0].url, "POST", `/session/${sessionID}/message`, { text: "and mind the queue" })
+    expect(queued.status).toBe(202)
+    expect(queued.body).toMatchObject({ queued: true, messageID: expect.stringMatching(/^msg_/) })
+
+    owner.child.kill("SIGKILL")
+    await owner.exited
+    const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+    expect(finished.data.result.text).toBe("resumed on another runner")
+    await follower.close()
+
+    // the first step ran once; the command cut off was closed as interrupted, and the model told so with the queued message
+    expect(fs.readFileSync(path.join(p.cwd, "marker"), "utf8")).toBe("STEP-ONE\n")
+    expect(p.server.requests).toHaveLength(3)
+    const last = JSON.stringify(p.server.requests[2]!.body.messages)
+    expect(last).toContain("STEP-ONE")
+    expect(last).toContain("and mind the queue")
+    const messages = (await api(others[0].url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+    const tools = messages.flatMap((m) => m.parts).filter((part: any) => part.type === "tool")
+    expect(tools.map((part: any) => part.state.status)).toEqual(["completed", "error"])
+
+    // what the follower saw, once each and in order, is the log as any node replays it
+    const live = follower.frames.filter((f): f is SseFrame & { id: number } => f.id !== undefined)
+    const ids = live.map((f) => f.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    const replay = await openEvents(others[0].url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+    await replay.waitFor((f) => f.event === "turn.finished")
+    await replay.close()
+    const replayed = replay.frames.filter((f) => f.id !== undefined)
+    expect(live.map((f) => `${f.id} ${f.event}`)).toEqual(replayed.slice(0, live.length).map((f) => `${f.id} ${f.event}`))
+    // no runner named any more: the turn ended
+    expect((await api(others[0].url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
+  }, 90_000)
+
+  test("an abort through a node that does not own the session stops the turn on its owner; the prompt's caller on a third node gets 409", async () => {
+    const db = await ClusterTesting.freshDatabase(pgUrl!)
+    drops.push(db.drop)
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] }, { text: "never asked" }], { permission: { bash: "allow" } })
+    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
+    await ClusterTesting.settled(
+      db.url,
+      nodes.map((n) => n.runner),
+      300,
+      defaultTiming.lockRefreshMs
+    )
+    const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    // the caller waits for the turn on one node
+    const caller = api(nodes[0]!.url, "POST", `/session/${sessionID}/message`, { text: "wait for the gate" })
+    const owner = await until("the turn to run on its owner", async () => {
+      const found = (await api(nodes[0]!.url, "GET", `/session/${sessionID}`)).body.runner as string | undefined
+      const messages = (await api(nodes[0]!.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+      const running = messages.flatMap((m) => m.parts).some((part: any) => part.type === "tool" && part.state.status === "running")
+      return running ? found : undefined
+    })
+    const aborter = nodes.find((n) => n.runner !== owner && n !== nodes[0]) ?? nodes.find((n) => n.runner !== owner)!
+    expect((await api(aborter.url, "POST", `/session/${sessionID}/abort`)).body).toEqual({ aborted: true })
+    const answered = await caller
+    expect(answered.status).toBe(409)
+    expect(answered.body.message).toContain("aborted")
+    const messages = (await api(aborter.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+    expect(
+      messages
+        .flatMap((m) => m.parts)
+        .filter((part: any) => part.type === "tool")
+        .map((part: any) => part.state.status)
+    ).toEqual(["error"])
+    expect(p.server.requests).toHaveLength(1)
+    expect((await api(aborter.url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
+  }, 60_000)
+
+  test("--runner without a PostgreSQL database, or with an address that is not HOST:PORT, is refused with what to give", async () => {
+    const p = await setup([])
+    const sqlite = await reins(["serve", "--port", "0", "--runner", "127.0.0.1:1"], p)
+    expect(sqlite.code).not.toBe(0)
+    expect(sqlite.stderr).toContain("--database postgres://")
+    const bad = await reins(["--database", pgUrl!, "serve", "--port", "0", "--runner", "not an address"], p)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain("--runner")
+  }, 60_000)
+})
