@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { ClusterTesting, defaultTiming } from "@reins/cluster"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { api, openEvents, servers, type Served, type SseFrame } from "./serve-support.ts"
+import { api, endSleeping, marker, openEvents, servers, sleeping, type Served, type SseFrame } from "./serve-support.ts"
 import { ensureBuilt, projects, reins, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -156,6 +156,56 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     expect(p.server.requests).toHaveLength(1)
     expect((await api(aborter.url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
   }, 60_000)
+
+  test("the owner frozen (SIGSTOP): its watchdog kills its command before the session moves, another runner resumes the turn, and the frozen runner, woken, writes nothing", async () => {
+    const db = await ClusterTesting.freshDatabase(pgUrl!)
+    drops.push(db.drop)
+    const m = marker()
+    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${m}` } }] }, { text: "resumed after the freeze" }], {
+      permission: { bash: "allow" }
+    })
+    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
+    await ClusterTesting.settled(
+      db.url,
+      nodes.map((n) => n.runner),
+      300,
+      defaultTiming.lockRefreshMs
+    )
+    const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    expect((await api(nodes[0]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "sleep" })).status).toBe(202)
+    await until("the command to run", async () => (sleeping(m) === 1 ? true : undefined))
+    const ownerAddress = (await api(nodes[0]!.url, "GET", `/session/${sessionID}`)).body.runner as string
+    const owner = nodes.find((n) => n.runner === ownerAddress)!
+    const other = nodes.find((n) => n !== owner)!
+    const follower = await openEvents(other.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+    try {
+      owner.child.kill("SIGSTOP")
+      // the watchdog: the command is gone before any other runner resumed the turn (the model not asked again)
+      await until("the frozen runner's command to be killed", async () => (sleeping(m) === 0 ? true : undefined))
+      expect(p.server.requests).toHaveLength(1)
+      const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+      expect(finished.data.result.text).toBe("resumed after the freeze")
+      const before = (await api(other.url, "GET", `/session/${sessionID}/message`)).body
+      const tools = (before as Array<any>).flatMap((m) => m.parts).filter((part: any) => part.type === "tool")
+      expect(tools.map((part: any) => part.state.status)).toEqual(["error"])
+      const logged = follower.frames.filter((f) => f.id !== undefined).length
+      // woken, the runner finds its session taken over and lets it go (its hold ends after every write it tried): it wrote nothing
+      owner.child.kill("SIGCONT")
+      await until("the woken runner to let the session go", async () => {
+        const seen = await api(owner.url, "GET", `/session/${sessionID}`)
+        return seen.status === 200 && seen.body.runner === undefined ? true : undefined
+      })
+      expect((await api(other.url, "GET", `/session/${sessionID}/message`)).body).toEqual(before)
+      const replay = await openEvents(other.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+      await replay.waitFor((f) => f.event === "turn.finished")
+      await replay.close()
+      expect(replay.frames.filter((f) => f.id !== undefined)).toHaveLength(logged)
+    } finally {
+      owner.child.kill("SIGCONT")
+      await follower.close()
+      endSleeping(m)
+    }
+  }, 90_000)
 
   test("--runner without a PostgreSQL database, or with an address that is not HOST:PORT, is refused with what to give", async () => {
     const p = await setup([])

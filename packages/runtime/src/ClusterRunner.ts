@@ -1,4 +1,5 @@
-import { clusterOnPostgres, type ClusterTiming, type Failure, parseRunnerAddress, sessionClient, SessionOwner } from "@reins/cluster"
+import { clusterOnPostgres, type ClusterTiming, defaultTiming, type Failure, parseRunnerAddress, sessionClient, SessionOwner } from "@reins/cluster"
+import { leaseWatchdogLayer } from "./LeaseWatchdog.ts"
 import { Permission } from "@reins/permission"
 import { EventAppender, RouteError, SessionRouting, Sessions, endReason, lostClaim } from "@reins/session"
 import { ConfigError } from "@reins/domain"
@@ -127,8 +128,11 @@ export const clusterRunnerLayer = (options: ClusterOptions, database: string | u
       )
     )
   const where = options.runner.trim()
-  const runner = clusterOnPostgres({ address: address.success, database, ...(options.timing ? { timing: options.timing } : {}) }).pipe(
-    Layer.provide(sessionOwnerLayer)
+  const timing = options.timing ?? defaultTiming
+  const runner = clusterOnPostgres({ address: address.success, database, timing }).pipe(
+    Layer.provide(sessionOwnerLayer),
+    // half the shard locks' expiry: a frozen runner's commands are killed before its sessions can move
+    Layer.provideMerge(leaseWatchdogLayer(timing.lockExpiryMs / 2))
   )
   return sessionRoutingLayer(where).pipe(
     Layer.provideMerge(runner),

@@ -3,7 +3,7 @@ import type { SessionRun, TurnResult } from "@reins/domain"
 import { RunClaims, WritingClaim, type StoreError } from "@reins/storage"
 import type { PromptError } from "./Errors.ts"
 import { EventAppender } from "./EventAppender.ts"
-import { LeaseHolder, RunSettings, heartbeat, type RunOwner } from "./Runs.ts"
+import { LeaseHolder, RunSettings, heartbeat, lostClaim, type RunOwner } from "./Runs.ts"
 
 /**
  * This process's hold on a session: its lease once claimed; for a turn, where joiners wait for its
@@ -122,6 +122,12 @@ export class SessionRuns extends Context.Service<
                   const appender = yield* Effect.serviceOption(EventAppender)
                   if (Option.isSome(appender)) yield* appender.value.flush
                   yield* claims.release(claimed.run, Number.MAX_SAFE_INTEGER).pipe(Effect.ignore)
+                  // a hold cut short because another process took its session over (this one was frozen, or a cluster
+                  // runner lost the session's shard) says so: nothing it did after that was written
+                  if (lostClaim(exit))
+                    yield* Effect.logWarning(
+                      `Session ${sessionID} was taken over by another process while this one held it; this process's turn stopped there, and nothing it did after that was written.`
+                    )
                   yield* free(sessionID, claimed.holder)
                   // a turn's body gives its TurnResult and fails with a PromptError
                   const turnExit = exit as Exit.Exit<Held<TurnResult>, PromptError>

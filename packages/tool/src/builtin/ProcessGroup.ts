@@ -28,6 +28,40 @@ export type Reaped =
   /** Recorded on another machine or before a reboot, or this system has no /proc: left alone. */
   | "elsewhere"
 
+/** Told of each command's process group while it runs (`watchGroups`). */
+export interface GroupWatcher {
+  readonly added: (pgid: number) => void
+  readonly removed: (pgid: number) => void
+}
+
+// the process groups of the commands this process runs now: a fact of the process, as its pid is
+const live = new Set<number>()
+const watchers = new Set<GroupWatcher>()
+
+/** A command's process group started (`runCommand`): its watchers are told. */
+export const groupStarted = (pgid: number) => {
+  live.add(pgid)
+  for (const watcher of watchers) watcher.added(pgid)
+}
+
+/** A command's process group ended. */
+export const groupEnded = (pgid: number) => {
+  if (!live.delete(pgid)) return
+  for (const watcher of watchers) watcher.removed(pgid)
+}
+
+/**
+ * Tells `watcher` of the process groups of this process's commands: those running now at once, then each one
+ * started and ended (a cluster runner's lease watchdog kills them if the runner stops). Returns the unwatch.
+ */
+export const watchGroups = (watcher: GroupWatcher): (() => void) => {
+  watchers.add(watcher)
+  for (const pgid of live) watcher.added(pgid)
+  return () => {
+    watchers.delete(watcher)
+  }
+}
+
 /** Kills the whole process group so children of the shell die too. */
 export const killGroup = (pgid: number | undefined) => {
   if (pgid === undefined) return

@@ -9,7 +9,7 @@ import { HomeDir } from "@reins/domain"
 import { type Channel, Sandbox } from "@reins/sandbox"
 import { define, type PermissionNeed, render, ToolError } from "../Tool.ts"
 import { escalationNeed, rememberGrant, takeGrant, wantOf } from "./SandboxNeeds.ts"
-import { groupGone, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
+import { groupEnded, groupGone, groupStarted, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
 import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
@@ -106,6 +106,8 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const child = spawnLaunch(launch, cwd, "pipe")
+    const pgid = child.pid
+    if (pgid !== undefined) groupStarted(pgid)
     // The group is told once the shell has the whole command: the pipe closed after the write (the shell reads to
     // its end), or failed. 'finish' comes a few ms before the close: a reins frozen in between had recorded a
     // command whose shell still waited for the end of its script. A shell that dies before reading all of it
@@ -128,12 +130,14 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
     }, timeoutMs)
     child.on("error", (error) => {
       clearTimeout(timer)
+      if (pgid !== undefined) groupEnded(pgid)
       resume(Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${launch.file}: ${error.message}` })))
     })
     // closed: the shell exited and was collected, and every process holding its output has ended
     const closed = Promise.withResolvers<void>()
     child.on("close", (code, signal) => {
       clearTimeout(timer)
+      if (pgid !== undefined) groupEnded(pgid)
       closed.resolve()
       resume(Effect.succeed({ exitCode: code, signal, timedOut }))
     })

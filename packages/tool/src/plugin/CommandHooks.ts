@@ -5,7 +5,7 @@ import { Permission, scanBash } from "@reins/permission"
 import { Sandbox } from "@reins/sandbox"
 import { parsePatch, touchedPaths } from "../builtin/Patch.ts"
 import { type Spawn, spawnLaunch } from "../builtin/bash.ts"
-import { killGroup } from "../builtin/ProcessGroup.ts"
+import { groupEnded, groupStarted, killGroup } from "../builtin/ProcessGroup.ts"
 import type { HookCall, ToolHook } from "./Hooks.ts"
 import { isRecord } from "./Values.ts"
 
@@ -67,6 +67,8 @@ export const runHookCommand = (
 ) =>
   Effect.callback<HookOutcome>((resume) => {
     const child = spawnLaunch(launch, cwd, "ignore")
+    const pgid = child.pid
+    if (pgid !== undefined) groupStarted(pgid)
     let output = ""
     const collect = (b: Buffer) => {
       if (output.length < OUTPUT_LIMIT) output += b.toString("utf8")
@@ -80,10 +82,12 @@ export const runHookCommand = (
     }, timeoutMs)
     child.on("error", (e) => {
       clearTimeout(timer)
+      if (pgid !== undefined) groupEnded(pgid)
       resume(Effect.succeed({ code: null, output: "", problem: `/bin/sh could not start: ${e.message}`, timedOut }))
     })
     child.on("close", (code, signal) => {
       clearTimeout(timer)
+      if (pgid !== undefined) groupEnded(pgid)
       resume(Effect.succeed({ code, signal, output: output.slice(0, OUTPUT_LIMIT).trim(), timedOut }))
     })
     return Effect.sync(() => {
