@@ -49,6 +49,17 @@ const listenFailure = (cause: unknown, hostname: string, port: number): string =
   }
 }
 
+/** A runner's settings: its address, and the cluster's secret (from the environment only: never a file a project ships). */
+const clusterOptions = (runner: string, env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function* () {
+    const secret = env.REINS_CLUSTER_SECRET ?? ""
+    if (secret === "")
+      return yield* usage(
+        "--runner needs the cluster's secret in REINS_CLUSTER_SECRET (the same on every runner, at least 16 characters: e.g. the output of openssl rand -hex 32): runners sign their traffic with it."
+      )
+    return { runner, secret }
+  })
+
 /**
  * Questions wait for a reply over HTTP (`POST /session/{id}/permissions/{permissionID}`, which the
  * Permission service settles): the prompter itself never answers, so "ask" waits until the reply,
@@ -81,6 +92,7 @@ export const serveMain = (input: ServeInput) =>
 
     // a runner of a cluster: --runner, else the user's config (a project's is a setting trust must allow)
     const runner = Option.getOrUndefined(input.runner) ?? setup.config.cluster?.runner
+    const cluster = runner === undefined ? undefined : yield* clusterOptions(runner, setup.env)
     const runtime = makeRuntime({
       cwd: setup.cwd,
       dataDir: setup.dataDir,
@@ -90,7 +102,7 @@ export const serveMain = (input: ServeInput) =>
       version: VERSION,
       project: runtimeProject(setup),
       ...sandboxOption(input.sandbox),
-      ...(runner !== undefined ? { cluster: { runner } } : {}),
+      ...(cluster !== undefined ? { cluster } : {}),
       permission: { yolo: input.yolo, nonInteractive: Option.getOrElse(input.permission, () => "deny" as const), prompter: waitForHttp }
     })
     const info = Layer.succeed(ServerInfo, {
@@ -146,15 +158,11 @@ export const serveMain = (input: ServeInput) =>
         const turns = Context.get(built, ServerTurns)
         const events = Context.get(built, ServerEvents)
         // SIGINT and SIGTERM interrupt it: the turns are stopped first (parts interrupted, process groups killed),
-        // then the event streams are ended, so that the server closes without waiting for its clients
-        yield* Effect.never.pipe(
-          Effect.onInterrupt(() =>
-            Effect.andThen(
-              turns.stopAll,
-              Effect.sync(() => events.closeAll("the server is shutting down"))
-            )
-          )
-        )
+        // then the event streams are ended, so that the server closes without waiting for its clients. A cluster
+        // runner's turns are the cluster's: it leaves the cluster first (as its layers close), which stops them
+        // unanswered, so that their prompts go to the runners that own their sessions next, which resume them
+        const closeStreams = Effect.sync(() => events.closeAll("the server is shutting down"))
+        yield* Effect.never.pipe(Effect.onInterrupt(() => (cluster !== undefined ? closeStreams : Effect.andThen(turns.stopAll, closeStreams))))
       })
     ).pipe(
       Effect.mapError((e) =>

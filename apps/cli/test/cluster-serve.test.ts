@@ -18,10 +18,12 @@ afterAll(async () => {
   for (const drop of drops) await drop()
 })
 
+const SECRET = "cluster-serve-test-secret-0123456789"
+
 /** A runner of the cluster: `reins serve` on the database as HOST:PORT, and the address it took. */
 const startRunner = async (p: Project, database: string, extra: ReadonlyArray<string> = []) => {
   const runner = `127.0.0.1:${ClusterTesting.freePort()}`
-  const served = await serve(p, ["--database", database, "--runner", runner, ...extra])
+  const served = await serve(p, ["--database", database, "--runner", runner, ...extra], { REINS_CLUSTER_SECRET: SECRET })
   return { ...served, runner }
 }
 
@@ -157,6 +159,54 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     expect((await api(aborter.url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
   }, 60_000)
 
+  test("the owner stopped (SIGTERM) mid-command: it leaves the cluster and exits 0, the turn's prompt goes to another runner, which resumes it", async () => {
+    const db = await ClusterTesting.freshDatabase(pgUrl!)
+    drops.push(db.drop)
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        { text: "resumed after the hand-off" }
+      ],
+      { permission: { bash: "allow" } }
+    )
+    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
+    await ClusterTesting.settled(
+      db.url,
+      nodes.map((n) => n.runner),
+      300,
+      defaultTiming.lockRefreshMs
+    )
+    const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    expect((await api(nodes[0]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
+    const ownerAddress = await until("the second command to run on the owner", async () => {
+      const messages = (await api(nodes[0]!.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+      const running = messages
+        .flatMap((m) => m.parts)
+        .some((part: any) => part.type === "tool" && part.state.status === "running" && part.state.input.command === gateCommand)
+      return running ? ((await api(nodes[0]!.url, "GET", `/session/${sessionID}`)).body.runner as string | undefined) : undefined
+    })
+    const owner = nodes.find((n) => n.runner === ownerAddress)!
+    const other = nodes.find((n) => n !== owner)!
+    const follower = await openEvents(other.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+    owner.child.kill("SIGTERM")
+    expect((await owner.exited).code).toBe(0)
+    const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+    await follower.close()
+    expect(finished.data.result.text).toBe("resumed after the hand-off")
+    // no turn.failed told for the hand-off: the turn went on elsewhere
+    expect(follower.frames.some((f) => f.event === "turn.failed")).toBe(false)
+    expect(fs.readFileSync(path.join(p.cwd, "marker"), "utf8")).toBe("STEP-ONE\n")
+    expect(p.server.requests).toHaveLength(3)
+    const messages = (await api(other.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+    expect(
+      messages
+        .flatMap((m) => m.parts)
+        .filter((part: any) => part.type === "tool")
+        .map((part: any) => part.state.status)
+    ).toEqual(["completed", "error"])
+  }, 90_000)
+
   test("the owner frozen (SIGSTOP): its watchdog kills its command before the session moves, another runner resumes the turn, and the frozen runner, woken, writes nothing", async () => {
     const db = await ClusterTesting.freshDatabase(pgUrl!)
     drops.push(db.drop)
@@ -207,13 +257,25 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     }
   }, 90_000)
 
-  test("--runner without a PostgreSQL database, or with an address that is not HOST:PORT, is refused with what to give", async () => {
+  test("--runner without a PostgreSQL database, with an address that is not HOST:PORT, or without the cluster's secret (or a short one), is refused with what to give", async () => {
     const p = await setup([])
-    const sqlite = await reins(["serve", "--port", "0", "--runner", "127.0.0.1:1"], p)
+    const sqlite = await reins(["serve", "--port", "0", "--runner", "127.0.0.1:1"], { ...p, env: { ...p.env, REINS_CLUSTER_SECRET: SECRET } })
     expect(sqlite.code).not.toBe(0)
     expect(sqlite.stderr).toContain("--database postgres://")
-    const bad = await reins(["--database", pgUrl!, "serve", "--port", "0", "--runner", "not an address"], p)
+    const bad = await reins(["--database", pgUrl!, "serve", "--port", "0", "--runner", "not an address"], {
+      ...p,
+      env: { ...p.env, REINS_CLUSTER_SECRET: SECRET }
+    })
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toContain("--runner")
+    const open = await reins(["--database", pgUrl!, "serve", "--port", "0", "--runner", "127.0.0.1:1"], p)
+    expect(open.code).toBe(2)
+    expect(open.stderr).toContain("REINS_CLUSTER_SECRET")
+    const weak = await reins(["--database", pgUrl!, "serve", "--port", "0", "--runner", "127.0.0.1:1"], {
+      ...p,
+      env: { ...p.env, REINS_CLUSTER_SECRET: "short" }
+    })
+    expect(weak.code).not.toBe(0)
+    expect(weak.stderr).toContain("at least 16 characters")
   }, 60_000)
 })

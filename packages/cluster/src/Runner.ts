@@ -12,11 +12,11 @@ import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Rpc from "effect/rpc/Rpc"
-import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
 import { SessionEntity } from "./SessionEntity.ts"
 import { SessionOwner } from "./SessionOwner.ts"
 import { type ClusterTiming, checkTiming, defaultTiming, shardingTimings } from "./Timing.ts"
+import { serializationLayer, type TransportSecurity } from "./Transport.ts"
 
 /** How this process joins the cluster. */
 export interface RunnerOptions {
@@ -25,6 +25,8 @@ export interface RunnerOptions {
   /** Where to listen, when it differs from `address` (behind NAT, or 0.0.0.0 in a container). */
   readonly listen?: RunnerAddress
   readonly timing?: ClusterTiming
+  /** The secret the runners sign their frames with (none: plain frames, for a test). */
+  readonly security?: TransportSecurity
 }
 
 /**
@@ -40,14 +42,15 @@ const timingOf = (timing: ClusterTiming | undefined) => {
 
 /**
  * What a runner and a client both stand on: the persisted messages and the runners' table in the SQL database
- * (PostgreSQL's advisory locks for the shards), `config`, and schema-encoded binary frames between runners.
+ * (PostgreSQL's advisory locks for the shards), `config`, and schema-encoded binary frames between runners (signed
+ * with the secret when there is one).
  */
-const onSqlStorage = <A, E, R>(member: Layer.Layer<A, E, R>, config: Partial<ShardingConfig.ShardingConfig["Service"]>) =>
+const onSqlStorage = <A, E, R>(member: Layer.Layer<A, E, R>, config: Partial<ShardingConfig.ShardingConfig["Service"]>, security: TransportSecurity) =>
   member.pipe(
     Layer.provideMerge(SqlMessageStorage.layer.pipe(Layer.provide(layerDigest))),
     Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
     Layer.provide(ShardingConfig.layer(config)),
-    Layer.provide(RpcSerialization.layerSchemaBinary())
+    Layer.provide(serializationLayer(security))
   )
 
 /**
@@ -56,8 +59,8 @@ const onSqlStorage = <A, E, R>(member: Layer.Layer<A, E, R>, config: Partial<Sha
  * `address`, takes its share of the shards, pings the others from the health-check singleton. Runner-to-runner
  * messages are schema-encoded binary frames over TCP.
  */
-export const runnerLayer = (options: RunnerOptions) =>
-  onSqlStorage(
+export const runnerLayer = (options: RunnerOptions) => {
+  return onSqlStorage(
     SocketRunner.layer.pipe(
       Layer.provide([layerSocketServer, layerClientProtocol]),
       Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol)))
@@ -66,8 +69,10 @@ export const runnerLayer = (options: RunnerOptions) =>
       runnerAddress: Option.some(options.address),
       runnerListenAddress: options.listen === undefined ? Option.none() : Option.some(options.listen),
       ...shardingTimings(timingOf(options.timing))
-    }
+    },
+    options.security ?? {}
   )
+}
 
 /**
  * The `Session` entity on this runner: each message routed here is handed to the `SessionOwner`, and its reply
@@ -90,11 +95,15 @@ export const sessionEntityLayer = SessionEntity.toLayer(
  * A member of the cluster that runs no entity: it sends messages to the runners (through the same database and
  * their sockets) and reads their replies. For tools and tests; every `reins serve` of a cluster is a full runner.
  */
-export const clientLayer = (timing: ClusterTiming = defaultTiming) =>
-  onSqlStorage(SocketRunner.layerClientOnly.pipe(Layer.provide(layerClientProtocol)), {
-    runnerAddress: Option.none(),
-    ...shardingTimings(timingOf(timing))
-  })
+export const clientLayer = (timing: ClusterTiming = defaultTiming, security: TransportSecurity = {}) =>
+  onSqlStorage(
+    SocketRunner.layerClientOnly.pipe(Layer.provide(layerClientProtocol)),
+    {
+      runnerAddress: Option.none(),
+      ...shardingTimings(timingOf(timing))
+    },
+    security
+  )
 
 /** A runner with the `Session` entity on it: what `reins serve --runner` joins. */
 export const clusterLayer = (options: RunnerOptions) => sessionEntityLayer.pipe(Layer.provideMerge(runnerLayer(options)))
@@ -108,5 +117,5 @@ export const clusterOnPostgres = (options: RunnerOptions & { readonly database: 
   clusterLayer(options).pipe(Layer.provide(postgres(options.database, `reins-runner ${formatRunnerAddress(options.address)}`)))
 
 /** `clientLayer` on the PostgreSQL database at `database`. */
-export const clientOnPostgres = (database: string, timing?: ClusterTiming) =>
-  clientLayer(timing).pipe(Layer.provide(postgres(database, "reins-cluster-client")))
+export const clientOnPostgres = (database: string, timing?: ClusterTiming, security?: TransportSecurity) =>
+  clientLayer(timing, security).pipe(Layer.provide(postgres(database, "reins-cluster-client")))

@@ -1,5 +1,5 @@
 import { Data, Effect } from "effect"
-import { type PromptPayload, type Reply, SessionEntity, type ModelPayload } from "./SessionEntity.ts"
+import { type ModelPayload, type PromptPayload, SessionEntity } from "./SessionEntity.ts"
 
 /** A message the cluster could not deliver to the session's owner (its storage, or the runners' sockets), said as one line. */
 export class Unreachable extends Data.TaggedError("Unreachable")<{ readonly message: string }> {}
@@ -13,9 +13,10 @@ const unreachable = (what: string) => (error: unknown) =>
   })
 
 /**
- * The `Session` entity's messages from this member of the cluster to the runner that owns each session (found by
- * the session id's shard). A prompt is persisted: stored before it is sent, so it survives this member and the
- * owner; the others are volatile, and fail after 30 s without an owner.
+ * The `Session` entity's messages from this member of the cluster to the runner that owns each session tree: the
+ * entity is the tree's top-level session (`entityID`; a sub-agent's session runs on its parent's runner), the payload
+ * names the session itself. A prompt is persisted: stored before it is sent, so it survives this member and the
+ * owner; an abort is volatile, and fails after 30 s without an owner.
  */
 export const sessionClient = Effect.gen(function* () {
   const client = yield* SessionEntity.client
@@ -34,11 +35,12 @@ export const sessionClient = Effect.gen(function* () {
     )
   return {
     /** Waits for the owner's reply: the turn's end, or "queued". */
-    prompt: (payload: PromptPayload) => Effect.mapError(client(payload.sessionID).Prompt(payload), unreachable("the prompt")),
+    prompt: (entityID: string, payload: PromptPayload) => Effect.mapError(client(entityID).Prompt(payload), unreachable("the prompt")),
     /** Done once the prompt is stored for delivery. */
-    post: (payload: PromptPayload) => Effect.mapError(client(payload.sessionID).Prompt(payload, { discard: true }), unreachable("the prompt")),
-    abort: (sessionID: string) => volatile("the abort", client(sessionID).Abort({ sessionID })),
-    reply: (payload: typeof Reply.payloadSchema.Type) => volatile("the permission reply", client(payload.sessionID).Reply(payload)),
-    summarize: (sessionID: string, model: ModelPayload) => volatile("the compaction", client(sessionID).Summarize({ sessionID, model }))
+    post: (entityID: string, payload: PromptPayload) => Effect.mapError(client(entityID).Prompt(payload, { discard: true }), unreachable("the prompt")),
+    abort: (entityID: string, sessionID: string) => volatile("the abort", client(entityID).Abort({ sessionID })),
+    // a compaction asks the model for a summary: as long as that takes (an interrupt would stop it on the owner)
+    summarize: (entityID: string, sessionID: string, model: ModelPayload) =>
+      Effect.mapError(client(entityID).Summarize({ sessionID, model }), unreachable("the compaction"))
   }
 })

@@ -127,6 +127,9 @@ export const jsonLines = <L extends object>(
   return { lines, said, stderr: () => stderr, log: () => log }
 }
 
+/** The secret the test runners sign their frames with. */
+export const secret = "reins-cluster-test-secret"
+
 /**
  * A faster health check and polls than the defaults (a kill is noticed sooner); the locks' refresh as the defaults',
  * so a loaded 2-core machine does not make a runner give its shards up.

@@ -14,10 +14,11 @@ export interface RunnerLine {
 }
 
 /** A runner process (test/fixtures/runner.ts) at 127.0.0.1:`port`: what it said so far, and a wait for a line it says. */
-export const startRunner = (databaseUrl: string, port: number, mode?: "hang") => {
+export const startRunner = (databaseUrl: string, port: number, mode?: "hang", security: { readonly secret?: string } = {}) => {
   const address = `127.0.0.1:${port}`
+  const extra = [mode ?? "-", security.secret ?? "-"]
   // stdin a pipe that the runner exits at the end of: a test killed outright leaves no runner behind
-  const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "runner.ts"), databaseUrl, address, ...(mode ? [mode] : [])], {
+  const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "runner.ts"), databaseUrl, address, ...extra], {
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe"

@@ -1,8 +1,9 @@
 import { clusterOnPostgres, type ClusterTiming, defaultTiming, type Failure, parseRunnerAddress, sessionClient, SessionOwner } from "@reins/cluster"
 import { leaseWatchdogLayer } from "./LeaseWatchdog.ts"
 import { Permission } from "@reins/permission"
-import { EventAppender, RouteError, SessionRouting, Sessions, endReason, lostClaim } from "@reins/session"
-import { ConfigError } from "@reins/domain"
+import { EventAppender, RouteError, SessionRouting, Sessions, endReason, lostClaim, sessionRoot } from "@reins/session"
+import { SessionStore } from "@reins/storage"
+import { ConfigError, realPath } from "@reins/domain"
 import { Cause, Effect, Exit, Fiber, Layer, Predicate, Result } from "effect"
 
 /** `reins serve --runner HOST:PORT`: this process joins the cluster of runners on its PostgreSQL database. */
@@ -10,13 +11,18 @@ export interface ClusterOptions {
   /** The address the other runners reach this one at. */
   readonly runner: string
   readonly timing?: ClusterTiming
+  /**
+   * The secret every runner signs its frames to the others with (`REINS_CLUSTER_SECRET`; the same on every runner,
+   * at least 16 characters): a connection without it is closed before anything it sent is read.
+   */
+  readonly secret: string
 }
 
 /** A cluster runner that cannot start as asked (its address, its database, its port): what to change, as a setting's error. */
-const setupError = (flag: "--runner" | "--database", problem: string) => new ConfigError({ file: flag, field: "", problem })
+const setupError = (flag: "--runner" | "--database" | "REINS_CLUSTER_SECRET", problem: string) => new ConfigError({ file: flag, field: "", problem })
 
 /** The one line a failed turn or use case leaves in a reply (the event log has the rest). */
-const said = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const said = (error: unknown) => (Predicate.hasProperty(error, "message") && typeof error.message === "string" ? error.message : String(error))
 
 /** A use case's error as a reply carries it: its tag and reason, for the node that took the request to answer as it would. */
 const failureOf = (error: unknown): Failure => ({
@@ -32,54 +38,77 @@ const failureOf = (error: unknown): Failure => ({
  * resumes the turn (`PromptInput.requestID`). A turn's end goes on the event log (`turn.finished`, `turn.failed`)
  * for the clients of every node. Failures go into the replies.
  */
-export const sessionOwnerLayer = Layer.effect(
-  SessionOwner,
-  Effect.gen(function* () {
-    const sessions = yield* Sessions
-    const permission = yield* Permission
-    const appender = yield* EventAppender
-    return SessionOwner.of({
-      prompt: (payload) =>
-        // interruptible only while it waits for the turn: an interrupt between the send and the wait would leave the turn running
-        Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function* () {
-            const sent = yield* sessions.send({
-              sessionID: payload.sessionID,
-              text: payload.text,
-              model: payload.model,
-              requestID: payload.promptID,
-              // this runner owns the session by its shard lock: a live lease is one a dead or frozen runner lost
-              takeOver: true,
-              ...(payload.agent !== undefined ? { agent: payload.agent } : {})
-            })
-            if (sent._tag === "queued") return { outcome: "queued" as const, messageID: sent.messageID }
-            // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
-            // interrupted, which the next owner resumes rather than takes as answered
-            const exit = yield* restore(Fiber.await(sent.turn)).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
-            // taken over by the runner that owns the session now: nothing more from here (no reply: the prompt is its)
-            if (lostClaim(exit)) return yield* Effect.interrupt
-            // its end on the event log, as a server tells the turns it starts; an answer given again (`steps` 0) is told
-            // again too, as the first telling may have been lost with its runner (clients tell them apart by the message)
-            const failed = endReason(exit)
-            if (Exit.isSuccess(exit) || failed === undefined) {
-              if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
-              return { outcome: "finished" as const, ...(Exit.isSuccess(exit) ? { result: exit.value } : {}) }
-            }
-            yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
-            const error = Cause.findErrorOption(exit.cause)
-            return { outcome: "finished" as const, error: failed.message, failure: error._tag === "Some" ? failureOf(error.value) : failed }
-          })
-        ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error), failure: failureOf(error) }))),
-      abort: (sessionID) => Effect.map(sessions.abort(sessionID), (aborted) => aborted !== "idle").pipe(Effect.orElseSucceed(() => false)),
-      reply: (input) => permission.reply(input.questionID, { reply: input.reply, ...(input.message !== undefined ? { message: input.message } : {}) }),
-      summarize: (sessionID, model) =>
-        sessions.compact({ sessionID, model }).pipe(
-          Effect.map((result) => ({ summarized: true, result })),
-          Effect.catch((error) => Effect.succeed({ summarized: false, error: said(error), failure: failureOf(error) }))
+export const sessionOwnerLayer = (directory: string) =>
+  Layer.effect(
+    SessionOwner,
+    Effect.gen(function* () {
+      const sessions = yield* Sessions
+      const permission = yield* Permission
+      const appender = yield* EventAppender
+      const store = yield* SessionStore
+      const project = realPath(directory)
+      /** A session of another project on the same database is not this cluster's to run (its directory, rules and tools are another server's). */
+      const ofProject = (sessionID: string) =>
+        store.getSession(sessionID).pipe(
+          Effect.flatMap((session) =>
+            realPath(session.directory) === project
+              ? Effect.void
+              : Effect.fail({
+                  _tag: "StoreError",
+                  reason: "not-found",
+                  message: `Session ${sessionID} belongs to another project (${session.directory}); the runners of this cluster serve ${directory}. Give each project a database of its own.`
+                })
+          )
         )
+      return SessionOwner.of({
+        prompt: (payload) =>
+          // interruptible only while it waits for the turn: an interrupt between the send and the wait would leave the turn running
+          Effect.uninterruptibleMask((restore) =>
+            Effect.gen(function* () {
+              yield* ofProject(payload.sessionID)
+              const sent = yield* sessions.send({
+                sessionID: payload.sessionID,
+                text: payload.text,
+                model: payload.model,
+                requestID: payload.promptID,
+                // this runner owns the session by its shard lock: a live lease is one a dead or frozen runner lost
+                takeOver: true,
+                ...(payload.agent !== undefined ? { agent: payload.agent } : {})
+              })
+              if (sent._tag === "queued") return { outcome: "queued" as const, messageID: sent.messageID }
+              // the handler interrupted (the session moves to another runner, or this one stops): the turn stops too, marked
+              // interrupted, which the next owner resumes rather than takes as answered
+              const exit = yield* restore(Fiber.await(sent.turn)).pipe(Effect.onInterrupt(() => Fiber.interrupt(sent.turn)))
+              // taken over by the runner that owns the session now: nothing more from here (no reply: the prompt is its)
+              if (lostClaim(exit)) return yield* Effect.interrupt
+              // its end on the event log, as a server tells the turns it starts; an answer given again (`steps` 0) is told
+              // again too, as the first telling may have been lost with its runner (clients tell them apart by the message)
+              const failed = endReason(exit)
+              if (Exit.isSuccess(exit) || failed === undefined) {
+                if (Exit.isSuccess(exit)) yield* appender.offer({ type: "turn.finished", result: exit.value })
+                return { outcome: "finished" as const, ...(Exit.isSuccess(exit) ? { result: exit.value } : {}) }
+              }
+              yield* appender.offer({ type: "turn.failed", sessionID: payload.sessionID, error: failed })
+              const error = Cause.findErrorOption(exit.cause)
+              return { outcome: "finished" as const, error: failed.message, failure: error._tag === "Some" ? failureOf(error.value) : failed }
+            })
+          ).pipe(Effect.catch((error) => Effect.succeed({ outcome: "finished" as const, error: said(error), failure: failureOf(error) }))),
+        abort: (sessionID) =>
+          ofProject(sessionID).pipe(
+            Effect.andThen(sessions.abort(sessionID)),
+            Effect.map((aborted) => aborted !== "idle"),
+            Effect.orElseSucceed(() => false)
+          ),
+        reply: (input) => permission.reply(input.questionID, { reply: input.reply, ...(input.message !== undefined ? { message: input.message } : {}) }),
+        summarize: (sessionID, model) =>
+          ofProject(sessionID).pipe(
+            Effect.andThen(sessions.compact({ sessionID, model })),
+            Effect.map((result) => ({ summarized: true, result })),
+            Effect.catch((error) => Effect.succeed({ summarized: false, error: said(error), failure: failureOf(error) }))
+          )
+      })
     })
-  })
-)
+  )
 
 /**
  * `SessionRouting` through the cluster from this runner (`self`): each use case goes as a `Session` entity message
@@ -91,7 +120,14 @@ export const sessionRoutingLayer = (self: string) =>
     SessionRouting,
     Effect.gen(function* () {
       const client = yield* sessionClient
+      const store = yield* SessionStore
       const routeError = (sessionID: string) => (error: { readonly message: string }) => new RouteError({ sessionID, message: error.message })
+      /** The entity a session's messages go to: its tree's top-level session (a sub-agent's session runs where its parent does). */
+      const entityOf = (sessionID: string) =>
+        store.getSession(sessionID).pipe(
+          Effect.flatMap((session) => sessionRoot(store, session)),
+          Effect.mapError(routeError(sessionID))
+        )
       const payload = (input: Parameters<SessionRouting["Service"]["prompt"]>[0]) => ({
         sessionID: input.sessionID,
         promptID: input.requestID,
@@ -101,11 +137,13 @@ export const sessionRoutingLayer = (self: string) =>
       })
       return SessionRouting.of({
         self,
-        prompt: (input) => Effect.mapError(client.prompt(payload(input)), routeError(input.sessionID)),
-        post: (input) => Effect.mapError(client.post(payload(input)), routeError(input.sessionID)),
-        abort: (sessionID) => Effect.mapError(client.abort(sessionID), routeError(sessionID)),
-        reply: (input) => Effect.mapError(client.reply(input), routeError(input.sessionID)),
-        compact: (sessionID, model) => Effect.mapError(client.summarize(sessionID, model), routeError(sessionID))
+        prompt: (input) =>
+          Effect.flatMap(entityOf(input.sessionID), (entity) => Effect.mapError(client.prompt(entity, payload(input)), routeError(input.sessionID))),
+        post: (input) =>
+          Effect.flatMap(entityOf(input.sessionID), (entity) => Effect.mapError(client.post(entity, payload(input)), routeError(input.sessionID))),
+        abort: (sessionID) => Effect.flatMap(entityOf(sessionID), (entity) => Effect.mapError(client.abort(entity, sessionID), routeError(sessionID))),
+        compact: (sessionID, model) =>
+          Effect.flatMap(entityOf(sessionID), (entity) => Effect.mapError(client.summarize(entity, sessionID, model), routeError(sessionID)))
       })
     })
   )
@@ -115,7 +153,7 @@ export const sessionRoutingLayer = (self: string) =>
  * the `Session` entity, handled by `sessionOwnerLayer`, and `SessionRouting` to every session's owner for the front
  * ends. The runtime's leases must name the runner (`LeaseHolder`, `asRunner`).
  */
-export const clusterRunnerLayer = (options: ClusterOptions, database: string | undefined) => {
+export const clusterRunnerLayer = (options: ClusterOptions, database: string | undefined, directory: string) => {
   const address = parseRunnerAddress(options.runner)
   if (Result.isFailure(address)) return Layer.effectDiscard(Effect.fail(setupError("--runner", address.failure)))
   if (database === undefined || !/^postgres(ql)?:\/\//.test(database))
@@ -128,9 +166,19 @@ export const clusterRunnerLayer = (options: ClusterOptions, database: string | u
       )
     )
   const where = options.runner.trim()
+  if (options.secret.length < 16)
+    return Layer.effectDiscard(
+      Effect.fail(
+        setupError(
+          "REINS_CLUSTER_SECRET",
+          "runners sign their traffic with a shared secret of at least 16 characters: set REINS_CLUSTER_SECRET, the same on every runner (e.g. the output of openssl rand -hex 32)."
+        )
+      )
+    )
   const timing = options.timing ?? defaultTiming
-  const runner = clusterOnPostgres({ address: address.success, database, timing }).pipe(
-    Layer.provide(sessionOwnerLayer),
+  const security = { secret: options.secret }
+  const runner = clusterOnPostgres({ address: address.success, database, timing, security }).pipe(
+    Layer.provide(sessionOwnerLayer(directory)),
     // half the shard locks' expiry: a frozen runner's commands are killed before its sessions can move
     Layer.provideMerge(leaseWatchdogLayer(timing.lockExpiryMs / 2))
   )

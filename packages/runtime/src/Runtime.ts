@@ -389,7 +389,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const runner = Layer.unwrap(
     Effect.map(
       Effect.promise(() => import("./ClusterRunner.ts")),
-      (module) => module.clusterRunnerLayer(cluster, database)
+      (module) => module.clusterRunnerLayer(cluster, database, options.cwd)
     )
   )
   return runner.pipe(Layer.provideMerge(runtime))

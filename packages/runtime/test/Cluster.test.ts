@@ -56,7 +56,7 @@ describe.skipIf(pgUrl === undefined)("reins runners on PostgreSQL", () => {
     await ClusterTesting.settled(db.url, [a.runner, b.runner], 300, timing.lockRefreshMs)
 
     const store = Storage.layerPostgres(db.url)
-    const client = clientOnPostgres(db.url, timing)
+    const client = clientOnPostgres(db.url, timing, { secret: ClusterTesting.secret })
     const value = await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {

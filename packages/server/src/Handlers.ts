@@ -267,13 +267,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
             // one asked by another process on the same database is answered through the question store
             const waiting = (yield* waitingIn(params.id)).some((p) => p.id === params.permissionID)
             const answer = { reply: payload.response, ...(payload.message ? { message: payload.message } : {}) }
-            // a question asked here is answered here; on a cluster, one asked on another runner is answered there, where its turn waits
-            const asked = permission.asked().some((p) => p.id === params.permissionID)
-            const answered =
-              waiting &&
-              (routing !== undefined && !asked
-                ? (yield* Effect.mapError(routing.reply({ sessionID: params.id, questionID: params.permissionID, ...answer }), unavailable)).answered
-                : yield* permission.reply(params.permissionID, answer))
+            const answered = waiting && (yield* permission.reply(params.permissionID, answer))
             if (!answered)
               return yield* new NotFound({
                 message: `No permission question ${params.permissionID} is waiting in session ${params.id}: it was answered, timed out, or its turn ended.`

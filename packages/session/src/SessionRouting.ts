@@ -25,7 +25,9 @@ export interface RoutedPromptInput {
 /**
  * Where a session's use cases run when sessions are spread over the runners of a cluster (`reins serve --runner`):
  * any node takes any request, and this hands it to the runner that owns the session. Absent outside a cluster,
- * where `Sessions` runs them here. Each reply names the runner that answered (HOST:PORT).
+ * where `Sessions` runs them here. Each reply names the runner that answered (HOST:PORT). A session tree (a session and
+ * its sub-agents' sessions) is one entity, owned by one runner: its top-level session's. (A permission question is
+ * answered through the question store, wherever it was asked.)
  */
 export class SessionRouting extends Context.Service<
   SessionRouting,
@@ -51,13 +53,6 @@ export class SessionRouting extends Context.Service<
     post(input: RoutedPromptInput): Effect.Effect<void, RouteError>
     /** Stops the session's running turn on its owner: false when none ran there. */
     abort(sessionID: string): Effect.Effect<{ readonly aborted: boolean; readonly runner: string }, RouteError>
-    /** Answers a permission question on the owner, where its turn waits for it: false when it no longer waits. */
-    reply(input: {
-      readonly sessionID: string
-      readonly questionID: string
-      readonly reply: "once" | "always" | "reject"
-      readonly message?: string
-    }): Effect.Effect<{ readonly answered: boolean; readonly runner: string }, RouteError>
     /** Compacts the idle session on its owner. */
     compact(
       sessionID: string,
