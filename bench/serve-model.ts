@@ -1,10 +1,14 @@
 // For bench/serve.ts: the scripted model in its own process, so that the bench's client (reading the event streams
 // and stamping their arrival) shares its event loop with nothing else. Prints its URL, runs until killed.
-// Usage: bun bench/serve-model.ts STEPS WARMUP_TEXT
+// Usage: bun bench/serve-model.ts STEPS WARMUP_TEXT [echo|sleep:SECONDS|hold]
+// (each step's command: `echo N` (the default); `sleep SECONDS; echo N` (an I/O-bound step); hold: one step of
+// `sleep 600` whose result, once the turn is resumed elsewhere, is answered (bench/cluster.ts's failover))
 import { startScriptedServer, type ScriptedStep } from "@reins/testkit"
 
 const STEPS = Number(process.argv[2])
 const WARMUP = process.argv[3] ?? "warm up"
+const MODE = process.argv[4] ?? "echo"
+const command = (n: number) => (MODE.startsWith("sleep:") ? `sleep ${MODE.slice(6)}; echo ${n}` : MODE === "hold" ? "sleep 600" : `echo ${n}`)
 const toolResults = (body: any): number => (body?.messages ?? []).filter((m: any) => m.role === "tool").length
 const firstUser = (body: any): string => {
   const m = (body?.messages ?? []).find((x: any) => x.role === "user")
@@ -16,7 +20,7 @@ const respond = (body: any): ScriptedStep => {
   if (firstUser(body).includes(WARMUP)) return { text: "warm" }
   const done = toolResults(body)
   return done < STEPS
-    ? { toolCalls: [{ name: "bash", arguments: { command: `echo ${done}`, description: "Print a number" } }] }
+    ? { toolCalls: [{ name: "bash", arguments: { command: command(done), description: "Print a number" } }] }
     : { text: `done after ${done} steps` }
 }
 const server = await startScriptedServer([], { respond, keepBodies: false })

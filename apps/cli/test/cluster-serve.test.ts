@@ -41,11 +41,14 @@ const until = async <A>(what: string, look: () => Promise<A | undefined>, ms = 3
 const gateCommand = "while [ ! -e gate ]; do sleep 0.1; done"
 
 describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of servers", () => {
-  test("any node serves any session: a permission answered and a message queued through non-owners, the owner killed -9 mid-command, another runner resumes; a client of a third node sees every event once and turn.finished", async () => {
+  test("any node serves any session: an abort, a permission answer and a queued message through non-owners; the owner killed -9 mid-command, another runner resumes; a client of a third node sees every event once and turn.finished", async () => {
     const db = await ClusterTesting.freshDatabase(pgUrl!)
     drops.push(db.drop)
     const p = await setup(
       [
+        // the first session's turn, aborted
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        // the second's
         { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
         { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
         { text: "resumed on another runner" }
@@ -61,6 +64,30 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       defaultTiming.lockRefreshMs
     )
     const byRunner = (runner: string) => nodes.find((n) => n.runner === runner)!
+
+    // an abort through a node that does not own the session stops the turn on its owner; the caller waiting on another node gets 409
+    const aborted = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    const caller = api(nodes[0]!.url, "POST", `/session/${aborted}/message`, { text: "wait for the gate" })
+    const abortedOwner = await until("the turn to run on its owner", async () => {
+      const found = (await api(nodes[0]!.url, "GET", `/session/${aborted}`)).body.runner as string | undefined
+      const messages = (await api(nodes[0]!.url, "GET", `/session/${aborted}/message`)).body as Array<any>
+      const running = messages.flatMap((m) => m.parts).some((part: any) => part.type === "tool" && part.state.status === "running")
+      return running ? found : undefined
+    })
+    const aborter = nodes.find((n) => n.runner !== abortedOwner && n !== nodes[0]) ?? nodes.find((n) => n.runner !== abortedOwner)!
+    expect((await api(aborter.url, "POST", `/session/${aborted}/abort`)).body).toEqual({ aborted: true })
+    const answered = await caller
+    expect(answered.status).toBe(409)
+    expect(answered.body.message).toContain("aborted")
+    const abortedParts = (await api(aborter.url, "GET", `/session/${aborted}/message`)).body as Array<any>
+    expect(
+      abortedParts
+        .flatMap((m) => m.parts)
+        .filter((part: any) => part.type === "tool")
+        .map((part: any) => part.state.status)
+    ).toEqual(["error"])
+    expect(p.server.requests).toHaveLength(1)
+    expect((await api(aborter.url, "GET", `/session/${aborted}`)).body.runner).toBeUndefined()
 
     const created = await api(nodes[0]!.url, "POST", "/session", {})
     expect(created.status).toBe(201)
@@ -101,8 +128,8 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
 
     // the first step ran once; the command cut off was closed as interrupted, and the model told so with the queued message
     expect(fs.readFileSync(path.join(p.cwd, "marker"), "utf8")).toBe("STEP-ONE\n")
-    expect(p.server.requests).toHaveLength(3)
-    const last = JSON.stringify(p.server.requests[2]!.body.messages)
+    expect(p.server.requests).toHaveLength(4)
+    const last = JSON.stringify(p.server.requests[3]!.body.messages)
     expect(last).toContain("STEP-ONE")
     expect(last).toContain("and mind the queue")
     const messages = (await api(others[0].url, "GET", `/session/${sessionID}/message`)).body as Array<any>
@@ -122,42 +149,6 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     // no runner named any more: the turn ended
     expect((await api(others[0].url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
   }, 90_000)
-
-  test("an abort through a node that does not own the session stops the turn on its owner; the prompt's caller on a third node gets 409", async () => {
-    const db = await ClusterTesting.freshDatabase(pgUrl!)
-    drops.push(db.drop)
-    const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] }, { text: "never asked" }], { permission: { bash: "allow" } })
-    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
-    await ClusterTesting.settled(
-      db.url,
-      nodes.map((n) => n.runner),
-      300,
-      defaultTiming.lockRefreshMs
-    )
-    const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
-    // the caller waits for the turn on one node
-    const caller = api(nodes[0]!.url, "POST", `/session/${sessionID}/message`, { text: "wait for the gate" })
-    const owner = await until("the turn to run on its owner", async () => {
-      const found = (await api(nodes[0]!.url, "GET", `/session/${sessionID}`)).body.runner as string | undefined
-      const messages = (await api(nodes[0]!.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
-      const running = messages.flatMap((m) => m.parts).some((part: any) => part.type === "tool" && part.state.status === "running")
-      return running ? found : undefined
-    })
-    const aborter = nodes.find((n) => n.runner !== owner && n !== nodes[0]) ?? nodes.find((n) => n.runner !== owner)!
-    expect((await api(aborter.url, "POST", `/session/${sessionID}/abort`)).body).toEqual({ aborted: true })
-    const answered = await caller
-    expect(answered.status).toBe(409)
-    expect(answered.body.message).toContain("aborted")
-    const messages = (await api(aborter.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
-    expect(
-      messages
-        .flatMap((m) => m.parts)
-        .filter((part: any) => part.type === "tool")
-        .map((part: any) => part.state.status)
-    ).toEqual(["error"])
-    expect(p.server.requests).toHaveLength(1)
-    expect((await api(aborter.url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
-  }, 60_000)
 
   test("the owner stopped (SIGTERM) mid-command: it leaves the cluster and exits 0, the turn's prompt goes to another runner, which resumes it", async () => {
     const db = await ClusterTesting.freshDatabase(pgUrl!)

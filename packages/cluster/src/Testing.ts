@@ -50,20 +50,24 @@ const shardHolders = (url: string) =>
 
 /**
  * Resolves once the shards have moved to where they belong with these runners: every shard locked, each of `runners`
- * holding some, and nothing moved during one more lock refresh (a runner that joined takes its share over a few
+ * holding some, and nothing moved for a whole lock refresh (a runner that joined takes its share over a few
  * refreshes; a message sent meanwhile is still handled once, by whichever runner holds its shard then).
  */
 export const settled = async (url: string, runners: ReadonlyArray<string>, shards: number, refreshMs: number, deadlineMs = 45_000) => {
   let last = ""
+  let since = Date.now()
   const deadline = Date.now() + deadlineMs
   for (;;) {
     if (Date.now() > deadline) throw new Error(`the shards did not settle on ${runners.join(", ")} in ${deadlineMs} ms; last seen: ${last.slice(0, 1500)}`)
     const holders = await shardHolders(url)
     const key = JSON.stringify([...holders])
     const owners = new Set(holders.values())
-    if (holders.size === shards && runners.every((r) => owners.has(r)) && owners.size === runners.length && key === last) return holders
-    last = key
-    await Bun.sleep(refreshMs * 1.5)
+    if (key !== last) {
+      last = key
+      since = Date.now()
+    } else if (holders.size === shards && runners.every((r) => owners.has(r)) && owners.size === runners.length && Date.now() - since >= refreshMs)
+      return holders
+    await Bun.sleep(250)
   }
 }
 

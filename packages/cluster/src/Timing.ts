@@ -16,6 +16,10 @@ import { Duration } from "effect"
  * - `pollMs`: how often a runner reads persisted messages it has not yet processed (a prompt stored while its owner
  *   was moving). Costs one query per runner per interval.
  * - `assignmentsMs`: how often a runner re-reads which runner holds which shard. Costs one query per interval.
+ * - `handOffMs`: how long a session's running turn may go on when its runner stops (SIGTERM) or gives its shard up
+ *   (a runner joined) before it is stopped and its prompt handed to the next owner, which resumes it. A turn that ends
+ *   within it is not moved; a longer one waits this long more before it goes on elsewhere (the library's default is
+ *   15 s, Kubernetes' grace period).
  */
 export interface ClusterTiming {
   readonly healthCheckMs: number
@@ -23,6 +27,7 @@ export interface ClusterTiming {
   readonly lockExpiryMs: number
   readonly pollMs: number
   readonly assignmentsMs: number
+  readonly handOffMs: number
 }
 
 /**
@@ -37,7 +42,8 @@ export const defaultTiming: ClusterTiming = {
   lockRefreshMs: 3_000,
   lockExpiryMs: 9_000,
   pollMs: 1_000,
-  assignmentsMs: 1_000
+  assignmentsMs: 1_000,
+  handOffMs: 5_000
 }
 
 /** A timing a user gave is refused when it cannot work: every value positive, and the locks refreshed well before they expire. */
@@ -56,5 +62,6 @@ export const shardingTimings = (timing: ClusterTiming) => ({
   shardLockRefreshInterval: Duration.millis(timing.lockRefreshMs),
   shardLockExpiration: Duration.millis(timing.lockExpiryMs),
   entityMessagePollInterval: Duration.millis(timing.pollMs),
-  refreshAssignmentsInterval: Duration.millis(timing.assignmentsMs)
+  refreshAssignmentsInterval: Duration.millis(timing.assignmentsMs),
+  entityTerminationTimeout: Duration.millis(timing.handOffMs)
 })

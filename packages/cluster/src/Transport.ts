@@ -8,9 +8,14 @@ export interface TransportSecurity {
   readonly secret?: string
 }
 
-const HEADER = 4 + 32
-/** A frame longer than this is no runner's: the connection closes (the library's own frames stop at 16 MiB). */
-const MAX_FRAME = 64 * 1024 * 1024
+// [payload length: u32][sent at: u64 ms][HMAC-SHA256: 32 bytes][payload]
+const HEADER = 4 + 8 + 32
+/** A frame longer than this is no runner's (the library's own stop at 16 MiB): the connection closes. */
+const MAX_FRAME = 16 * 1024 * 1024 + 1024
+/** Until a frame on the connection has checked out, a longer one is refused before it is buffered (a stranger's). */
+const FIRST_FRAME = 4 * 1024 * 1024
+/** A frame sent longer ago than this (or this far in the future) is refused: the runners' clocks must agree to within it. */
+const MAX_AGE_MS = 60_000
 
 const bytesOf = (data: Uint8Array | string) => (typeof data === "string" ? new TextEncoder().encode(data) : data)
 
@@ -18,68 +23,80 @@ const bytesOf = (data: Uint8Array | string) => (typeof data === "string" ? new T
 const refuse = () => new RpcSerialization.MaxBufferSizeExceeded({ maxBufferSize: 0 })
 
 /**
- * `inner`'s frames, each signed: [payload length: u32][HMAC-SHA256(key, frame number: u64 ‖ payload)][payload]. The
- * frame number counts each direction of one connection from 0, so a frame cannot be dropped, reordered or repeated
- * within it. A frame that fails its check closes the connection before anything in it is read; `onRefused` is told.
- * It authenticates runners to each other; it does not hide the traffic, nor stop a replay of a whole recorded
- * connection by someone on the path: on a network you do not trust, run the runners' traffic over a private network
- * or a tunnel (WireGuard, an SSH or stunnel tunnel).
+ * `inner`'s frames, each signed: [payload length: u32][sent at: u64 ms][HMAC-SHA256(key, length ‖ sent at ‖ payload)]
+ * [payload]. A frame that fails its check, is older than a minute (or that far ahead), or is longer than a runner
+ * sends (4 MiB until one frame on the connection has checked out, then 16 MiB) closes the connection before anything
+ * in it is read; `onRefused` is told. A frame is buffered as chunks and joined once, when it is whole.
+ * It authenticates runners to each other; it does not hide the traffic, and someone on the path could replay a
+ * recorded frame within its minute: on a network you do not trust, run the runners' traffic over a private network
+ * or a tunnel (WireGuard, an SSH or stunnel tunnel). (Frames carry no per-connection counter: Effect's RPC client
+ * encodes with one parser a frame it sends on the next connection.)
  */
 export const signed = (
   inner: RpcSerialization.RpcSerialization["Service"],
   secret: string,
-  onRefused: () => void
+  onRefused: () => void,
+  now: () => number = Date.now
 ): RpcSerialization.RpcSerialization["Service"] => {
-  const key = createHmac("sha256", secret).update("reins cluster frames v1").digest()
-  const mac = (n: bigint, payload: Uint8Array) => {
-    const count = Buffer.alloc(8)
-    count.writeBigUInt64BE(n)
-    return createHmac("sha256", key).update(count).update(payload).digest()
-  }
+  const key = createHmac("sha256", secret).update("reins cluster frames v2").digest()
+  const mac = (head: Uint8Array, payload: Uint8Array) => createHmac("sha256", key).update(head).update(payload).digest()
   return RpcSerialization.RpcSerialization.of({
     contentType: `${inner.contentType}+signed`,
     includesFraming: true,
     codecFor: inner.codecFor,
     makeUnsafe: () => {
       const parser = inner.makeUnsafe()
-      let sent = 0n
-      let received = 0n
-      let buffer: Buffer = Buffer.alloc(0)
+      let chunks: Array<Buffer> = []
+      let size = 0
+      // the length of the frame being read, once its header is in
+      let length: number | undefined
+      let verified = false
       let closed = false
-      const frame = (payload: Uint8Array) => {
-        const header = Buffer.alloc(HEADER)
-        header.writeUInt32BE(payload.length, 0)
-        mac(sent++, payload).copy(header, 4)
-        return new Uint8Array(Buffer.concat([header, payload]))
+      const close = () => {
+        closed = true
+        chunks = []
+        onRefused()
+        return refuse()
       }
       return {
         encode: (message) => {
           const encoded = parser.encode(message)
-          return encoded === undefined ? undefined : frame(bytesOf(encoded))
+          if (encoded === undefined) return undefined
+          const payload = bytesOf(encoded)
+          const header = Buffer.alloc(HEADER)
+          header.writeUInt32BE(payload.length, 0)
+          header.writeBigUInt64BE(BigInt(now()), 4)
+          mac(header.subarray(0, 12), payload).copy(header, 12)
+          return new Uint8Array(Buffer.concat([header, payload]))
         },
         decode: (data) => {
           if (closed) throw refuse()
-          buffer = buffer.length === 0 ? Buffer.from(bytesOf(data)) : Buffer.concat([buffer, bytesOf(data)])
+          const bytes = Buffer.from(bytesOf(data))
+          chunks.push(bytes)
+          size += bytes.length
           const out: Array<unknown> = []
-          while (buffer.length >= HEADER) {
-            const length = buffer.readUInt32BE(0)
-            if (length > MAX_FRAME) {
-              closed = true
-              onRefused()
-              throw refuse()
+          for (;;) {
+            const need = length === undefined ? HEADER : HEADER + length
+            if (size < need) return out
+            // joined once what is needed is in: a frame trickled in byte by byte is not copied again at each byte
+            const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+            chunks = [all]
+            if (length === undefined) {
+              const declared = all.readUInt32BE(0)
+              if (declared > (verified ? MAX_FRAME : FIRST_FRAME)) throw close()
+              length = declared
+              continue
             }
-            if (buffer.length < HEADER + length) break
-            const payload = buffer.subarray(HEADER, HEADER + length)
-            if (!timingSafeEqual(buffer.subarray(4, HEADER), mac(received, payload))) {
-              closed = true
-              onRefused()
-              throw refuse()
-            }
-            received++
+            const payload = all.subarray(HEADER, need)
+            const sentAt = Number(all.readBigUInt64BE(4))
+            if (!timingSafeEqual(all.subarray(12, HEADER), mac(all.subarray(0, 12), payload)) || Math.abs(now() - sentAt) > MAX_AGE_MS) throw close()
+            verified = true
             out.push(...parser.decode(new Uint8Array(payload)))
-            buffer = buffer.subarray(HEADER + length)
+            const rest = all.subarray(need)
+            chunks = rest.length > 0 ? [rest] : []
+            size = rest.length
+            length = undefined
           }
-          return out
         }
       }
     }

@@ -16,9 +16,9 @@ afterAll(async () => {
 const SECRET = "a-secret-of-the-cluster-0123456789"
 const binary = Effect.runSync(Effect.provide(RpcSerialization.RpcSerialization, RpcSerialization.layerSchemaBinary()))
 const message = (id: string) => ({ _tag: "Interrupt" as const, requestId: id })
-const pair = (secret = SECRET) => {
+const pair = (secret = SECRET, now: () => number = Date.now) => {
   let refused = 0
-  const serialization = signed(binary, secret, () => refused++)
+  const serialization = signed(binary, secret, () => refused++, now)
   return { parser: serialization.makeUnsafe(), refused: () => refused }
 }
 const bytes = (data: Uint8Array | string | undefined) => (typeof data === "string" ? new TextEncoder().encode(data) : data!)
@@ -43,17 +43,35 @@ describe("signed frames", () => {
     expect(read).toEqual([message("a"), message("b"), message("c")])
   })
 
+  test("a frame encoded by one connection's parser is read by the next one's (Effect's client sends a frame encoded before a reconnect on the new connection)", () => {
+    const before = pair().parser
+    before.encode(message("earlier"))
+    const late = bytes(before.encode(message("sent after the reconnect")))
+    expect(pair().parser.decode(late)).toEqual([message("sent after the reconnect")])
+  })
+
+  test("a large frame trickled in 1 KiB pieces is read once whole", () => {
+    const big = { _tag: "Interrupt" as const, requestId: "x".repeat(2_000_000) }
+    const frame = bytes(pair().parser.encode(big))
+    const receiver = pair().parser
+    let read: ReadonlyArray<unknown> = []
+    for (let i = 0; i < frame.length; i += 1024) read = [...read, ...receiver.decode(frame.subarray(i, i + 1024))]
+    expect(read).toEqual([big])
+  })
+
   const variants: Array<[string, (frames: Array<Uint8Array>) => Uint8Array]> = [
     ["a payload byte altered", ([f]) => Uint8Array.from(f!, (b, i) => (i === f!.length - 1 ? b ^ 1 : b))],
     ["a signature byte altered", ([f]) => Uint8Array.from(f!, (b, i) => (i === 10 ? b ^ 1 : b))],
-    ["the same frame twice (a replay)", ([f]) => new Uint8Array(Buffer.concat([f!, f!]))],
-    ["the second frame first (reordered)", ([a, b]) => new Uint8Array(Buffer.concat([b!, a!]))],
+    ["the length altered", ([f]) => Uint8Array.from(f!, (b, i) => (i === 3 ? b - 1 : b))],
+    ["a frame sent more than a minute ago (a late replay)", () => bytes(pair(SECRET, () => Date.now() - 61_000).parser.encode(message("x")))],
+    ["a frame stamped more than a minute ahead", () => bytes(pair(SECRET, () => Date.now() + 61_000).parser.encode(message("x")))],
+    ["a first frame claiming more than 4 MiB", () => new Uint8Array([0x00, 0x50, 0x00, 0x00, ...new Array(60).fill(0)])],
     ["a frame signed with another secret", () => bytes(pair("another-secret-0123456789").parser.encode(message("x")))],
     [
       "unsigned frames of the library's own format",
       () => new Uint8Array(Buffer.concat(Array.from({ length: 8 }, (_, i) => bytes(binary.makeUnsafe().encode(message(`x${i}`))))))
     ],
-    ["a length past 64 MiB", () => new Uint8Array([0xff, 0xff, 0xff, 0xff, ...new Array(40).fill(0)])],
+    ["a length past 16 MiB", () => new Uint8Array([0xff, 0xff, 0xff, 0xff, ...new Array(60).fill(0)])],
     ["an HTTP request (a scanner)", () => new TextEncoder().encode(`GET / HTTP/1.1\r\nHost: x\r\n${"x".repeat(64)}\r\n\r\n`)]
   ]
   test.each(variants)("%s closes the connection, nothing of it read", (_name, forge) => {

@@ -17,7 +17,11 @@ afterAll(() => {
 
 /** The stand-in runner with its watchdog, and the pgid of its command once it is watched. */
 const startWatched = async (afterMs: number) => {
-  const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "watched-process.ts"), String(afterMs)], { stdout: "pipe", stderr: "inherit" })
+  const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "watched-process.ts"), String(afterMs)], { stdout: "pipe", stderr: "pipe" })
+  let stderr = ""
+  void (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
+  })()
   const entry: { proc: Bun.Subprocess; pgid?: number } = { proc }
   started.push(entry)
   const reader = proc.stdout.getReader()
@@ -28,7 +32,7 @@ const startWatched = async (afterMs: number) => {
     text += new TextDecoder().decode(value)
   }
   entry.pgid = (JSON.parse(text.split("\n")[0]!) as { pgid: number }).pgid
-  return { proc, pgid: entry.pgid }
+  return { proc, pgid: entry.pgid, stderr: () => stderr }
 }
 
 const gone = (pgid: number) =>
@@ -39,12 +43,19 @@ const gone = (pgid: number) =>
 
 describe("the lease watchdog", () => {
   test("a runner frozen (SIGSTOP) past the limit: its command's process group is killed while it is still stopped", async () => {
-    const { proc, pgid } = await startWatched(400)
+    const { proc, pgid, stderr } = await startWatched(1_000)
     expect(ProcessGroup.groupRunning(pgid)).toBe(true)
     proc.kill("SIGSTOP")
     await Effect.runPromise(gone(pgid))
-    // it was killed by the watchdog, not by its runner: the runner is still stopped
+    // it was killed by the watchdog, not by its runner: the runner is still stopped; the watchdog said why
     expect(proc.exitCode).toBeNull()
+    await Effect.runPromise(
+      eventually(
+        Effect.sync(() => stderr().includes(`process groups ${pgid} `)),
+        "the watchdog's line"
+      )
+    )
+    expect(stderr()).toContain("because the runner did not beat for 1 s")
   })
 
   test("a runner killed -9: its command's process group is killed at once (the watchdog's pipe closed)", async () => {
