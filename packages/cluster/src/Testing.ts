@@ -20,14 +20,20 @@ const admin = (url: string, statement: string): Promise<void> => query(url, stat
  * which are per database), and the function that drops it with its connections.
  */
 export const freshDatabase = async (url: string) => {
-  // those a test killed outright left behind (nothing connected to them any more) go first; DROP DATABASE cannot run in a block
+  // those a test killed outright left behind go first: named with their creation time, and only those an hour old
+  // (another test process running at the same time may have made one a moment ago, not yet connected to); DROP
+  // DATABASE cannot run in a block
   const stale = await query<{ datname: string }>(
     url,
     `SELECT datname FROM pg_database WHERE datname LIKE 'reins\\_cluster\\_t\\_%'
      AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = pg_database.datname)`
   )
-  for (const { datname } of stale) await admin(url, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined)
-  const name = `reins_cluster_t_${crypto.randomUUID().replaceAll("-", "")}`
+  const hourAgo = Date.now() - 3_600_000
+  for (const { datname } of stale) {
+    const made = Number(/^reins_cluster_t_(\d+)_/.exec(datname)?.[1] ?? 0)
+    if (made < hourAgo) await admin(url, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined)
+  }
+  const name = `reins_cluster_t_${Date.now()}_${crypto.randomUUID().replaceAll("-", "")}`
   await admin(url, `CREATE DATABASE ${name}`)
   const parsed = new URL(url)
   parsed.pathname = `/${name}`
