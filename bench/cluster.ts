@@ -15,6 +15,8 @@
 //   turn), and kill → the cut-off command closed as interrupted there (the turn goes on).
 // Needs PostgreSQL: REINS_BENCH_PG_URL or REINS_TEST_PG_URL (scripts/pg-test.sh start gives one); without, it says so.
 // Usage: bun bench/cluster.ts [--sessions N] [--steps M] [--runs R]
+// Not yet in `bun run bench`: on the first try its CPU-bound loads ran, and the I/O-bound load on one runner did not
+// end (a turn's end never reached the client's stream, or a turn never ended); to be found before it gives figures.
 import { ClusterTesting, defaultTiming } from "../packages/cluster/src/index.ts"
 import { cpuMs } from "../apps/cli/test/pty/index.ts"
 import { type Frame, launch, percentile, post, startModel, subscribe } from "./serve-support.ts"

@@ -27,6 +27,25 @@ const startRunner = async (p: Project, database: string, extra: ReadonlyArray<st
   return { ...served, runner }
 }
 
+/** A fresh database of its own, dropped after the file. */
+const freshDatabase = async () => {
+  const db = await ClusterTesting.freshDatabase(pgUrl!)
+  drops.push(db.drop)
+  return db
+}
+
+/** Three runners of the project on `database`, once the shards have settled among them. */
+const startCluster = async (p: Project, database: string) => {
+  const nodes = await Promise.all([startRunner(p, database), startRunner(p, database), startRunner(p, database)])
+  await ClusterTesting.settled(
+    database,
+    nodes.map((n) => n.runner),
+    300,
+    defaultTiming.lockRefreshMs
+  )
+  return nodes
+}
+
 /** Polls `look` (a request) until it gives a value: for state another process changes. */
 const until = async <A>(what: string, look: () => Promise<A | undefined>, ms = 30_000): Promise<A> => {
   const deadline = Date.now() + ms
@@ -42,8 +61,7 @@ const gateCommand = "while [ ! -e gate ]; do sleep 0.1; done"
 
 describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of servers", () => {
   test("any node serves any session: an abort, a permission answer and a queued message through non-owners; the owner killed -9 mid-command, another runner resumes; a client of a third node sees every event once and turn.finished", async () => {
-    const db = await ClusterTesting.freshDatabase(pgUrl!)
-    drops.push(db.drop)
+    const db = await freshDatabase()
     const p = await setup(
       [
         // the first session's turn, aborted
@@ -56,13 +74,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       { permission: { bash: { "*": "allow", "echo *": "ask" } } }
     )
     // the same project path on every runner (one machine: the shared-volume deployment)
-    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
-    await ClusterTesting.settled(
-      db.url,
-      nodes.map((n) => n.runner),
-      300,
-      defaultTiming.lockRefreshMs
-    )
+    const nodes = await startCluster(p, db.url)
     const byRunner = (runner: string) => nodes.find((n) => n.runner === runner)!
 
     // an abort through a node that does not own the session stops the turn on its owner; the caller waiting on another node gets 409
@@ -151,8 +163,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
   }, 90_000)
 
   test("the owner stopped (SIGTERM) mid-command: it leaves the cluster and exits 0, the turn's prompt goes to another runner, which resumes it", async () => {
-    const db = await ClusterTesting.freshDatabase(pgUrl!)
-    drops.push(db.drop)
+    const db = await freshDatabase()
     const p = await setup(
       [
         { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
@@ -161,13 +172,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       ],
       { permission: { bash: "allow" } }
     )
-    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
-    await ClusterTesting.settled(
-      db.url,
-      nodes.map((n) => n.runner),
-      300,
-      defaultTiming.lockRefreshMs
-    )
+    const nodes = await startCluster(p, db.url)
     const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
     expect((await api(nodes[0]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
     const ownerAddress = await until("the second command to run on the owner", async () => {
@@ -199,19 +204,12 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
   }, 90_000)
 
   test("the owner frozen (SIGSTOP): its watchdog kills its command before the session moves, another runner resumes the turn, and the frozen runner, woken, writes nothing", async () => {
-    const db = await ClusterTesting.freshDatabase(pgUrl!)
-    drops.push(db.drop)
+    const db = await freshDatabase()
     const m = marker()
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${m}` } }] }, { text: "resumed after the freeze" }], {
       permission: { bash: "allow" }
     })
-    const nodes = await Promise.all([startRunner(p, db.url), startRunner(p, db.url), startRunner(p, db.url)])
-    await ClusterTesting.settled(
-      db.url,
-      nodes.map((n) => n.runner),
-      300,
-      defaultTiming.lockRefreshMs
-    )
+    const nodes = await startCluster(p, db.url)
     const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
     expect((await api(nodes[0]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "sleep" })).status).toBe(202)
     await until("the command to run", async () => (sleeping(m) === 1 ? true : undefined))
