@@ -2,6 +2,7 @@
 # A throwaway PostgreSQL 15 for the storage tests: a cluster in a temp dir, on a loopback port, with fsync off.
 #   scripts/pg-test.sh start        starts it and prints `export REINS_TEST_PG_URL=…` (eval it)
 #   scripts/pg-test.sh stop         stops it and removes its directory
+#   scripts/pg-test.sh restart      restarts it (pg_ctl restart: every connection is closed; the cluster tests' outage)
 #   scripts/pg-test.sh run CMD…     starts it, runs CMD with REINS_TEST_PG_URL set, stops it; exits with CMD's status
 # PGPORT picks the port (default 55432). Needs Debian's postgresql-15 (apt-get install postgresql-15). Run as root,
 # the server runs as the `postgres` user (PostgreSQL refuses to run as root); otherwise as the current user.
@@ -47,9 +48,15 @@ stop() {
   rm -rf "$dir" "$state"
 }
 
+restart() {
+  [ -f "$state" ] || { echo "no test PostgreSQL on port $port: start it first" >&2; return 1; }
+  as_server "$bin/pg_ctl" -D "$(cat "$state")/data" -m fast -w -t 60 restart >/dev/null
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   run)
     shift
     eval "$(start)"
@@ -61,7 +68,7 @@ case "${1:-}" in
     exit "$status"
     ;;
   *)
-    echo "usage: $0 start | stop | run CMD…" >&2
+    echo "usage: $0 start | stop | restart | run CMD…" >&2
     exit 2
     ;;
 esac

@@ -19,6 +19,8 @@ afterAll(async () => {
 })
 
 const SECRET = "cluster-serve-test-secret-0123456789"
+/** Shards a group: the library's default, which the runners keep. */
+const SHARDS = 300
 
 /** A runner of the cluster: `reins serve` on the database as HOST:PORT, and the address it took. */
 const startRunner = async (p: Project, database: string, extra: ReadonlyArray<string> = []) => {
@@ -37,13 +39,15 @@ const freshDatabase = async () => {
 /** Three runners of the project on `database`, once the shards have settled among them. */
 const startCluster = async (p: Project, database: string) => {
   const nodes = await Promise.all([startRunner(p, database), startRunner(p, database), startRunner(p, database)])
-  await ClusterTesting.settled(
+  const holders = await ClusterTesting.settled(
     database,
     nodes.map((n) => n.runner),
-    300,
+    SHARDS,
     defaultTiming.lockRefreshMs
   )
-  return nodes
+  /** The runner holding the shard that `id` (a session's, a singleton's name) falls on. */
+  const holderOf = (id: string) => holders.get(ClusterTesting.lockOfShard(ClusterTesting.shardOf(id, SHARDS)))
+  return Object.assign(nodes, { holderOf })
 }
 
 /** Polls `look` (a request) until it gives a value: for state another process changes. */
@@ -58,6 +62,19 @@ const until = async <A>(what: string, look: () => Promise<A | undefined>, ms = 3
 }
 
 const gateCommand = "while [ ! -e gate ]; do sleep 0.1; done"
+
+const pgScript = path.join(import.meta.dir, "..", "..", "..", "scripts", "pg-test.sh")
+/** A PostgreSQL server of the test's own (scripts/pg-test.sh on a free port), to restart or stop. */
+const privatePostgres = async () => {
+  const env = { ...process.env, PGPORT: String(ClusterTesting.freePort()) }
+  const pg = (command: string) => {
+    const done = Bun.spawnSync(["bash", pgScript, command], { env, stdout: "pipe", stderr: "pipe" })
+    if (done.exitCode !== 0) throw new Error(`pg-test.sh ${command}: ${done.stderr.toString()}`)
+    return done.stdout.toString()
+  }
+  const url = /REINS_TEST_PG_URL=(\S+)/.exec(pg("start"))![1]!
+  return { url, restart: () => void pg("restart"), stop: () => void pg("stop") }
+}
 
 describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of servers", () => {
   test("any node serves any session: an abort, a permission answer and a queued message through non-owners; the owner killed -9 mid-command, another runner resumes; a client of a third node sees every event once and turn.finished", async () => {
@@ -243,6 +260,123 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       owner.child.kill("SIGCONT")
       await follower.close()
       endSleeping(m)
+    }
+  }, 90_000)
+
+  test("the runner running the health check (a cluster singleton) killed -9 mid-command while it owns the turn: the shard locks' expiry moves the session, another runner resumes it", async () => {
+    const db = await freshDatabase()
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        { text: "resumed without the health check's runner" }
+      ],
+      { permission: { bash: "allow" } }
+    )
+    const nodes = await startCluster(p, db.url)
+    const checker = nodes.find((n) => n.runner === nodes.holderOf(ClusterTesting.healthCheckSingleton))!
+    expect(checker).toBeDefined()
+    // a session whose shard the health check's runner holds (a third of them)
+    let sessionID = ""
+    while (nodes.holderOf(sessionID) !== checker.runner) sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    const other = nodes.find((n) => n !== checker)!
+    expect((await api(other.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
+    const follower = await openEvents(other.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+    await follower.waitFor((f) => f.event === "part.updated" && f.data.part?.state?.status === "running" && f.data.part.state.input?.command === gateCommand)
+    expect((await api(other.url, "GET", `/session/${sessionID}`)).body.runner).toBe(checker.runner)
+    checker.child.kill("SIGKILL")
+    await checker.exited
+    const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+    await follower.close()
+    expect(finished.data.result.text).toBe("resumed without the health check's runner")
+    expect(fs.readFileSync(path.join(p.cwd, "marker"), "utf8")).toBe("STEP-ONE\n")
+    expect(p.server.requests).toHaveLength(3)
+    const messages = (await api(other.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+    const tools = messages.flatMap((m) => m.parts).filter((part: any) => part.type === "tool")
+    expect(tools.map((part: any) => part.state.status)).toEqual(["completed", "error"])
+    const owner = (await api(other.url, "GET", `/session/${sessionID}`)).body.runner
+    expect(owner).toBeUndefined()
+  }, 90_000)
+
+  test("a sub-agent's session runs on its parent's runner (a session tree is one entity); that runner killed -9 mid sub-agent command, another resumes the parent's turn and the model is told the task was cut off", async () => {
+    const db = await freshDatabase()
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "task", arguments: { description: "run it", prompt: "run the command", subagent_type: "general" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        { text: "the parent resumed on another runner" },
+        { text: "the sub-agent's session answered again" }
+      ],
+      { permission: { bash: "allow" } }
+    )
+    const nodes = await startCluster(p, db.url)
+    const parent = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    const owner = nodes.find((n) => n.runner === nodes.holderOf(parent))!
+    const others = nodes.filter((n) => n !== owner)
+    expect((await api(others[0]!.url, "POST", `/session/${parent}/prompt_async`, { text: "delegate" })).status).toBe(202)
+    // the session's tree on another node's stream: the sub-agent's events too
+    const follower = await openEvents(others[1]!.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${parent}` })
+    const running = await follower.waitFor(
+      (f) => f.event === "part.updated" && f.data.part?.state?.status === "running" && f.data.part.state.input?.command === gateCommand
+    )
+    const child = running.data.part.sessionID as string
+    expect(child).not.toBe(parent)
+    // every node names the parent's runner for both (another shard's runner may hold the child's id: it is not the entity)
+    for (const node of nodes) {
+      expect((await api(node.url, "GET", `/session/${parent}`)).body.runner).toBe(owner.runner)
+      expect((await api(node.url, "GET", `/session/${child}`)).body.runner).toBe(owner.runner)
+    }
+    owner.child.kill("SIGKILL")
+    await owner.exited
+    const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+    await follower.close()
+    expect(finished.data.result.text).toBe("the parent resumed on another runner")
+    expect(p.server.requests).toHaveLength(3)
+    // the parent's task call closed as interrupted (the model decides; the sub-agent is not run again blindly)
+    const parentTools = ((await api(others[0]!.url, "GET", `/session/${parent}/message`)).body as Array<any>)
+      .flatMap((m) => m.parts)
+      .filter((part: any) => part.type === "tool")
+    expect(parentTools.map((part: any) => [part.tool, part.state.status])).toEqual([["task", "error"]])
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("interrupted")
+    // the sub-agent's session, its runner dead (its lease not yet lapsed), takes a prompt through any node: it runs on the tree's new owner
+    const again = await api(others[1]!.url, "POST", `/session/${child}/message`, { text: "once more" })
+    expect(again.status).toBe(200)
+    expect(again.body.text).toBe("the sub-agent's session answered again")
+    for (const node of others) expect((await api(node.url, "GET", `/session/${child}`)).body.runner).toBeUndefined()
+  }, 90_000)
+
+  test("PostgreSQL restarted (pg_ctl restart) mid-command: the runners reconnect, the turn finishes on one of them, its first step not run again", async () => {
+    // a PostgreSQL server of this test's own, so that its restart cuts off no other test
+    const pg = await privatePostgres()
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
+        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+        { text: "finished after the restart" }
+      ],
+      { permission: { bash: "allow" } }
+    )
+    try {
+      const nodes = await startCluster(p, pg.url)
+      const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+      expect((await api(nodes[1]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
+      const follower = await openEvents(nodes[2]!.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
+      await follower.waitFor((f) => f.event === "part.updated" && f.data.part?.state?.status === "running" && f.data.part.state.input?.command === gateCommand)
+      pg.restart()
+      fs.writeFileSync(path.join(p.cwd, "gate"), "")
+      const finished = await follower.waitFor((f) => f.event === "turn.finished", 45_000)
+      await follower.close()
+      expect(finished.data.result.text).toBe("finished after the restart")
+      expect(fs.readFileSync(path.join(p.cwd, "marker"), "utf8")).toBe("STEP-ONE\n")
+      const messages = (await api(nodes[0]!.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+      const tools = messages.flatMap((m) => m.parts).filter((part: any) => part.type === "tool")
+      expect(tools.map((part: any) => part.state.status)).toEqual(["completed", "completed"])
+      // the runners serve on: another turn after the restart
+      expect((await api(nodes[2]!.url, "GET", `/session/${sessionID}`)).body.runner).toBeUndefined()
+      const ids = follower.frames.filter((f) => f.id !== undefined).map((f) => f.id)
+      expect(new Set(ids).size).toBe(ids.length)
+    } finally {
+      pg.stop()
     }
   }, 90_000)
 

@@ -77,6 +77,23 @@ export const settled = async (url: string, runners: ReadonlyArray<string>, shard
   }
 }
 
+/**
+ * The shard of the "default" group an entity id (or a singleton's name) falls on with `shards` shards a group:
+ * effect/cluster's routing hash (its internal/hash.ts, not exported; copied, as a test's view of where things run).
+ */
+export const shardOf = (id: string, shards: number) => {
+  let h = 5381
+  for (let i = id.length; i > 0; ) h = (h * 33) ^ id.charCodeAt(--i)
+  const hash = (h & 0xbfffffff) | ((h >>> 1) & 0x40000000)
+  return Math.abs(hash % shards) + 1
+}
+
+/** The key `settled` gives a shard of the "default" group under: its advisory lock's number (group 1 × 1,000,000 + shard). */
+export const lockOfShard = (shard: number) => String(1_000_000 + shard)
+
+/** The cluster singleton that checks the runners' health (pings them; one runner runs it, on its shard). */
+export const healthCheckSingleton = "effect/cluster/Sharding/RunnerHealth"
+
 /** A PostgreSQL client layer for `url`. */
 export const pgLayer = (url: string) => PgClient.layer({ url: Redacted.make(url), applicationName: "reins-cluster-test" }).pipe(Layer.provide(Reactivity.layer))
 

@@ -60,8 +60,9 @@ export const asRunner = (address: string): RunOwner => ({ ...processOwner, holde
 /**
  * Renews a lease every `heartbeatMs` (and checks the abort flag every `abortCheckMs` between) until
  * interrupted; a failed write is logged, not fatal. Succeeds once an abort of the turn was requested
- * (by any process); fails with reason "taken-over" once the lease lost its session (this process
- * was frozen past its lease and another took the session over): the turn racing it stops there.
+ * (by any process); fails with reason "taken-over" once another holds the session under a live lease (this process
+ * was frozen past its lease and another took the session over): the turn racing it stops there. A lease released
+ * (by the turn itself, at its end) with no one holding it stops the beating and nothing else.
  */
 export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing: RunTiming): Effect.Effect<void, StoreError> => {
   // a failed renewal (disk full, database busy) is logged and tried again at the next beat
@@ -76,6 +77,10 @@ export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing:
       const lease = yield* renew
       if (lease === undefined) {
         const holder = yield* claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined))
+        // No live lease: the turn let the session go itself (its last step done, TurnLoop's release, while it writes its
+        // end), or another's claim came and went. Nothing is taken from it now: the beating ends, and the fence judges
+        // every later write (refused if another claimed since). Failing here cut turns short at their very end.
+        if (holder === undefined) return yield* Effect.never
         return yield* takenOver(run, holder)
       }
       if (lease.abort) return

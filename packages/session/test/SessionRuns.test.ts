@@ -189,6 +189,34 @@ describe("SessionRuns", () => {
     expect(JSON.stringify(out.exit)).toContain("taken-over")
   })
 
+  test("a body that released its lease itself (a turn's last step: it checks for queued messages) and goes on writing its end is not cut short by the next heartbeat", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const runs = yield* SessionRuns
+        const claims = yield* RunClaims
+        const released = yield* Deferred.make<void>()
+        const fiber = yield* Effect.forkChild(
+          Effect.exit(
+            runs.hold("ses_a", undefined, (claim) =>
+              Effect.gen(function* () {
+                yield* claims.release(claim, Number.MAX_SAFE_INTEGER)
+                yield* Deferred.succeed(released, undefined)
+                // its end written after a heartbeat (under load, the finish takes its time)
+                yield* Effect.sleep("25 seconds")
+                return "ended"
+              })
+            )
+          )
+        )
+        yield* Deferred.await(released)
+        // past two heartbeats and the body's end
+        yield* TestClock.adjust("30 seconds")
+        return yield* Fiber.join(fiber)
+      }).pipe(Effect.provide(TestClock.layer()))
+    )
+    expect(out).toEqual(Exit.succeed({ _tag: "ran", value: "ended" }))
+  })
+
   test("abort: a turn held here is interrupted at once; another process's is asked; none is idle", async () => {
     const out = await run(
       Effect.gen(function* () {
