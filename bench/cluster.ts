@@ -1,22 +1,27 @@
-// Benchmark (issue 28): `reins serve --runner` with 1, 2 and 3 runners on one machine and one PostgreSQL database.
+// Benchmark (issue 28): `reins serve --runner` with 1, 2 and 3 runners on one machine and one PostgreSQL database,
+// against one `reins serve` on SQLite and one on PostgreSQL (no cluster) in the same run.
 // SESSIONS sessions (default 12) each run one turn of STEPS bash steps (default 10), prompted at once, round robin
-// through the runners; a client follows every event on the first runner's stream. Two kinds of step: CPU-bound
-// (`echo N`: the runtime's own work) and I/O-bound (`sleep 0.2; echo N`: the command waits). Then failover, with 3
-// runners: a turn holding a long command, its owner killed -9 (and another runner started in its place), RUNS times.
+// through the servers; a client follows every event on the first server's stream. Two kinds of step: CPU-bound
+// (`echo N`: the runtime's own work) and I/O-bound (`sleep 0.2; echo N`: the command waits). Each server runs a
+// warm-up turn first. Then event latency at a moderate load (MODERATE sessions, default 3, prompted a second
+// apart), and failover: 3 fresh
+// runners, a turn holding a long command, its owner killed -9; RUNS times (default 5).
 //
 // Figures:
 // - turns/s: SESSIONS / (the last turn.finished the client saw − the prompts posted).
-// - event latency, local and cross-node: for each tool part update on the first runner's stream, the owner's stamp
+// - event latency, local and cross-node: for each tool part update on the first server's stream, the owner's stamp
 //   in the part (state.time.start / end: Date.now() right before it is stored) to the client's arrival time (same
-//   machine, same clock). "local" when the session's owner is the first runner, "cross" when another runner ran it
+//   machine, same clock). "local" when the session's owner is the first server, "cross" when another runner ran it
 //   (its events reached the first runner through the event log: an append, a NOTIFY, a read).
-// - runner CPU per step: the runners' CPU time over the load / the steps run (the per-step bookkeeping ceiling).
+// - server CPU per step: the servers' CPU time over the load / the steps run; the cluster's share: the runners' less
+//   that of one reins serve on PostgreSQL under the same load (the per-step bookkeeping a runner adds).
+// - PostgreSQL CPU per step: every postgres process's CPU time on this machine over the load / the steps.
 // - failover: kill -9 → the first event of the session at a client of a surviving runner (the next owner has the
-//   turn), and kill → the cut-off command closed as interrupted there (the turn goes on).
+//   turn and closed the cut-off command), kill → the cut-off command closed as interrupted there, and kill →
+//   turn.finished (the model asked again and answered).
 // Needs PostgreSQL: REINS_BENCH_PG_URL or REINS_TEST_PG_URL (scripts/pg-test.sh start gives one); without, it says so.
-// Usage: bun bench/cluster.ts [--sessions N] [--steps M] [--runs R]
-// Not yet in `bun run bench`: on the first try its CPU-bound loads ran, and the I/O-bound load on one runner did not
-// end (a turn's end never reached the client's stream, or a turn never ended); to be found before it gives figures.
+// Usage: bun bench/cluster.ts [--sessions N] [--steps M] [--runs R] [--moderate N] [--only load|latency|failover]
+import * as fs from "node:fs"
 import { ClusterTesting, defaultTiming } from "../packages/cluster/src/index.ts"
 import { cpuMs } from "../apps/cli/test/pty/index.ts"
 import { type Frame, launch, percentile, post, startModel, subscribe } from "./serve-support.ts"
@@ -34,6 +39,16 @@ const flag = (name: string, fallback: number) => {
 const SESSIONS = flag("--sessions", 12)
 const STEPS = stepsFlag(10, 1)
 const RUNS = flag("--runs", 5)
+const MODERATE = flag("--moderate", 3)
+/** At a moderate load the sessions come one after another (a second apart), not all in the same instant. */
+const STAGGER_MS = 1_000
+const onlyAt = process.argv.indexOf("--only")
+const ONLY = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
+if (ONLY !== undefined && !["load", "latency", "failover"].includes(ONLY)) {
+  console.error(`--only wants load, latency or failover, got ${ONLY}`)
+  process.exit(2)
+}
+const part = (name: string) => ONLY === undefined || ONLY === name
 const PG = process.env.REINS_BENCH_PG_URL || process.env.REINS_TEST_PG_URL || undefined
 const TOKEN = "reins-bench-token"
 const SECRET = "reins-bench-cluster-secret-0123456789"
@@ -45,41 +60,61 @@ if (PG === undefined) {
   process.exit(0)
 }
 
+/** The CPU time of every PostgreSQL server process on this machine (the benchmark's database runs here). */
+const postgresCpuMs = () => {
+  let total = 0
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuMs(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
 const get = async (url: string) => (await fetch(url, { headers })).json() as Promise<any>
 
-/** N runners on a fresh database, serving one project (the same directory: one machine's shared volume), settled. */
-const startCluster = async (n: number, modelURL: string) => {
-  const db = await ClusterTesting.freshDatabase(PG)
+/** How the servers are set up: one `reins serve` on SQLite or on PostgreSQL (the baselines), or `n` runners of a cluster. */
+type Setup = { readonly kind: "sqlite" } | { readonly kind: "postgres" } | { readonly kind: "runners"; readonly n: number }
+const setupName = (s: Setup) => (s.kind === "runners" ? `${s.n} runner${s.n > 1 ? "s" : ""}` : `serve on ${s.kind === "sqlite" ? "SQLite" : "PostgreSQL"}`)
+
+/** The servers of `setup` on a fresh database, serving one project (the same directory: one machine's shared volume), settled and warmed up. */
+const startServers = async (setup: Setup, modelURL: string) => {
+  const db = setup.kind === "sqlite" ? undefined : await ClusterTesting.freshDatabase(PG)
   const p = project(modelURL)
   const start = async () => {
     const address = `127.0.0.1:${ClusterTesting.freePort()}`
-    const cmd = [process.execPath, BIN, "--database", db.url, "serve", "--port", "0", "--yolo", "--sandbox", "off", "--runner", address]
+    const cmd = [process.execPath, BIN, ...(db ? ["--database", db.url] : []), "serve", "--port", "0", "--yolo", "--sandbox", "off"]
+    if (setup.kind === "runners") cmd.push("--runner", address)
     const started = await launch(cmd, p.cwd, { ...p.env, REINS_SERVER_TOKEN: TOKEN, REINS_CLUSTER_SECRET: SECRET })
     return { address, ...started }
   }
-  const runners = await Promise.all(Array.from({ length: n }, start))
   const settle = (live: ReadonlyArray<{ readonly address: string }>) =>
     ClusterTesting.settled(
-      db.url,
+      db!.url,
       live.map((r) => r.address),
       300,
       defaultTiming.lockRefreshMs,
       90_000
     )
-  await settle(runners)
+  /** One turn with no tool call through each server, so that each has loaded its provider, tools and routes before the clock runs. */
+  const warm = async (servers: ReadonlyArray<{ readonly base: string }>) => {
+    for (const server of servers) {
+      const id = (await post(`${server.base}/session`, {}, headers)).id
+      await post(`${server.base}/session/${id}/message`, { text: WARMUP }, headers)
+    }
+  }
+  const runners = await Promise.all(Array.from({ length: setup.kind === "runners" ? setup.n : 1 }, start))
+  if (setup.kind === "runners") await settle(runners)
+  await warm(runners)
   return {
     runners,
-    /** Another runner, started and joined: the shards settled over `live` and it. */
-    join: async (live: ReadonlyArray<{ readonly address: string }>) => {
-      const runner = await start()
-      runners.push(runner)
-      await settle([...live, runner])
-      return runner
-    },
     stop: async () => {
       for (const r of runners) r.proc.kill("SIGKILL")
       await Promise.all(runners.map((r) => r.proc.exited))
-      await db.drop()
+      await db?.drop()
       p.cleanup()
     }
   }
@@ -93,14 +128,15 @@ interface Load {
   readonly failed: number
 }
 
-/** One load on `n` runners: SESSIONS turns of STEPS steps of `mode`, prompted at once. */
-const runLoad = async (n: number, mode: string): Promise<Load> => {
+/** One load on `setup`: `sessions` turns of STEPS steps of `mode`, prompted at once, round robin through the servers. */
+const runLoad = async (setup: Setup, mode: string, sessions: number, staggerMs = 0): Promise<Load> => {
   const model = await startModel([String(STEPS), WARMUP, mode])
-  const cluster = await startCluster(n, model.url)
+  const cluster = await startServers(setup, model.url)
+  const n = cluster.runners.length
   try {
     const first = cluster.runners[0]!
     const ids: Array<string> = []
-    for (let i = 0; i < SESSIONS; i++) ids.push((await post(`${first.base}/session`, {}, headers)).id)
+    for (let i = 0; i < sessions; i++) ids.push((await post(`${first.base}/session`, {}, headers)).id)
     const owners = new Map<string, string>()
     const ended = new Set<string>()
     let failed = 0
@@ -118,7 +154,7 @@ const runLoad = async (n: number, mode: string): Promise<Load> => {
           const stamp = part.state?.status === "running" ? part.state.time?.start : part.state?.time?.end
           if (typeof stamp === "number") latencies.push({ sessionID: part.sessionID, ms: f.at - stamp })
           // the owner, asked once per session while its turn runs
-          if (!owners.has(part.sessionID)) {
+          if (setup.kind === "runners" && !owners.has(part.sessionID)) {
             owners.set(part.sessionID, "")
             void get(`${first.base}/session/${part.sessionID}`).then((s) => owners.set(part.sessionID, s.runner ?? ""))
           }
@@ -135,17 +171,27 @@ const runLoad = async (n: number, mode: string): Promise<Load> => {
     )
     const cpu0 = cluster.runners.map((r) => cpuMs(r.proc.pid))
     const t0 = Date.now()
-    await Promise.all(ids.map((id, i) => post(`${cluster.runners[i % n]!.base}/session/${id}/prompt_async`, { text: "count" }, headers)))
+    if (staggerMs === 0) await Promise.all(ids.map((id, i) => post(`${cluster.runners[i % n]!.base}/session/${id}/prompt_async`, { text: "count" }, headers)))
+    else
+      for (const [i, id] of ids.entries()) {
+        if (i > 0) await Bun.sleep(staggerMs)
+        await post(`${cluster.runners[i % n]!.base}/session/${id}/prompt_async`, { text: "count" }, headers)
+      }
+    const deadline = setTimeout(() => {
+      console.error(`# cluster: ${setupName(setup)}, ${mode}: ${ids.length - ended.size} of ${ids.length} turns not ended after 5 minutes`)
+      process.exit(1)
+    }, 300_000)
     await all
+    clearTimeout(deadline)
     const wallMs = Date.now() - t0
     const cpu = cluster.runners.reduce((sum, r, i) => sum + cpuMs(r.proc.pid) - cpu0[i]!, 0)
     controller.abort()
-    for (const { sessionID, ms } of latencies) (owners.get(sessionID) === first.address ? local : cross).push(ms)
+    for (const { sessionID, ms } of latencies) (setup.kind === "runners" && owners.get(sessionID) !== first.address ? cross : local).push(ms)
     return {
-      turnsPerSecond: (SESSIONS * 1000) / wallMs,
+      turnsPerSecond: (sessions * 1000) / wallMs,
       local: local.sort((a, b) => a - b),
       cross: cross.sort((a, b) => a - b),
-      cpuPerStepMs: cpu / (SESSIONS * STEPS),
+      cpuPerStepMs: cpu / (sessions * STEPS),
       failed
     }
   } finally {
@@ -154,93 +200,151 @@ const runLoad = async (n: number, mode: string): Promise<Load> => {
   }
 }
 
-/** RUNS failovers on 3 runners: kill -9 of a turn's owner while its command runs → the first event at a client of another runner, and → the command closed there. */
+/**
+ * RUNS failovers, each on 3 fresh runners (a runner joining moves shards, and with them running turns: a cluster of
+ * its own per run keeps the owner where it was seen): kill -9 of a turn's owner while its command runs → the first
+ * event at a client of another runner, and → the command closed there.
+ */
 const runFailover = async () => {
   const model = await startModel(["1", WARMUP, "hold"])
-  const cluster = await startCluster(3, model.url)
   const toEvent: Array<number> = []
   const toClosed: Array<number> = []
+  const toEnd: Array<number> = []
   try {
-    const alive = new Set(cluster.runners)
     for (let run = 0; run < RUNS; run++) {
-      const [entry] = [...alive]
-      const sessionID = (await post(`${entry!.base}/session`, {}, headers)).id as string
-      await post(`${entry!.base}/session/${sessionID}/prompt_async`, { text: "hold" }, headers)
-      let owner: string | undefined
-      for (let i = 0; i < 600 && owner === undefined; i++) {
-        owner = (await get(`${entry!.base}/session/${sessionID}`)).runner
-        if (owner === undefined) await Bun.sleep(50)
+      const cluster = await startServers({ kind: "runners", n: 3 }, model.url)
+      try {
+        const [entry] = cluster.runners
+        const sessionID = (await post(`${entry!.base}/session`, {}, headers)).id as string
+        let killedAt = 0
+        let firstEvent = 0
+        let closed = 0
+        let ended = 0
+        let running!: () => void
+        const started = new Promise<void>((resolve) => (running = resolve))
+        let finish!: () => void
+        const finished = new Promise<void>((resolve) => (finish = resolve))
+        const controller = new AbortController()
+        // every node's stream has every session: the watcher is chosen once the owner is known, so all three are followed
+        for (const runner of cluster.runners)
+          await subscribe(
+            `${runner.base}/event?sessionID=${sessionID}`,
+            (f) => {
+              if (f.event === "part.updated" && f.data.part?.type === "tool" && f.data.part.state?.status === "running") running()
+              if (killedAt === 0 || f.event === "server.connected" || runner.proc.killed) return
+              if (firstEvent === 0) firstEvent = f.at
+              if (closed === 0 && f.event === "part.updated" && f.data.part?.type === "tool" && f.data.part.state?.status === "error") closed = f.at
+              if (f.event === "turn.finished") {
+                ended = f.at
+                finish()
+              }
+            },
+            controller.signal,
+            headers
+          )
+        await post(`${entry!.base}/session/${sessionID}/prompt_async`, { text: "hold" }, headers)
+        await started
+        const owner = (await get(`${entry!.base}/session/${sessionID}`)).runner as string | undefined
+        const victim = cluster.runners.find((r) => r.address === owner)
+        if (victim === undefined) throw new Error(`the turn of ${sessionID} runs, but no runner holds it (${owner})`)
+        killedAt = Date.now()
+        victim.proc.kill("SIGKILL")
+        const deadline = setTimeout(() => {
+          console.error(`# cluster: the turn of ${sessionID} did not finish on another runner within a minute of its owner's kill`)
+          process.exit(1)
+        }, 60_000)
+        await finished
+        clearTimeout(deadline)
+        controller.abort()
+        toEvent.push(firstEvent - killedAt)
+        toClosed.push(closed - killedAt)
+        toEnd.push(ended - killedAt)
+      } finally {
+        await cluster.stop()
       }
-      const victim = [...alive].find((r) => r.address === owner)
-      const watcher = [...alive].find((r) => r !== victim)
-      if (victim === undefined || watcher === undefined) throw new Error(`the turn of ${sessionID} did not start on a runner`)
-      let killedAt = 0
-      let firstEvent = 0
-      let closed = 0
-      const controller = new AbortController()
-      const finished = new Promise<void>((resolve) =>
-        subscribe(
-          `${watcher.base}/event?sessionID=${sessionID}`,
-          (f) => {
-            if (killedAt === 0 || f.event === "server.connected") return
-            if (firstEvent === 0) firstEvent = f.at
-            if (closed === 0 && f.event === "part.updated" && f.data.part?.type === "tool" && f.data.part.state?.status === "error") closed = f.at
-            if (f.event === "turn.finished") resolve()
-          },
-          controller.signal,
-          headers
-        )
-      )
-      killedAt = Date.now()
-      victim.proc.kill("SIGKILL")
-      await victim.proc.exited
-      alive.delete(victim)
-      await finished
-      controller.abort()
-      toEvent.push(firstEvent - killedAt)
-      toClosed.push(closed - killedAt)
-      // a runner in its place for the next run, so that there are always 3
-      if (run + 1 < RUNS) alive.add(await cluster.join([...alive]))
     }
   } finally {
-    await cluster.stop()
     await model.stop()
   }
-  return { toEvent: toEvent.sort((a, b) => a - b), toClosed: toClosed.sort((a, b) => a - b) }
+  const sorted = (xs: Array<number>) => xs.sort((a, b) => a - b)
+  return { toEvent: sorted(toEvent), toClosed: sorted(toClosed), toEnd: sorted(toEnd) }
 }
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "–")
 const ms = (xs: ReadonlyArray<number>, p: number) => (xs.length === 0 ? "–" : `${fmt(percentile(xs, p))} ms`)
 
-console.log(`# cluster: ${SESSIONS} sessions × ${STEPS} bash steps on 1, 2 and 3 runners (${machine()})`)
-const rows: Array<Array<string>> = []
-for (const [kind, mode] of [
-  ["CPU-bound (echo)", "echo"],
-  ["I/O-bound (sleep 0.2)", "sleep:0.2"]
-] as const) {
-  for (const n of [1, 2, 3]) {
-    const r = await runLoad(n, mode)
-    rows.push([
-      `${kind}, ${n} runner${n > 1 ? "s" : ""}`,
-      fmt(r.turnsPerSecond, 2),
-      ms(r.local, 50),
-      ms(r.local, 99),
-      ms(r.cross, 50),
-      ms(r.cross, 99),
-      `${fmt(r.cpuPerStepMs, 1)} ms`,
-      String(r.failed)
-    ])
+const setups: ReadonlyArray<Setup> = [{ kind: "sqlite" }, { kind: "postgres" }, { kind: "runners", n: 1 }, { kind: "runners", n: 2 }, { kind: "runners", n: 3 }]
+console.log(`# cluster (${machine()})`)
+if (part("load")) {
+  console.log(`## ${SESSIONS} sessions × ${STEPS} bash steps at once; one reins serve (SQLite, PostgreSQL) against 1, 2 and 3 runners`)
+  const rows: Array<Array<string>> = []
+  const byLoad = new Map<string, Load>()
+  for (const [kind, mode] of [
+    ["CPU-bound (echo)", "echo"],
+    ["I/O-bound (sleep 0.2)", "sleep:0.2"]
+  ] as const) {
+    for (const setup of setups) {
+      const pg0 = postgresCpuMs()
+      const r = await runLoad(setup, mode, SESSIONS)
+      const pgPerStep = setup.kind === "sqlite" ? NaN : (postgresCpuMs() - pg0) / (SESSIONS * STEPS)
+      byLoad.set(`${mode} ${setupName(setup)}`, r)
+      const baseline = byLoad.get(`${mode} serve on PostgreSQL`)
+      rows.push([
+        `${kind}, ${setupName(setup)}`,
+        fmt(r.turnsPerSecond, 2),
+        `${fmt(r.cpuPerStepMs, 1)} ms`,
+        setup.kind === "runners" && baseline ? `${fmt(r.cpuPerStepMs - baseline.cpuPerStepMs, 1)} ms` : "",
+        Number.isFinite(pgPerStep) ? `${fmt(pgPerStep, 1)} ms` : "",
+        ms(r.local, 50),
+        ms(r.local, 99),
+        ms(r.cross, 50),
+        ms(r.cross, 99),
+        String(r.failed)
+      ])
+    }
   }
-}
-console.log(table(["load", "turns/s", "local p50", "local p99", "cross p50", "cross p99", "runner CPU/step", "failed"], rows))
-const f = await runFailover()
-console.log(`\n# failover: kill -9 of the owner while its command runs, 3 runners at the start (runs: ${f.toEvent.length})`)
-console.log(
-  table(
-    ["measure", "p50", "p99", "max"],
-    [
-      ["kill → first event at a client of another runner", ms(f.toEvent, 50), ms(f.toEvent, 99), ms(f.toEvent, 100)],
-      ["kill → the cut-off command closed by the next owner", ms(f.toClosed, 50), ms(f.toClosed, 99), ms(f.toClosed, 100)]
-    ]
+  console.log(
+    table(
+      ["load", "turns/s", "server CPU/step", "cluster's CPU/step", "PostgreSQL CPU/step", "local p50", "local p99", "cross p50", "cross p99", "failed"],
+      rows
+    )
   )
-)
+  console.log(
+    "(server CPU/step: the servers' CPU over the load / the steps; cluster's: that of the runners less that of one reins serve on PostgreSQL (the bookkeeping a runner adds: routing, persisted prompts, shard locks, NOTIFY); local/cross: a tool part's stamp by its owner → the client of the first server; cross: a session another runner owned)"
+  )
+
+  // 3 machines: each runner on a machine of its own (2 cores each); the database on a fourth
+  const one = byLoad.get("echo 1 runner")!
+  const three = byLoad.get("echo 3 runners")!
+  console.log(
+    `\n## projection for 3 machines (CPU-bound turns): one runner alone reached ${fmt(one.turnsPerSecond, 2)} turns/s here at ${fmt(one.cpuPerStepMs, 1)} ms of CPU a step; three runners on this one machine ${fmt(three.turnsPerSecond, 2)} turns/s (they share its 2 cores: extra runners only add their bookkeeping). On 3 machines of this size, with the database elsewhere, the cluster would give about 3 × ${fmt(one.turnsPerSecond, 2)} = ${fmt(3 * one.turnsPerSecond, 2)} turns/s, as long as PostgreSQL keeps up (its CPU per step is in the table).`
+  )
+}
+
+// event latency at a moderate load (a few sessions, the machine not saturated): what a client of one node sees of sessions running on others
+if (part("latency")) {
+  console.log(
+    `\n## event latency across nodes at a moderate load: ${MODERATE} sessions × ${STEPS} I/O-bound steps (sleep 0.2), prompted ${STAGGER_MS / 1000} s apart, on 3 runners, against one reins serve on PostgreSQL`
+  )
+  const moderate: Array<Array<string>> = []
+  for (const setup of [{ kind: "postgres" }, { kind: "runners", n: 3 }] as ReadonlyArray<Setup>) {
+    const r = await runLoad(setup, "sleep:0.2", MODERATE, STAGGER_MS)
+    moderate.push([setupName(setup), fmt(r.turnsPerSecond, 2), ms(r.local, 50), ms(r.local, 99), ms(r.cross, 50), ms(r.cross, 99), String(r.failed)])
+  }
+  console.log(table(["servers", "turns/s", "local p50", "local p99", "cross p50", "cross p99", "failed"], moderate))
+}
+
+if (part("failover")) {
+  const f = await runFailover()
+  console.log(`\n## failover: kill -9 of the owner while its command runs, 3 fresh runners each run (runs: ${f.toEvent.length})`)
+  console.log(
+    table(
+      ["measure", "p50", "p99", "max"],
+      [
+        ["kill → first event at a client of another runner", ms(f.toEvent, 50), ms(f.toEvent, 99), ms(f.toEvent, 100)],
+        ["kill → the cut-off command closed by the next owner", ms(f.toClosed, 50), ms(f.toClosed, 99), ms(f.toClosed, 100)],
+        ["kill → turn.finished (the model asked again, answered)", ms(f.toEnd, 50), ms(f.toEnd, 99), ms(f.toEnd, 100)]
+      ]
+    )
+  )
+}

@@ -263,7 +263,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     }
   }, 90_000)
 
-  test("the runner running the health check (a cluster singleton) killed -9 mid-command while it owns the turn: the shard locks' expiry moves the session, another runner resumes it", async () => {
+  test("the runner running the health check (a cluster singleton) killed -9 mid-command while it owns the turn: the other runners see it gone (no connection left to the database), another runner resumes the turn", async () => {
     const db = await freshDatabase()
     const p = await setup(
       [

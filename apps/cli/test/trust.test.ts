@@ -278,9 +278,12 @@ describe("keys go only where the user sent them", () => {
 test("a .env in the project does not reach reins: ANTHROPIC_BASE_URL there gets no key", async () => {
   const sniff = await startScriptedServer([{ text: "stolen" }])
   try {
-    const p = await setup([{ text: "hi" }])
+    // one attempt: the call to Anthropic's own API (which this machine may not reach) fails once, without retries
+    const p = await setup([{ text: "hi" }], { retry: { attempts: 1 } })
     write(path.join(p.cwd, ".env"), `ANTHROPIC_BASE_URL=${sniff.url}\nOPENAI_BASE_URL=${sniff.url}\n`)
-    await reins(["run", "--model", "anthropic/claude-sonnet-4-5", "hello"], { ...p, env: { ...p.env, ANTHROPIC_API_KEY: "sk-ant-user-secret" } })
+    const r = await reins(["run", "--model", "anthropic/claude-sonnet-4-5", "hello"], { ...p, env: { ...p.env, ANTHROPIC_API_KEY: "sk-ant-user-secret" } })
+    // the run went to the model (its config taken), not to the .env's address
+    expect(r.stderr).not.toContain("config")
     expect(sniff.requests).toHaveLength(0)
   } finally {
     await sniff.stop()

@@ -4,7 +4,6 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as Entity from "effect/cluster/Entity"
 import type { RunnerAddress } from "effect/cluster/RunnerAddress"
-import * as RunnerHealth from "effect/cluster/RunnerHealth"
 import * as Runners from "effect/cluster/Runners"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SocketRunner from "effect/cluster/SocketRunner"
@@ -12,6 +11,7 @@ import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Rpc from "effect/rpc/Rpc"
+import * as Health from "./Health.ts"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
 import { SessionEntity } from "./SessionEntity.ts"
 import { SessionOwner } from "./SessionOwner.ts"
@@ -63,7 +63,8 @@ export const runnerLayer = (options: RunnerOptions) => {
   return onSqlStorage(
     SocketRunner.layer.pipe(
       Layer.provide([layerSocketServer, layerClientProtocol]),
-      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol)))
+      Layer.provide(Health.layer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
+      Layer.merge(Health.sweepLayer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol)))
     ),
     {
       runnerAddress: Option.some(options.address),
@@ -114,7 +115,7 @@ const postgres = (url: string, name: string) =>
 
 /** `clusterLayer` on the PostgreSQL database at `database`: what a `reins serve --runner` process runs. */
 export const clusterOnPostgres = (options: RunnerOptions & { readonly database: string }) =>
-  clusterLayer(options).pipe(Layer.provide(postgres(options.database, `reins-runner ${formatRunnerAddress(options.address)}`)))
+  clusterLayer(options).pipe(Layer.provide(postgres(options.database, Health.runnerApplicationName(options.address))))
 
 /** `clientLayer` on the PostgreSQL database at `database`. */
 export const clientOnPostgres = (database: string, timing?: ClusterTiming, security?: TransportSecurity) =>

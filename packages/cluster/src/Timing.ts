@@ -31,8 +31,9 @@ export interface ClusterTiming {
 }
 
 /**
- * reins's defaults: a killed runner's sessions move in about 3–5 s (the health check notices it); when the runner
- * killed was the one running the health check, or a runner is frozen, within `lockExpiryMs` + 2 s (about 11 s); a
+ * reins's defaults: a killed runner's sessions move in under 2 s (the health check, or any runner's sweep when the
+ * runner killed ran the health check, sees its connections gone: Health.ts); a frozen runner's within
+ * `lockExpiryMs` + 2 s (about 11 s); a
  * stall of the database or the event loop under 3 s moves nothing. (The library's own: a 1-minute health check, 10 s
  * refresh and 35 s expiry: ~37 s after a kill.) A shorter expiry moves sessions sooner after a freeze and turns
  * shorter stalls into handoffs.

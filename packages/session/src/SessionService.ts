@@ -138,6 +138,8 @@ export class SessionService extends Context.Service<
           }
         }
         if (fixed.length > 0) yield* store.putParts(fixed)
+        // told as any other change of a part: a client following the session sees the command closed, not running on
+        for (const part of fixed) yield* bus.publish({ type: "part.updated", part })
         return fixed.length
       })
 
