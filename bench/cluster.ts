@@ -3,9 +3,9 @@
 // SESSIONS sessions (default 12) each run one turn of STEPS bash steps (default 10), prompted at once, round robin
 // through the servers; a client follows every event on the first server's stream. Two kinds of step: CPU-bound
 // (`echo N`: the runtime's own work) and I/O-bound (`sleep 0.2; echo N`: the command waits). Each server runs a
-// warm-up turn first. Then event latency at a moderate load (MODERATE sessions, default 3, prompted a second
-// apart), and failover: 3 fresh
-// runners, a turn holding a long command, its owner killed -9; RUNS times (default 5).
+// warm-up turn with one command first. Then event latency at a moderate load (MODERATE sessions, default 3,
+// prompted a second apart), and failover: 3 fresh runners, a turn holding a long command, its owner killed -9;
+// RUNS times (default 5).
 //
 // Figures:
 // - turns/s: SESSIONS / (the last turn.finished the client saw − the prompts posted).
@@ -99,11 +99,11 @@ const startServers = async (setup: Setup, modelURL: string) => {
       defaultTiming.lockRefreshMs,
       90_000
     )
-  /** One turn with no tool call through each server, so that each has loaded its provider, tools and routes before the clock runs. */
+  /** One turn with one command through each server, so that each has loaded its provider, tools and routes before the clock runs. */
   const warm = async (servers: ReadonlyArray<{ readonly base: string }>) => {
     for (const server of servers) {
       const id = (await post(`${server.base}/session`, {}, headers)).id
-      await post(`${server.base}/session/${id}/message`, { text: WARMUP }, headers)
+      await post(`${server.base}/session/${id}/message`, { text: `${WARMUP} with a tool` }, headers)
     }
   }
   const runners = await Promise.all(Array.from({ length: setup.kind === "runners" ? setup.n : 1 }, start))

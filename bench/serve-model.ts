@@ -17,7 +17,11 @@ const firstUser = (body: any): string => {
 /** No tools offered (a title or summary request) → a title; the warm-up → an answer; else STEPS × `echo N`, then the answer. */
 const respond = (body: any): ScriptedStep => {
   if (!Array.isArray(body?.tools) || body.tools.length === 0) return { text: "Bench session" }
-  if (firstUser(body).includes(WARMUP)) return { text: "warm" }
+  // a warm-up that says "with a tool" runs one command first (the tool's path warmed too, not only the model's)
+  if (firstUser(body).includes(WARMUP))
+    return firstUser(body).includes("with a tool") && toolResults(body) === 0
+      ? { toolCalls: [{ name: "bash", arguments: { command: "echo warm", description: "Warm up" } }] }
+      : { text: "warm" }
   const done = toolResults(body)
   return done < STEPS
     ? { toolCalls: [{ name: "bash", arguments: { command: command(done), description: "Print a number" } }] }
