@@ -1,6 +1,7 @@
 // The body of `reins serve` (commands/serve.ts): loaded only when the server runs, so that the HTTP
 // server, its API and the server package are not loaded (parsed, evaluated, kept in memory) by every
 // other command — \`reins run\` among them.
+import * as fs from "node:fs"
 import { Context, Effect, Layer, Option, Predicate } from "effect"
 import * as BunHttpServer from "./BunHttpServer.ts"
 import { sandboxOption } from "./SandboxFlag.ts"
@@ -57,7 +58,30 @@ const clusterOptions = (runner: string, env: Readonly<Record<string, string | un
       return yield* usage(
         "--runner needs the cluster's secret in REINS_CLUSTER_SECRET (the same on every runner, at least 16 characters: e.g. the output of openssl rand -hex 32): runners sign their traffic with it."
       )
-    return { runner, secret }
+    const tls = yield* clusterTls(env)
+    return { runner, secret, ...(tls !== undefined ? { tls } : {}) }
+  })
+
+/** The runners' mutual TLS from REINS_CLUSTER_TLS_CERT, _KEY and _CA (PEM files): all three, or none (signed frames only). */
+const clusterTls = (env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function* () {
+    const names = ["REINS_CLUSTER_TLS_CERT", "REINS_CLUSTER_TLS_KEY", "REINS_CLUSTER_TLS_CA"] as const
+    const given = names.filter((name) => (env[name] ?? "") !== "")
+    if (given.length === 0) return undefined
+    if (given.length < names.length)
+      return yield* usage(
+        `TLS between runners needs all of ${names.join(", ")} (this runner's certificate and key, and the CA that signed every runner's, as PEM files); ${names.filter((n) => !given.includes(n)).join(", ")} ${given.length === 2 ? "is" : "are"} not set.`
+      )
+    const texts: Array<string> = []
+    for (const name of names) {
+      const file = env[name]!
+      const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (error) => error }).pipe(
+        Effect.catch((error) => usage(`${name}: cannot read ${file} (${error instanceof Error ? error.message : String(error)}).`))
+      )
+      if (!text.includes("-----BEGIN ")) return yield* usage(`${name}: ${file} is not a PEM file (no -----BEGIN line).`)
+      texts.push(text)
+    }
+    return { cert: texts[0]!, key: texts[1]!, ca: texts[2]! }
   })
 
 /**

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { ClusterTesting, defaultTiming } from "@reins/cluster"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { api, endSleeping, marker, openEvents, servers, sleeping, type Served, type SseFrame } from "./serve-support.ts"
 import { ensureBuilt, projects, reins, type Project } from "./support.ts"
@@ -23,9 +24,9 @@ const SECRET = "cluster-serve-test-secret-0123456789"
 const SHARDS = 300
 
 /** A runner of the cluster: `reins serve` on the database as HOST:PORT, and the address it took. */
-const startRunner = async (p: Project, database: string, extra: ReadonlyArray<string> = []) => {
+const startRunner = async (p: Project, database: string, extra: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
   const runner = `127.0.0.1:${ClusterTesting.freePort()}`
-  const served = await serve(p, ["--database", database, "--runner", runner, ...extra], { REINS_CLUSTER_SECRET: SECRET })
+  const served = await serve(p, ["--database", database, "--runner", runner, ...extra], { REINS_CLUSTER_SECRET: SECRET, ...env })
   return { ...served, runner }
 }
 
@@ -277,8 +278,9 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     const checker = nodes.find((n) => n.runner === nodes.holderOf(ClusterTesting.healthCheckSingleton))!
     expect(checker).toBeDefined()
     // a session whose shard the health check's runner holds (a third of them)
-    let sessionID = ""
-    while (nodes.holderOf(sessionID) !== checker.runner) sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    let sessionID: string
+    do sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+    while (nodes.holderOf(sessionID) !== checker.runner)
     const other = nodes.find((n) => n !== checker)!
     expect((await api(other.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
     const follower = await openEvents(other.url, { headers: { "last-event-id": "0" }, query: `?sessionID=${sessionID}` })
@@ -379,6 +381,102 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       pg.stop()
     }
   }, 90_000)
+
+  test.skipIf(Bun.which("openssl") === null)(
+    "runners over mutual TLS (REINS_CLUSTER_TLS_*): a prompt through the node that does not own the session is run by the owner and answered",
+    async () => {
+      const db = await freshDatabase()
+      const p = await setup([{ text: "answered over TLS" }])
+      const certs = fs.mkdtempSync(path.join(os.tmpdir(), "reins-cluster-tls-"))
+      const openssl = (...args: Array<string>) => expect(Bun.spawnSync(["openssl", ...args], { cwd: certs, stderr: "pipe" }).exitCode).toBe(0)
+      openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=cluster CA"
+      )
+      openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "runner-key.pem",
+        "-out",
+        "runner.csr",
+        "-subj",
+        "/CN=runner"
+      )
+      fs.writeFileSync(path.join(certs, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n")
+      openssl(
+        "x509",
+        "-req",
+        "-in",
+        "runner.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-out",
+        "runner.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf"
+      )
+      const env = {
+        REINS_CLUSTER_TLS_CERT: path.join(certs, "runner.pem"),
+        REINS_CLUSTER_TLS_KEY: path.join(certs, "runner-key.pem"),
+        REINS_CLUSTER_TLS_CA: path.join(certs, "ca.pem")
+      }
+      try {
+        const nodes = await Promise.all([startRunner(p, db.url, [], env), startRunner(p, db.url, [], env)])
+        const holders = await ClusterTesting.settled(
+          db.url,
+          nodes.map((n) => n.runner),
+          SHARDS,
+          defaultTiming.lockRefreshMs
+        )
+        // a session the second runner owns, prompted through the first
+        let sessionID: string
+        do sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
+        while (holders.get(ClusterTesting.lockOfShard(ClusterTesting.shardOf(sessionID, SHARDS))) !== nodes[1]!.runner)
+        const answered = await api(nodes[0]!.url, "POST", `/session/${sessionID}/message`, { text: "hello" })
+        expect(answered.status).toBe(200)
+        expect(answered.body.text).toBe("answered over TLS")
+        // one of the three missing: refused with what to give
+        const partial = await reins(["--database", db.url, "serve", "--port", "0", "--runner", "127.0.0.1:1"], {
+          ...p,
+          env: { ...p.env, REINS_CLUSTER_SECRET: SECRET, REINS_CLUSTER_TLS_CERT: env.REINS_CLUSTER_TLS_CERT }
+        })
+        expect(partial.code).toBe(2)
+        expect(partial.stderr).toContain("REINS_CLUSTER_TLS_KEY, REINS_CLUSTER_TLS_CA are not set")
+        const notPem = await reins(["--database", db.url, "serve", "--port", "0", "--runner", "127.0.0.1:1"], {
+          ...p,
+          env: { ...p.env, REINS_CLUSTER_SECRET: SECRET, ...env, REINS_CLUSTER_TLS_CA: path.join(certs, "ext.cnf") }
+        })
+        expect(notPem.code).toBe(2)
+        expect(notPem.stderr).toContain("is not a PEM file")
+      } finally {
+        fs.rmSync(certs, { recursive: true, force: true })
+      }
+    },
+    90_000
+  )
 
   test("--runner without a PostgreSQL database, with an address that is not HOST:PORT, or without the cluster's secret (or a short one), is refused with what to give", async () => {
     const p = await setup([])

@@ -1,4 +1,3 @@
-import { layerClientProtocol, layerSocketServer } from "@effect/platform-node-shared/NodeClusterSocket"
 import { layerDigest } from "@effect/platform-node-shared/NodeCrypto"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
@@ -15,6 +14,7 @@ import * as Health from "./Health.ts"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
 import { SessionEntity } from "./SessionEntity.ts"
 import { SessionOwner } from "./SessionOwner.ts"
+import { clientProtocol, socketServer } from "./Sockets.ts"
 import { type ClusterTiming, checkTiming, defaultTiming, shardingTimings } from "./Timing.ts"
 import { serializationLayer, type TransportSecurity } from "./Transport.ts"
 
@@ -60,11 +60,13 @@ const onSqlStorage = <A, E, R>(member: Layer.Layer<A, E, R>, config: Partial<Sha
  * messages are schema-encoded binary frames over TCP.
  */
 export const runnerLayer = (options: RunnerOptions) => {
+  const tls = options.security?.tls
+  const client = clientProtocol(tls)
   return onSqlStorage(
     SocketRunner.layer.pipe(
-      Layer.provide([layerSocketServer, layerClientProtocol]),
-      Layer.provide(Health.layer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
-      Layer.merge(Health.sweepLayer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol)))
+      Layer.provide([socketServer(tls), client]),
+      Layer.provide(Health.layer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(client))),
+      Layer.merge(Health.sweepLayer.pipe(Layer.provide(Runners.layerRpc), Layer.provide(client)))
     ),
     {
       runnerAddress: Option.some(options.address),
@@ -98,7 +100,7 @@ export const sessionEntityLayer = SessionEntity.toLayer(
  */
 export const clientLayer = (timing: ClusterTiming = defaultTiming, security: TransportSecurity = {}) =>
   onSqlStorage(
-    SocketRunner.layerClientOnly.pipe(Layer.provide(layerClientProtocol)),
+    SocketRunner.layerClientOnly.pipe(Layer.provide(clientProtocol(security.tls))),
     {
       runnerAddress: Option.none(),
       ...shardingTimings(timingOf(timing))

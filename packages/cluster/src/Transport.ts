@@ -6,6 +6,15 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 export interface TransportSecurity {
   /** The same on every runner (`REINS_CLUSTER_SECRET`): a frame without its signature closes the connection. */
   readonly secret?: string
+  /** Mutual TLS between runners (`REINS_CLUSTER_TLS_*`): traffic encrypted, each side's certificate checked against `ca`. */
+  readonly tls?: ClusterTls
+}
+
+/** PEM texts: this runner's certificate and key (it shows them as a server and as a client), and the CA that signed every runner's. */
+export interface ClusterTls {
+  readonly cert: string
+  readonly key: string
+  readonly ca: string
 }
 
 // [payload length: u32][sent at: u64 ms][HMAC-SHA256: 32 bytes][payload]

@@ -16,7 +16,7 @@ export {
 } from "./SessionEntity.ts"
 export { SessionOwner } from "./SessionOwner.ts"
 export { sessionClient, Unreachable } from "./SessionClient.ts"
-export { signed, type TransportSecurity } from "./Transport.ts"
+export { type ClusterTls, signed, type TransportSecurity } from "./Transport.ts"
 export { clientLayer, clientOnPostgres, clusterLayer, clusterOnPostgres, runnerLayer, type RunnerOptions, sessionEntityLayer } from "./Runner.ts"
 /** For tests of a cluster: fresh databases, settled shards, free ports, runner processes' lines. */
 export * as ClusterTesting from "./Testing.ts"

@@ -14,9 +14,9 @@ export interface RunnerLine {
 }
 
 /** A runner process (test/fixtures/runner.ts) at 127.0.0.1:`port`: what it said so far, and a wait for a line it says. */
-export const startRunner = (databaseUrl: string, port: number, mode?: "hang", security: { readonly secret?: string } = {}) => {
+export const startRunner = (databaseUrl: string, port: number, mode?: "hang", security: { readonly secret?: string; readonly tlsDir?: string } = {}) => {
   const address = `127.0.0.1:${port}`
-  const extra = [mode ?? "-", security.secret ?? "-"]
+  const extra = [mode ?? "-", security.secret ?? "-", security.tlsDir ?? "-"]
   // stdin a pipe that the runner exits at the end of: a test killed outright leaves no runner behind
   const proc = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "runner.ts"), databaseUrl, address, ...extra], {
     stdin: "pipe",

@@ -1,4 +1,13 @@
-import { clusterOnPostgres, type ClusterTiming, defaultTiming, type Failure, parseRunnerAddress, sessionClient, SessionOwner } from "@reins/cluster"
+import {
+  clusterOnPostgres,
+  type ClusterTiming,
+  type ClusterTls,
+  defaultTiming,
+  type Failure,
+  parseRunnerAddress,
+  sessionClient,
+  SessionOwner
+} from "@reins/cluster"
 import { leaseWatchdogLayer } from "./LeaseWatchdog.ts"
 import { Permission } from "@reins/permission"
 import { EventAppender, RouteError, SessionRouting, Sessions, endReason, lostClaim, sessionRoot } from "@reins/session"
@@ -16,6 +25,8 @@ export interface ClusterOptions {
    * at least 16 characters): a connection without it is closed before anything it sent is read.
    */
   readonly secret: string
+  /** Mutual TLS between the runners (`REINS_CLUSTER_TLS_CERT`, `_KEY`, `_CA`: PEM files): their traffic encrypted too. */
+  readonly tls?: ClusterTls
 }
 
 /** A cluster runner that cannot start as asked (its address, its database, its port): what to change, as a setting's error. */
@@ -176,7 +187,7 @@ export const clusterRunnerLayer = (options: ClusterOptions, database: string | u
       )
     )
   const timing = options.timing ?? defaultTiming
-  const security = { secret: options.secret }
+  const security = { secret: options.secret, ...(options.tls !== undefined ? { tls: options.tls } : {}) }
   const runner = clusterOnPostgres({ address: address.success, database, timing, security }).pipe(
     Layer.provide(sessionOwnerLayer(directory)),
     // half the shard locks' expiry: a frozen runner's commands are killed before its sessions can move
