@@ -340,7 +340,9 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
       .filter((part: any) => part.type === "tool")
     expect(parentTools.map((part: any) => [part.tool, part.state.status])).toEqual([["task", "error"]])
     expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("interrupted")
-    // the sub-agent's session, its runner dead (its lease not yet lapsed), takes a prompt through any node: it runs on the tree's new owner
+    // the dead runner's lease on the sub-agent's session went with the tree's take-over: no node names it
+    for (const node of others) expect((await api(node.url, "GET", `/session/${child}`)).body.runner).toBeUndefined()
+    // and that session takes a prompt through any node: it runs on the tree's new owner
     const again = await api(others[1]!.url, "POST", `/session/${child}/message`, { text: "once more" })
     expect(again.status).toBe(200)
     expect(again.body.text).toBe("the sub-agent's session answered again")

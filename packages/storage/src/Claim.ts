@@ -36,6 +36,16 @@ export const takenOver = (claim: SessionRun, holder: SessionRun | undefined): St
         : `Session ${claim.sessionID} was taken over by another reins process (${where(holder, claim)}) while this one (pid ${claim.pid}) was stopped or unresponsive; this turn stopped without writing. Follow it with reins sessions show ${claim.sessionID}.`
   })
 
+/**
+ * A take-over also frees the sub-agents' sessions of the session taken over that the same holder still holds: a
+ * session tree is one cluster entity, so that runner lost them with it (dead or frozen). Each freed lease's epoch
+ * moves on, so the fence refuses the old holder's writes there too, and no dead runner is named as running them.
+ * $1/?1: the session taken over; $2/?2: the holder it was taken from.
+ */
+export const freeTreeSql = (p: (n: number) => string, no: string) =>
+  `WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE parent_id = ${p(1)} UNION ALL SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id)
+  UPDATE session_run SET holder = '', time_expires = 0, "abort" = ${no}, epoch = epoch + 1 WHERE holder = ${p(2)} AND session_id IN (SELECT id FROM tree)`
+
 // hostnames have no ":" and runner addresses no "/": "runner:HOST:PORT/<process>"
 const RUNNER_HOLDER = /^runner:([^/]+)\//
 

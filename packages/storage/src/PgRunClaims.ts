@@ -1,6 +1,6 @@
 import type { Part, SessionRun, UserMessage } from "@reins/domain"
 import { Effect } from "effect"
-import { sameClaim, takesOver } from "./Claim.ts"
+import { freeTreeSql, sameClaim, takesOver } from "./Claim.ts"
 import { attemptPg, PG_NOW_MS, type PgDatabase } from "./PgDatabase.ts"
 import { PG_RUN_COLUMNS, PG_SELECT_LIVE_RUN, type PgRunRow, pgRunOf, num, upsertMessage, upsertPart } from "./PgSql.ts"
 import { type ClaimRequest, RunClaims } from "./RunClaims.ts"
@@ -18,6 +18,7 @@ const UPSERT_RUN = `INSERT INTO session_run (session_id, holder, host, pid, epoc
   time_started = excluded.time_started, time_expires = excluded.time_expires, queued = excluded.queued, "abort" = false
   RETURNING ${PG_RUN_COLUMNS}`
 const LEASE = "session_id = $1 AND holder = $2 AND epoch = $3"
+const FREE_TREE = freeTreeSql((n) => `$${n}`, "false")
 const RENEW_RUN = `UPDATE session_run SET time_expires = ${PG_NOW_MS} + $4::bigint WHERE ${LEASE} RETURNING ${PG_RUN_COLUMNS}`
 const RELEASE_RUN = `UPDATE session_run SET holder = '', time_expires = 0, "abort" = false WHERE ${LEASE} AND queued <= $4 RETURNING session_id`
 const REQUEST_ABORT = `UPDATE session_run SET "abort" = true WHERE session_id = $1 AND holder <> '' AND time_expires > ${PG_NOW_MS} RETURNING ${PG_RUN_COLUMNS}`
@@ -52,6 +53,7 @@ export const makePgRunClaims = (db: PgDatabase): RunClaims["Service"] => {
       ])
       // questions of a holder that died can never be answered (as on SQLite)
       yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = $1", [sessionID])
+      if (row !== undefined && row.holder !== "" && row.holder !== holder && isLive(row, now)) yield* sql.unsafe(FREE_TREE, [sessionID, row.holder])
       return { _tag: "claimed", run: pgRunOf(stored!) } as const
     })
 

@@ -1,6 +1,6 @@
 import type { Part, SessionRun, UserMessage } from "@reins/domain"
 import { Clock, Context, Effect } from "effect"
-import { sameClaim, takesOver } from "./Claim.ts"
+import { freeTreeSql, sameClaim, takesOver } from "./Claim.ts"
 import type { MemoryState, SqliteDatabase } from "./Database.ts"
 import { isLiveRow, NOW_MS, RUN_COLUMNS, runOf, SELECT_LIVE_RUN, SELECT_RUN, SELECT_RUN_NOW, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { refersToMissing, toStoreError, type StoreError } from "./StoreError.ts"
@@ -79,6 +79,7 @@ const COUNT_QUEUED = "UPDATE session_run SET queued = queued + 1 WHERE session_i
 // A session claimed has no live holder: a question still stored for it was asked by one that died (or was taken
 // over) and can never be answered; the model asks again, under a new id, if it still needs to.
 const DROP_QUESTIONS = "DELETE FROM permission_pending WHERE session_id = ?1"
+const FREE_TREE = freeTreeSql((n) => `?${n}`, "0")
 const REQUEST_ABORT = `UPDATE session_run SET "abort" = 1 WHERE session_id = ?1 AND holder <> '' AND time_expires > ${NOW_MS} RETURNING ${RUN_COLUMNS}`
 
 type NowRow = RunRow & { readonly now: number }
@@ -97,6 +98,7 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
       const countQueued = client.prepare<void, [string]>(COUNT_QUEUED)
       const requestAbort = client.prepare<RunRow, [string]>(REQUEST_ABORT)
       const dropQuestions = client.prepare<void, [string]>(DROP_QUESTIONS)
+      const freeTree = client.prepare<void, [string, string]>(FREE_TREE)
       const upsertMessage = client.prepare<void, [string, string, number, string]>(UPSERT_MESSAGE)
       const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
 
@@ -107,6 +109,7 @@ export const makeSqliteRunClaims = ({ client, file }: SqliteDatabase): Effect.Ef
         const { sessionID, holder, host, pid, ttlMs, takesMessages } = request
         const stored = upsertRun.get(sessionID, holder, host, pid, (row?.epoch ?? 0) + 1, ttlMs, takesMessages ? 0 : -1)
         dropQuestions.run(sessionID)
+        if (row !== null && row.holder !== "" && row.holder !== holder && isLiveRow(row, row.now)) freeTree.run(sessionID, row.holder)
         return { _tag: "claimed", run: runOf(stored!) }
       })
       const release = client.transaction((run: SessionRun, seen: number): boolean => {
@@ -198,6 +201,19 @@ export const makeMemoryRunClaims = (state: MemoryState): RunClaims["Service"] =>
         abort: false
       }
       runs.set(request.sessionID, run)
+      // the sub-agents' sessions the holder taken over still holds are freed with it (see freeTreeSql)
+      if (held !== undefined && held.holder !== request.holder) {
+        let level = [request.sessionID]
+        while (level.length > 0) {
+          const parents = new Set(level)
+          level = [...sessions.values()].filter((s) => s.parentID !== undefined && parents.has(s.parentID)).map((s) => s.id)
+          for (const id of level) {
+            const lease = runs.get(id)
+            if (lease !== undefined && lease.holder === held.holder)
+              runs.set(id, { ...lease, holder: "", epoch: lease.epoch + 1, time: { ...lease.time, expires: 0 }, abort: false })
+          }
+        }
+      }
       // questions of a holder that died can never be answered (see DROP_QUESTIONS)
       for (const question of state.questions.values()) if (question.sessionID === request.sessionID) state.questions.delete(question.id)
       return { _tag: "claimed", run } as const

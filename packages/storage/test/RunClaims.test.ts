@@ -100,6 +100,47 @@ for (const [name, makeLayer] of implementations) {
       expect(result.stale.reason).toBe("taken-over")
     })
 
+    test("a take-over frees the sub-agents' sessions (at every depth) the holder taken over still holds, under their next epoch; another holder's lease and other trees stay", async () => {
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const store = yield* SessionStore
+          const claims = yield* RunClaims
+          yield* store.createSession(session("ses_root"))
+          yield* store.createSession({ ...session("ses_child"), parentID: "ses_root" })
+          yield* store.createSession({ ...session("ses_grandchild"), parentID: "ses_child" })
+          yield* store.createSession({ ...session("ses_sibling"), parentID: "ses_root" })
+          yield* store.createSession(session("ses_other"))
+          const a = { host: "runner:10.0.0.1:34431/runner-a" }
+          yield* Effect.flatMap(claims.claim(claim("ses_root", 100, a)), claimed)
+          const child = yield* Effect.flatMap(claims.claim(claim("ses_child", 100, a)), claimed)
+          yield* Effect.flatMap(claims.claim(claim("ses_grandchild", 100, a)), claimed)
+          // the sibling runs under another holder (a reins run queued into it, say): not the lost runner's to free
+          const sibling = yield* Effect.flatMap(claims.claim(claim("ses_sibling", 300, { host: "box" })), claimed)
+          const other = yield* Effect.flatMap(claims.claim(claim("ses_other", 100, a)), claimed)
+          yield* claims.claim({ ...claim("ses_root", 200, { host: "runner:10.0.0.2:34431/runner-b" }), takeOver: true })
+          const stale = yield* Effect.flip(store.putMessage(userMessage("msg_late", "ses_child")).pipe(Effect.provideService(WritingClaim, child)))
+          return {
+            child: yield* claims.get("ses_child"),
+            grandchild: yield* claims.get("ses_grandchild"),
+            sibling: yield* claims.get("ses_sibling"),
+            siblingHeld: sibling,
+            other: yield* claims.get("ses_other"),
+            otherHeld: other,
+            stale,
+            reclaimed: yield* Effect.flatMap(claims.claim(claim("ses_child", 200, { host: "runner:10.0.0.2:34431/runner-b" })), claimed)
+          }
+        })
+      )
+      expect(result.child).toBeUndefined()
+      expect(result.grandchild).toBeUndefined()
+      expect(result.sibling).toEqual(result.siblingHeld)
+      expect(result.other).toEqual(result.otherHeld)
+      expect(result.stale.reason).toBe("taken-over")
+      // freed under the next epoch: the next claim is one more
+      expect(result.reclaimed.epoch).toBe(3)
+    })
+
     test.each([
       ["a reins process that is no runner", "box"],
       ["a holder that only looks like a runner", "runner-a"],
