@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { ClusterTesting, defaultTiming } from "@reins/cluster"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { api, endSleeping, marker, openEvents, servers, sleeping, type Served, type SseFrame } from "./serve-support.ts"
 import { ensureBuilt, projects, reins, type Project } from "./support.ts"
@@ -389,57 +388,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
     async () => {
       const db = await freshDatabase()
       const p = await setup([{ text: "answered over TLS" }])
-      const certs = fs.mkdtempSync(path.join(os.tmpdir(), "reins-cluster-tls-"))
-      const openssl = (...args: Array<string>) => expect(Bun.spawnSync(["openssl", ...args], { cwd: certs, stderr: "pipe" }).exitCode).toBe(0)
-      openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "ca-key.pem",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=cluster CA"
-      )
-      openssl(
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "runner-key.pem",
-        "-out",
-        "runner.csr",
-        "-subj",
-        "/CN=runner"
-      )
-      fs.writeFileSync(path.join(certs, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n")
-      openssl(
-        "x509",
-        "-req",
-        "-in",
-        "runner.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca-key.pem",
-        "-CAcreateserial",
-        "-out",
-        "runner.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "ext.cnf"
-      )
+      const certs = ClusterTesting.makeCertificates("cluster").dir
       const env = {
         REINS_CLUSTER_TLS_CERT: path.join(certs, "runner.pem"),
         REINS_CLUSTER_TLS_KEY: path.join(certs, "runner-key.pem"),

@@ -3,6 +3,9 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { type ClusterTiming, defaultTiming } from "./Timing.ts"
 
 /** Runs one statement on its own short-lived connection; its rows. */
@@ -93,6 +96,41 @@ export const lockOfShard = (shard: number) => String(1_000_000 + shard)
 
 /** The cluster singleton that checks the runners' health (pings them; one runner runs it, on its shard). */
 export const healthCheckSingleton = "effect/cluster/Sharding/RunnerHealth"
+
+/**
+ * A CA and a certificate it signed for 127.0.0.1 (server and client use), made with openssl as an operator would, in
+ * a directory of their own: ca.pem, runner.pem, runner-key.pem (and ext.cnf, not a PEM file). Needs `openssl`.
+ */
+export const makeCertificates = (name: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `reins-tls-${name}-`))
+  const run = (...args: Array<string>) => {
+    const done = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+    if (done.exitCode !== 0) throw new Error(`openssl ${args.join(" ")}: ${done.stderr.toString()}`)
+  }
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+  run("req", "-x509", ...ec, "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", `/CN=${name} CA`)
+  run("req", ...ec, "-keyout", "runner-key.pem", "-out", "runner.csr", "-subj", "/CN=runner")
+  fs.writeFileSync(path.join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n")
+  run(
+    "x509",
+    "-req",
+    "-in",
+    "runner.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca-key.pem",
+    "-CAcreateserial",
+    "-out",
+    "runner.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "ext.cnf"
+  )
+  const read = (file: string) => fs.readFileSync(path.join(dir, file), "utf8")
+  return { dir, cert: read("runner.pem"), key: read("runner-key.pem"), ca: read("ca.pem"), remove: () => fs.rmSync(dir, { recursive: true, force: true }) }
+}
 
 /** A PostgreSQL client layer for `url`. */
 export const pgLayer = (url: string) => PgClient.layer({ url: Redacted.make(url), applicationName: "reins-cluster-test" }).pipe(Layer.provide(Reactivity.layer))

@@ -3,13 +3,10 @@
 // certificate of another CA or none, and a server of another CA are all refused at the handshake.
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
-import * as fs from "node:fs"
 import * as net from "node:net"
-import * as os from "node:os"
-import * as path from "node:path"
 import * as tls from "node:tls"
 import { clientLayer, SessionEntity } from "../src/index.ts"
-import { testTiming } from "../src/Testing.ts"
+import { makeCertificates, testTiming } from "../src/Testing.ts"
 import { freePort, freshDatabase, pgLayer, pgUrl, settled, startRunner } from "./support.ts"
 
 const cleanups: Array<() => unknown> = []
@@ -20,52 +17,10 @@ afterAll(async () => {
 const SECRET = "a-secret-of-the-cluster-0123456789"
 const openssl = Bun.which("openssl")
 
-/** A CA and a certificate it signed for 127.0.0.1, in a directory of their own (openssl, as an operator would make them). */
 const makeCerts = (name: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `reins-tls-${name}-`))
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const run = (...args: Array<string>) => {
-    const done = Bun.spawnSync([openssl!, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
-    if (done.exitCode !== 0) throw new Error(`openssl ${args.join(" ")}: ${done.stderr.toString()}`)
-  }
-  run(
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    "ca-key.pem",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    `/CN=${name} CA`
-  )
-  run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "runner-key.pem", "-out", "runner.csr", "-subj", "/CN=runner")
-  fs.writeFileSync(path.join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n")
-  run(
-    "x509",
-    "-req",
-    "-in",
-    "runner.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca-key.pem",
-    "-CAcreateserial",
-    "-out",
-    "runner.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "ext.cnf"
-  )
-  const read = (file: string) => fs.readFileSync(path.join(dir, file), "utf8")
-  return { dir, cert: read("runner.pem"), key: read("runner-key.pem"), ca: read("ca.pem") }
+  const made = makeCertificates(name)
+  cleanups.push(made.remove)
+  return made
 }
 
 /** Resolves once a raw connection to the runner has closed: "closed" before a TLS session stood, "secure-then-closed" after (TLS 1.3: the client's handshake ends before the server checks its certificate). */
