@@ -124,7 +124,9 @@ describe("signals and a running command", () => {
 
       await waitFor(() => leaseLapsed(p, sessionID), "the killed process's lease to lapse")
       const next = await reins(["run", "--session", sessionID, "go on"], p)
-      expect(next.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
+      // the command the killed run left is told closed (as a resumed turn's client sees it), then this run's summary
+      expect(next.stderr.trim()).toMatch(/^✗ bash .* · interrupted after /)
+      expect(next.stderr.trim().split("\n").at(-1)).toStartWith(`session ${sessionID} · 1 step · `)
       expect(next.code).toBe(0)
       expect(next.stdout.trim()).toBe("picked up again")
       await waitFor(() => sleeping(n) === 0, "both sleeps to be gone")
@@ -156,7 +158,8 @@ describe("a reins stopped past its lease", () => {
       const before = await exported(p, sessionID)
 
       const second = await reins(["run", "--session", sessionID, "take over"], { ...p, env: { ...p.env, ...timing } })
-      expect(second.stderr.trim()).toStartWith(`session ${sessionID} · 1 step · `)
+      expect(second.stderr.trim()).toMatch(/^✗ bash .* · interrupted after /)
+      expect(second.stderr.trim().split("\n").at(-1)).toStartWith(`session ${sessionID} · 1 step · `)
       expect(second.code).toBe(0)
       expect(second.stdout.trim()).toBe("answered by the second process")
       // the second run stopped the first one's command: its process was dead to it

@@ -10,6 +10,15 @@ import { formatRunnerAddress } from "./RunnerAddress.ts"
 /** The application name a runner's connections to PostgreSQL carry (its pool is named after it). */
 export const runnerApplicationName = (address: RunnerAddress) => `reins-runner ${formatRunnerAddress(address)}`
 
+/**
+ * That name as PostgreSQL shows it: cut to 63 bytes (a long host name's end is lost). Two runners whose names agree
+ * in their first 63 bytes look connected while either is: the patient check then decides, never a false death.
+ */
+const shownName = (address: RunnerAddress) => {
+  const bytes = new TextEncoder().encode(runnerApplicationName(address))
+  return bytes.length <= 63 ? runnerApplicationName(address) : new TextDecoder().decode(bytes.subarray(0, 63)).replace(/\uFFFD$/, "")
+}
+
 /** The application names of every connection to this database now; undefined when PostgreSQL cannot be asked. */
 const connectedNames = (sql: SqlClient) =>
   sql.unsafe<{ readonly name: string }>("SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database()").pipe(
@@ -32,8 +41,8 @@ export const layer = Layer.effect(
     const runners = yield* Runners.Runners
     const sql = yield* SqlClient
     const answers = (address: RunnerAddress) => runners.ping(address).pipe(Effect.timeout("10 seconds"))
-    const connected = (address: RunnerAddress) => Effect.map(connectedNames(sql), (names) => names === undefined || names.has(runnerApplicationName(address)))
-    const patient = (address: RunnerAddress) => answers(address).pipe(Effect.retry({ times: 5, schedule: Schedule.spaced(500) }), Effect.isSuccess)
+    const connected = (address: RunnerAddress) => Effect.map(connectedNames(sql), (names) => names === undefined || names.has(shownName(address)))
+    const patient = (address: RunnerAddress) => answers(address).pipe(Effect.retry({ times: 4, schedule: Schedule.spaced(500) }), Effect.isSuccess)
     return RunnerHealth.RunnerHealth.of({
       isAlive: (address) =>
         Effect.gen(function* () {
@@ -63,7 +72,7 @@ export const sweepLayer = Layer.effectDiscard(
       if (names === undefined) return
       for (const [runner, healthy] of yield* storage.getRunners) {
         if (!healthy || (self !== undefined && formatRunnerAddress(runner.address) === formatRunnerAddress(self))) continue
-        if (names.has(runnerApplicationName(runner.address))) continue
+        if (names.has(shownName(runner.address))) continue
         if (yield* Effect.isSuccess(runners.ping(runner.address).pipe(Effect.timeout("2 seconds")))) continue
         yield* Effect.logInfo(`Runner ${formatRunnerAddress(runner.address)} is gone (no connection to the database, no answer): its sessions move.`)
         yield* storage.setRunnerHealth(runner.address, false)

@@ -57,12 +57,21 @@ export const LeaseHolder = Context.Reference<RunOwner>("reins/session/LeaseHolde
 /** This process in its leases as the cluster runner at `address` (HOST:PORT; storage's `runnerOfHolder` reads it back). */
 export const asRunner = (address: string): RunOwner => ({ ...processOwner, holder: `runner:${address}/${processOwner.holder}` })
 
+/** The leases their own turn released (TurnLoop's release at its last step): `heartbeat` stops for them, quietly. */
+const releasedItself = new WeakSet<SessionRun>()
+
+/** Says that `run`'s own turn releases it (or, `false`, did not after all: messages were queued): its heartbeat, which may still beat while the turn writes its end, stops. */
+export const releasedByTurn = (run: SessionRun, released: boolean): void => {
+  if (released) releasedItself.add(run)
+  else releasedItself.delete(run)
+}
+
 /**
  * Renews a lease every `heartbeatMs` (and checks the abort flag every `abortCheckMs` between) until
  * interrupted; a failed write is logged, not fatal. Succeeds once an abort of the turn was requested
  * (by any process); fails with reason "taken-over" once another holds the session under a live lease (this process
- * was frozen past its lease and another took the session over): the turn racing it stops there. A lease released
- * (by the turn itself, at its end) with no one holding it stops the beating and nothing else.
+ * was frozen past its lease and another took the session over, even one that let it go since): the turn racing it
+ * stops there. A lease its own turn released (`releasedByTurn`) stops the beating and nothing else.
  */
 export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing: RunTiming): Effect.Effect<void, StoreError> => {
   // a failed renewal (disk full, database busy) is logged and tried again at the next beat
@@ -77,10 +86,9 @@ export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing:
       const lease = yield* renew
       if (lease === undefined) {
         const holder = yield* claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined))
-        // No live lease: the turn let the session go itself (its last step done, TurnLoop's release, while it writes its
-        // end), or another's claim came and went. Nothing is taken from it now: the beating ends, and the fence judges
-        // every later write (refused if another claimed since). Failing here cut turns short at their very end.
-        if (holder === undefined) return yield* Effect.never
+        // the turn let the session go itself (its last step done: TurnLoop's release) and is writing its end: nothing
+        // was taken from it, the beating ends (failing here cut turns short at their very end, their result untold)
+        if (releasedItself.has(run)) return yield* Effect.never
         return yield* takenOver(run, holder)
       }
       if (lease.abort) return

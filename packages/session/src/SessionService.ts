@@ -2,7 +2,7 @@ import { Cause, Clock, Context, Deferred, Effect, type Exit, Layer, Option, Stre
 import { Bus, Ids, isOpenTool, type Attachment, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
 import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
 import { Provider, ProviderError } from "@reins/provider"
-import { RunClaims, SessionStore, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
+import { RunClaims, SessionStore, WritingClaim, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
 import { imagesRefused } from "./Attachments.ts"
 import { SessionBusyError, sessionError, type PromptError } from "./Errors.ts"
@@ -138,8 +138,9 @@ export class SessionService extends Context.Service<
           }
         }
         if (fixed.length > 0) yield* store.putParts(fixed)
-        // told as any other change of a part: a client following the session sees the command closed, not running on
-        for (const part of fixed) yield* bus.publish({ type: "part.updated", part })
+        // told as any other change of a part, under the turn's claim (its writes fenced): a client following the session
+        // sees the command closed, not running on (a repair outside a claim only stores)
+        if ((yield* WritingClaim) !== undefined) for (const part of fixed) yield* bus.publish({ type: "part.updated", part })
         return fixed.length
       })
 

@@ -5,6 +5,7 @@ import type { Permission } from "@reins/permission"
 import type { MessageWithParts, RunClaims, SessionRun } from "@reins/storage"
 import { type DoomLoop, type DoomLoopLimits, makeDoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
+import { releasedByTurn } from "./Runs.ts"
 import type { StepOutcome } from "./Processor.ts"
 import { makeTranscript } from "./Transcript.ts"
 import { decide, foldTurn, freshUsers, startTurn, turnResult, type Move, type StopReason, type TurnFact, type TurnState } from "./TurnDecision.ts"
@@ -172,7 +173,11 @@ export const runTurnLoop = Effect.fnUntraced(function* (
       }
       case "Finish": {
         // Released only if nothing was queued since the last read; else the turn goes on to answer it.
-        if (yield* deps.claims.release(run, state.queuedSeen)) return yield* finished(turnResult(session.id, state.steps, messages)!)
+        // said before the release: a heartbeat that finds the lease gone from then on knows why
+        releasedByTurn(run, true)
+        if (yield* deps.claims.release(run, state.queuedSeen).pipe(Effect.onError(() => Effect.sync(() => releasedByTurn(run, false)))))
+          return yield* finished(turnResult(session.id, state.steps, messages)!)
+        releasedByTurn(run, false)
         // Queued but not yet visible to the last read: give the writer a moment.
         yield* Effect.sleep(RELEASE_RETRY_MS)
         fold({ _tag: "ReleaseRefused" })

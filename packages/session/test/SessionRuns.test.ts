@@ -7,6 +7,7 @@ import { emptyUsage, type TurnResult } from "@reins/domain"
 import { RunClaims, SessionStore, Storage, type ClaimRequest } from "@reins/storage"
 import { eventually } from "@reins/testkit"
 import { RunSettings, SessionRuns, type PromptError } from "../src/index.ts"
+import { releasedByTurn } from "../src/Runs.ts"
 
 const TIMING = { heartbeatMs: 10_000, ttlMs: 45_000 }
 
@@ -153,7 +154,10 @@ describe("SessionRuns", () => {
     expect(Exit.isFailure(out.joined)).toBe(true)
   })
 
-  test("the heartbeat ends the body with a taken-over error once another process took the lapsed lease over", async () => {
+  test.each([
+    ["still holds it", false],
+    ["has let it go again before this one wakes", true]
+  ])("the heartbeat ends the body with a taken-over error once another process took the lapsed lease over (and %s)", async (_name, letGo) => {
     // This process is frozen: its renewals wait until the test lets them through, as SIGSTOP would hold them.
     const thawed = Deferred.makeUnsafe<void>()
     const frozen = Layer.effect(
@@ -178,6 +182,7 @@ describe("SessionRuns", () => {
           ),
           "the lease to lapse"
         )
+        if (letGo && taken) yield* claims.release(taken, Number.MAX_SAFE_INTEGER)
         yield* Deferred.succeed(thawed, undefined)
         return { early, taken, exit: yield* Fiber.join(fiber) }
       }).pipe(Effect.provide(TestClock.layer())),
@@ -199,6 +204,7 @@ describe("SessionRuns", () => {
           Effect.exit(
             runs.hold("ses_a", undefined, (claim) =>
               Effect.gen(function* () {
+                releasedByTurn(claim, true)
                 yield* claims.release(claim, Number.MAX_SAFE_INTEGER)
                 yield* Deferred.succeed(released, undefined)
                 // its end written after a heartbeat (under load, the finish takes its time)
