@@ -3,8 +3,8 @@
 // SESSIONS sessions (default 12) each run one turn of STEPS bash steps (default 10), prompted at once, round robin
 // through the servers; a client follows every event on the first server's stream. Two kinds of step: CPU-bound
 // (`echo N`: the runtime's own work) and I/O-bound (`sleep 0.2; echo N`: the command waits). Each server runs a
-// warm-up turn with one command first. Then event latency at a moderate load (MODERATE sessions, default 3,
-// prompted a second apart), and failover: 3 fresh runners, a turn holding a long command, its owner killed -9;
+// warm-up turn with one command first. Then event latency at a moderate load (MODERATE sessions, default 3, of
+// LATENCY_STEPS steps, default 30: enough samples that a p99 is not just the slowest one; prompted a second apart), and failover: 3 fresh runners, a turn holding a long command, its owner killed -9;
 // RUNS times (default 5).
 //
 // Figures:
@@ -20,7 +20,7 @@
 //   turn and closed the cut-off command), kill → the cut-off command closed as interrupted there, and kill →
 //   turn.finished (the model asked again and answered).
 // Needs PostgreSQL: REINS_BENCH_PG_URL or REINS_TEST_PG_URL (scripts/pg-test.sh start gives one); without, it says so.
-// Usage: bun bench/cluster.ts [--sessions N] [--steps M] [--runs R] [--moderate N] [--only load|latency|failover]
+// Usage: bun bench/cluster.ts [--sessions N] [--steps M] [--runs R] [--moderate N] [--latency-steps M] [--only load|latency|failover]
 import * as fs from "node:fs"
 import { ClusterTesting, defaultTiming } from "../packages/cluster/src/index.ts"
 import { cpuMs } from "../apps/cli/test/pty/index.ts"
@@ -40,6 +40,7 @@ const SESSIONS = flag("--sessions", 12)
 const STEPS = stepsFlag(10, 1)
 const RUNS = flag("--runs", 5)
 const MODERATE = flag("--moderate", 3)
+const LATENCY_STEPS = flag("--latency-steps", 30)
 /** At a moderate load the sessions come one after another (a second apart), not all in the same instant. */
 const STAGGER_MS = 1_000
 const onlyAt = process.argv.indexOf("--only")
@@ -128,9 +129,9 @@ interface Load {
   readonly failed: number
 }
 
-/** One load on `setup`: `sessions` turns of STEPS steps of `mode`, prompted at once, round robin through the servers. */
-const runLoad = async (setup: Setup, mode: string, sessions: number, staggerMs = 0): Promise<Load> => {
-  const model = await startModel([String(STEPS), WARMUP, mode])
+/** One load on `setup`: `sessions` turns of `steps` steps of `mode`, prompted at once (or `staggerMs` apart), round robin through the servers. */
+const runLoad = async (setup: Setup, mode: string, sessions: number, steps: number, staggerMs = 0): Promise<Load> => {
+  const model = await startModel([String(steps), WARMUP, mode])
   const cluster = await startServers(setup, model.url)
   const n = cluster.runners.length
   try {
@@ -143,6 +144,7 @@ const runLoad = async (setup: Setup, mode: string, sessions: number, staggerMs =
     const local: Array<number> = []
     const cross: Array<number> = []
     const latencies: Array<{ sessionID: string; ms: number }> = []
+    const started = new Set<string>()
     let done!: () => void
     const all = new Promise<void>((resolve) => (done = resolve))
     const controller = new AbortController()
@@ -151,7 +153,10 @@ const runLoad = async (setup: Setup, mode: string, sessions: number, staggerMs =
       (f: Frame) => {
         if (f.event === "part.updated" && f.data.part?.type === "tool") {
           const part = f.data.part
-          const stamp = part.state?.status === "running" ? part.state.time?.start : part.state?.time?.end
+          // a running part's first update (later ones carry the command's progress under the same start)
+          const firstUpdate = part.state?.status !== "running" || !started.has(part.id)
+          if (part.state?.status === "running") started.add(part.id)
+          const stamp = !firstUpdate ? undefined : part.state?.status === "running" ? part.state.time?.start : part.state?.time?.end
           if (typeof stamp === "number") latencies.push({ sessionID: part.sessionID, ms: f.at - stamp })
           // the owner, asked once per session while its turn runs
           if (setup.kind === "runners" && !owners.has(part.sessionID)) {
@@ -191,7 +196,7 @@ const runLoad = async (setup: Setup, mode: string, sessions: number, staggerMs =
       turnsPerSecond: (sessions * 1000) / wallMs,
       local: local.sort((a, b) => a - b),
       cross: cross.sort((a, b) => a - b),
-      cpuPerStepMs: cpu / (sessions * STEPS),
+      cpuPerStepMs: cpu / (sessions * steps),
       failed
     }
   } finally {
@@ -285,7 +290,7 @@ if (part("load")) {
   ] as const) {
     for (const setup of setups) {
       const pg0 = postgresCpuMs()
-      const r = await runLoad(setup, mode, SESSIONS)
+      const r = await runLoad(setup, mode, SESSIONS, STEPS)
       const pgPerStep = setup.kind === "sqlite" ? NaN : (postgresCpuMs() - pg0) / (SESSIONS * STEPS)
       byLoad.set(`${mode} ${setupName(setup)}`, r)
       const baseline = byLoad.get(`${mode} serve on PostgreSQL`)
@@ -324,14 +329,23 @@ if (part("load")) {
 // event latency at a moderate load (a few sessions, the machine not saturated): what a client of one node sees of sessions running on others
 if (part("latency")) {
   console.log(
-    `\n## event latency across nodes at a moderate load: ${MODERATE} sessions × ${STEPS} I/O-bound steps (sleep 0.2), prompted ${STAGGER_MS / 1000} s apart, on 3 runners, against one reins serve on PostgreSQL`
+    `\n## event latency across nodes at a moderate load: ${MODERATE} sessions × ${LATENCY_STEPS} I/O-bound steps (sleep 0.2), prompted ${STAGGER_MS / 1000} s apart, on 3 runners, against one reins serve on PostgreSQL`
   )
   const moderate: Array<Array<string>> = []
   for (const setup of [{ kind: "postgres" }, { kind: "runners", n: 3 }] as ReadonlyArray<Setup>) {
-    const r = await runLoad(setup, "sleep:0.2", MODERATE, STAGGER_MS)
-    moderate.push([setupName(setup), fmt(r.turnsPerSecond, 2), ms(r.local, 50), ms(r.local, 99), ms(r.cross, 50), ms(r.cross, 99), String(r.failed)])
+    const r = await runLoad(setup, "sleep:0.2", MODERATE, LATENCY_STEPS, STAGGER_MS)
+    moderate.push([
+      setupName(setup),
+      fmt(r.turnsPerSecond, 2),
+      ms(r.local, 50),
+      ms(r.local, 99),
+      ms(r.cross, 50),
+      ms(r.cross, 99),
+      `${r.local.length} / ${r.cross.length}`,
+      String(r.failed)
+    ])
   }
-  console.log(table(["servers", "turns/s", "local p50", "local p99", "cross p50", "cross p99", "failed"], moderate))
+  console.log(table(["servers", "turns/s", "local p50", "local p99", "cross p50", "cross p99", "samples (local / cross)", "failed"], moderate))
 }
 
 if (part("failover")) {

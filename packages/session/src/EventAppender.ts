@@ -194,12 +194,16 @@ export class EventAppender extends Context.Service<
           return endsStep(event) ? Effect.andThen(queued, flush) : queued
         })
       )
-      // the batcher: a batch goes maxDelayMs after its first event, or when maxBatch are waiting
+      // the batcher: a batch goes maxDelayMs after its first event was published, or when maxBatch are waiting. The
+      // time is counted from the event, not from the last batch: one published while another batch was being stored
+      // goes as soon as that one is (it waited long enough), not a whole delay after it.
       yield* Effect.forkScoped(
         Effect.forever(
           Effect.gen(function* () {
             yield* pending.await
-            yield* Effect.raceFirst(full.await, Effect.sleep(settings.maxDelayMs))
+            const first = waiting[0]?.item.time
+            const left = first === undefined ? 0 : first + settings.maxDelayMs - (yield* Clock.currentTimeMillis)
+            yield* left > 0 ? Effect.raceFirst(full.await, Effect.sleep(left)) : Effect.yieldNow
             yield* flush
           })
         )

@@ -1,9 +1,10 @@
 import type { LogEvent } from "@reins/domain"
+import type { SessionRun } from "@reins/domain"
 import { Effect, Schedule, type Scope, Stream } from "effect"
-import { WritingClaim } from "./Claim.ts"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
 import { attemptPg, type PgDatabase, toPgStoreError } from "./PgDatabase.ts"
-import { fence, num } from "./PgSql.ts"
+import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
+import { fence, num, PG_RUN_COLUMNS, type PgRunRow, pgRunOf } from "./PgSql.ts"
 
 /** The channel every append notifies (its payload: the newest id) and `wakeups` listens on. */
 export const EVENTS_CHANNEL = "reins_events"
@@ -11,16 +12,25 @@ export const EVENTS_CHANNEL = "reins_events"
 export const APPEND_LOCK = 0x7265696e7365
 
 const COLUMNS = `id, session_id, root_session_id, seq, "time", data`
-const placeholders = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `$${from + i + 1}`).join(", ")
-const LAST_SEQS = (sessions: number) =>
-  `SELECT session_id, MAX(seq)::int AS seq FROM session_event WHERE session_id IN (${placeholders(sessions)}) GROUP BY session_id`
 /** Rows per INSERT: 6 parameters a row, well under PostgreSQL's 65535. */
 const INSERT_CHUNK = 1000
+/**
+ * One statement: the rows, each session's seq continuing from its last stored (`ord`: the row's number among its
+ * session's rows in this statement; the statement does not see its own rows, a later chunk sees the earlier ones),
+ * and the notification of the newest id, delivered at commit. The ids follow the rows' order.
+ */
 const INSERT_ROWS = (rows: number) =>
-  `INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data) VALUES ${Array.from(
+  `WITH v (session_id, root_session_id, ord, type, "time", data) AS (VALUES ${Array.from(
     { length: rows },
-    (_, r) => `($${r * 6 + 1}, $${r * 6 + 2}, $${r * 6 + 3}, $${r * 6 + 4}, $${r * 6 + 5}, $${r * 6 + 6}::jsonb)`
-  ).join(", ")} RETURNING id, session_id, seq`
+    (_, r) => `($${r * 6 + 3}::text, $${r * 6 + 4}::text, $${r * 6 + 5}::int, $${r * 6 + 6}::text, $${r * 6 + 7}::bigint, $${r * 6 + 8}::jsonb)`
+  ).join(", ")}),
+  ins AS (INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data)
+    SELECT v.session_id, v.root_session_id, COALESCE((SELECT MAX(e.seq) FROM session_event e WHERE e.session_id = v.session_id), 0) + v.ord, v.type, v."time", v.data FROM v
+    RETURNING id, session_id, seq)
+  SELECT ins.id, ins.session_id, ins.seq FROM ins LEFT JOIN (SELECT pg_notify($1, (SELECT MAX(id) FROM ins)::text) WHERE $2::boolean) told ON true`
+/** The advisory lock, taken after the fence's row lock (a fenced append waits for a take-over, never the reverse). */
+const LOCK = `SELECT pg_advisory_xact_lock(${APPEND_LOCK})`
+const FENCED_LOCK = `WITH f AS (SELECT ${PG_RUN_COLUMNS} FROM session_run WHERE session_id = $1 FOR SHARE) SELECT f.*, pg_advisory_xact_lock(${APPEND_LOCK}) AS locked FROM f`
 // $2 NULL: no limit. id is a bigint: ORDER BY id is numeric.
 const READ = `SELECT ${COLUMNS} FROM session_event WHERE id > $1 AND ($3::text IS NULL OR session_id = $3) AND ($4::text IS NULL OR root_session_id = $4)
   ORDER BY id LIMIT $2::bigint`
@@ -58,36 +68,48 @@ export const makePgEventLog = (db: PgDatabase): Effect.Effect<EventLog["Service"
     const { sql } = db
     const attempt = <A, E>(action: () => string, effect: Effect.Effect<A, E>) => attemptPg(db, action, effect)
 
-    // One round trip for the last seqs of the batch's sessions, one multi-row INSERT per chunk (the parameters of a
-    // statement are limited), under the advisory lock: the lock is held for a few round trips, not one per event.
+    // One statement per chunk (the parameters of a statement are limited) after the lock: the lock is held for the
+    // inserts and the commit. The lock is a statement of its own before them: an INSERT's snapshot is taken when it
+    // starts, so the last seqs it reads are those committed before the lock was held.
     const insertAll = (batch: ReadonlyArray<EventToAppend>) =>
       Effect.gen(function* () {
-        if (batch.length === 0) return []
-        yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK})`)
-        const sessions = [...new Set(batch.map((item) => item.sessionID))]
-        const lastRows = yield* sql.unsafe<{ session_id: string; seq: number }>(LAST_SEQS(sessions.length), sessions)
-        const seqs = new Map<string, number>(lastRows.map((row) => [row.session_id, num(row.seq)]))
-        const rows = batch.map((item) => {
-          const seq = (seqs.get(item.sessionID) ?? 0) + 1
-          seqs.set(item.sessionID, seq)
-          return { item, seq }
-        })
         const logged: Array<LoggedEvent> = []
-        for (let from = 0; from < rows.length; from += INSERT_CHUNK) {
-          const chunk = rows.slice(from, from + INSERT_CHUNK)
-          const values = chunk.flatMap(({ item, seq }) => [item.sessionID, item.rootSessionID, seq, item.event.type, item.time, JSON.stringify(item.event)])
-          const inserted = yield* sql.unsafe<{ id: bigint; session_id: string; seq: number }>(INSERT_ROWS(chunk.length), values)
-          // each row told by its (session, seq), unique: no reliance on the order RETURNING gives them in
-          const ids = new Map(inserted.map((row) => [`${row.session_id}\0${num(row.seq)}`, num(row.id)]))
-          for (const { item, seq } of chunk) {
-            const id = ids.get(`${item.sessionID}\0${seq}`)
-            if (id === undefined) return yield* Effect.die(new Error(`The event log returned no id for event ${seq} of session ${item.sessionID}`))
-            logged.push({ id, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
+        for (let from = 0; from < batch.length; from += INSERT_CHUNK) {
+          const chunk = batch.slice(from, from + INSERT_CHUNK)
+          const ords = new Map<string, number>()
+          const rows = chunk.map((item) => {
+            const ord = (ords.get(item.sessionID) ?? 0) + 1
+            ords.set(item.sessionID, ord)
+            return { item, ord }
+          })
+          const values = rows.flatMap(({ item, ord }) => [item.sessionID, item.rootSessionID, ord, item.event.type, item.time, JSON.stringify(item.event)])
+          const last = from + INSERT_CHUNK >= batch.length
+          const inserted = yield* sql.unsafe<{ id: bigint; session_id: string; seq: number }>(INSERT_ROWS(chunk.length), [EVENTS_CHANNEL, last, ...values])
+          // each row told by its (session, ord): its seq is the session's last + ord, the same for every row of it
+          const byOrd = new Map<string, { id: number; seq: number }>()
+          const base = new Map<string, number>()
+          for (const row of inserted) {
+            const seq = num(row.seq)
+            const first = base.get(row.session_id)
+            if (first === undefined || seq < first) base.set(row.session_id, seq)
+            byOrd.set(`${row.session_id}\0${seq}`, { id: num(row.id), seq })
+          }
+          for (const { item, ord } of rows) {
+            const seq = (base.get(item.sessionID) ?? Number.NaN) - 1 + ord
+            const found = byOrd.get(`${item.sessionID}\0${seq}`)
+            if (found === undefined)
+              return yield* Effect.die(new Error(`The event log returned no id for event ${ord} of session ${item.sessionID} in this batch`))
+            logged.push({ id: found.id, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event })
           }
         }
-        // delivered at commit, to every listener on the database
-        yield* sql.unsafe("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, String(logged.at(-1)?.id ?? 0)])
         return logged
+      })
+
+    // the fence's row lock, then the advisory lock, in one round trip
+    const fencedLock = (claim: SessionRun) =>
+      Effect.flatMap(sql.unsafe<PgRunRow>(FENCED_LOCK, [claim.sessionID]), (rows) => {
+        const holder = rows[0] === undefined ? undefined : pgRunOf(rows[0])
+        return holder !== undefined && fencePasses(holder, claim) ? Effect.void : Effect.fail(takenOver(claim, holder))
       })
 
     const append = Effect.fn("EventLog.append")(function* (batch: ReadonlyArray<EventToAppend>) {
@@ -95,7 +117,9 @@ export const makePgEventLog = (db: PgDatabase): Effect.Effect<EventLog["Service"
       if (batch.length === 0 && claim === undefined) return []
       return yield* attempt(
         () => `append ${batch.length} events to the event log`,
-        sql.withTransaction(claim === undefined ? insertAll(batch) : Effect.andThen(fence(sql, claim), insertAll(batch)))
+        sql.withTransaction(
+          batch.length === 0 ? Effect.as(fence(sql, claim!), []) : Effect.andThen(claim === undefined ? sql.unsafe(LOCK) : fencedLock(claim), insertAll(batch))
+        )
       )
     })
 

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { WritingClaim } from "./Claim.ts"
 import { MAX_SUBAGENT_DEPTH } from "./Database.ts"
 import { attemptPg, type PgDatabase } from "./PgDatabase.ts"
-import { fence, num, upsertMessage, upsertPart } from "./PgSql.ts"
+import { fence, fencedWrite, messageValues, num, PG_UPSERT_MESSAGE, PG_UPSERT_PART, partValues, upsertPart } from "./PgSql.ts"
 import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { sessionNotFound } from "./StoreError.ts"
 
@@ -12,10 +12,15 @@ import { sessionNotFound } from "./StoreError.ts"
 
 const WINDOW_IDS = `SELECT id FROM message WHERE session_id = $1 AND id COLLATE "C" >= $2
   UNION ALL SELECT id FROM message WHERE session_id = $1 AND id COLLATE "C" < $2 AND id = ANY($3)`
-const SELECT_WINDOW_MESSAGES = `SELECT data FROM message WHERE id IN (${WINDOW_IDS}) ORDER BY id COLLATE "C"`
-const SELECT_WINDOW_PARTS = `SELECT data FROM part WHERE message_id IN (${WINDOW_IDS}) ORDER BY message_id COLLATE "C", id COLLATE "C"`
-const SELECT_MESSAGES = `SELECT data FROM message WHERE session_id = $1 ORDER BY id COLLATE "C"`
-const SELECT_PARTS = `SELECT data FROM part WHERE session_id = $1 ORDER BY message_id COLLATE "C", id COLLATE "C"`
+/**
+ * A session's messages (kind 0, by id) and their parts (kind 1, by message and id) in one statement, so in one
+ * snapshot: of the messages `messages` selects ($1 the session), their parts by `parts`.
+ */
+const MESSAGES_AND_PARTS = (messages: string, parts: string) => `SELECT 0 AS kind, id COLLATE "C" AS a, '' COLLATE "C" AS b, data FROM message WHERE ${messages}
+  UNION ALL SELECT 1, message_id COLLATE "C", id COLLATE "C", data FROM part WHERE ${parts}
+  ORDER BY kind, a, b`
+const SELECT_ALL = MESSAGES_AND_PARTS("session_id = $1", "session_id = $1")
+const SELECT_WINDOW = MESSAGES_AND_PARTS(`id IN (${WINDOW_IDS})`, `message_id IN (${WINDOW_IDS})`)
 /** The usage and cost of the messages `m` of a group, summed as float8 (read back as numbers). */
 const USAGE_SUMS = `COALESCE(SUM((m.data->'usage'->>'input')::float8), 0) AS input,
   COALESCE(SUM((m.data->'usage'->>'output')::float8), 0) AS output,
@@ -79,10 +84,18 @@ const SESSION_VALUES = (session: Session) => [
 export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
   const { sql } = db
   const attempt = <A, E>(action: () => string, effect: Effect.Effect<A, E>) => attemptPg(db, action, effect)
-  /** Runs `write` (to `sessionIDs`) in a transaction behind the fence when the fiber's WritingClaim is one of theirs. */
-  const guarded = <A, E>(sessionIDs: ReadonlyArray<string>, action: () => string, write: Effect.Effect<A, E>) =>
+  /**
+   * Runs the statement `write` (to session `sessionID`; its condition "TRUE" or the fence's) behind the fence when the
+   * fiber's WritingClaim is that session's (one statement: `fencedWrite`); the rows it wrote.
+   */
+  const guarded = (sessionID: string, action: () => string, write: (passes?: string) => string, params: ReadonlyArray<unknown>) =>
     Effect.flatMap(WritingClaim, (claim) =>
-      attempt(action, claim !== undefined && sessionIDs.includes(claim.sessionID) ? sql.withTransaction(Effect.andThen(fence(sql, claim), write)) : write)
+      attempt(
+        action,
+        claim !== undefined && claim.sessionID === sessionID
+          ? fencedWrite(sql, claim, write, params)
+          : Effect.map(sql.unsafe(`${write()} RETURNING 1`, params), (rows) => rows.length)
+      )
     )
   // One snapshot for the messages and their parts, as SQLite's read transaction gives.
   const snapshot = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -100,15 +113,13 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
 
   const updateSession = Effect.fn("SessionStore.updateSession")(function* (value: Session) {
     const updated = yield* guarded(
-      [value.id],
+      value.id,
       () => `update session ${value.id}`,
-      sql.unsafe<{ id: string }>(
-        `UPDATE session SET directory = $2, parent_id = $3, title = $4, time_created = $5, time_updated = $6, data = $7::jsonb
-          WHERE id = $1 RETURNING id`,
-        SESSION_VALUES(value)
-      )
+      (passes = "TRUE") =>
+        `UPDATE session SET directory = $2, parent_id = $3, title = $4, time_created = $5, time_updated = $6, data = $7::jsonb WHERE id = $1 AND ${passes}`,
+      SESSION_VALUES(value)
     )
-    if (updated.length === 0) return yield* sessionNotFound(value.id)
+    if (updated === 0) return yield* sessionNotFound(value.id)
   })
 
   const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
@@ -143,12 +154,12 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
   })
 
   const putMessage = Effect.fnUntraced(function* (value: Message) {
-    yield* guarded([value.sessionID], () => `save message ${value.id}`, upsertMessage(sql, value))
+    yield* guarded(value.sessionID, () => `save message ${value.id}`, PG_UPSERT_MESSAGE, messageValues(value))
   })
 
   // Hot path (every streamed delta): no span.
   const putPart = Effect.fnUntraced(function* (value: Part) {
-    yield* guarded([value.sessionID], () => `save part ${value.id}`, upsertPart(sql, value))
+    yield* guarded(value.sessionID, () => `save part ${value.id}`, PG_UPSERT_PART, partValues(value))
   })
 
   const putParts = Effect.fn("SessionStore.putParts")(function* (values: ReadonlyArray<Part>) {
@@ -163,19 +174,20 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
 
   const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
     const from = options.from
-    const [messageRows, partRows] = yield* attempt(
+    const rows = yield* attempt(
       () => `read the messages of session ${sessionID}`,
-      snapshot(
-        from === undefined
-          ? Effect.all([sql.unsafe<{ data: Message }>(SELECT_MESSAGES, [sessionID]), sql.unsafe<{ data: Part }>(SELECT_PARTS, [sessionID])])
-          : Effect.all([
-              sql.unsafe<{ data: Message }>(SELECT_WINDOW_MESSAGES, [sessionID, from, [...(options.include ?? [])]]),
-              sql.unsafe<{ data: Part }>(SELECT_WINDOW_PARTS, [sessionID, from, [...(options.include ?? [])]])
-            ])
-      )
+      from === undefined
+        ? sql.unsafe<{ kind: number; data: Message | Part }>(SELECT_ALL, [sessionID])
+        : sql.unsafe<{ kind: number; data: Message | Part }>(SELECT_WINDOW, [sessionID, from, [...(options.include ?? [])]])
     )
+    const messageRows: Array<{ data: Message }> = []
     const partsByMessage = new Map<string, Array<Part>>()
-    for (const { data } of partRows) {
+    for (const row of rows) {
+      if (row.kind === 0) {
+        messageRows.push(row as { data: Message })
+        continue
+      }
+      const data = row.data as Part
       const list = partsByMessage.get(data.messageID)
       if (list === undefined) partsByMessage.set(data.messageID, [data])
       else list.push(data)
