@@ -43,6 +43,8 @@ const MODERATE = flag("--moderate", 3)
 const LATENCY_STEPS = flag("--latency-steps", 30)
 /** At a moderate load the sessions come one after another (a second apart), not all in the same instant. */
 const STAGGER_MS = 1_000
+/** How long the servers are watched idle before a load. */
+const IDLE_MS = 3_000
 const onlyAt = process.argv.indexOf("--only")
 const ONLY = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined
 if (ONLY !== undefined && !["load", "latency", "failover"].includes(ONLY)) {
@@ -126,6 +128,8 @@ interface Load {
   readonly local: ReadonlyArray<number>
   readonly cross: ReadonlyArray<number>
   readonly cpuPerStepMs: number
+  /** A server's CPU per second with nothing to do, before the load (ms). */
+  readonly idleCpuMsPerSecond: number
   readonly failed: number
 }
 
@@ -174,6 +178,10 @@ const runLoad = async (setup: Setup, mode: string, sessions: number, steps: numb
       controller.signal,
       headers
     )
+    // idle first: what a server costs with nothing to do (timers, health checks, shard locks, the log's safety poll)
+    const idle0 = cluster.runners.map((r) => cpuMs(r.proc.pid))
+    await Bun.sleep(IDLE_MS)
+    const idleCpu = cluster.runners.reduce((sum, r, i) => sum + cpuMs(r.proc.pid) - idle0[i]!, 0)
     const cpu0 = cluster.runners.map((r) => cpuMs(r.proc.pid))
     const t0 = Date.now()
     if (staggerMs === 0) await Promise.all(ids.map((id, i) => post(`${cluster.runners[i % n]!.base}/session/${id}/prompt_async`, { text: "count" }, headers)))
@@ -197,6 +205,7 @@ const runLoad = async (setup: Setup, mode: string, sessions: number, steps: numb
       local: local.sort((a, b) => a - b),
       cross: cross.sort((a, b) => a - b),
       cpuPerStepMs: cpu / (sessions * steps),
+      idleCpuMsPerSecond: (idleCpu * 1000) / IDLE_MS / n,
       failed
     }
   } finally {
@@ -298,6 +307,7 @@ if (part("load")) {
         `${kind}, ${setupName(setup)}`,
         fmt(r.turnsPerSecond, 2),
         `${fmt(r.cpuPerStepMs, 1)} ms`,
+        `${fmt(r.idleCpuMsPerSecond, 0)} ms`,
         setup.kind === "runners" && baseline ? `${fmt(r.cpuPerStepMs - baseline.cpuPerStepMs, 1)} ms` : "",
         Number.isFinite(pgPerStep) ? `${fmt(pgPerStep, 1)} ms` : "",
         ms(r.local, 50),
@@ -310,12 +320,24 @@ if (part("load")) {
   }
   console.log(
     table(
-      ["load", "turns/s", "server CPU/step", "cluster's CPU/step", "PostgreSQL CPU/step", "local p50", "local p99", "cross p50", "cross p99", "failed"],
+      [
+        "load",
+        "turns/s",
+        "server CPU/step",
+        "idle CPU/s a server",
+        "cluster's CPU/step",
+        "PostgreSQL CPU/step",
+        "local p50",
+        "local p99",
+        "cross p50",
+        "cross p99",
+        "failed"
+      ],
       rows
     )
   )
   console.log(
-    "(server CPU/step: the servers' CPU over the load / the steps; cluster's: that of the runners less that of one reins serve on PostgreSQL (the bookkeeping a runner adds: routing, persisted prompts, shard locks, NOTIFY); local/cross: a tool part's stamp by its owner → the client of the first server; cross: a session another runner owned)"
+    "(server CPU/step: the servers' CPU over the load / the steps; idle CPU/s: a server's CPU in the 3 s before the load, with nothing to do, per second; cluster's: that of the runners less that of one reins serve on PostgreSQL (the bookkeeping a runner adds: routing, persisted prompts, shard locks, NOTIFY); local/cross: a tool part's stamp by its owner → the client of the first server; cross: a session another runner owned)"
   )
 
   // 3 machines: each runner on a machine of its own (2 cores each); the database on a fourth

@@ -62,6 +62,12 @@ const until = async <A>(what: string, look: () => Promise<A | undefined>, ms = 3
 }
 
 const gateCommand = "while [ ! -e gate ]; do sleep 0.1; done"
+/** The model's turn in the failover tests: a first command (its mark in `marker`), the one held at the gate, then `answer`. */
+const twoCommands = (answer: string) => [
+  { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
+  { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
+  { text: answer }
+]
 
 const pgScript = path.join(import.meta.dir, "..", "..", "..", "scripts", "pg-test.sh")
 /** A PostgreSQL server of the test's own (scripts/pg-test.sh on a free port), to restart or stop. */
@@ -84,9 +90,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
         // the first session's turn, aborted
         { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
         // the second's
-        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
-        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
-        { text: "resumed on another runner" }
+        ...twoCommands("resumed on another runner")
       ],
       { permission: { bash: { "*": "allow", "echo *": "ask" } } }
     )
@@ -181,14 +185,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
 
   test("the owner stopped (SIGTERM) mid-command: it leaves the cluster and exits 0, the turn's prompt goes to another runner, which resumes it", async () => {
     const db = await freshDatabase()
-    const p = await setup(
-      [
-        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
-        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
-        { text: "resumed after the hand-off" }
-      ],
-      { permission: { bash: "allow" } }
-    )
+    const p = await setup(twoCommands("resumed after the hand-off"), { permission: { bash: "allow" } })
     const nodes = await startCluster(p, db.url)
     const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string
     expect((await api(nodes[0]!.url, "POST", `/session/${sessionID}/prompt_async`, { text: "run the two commands" })).status).toBe(202)
@@ -265,14 +262,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
 
   test("the runner running the health check (a cluster singleton) killed -9 mid-command while it owns the turn: the other runners see it gone (no connection left to the database), another runner resumes the turn", async () => {
     const db = await freshDatabase()
-    const p = await setup(
-      [
-        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
-        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
-        { text: "resumed without the health check's runner" }
-      ],
-      { permission: { bash: "allow" } }
-    )
+    const p = await setup(twoCommands("resumed without the health check's runner"), { permission: { bash: "allow" } })
     const nodes = await startCluster(p, db.url)
     const checker = nodes.find((n) => n.runner === nodes.holderOf(ClusterTesting.healthCheckSingleton))!
     expect(checker).toBeDefined()
@@ -351,14 +341,7 @@ describe.skipIf(pgUrl === undefined)("reins serve --runner: one cluster of serve
   test("PostgreSQL restarted (pg_ctl restart) mid-command: the runners reconnect, the turn finishes on one of them, its first step not run again", async () => {
     // a PostgreSQL server of this test's own, so that its restart cuts off no other test
     const pg = await privatePostgres()
-    const p = await setup(
-      [
-        { toolCalls: [{ name: "bash", arguments: { command: "echo STEP-ONE >> marker" } }] },
-        { toolCalls: [{ name: "bash", arguments: { command: gateCommand } }] },
-        { text: "finished after the restart" }
-      ],
-      { permission: { bash: "allow" } }
-    )
+    const p = await setup(twoCommands("finished after the restart"), { permission: { bash: "allow" } })
     try {
       const nodes = await startCluster(p, pg.url)
       const sessionID = (await api(nodes[0]!.url, "POST", "/session", {})).body.id as string

@@ -7,8 +7,11 @@ import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import { SqlClient } from "effect/sql/SqlClient"
 import { formatRunnerAddress } from "./RunnerAddress.ts"
 
+/** What the application name of a runner's connections to PostgreSQL starts with (the runner's HOST:PORT follows). */
+export const RUNNER_APPLICATION_PREFIX = "reins-runner "
+
 /** The application name a runner's connections to PostgreSQL carry (its pool is named after it). */
-export const runnerApplicationName = (address: RunnerAddress) => `reins-runner ${formatRunnerAddress(address)}`
+export const runnerApplicationName = (address: RunnerAddress) => `${RUNNER_APPLICATION_PREFIX}${formatRunnerAddress(address)}`
 
 /**
  * That name as PostgreSQL shows it: cut to 63 bytes (a long host name's end is lost). Two runners whose names agree
@@ -26,6 +29,9 @@ const connectedNames = (sql: SqlClient) =>
     Effect.orElseSucceed(() => undefined)
   )
 
+/** Whether no connection to the database names the runner at `address` (`names`: those connected now); never when PostgreSQL could not be asked. */
+const disconnected = (names: ReadonlySet<string> | undefined, address: RunnerAddress) => names !== undefined && !names.has(shownName(address))
+
 /**
  * How the health-check singleton decides that a runner is dead, which moves its shards (and sessions) to the others.
  * The library's ping check retries a failed ping 5 times, 500 ms apart: a killed runner was noticed 3–4 s after its
@@ -41,13 +47,12 @@ export const layer = Layer.effect(
     const runners = yield* Runners.Runners
     const sql = yield* SqlClient
     const answers = (address: RunnerAddress) => runners.ping(address).pipe(Effect.timeout("10 seconds"))
-    const connected = (address: RunnerAddress) => Effect.map(connectedNames(sql), (names) => names === undefined || names.has(shownName(address)))
     const patient = (address: RunnerAddress) => answers(address).pipe(Effect.retry({ times: 4, schedule: Schedule.spaced(500) }), Effect.isSuccess)
     return RunnerHealth.RunnerHealth.of({
       isAlive: (address) =>
         Effect.gen(function* () {
           if (yield* Effect.isSuccess(answers(address))) return true
-          if (!(yield* connected(address))) return false
+          if (disconnected(yield* connectedNames(sql), address)) return false
           return yield* patient(address)
         })
     })
@@ -72,7 +77,7 @@ export const sweepLayer = Layer.effectDiscard(
       if (names === undefined) return
       for (const [runner, healthy] of yield* storage.getRunners) {
         if (!healthy || (self !== undefined && formatRunnerAddress(runner.address) === formatRunnerAddress(self))) continue
-        if (names.has(shownName(runner.address))) continue
+        if (!disconnected(names, runner.address)) continue
         if (yield* Effect.isSuccess(runners.ping(runner.address).pipe(Effect.timeout("2 seconds")))) continue
         yield* Effect.logInfo(`Runner ${formatRunnerAddress(runner.address)} is gone (no connection to the database, no answer): its sessions move.`)
         yield* storage.setRunnerHealth(runner.address, false)

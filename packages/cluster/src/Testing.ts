@@ -6,6 +6,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { RUNNER_APPLICATION_PREFIX } from "./Health.ts"
 import { type ClusterTiming, defaultTiming } from "./Timing.ts"
 
 /** Runs one statement on its own short-lived connection; its rows. */
@@ -50,10 +51,11 @@ const shardHolders = (url: string) =>
       const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
       const rows = yield* sql.unsafe<{ lock: string; runner: string }>(
         `SELECT l.objid::text AS lock, a.application_name AS runner FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.datname = current_database() AND a.application_name LIKE 'reins-runner %'
-         ORDER BY l.objid`
+         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.datname = current_database() AND starts_with(a.application_name, $1)
+         ORDER BY l.objid`,
+        [RUNNER_APPLICATION_PREFIX]
       )
-      return new Map(rows.map((row) => [row.lock, row.runner.slice("reins-runner ".length)]))
+      return new Map(rows.map((row) => [row.lock, row.runner.slice(RUNNER_APPLICATION_PREFIX.length)]))
     }).pipe(Effect.provide(Reactivity.layer), Effect.scoped, Effect.orDie)
   )
 

@@ -85,11 +85,10 @@ export const heartbeat = (claims: RunClaims["Service"], run: SessionRun, timing:
     for (;;) {
       const lease = yield* renew
       if (lease === undefined) {
-        const holder = yield* claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined))
-        // the turn let the session go itself (its last step done: TurnLoop's release) and is writing its end: nothing
-        // was taken from it, the beating ends (failing here cut turns short at their very end, their result untold)
+        // the turn let the session go itself (its last step done: TurnLoop's release, said before it) and is writing its
+        // end: nothing was taken from it, the beating ends (failing here cut turns short at their very end, their result untold)
         if (releasedItself.has(run)) return yield* Effect.never
-        return yield* takenOver(run, holder)
+        return yield* takenOver(run, yield* claims.get(run.sessionID).pipe(Effect.orElseSucceed(() => undefined)))
       }
       if (lease.abort) return
       for (let i = 0; i < checks; i++) {
