@@ -202,7 +202,8 @@ export class EventAppender extends Context.Service<
           Effect.gen(function* () {
             yield* pending.await
             const first = waiting[0]?.item.time
-            const left = first === undefined ? 0 : first + settings.maxDelayMs - (yield* Clock.currentTimeMillis)
+            // never more than the delay: a clock stepped back (NTP, a VM resumed) must not hold the events that long
+            const left = first === undefined ? 0 : Math.min(settings.maxDelayMs, first + settings.maxDelayMs - (yield* Clock.currentTimeMillis))
             yield* left > 0 ? Effect.raceFirst(full.await, Effect.sleep(left)) : Effect.yieldNow
             yield* flush
           })

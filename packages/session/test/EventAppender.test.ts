@@ -4,7 +4,7 @@ import { describe, expect } from "bun:test"
 import { Bus, type Event } from "@reins/domain"
 import { EventLog, RunClaims, SessionStore, Storage, WritingClaim, type SessionRun } from "@reins/storage"
 import { eventually, it } from "@reins/testkit"
-import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { EventAppender } from "../src/EventAppender.ts"
 
@@ -129,6 +129,22 @@ describe("EventAppender", () => {
         yield* Fiber.join(flushing)
         expect((yield* logged).map((e) => e.event.type)).toEqual(["session.status"])
       }).pipe(Effect.provide(appenderLayer))
+    })
+  )
+
+  it.layer(layer).effect("a batch waits at most maxDelayMs, even for an event stamped ahead of the batcher's clock (a clock stepped back)", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus
+      const clock = yield* Clock.Clock
+      // the publisher's clock an hour ahead of the batcher's: the same as the machine's clock stepped back an hour after it
+      const ahead: Clock.Clock = {
+        ...clock,
+        currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe() + 3_600_000,
+        currentTimeMillis: Effect.sync(() => clock.currentTimeMillisUnsafe() + 3_600_000)
+      }
+      yield* bus.publish(status("ses_a")).pipe(Effect.provideService(Clock.Clock, ahead))
+      yield* TestClock.adjust("10 millis")
+      yield* eventually(Effect.map(logged, (all) => all.length === 1))
     })
   )
 

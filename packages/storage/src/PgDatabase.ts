@@ -89,7 +89,14 @@ export const openPostgres = (url: string): Effect.Effect<PgDatabase, StoreError,
   const where = redactUrl(url)
   const password = passwordOf(url)
   return Effect.gen(function* () {
-    const sql = yield* PgClient.make({ url: Redacted.make(url), connectTimeout: "10 seconds", applicationName: "reins" }).pipe(Effect.provide(Reactivity.layer))
+    // read committed whatever the database's default: an append's INSERT must see what was committed before its lock
+    // (a snapshot taken at the transaction's start gave two appends the same seq)
+    const sql = yield* PgClient.make({
+      url: Redacted.make(url),
+      connectTimeout: "10 seconds",
+      applicationName: "reins",
+      startupParameters: { default_transaction_isolation: "read committed" }
+    }).pipe(Effect.provide(Reactivity.layer))
     yield* migratePg(sql)
     return { sql, where, secret: password }
   }).pipe(Effect.mapError((error) => toPgStoreError(where, "open the session database", error, password)))

@@ -1,5 +1,4 @@
-import type { LogEvent } from "@reins/domain"
-import type { SessionRun } from "@reins/domain"
+import type { LogEvent, SessionRun } from "@reins/domain"
 import { Effect, Schedule, type Scope, Stream } from "effect"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
 import { attemptPg, type PgDatabase, toPgStoreError } from "./PgDatabase.ts"
@@ -27,6 +26,7 @@ const INSERT_ROWS = (rows: number) =>
   ins AS (INSERT INTO session_event (session_id, root_session_id, seq, type, "time", data)
     SELECT v.session_id, v.root_session_id, COALESCE((SELECT MAX(e.seq) FROM session_event e WHERE e.session_id = v.session_id), 0) + v.ord, v.type, v."time", v.data FROM v
     RETURNING id, session_id, seq)
+  -- the LEFT JOIN's subquery is kept (its output is volatile) and run once: one notification, of the newest id
   SELECT ins.id, ins.session_id, ins.seq FROM ins LEFT JOIN (SELECT pg_notify($1, (SELECT MAX(id) FROM ins)::text) WHERE $2::boolean) told ON true`
 /** The advisory lock, taken after the fence's row lock (a fenced append waits for a take-over, never the reverse). */
 const LOCK = `SELECT pg_advisory_xact_lock(${APPEND_LOCK})`

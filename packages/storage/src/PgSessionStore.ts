@@ -49,6 +49,12 @@ const SELECT_TREE = `WITH RECURSIVE tree(id, depth) AS (
     UNION ALL SELECT s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
   )
   SELECT id FROM tree GROUP BY id ORDER BY MIN(depth), id`
+/** The top-level session above $1 (itself for a top-level session), followed up its parents as far as MAX_SUBAGENT_DEPTH. */
+const SELECT_ROOT = `WITH RECURSIVE up(id, parent_id, depth) AS (
+    SELECT id, parent_id, 0 FROM session WHERE id = $1
+    UNION ALL SELECT s.id, s.parent_id, up.depth + 1 FROM session s JOIN up ON s.id = up.parent_id WHERE up.depth < ${MAX_SUBAGENT_DEPTH}
+  )
+  SELECT id FROM up ORDER BY depth DESC LIMIT 1`
 const SELECT_SUBAGENT_TOTALS = `WITH RECURSIVE tree(root, id, depth) AS (
     SELECT s.parent_id, s.id, 1 FROM session s WHERE s.parent_id = ANY($1)
     UNION ALL SELECT tree.root, s.id, tree.depth + 1 FROM session s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < $2
@@ -250,7 +256,12 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
         Effect.gen(function* () {
           const ids = (yield* sql.unsafe<{ id: string }>(SELECT_TREE, [id, MAX_SUBAGENT_DEPTH])).map((row) => row.id)
           if (ids.length === 0) return ids
-          yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = ANY($1) ORDER BY session_id FOR UPDATE", [ids])
+          // the leases in tree order, the tree's top first (its root's, for a sub-agent's session): a take-over locks
+          // the root's, then frees the rest; starting at the same row, one waits for the other (ordered by id, a
+          // child's id below its parent's deadlocked)
+          const root = (yield* sql.unsafe<{ id: string }>(SELECT_ROOT, [id]))[0]?.id
+          const order = root === undefined || root === id ? ids : [root, ...ids]
+          yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = ANY($1) ORDER BY array_position($1::text[], session_id) FOR UPDATE", [order])
           yield* sql.unsafe("DELETE FROM session WHERE id = ANY($1)", [ids])
           yield* sql.unsafe("DELETE FROM session_event WHERE session_id = ANY($1)", [ids])
           yield* sql.unsafe("DELETE FROM permission_pending WHERE session_id = ANY($1) OR root_session_id = ANY($1)", [ids])

@@ -1,7 +1,8 @@
 // Claims on PostgreSQL from several pools (as from several processes): database time, one winner per session.
 import { describe, expect, test } from "bun:test"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, type Scope } from "effect"
 import { WritingClaim } from "../src/Claim.ts"
+import { openPostgres } from "../src/PgDatabase.ts"
 import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
@@ -112,5 +113,52 @@ describe.skipIf(pgUrl === undefined)("leases on PostgreSQL, from several pools",
       expect(r.left._tag).toBe("Failure")
       for (const w of r.writes) expect(w === "ok" || !/deadlock/i.test(w)).toBe(true)
     }
+  }, 60_000)
+
+  test("deleting a session tree locks the leases from the top down, as a take-over does (a child's id below its parent's deadlocked)", async () => {
+    const out = await inFreshSchema((url) =>
+      Effect.gen(function* () {
+        const pool = yield* Layer.build(Storage.layerPostgres(url))
+        const store = Context.get(pool, SessionStore)
+        const claims = Context.get(pool, RunClaims)
+        // ids that sort the child first
+        yield* store.createSession(session("ses_b_root"))
+        yield* store.createSession(session("ses_a_child", { parentID: "ses_b_root" }))
+        yield* claims.claim(request("ses_b_root", "A"))
+        yield* claims.claim(request("ses_a_child", "A"))
+        const { sql } = yield* openPostgres(url)
+        // another transaction holds the root's lease row, as a take-over of the tree does first
+        const release = yield* Deferred.make<void>()
+        const locked = yield* Deferred.make<void>()
+        const holder = yield* Effect.forkChild(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql.unsafe("SELECT session_id FROM session_run WHERE session_id = 'ses_b_root' FOR UPDATE")
+              yield* Deferred.succeed(locked, undefined)
+              yield* Deferred.await(release)
+            })
+          )
+        )
+        yield* Deferred.await(locked)
+        const deleting = yield* Effect.forkChild(store.deleteSession("ses_b_root"))
+        // the delete waits for that lock ...
+        yield* Effect.repeat(
+          sql.unsafe<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND datname = current_database()"
+          ),
+          { until: (rows) => (rows[0]?.n ?? 0) > 0 }
+        )
+        // ... holding no lock on the child's lease, which the take-over would lock next
+        const child = yield* Effect.result(
+          sql.withTransaction(sql.unsafe("SELECT session_id FROM session_run WHERE session_id = 'ses_a_child' FOR UPDATE NOWAIT"))
+        )
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        const deleted = yield* Fiber.join(deleting)
+        return { child: child._tag === "Success" ? child.success.length : child.failure.message, deleted }
+      })
+    )
+    expect(out.child).toBe(1)
+    expect(out.deleted).toEqual(["ses_b_root", "ses_a_child"])
   }, 60_000)
 })
