@@ -120,8 +120,31 @@ export const StepFinishPart = Schema.Struct({
 })
 export type StepFinishPart = typeof StepFinishPart.Type
 
+/**
+ * What a path of the project was, as a checkpoint records it: nothing there, a directory, a symbolic link, or a file
+ * (its content by `hash` in the checkpoint store; no hash when it was over the size cap and not copied).
+ */
+export const FileState = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("absent") }),
+  Schema.Struct({ kind: Schema.Literal("directory"), mode: Schema.Number }),
+  Schema.Struct({ kind: Schema.Literal("symlink"), target: Schema.String }),
+  Schema.Struct({ kind: Schema.Literal("file"), mode: Schema.Number, size: Schema.Number, hash: Schema.optional(Schema.String) })
+])
+export type FileState = typeof FileState.Type
+
+/** One path a step changed (relative to the session's directory, `/`-separated): what it was before and after. */
+export const FileChange = Schema.Struct({ path: Schema.String, before: FileState, after: FileState })
+export type FileChange = typeof FileChange.Type
+
+/**
+ * What a step's tools changed in the project (every tool: file tools, bash, MCP, hooks, sub-agents), recorded when
+ * they are done: what undo restores and redo re-applies.
+ */
+export const PatchPart = Schema.Struct({ ...base, type: Schema.Literal("patch"), files: Schema.Array(FileChange) })
+export type PatchPart = typeof PatchPart.Type
+
 /** Everything a message is made of. */
-export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, FilePart, StepStartPart, StepFinishPart])
+export const Part = Schema.Union([TextPart, ReasoningPart, ToolPart, FilePart, StepStartPart, StepFinishPart, PatchPart])
 export type Part = typeof Part.Type
 
 /** True while a tool call still waits for an outcome. */

@@ -32,6 +32,8 @@ const renderPart = (part: Part, style: Style, cwd: string): string | undefined =
     }
     case "file":
       return style.dim(`[file] ${part.filename ?? "unnamed"} (${part.mime})`)
+    case "patch":
+      return part.files.length === 0 ? undefined : style.dim(`[changed] ${part.files.map((f) => f.path).join(", ")}`)
     default:
       return undefined
   }

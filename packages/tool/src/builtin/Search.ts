@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { isBroad, Permission, realLocation } from "@reins/permission"
 import type { ToolContext } from "../Tool.ts"
 import { displayPath, readDirectory, SEARCH_SKIP, type Entry } from "./Files.ts"
-import { gitIgnoreAt, noIgnore, type GitIgnore } from "./GitIgnore.ts"
+import { gitIgnoreAt, noIgnore, type GitIgnore } from "@reins/workspace"
 
 /** A file a directory-wide search left out because the permission rules single it out. */
 export interface Guarded {

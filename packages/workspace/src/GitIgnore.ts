@@ -2,7 +2,12 @@ import { Effect, Result } from "effect"
 import ignore, { type Ignore } from "ignore"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { isInside } from "@reins/permission"
+
+/** Whether `target` is `dir` or below it. */
+const isInside = (dir: string, target: string) => {
+  const rel = path.relative(dir, target)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+}
 
 /** The rules of one ignore file, relative to the directory they belong to. */
 interface Level {

@@ -1,0 +1,163 @@
+import type { FileChange, FileState } from "@reins/domain"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { ObjectStore } from "./ObjectStore.ts"
+import { sameState } from "./Tracker.ts"
+
+/** One path to bring to `to`, expected to be `from` now (what the undone or redone steps left). */
+export interface RestoreOp {
+  readonly path: string
+  readonly from: FileState
+  readonly to: FileState
+}
+
+/**
+ * What undoing (or redoing) `changes` (recorded oldest first) does to each path: undo brings it back to what it was
+ * before the first change, expecting what the last left; redo the other way round.
+ */
+export const planRestore = (changes: ReadonlyArray<FileChange>, direction: "undo" | "redo"): ReadonlyArray<RestoreOp> => {
+  const byPath = new Map<string, { first: FileState; last: FileState }>()
+  for (const change of changes) {
+    const seen = byPath.get(change.path)
+    if (seen === undefined) byPath.set(change.path, { first: change.before, last: change.after })
+    else byPath.set(change.path, { first: seen.first, last: change.after })
+  }
+  const ops: Array<RestoreOp> = []
+  for (const [p, { first, last }] of byPath) {
+    if (sameState(first, last)) continue
+    ops.push(direction === "undo" ? { path: p, from: last, to: first } : { path: p, from: first, to: last })
+  }
+  return ops
+}
+
+/** What stops a restore, or is left as it was: a path changed since (not overwritten without force), or not restorable. */
+export interface RestoreReport {
+  /** Paths whose state now is neither what the steps left nor the target: someone changed them since. */
+  readonly conflicts: ReadonlyArray<string>
+  /** Paths not restored: a file over the size cap (not copied), a directory that still holds files not checkpointed. */
+  readonly skipped: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+}
+
+const JOURNAL = "restore.journal.json"
+
+/** Paths deepest first (removals), or shallowest first (creations). */
+const byDepth = (ops: ReadonlyArray<RestoreOp>, deepestFirst: boolean) =>
+  [...ops].sort((a, b) => (b.path.split("/").length - a.path.split("/").length) * (deepestFirst ? 1 : -1) || (a.path < b.path ? -1 : 1))
+
+/** Brings one path to `to`: what it holds now (a file, a link, an empty directory) is replaced. */
+const applyOne = (root: string, op: RestoreOp, store: ObjectStore, skipped: Array<{ path: string; reason: string }>) => {
+  const full = path.join(root, op.path)
+  const current = (() => {
+    try {
+      return fs.lstatSync(full)
+    } catch {
+      return undefined
+    }
+  })()
+  const clear = () => {
+    if (current === undefined) return true
+    if (current.isDirectory()) {
+      try {
+        fs.rmdirSync(full)
+      } catch {
+        skipped.push({ path: op.path, reason: "it is a directory that holds files not checkpointed (ignored, or over the size cap)" })
+        return false
+      }
+      return true
+    }
+    fs.rmSync(full, { force: true })
+    return true
+  }
+  switch (op.to.kind) {
+    case "absent":
+      clear()
+      return
+    case "directory":
+      if (current?.isDirectory() !== true && !clear()) return
+      fs.mkdirSync(full, { recursive: true })
+      fs.chmodSync(full, op.to.mode)
+      return
+    case "symlink":
+      if (current?.isDirectory() === true && !clear()) return
+      fs.mkdirSync(path.dirname(full), { recursive: true })
+      fs.rmSync(full, { force: true })
+      fs.symlinkSync(op.to.target, full)
+      return
+    case "file": {
+      const bytes = op.to.hash === undefined ? undefined : store.get(op.to.hash)
+      if (bytes === undefined) {
+        skipped.push({
+          path: op.path,
+          reason: op.to.hash === undefined ? "it was over the size cap and not copied" : "its copy is missing from the checkpoint store"
+        })
+        return
+      }
+      if (current?.isDirectory() === true && !clear()) return
+      fs.mkdirSync(path.dirname(full), { recursive: true })
+      const tmp = `${full}.reins-restore-${process.pid}`
+      fs.writeFileSync(tmp, bytes)
+      fs.chmodSync(tmp, op.to.mode)
+      fs.renameSync(tmp, full)
+      return
+    }
+  }
+}
+
+/**
+ * Applies `ops` under `root`, journaled in `journalDir`: the plan is written (and synced) before the first path is
+ * touched and removed after the last, so a process killed half way is finished by `recover` (every op brings a path
+ * to a state, whatever it was: applying twice is applying once). Removals go deepest first, then the rest shallowest
+ * first (a directory before what goes in it).
+ */
+export const applyRestore = (root: string, ops: ReadonlyArray<RestoreOp>, store: ObjectStore, journalDir: string): RestoreReport["skipped"] => {
+  fs.mkdirSync(journalDir, { recursive: true })
+  const journal = path.join(journalDir, JOURNAL)
+  const tmp = `${journal}.tmp`
+  const fd = fs.openSync(tmp, "w", 0o600)
+  fs.writeSync(fd, JSON.stringify({ root, ops }))
+  fs.fsyncSync(fd)
+  fs.closeSync(fd)
+  fs.renameSync(tmp, journal)
+  const skipped = runOps(root, ops, store)
+  fs.rmSync(journal, { force: true })
+  return skipped
+}
+
+const runOps = (root: string, ops: ReadonlyArray<RestoreOp>, store: ObjectStore) => {
+  const skipped: Array<{ path: string; reason: string }> = []
+  for (const op of byDepth(
+    ops.filter((op) => op.to.kind === "absent"),
+    true
+  ))
+    applyOne(root, op, store, skipped)
+  for (const op of byDepth(
+    ops.filter((op) => op.to.kind !== "absent"),
+    false
+  ))
+    applyOne(root, op, store, skipped)
+  return skipped
+}
+
+/** Finishes a restore a killed process left half done (its journal in `journalDir`); the root it was for, or undefined. */
+export const recoverRestore = (journalDir: string, store: ObjectStore): string | undefined => {
+  const journal = path.join(journalDir, JOURNAL)
+  let text: string
+  try {
+    text = fs.readFileSync(journal, "utf8")
+  } catch {
+    return undefined
+  }
+  const { root, ops } = JSON.parse(text) as { root: string; ops: ReadonlyArray<RestoreOp> }
+  runOps(root, ops, store)
+  fs.rmSync(journal, { force: true })
+  return root
+}
+
+/** The paths whose state now (`look`) is neither the one the steps left (`from`) nor already the target. */
+export const conflictsOf = (ops: ReadonlyArray<RestoreOp>, look: (rel: string) => FileState): ReadonlyArray<string> =>
+  ops
+    .filter((op) => {
+      const now = look(op.path)
+      return !sameState(now, op.from) && !sameState(now, op.to)
+    })
+    .map((op) => op.path)

@@ -1,0 +1,255 @@
+import type { FileChange, FileState } from "@reins/domain"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { makeTreeIgnore } from "./Ignore.ts"
+import type { ObjectStore } from "./ObjectStore.ts"
+
+/** What a path was seen as, with the stat fields that tell a file changed without reading it. */
+interface Seen {
+  readonly state: FileState
+  readonly stamp: string
+}
+
+/** The settings of a tracker: files larger than `maxFileBytes` are not copied (their changes are listed, not undone). */
+export interface TrackerSettings {
+  readonly maxFileBytes: number
+}
+
+/**
+ * The files of one project directory as checkpoints know them: what each path is now (its content in the object
+ * store), and what it was at each point a checkpoint began (`mark`), so that `changesSince` says what changed in
+ * between, however many checkpoints overlapped. Learns of changes from a watcher on the tree (only the paths it
+ * names are looked at), and by a full scan at start, when the watcher failed, or when told to.
+ */
+export interface Tracker {
+  /** Waits until the watcher has caught up with what happened so far: call before `mark` and `changesSince`. */
+  readonly settle: () => Promise<void>
+  /** Brings the known states up to date (what the watcher saw, or a full scan); the point reached. */
+  readonly mark: () => number
+  /** The paths that changed between point `since` and now (brought up to date first), before and after. */
+  readonly changesSince: (since: number) => ReadonlyArray<FileChange>
+  /** Says that these paths (relative) may have changed: a file tool's targets, seen without waiting for the watcher. */
+  readonly touched: (paths: ReadonlyArray<string>) => void
+  /** What `rel` is now, as last brought up to date. */
+  readonly stateOf: (rel: string) => FileState
+  /** Looks at `rel` now (not through the cache): what undo compares before overwriting. */
+  readonly look: (rel: string) => FileState
+  /** The watcher is on (false: every mark is a full scan). */
+  readonly watching: () => boolean
+  readonly close: () => void
+}
+
+const ABSENT: FileState = { kind: "absent" }
+
+export const sameState = (a: FileState, b: FileState): boolean => {
+  if (a.kind !== b.kind) return false
+  switch (a.kind) {
+    case "absent":
+      return true
+    case "directory":
+      return b.kind === "directory" && a.mode === b.mode
+    case "symlink":
+      return b.kind === "symlink" && a.target === b.target
+    case "file":
+      return b.kind === "file" && a.mode === b.mode && a.size === b.size && a.hash === b.hash
+  }
+}
+
+const posix = (rel: string) => rel.split(path.sep).join("/")
+
+/** What `rel` (below `root`) is on disk now, its content put in `store`; `previous` spares reading a file whose stat did not change. */
+const seenAt = (root: string, rel: string, previous: Seen | undefined, store: ObjectStore, settings: TrackerSettings): Seen => {
+  const full = path.join(root, rel)
+  let stat: fs.Stats
+  try {
+    stat = fs.lstatSync(full)
+  } catch {
+    return { state: ABSENT, stamp: "" }
+  }
+  const stamp = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}:${stat.mode}`
+  if (previous !== undefined && previous.stamp === stamp) return previous
+  const mode = stat.mode & 0o7777
+  if (stat.isDirectory()) return { state: { kind: "directory", mode }, stamp }
+  if (stat.isSymbolicLink()) {
+    try {
+      return { state: { kind: "symlink", target: fs.readlinkSync(full) }, stamp }
+    } catch {
+      return { state: ABSENT, stamp: "" }
+    }
+  }
+  if (!stat.isFile()) return { state: ABSENT, stamp: "" }
+  if (stat.size > settings.maxFileBytes) return { state: { kind: "file", mode, size: stat.size }, stamp }
+  try {
+    const bytes = fs.readFileSync(full)
+    return { state: { kind: "file", mode, size: bytes.length, hash: store.put(bytes) }, stamp }
+  } catch {
+    return { state: ABSENT, stamp: "" }
+  }
+}
+
+/** What `rel` (below `root`) is on disk now (a file's content put in `store`): what a restore compares with. */
+export const lookPath = (root: string, rel: string, store: ObjectStore, settings: TrackerSettings): FileState =>
+  seenAt(root, rel, undefined, store, settings).state
+
+/** How long the watcher's barrier is waited for before a full scan is done instead. */
+const SETTLE_MS = 500
+
+/** A tracker of `root`, its contents in `store`; `sideRoot` (the store's directory) holds the watcher's barrier. */
+export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, settings: TrackerSettings): Tracker => {
+  const ignores = makeTreeIgnore(root)
+  const known = new Map<string, Seen>()
+  /** Per path that changed while tracked: its states, each from the point it was seen at. */
+  const history = new Map<string, Array<{ readonly point: number; readonly state: FileState }>>()
+  let point = 0
+  let dirty = new Set<string>()
+  let rescan = true
+
+  const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous, store, settings)
+
+  const record = (rel: string, seen: Seen) => {
+    const before = known.get(rel)
+    const was = before?.state ?? ABSENT
+    if (seen.state.kind === "absent") known.delete(rel)
+    else known.set(rel, seen)
+    if (sameState(was, seen.state)) return
+    let states = history.get(rel)
+    if (states === undefined) history.set(rel, (states = [{ point: 0, state: was }]))
+    states.push({ point, state: seen.state })
+  }
+
+  /** Looks at `rel` and, for a directory, everything below it that is not skipped; a path gone takes what was below it. */
+  const visit = (rel: string) => {
+    if (rel === "" || ignores.skips(rel, false)) return
+    const previous = known.get(rel)
+    const seen = lookAt(rel, previous)
+    if (seen.state.kind === "directory" && ignores.skips(rel, true)) return
+    record(rel, seen)
+    if (seen.state.kind === "directory") walk(rel)
+    // a directory gone (or replaced): what was below it went with it
+    else if (previous?.state.kind === "directory")
+      for (const below of [...known.keys()]) if (below.startsWith(`${rel}/`)) record(below, { state: ABSENT, stamp: "" })
+  }
+
+  const walk = (dir: string) => {
+    let names: Array<string>
+    try {
+      names = fs.readdirSync(path.join(root, dir))
+    } catch {
+      return
+    }
+    for (const name of names) visit(dir === "" ? name : `${dir}/${name}`)
+  }
+
+  const fullScan = () => {
+    const before = new Set(known.keys())
+    walk("")
+    for (const rel of before) if (!fs.existsSync(path.join(root, rel)) || ignores.skips(rel, false)) record(rel, { state: ABSENT, stamp: "" })
+  }
+
+  // the barrier: a file written beside the store, under a watcher of its own, whose event comes after every event of
+  // the tree that happened before it (one inotify queue); waited for before the dirty paths are read
+  const sideDir = path.join(sideRoot, "watch")
+  let sideWatcher: fs.FSWatcher | undefined
+  let sentinel = 0
+  const arrived = new Map<string, () => void>()
+  let watcher: fs.FSWatcher | undefined
+  try {
+    fs.mkdirSync(sideDir, { recursive: true })
+    sideWatcher = fs.watch(sideDir, (_event, name) => {
+      if (name !== null) arrived.get(String(name))?.()
+    })
+    watcher = fs.watch(root, { recursive: true }, (_event, name) => {
+      if (name === null) rescan = true
+      else dirty.add(posix(String(name)))
+    })
+    watcher.on("error", () => {
+      rescan = true
+      watcher?.close()
+      watcher = undefined
+    })
+  } catch {
+    watcher?.close()
+    watcher = undefined
+  }
+
+  /** Waits until the watcher has told everything that happened before this call (else the next update is a full scan). */
+  const settle = (): Promise<void> => {
+    if (watcher === undefined || sideWatcher === undefined) return Promise.resolve()
+    const name = `s${process.pid}-${sentinel++}`
+    const file = path.join(sideDir, name)
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        arrived.delete(name)
+        fs.rmSync(file, { force: true })
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        rescan = true
+        done()
+      }, SETTLE_MS)
+      arrived.set(name, done)
+      try {
+        fs.writeFileSync(file, "")
+      } catch {
+        rescan = true
+        done()
+      }
+    })
+  }
+
+  const update = () => {
+    point++
+    if (rescan || watcher === undefined) {
+      rescan = false
+      dirty = new Set()
+      fullScan()
+      return
+    }
+    const names = dirty
+    dirty = new Set()
+    for (const rel of names) if (rel.endsWith(".gitignore")) ignores.forget(path.posix.dirname(rel) === "." ? "" : path.posix.dirname(rel))
+    for (const rel of names) visit(rel)
+  }
+
+  const stateAt = (rel: string, at: number): FileState => {
+    const states = history.get(rel)
+    if (states === undefined) return known.get(rel)?.state ?? ABSENT
+    let state = states[0]!.state
+    for (const entry of states) if (entry.point <= at) state = entry.state
+    return state
+  }
+
+  // the first scan: the tree as it is when checkpoints start (the files copied into the store once)
+  fullScan()
+
+  return {
+    settle,
+    mark: () => {
+      update()
+      return point
+    },
+    changesSince: (since) => {
+      update()
+      const out: Array<FileChange> = []
+      for (const [rel, states] of history) {
+        if (states.at(-1)!.point <= since) continue
+        const before = stateAt(rel, since)
+        const after = known.get(rel)?.state ?? ABSENT
+        if (!sameState(before, after)) out.push({ path: rel, before, after })
+      }
+      return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    },
+    touched: (paths) => {
+      for (const p of paths) dirty.add(posix(p))
+    },
+    stateOf: (rel) => known.get(rel)?.state ?? ABSENT,
+    look: (rel) => lookPath(root, rel, store, settings),
+    watching: () => watcher !== undefined,
+    close: () => {
+      watcher?.close()
+      sideWatcher?.close()
+      watcher = undefined
+    }
+  }
+}

@@ -1,0 +1,6 @@
+export * from "./Checkpoints.ts"
+export * from "./GitIgnore.ts"
+export * from "./Ignore.ts"
+export * from "./ObjectStore.ts"
+export * from "./Restore.ts"
+export * from "./Tracker.ts"

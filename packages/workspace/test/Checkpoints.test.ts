@@ -1,0 +1,217 @@
+// Checkpoints on real directories: what a step's commands change (any command: the watcher sees them) undone and
+// redone byte for byte — contents, modes, types — in a git repository and in a plain directory; a path someone
+// changed after the step stops undo unless forced; a restore cut off half way is finished by the next process.
+import { afterAll, describe, expect, test } from "bun:test"
+import { DataDir, type FileChange } from "@reins/domain"
+import { Effect, Layer } from "effect"
+import { execFileSync, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { CheckpointSettings, Checkpoints, RestoreConflict } from "../src/Checkpoints.ts"
+import { makeObjectStore } from "../src/ObjectStore.ts"
+import { applyRestore, planRestore, recoverRestore } from "../src/Restore.ts"
+
+const made: Array<string> = []
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
+const tempDir = (prefix: string) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  made.push(dir)
+  return dir
+}
+
+/** Every path of the tree (not `.git`) with its type, mode and content or link target. */
+const snapshot = (root: string) => {
+  const out: Record<string, string> = {}
+  const walk = (dir: string) => {
+    for (const name of fs.readdirSync(path.join(root, dir)).sort()) {
+      const rel = dir === "" ? name : `${dir}/${name}`
+      if (name === ".git") continue
+      const stat = fs.lstatSync(path.join(root, rel))
+      const mode = (stat.mode & 0o7777).toString(8)
+      if (stat.isSymbolicLink()) out[rel] = `link ${fs.readlinkSync(path.join(root, rel))}`
+      else if (stat.isDirectory()) {
+        out[rel] = `dir ${mode}`
+        walk(rel)
+      } else out[rel] = `file ${mode} ${fs.readFileSync(path.join(root, rel), "utf8")}`
+    }
+  }
+  walk("")
+  return out
+}
+
+/** A project with a few files, a git repository when `git`. */
+const project = (git: boolean) => {
+  const root = tempDir("reins-ckpt-")
+  fs.mkdirSync(path.join(root, "src/deep"), { recursive: true })
+  fs.writeFileSync(path.join(root, "src/a.ts"), "export const a = 1\n")
+  fs.writeFileSync(path.join(root, "src/deep/b.ts"), "export const b = 2\n")
+  fs.writeFileSync(path.join(root, "run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o644 })
+  fs.writeFileSync(path.join(root, ".gitignore"), "build/\n")
+  fs.mkdirSync(path.join(root, "build"))
+  fs.writeFileSync(path.join(root, "build/out.js"), "ignored\n")
+  if (git) execFileSync("sh", ["-c", "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm init"], { cwd: root })
+  return root
+}
+
+const sh = (root: string, command: string) => execFileSync("sh", ["-c", command], { cwd: root })
+
+const layer = (dataDir: string) => Checkpoints.layer.pipe(Layer.provide(Layer.succeed(DataDir, dataDir)))
+const run = <A, E>(dataDir: string, body: Effect.Effect<A, E, Checkpoints>) => Effect.runPromise(Effect.scoped(Effect.provide(body, layer(dataDir))))
+
+/** One step: a checkpoint begun, `command` run (as a tool would), its changes. */
+const step = (root: string, command: string) =>
+  Effect.gen(function* () {
+    const checkpoints = yield* Checkpoints
+    const checkpoint = yield* checkpoints.begin(root)
+    sh(root, command)
+    return yield* checkpoint.end
+  })
+
+const commands: ReadonlyArray<readonly [string, string]> = [
+  ["write a new file", "printf 'new\\n' > src/new.ts"],
+  ["edit a file", "printf 'export const a = 42\\n' > src/a.ts"],
+  ["remove a file", "rm src/deep/b.ts"],
+  ["move a file (apply_patch's move)", "mv src/a.ts src/renamed.ts"],
+  ["make nested directories with files", "mkdir -p gen/x/y && printf 'g\\n' > gen/x/y/g.ts && printf 'h\\n' > gen/h.ts"],
+  ["remove a directory", "rm -r src/deep"],
+  ["chmod", "chmod 755 run.sh"],
+  ["a symbolic link", "ln -s src/a.ts link.ts"],
+  ["replace a file by a directory", "rm run.sh && mkdir run.sh && printf 'x\\n' > run.sh/inner"],
+  ["an ignored file (not undone, not copied)", "printf 'again\\n' > build/out.js"]
+]
+
+for (const git of [true, false]) {
+  describe(`checkpoints in ${git ? "a git repository" : "a plain directory"}`, () => {
+    for (const [name, command] of commands)
+      test(`${name}: undo gives the tree before, byte for byte, mode and type; redo the tree after`, async () => {
+        const root = project(git)
+        const dataDir = tempDir("reins-ckpt-data-")
+        const before = snapshot(root)
+        const out = await run(
+          dataDir,
+          Effect.gen(function* () {
+            const changes = yield* step(root, command)
+            const after = snapshot(root)
+            const checkpoints = yield* Checkpoints
+            yield* checkpoints.undo(root, changes, false)
+            const undone = snapshot(root)
+            yield* checkpoints.redo(root, changes, false)
+            return { changes, after, undone, redone: snapshot(root) }
+          })
+        )
+        expect(out.undone).toEqual(name.startsWith("an ignored") ? out.after : before)
+        expect(out.redone).toEqual(out.after)
+        if (name.startsWith("an ignored")) expect(out.changes).toEqual([])
+        else expect(out.changes.length).toBeGreaterThan(0)
+      })
+
+    test("several steps undone together go back to before the first; a file changed after them stops undo, named, until forced", async () => {
+      const root = project(git)
+      const dataDir = tempDir("reins-ckpt-data-")
+      const before = snapshot(root)
+      const out = await run(
+        dataDir,
+        Effect.gen(function* () {
+          const checkpoints = yield* Checkpoints
+          const changes: Array<FileChange> = []
+          for (const [, command] of commands.slice(0, 5)) changes.push(...(yield* step(root, command)))
+          // the user edits a file the steps wrote
+          fs.writeFileSync(path.join(root, "src/new.ts"), "the user's\n")
+          const refused = yield* Effect.flip(checkpoints.undo(root, changes, false))
+          const untouched = fs.readFileSync(path.join(root, "src/new.ts"), "utf8")
+          yield* checkpoints.undo(root, changes, true)
+          return { refused, untouched, undone: snapshot(root) }
+        })
+      )
+      expect(out.refused).toBeInstanceOf(RestoreConflict)
+      expect(out.refused.paths).toEqual(["src/new.ts"])
+      expect(out.refused.message).toContain("--force")
+      expect(out.untouched).toBe("the user's\n")
+      expect(out.undone).toEqual(before)
+    })
+  })
+}
+
+describe("a restore cut off half way", () => {
+  test("the journal written before the first path is touched: the next process finishes it (never a mix)", async () => {
+    const root = project(false)
+    const dataDir = tempDir("reins-ckpt-data-")
+    const before = snapshot(root)
+    const changes = await run(dataDir, step(root, 'for i in $(seq 1 300); do printf "$i\\n" > f$i.txt; done; rm src/a.ts; chmod 700 run.sh'))
+    const after = snapshot(root)
+    // a process applying the undo killed -9 while it runs
+    const store = path.join(dataDir, "checkpoints")
+    const projectDir = path.join(store, fs.readdirSync(store)[0]!)
+    const script = tempDir("reins-ckpt-child-")
+    fs.writeFileSync(
+      path.join(script, "undo.ts"),
+      `import { applyRestore, planRestore } from ${JSON.stringify(path.resolve(import.meta.dir, "../src/Restore.ts"))}
+import { makeObjectStore } from ${JSON.stringify(path.resolve(import.meta.dir, "../src/ObjectStore.ts"))}
+const changes = JSON.parse(await Bun.file(process.argv[2]).text())
+process.stdout.write("start\\n")
+for (;;) applyRestore(process.argv[3], planRestore(changes, "undo"), makeObjectStore(process.argv[4]), process.argv[4])
+`
+    )
+    fs.writeFileSync(path.join(script, "changes.json"), JSON.stringify(changes))
+    const child = spawn(process.execPath, [path.join(script, "undo.ts"), path.join(script, "changes.json"), root, projectDir], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+    // until a journal is there: the child is between its first and last path
+    while (!fs.existsSync(path.join(projectDir, "restore.journal.json"))) await Bun.sleep(1)
+    child.kill("SIGKILL")
+    await new Promise((resolve) => child.once("exit", resolve))
+    // the next process to open the project's checkpoints finishes the restore first
+    await run(
+      dataDir,
+      Effect.flatMap(Checkpoints, (c) => c.undo(root, [], false))
+    )
+    expect(fs.existsSync(path.join(projectDir, "restore.journal.json"))).toBe(false)
+    expect(snapshot(root)).toEqual(before)
+    expect(snapshot(root)).not.toEqual(after)
+  })
+
+  test("recoverRestore applies a journal's plan whatever was done of it", () => {
+    const root = project(false)
+    const dir = tempDir("reins-ckpt-store-")
+    const store = makeObjectStore(dir)
+    const hash = store.put(new TextEncoder().encode("restored\n"))
+    const ops = planRestore([{ path: "src/a.ts", before: { kind: "file", mode: 0o600, size: 9, hash }, after: { kind: "absent" } }], "undo")
+    fs.rmSync(path.join(root, "src/a.ts"))
+    // a journal as applyRestore writes it, then the process gone before its first path
+    fs.writeFileSync(path.join(dir, "restore.journal.json"), JSON.stringify({ root, ops }))
+    expect(recoverRestore(dir, store)).toBe(root)
+    expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("restored\n")
+    expect(fs.statSync(path.join(root, "src/a.ts")).mode & 0o777).toBe(0o600)
+    expect(recoverRestore(dir, store)).toBeUndefined()
+    // applying twice is applying once
+    applyRestore(root, ops, store, dir)
+    expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("restored\n")
+  })
+})
+
+describe("what is not copied", () => {
+  test("a file over the size cap is listed as changed but not copied: undo puts back the rest and names it", async () => {
+    const root = project(false)
+    fs.writeFileSync(path.join(root, "big.bin"), "x".repeat(2000))
+    const dataDir = tempDir("reins-ckpt-data-")
+    const out = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const changes = yield* step(root, "printf 'more' >> big.bin && head -c 3000 /dev/zero > new.bin && printf 'small\\n' > src/a.ts")
+          const skipped = yield* Effect.flatMap(Checkpoints, (c) => c.undo(root, changes, false))
+          return { changes, skipped }
+        }).pipe(Effect.provide(layer(dataDir)), Effect.provideService(CheckpointSettings, { maxFileBytes: 1000, enabled: true }))
+      )
+    )
+    expect(out.changes.map((c) => c.path)).toEqual(["big.bin", "new.bin", "src/a.ts"])
+    // a file made over the cap goes (its absence needs no copy); one that was there cannot come back
+    expect(out.skipped).toEqual([{ path: "big.bin", reason: "it was over the size cap and not copied" }])
+    expect(fs.existsSync(path.join(root, "new.bin"))).toBe(false)
+    expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("export const a = 1\n")
+    expect(fs.readFileSync(path.join(root, "big.bin"), "utf8")).toBe(`${"x".repeat(2000)}more`)
+  })
+})
