@@ -5,6 +5,7 @@ import * as Platform from "./Platform.ts"
 import { chat, onTerminal, routeArgs } from "./commands/chat.ts"
 import { acp } from "./commands/acp.ts"
 import { compact } from "./commands/compact.ts"
+import { redo, undo } from "./commands/undo.ts"
 import { config } from "./commands/config.ts"
 import { takeConfigFlag } from "./ConfigFlag.ts"
 import { passwordIn, takeDatabaseFlag } from "./DatabaseFlag.ts"
@@ -36,7 +37,7 @@ const databaseFlag = GlobalFlag.Setting("database")({
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, acp, compact, sessions, models, mcp, permissions, trust, auth, init, config, debug]),
+  Command.withSubcommands([chat, run, serve, acp, compact, undo, redo, sessions, models, mcp, permissions, trust, auth, init, config, debug]),
   Command.withGlobalFlags([configFlag, databaseFlag])
 )
 

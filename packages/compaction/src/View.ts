@@ -82,13 +82,22 @@ const showUncached = (message: MessageWithParts): MessageWithParts => {
 
 const verbatim = (messages: ReadonlyArray<MessageWithParts>) => messages.filter((m) => !isSummaryMessage(m)).map(show)
 
+/** The messages less those undone (`reins undo`): a user message marked `reverted`, and the answers to it. */
+const withoutUndone = (messages: ReadonlyArray<MessageWithParts>) => {
+  const undone = new Set<string>()
+  for (const m of messages) if (m.info.role === "user" && m.info.metadata?.reverted === true) undone.add(m.info.id)
+  if (undone.size === 0) return messages
+  return messages.filter((m) => !undone.has(m.info.id) && !(m.info.role === "assistant" && undone.has(m.info.parentID)))
+}
+
 /**
  * The messages the model sees. After a complete summary: the pinned messages from before its tail,
  * a user message holding the summary, the tail (from `summary.tailStart`), then everything after
  * the summary. Queued user messages are wrapped in a system reminder; pruned tool outputs show
- * their pruned text. The stored messages are not changed.
+ * their pruned text; undone messages are left out. The stored messages are not changed.
  */
-export const modelView = (messages: ReadonlyArray<MessageWithParts>): ReadonlyArray<MessageWithParts> => {
+export const modelView = (all: ReadonlyArray<MessageWithParts>): ReadonlyArray<MessageWithParts> => {
+  const messages = withoutUndone(all)
   const boundary = latestSummary(messages)
   if (!boundary) return verbatim(messages)
   const { info } = boundary

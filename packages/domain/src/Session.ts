@@ -11,10 +11,11 @@ export const Session = Schema.Struct({
   /** The agent its last turn ran (`reins run --agent`): the next turn runs it again unless another is chosen. */
   agent: Schema.optional(Schema.String),
   /**
-   * Undone (`reins undo`): the conversation from this user message on is kept but not sent to the model, and `files`
-   * says whether the project's files were restored too; `reins redo` takes it back. A new prompt drops the redo.
+   * Undone (`reins undo`) from this user message on: `files`, the project's files restored to before it; `conversation`
+   * (absent: true), its messages kept but marked undone (`metadata.reverted`), not sent to the model. `reins redo`
+   * takes it back; a new prompt drops the redo.
    */
-  revert: Schema.optional(Schema.Struct({ messageID: Schema.String, files: Schema.Boolean })),
+  revert: Schema.optional(Schema.Struct({ messageID: Schema.String, files: Schema.Boolean, conversation: Schema.optional(Schema.Boolean) })),
   time: Schema.Struct({ created: Schema.Number, updated: Schema.Number })
 })
 export type Session = typeof Session.Type

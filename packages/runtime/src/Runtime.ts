@@ -39,6 +39,7 @@ import {
   runTimingFromEnv
 } from "@reins/session"
 import { type EventLog, Grants, PendingQuestions, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
+import { Checkpoints } from "@reins/workspace"
 import {
   Extensions,
   ToolChoiceSettings,
@@ -370,7 +371,10 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       ([settings, instructions]) => ({ ...settings, ...(instructions.length > 0 ? { instructions } : {}) })
     )
   )
-  const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings))))
+  // every step's changes to the project's files checkpointed (undo, redo), in the data dir
+  const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings)))).pipe(
+    Layer.provideMerge(Checkpoints.layer)
+  )
   // `Sessions` (the use cases) shares the loop's SessionRuns: one registry of this process's holds
   const session = SessionService.layerWithRuns.pipe(Layer.provideMerge(turns), Layer.provideMerge(compaction))
   const exporter = options.telemetry ?? (options.tracing?.host ? layerHostTracer : layerTelemetry(env, options.version ?? "0.0.0"))

@@ -1,8 +1,9 @@
-import { Cause, Clock, Context, Effect, FiberSet, Layer, Semaphore, Stream } from "effect"
+import { Cause, Clock, Context, Effect, FiberSet, Layer, Option, Semaphore, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type AssistantMessage, type Part, type ReasoningPart, type TextPart, type ToolPart } from "@reins/domain"
 import { Provider, type ModelEvent, type ProviderError, type ProviderRequest } from "@reins/provider"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
+import { Checkpoints } from "@reins/workspace"
 import { cutOff, delegatedBy, emptyStep, foldStep, interruptedState, textDue, type StepEvent, type StepOutcome, type StepState } from "./StepState.ts"
 
 export { TEXT_STORE_MIN_GROWTH, interruptedState, type StepOutcome } from "./StepState.ts"
@@ -29,6 +30,8 @@ export const makeProcessor = Effect.gen(function* () {
   const provider = yield* Provider
   const registry = yield* ToolRegistry
   const slots = yield* Semaphore.make(TOOL_CONCURRENCY)
+  // what a step's tools change in the project (undo, redo): where the runtime provides checkpoints
+  const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
 
   const save = (part: Part) => store.putPart(part).pipe(Effect.andThen(bus.publish({ type: "part.updated", part })))
 
@@ -220,7 +223,12 @@ export const makeProcessor = Effect.gen(function* () {
         }
       })
 
-    // On interrupt or error: stop running tools (bounded wait), then close whatever is still open.
+    // Begun before any tool can run: what the tools change from here on is the step's.
+    const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd)
+
+    // On interrupt or error: stop running tools (bounded wait), then close whatever is still open. Then, the step's
+    // tools done however they ended, what they changed in the project is stored with the step (a patch part); a step
+    // that ran no tool records nothing (what changed meanwhile was not its doing: the next checkpoint starts after it).
     const cleanup = Effect.gen(function* () {
       yield* Effect.timeoutOption(FiberSet.clear(running), STRAGGLER_WAIT_MS)
       const cut = cutOff(state, yield* Clock.currentTimeMillis)
@@ -228,6 +236,9 @@ export const makeProcessor = Effect.gen(function* () {
       const open = cut.changed
       if (open.length > 0) yield* store.putParts(open)
       for (const part of open) yield* bus.publish({ type: "part.updated", part })
+      if (checkpoint === undefined || state.calls.size === 0) return
+      const files = yield* checkpoint.end
+      if (files.length > 0) yield* save({ id: yield* ids.next("prt"), ...base, type: "patch", files })
     }).pipe(Effect.ignore)
 
     const result = yield* provider.stream(request).pipe(

@@ -1,9 +1,10 @@
-import { Context, Deferred, Effect, Fiber, Layer, Stream, type Cause } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Stream, type Cause } from "effect"
 import { Bus, type Ids, type ModelRef, type Session, type SessionEvent, type SessionRun } from "@reins/domain"
 import type { CompactionError, CompactResult } from "@reins/compaction"
 import type { ProviderError } from "@reins/provider"
 import { EventLog, PendingQuestions, SessionStore, type LoggedEvent, type PendingQuestion, type StoreError } from "@reins/storage"
-import type { SessionBusyError, PromptError } from "./Errors.ts"
+import { Checkpoints, type RestoreConflict } from "@reins/workspace"
+import { SessionBusyError, type PromptError } from "./Errors.ts"
 import type { EventAppender } from "./EventAppender.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
 import { forkConversation } from "./SessionFork.ts"
@@ -12,10 +13,11 @@ import { placeOf } from "./SessionPlace.ts"
 import { removeSession, type Removed } from "./SessionRemove.ts"
 import { SessionRuns, type Aborted } from "./SessionRuns.ts"
 import { SessionService, type PromptInput } from "./SessionService.ts"
+import { redoSession, undoSession, type Undone, type UndoError, type UndoInput } from "./SessionUndo.ts"
 import { TurnStreamSettings, makeTurnBuffer, ofSession } from "./TurnEvents.ts"
 import { Agents } from "./agent/Agents.ts"
 
-export type { Removed, Sent }
+export type { Removed, Sent, Undone, UndoInput }
 
 /** Said on a followed send once its message went into a running turn instead of starting one (that turn's events are its). */
 export interface MessageQueued {
@@ -69,6 +71,13 @@ export class Sessions extends Context.Service<
       readonly sessionID: string
       readonly model: ModelRef
     }): Effect.Effect<CompactResult, ProviderError | StoreError | SessionBusyError | CompactionError>
+    /**
+     * Undoes the session back to before a user message (the last one not undone, by default): the files its steps
+     * changed restored, its messages kept but no longer sent to the model; an idle session only.
+     */
+    undo(input: UndoInput): Effect.Effect<Undone, StoreError | SessionBusyError | UndoError | RestoreConflict>
+    /** Takes back the session's undo (files and conversation as they were); an idle session only. */
+    redo(input: { readonly sessionID: string; readonly force: boolean }): Effect.Effect<Undone, StoreError | SessionBusyError | UndoError | RestoreConflict>
     /** A new session with a copy of the conversation up to and including message `at` (all of it without one). */
     fork(sessionID: string, at?: string): Effect.Effect<Session, StoreError>
     /** Stops every turn of this process and waits for their cleanup (a server stopping). */
@@ -91,6 +100,8 @@ export class Sessions extends Context.Service<
       // the use cases' helpers read these services; resolved once, here
       const context = yield* Effect.context<SessionRuns | SessionStore | Ids | EventAppender>()
       const provide = <A, E>(effect: Effect.Effect<A, E, SessionRuns | SessionStore | Ids | EventAppender>) => Effect.provideContext(effect, context)
+      const provideBus = <A, E>(effect: Effect.Effect<A, E, SessionStore | Bus>) =>
+        Effect.provideService(Effect.provideService(effect, SessionStore, store), Bus, bus)
 
       const follow = (input: PromptInput): Stream.Stream<FollowEvent, PromptError> =>
         Stream.unwrap(
@@ -165,7 +176,26 @@ export class Sessions extends Context.Service<
         return yield* provide(forkConversation(source, at, service.create({ directory: source.directory, title: `${source.title} (fork)` })))
       })
 
-      return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, stopAll: local.stopAll })
+      // undo and redo change the files under a turn's feet: only while none runs (here or elsewhere)
+      const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
+      const idle = (sessionID: string) =>
+        Effect.flatMap(status(sessionID), (now) =>
+          now.running === false
+            ? Effect.void
+            : Effect.fail(
+                new SessionBusyError({ sessionID, message: `Session ${sessionID} is running a turn: wait for it to end (or stop it), then undo or redo.` })
+              )
+        )
+      const undo = Effect.fn("Sessions.undo")(function* (input: UndoInput) {
+        yield* idle(input.sessionID)
+        return yield* provideBus(undoSession(input, checkpoints))
+      })
+      const redo = Effect.fn("Sessions.redo")(function* (input: { readonly sessionID: string; readonly force: boolean }) {
+        yield* idle(input.sessionID)
+        return yield* provideBus(redoSession(input, checkpoints))
+      })
+
+      return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, undo, redo, stopAll: local.stopAll })
     })
   )
 }

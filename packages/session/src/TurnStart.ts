@@ -95,8 +95,10 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     const turnStart = stored ?? (yield* storeMessage(input, session))
     const now = Math.max(turnStart.info.time.created, session.time.updated)
     const isFirst = session.title === "New session"
+    // a prompt after an undo: what was undone stays undone (kept, not sent), and can no longer be redone
+    const { revert: _undone, ...current } = session
     session = {
-      ...session,
+      ...current,
       title: isFirst ? input.text.replace(/\s+/g, " ").slice(0, 60) : session.title,
       agent: agent.name,
       time: { ...session.time, updated: now }

@@ -1,0 +1,137 @@
+// `reins undo` and `reins redo` through the real CLI and the scripted model: what two turns did with the write tool
+// and with shell commands (rm, chmod, mkdir, a symbolic link) undone turn by turn and redone, compared by content,
+// mode and type of every file, in a git repository and in a plain directory; a file the user changed after the turn
+// stops undo, named, until --force; the model no longer sees an undone turn.
+import { beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+
+/** Every path of the project (not `.git`) with its type, mode and content or link target. */
+const tree = (root: string) => {
+  const out: Record<string, string> = {}
+  const walk = (dir: string) => {
+    for (const name of fs.readdirSync(path.join(root, dir)).sort()) {
+      const rel = dir === "" ? name : `${dir}/${name}`
+      if (name === ".git") continue
+      const stat = fs.lstatSync(path.join(root, rel))
+      const mode = (stat.mode & 0o777).toString(8)
+      if (stat.isSymbolicLink()) out[rel] = `link ${fs.readlinkSync(path.join(root, rel))}`
+      else if (stat.isDirectory()) {
+        out[rel] = `dir ${mode}`
+        walk(rel)
+      } else out[rel] = `file ${mode} ${fs.readFileSync(path.join(root, rel), "utf8")}`
+    }
+  }
+  walk("")
+  return out
+}
+
+const turns = [
+  { toolCalls: [{ name: "write", arguments: { filePath: "notes.md", content: "first notes\n" } }] },
+  {
+    toolCalls: [
+      { name: "bash", arguments: { command: "rm old.txt && chmod 755 run.sh && mkdir -p gen/deep && echo g > gen/deep/g.txt && ln -s notes.md link.md" } }
+    ]
+  },
+  { text: "DONE-ONE" },
+  { toolCalls: [{ name: "bash", arguments: { command: "echo SECOND-LINE >> notes.md && mv gen/deep/g.txt gen/moved.txt" } }] },
+  { text: "DONE-TWO" },
+  { text: "DONE-THREE" }
+]
+
+const start = async (git: boolean) => {
+  const p = await setup(turns)
+  if (!git) fs.rmSync(path.join(p.cwd, ".git"), { recursive: true })
+  fs.writeFileSync(path.join(p.cwd, "old.txt"), "old\n")
+  fs.writeFileSync(path.join(p.cwd, "run.sh"), "#!/bin/sh\n", { mode: 0o644 })
+  fs.chmodSync(path.join(p.cwd, "run.sh"), 0o644)
+  return p
+}
+
+const ok = async (args: ReadonlyArray<string>, p: Project) => {
+  const r = await reins(args, p)
+  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
+  return r
+}
+
+for (const git of [true, false]) {
+  describe(`reins undo / redo in ${git ? "a git repository" : "a plain directory"}`, () => {
+    test("two turns undone one by one (files byte for byte, modes, types), redone together; the model no longer sees an undone turn", async () => {
+      const p = await start(git)
+      const before = tree(p.cwd)
+      const first = await ok(["run", "--yolo", "--format", "json", "FIRST-PROMPT"], p)
+      const sessionID = events(first.stdout)[0]!.session.id as string
+      const afterOne = tree(p.cwd)
+      expect(afterOne["link.md"]).toBe("link notes.md")
+      await ok(["run", "--yolo", "--session", sessionID, "SECOND-PROMPT"], p)
+      const afterTwo = tree(p.cwd)
+      expect(afterTwo["notes.md"]).toBe("file 644 first notes\nSECOND-LINE\n")
+
+      const undoTwo = await ok(["undo"], p)
+      expect(undoTwo.stdout).toMatch(
+        new RegExp(`^undid 1 message of session ${sessionID} \\(from msg_\\w+\\); 3 files: gen/deep/g.txt, gen/moved.txt, notes.md\\n$`)
+      )
+      expect(tree(p.cwd)).toEqual(afterOne)
+      const undoOne = await ok(["undo", "--format", "json"], p)
+      expect(JSON.parse(undoOne.stdout).files).toEqual(["gen", "gen/deep", "gen/deep/g.txt", "link.md", "notes.md", "old.txt", "run.sh"])
+      expect(tree(p.cwd)).toEqual(before)
+      const nothing = await reins(["undo"], p)
+      expect(nothing.code).toBe(1)
+      expect(nothing.stderr).toContain("Nothing to undo")
+
+      const redone = await ok(["redo"], p)
+      expect(redone.stdout).toContain("redid 2 messages")
+      expect(tree(p.cwd)).toEqual(afterTwo)
+
+      // undone, then a new prompt: the model is sent neither the undone prompt nor what answered it
+      await ok(["undo"], p)
+      const third = await ok(["run", "--yolo", "--session", sessionID, "THIRD-PROMPT"], p)
+      expect(third.stdout.trim()).toBe("DONE-THREE")
+      const sent = JSON.stringify(p.server.requests.at(-1)!.body.messages)
+      expect(sent).toContain("FIRST-PROMPT")
+      expect(sent).toContain("THIRD-PROMPT")
+      expect(sent).not.toContain("SECOND-PROMPT")
+      expect(sent).not.toContain("SECOND-LINE")
+      // and there is nothing to redo once a new prompt was sent
+      const late = await reins(["redo"], p)
+      expect(late.code).toBe(1)
+      expect(late.stderr).toContain("Nothing to redo")
+    }, 60_000)
+
+    test("a file the user changed after the turn stops undo, named, and is kept; --force overwrites it", async () => {
+      const p = await start(git)
+      await ok(["run", "--yolo", "FIRST-PROMPT"], p)
+      const before = tree(p.cwd)
+      await ok(["run", "--yolo", "--continue", "SECOND-PROMPT"], p)
+      fs.writeFileSync(path.join(p.cwd, "notes.md"), "the user's own notes\n")
+      const refused = await reins(["undo"], p)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain("notes.md")
+      expect(refused.stderr).toContain("--force")
+      expect(fs.readFileSync(path.join(p.cwd, "notes.md"), "utf8")).toBe("the user's own notes\n")
+      await ok(["undo", "--force"], p)
+      expect(tree(p.cwd)).toEqual(before)
+    }, 60_000)
+  })
+}
+
+describe("reins undo: bad input", () => {
+  test("--files-only with --conversation-only, a message that is not a prompt of the session, no session: one line, exit 2 or 1", async () => {
+    const p = await start(true)
+    const none = await reins(["undo"], p)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain("nothing to undo")
+    const both = await reins(["undo", "--files-only", "--conversation-only"], p)
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain("--files-only and --conversation-only")
+    await ok(["run", "--yolo", "FIRST-PROMPT"], p)
+    const wrong = await reins(["undo", "--to", "msg_nope"], p)
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain("msg_nope is not a message you sent")
+  }, 60_000)
+})
