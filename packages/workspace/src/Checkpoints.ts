@@ -78,7 +78,8 @@ export class Checkpoints extends Context.Service<
       const begin = Effect.fn("Checkpoints.begin")(function* (directory: string) {
         if (!settings.enabled) return { end: Effect.succeed([]), touched: () => {} } satisfies Checkpoint
         const tracker = yield* Effect.sync(() => trackerOf(directory))
-        yield* Effect.promise(() => tracker.settle())
+        // no barrier here: what happened before now reached the watcher long ago but for the last moment (the last
+        // step's end waited for it); the end waits for everything its tools did
         const since = tracker.mark()
         return {
           end: Effect.promise(() => tracker.settle()).pipe(Effect.andThen(Effect.sync(() => tracker.changesSince(since)))),

@@ -91,6 +91,27 @@ const seenAt = (root: string, rel: string, previous: Seen | undefined, store: Ob
 export const lookPath = (root: string, rel: string, store: ObjectStore, settings: TrackerSettings): FileState =>
   seenAt(root, rel, undefined, store, settings).state
 
+/** The states and stamps an earlier tracker saved (none when there is no index or it cannot be read). */
+const loadIndex = (file: string): Map<string, Seen> => {
+  try {
+    const entries = JSON.parse(fs.readFileSync(file, "utf8")) as Array<[string, Seen]>
+    return new Map(Array.isArray(entries) ? entries : [])
+  } catch {
+    return new Map()
+  }
+}
+
+/** Saves what this tracker knows, for the next process on the same project (a temp file renamed: never torn). */
+const saveIndex = (file: string, known: ReadonlyMap<string, Seen>) => {
+  try {
+    const tmp = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(tmp, JSON.stringify([...known]))
+    fs.renameSync(tmp, file)
+  } catch {
+    // the next process reads every file again
+  }
+}
+
 /** How long the watcher's barrier is waited for before a full scan is done instead. */
 const SETTLE_MS = 500
 
@@ -104,13 +125,19 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   let dirty = new Set<string>()
   let rescan = true
 
-  const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous, store, settings)
+  // what an earlier process saw (its stat stamps and states): a file whose stamp is the same is not read again
+  const indexFile = path.join(sideRoot, "index.json")
+  const hints = loadIndex(indexFile)
+  let initial = true
+  const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous ?? (initial ? hints.get(rel) : undefined), store, settings)
 
   const record = (rel: string, seen: Seen) => {
     const before = known.get(rel)
     const was = before?.state ?? ABSENT
     if (seen.state.kind === "absent") known.delete(rel)
     else known.set(rel, seen)
+    // the first scan is where every later point starts from: no history
+    if (initial) return
     if (sameState(was, seen.state)) return
     let states = history.get(rel)
     if (states === undefined) history.set(rel, (states = [{ point: 0, state: was }]))
@@ -222,6 +249,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
 
   // the first scan: the tree as it is when checkpoints start (the files copied into the store once)
   fullScan()
+  initial = false
+  hints.clear()
 
   return {
     settle,
@@ -247,6 +276,7 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     look: (rel) => lookPath(root, rel, store, settings),
     watching: () => watcher !== undefined,
     close: () => {
+      saveIndex(indexFile, known)
       watcher?.close()
       sideWatcher?.close()
       watcher = undefined

@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { CheckpointSettings, Checkpoints, RestoreConflict } from "../src/Checkpoints.ts"
 import { makeObjectStore } from "../src/ObjectStore.ts"
 import { applyRestore, planRestore, recoverRestore } from "../src/Restore.ts"
+import { makeTracker } from "../src/Tracker.ts"
 
 const made: Array<string> = []
 afterAll(() => {
@@ -213,5 +214,34 @@ describe("what is not copied", () => {
     expect(fs.existsSync(path.join(root, "new.bin"))).toBe(false)
     expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("export const a = 1\n")
     expect(fs.readFileSync(path.join(root, "big.bin"), "utf8")).toBe(`${"x".repeat(2000)}more`)
+  })
+})
+
+describe("a later process on the same project", () => {
+  test("reads only the files changed since the last one closed (the stat stamps it saved), not the whole tree again", () => {
+    const root = project(false)
+    const dir = tempDir("reins-ckpt-store-")
+    const settings = { maxFileBytes: 1 << 20 }
+    const counting = () => {
+      const store = makeObjectStore(dir)
+      let puts = 0
+      const put = (bytes: Uint8Array) => {
+        puts++
+        return store.put(bytes)
+      }
+      return { store: { ...store, put }, puts: () => puts }
+    }
+    const first = counting()
+    makeTracker(root, dir, first.store, settings).close()
+    expect(first.puts()).toBe(4)
+    const second = counting()
+    makeTracker(root, dir, second.store, settings).close()
+    expect(second.puts()).toBe(0)
+    fs.writeFileSync(path.join(root, "src/a.ts"), "changed while no reins ran\n")
+    const third = counting()
+    const tracker = makeTracker(root, dir, third.store, settings)
+    expect(third.puts()).toBe(1)
+    expect(tracker.stateOf("src/a.ts")).toMatchObject({ kind: "file", size: 27 })
+    tracker.close()
   })
 })
