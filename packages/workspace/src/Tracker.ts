@@ -251,6 +251,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   fullScan()
   initial = false
   hints.clear()
+  // the watcher was on before the scan began: what changed since is in `dirty`, no second scan needed
+  rescan = watcher === undefined
 
   return {
     settle,
