@@ -155,6 +155,8 @@ describe("reins serve: request size", () => {
       ["POST", `/session/${id}/fork`],
       ["POST", `/session/${id}/abort`],
       ["POST", `/session/${id}/summarize`],
+      ["POST", `/session/${id}/revert`],
+      ["POST", `/session/${id}/unrevert`],
       ["POST", `/session/${id}/permissions/per_x`],
       ["DELETE", `/session/${id}`]
     ]

@@ -456,7 +456,9 @@ describe("reins serve", () => {
         "POST /session/{id}/prompt_async",
         "POST /session/{id}/abort",
         "POST /session/{id}/permissions/{permissionID}",
-        "POST /session/{id}/summarize"
+        "POST /session/{id}/summarize",
+        "POST /session/{id}/revert",
+        "POST /session/{id}/unrevert"
       ].sort()
     )
     const config = await api(s.url, "GET", "/config")

@@ -1,15 +1,17 @@
 // `reins undo` and `reins redo` through the real CLI and the scripted model: what two turns did with the write tool
 // and with shell commands (rm, chmod, mkdir, a symbolic link) undone turn by turn and redone, compared by content,
 // mode and type of every file, in a git repository and in a plain directory; a file the user changed after the turn
-// stops undo, named, until --force; the model no longer sees an undone turn.
+// stops undo, named, until --force; the model no longer sees an undone turn. And the same over `reins serve`'s HTTP API.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { api, servers } from "./serve-support.ts"
 import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
+const serve = servers()
 
 /** Every path of the project (not `.git`) with its type, mode and content or link target. */
 const tree = (root: string) => {
@@ -133,5 +135,36 @@ describe("reins undo: bad input", () => {
     const wrong = await reins(["undo", "--to", "msg_nope"], p)
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toContain("msg_nope is not a message you sent")
+  }, 60_000)
+})
+
+describe("POST /session/{id}/revert and /unrevert (reins serve)", () => {
+  test("undo and redo over HTTP: files and conversation; a file changed since is a 409 naming it, until force", async () => {
+    const p = await start(false)
+    const before = tree(p.cwd)
+    const s = await serve(p, ["--yolo"])
+    const sessionID = (await api(s.url, "POST", "/session", {})).body.id as string
+    expect((await api(s.url, "POST", `/session/${sessionID}/message`, { text: "FIRST-PROMPT" })).status).toBe(200)
+    const after = tree(p.cwd)
+    fs.writeFileSync(path.join(p.cwd, "notes.md"), "mine now\n")
+    const refused = await api(s.url, "POST", `/session/${sessionID}/revert`, {})
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ error: "files_changed", paths: ["notes.md"] })
+    expect(fs.readFileSync(path.join(p.cwd, "notes.md"), "utf8")).toBe("mine now\n")
+    const reverted = await api(s.url, "POST", `/session/${sessionID}/revert`, { force: true })
+    expect(reverted.status).toBe(200)
+    expect(reverted.body.messages).toHaveLength(1)
+    expect(tree(p.cwd)).toEqual(before)
+    expect((await api(s.url, "GET", `/session/${sessionID}`)).body.revert).toEqual({ messageID: reverted.body.messageID, files: true, conversation: true })
+    const messages = (await api(s.url, "GET", `/session/${sessionID}/message`)).body as Array<any>
+    expect(messages.filter((m) => m.info.role === "user").map((m) => m.info.metadata?.reverted)).toEqual([true])
+    const again = await api(s.url, "POST", `/session/${sessionID}/revert`, {})
+    expect(again.status).toBe(400)
+    expect(again.body.message).toContain("Nothing to undo")
+    const unreverted = await api(s.url, "POST", `/session/${sessionID}/unrevert`, null)
+    expect(unreverted.status).toBe(200)
+    // the file as the turn left it (the user's version was overwritten by the forced undo, as asked)
+    expect(tree(p.cwd)).toEqual(after)
+    expect((await api(s.url, "GET", `/session/${sessionID}`)).body.revert).toBeUndefined()
   }, 60_000)
 })

@@ -16,6 +16,11 @@ export class NotFound extends Schema.Error<NotFound>("reins/server/NotFound")(
 ) {}
 /** 409: the session's turn is running where that is not allowed (delete, compact). */
 export class Conflict extends Schema.Error<Conflict>("reins/server/Conflict")({ error: Schema.tag("busy"), message: Schema.String }, { httpApiStatus: 409 }) {}
+/** 409: an undo or redo would overwrite files changed since the turns it takes back (named; `force` overwrites them). */
+export class FilesChanged extends Schema.Error<FilesChanged>("reins/server/FilesChanged")(
+  { error: Schema.tag("files_changed"), message: Schema.String, paths: Schema.Array(Schema.String) },
+  { httpApiStatus: 409 }
+) {}
 /** 500: the store, the provider or the runtime failed; the message says what. */
 export class ServerFailure extends Schema.Error<ServerFailure>("reins/server/ServerFailure")(
   { error: Schema.tag("failed"), message: Schema.String },
@@ -46,6 +51,17 @@ export const PromptBody = Schema.Struct({
   model: Schema.optional(Schema.String),
   agent: Schema.optional(Schema.String),
   variant: Schema.optional(Schema.String)
+})
+
+/** What an undo (revert) or redo (unrevert) did: the user messages taken back or restored, the files restored. */
+export const Reverted = Schema.Struct({
+  sessionID: Schema.String,
+  /** The first user message undone (for a redo: the one the undo had started at). */
+  messageID: Schema.String,
+  messages: Schema.Array(Schema.String),
+  files: Schema.Array(Schema.String),
+  /** Paths left as they are, and why (over the size cap, a directory holding files not checkpointed). */
+  skipped: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String }))
 })
 
 /** A message queued into the session's running turn (T5): the model reads it at that turn's next step. */
@@ -138,6 +154,29 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
     success: Schema.Struct({ ok: Schema.Boolean }),
     error: errors
   }),
+  HttpApiEndpoint.post("revert", "/session/:id/revert", {
+    params: id,
+    payload: [
+      Schema.Struct({
+        messageID: Schema.optional(Schema.String),
+        files: Schema.optional(Schema.Boolean),
+        conversation: Schema.optional(Schema.Boolean),
+        force: Schema.optional(Schema.Boolean)
+      }),
+      Schema.Null
+    ],
+    success: Reverted,
+    error: [...errors, Conflict, FilesChanged]
+  }).annotate(
+    OpenApi.Description,
+    "Undoes the session back to before a user message (messageID; default the last one not undone): the files its turns changed restored (files: false to leave them) and its messages kept but no longer sent to the model (conversation: false to leave them); 409 files_changed names files changed since, which force: true overwrites."
+  ),
+  HttpApiEndpoint.post("unrevert", "/session/:id/unrevert", {
+    params: id,
+    payload: [Schema.Struct({ force: Schema.optional(Schema.Boolean) }), Schema.Null],
+    success: Reverted,
+    error: [...errors, Conflict, FilesChanged]
+  }).annotate(OpenApi.Description, "Takes back the session's undo: its files and messages as its turns left them."),
   HttpApiEndpoint.post("summarize", "/session/:id/summarize", {
     params: id,
     payload: [Schema.Struct({ model: Schema.optional(Schema.String) }), Schema.Null],

@@ -4,9 +4,21 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { realPath } from "@reins/domain"
 import { Permission } from "@reins/permission"
-import { Agents, SessionRouting, SessionService, Sessions, agentModel, type PromptError, type PromptInput, type RoutedFailure } from "@reins/session"
+import {
+  Agents,
+  SessionRouting,
+  SessionService,
+  Sessions,
+  agentModel,
+  type PromptError,
+  type PromptInput,
+  type RoutedFailure,
+  type SessionBusyError,
+  type UndoError
+} from "@reins/session"
 import { SessionStore, runnerOfHolder, sessionNotFound, type StoreError } from "@reins/storage"
-import { BadRequest, Conflict, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
+import type { RestoreConflict } from "@reins/workspace"
+import { BadRequest, Conflict, FilesChanged, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
 import { ServerEvents } from "./ServerEvents.ts"
 import { ServerInfo } from "./ServerInfo.ts"
@@ -38,6 +50,20 @@ const fromFailure = (e: RoutedFailure) => {
 }
 
 const fromPrompt = (e: PromptError) => fromFailure({ tag: e._tag, ...("reason" in e ? { reason: e.reason } : {}), message: e.message })
+
+/** An undo's or redo's failure: files changed since (409, named), a busy session (409), nothing to undo or a bad message (400). */
+const fromUndo = (e: StoreError | SessionBusyError | UndoError | RestoreConflict) => {
+  switch (e._tag) {
+    case "RestoreConflict":
+      return new FilesChanged({ message: e.message, paths: [...e.paths] })
+    case "UndoError":
+      return new BadRequest({ message: e.message })
+    case "SessionBusyError":
+      return new Conflict({ message: e.message })
+    default:
+      return fromStore(e)
+  }
+}
 
 /** The cluster could not reach the session's runner: the request can be sent again. */
 const unavailable = (e: { readonly message: string }) => new ServerFailure({ message: e.message })
@@ -274,6 +300,24 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
               })
             return { ok: true }
           })
+        )
+        .handle("revert", ({ params, payload }) =>
+          Effect.andThen(
+            session(params.id),
+            Effect.mapError(
+              sessions.undo({
+                sessionID: params.id,
+                to: payload?.messageID,
+                files: payload?.files ?? true,
+                conversation: payload?.conversation ?? true,
+                force: payload?.force ?? false
+              }),
+              fromUndo
+            )
+          )
+        )
+        .handle("unrevert", ({ params, payload }) =>
+          Effect.andThen(session(params.id), Effect.mapError(sessions.redo({ sessionID: params.id, force: payload?.force ?? false }), fromUndo))
         )
         .handle("summarize", ({ params, payload }) =>
           Effect.gen(function* () {
