@@ -218,6 +218,15 @@ export const App = (props: AppProps) => {
       case "compact":
         if (controller.running) return notice("A turn is running: /compact once it is done.", "error")
         return controller.compact()
+      case "undo":
+      case "redo": {
+        if (controller.running) return notice(`A turn is running: Esc interrupts it, then /${name}.`, "error")
+        const done = await controller.undo(name, args.includes("--force"))
+        if (!done) return
+        setTranscript(fromHistory(done.messages))
+        reprint()
+        return notice(done.said)
+      }
       case "export":
         return controller.exportSession(args)
       case "copy": {

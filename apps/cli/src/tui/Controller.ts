@@ -224,6 +224,37 @@ export const makeController = (
       on.running(false)
       if (Exit.isFailure(exit)) on.notice(`Compaction failed: ${failureText(exit.cause)}`, "error")
     },
+    /**
+     * `/undo` (or `/redo`) of the idle session: the files and the conversation; says why not (a file changed since:
+     * named, `--force` to overwrite). The session's messages after it, for the transcript, and what was done.
+     */
+    undo: async (
+      direction: "undo" | "redo",
+      force: boolean
+    ): Promise<{ readonly messages: ReadonlyArray<MessageWithParts>; readonly said: string } | undefined> => {
+      if (sessionID === undefined) return void on.notice(`Nothing to ${direction} yet: this session has no messages.`, "info")
+      const id = sessionID
+      const exit = await promise(
+        Effect.gen(function* () {
+          const { Sessions, SessionStore } = yield* lib
+          const sessions = yield* Sessions
+          const done =
+            direction === "undo"
+              ? yield* sessions.undo({ sessionID: id, files: true, conversation: true, force })
+              : yield* sessions.redo({ sessionID: id, force })
+          return { done, messages: yield* (yield* SessionStore).messages(id) }
+        })
+      )
+      if (Exit.isFailure(exit)) return void on.notice(failureText(exit.cause), "error")
+      const { done, messages } = exit.value
+      const files =
+        done.files.length === 0
+          ? "no files"
+          : `${done.files.length} file${done.files.length === 1 ? "" : "s"} (${done.files.slice(0, 5).join(", ")}${done.files.length > 5 ? ", …" : ""})`
+      const skipped = done.skipped.map((s) => `\n  not restored: ${s.path} (${s.reason})`).join("")
+      const verb = direction === "undo" ? "Undid" : "Redid"
+      return { messages, said: `${verb} ${done.messages.length} message${done.messages.length === 1 ? "" : "s"} and ${files}.${skipped}` }
+    },
     /** Writes the session to a file (`/export [md|json] [file]`); says where. */
     exportSession: async (args: ReadonlyArray<string>) => {
       if (sessionID === undefined) return on.notice("Nothing to export yet: this session has no messages.", "info")

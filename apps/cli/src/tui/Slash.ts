@@ -11,6 +11,8 @@ export const SLASH_COMMANDS: ReadonlyArray<SlashCommand> = [
   { name: "sessions", summary: "pick a session of this project to resume (newest first)" },
   { name: "model", args: "[provider/model [variant]]", summary: "pick the model (and its variant) for the next turns" },
   { name: "compact", summary: "summarise the session's older turns now, to free context" },
+  { name: "undo", args: "[--force]", summary: "undo the last turn: the files it changed (shell included) and the conversation" },
+  { name: "redo", args: "[--force]", summary: "take back the last /undo" },
   { name: "export", args: "[md|json] [file]", summary: "write the session to a file (default reins-<session>.md here)" },
   { name: "copy", summary: "copy the last answer to the clipboard (OSC 52)" },
   { name: "help", summary: "keys and commands" },
