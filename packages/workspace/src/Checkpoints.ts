@@ -91,7 +91,7 @@ export class Checkpoints extends Context.Service<
         Effect.fn(`Checkpoints.${direction}`)(function* (directory: string, changes: ReadonlyArray<FileChange>, force: boolean) {
           const { root, project } = projectOf(directory)
           const ops = planRestore(changes, direction)
-          const conflicts = conflictsOf(ops, (rel) => lookPath(root, rel, project.store, settings))
+          const conflicts = conflictsOf(root, ops, (rel) => lookPath(root, rel, project.store, settings))
           if (conflicts.length > 0 && !force) return yield* new RestoreConflict({ paths: conflicts })
           const skipped = yield* Effect.sync(() => applyRestore(root, ops, project.store, project.dir))
           // what the restore wrote is a change like any other: the next checkpoint starts from it

@@ -44,8 +44,33 @@ const JOURNAL = "restore.journal.json"
 const byDepth = (ops: ReadonlyArray<RestoreOp>, deepestFirst: boolean) =>
   [...ops].sort((a, b) => (b.path.split("/").length - a.path.split("/").length) * (deepestFirst ? 1 : -1) || (a.path < b.path ? -1 : 1))
 
+/**
+ * Why `rel` may not be written under `root`, if it may not: a path that leaves the directory (absolute, `..`: a
+ * recorded change is data, and the store can be written by others), or one under a symbolic link (writing there
+ * would write wherever the link points).
+ */
+export const unsafePath = (root: string, rel: string): string | undefined => {
+  const names = rel.split("/")
+  if (path.isAbsolute(rel) || names.some((n) => n === "" || n === "." || n === "..")) return "it is not a path inside the project"
+  let dir = root
+  for (const name of names.slice(0, -1)) {
+    dir = path.join(dir, name)
+    try {
+      if (fs.lstatSync(dir).isSymbolicLink()) return `${path.relative(root, dir)} is a symbolic link now`
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
 /** Brings one path to `to`: what it holds now (a file, a link, an empty directory) is replaced. */
 const applyOne = (root: string, op: RestoreOp, store: ObjectStore, skipped: Array<{ path: string; reason: string }>) => {
+  const unsafe = unsafePath(root, op.path)
+  if (unsafe !== undefined) {
+    skipped.push({ path: op.path, reason: unsafe })
+    return
+  }
   const full = path.join(root, op.path)
   const current = (() => {
     try {
@@ -154,9 +179,11 @@ export const recoverRestore = (journalDir: string, store: ObjectStore): string |
 }
 
 /** The paths whose state now (`look`) is neither the one the steps left (`from`) nor already the target. */
-export const conflictsOf = (ops: ReadonlyArray<RestoreOp>, look: (rel: string) => FileState): ReadonlyArray<string> =>
+export const conflictsOf = (root: string, ops: ReadonlyArray<RestoreOp>, look: (rel: string) => FileState): ReadonlyArray<string> =>
   ops
     .filter((op) => {
+      // never looked at: skipped when applied, and said why
+      if (unsafePath(root, op.path) !== undefined) return false
       const now = look(op.path)
       return !sameState(now, op.from) && !sameState(now, op.to)
     })

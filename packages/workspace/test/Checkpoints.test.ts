@@ -245,3 +245,33 @@ describe("a later process on the same project", () => {
     tracker.close()
   })
 })
+
+describe("a restore never writes outside the project", () => {
+  test("a recorded path that leaves the directory (absolute, ..) or lies under a symbolic link made since is skipped, said why", () => {
+    const root = project(false)
+    const outside = tempDir("reins-ckpt-outside-")
+    const dir = tempDir("reins-ckpt-store-")
+    const store = makeObjectStore(dir)
+    const hash = store.put(new TextEncoder().encode("written\n"))
+    const file = { kind: "file", mode: 0o644, size: 8, hash } as const
+    // since the step: src is a link to a directory outside
+    fs.rmSync(path.join(root, "src"), { recursive: true })
+    fs.symlinkSync(outside, path.join(root, "src"))
+    const ops = [
+      { path: `../${path.basename(outside)}/escaped.txt`, from: { kind: "absent" }, to: file },
+      { path: path.join(outside, "absolute.txt"), from: { kind: "absent" }, to: file },
+      { path: "src/through-link.txt", from: { kind: "absent" }, to: file },
+      { path: "fine.txt", from: { kind: "absent" }, to: file }
+    ] as const
+    const skipped = applyRestore(root, ops, store, dir)
+    expect(new Map(skipped.map((s) => [s.path, s.reason]))).toEqual(
+      new Map([
+        [`../${path.basename(outside)}/escaped.txt`, "it is not a path inside the project"],
+        [path.join(outside, "absolute.txt"), "it is not a path inside the project"],
+        ["src/through-link.txt", "src is a symbolic link now"]
+      ])
+    )
+    expect(fs.readdirSync(outside)).toEqual([])
+    expect(fs.readFileSync(path.join(root, "fine.txt"), "utf8")).toBe("written\n")
+  })
+})
