@@ -103,6 +103,15 @@ for (const git of [true, false]) {
       const late = await reins(["redo"], p)
       expect(late.code).toBe(1)
       expect(late.stderr).toContain("Nothing to redo")
+      // that undo is final: the next undo takes back the third turn, the one after the first; the second is never redone
+      const undoThird = await ok(["undo", "--format", "json"], p)
+      expect(JSON.parse(undoThird.stdout).messages).toHaveLength(1)
+      expect(tree(p.cwd)).toEqual(afterOne)
+      await ok(["undo"], p)
+      expect(tree(p.cwd)).toEqual(before)
+      const redoBoth = await ok(["redo", "--format", "json"], p)
+      expect(JSON.parse(redoBoth.stdout).messages).toHaveLength(2)
+      expect(tree(p.cwd)).toEqual(afterOne)
     }, 60_000)
 
     test("a file the user changed after the turn stops undo, named, and is kept; --force overwrites it", async () => {
@@ -132,6 +141,15 @@ describe("reins undo: bad input", () => {
     expect(both.code).toBe(2)
     expect(both.stderr).toContain("--files-only and --conversation-only")
     await ok(["run", "--yolo", "FIRST-PROMPT"], p)
+    // the conversation only: no file touched, none said to be
+    const files = tree(p.cwd)
+    const talk = await ok(["undo", "--conversation-only", "--format", "json"], p)
+    expect(JSON.parse(talk.stdout).files).toEqual([])
+    expect(tree(p.cwd)).toEqual(files)
+    const mixed = await reins(["undo", "--files-only"], p)
+    expect(mixed.code).toBe(1)
+    expect(mixed.stderr).toContain("reins redo first")
+    await ok(["redo"], p)
     const wrong = await reins(["undo", "--to", "msg_nope"], p)
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toContain("msg_nope is not a message you sent")

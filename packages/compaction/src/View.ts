@@ -82,12 +82,17 @@ const showUncached = (message: MessageWithParts): MessageWithParts => {
 
 const verbatim = (messages: ReadonlyArray<MessageWithParts>) => messages.filter((m) => !isSummaryMessage(m)).map(show)
 
-/** The messages less those undone (`reins undo`): a user message marked `reverted`, and the answers to it. */
-const withoutUndone = (messages: ReadonlyArray<MessageWithParts>) => {
-  const undone = new Set<string>()
-  for (const m of messages) if (m.info.role === "user" && m.info.metadata?.reverted === true) undone.add(m.info.id)
-  if (undone.size === 0) return messages
-  return messages.filter((m) => !undone.has(m.info.id) && !(m.info.role === "assistant" && undone.has(m.info.parentID)))
+/**
+ * The messages less those undone (`reins undo`): a user message marked `reverted` and everything after it up to the
+ * next user message not undone (its answers, and any message queued into its turn).
+ */
+export const withoutUndone = <M extends { readonly info: MessageWithParts["info"] }>(messages: ReadonlyArray<M>): ReadonlyArray<M> => {
+  if (!messages.some((m) => m.info.role === "user" && m.info.metadata?.reverted !== undefined)) return messages
+  let hidden = false
+  return messages.filter((m) => {
+    if (m.info.role === "user" && m.info.metadata?.queued !== true) hidden = m.info.metadata?.reverted !== undefined
+    return !hidden
+  })
 }
 
 /**

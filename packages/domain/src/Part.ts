@@ -122,13 +122,20 @@ export type StepFinishPart = typeof StepFinishPart.Type
 
 /**
  * What a path of the project was, as a checkpoint records it: nothing there, a directory, a symbolic link, or a file
- * (its content by `hash` in the checkpoint store; no hash when it was over the size cap and not copied).
+ * (its content by `hash` in the checkpoint store; no hash, but its `stamp`, when it was not copied: over the size cap, or unreadable).
  */
 export const FileState = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("absent") }),
   Schema.Struct({ kind: Schema.Literal("directory"), mode: Schema.Number }),
   Schema.Struct({ kind: Schema.Literal("symlink"), target: Schema.String }),
-  Schema.Struct({ kind: Schema.Literal("file"), mode: Schema.Number, size: Schema.Number, hash: Schema.optional(Schema.String) })
+  Schema.Struct({
+    kind: Schema.Literal("file"),
+    mode: Schema.Number,
+    size: Schema.Number,
+    hash: Schema.optional(Schema.String),
+    /** For a file not copied (over the size cap, unreadable): its stat (times, inode), which tells that it changed. */
+    stamp: Schema.optional(Schema.String)
+  })
 ])
 export type FileState = typeof FileState.Type
 
@@ -140,7 +147,13 @@ export type FileChange = typeof FileChange.Type
  * What a step's tools changed in the project (every tool: file tools, bash, MCP, hooks, sub-agents), recorded when
  * they are done: what undo restores and redo re-applies.
  */
-export const PatchPart = Schema.Struct({ ...base, type: Schema.Literal("patch"), files: Schema.Array(FileChange) })
+export const PatchPart = Schema.Struct({
+  ...base,
+  type: Schema.Literal("patch"),
+  files: Schema.Array(FileChange),
+  /** The directory the paths are relative to: where the step's tools ran (absent: the session's directory). */
+  directory: Schema.optional(Schema.String)
+})
 export type PatchPart = typeof PatchPart.Type
 
 /** Everything a message is made of. */

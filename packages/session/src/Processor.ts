@@ -238,7 +238,7 @@ export const makeProcessor = Effect.gen(function* () {
       for (const part of open) yield* bus.publish({ type: "part.updated", part })
       if (checkpoint === undefined || state.calls.size === 0) return
       const files = yield* checkpoint.end
-      if (files.length > 0) yield* save({ id: yield* ids.next("prt"), ...base, type: "patch", files })
+      if (files.length > 0) yield* save({ id: yield* ids.next("prt"), ...base, type: "patch", files, directory: cwd })
     }).pipe(Effect.ignore)
 
     const result = yield* provider.stream(request).pipe(

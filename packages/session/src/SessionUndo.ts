@@ -29,16 +29,44 @@ export interface Undone {
 /** Undo or redo refused: nothing to undo (or redo), a message that is not a user message of the session, no checkpoints. */
 export class UndoError extends Schema.TaggedError<UndoError>()("UndoError", { message: Schema.String }) {}
 
-const isUser = (m: MessageWithParts) => m.info.role === "user" && m.info.metadata?.compaction_continue !== true
-const reverted = (m: MessageWithParts) => m.info.role === "user" && m.info.metadata?.reverted === true
+/** A prompt that started a turn (not one queued into a running turn, not the loop's own after a compaction). */
+const isPrompt = (m: MessageWithParts) => m.info.role === "user" && m.info.metadata?.compaction_continue !== true && m.info.metadata?.queued !== true
+/** Undone by the session's undo in progress (`true`), or for good by a prompt sent after it (`"final"`). */
+const undoneMark = (m: MessageWithParts) => (m.info.role === "user" ? m.info.metadata?.reverted : undefined)
 
-/** The file changes the steps of `messages` recorded, oldest first. */
-const changesOf = (messages: ReadonlyArray<MessageWithParts>): ReadonlyArray<FileChange> =>
-  messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "patch" ? p.files : [])))
+/** Each message with the prompt whose turn it belongs to (the last prompt at or before it: messages are in id order). */
+const byTurn = (messages: ReadonlyArray<MessageWithParts>) => {
+  let owner: MessageWithParts | undefined
+  return messages.map((m) => {
+    if (isPrompt(m)) owner = m
+    return { message: m, owner }
+  })
+}
+
+/** The messages from prompt `from` on (before `until`), less the turns undone for good. */
+const rangeOf = (messages: ReadonlyArray<MessageWithParts>, from: string, until: string | undefined) =>
+  byTurn(messages)
+    .filter(
+      ({ message, owner }) =>
+        message.info.id >= from && (until === undefined || message.info.id < until) && (owner === undefined || undoneMark(owner) !== "final")
+    )
+    .map(({ message }) => message)
+
+/** The file changes the steps of `messages` recorded, oldest first, by the directory they were made in. */
+const changesOf = (messages: ReadonlyArray<MessageWithParts>, directory: string): ReadonlyMap<string, ReadonlyArray<FileChange>> => {
+  const out = new Map<string, Array<FileChange>>()
+  for (const m of messages)
+    for (const p of m.parts) {
+      if (p.type !== "patch") continue
+      const at = p.directory ?? directory
+      out.set(at, [...(out.get(at) ?? []), ...p.files])
+    }
+  return out
+}
 
 /** The user messages an undo (to `to`, else the last one not undone) takes back, and where it starts. */
 export const undoRange = (session: Session, messages: ReadonlyArray<MessageWithParts>, to: string | undefined) => {
-  const users = messages.filter(isUser)
+  const users = messages.filter((m) => isPrompt(m) && undoneMark(m) === undefined)
   const undoneFrom = session.revert?.messageID
   const candidates = users.filter((m) => undoneFrom === undefined || m.info.id < undoneFrom)
   const target = to === undefined ? candidates.at(-1) : users.find((m) => m.info.id === to)
@@ -71,9 +99,9 @@ export const undoSession = Effect.fnUntraced(function* (input: UndoInput, checkp
     })
   const from = undoRange(session, messages, input.to)
   if (typeof from !== "string") return yield* from
-  const until = previous?.messageID
-  const range = messages.filter((m) => m.info.id >= from && (until === undefined || m.info.id < until))
-  const skipped = yield* restoreFiles(input, checkpoints, session, changesOf(range), "undo")
+  const range = rangeOf(messages, from, previous?.messageID)
+  const changes = changesOf(range, session.directory)
+  const skipped = yield* restoreFiles(input, checkpoints, changes, "undo")
   if (input.conversation) yield* markUndone(range, true)
   const now = yield* Clock.currentTimeMillis
   const updated: Session = {
@@ -86,8 +114,8 @@ export const undoSession = Effect.fnUntraced(function* (input: UndoInput, checkp
   return {
     sessionID: session.id,
     messageID: from,
-    messages: range.filter(isUser).map((m) => m.info.id),
-    files: pathsOf(changesOf(range)),
+    messages: range.filter(isPrompt).map((m) => m.info.id),
+    files: input.files ? pathsOf(changes) : [],
     skipped
   } satisfies Undone
 })
@@ -100,9 +128,10 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
   const revert = session.revert
   if (revert === undefined) return yield* new UndoError({ message: `Nothing to redo in session ${session.id}: it has no undo to take back.` })
   const messages = yield* store.messages(input.sessionID)
-  const range = messages.filter((m) => m.info.id >= revert.messageID)
+  const range = rangeOf(messages, revert.messageID, undefined)
   const conversation = revert.conversation ?? true
-  const skipped = yield* restoreFiles({ files: revert.files, force: input.force }, checkpoints, session, changesOf(range), "redo")
+  const changes = changesOf(range, session.directory)
+  const skipped = yield* restoreFiles({ files: revert.files, force: input.force }, checkpoints, changes, "redo")
   if (conversation) yield* markUndone(range, false)
   const now = yield* Clock.currentTimeMillis
   const { revert: _, ...rest } = session
@@ -112,8 +141,8 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
   return {
     sessionID: session.id,
     messageID: revert.messageID,
-    messages: range.filter(isUser).map((m) => m.info.id),
-    files: revert.files ? pathsOf(changesOf(range)) : [],
+    messages: range.filter(isPrompt).map((m) => m.info.id),
+    files: revert.files ? pathsOf(changes) : [],
     skipped
   } satisfies Undone
 })
@@ -121,20 +150,38 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
 const describe = (revert: NonNullable<Session["revert"]>) =>
   revert.files && (revert.conversation ?? true) ? "files and conversation" : revert.files ? "files only" : "the conversation only"
 
-const pathsOf = (changes: ReadonlyArray<FileChange>) => [...new Set(changes.map((c) => c.path))].sort()
+const pathsOf = (changes: ReadonlyMap<string, ReadonlyArray<FileChange>>) => [...new Set([...changes.values()].flat().map((c) => c.path))].sort()
 
 const restoreFiles = (
   input: Pick<UndoInput, "files" | "force">,
   checkpoints: Checkpoints["Service"] | undefined,
-  session: Session,
-  changes: ReadonlyArray<FileChange>,
+  changes: ReadonlyMap<string, ReadonlyArray<FileChange>>,
   direction: "undo" | "redo"
 ): Effect.Effect<RestoreReport["skipped"], UndoError | RestoreConflict> => {
-  if (!input.files || changes.length === 0) return Effect.succeed([])
+  if (!input.files || changes.size === 0) return Effect.succeed([])
   if (checkpoints === undefined)
     return Effect.fail(new UndoError({ message: "This runtime keeps no checkpoints of files: undo the conversation only (--conversation-only)." }))
-  return checkpoints[direction](session.directory, changes, input.force)
+  // each directory the steps ran in (a session resumed elsewhere ran there)
+  return Effect.map(
+    Effect.forEach([...changes], ([directory, files]) => checkpoints[direction](directory, files, input.force)),
+    (skipped) => skipped.flat()
+  )
 }
+
+/**
+ * A prompt sent after an undo makes it final: the messages it undid stay undone for good (`"final"`: never redone,
+ * never undone again, their files never restored by a later undo), and the session's undo is gone.
+ */
+export const finalizeUndo = Effect.fnUntraced(function* (sessionID: string) {
+  const store = yield* SessionStore
+  const bus = yield* Bus
+  for (const m of yield* store.messages(sessionID)) {
+    if (m.info.role !== "user" || m.info.metadata?.reverted !== true) continue
+    const info = { ...m.info, metadata: { ...m.info.metadata, reverted: "final" } }
+    yield* store.putMessage(info)
+    yield* bus.publish({ type: "message.updated", message: info })
+  }
+})
 
 /** Marks the user messages of `range` undone (or not): the model's view leaves them and their answers out. */
 const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean): Effect.Effect<void, StoreError, SessionStore | Bus> =>
@@ -142,9 +189,11 @@ const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean): Ef
     const store = yield* SessionStore
     const bus = yield* Bus
     for (const m of range) {
-      if (m.info.role !== "user" || reverted(m) === undone) continue
-      const { reverted: _, ...metadata } = m.info.metadata ?? {}
-      const info = { ...m.info, metadata: undone ? { ...metadata, reverted: true } : metadata }
+      // a prompt undone for good stays so; a redo takes back only this undo's
+      const user = m.info
+      if (user.role !== "user" || !isPrompt(m) || undoneMark(m) === "final" || (undoneMark(m) === true) === undone) continue
+      const { reverted: _, ...metadata } = user.metadata ?? {}
+      const info = { ...user, metadata: undone ? { ...metadata, reverted: true } : metadata }
       yield* store.putMessage(info)
       yield* bus.publish({ type: "message.updated", message: info })
     }

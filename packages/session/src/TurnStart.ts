@@ -1,9 +1,10 @@
 import { Effect } from "effect"
-import type { Attachment, Bus, Ids, Part, Session } from "@reins/domain"
-import type { MessageWithParts, SessionRun, SessionStore } from "@reins/storage"
+import { type Attachment, Bus, type Ids, type Part, type Session } from "@reins/domain"
+import { type MessageWithParts, type SessionRun, SessionStore } from "@reins/storage"
 import type { PromptInput } from "./SessionService.ts"
 import { type Turn, turnDone } from "./Turn.ts"
 import { turnResult } from "./TurnDecision.ts"
+import { finalizeUndo } from "./SessionUndo.ts"
 import { type AgentsService, MAX_AGENT_DEPTH, type SessionAgent } from "./agent/Agents.ts"
 
 /** What starting a turn needs, resolved when the session service is built. */
@@ -96,6 +97,8 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     const now = Math.max(turnStart.info.time.created, session.time.updated)
     const isFirst = session.title === "New session"
     // a prompt after an undo: what was undone stays undone (kept, not sent), and can no longer be redone
+    if (session.revert !== undefined && session.revert.conversation !== false)
+      yield* finalizeUndo(session.id).pipe(Effect.provideService(SessionStore, store), Effect.provideService(Bus, bus))
     const { revert: _undone, ...current } = session
     session = {
       ...current,

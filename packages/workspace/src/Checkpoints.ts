@@ -1,9 +1,9 @@
-import { DataDir, type FileChange, realPath } from "@reins/domain"
-import { Context, Data, Effect, Layer } from "effect"
+import { DataDir, type FileChange, HomeDir, realPath } from "@reins/domain"
+import { Cause, Context, Data, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { makeObjectStore, type ObjectStore } from "./ObjectStore.ts"
-import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore } from "./Restore.ts"
+import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore, unrestorable } from "./Restore.ts"
 import { lookPath, makeTracker, type Tracker } from "./Tracker.ts"
 
 /** Checkpoint settings: files over `maxFileBytes` are listed as changed but not copied (nor restored). */
@@ -11,12 +11,29 @@ export const CheckpointSettings = Context.Reference<{ readonly maxFileBytes: num
   defaultValue: () => ({ maxFileBytes: 8 * 1024 * 1024, enabled: true })
 })
 
-/** A restore that would overwrite what someone changed since the steps it undoes (or redoes). */
-export class RestoreConflict extends Data.TaggedError("RestoreConflict")<{ readonly paths: ReadonlyArray<string> }> {
+/**
+ * A restore refused before it touched anything: files someone changed since the steps it undoes (or redoes, or
+ * between them), or files it could not bring back (not copied).
+ */
+export class RestoreConflict extends Data.TaggedError("RestoreConflict")<{
+  readonly paths: ReadonlyArray<string>
+  readonly unrestorable?: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+}> {
   override get message() {
-    const shown = this.paths.slice(0, 10).join(", ")
-    const more = this.paths.length > 10 ? ` and ${this.paths.length - 10} more` : ""
-    return `Changed since those steps, so not overwritten: ${shown}${more}. Keep them (leave things as they are), or run again with --force to overwrite them.`
+    const list = (paths: ReadonlyArray<string>) => `${paths.slice(0, 10).join(", ")}${paths.length > 10 ? ` and ${paths.length - 10} more` : ""}`
+    const changed =
+      this.paths.length === 0
+        ? ""
+        : `Changed since those steps (by you or another program), so not overwritten: ${list(this.paths)}. --force overwrites them with the steps' versions (your changes to them are lost). `
+    const lost = this.unrestorable ?? []
+    const cannot =
+      lost.length === 0
+        ? ""
+        : `Cannot be brought back: ${lost
+            .slice(0, 10)
+            .map((u) => `${u.path} (${u.reason})`)
+            .join(", ")}; the rest would go back without them. --force does that. `
+    return `${changed}${cannot}Nothing was changed.`
   }
 }
 
@@ -49,6 +66,7 @@ export class Checkpoints extends Context.Service<
     Checkpoints,
     Effect.gen(function* () {
       const dataDir = yield* DataDir
+      const home = yield* HomeDir
       const settings = yield* CheckpointSettings
       const projects = new Map<string, { readonly store: ObjectStore; readonly dir: string; tracker?: Tracker }>()
       yield* Effect.addFinalizer(() =>
@@ -65,26 +83,45 @@ export class Checkpoints extends Context.Service<
           const dir = path.join(dataDir, "checkpoints", createHash("sha256").update(root).digest("hex").slice(0, 24))
           project = { store: makeObjectStore(dir), dir }
           projects.set(root, project)
-          recoverRestore(dir, project.store)
+          const store = project.store
+          recoverRestore(dir, store, (at, rel) => lookPath(at, rel, store, settings))
         }
         return { root, project }
       }
       const trackerOf = (directory: string) => {
         const { root, project } = projectOf(directory)
-        if (project.tracker === undefined) project.tracker = makeTracker(root, project.dir, project.store, settings)
+        // the data dir (and so the store) never checkpointed, when reins runs where they are (the home directory)
+        if (project.tracker === undefined) project.tracker = makeTracker(root, project.dir, project.store, { ...settings, skip: [dataDir, project.dir] })
         return project.tracker
       }
+      const none: Checkpoint = { end: Effect.succeed([]), touched: () => {} }
+      /** Checkpointing is best effort: one that fails (a full disk, a permission) is logged; the step goes on unrecorded. */
+      const bestEffort =
+        <A>(what: string, fallback: A) =>
+        (effect: Effect.Effect<A>) =>
+          Effect.catchCause(effect, (cause) => Effect.as(Effect.logWarning(`Could not ${what}: ${Cause.pretty(cause).split("\n")[0]}`), fallback))
 
       const begin = Effect.fn("Checkpoints.begin")(function* (directory: string) {
-        if (!settings.enabled) return { end: Effect.succeed([]), touched: () => {} } satisfies Checkpoint
-        const tracker = yield* Effect.sync(() => trackerOf(directory))
-        // no barrier here: what happened before now reached the watcher long ago but for the last moment (the last
-        // step's end waited for it); the end waits for everything its tools did
-        const since = tracker.mark()
-        return {
-          end: Effect.promise(() => tracker.settle()).pipe(Effect.andThen(Effect.sync(() => tracker.changesSince(since)))),
-          touched: tracker.touched
-        } satisfies Checkpoint
+        // no checkpoints of the whole machine or of a home directory: too much to copy, and not a project
+        if (!settings.enabled || directory === path.parse(directory).root || realPath(directory) === realPath(home)) return none
+        return yield* Effect.suspend(() => {
+          const tracker = trackerOf(directory)
+          // what happened before now (a file the user saved a moment ago) is not the step's: waited for, then marked
+          return Effect.promise(() => tracker.settle())
+        }).pipe(
+          Effect.andThen(() => {
+            const tracker = trackerOf(directory)
+            const since = tracker.mark()
+            return Effect.succeed({
+              end: Effect.promise(() => tracker.settle()).pipe(
+                Effect.andThen(Effect.sync(() => tracker.changesSince(since))),
+                bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>)
+              ),
+              touched: tracker.touched
+            } satisfies Checkpoint)
+          }),
+          bestEffort(`checkpoint ${directory}`, none)
+        )
       })
 
       const restore = (direction: "undo" | "redo") =>
@@ -92,7 +129,8 @@ export class Checkpoints extends Context.Service<
           const { root, project } = projectOf(directory)
           const ops = planRestore(changes, direction)
           const conflicts = conflictsOf(root, ops, (rel) => lookPath(root, rel, project.store, settings))
-          if (conflicts.length > 0 && !force) return yield* new RestoreConflict({ paths: conflicts })
+          const lost = unrestorable(ops, project.store)
+          if ((conflicts.length > 0 || lost.length > 0) && !force) return yield* new RestoreConflict({ paths: conflicts, unrestorable: lost })
           const skipped = yield* Effect.sync(() => applyRestore(root, ops, project.store, project.dir))
           // what the restore wrote is a change like any other: the next checkpoint starts from it
           project.tracker?.touched(ops.map((op) => op.path))

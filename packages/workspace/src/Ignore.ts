@@ -15,6 +15,8 @@ export interface TreeIgnore {
   readonly skips: (rel: string, isDirectory: boolean) => boolean
   /** Forgets the rules of `dir` (relative; "" the root): its `.gitignore` changed. */
   readonly forget: (dir: string) => void
+  /** Forgets every rule read (a full scan reads them again). */
+  readonly forgetAll: () => void
 }
 
 const read = (file: string) => {
@@ -54,5 +56,5 @@ export const makeTreeIgnore = (root: string): TreeIgnore => {
     }
     return excluded?.ignores(`${names.join("/")}${isDirectory ? "/" : ""}`) ?? false
   }
-  return { skips, forget: (dir) => rules.delete(dir) }
+  return { skips, forget: (dir) => rules.delete(dir), forgetAll: () => rules.clear() }
 }

@@ -2,6 +2,7 @@ import type { FileChange, FileState } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ObjectStore } from "./ObjectStore.ts"
+import { unsafePath } from "./Paths.ts"
 import { sameState } from "./Tracker.ts"
 
 /** One path to bring to `to`, expected to be `from` now (what the undone or redone steps left). */
@@ -9,6 +10,11 @@ export interface RestoreOp {
   readonly path: string
   readonly from: FileState
   readonly to: FileState
+  /**
+   * Someone else changed the path between two of the steps (one left it otherwise than the next found it): restoring
+   * it to `to` would undo that change too. A conflict, named, unless forced.
+   */
+  readonly gap?: true
 }
 
 /**
@@ -16,19 +22,28 @@ export interface RestoreOp {
  * before the first change, expecting what the last left; redo the other way round.
  */
 export const planRestore = (changes: ReadonlyArray<FileChange>, direction: "undo" | "redo"): ReadonlyArray<RestoreOp> => {
-  const byPath = new Map<string, { first: FileState; last: FileState }>()
+  const byPath = new Map<string, { first: FileState; last: FileState; gap: boolean }>()
   for (const change of changes) {
     const seen = byPath.get(change.path)
-    if (seen === undefined) byPath.set(change.path, { first: change.before, last: change.after })
-    else byPath.set(change.path, { first: seen.first, last: change.after })
+    if (seen === undefined) byPath.set(change.path, { first: change.before, last: change.after, gap: false })
+    else byPath.set(change.path, { first: seen.first, last: change.after, gap: seen.gap || !sameState(seen.last, change.before) })
   }
   const ops: Array<RestoreOp> = []
-  for (const [p, { first, last }] of byPath) {
-    if (sameState(first, last)) continue
-    ops.push(direction === "undo" ? { path: p, from: last, to: first } : { path: p, from: first, to: last })
+  for (const [p, { first, last, gap }] of byPath) {
+    if (sameState(first, last) && !gap) continue
+    const op = direction === "undo" ? { path: p, from: last, to: first } : { path: p, from: first, to: last }
+    ops.push(gap ? { ...op, gap: true } : op)
   }
   return ops
 }
+
+/** The paths a restore cannot bring back (their content was not copied, or its copy is gone): why, by path. */
+export const unrestorable = (ops: ReadonlyArray<RestoreOp>, store: ObjectStore): ReadonlyArray<{ readonly path: string; readonly reason: string }> =>
+  ops.flatMap((op) => {
+    if (op.to.kind !== "file") return []
+    if (op.to.hash === undefined) return [{ path: op.path, reason: "it was not copied (over the size cap, or unreadable)" }]
+    return store.has(op.to.hash) ? [] : [{ path: op.path, reason: "its copy is missing from the checkpoint store" }]
+  })
 
 /** What stops a restore, or is left as it was: a path changed since (not overwritten without force), or not restorable. */
 export interface RestoreReport {
@@ -43,26 +58,6 @@ const JOURNAL = "restore.journal.json"
 /** Paths deepest first (removals), or shallowest first (creations). */
 const byDepth = (ops: ReadonlyArray<RestoreOp>, deepestFirst: boolean) =>
   [...ops].sort((a, b) => (b.path.split("/").length - a.path.split("/").length) * (deepestFirst ? 1 : -1) || (a.path < b.path ? -1 : 1))
-
-/**
- * Why `rel` may not be written under `root`, if it may not: a path that leaves the directory (absolute, `..`: a
- * recorded change is data, and the store can be written by others), or one under a symbolic link (writing there
- * would write wherever the link points).
- */
-export const unsafePath = (root: string, rel: string): string | undefined => {
-  const names = rel.split("/")
-  if (path.isAbsolute(rel) || names.some((n) => n === "" || n === "." || n === "..")) return "it is not a path inside the project"
-  let dir = root
-  for (const name of names.slice(0, -1)) {
-    dir = path.join(dir, name)
-    try {
-      if (fs.lstatSync(dir).isSymbolicLink()) return `${path.relative(root, dir)} is a symbolic link now`
-    } catch {
-      return undefined
-    }
-  }
-  return undefined
-}
 
 /** Brings one path to `to`: what it holds now (a file, a link, an empty directory) is replaced. */
 const applyOne = (root: string, op: RestoreOp, store: ObjectStore, skipped: Array<{ path: string; reason: string }>) => {
@@ -150,21 +145,33 @@ export const applyRestore = (root: string, ops: ReadonlyArray<RestoreOp>, store:
 
 const runOps = (root: string, ops: ReadonlyArray<RestoreOp>, store: ObjectStore) => {
   const skipped: Array<{ path: string; reason: string }> = []
+  // one path that cannot be written (no permission, a full disk, a file where a directory was) is said, the rest go on
+  const one = (op: RestoreOp) => {
+    try {
+      applyOne(root, op, store, skipped)
+    } catch (error) {
+      skipped.push({ path: op.path, reason: `it could not be written (${error instanceof Error ? error.message : String(error)})` })
+    }
+  }
   for (const op of byDepth(
     ops.filter((op) => op.to.kind === "absent"),
     true
   ))
-    applyOne(root, op, store, skipped)
+    one(op)
   for (const op of byDepth(
     ops.filter((op) => op.to.kind !== "absent"),
     false
   ))
-    applyOne(root, op, store, skipped)
+    one(op)
   return skipped
 }
 
-/** Finishes a restore a killed process left half done (its journal in `journalDir`); the root it was for, or undefined. */
-export const recoverRestore = (journalDir: string, store: ObjectStore): string | undefined => {
+/**
+ * Finishes a restore a killed process left half done (its journal in `journalDir`): each path still as the steps
+ * left it (`from`) is brought to its target; one changed since (neither) is left as it is. The journal is gone after,
+ * whatever happened (a journal that cannot be read is set aside as `.failed`); the root it was for, or undefined.
+ */
+export const recoverRestore = (journalDir: string, store: ObjectStore, look: (root: string, rel: string) => FileState): string | undefined => {
   const journal = path.join(journalDir, JOURNAL)
   let text: string
   try {
@@ -172,19 +179,33 @@ export const recoverRestore = (journalDir: string, store: ObjectStore): string |
   } catch {
     return undefined
   }
-  const { root, ops } = JSON.parse(text) as { root: string; ops: ReadonlyArray<RestoreOp> }
-  runOps(root, ops, store)
-  fs.rmSync(journal, { force: true })
-  return root
+  try {
+    const { root, ops } = JSON.parse(text) as { root: string; ops: ReadonlyArray<RestoreOp> }
+    const changed = new Set(conflictsOf(root, ops, (rel) => look(root, rel)))
+    runOps(
+      root,
+      ops.filter((op) => !changed.has(op.path)),
+      store
+    )
+    fs.rmSync(journal, { force: true })
+    return root
+  } catch {
+    fs.renameSync(journal, `${journal}.failed`)
+    return undefined
+  }
 }
 
-/** The paths whose state now (`look`) is neither the one the steps left (`from`) nor already the target. */
+/**
+ * The paths whose state now (`look`) is neither the one the steps left (`from`) nor already the target, and those
+ * someone changed between the steps (`gap`) not already at the target.
+ */
 export const conflictsOf = (root: string, ops: ReadonlyArray<RestoreOp>, look: (rel: string) => FileState): ReadonlyArray<string> =>
   ops
     .filter((op) => {
       // never looked at: skipped when applied, and said why
       if (unsafePath(root, op.path) !== undefined) return false
       const now = look(op.path)
+      if (op.gap === true) return !sameState(now, op.to)
       return !sameState(now, op.from) && !sameState(now, op.to)
     })
     .map((op) => op.path)

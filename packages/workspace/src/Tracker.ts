@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeTreeIgnore } from "./Ignore.ts"
 import type { ObjectStore } from "./ObjectStore.ts"
+import { unsafePath } from "./Paths.ts"
 
 /** What a path was seen as, with the stat fields that tell a file changed without reading it. */
 interface Seen {
@@ -13,6 +14,8 @@ interface Seen {
 /** The settings of a tracker: files larger than `maxFileBytes` are not copied (their changes are listed, not undone). */
 export interface TrackerSettings {
   readonly maxFileBytes: number
+  /** Directories (absolute) never checkpointed when they lie in the tree: the data dir, the store. */
+  readonly skip?: ReadonlyArray<string>
 }
 
 /**
@@ -51,7 +54,8 @@ export const sameState = (a: FileState, b: FileState): boolean => {
     case "symlink":
       return b.kind === "symlink" && a.target === b.target
     case "file":
-      return b.kind === "file" && a.mode === b.mode && a.size === b.size && a.hash === b.hash
+      // a file not copied is the same only with the same stat (its content unknown)
+      return b.kind === "file" && a.mode === b.mode && a.size === b.size && a.hash === b.hash && (a.hash !== undefined || a.stamp === b.stamp)
   }
 }
 
@@ -78,12 +82,14 @@ const seenAt = (root: string, rel: string, previous: Seen | undefined, store: Ob
     }
   }
   if (!stat.isFile()) return { state: ABSENT, stamp: "" }
-  if (stat.size > settings.maxFileBytes) return { state: { kind: "file", mode, size: stat.size }, stamp }
+  // not copied: over the cap, or it cannot be read or stored (never taken for absent: undo would delete it)
+  const uncopied: Seen = { state: { kind: "file", mode, size: stat.size, stamp }, stamp }
+  if (stat.size > settings.maxFileBytes) return uncopied
   try {
     const bytes = fs.readFileSync(full)
     return { state: { kind: "file", mode, size: bytes.length, hash: store.put(bytes) }, stamp }
   } catch {
-    return { state: ABSENT, stamp: "" }
+    return uncopied
   }
 }
 
@@ -118,6 +124,12 @@ const SETTLE_MS = 500
 /** A tracker of `root`, its contents in `store`; `sideRoot` (the store's directory) holds the watcher's barrier. */
 export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, settings: TrackerSettings): Tracker => {
   const ignores = makeTreeIgnore(root)
+  // the data dir and the store, when they lie inside the tree (reins run in the home directory): never checkpointed
+  const own = (settings.skip ?? [])
+    .map((dir) => path.relative(root, dir))
+    .filter((rel) => rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel))
+    .map(posix)
+  const skipped = (rel: string) => ignores.skips(rel, false) || own.some((dir) => rel === dir || rel.startsWith(`${dir}/`))
   const known = new Map<string, Seen>()
   /** Per path that changed while tracked: its states, each from the point it was seen at. */
   const history = new Map<string, Array<{ readonly point: number; readonly state: FileState }>>()
@@ -146,9 +158,14 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
 
   /** Looks at `rel` and, for a directory, everything below it that is not skipped; a path gone takes what was below it. */
   const visit = (rel: string) => {
-    if (rel === "" || ignores.skips(rel, false)) return
+    if (rel === "" || skipped(rel)) {
+      // a path now ignored leaves what is tracked, with no change recorded (it was not undone nor redone)
+      for (const gone of [rel, ...[...known.keys()].filter((k) => k.startsWith(`${rel}/`))]) if (rel !== "") known.delete(gone)
+      return
+    }
     const previous = known.get(rel)
-    const seen = lookAt(rel, previous)
+    // under a directory that is a link now: not a path of the project any more (never read through the link)
+    const seen = unsafePath(root, rel) === undefined ? lookAt(rel, previous) : { state: ABSENT, stamp: "" }
     if (seen.state.kind === "directory" && ignores.skips(rel, true)) return
     record(rel, seen)
     if (seen.state.kind === "directory") walk(rel)
@@ -168,9 +185,23 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   }
 
   const fullScan = () => {
+    ignores.forgetAll()
     const before = new Set(known.keys())
     walk("")
-    for (const rel of before) if (!fs.existsSync(path.join(root, rel)) || ignores.skips(rel, false)) record(rel, { state: ABSENT, stamp: "" })
+    for (const rel of before) {
+      if (skipped(rel)) known.delete(rel)
+      else if (!existsHere(rel)) record(rel, { state: ABSENT, stamp: "" })
+    }
+  }
+  /** Whether `rel` is there itself (a dangling link is), reached without going through a link. */
+  const existsHere = (rel: string) => {
+    if (unsafePath(root, rel) !== undefined) return false
+    try {
+      fs.lstatSync(path.join(root, rel))
+      return true
+    } catch {
+      return false
+    }
   }
 
   // the barrier: a file written beside the store, under a watcher of its own, whose event comes after every event of

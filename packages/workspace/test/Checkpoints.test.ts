@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { CheckpointSettings, Checkpoints, RestoreConflict } from "../src/Checkpoints.ts"
 import { makeObjectStore } from "../src/ObjectStore.ts"
 import { applyRestore, planRestore, recoverRestore } from "../src/Restore.ts"
-import { makeTracker } from "../src/Tracker.ts"
+import { lookPath, makeTracker } from "../src/Tracker.ts"
 
 const made: Array<string> = []
 afterAll(() => {
@@ -184,10 +184,11 @@ for (;;) applyRestore(process.argv[3], planRestore(changes, "undo"), makeObjectS
     fs.rmSync(path.join(root, "src/a.ts"))
     // a journal as applyRestore writes it, then the process gone before its first path
     fs.writeFileSync(path.join(dir, "restore.journal.json"), JSON.stringify({ root, ops }))
-    expect(recoverRestore(dir, store)).toBe(root)
+    const look = (at: string, rel: string) => lookPath(at, rel, store, { maxFileBytes: 1 << 20 })
+    expect(recoverRestore(dir, store, look)).toBe(root)
     expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("restored\n")
     expect(fs.statSync(path.join(root, "src/a.ts")).mode & 0o777).toBe(0o600)
-    expect(recoverRestore(dir, store)).toBeUndefined()
+    expect(recoverRestore(dir, store, look)).toBeUndefined()
     // applying twice is applying once
     applyRestore(root, ops, store, dir)
     expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("restored\n")
@@ -203,13 +204,20 @@ describe("what is not copied", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const changes = yield* step(root, "printf 'more' >> big.bin && head -c 3000 /dev/zero > new.bin && printf 'small\\n' > src/a.ts")
-          const skipped = yield* Effect.flatMap(Checkpoints, (c) => c.undo(root, changes, false))
-          return { changes, skipped }
+          const checkpoints = yield* Checkpoints
+          // refused first: nothing is touched while a file cannot come back
+          const refused = yield* Effect.flip(checkpoints.undo(root, changes, false))
+          const untouched = fs.readFileSync(path.join(root, "src/a.ts"), "utf8")
+          const skipped = yield* checkpoints.undo(root, changes, true)
+          return { changes, refused, untouched, skipped }
         }).pipe(Effect.provide(layer(dataDir)), Effect.provideService(CheckpointSettings, { maxFileBytes: 1000, enabled: true }))
       )
     )
     expect(out.changes.map((c) => c.path)).toEqual(["big.bin", "new.bin", "src/a.ts"])
     // a file made over the cap goes (its absence needs no copy); one that was there cannot come back
+    expect(out.refused.unrestorable).toEqual([{ path: "big.bin", reason: "it was not copied (over the size cap, or unreadable)" }])
+    expect(out.refused.message).toContain("Nothing was changed.")
+    expect(out.untouched).toBe("small\n")
     expect(out.skipped).toEqual([{ path: "big.bin", reason: "it was over the size cap and not copied" }])
     expect(fs.existsSync(path.join(root, "new.bin"))).toBe(false)
     expect(fs.readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("export const a = 1\n")
@@ -273,5 +281,46 @@ describe("a restore never writes outside the project", () => {
     )
     expect(fs.readdirSync(outside)).toEqual([])
     expect(fs.readFileSync(path.join(root, "fine.txt"), "utf8")).toBe("written\n")
+  })
+})
+
+describe("what undo must not take for the steps' doing", () => {
+  test("a change someone made between two undone steps is a conflict (undoing both would undo it too), named, until forced", async () => {
+    const root = project(false)
+    const dataDir = tempDir("reins-ckpt-data-")
+    const out = await run(
+      dataDir,
+      Effect.gen(function* () {
+        const first = yield* step(root, "printf 'v1\\n' > src/a.ts")
+        // the user, between the two steps
+        fs.writeFileSync(path.join(root, "src/a.ts"), "the user's v2\n")
+        const second = yield* step(root, "printf 'v3\\n' >> src/a.ts")
+        const refused = yield* Effect.flip((yield* Checkpoints).undo(root, [...first, ...second], false))
+        return { refused, now: fs.readFileSync(path.join(root, "src/a.ts"), "utf8") }
+      })
+    )
+    expect(out.refused.paths).toEqual(["src/a.ts"])
+    expect(out.now).toBe("the user's v2\nv3\n")
+  })
+
+  test("a directory replaced by a link to one outside: the files below are gone from the project, never read through the link", async () => {
+    const root = project(false)
+    const outside = tempDir("reins-ckpt-outside-")
+    fs.writeFileSync(path.join(outside, "b.ts"), "OUTSIDE secret\n")
+    const dataDir = tempDir("reins-ckpt-data-")
+    const changes = await run(dataDir, step(root, `rm -r src/deep && ln -s ${outside} src/deep`))
+    expect(changes.map((c) => [c.path, c.after.kind])).toEqual([
+      ["src/deep", "symlink"],
+      ["src/deep/b.ts", "absent"]
+    ])
+    expect(JSON.stringify(changes)).not.toContain(new TextEncoder().encode("OUTSIDE").toString())
+  })
+
+  test("the data dir inside the project (reins run in the home directory) is never checkpointed", async () => {
+    const root = project(false)
+    const dataDir = path.join(root, ".local", "share", "reins")
+    fs.mkdirSync(dataDir, { recursive: true })
+    const changes = await run(dataDir, step(root, "printf 'x\\n' > src/new.ts && printf 'db' > .local/share/reins/reins.db"))
+    expect(changes.map((c) => c.path)).toEqual(["src/new.ts"])
   })
 })

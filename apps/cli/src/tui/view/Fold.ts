@@ -311,10 +311,11 @@ export const fromHistory = (messages: ReadonlyArray<{ readonly info: Message; re
   const items: Array<TranscriptItem> = []
   let usage = emptyUsage
   let step: StepUsage | undefined
-  // undone turns (`/undo`, `reins undo`) are kept in the store, not shown: the prompt and what answered it
-  const undone = new Set(messages.filter((m) => m.info.role === "user" && m.info.metadata?.reverted === true).map((m) => m.info.id))
+  // undone turns (`/undo`, `reins undo`) are kept in the store, not shown: the prompt and everything up to the next one
+  let undone = false
   for (const message of messages) {
-    if (undone.has(message.info.id) || (message.info.role === "assistant" && undone.has(message.info.parentID))) continue
+    if (message.info.role === "user" && message.info.metadata?.queued !== true) undone = message.info.metadata?.reverted !== undefined
+    if (undone) continue
     const kind = messageKind(message.info)
     for (const part of message.parts) {
       const item = itemOfPart(part, kind, true)
