@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { api, servers } from "./serve-support.ts"
+import { treeSnapshot } from "@reins/testkit"
 import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -13,25 +14,7 @@ beforeAll(() => ensureBuilt())
 const setup = projects()
 const serve = servers()
 
-/** Every path of the project (not `.git`) with its type, mode and content or link target. */
-const tree = (root: string) => {
-  const out: Record<string, string> = {}
-  const walk = (dir: string) => {
-    for (const name of fs.readdirSync(path.join(root, dir)).sort()) {
-      const rel = dir === "" ? name : `${dir}/${name}`
-      if (name === ".git") continue
-      const stat = fs.lstatSync(path.join(root, rel))
-      const mode = (stat.mode & 0o777).toString(8)
-      if (stat.isSymbolicLink()) out[rel] = `link ${fs.readlinkSync(path.join(root, rel))}`
-      else if (stat.isDirectory()) {
-        out[rel] = `dir ${mode}`
-        walk(rel)
-      } else out[rel] = `file ${mode} ${fs.readFileSync(path.join(root, rel), "utf8")}`
-    }
-  }
-  walk("")
-  return out
-}
+const tree = treeSnapshot
 
 const turns = [
   { toolCalls: [{ name: "write", arguments: { filePath: "notes.md", content: "first notes\n" } }] },

@@ -32,3 +32,4 @@ export {
 } from "./OtlpDecode.ts"
 export { it, runLive, runTest, type TestBody } from "./EffectTest.ts"
 export { eventually, HANG_MS, waitFor, type WaitOptions } from "./Wait.ts"
+export { treeSnapshot } from "./Tree.ts"

@@ -240,7 +240,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
         clearTimeout(timer)
         arrived.delete(name)
         fs.rmSync(file, { force: true })
-        resolve()
+        // the rest of the batch the barrier came in (the tree's events dispatched after it) first
+        setImmediate(resolve)
       }
       const timer = setTimeout(() => {
         rescan = true
@@ -266,6 +267,9 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     }
     const names = dirty
     dirty = new Set()
+    // the paths changed so far are looked at again whatever the watcher said: it drops an event on a path that had one
+    // a moment before (a file the user saves right after a step wrote it)
+    for (const rel of history.keys()) names.add(rel)
     for (const rel of names) if (rel.endsWith(".gitignore")) ignores.forget(path.posix.dirname(rel) === "." ? "" : path.posix.dirname(rel))
     for (const rel of names) visit(rel)
   }

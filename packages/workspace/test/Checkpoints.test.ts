@@ -3,6 +3,7 @@
 // changed after the step stops undo unless forced; a restore cut off half way is finished by the next process.
 import { afterAll, describe, expect, test } from "bun:test"
 import { DataDir, type FileChange } from "@reins/domain"
+import { treeSnapshot } from "@reins/testkit"
 import { Effect, Layer } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -23,25 +24,7 @@ const tempDir = (prefix: string) => {
   return dir
 }
 
-/** Every path of the tree (not `.git`) with its type, mode and content or link target. */
-const snapshot = (root: string) => {
-  const out: Record<string, string> = {}
-  const walk = (dir: string) => {
-    for (const name of fs.readdirSync(path.join(root, dir)).sort()) {
-      const rel = dir === "" ? name : `${dir}/${name}`
-      if (name === ".git") continue
-      const stat = fs.lstatSync(path.join(root, rel))
-      const mode = (stat.mode & 0o7777).toString(8)
-      if (stat.isSymbolicLink()) out[rel] = `link ${fs.readlinkSync(path.join(root, rel))}`
-      else if (stat.isDirectory()) {
-        out[rel] = `dir ${mode}`
-        walk(rel)
-      } else out[rel] = `file ${mode} ${fs.readFileSync(path.join(root, rel), "utf8")}`
-    }
-  }
-  walk("")
-  return out
-}
+const snapshot = treeSnapshot
 
 /** A project with a few files, a git repository when `git`. */
 const project = (git: boolean) => {
