@@ -40,8 +40,6 @@ export class RestoreConflict extends Data.TaggedError("RestoreConflict")<{
 /** A checkpoint begun in a directory: `end` says what changed there since it began. */
 export interface Checkpoint {
   readonly end: Effect.Effect<ReadonlyArray<FileChange>>
-  /** Paths (relative to the directory) a tool is about to write or has written: looked at even if the watcher is slow. */
-  readonly touched: (paths: ReadonlyArray<string>) => void
 }
 
 /**
@@ -94,7 +92,7 @@ export class Checkpoints extends Context.Service<
         if (project.tracker === undefined) project.tracker = makeTracker(root, project.dir, project.store, { ...settings, skip: [dataDir, project.dir] })
         return project.tracker
       }
-      const none: Checkpoint = { end: Effect.succeed([]), touched: () => {} }
+      const none: Checkpoint = { end: Effect.succeed([]) }
       /** Checkpointing is best effort: one that fails (a full disk, a permission) is logged; the step goes on unrecorded. */
       const bestEffort =
         <A>(what: string, fallback: A) =>
@@ -116,8 +114,7 @@ export class Checkpoints extends Context.Service<
               end: Effect.promise(() => tracker.settle()).pipe(
                 Effect.andThen(Effect.sync(() => tracker.changesSince(since))),
                 bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>)
-              ),
-              touched: tracker.touched
+              )
             } satisfies Checkpoint)
           }),
           bestEffort(`checkpoint ${directory}`, none)

@@ -35,8 +35,6 @@ export interface Tracker {
   readonly touched: (paths: ReadonlyArray<string>) => void
   /** What `rel` is now, as last brought up to date. */
   readonly stateOf: (rel: string) => FileState
-  /** Looks at `rel` now (not through the cache): what undo compares before overwriting. */
-  readonly look: (rel: string) => FileState
   /** The watcher is on (false: every mark is a full scan). */
   readonly watching: () => boolean
   readonly close: () => void
@@ -159,8 +157,12 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   /** Looks at `rel` and, for a directory, everything below it that is not skipped; a path gone takes what was below it. */
   const visit = (rel: string) => {
     if (rel === "" || skipped(rel)) {
-      // a path now ignored leaves what is tracked, with no change recorded (it was not undone nor redone)
-      for (const gone of [rel, ...[...known.keys()].filter((k) => k.startsWith(`${rel}/`))]) if (rel !== "") known.delete(gone)
+      // a path now ignored leaves what is tracked, with no change recorded (it was not undone nor redone); only one
+      // tracked before costs anything (the watcher names every path of an `npm install` in node_modules)
+      const was = known.get(rel)
+      if (was === undefined) return
+      known.delete(rel)
+      if (was.state.kind === "directory") for (const below of [...known.keys()]) if (below.startsWith(`${rel}/`)) known.delete(below)
       return
     }
     const previous = known.get(rel)
@@ -310,7 +312,6 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
       for (const p of paths) dirty.add(posix(p))
     },
     stateOf: (rel) => known.get(rel)?.state ?? ABSENT,
-    look: (rel) => lookPath(root, rel, store, settings),
     watching: () => watcher !== undefined,
     close: () => {
       saveIndex(indexFile, known)

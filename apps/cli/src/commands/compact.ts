@@ -1,13 +1,12 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Bus } from "@reins/domain"
-import { makeRuntime } from "@reins/runtime"
 import { Sessions } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { compactionSummary, count } from "../Output.ts"
-import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
-import { VERSION } from "../version.ts"
+import { quietRuntime } from "../QuietRuntime.ts"
+import { loadSetup, resolveModel } from "../Setup.ts"
 
 const flags = {
   session: Flag.String("session").pipe(
@@ -32,16 +31,7 @@ export const compact = Command.make("compact", flags, (input) =>
     const setup = yield* loadSetup({ trust: input.trust ? "flag" : "stored" })
     const model = yield* resolveModel(setup, Option.getOrUndefined(input.model))
     // Nothing is asked while compacting; the permission policy only has to exist.
-    const layer = makeRuntime({
-      cwd: setup.cwd,
-      dataDir: setup.dataDir,
-      config: setup.config,
-      env: setup.env,
-      storedKeys: setup.storedKeys,
-      version: VERSION,
-      project: runtimeProject(setup),
-      permission: { nonInteractive: "deny" }
-    })
+    const layer = quietRuntime(setup)
     const text = input.format === "text"
 
     const program = Effect.gen(function* () {

@@ -1,11 +1,10 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { makeRuntime } from "@reins/runtime"
 import { Sessions, type Undone } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { failure, usage } from "../CliError.ts"
-import { loadSetup, runtimeProject } from "../Setup.ts"
-import { VERSION } from "../version.ts"
+import { quietRuntime } from "../QuietRuntime.ts"
+import { loadSetup } from "../Setup.ts"
 
 const session = Flag.String("session").pipe(
   Flag.withAlias("s"),
@@ -20,19 +19,6 @@ const format = Flag.Literals("format", ["text", "json"]).pipe(
   Flag.withDescription("text: what was done, on stdout; json: one result object"),
   Flag.withDefault("text" as const)
 )
-
-/** The runtime of an undo or redo: nothing runs a model or asks a question. */
-const runtimeOf = (setup: Effect.Success<ReturnType<typeof loadSetup>>) =>
-  makeRuntime({
-    cwd: setup.cwd,
-    dataDir: setup.dataDir,
-    config: setup.config,
-    env: setup.env,
-    storedKeys: setup.storedKeys,
-    version: VERSION,
-    project: runtimeProject(setup),
-    permission: { nonInteractive: "deny" }
-  })
 
 /** The session asked for, else the latest of this directory. */
 const sessionOf = (asked: Option.Option<string>, cwd: string) =>
@@ -93,7 +79,7 @@ export const undo = Command.make(
         })
         yield* report("undid", done, input.format === "json")
       })
-      yield* program.pipe(Effect.provide(runtimeOf(setup)), Effect.mapError(toCli))
+      yield* program.pipe(Effect.provide(quietRuntime(setup)), Effect.mapError(toCli))
     })
 ).pipe(Command.withDescription("Undo the last turn (or back to a message): the files its steps changed, shell commands included, and the conversation"))
 
@@ -106,6 +92,6 @@ export const redo = Command.make("redo", { session, force, format }, (input) =>
       const done = yield* (yield* Sessions).redo({ sessionID, force: input.force })
       yield* report("redid", done, input.format === "json")
     })
-    yield* program.pipe(Effect.provide(runtimeOf(setup)), Effect.mapError(toCli))
+    yield* program.pipe(Effect.provide(quietRuntime(setup)), Effect.mapError(toCli))
   })
 ).pipe(Command.withDescription("Take back the last undo: the files and the conversation as the turns left them"))
