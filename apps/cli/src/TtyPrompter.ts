@@ -1,5 +1,7 @@
 import { Effect } from "effect"
 import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
+import { previewLines } from "./present/Diff.ts"
+import { plain, type Style, styleFor } from "./present/Style.ts"
 import { visible } from "./present/Terminal.ts"
 
 /** One line typed at a question on the terminal; with `cancelled`, Ctrl+C fails with it. */
@@ -29,8 +31,8 @@ const parse = (answer: string): Reply | undefined => {
   return undefined
 }
 
-/** The question as shown: what would run, where, why it is asked, and what "always" would allow. */
-export const describe = (request: Pending, cwd: string): Array<string> => {
+/** The question as shown: what would run, where, why it is asked, what an edit changes, and what "always" would allow. */
+export const describe = (request: Pending, cwd: string, style: Style = plain): Array<string> => {
   const lines = ["", `Permission needed: ${request.permission}${request.title && request.permission !== "bash" ? ` (${request.title})` : ""}`]
   if (request.command && request.command.trim() !== request.patterns[0]) lines.push(`  command: ${request.command.trim().split("\n").join("\n           ")}`)
   lines.push(...request.patterns.map((p, i) => `  ${i === 0 ? "asks for" : "     and"}: ${p}`))
@@ -38,9 +40,11 @@ export const describe = (request: Pending, cwd: string): Array<string> => {
   if (request.opaque) lines.push(`  why: ${request.opaque}; reins cannot see what it runs, so a broad allow rule does not cover it`)
   lines.push(request.rule ? `  rule: ${request.rule.permission} "${request.rule.pattern}" → ${request.rule.action}` : `  rule: none matched (ask)`)
   lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
-  lines.push(`[o]nce  [a]lways  [r]eject: `)
   // the command and paths come from the model: escape sequences in them are shown, never acted on
-  return lines.map(visible)
+  const shown = lines.map(visible)
+  if (request.diffs && request.diffs.length > 0) shown.push(...previewLines(request.diffs, style, 40))
+  shown.push(`[o]nce  [a]lways  [r]eject: `)
+  return shown
 }
 
 /** Asks on the terminal: once / always / reject, with an optional message back to the model. */
@@ -48,7 +52,7 @@ export const ttyPrompter: Prompter = {
   ask: (request) =>
     Effect.gen(function* () {
       let reply: Reply | undefined
-      let prompt = describe(request, process.cwd()).join("\n")
+      let prompt = describe(request, process.cwd(), styleFor(process.stderr, process.env)).join("\n")
       while (!reply) {
         reply = parse(yield* ask(prompt))
         prompt = "Please answer o (once), a (always) or r (reject): "

@@ -158,6 +158,39 @@ describe("reins acp", () => {
     expect(JSON.stringify(p.server.requests.map((r) => r.body.messages))).not.toContain("never-run\\n")
   })
 
+  test("an edit's permission question carries the change as diff content", async () => {
+    const p = await setup(
+      [
+        { toolCalls: [{ name: "edit", arguments: { filePath: "app.ts", oldString: "const port = 80", newString: "const port = 8080" } }] },
+        { toolCalls: [{ name: "write", arguments: { filePath: "notes/new.md", content: "# new\n" } }] },
+        { text: "done" }
+      ],
+      { permission: { edit: "ask" } }
+    )
+    fs.writeFileSync(path.join(p.cwd, "app.ts"), "// server\nconst port = 80\nlisten(port)\n")
+    const { result } = await withAcp(p, [], {}, async ({ ctx, permissions }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit" }] })
+      return { response, permissions: [...permissions] }
+    })
+    expect(result.response.stopReason).toBe("end_turn")
+    const [edit, write] = result.permissions
+    const cwd = fs.realpathSync(p.cwd)
+    expect(edit!.toolCall.kind).toBe("edit")
+    expect(edit!.toolCall.locations).toEqual([{ path: path.join(cwd, "app.ts") }])
+    expect(edit!.toolCall.content).toEqual([
+      {
+        type: "diff",
+        path: path.join(cwd, "app.ts"),
+        oldText: "// server\nconst port = 80\nlisten(port)",
+        newText: "// server\nconst port = 8080\nlisten(port)"
+      }
+    ])
+    // a new file has no old text
+    expect(write!.toolCall.content).toEqual([{ type: "diff", path: path.join(cwd, "notes/new.md"), oldText: null, newText: "# new" }])
+    expect(fs.readFileSync(path.join(p.cwd, "app.ts"), "utf8")).toContain("8080")
+  })
+
   test("session/cancel while a permission question waits: the question is withdrawn from the client and the stop reason is cancelled", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], {
       permission: { bash: "ask" }

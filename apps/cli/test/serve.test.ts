@@ -183,6 +183,26 @@ describe("reins serve", () => {
     await events.close()
   })
 
+  test("an edit's permission.asked event carries the diff it asks about, and the question list has it too", async () => {
+    const p = await setup([{ toolCalls: [{ name: "write", arguments: { filePath: "conf.ini", content: "mode=fast\n" } }] }, { text: "written" }], {
+      permission: { edit: "ask" }
+    })
+    fs.writeFileSync(path.join(p.cwd, "conf.ini"), "mode=slow\n")
+    const s = await serve(p)
+    const id = (await api(s.url, "POST", "/session", {})).body.id
+    const events = await openEvents(s.url, { query: `?sessionID=${id}` })
+    await api(s.url, "POST", `/session/${id}/prompt_async`, { text: "write" })
+    const asked = await events.waitFor((f) => f.event === "permission.asked")
+    const file = path.join(fs.realpathSync(p.cwd), "conf.ini")
+    expect(asked.data.diffs).toEqual([{ path: file, diff: expect.stringContaining("-mode=slow\n+mode=fast") }])
+    const listed = (await api(s.url, "GET", `/session/${id}/permissions`)).body
+    expect(listed).toEqual([expect.objectContaining({ id: asked.data.id, diffs: asked.data.diffs })])
+    await api(s.url, "POST", `/session/${id}/permissions/${asked.data.id}`, { response: "once" })
+    await events.waitFor((f) => f.event === "turn.finished" || f.event === "session.idle")
+    expect(fs.readFileSync(file, "utf8")).toBe("mode=fast\n")
+    await events.close()
+  })
+
   test("abort while a permission question waits: the question is withdrawn (a late reply is 404), the call never runs, the session takes the next prompt", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo never-ran" } }] }, { text: "next turn" }], { permission: { bash: "ask" } })
     const s = await serve(p)

@@ -61,6 +61,26 @@ describe.skipIf(!hasScript)("permission prompt on a terminal", () => {
     expect(fs.existsSync(path.join(p.cwd, "second.txt"))).toBe(true)
   })
 
+  test("an edit's question shows the diff it asks about; rejected, the file is untouched", async () => {
+    const p = await project(
+      [{ toolCalls: [{ name: "edit", arguments: { filePath: "app.ts", oldString: "const port = 80", newString: "const port = 8080" } }] }, { text: "left it" }],
+      {
+        permission: { edit: "ask" }
+      }
+    )
+    stops.push(() => p.server.stop())
+    fs.writeFileSync(path.join(p.cwd, "app.ts"), "// server\nconst port = 80\nlisten(port)\n")
+    const r = await runOnTty(p.cwd, p.env, "change the port", ["r", ""])
+    expect(r.code).toBe(0)
+    expect(r.output).toContain("Permission needed: edit")
+    // the changed lines, with their context, above the options
+    const question = r.output.slice(r.output.indexOf("Permission needed: edit"), r.output.indexOf("[o]nce"))
+    expect(question).toContain("-const port = 80")
+    expect(question).toContain("+const port = 8080")
+    expect(question).toContain(" listen(port)")
+    expect(fs.readFileSync(path.join(p.cwd, "app.ts"), "utf8")).toBe("// server\nconst port = 80\nlisten(port)\n")
+  })
+
   test("reject with a message sends the message to the model and runs nothing", async () => {
     const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: "touch nope.txt" } }] }, { text: "ok, I will not" }], {
       permission: { bash: "ask" }

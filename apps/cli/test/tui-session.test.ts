@@ -66,6 +66,31 @@ describe("reins (interactive) on a terminal", () => {
     expect(await pty.waitExit()).toBe(0)
   })
 
+  test("an edit's question shows the change it asks about; reject leaves the file as it was", async () => {
+    const p = await project(
+      [
+        { toolCalls: [{ name: "edit", arguments: { filePath: "app.ts", oldString: "const port = 80", newString: "const port = 8080" } }] },
+        { text: "Left it alone." }
+      ],
+      { permission: { edit: "ask" } }
+    )
+    fs.writeFileSync(path.join(p.cwd, "app.ts"), "// server\nconst port = 80\nlisten(port)\n")
+    await using pty = await openTui(p)
+    await send(pty, "change the port")
+    await pty.waitFor(/a\]?lways/i)
+    await pty.waitFor("+const port = 8080")
+    const screen = pty.screen()
+    expect(screen).toContain("-const port = 80")
+    expect(screen.indexOf("+const port = 8080")).toBeLessThan(screen.lastIndexOf("lways"))
+    pty.type("r")
+    await pty.waitFor("Tell the agent why")
+    await pty.press("enter")
+    await pty.waitFor("Left it alone.")
+    expect(fs.readFileSync(path.join(p.cwd, "app.ts"), "utf8")).toBe("// server\nconst port = 80\nlisten(port)\n")
+    await pty.press("ctrl-d")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
   test("typing / lists the commands, Tab completes, /help shows the keys, unknown commands are named", async () => {
     const p = await project([{ text: "unused" }])
     await using pty = await openTui(p)

@@ -1,6 +1,7 @@
-import type { AgentContext, PermissionOption, RequestPermissionResponse } from "@agentclientprotocol/sdk"
+import type { AgentContext, PermissionOption, RequestPermissionResponse, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk"
 import { Effect } from "effect"
 import type { Answer, Pending, Prompter, Reply } from "@reins/permission"
+import { diffTexts } from "@reins/tool"
 
 /** The client a connection talks to, set once the connection is open (the runtime, and its prompter, are made before). */
 export interface ClientRef {
@@ -26,6 +27,13 @@ const title = (request: Pending) => {
   return `${request.permission}: ${subject}${where}${opaque}`
 }
 
+/** What an edit asks to change, as ACP diff content the editor can show beside the question. */
+const diffContent = (request: Pending): Array<ToolCallContent> =>
+  (request.diffs ?? []).flatMap((d) => {
+    const texts = diffTexts(d.diff)
+    return texts === undefined ? [] : [{ type: "diff" as const, path: d.path, oldText: d.created ? null : texts.oldText, newText: texts.newText }]
+  })
+
 /** The client's answer as reins's: a cancelled question (the turn was cancelled) or an unknown option is a reject. */
 export const replyOf = (response: RequestPermissionResponse): Answer => {
   const outcome = response.outcome
@@ -49,22 +57,25 @@ export const acpPrompter = (ref: ClientRef): Prompter => ({
       const sessionId = ref.route(request.sessionID)
       if (client === undefined || sessionId === undefined)
         return { reply: "reject", message: "No editor is connected to answer the permission question." } satisfies Answer
+      const content = diffContent(request)
+      const toolCall: ToolCallUpdate = {
+        toolCallId: request.callID ?? request.id,
+        title: title(request),
+        ...(content.length > 0 ? { kind: "edit", content, locations: (request.diffs ?? []).map((d) => ({ path: d.path })) } : {}),
+        rawInput: {
+          permission: request.permission,
+          patterns: request.patterns,
+          always: request.always,
+          ...(request.command !== undefined ? { command: request.command } : {})
+        }
+      }
       const response = yield* Effect.tryPromise({
         try: (signal) =>
           client.request(
             "session/request_permission",
             {
               sessionId,
-              toolCall: {
-                toolCallId: request.callID ?? request.id,
-                title: title(request),
-                rawInput: {
-                  permission: request.permission,
-                  patterns: request.patterns,
-                  always: request.always,
-                  ...(request.command !== undefined ? { command: request.command } : {})
-                }
-              },
+              toolCall,
               options: OPTIONS(request)
             },
             { cancellationSignal: signal, stopWaitingOnCancel: true }

@@ -41,6 +41,13 @@ export const SessionError = Schema.Struct({
   sessionID: Schema.String,
   error: MessageError
 })
+/** One file an edit would change: its absolute path and the unified diff; `created` when it does not exist yet. */
+export const ChangePreview = Schema.Struct({
+  path: Schema.String,
+  diff: Schema.String,
+  created: Schema.optional(Schema.Boolean)
+})
+export type ChangePreview = typeof ChangePreview.Type
 export const PermissionAsked = Schema.Struct({
   type: Schema.Literal("permission.asked"),
   id: Schema.String,
@@ -57,7 +64,9 @@ export const PermissionAsked = Schema.Struct({
   opaque: Schema.optional(Schema.String),
   /** The whole tool input the request came from (e.g. the full bash command). */
   command: Schema.optional(Schema.String),
-  title: Schema.optional(Schema.String)
+  title: Schema.optional(Schema.String),
+  /** What an edit would change, one unified diff per file, shown with the question (cut when long). */
+  diffs: Schema.optional(Schema.Array(ChangePreview))
 })
 export type PermissionAsked = typeof PermissionAsked.Type
 export const PermissionReplied = Schema.Struct({

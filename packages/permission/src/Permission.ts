@@ -1,5 +1,5 @@
 import { Context, Deferred, Effect, Layer, Schema, Semaphore } from "effect"
-import { Bus, Ids, type PermissionAsked } from "@reins/domain"
+import { Bus, type ChangePreview, Ids, type PermissionAsked } from "@reins/domain"
 import { defaultRules, evaluate, evaluateOpaque, isDisabled, type Decision, type Mode, type Rule } from "./Rules.ts"
 import { match } from "./Wildcard.ts"
 
@@ -19,6 +19,8 @@ export interface AskRequest {
   readonly directory?: string
   /** The whole tool input, shown to a person (the full bash command). */
   readonly command?: string
+  /** What an edit would change, per file: shown with the question, so a person sees what they allow. */
+  readonly diffs?: ReadonlyArray<ChangePreview>
 }
 
 export type Reply = "once" | "always" | "reject"
@@ -437,7 +439,8 @@ export class Permission extends Context.Service<
           ...(request.directory ? { directory: request.directory } : {}),
           ...(request.opaque ? { opaque: request.opaque } : {}),
           ...(request.command ? { command: request.command } : {}),
-          ...(info.title ? { title: info.title } : {})
+          ...(info.title ? { title: info.title } : {}),
+          ...(request.diffs && request.diffs.length > 0 ? { diffs: request.diffs.map((d) => ({ ...d })) } : {})
         }
         const entry: Entry = { info, asked: event, deferred: yield* Deferred.make<{ readonly answer: Answer; readonly by: By }>() }
         pending.set(id, entry)

@@ -1,9 +1,10 @@
 import { Effect, Schema, SchemaIssue } from "effect"
-import { GenAiAttr, GenAiOperation, GenAiTracing, jsonAttribute, toolSpanName, type Attachment } from "@reins/domain"
+import { type ChangePreview, GenAiAttr, GenAiOperation, GenAiTracing, jsonAttribute, toolSpanName, type Attachment } from "@reins/domain"
 import { Permission, type PermissionError, type AskRequest } from "@reins/permission"
 import { Reducers } from "@reins/reduce"
 import { Truncate, type Capture, type Direction } from "@reins/truncate"
 import { shapeOutput } from "./Output.ts"
+import { capPreview } from "./Preview.ts"
 import { ToolHooks, type HookCall } from "./plugin/Hooks.ts"
 
 /** What a tool call knows about where it runs. */
@@ -56,6 +57,11 @@ export interface Spec<P extends Schema.Top, R> {
   readonly reduce?: boolean
   /** What the call needs; an Effect when finding out takes work (the bash scan loads a parser). */
   readonly permissions?: (args: P["Type"], ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
+  /**
+   * What the call would change, per file, shown with its permission question (the edit tools); worked
+   * out only when a question is asked, and left out when it fails (execute then reports the problem).
+   */
+  readonly preview?: (args: P["Type"], ctx: ToolContext) => Effect.Effect<ReadonlyArray<ChangePreview>, unknown, R>
   readonly execute: (args: P["Type"], ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
 }
 
@@ -135,7 +141,7 @@ export interface JsonParameters {
 }
 
 /** A tool whose parameters are a JSON Schema: the same pipeline as `define`, arguments checked by `validate`. */
-export interface JsonSpec<R> extends Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "execute"> {
+export interface JsonSpec<R> extends Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "preview" | "execute"> {
   readonly parameters: JsonParameters
   readonly permissions?: (args: Record<string, unknown>, ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
   readonly execute: (args: Record<string, unknown>, ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
@@ -171,8 +177,9 @@ export const defineJson = <R>(id: string, spec: JsonSpec<R>) => {
 
 const pipeline = <A, R>(
   id: string,
-  spec: Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "execute"> & {
+  spec: Omit<Spec<Schema.Top, R>, "parameters" | "permissions" | "preview" | "execute"> & {
     readonly permissions?: (args: A, ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
+    readonly preview?: (args: A, ctx: ToolContext) => Effect.Effect<ReadonlyArray<ChangePreview>, unknown, R>
     readonly execute: (args: A, ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
   },
   check: (input: unknown) => { readonly ok: true; readonly args: A } | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> },
@@ -197,8 +204,21 @@ const pipeline = <A, R>(
         const needs = spec.permissions?.(args, ctx) ?? []
         // with the context the tool was built in, as execute: settings the runtime provides (HomeDir)
         const list = Effect.isEffect(needs) ? yield* needs.pipe(Effect.provideContext(services)) : needs
+        const requests = list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }))
+        const preview = spec.preview
+        const judged = preview && requests.length > 0 ? yield* permission.judge(ctx.sessionID) : undefined
+        // the diff is worked out only for a call that will be asked about, and never fails the call
+        const diffs =
+          preview && judged && requests.some((r) => judged(r).action === "ask") && !requests.some((r) => judged(r).action === "deny")
+            ? yield* preview(args, ctx).pipe(
+                Effect.provideContext(services),
+                Effect.map(capPreview),
+                Effect.orElseSucceed(() => undefined),
+                Effect.catchDefect(() => Effect.succeed(undefined))
+              )
+            : undefined
         yield* permission
-          .authorize(list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID })))
+          .authorize(diffs && diffs.length > 0 ? requests.map((r) => ({ ...r, diffs })) : requests)
           .pipe(Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message })))
         const result = yield* spec.execute(args, ctx).pipe(Effect.provideContext(services))
         const trailer = (text: string) => {

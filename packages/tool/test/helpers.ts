@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Bus, DataDir, Ids } from "@reins/domain"
-import { Permission, PermissionSettings, defaultRules, type Rule } from "@reins/permission"
+import { Permission, PermissionSettings, defaultRules, type Prompter, type Rule } from "@reins/permission"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
 import { Truncate, TruncateSettings, defaultSettings, type OutputSettings } from "@reins/truncate"
 import * as fs from "node:fs"
@@ -19,6 +19,8 @@ export interface RunOptions {
   settings?: Partial<OutputSettings>
   reducers?: ReadonlyArray<Reducer>
   sessionID?: string
+  /** Answers the questions asked (a person at a terminal). */
+  prompter?: Prompter
 }
 
 /** Builds a tool with real Permission and Truncate services and runs one call. */
@@ -28,7 +30,11 @@ export const runTool = <R>(definition: Effect.Effect<Info, never, R>, args: unkn
 /** One tool call as an Effect (to fork and interrupt it); its result is an `Effect.result`. */
 export const toolCall = <R>(definition: Effect.Effect<Info, never, R>, args: unknown, options: RunOptions) => {
   const ctx: ToolContext = { sessionID: options.sessionID ?? "ses_test", messageID: "msg_test", callID: "call_test", cwd: options.cwd }
-  const settings = { rules: options.rules ?? defaultRules, nonInteractive: options.nonInteractive ?? "deny" }
+  const settings = {
+    rules: options.rules ?? defaultRules,
+    nonInteractive: options.nonInteractive ?? "deny",
+    ...(options.prompter ? { prompter: options.prompter } : {})
+  }
   const base = Layer.mergeAll(Bus.layer, Ids.layer)
   const layer = Layer.mergeAll(Permission.layer, Truncate.layer).pipe(
     Layer.provideMerge(base),

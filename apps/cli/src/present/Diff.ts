@@ -1,5 +1,6 @@
 import { type DiffStat, diffStat } from "@reins/tool"
 import { plain, type Style } from "./Style.ts"
+import { visible } from "./Terminal.ts"
 
 // Counting is @reins/tool's (the module that makes the diffs); this module only shows them.
 export { type DiffStat, diffStat }
@@ -82,4 +83,32 @@ export const renderDiff = (diff: string, style: Style = plain, maxLines = Number
   })
   const hidden = parsed.length - shown.length
   return hidden > 0 ? [...shown, style.dim(`${style.glyphs.ellipsis} ${hidden} more diff line${hidden === 1 ? "" : "s"}`)] : shown
+}
+
+/** One file an edit asks to change, as a permission question carries it. */
+export interface ChangePreviewLike {
+  readonly path: string
+  readonly diff: string
+  readonly created?: boolean
+}
+
+/**
+ * What a permission question asks to change, as lines: each file's diff, coloured, within `maxLines`
+ * in all. The diff comes from the model and the files: its control characters are shown, never sent.
+ */
+export const previewLines = (diffs: ReadonlyArray<ChangePreviewLike>, style: Style = plain, maxLines = 40): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  for (const preview of diffs) {
+    const left = maxLines - lines.length
+    if (left <= 1) {
+      lines.push(style.dim(`${style.glyphs.ellipsis} and ${visible(preview.path)}${diffs.length - diffs.indexOf(preview) > 1 ? " and more" : ""}`))
+      break
+    }
+    if (preview.diff === "") {
+      lines.push(style.dim(`${visible(preview.path)}${preview.created ? " (new file)" : ""}: no diff to show (binary, or too large)`))
+      continue
+    }
+    lines.push(...renderDiff(visible(preview.diff), style, left - 1))
+  }
+  return lines
 }

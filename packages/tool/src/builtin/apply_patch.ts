@@ -2,7 +2,7 @@ import { Effect, Result, Schema } from "effect"
 import { define, render } from "../Tool.ts"
 import { displayPath, pathNeeds } from "./Files.ts"
 import { parsePatch, type FileOp } from "./Patch.ts"
-import { applyPatchText, changeDiff, patchTargets, summarize } from "./PatchApply.ts"
+import { applyPatchText, changeDiff, patchTargets, planPatch, summarize } from "./PatchApply.ts"
 import template from "./apply_patch.txt" with { type: "text" }
 
 const Parameters = Schema.Struct({
@@ -34,6 +34,15 @@ export const applyPatch = define("apply_patch", {
       return targets.flatMap((target, i) => pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: named[i]! }))
     })
   },
+  // a patch that would not apply shows no diff: execute reports why
+  preview: (args, ctx) =>
+    Effect.map(planPatch(ctx.cwd, args.patchText), (plan) =>
+      plan.changes.map((change) => ({
+        path: change.movePath ?? change.path,
+        diff: changeDiff(plan.cwd, change),
+        ...(change.type === "add" ? { created: true } : {})
+      }))
+    ),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const plan = yield* applyPatchText(ctx.cwd, args.patchText)

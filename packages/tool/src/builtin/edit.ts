@@ -62,6 +62,21 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   }
 })
 
+/** What the edit would change, for its permission question; nothing when it would fail. */
+const previewEdit = Effect.fnUntraced(function* (target: string, args: EditArgs) {
+  const stat = yield* statPath(target)
+  if (args.oldString === "") {
+    if (stat !== undefined && stat.size > 0) return []
+    return [{ path: target, diff: lineDiff(target, "", args.newString), ...(stat === undefined ? { created: true } : {}) }]
+  }
+  if (stat === undefined || !stat.isFile()) return []
+  const bytes = yield* (yield* FileAccess).read(target)
+  if (isBinary(target, bytes)) return []
+  const file = decodeBytes(bytes)
+  const result = editDecoded(file, args.oldString, args.newString, { file: target, ...(args.replaceAll !== undefined ? { replaceAll: args.replaceAll } : {}) })
+  return result.ok ? [{ path: target, diff: lineDiff(target, file.text, result.text) }] : []
+})
+
 /** The `edit` tool: replaces a unique (or every) occurrence of a string in a file. */
 export const edit = define("edit", {
   description: render(template, {}),
@@ -71,6 +86,7 @@ export const edit = define("edit", {
     const target = resolvePath(ctx, args.filePath)
     return pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: `Edit ${target}` })
   },
+  preview: (args, ctx) => previewEdit(resolvePath(ctx, args.filePath), args),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       if (args.oldString === args.newString) {

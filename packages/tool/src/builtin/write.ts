@@ -14,6 +14,13 @@ const Parameters = Schema.Struct({
   content: Schema.String.annotate({ description: "The full content of the file" })
 })
 
+/** The text a write replaces, for the diff people see: "" for a new file, undefined for a binary or huge one. */
+const replacedText = Effect.fnUntraced(function* (target: string, stat: { readonly size: number } | undefined) {
+  if (stat === undefined) return ""
+  const bytes = stat.size > MAX_DIFF_BYTES ? undefined : yield* (yield* FileAccess).read(target).pipe(Effect.orElseSucceed(() => undefined))
+  return bytes === undefined || isBinary(target, bytes) ? undefined : decodeBytes(bytes).text
+})
+
 /** The `write` tool: the whole content of one file, parent directories created. */
 export const write = define("write", {
   description: render(template, {}),
@@ -23,6 +30,15 @@ export const write = define("write", {
     const target = resolvePath(ctx, args.filePath)
     return pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: `Write ${target}` })
   },
+  preview: (args, ctx) =>
+    Effect.gen(function* () {
+      const target = resolvePath(ctx, args.filePath)
+      const stat = yield* statPath(target)
+      if (stat?.isDirectory()) return []
+      const before = yield* replacedText(target, stat)
+      const diff = before === undefined ? "" : lineDiff(target, before, decodeText(args.content).text)
+      return [{ path: target, diff, ...(stat === undefined ? { created: true } : {}) }]
+    }),
   execute: (args, ctx) =>
     Effect.gen(function* () {
       const target = resolvePath(ctx, args.filePath)
@@ -35,8 +51,7 @@ export const write = define("write", {
       const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
       if (unwritable !== undefined) return yield* fail(`Cannot write ${target}: ${unwritable}; nothing was changed.`)
       // the text it replaces, for the diff people see (edit and apply_patch have one too); none for a binary or huge file
-      const oldBytes = stat === undefined || stat.size > MAX_DIFF_BYTES ? undefined : yield* files.read(target).pipe(Effect.orElseSucceed(() => undefined))
-      const before = stat === undefined ? "" : oldBytes === undefined || isBinary(target, oldBytes) ? undefined : decodeBytes(oldBytes).text
+      const before = yield* replacedText(target, stat)
       yield* files.write(target, args.content)
       const bytes = Buffer.byteLength(args.content)
       return {

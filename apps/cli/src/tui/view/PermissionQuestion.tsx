@@ -1,5 +1,6 @@
 import { Box, Text, useInput } from "ink"
 import { useState } from "react"
+import { previewLines } from "../../present/Diff.ts"
 import type { PendingPermission } from "./State.ts"
 import { useTheme } from "./Theme.ts"
 
@@ -22,6 +23,9 @@ export const questionLines = (request: PendingPermission, cwd: string, arrow = "
   lines.push(`  always would allow: ${request.always.map((p) => `${request.permission} "${p}"`).join(", ")}`)
   return lines
 }
+
+/** The most diff lines a question shows: the options stay on screen on a small terminal. */
+const DIFF_LINES = 20
 
 const OPTIONS: ReadonlyArray<{ readonly reply: PermissionReply; readonly key: string; readonly label: string }> = [
   { reply: "once", key: "o", label: "once" },
@@ -77,6 +81,8 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
   })
 
   const lines = questionLines(props.request, props.cwd ?? process.cwd(), style.glyphs.arrow)
+  // what an edit would change, so the answer is about the change and not only its file name
+  const diff = props.request.diffs && props.request.diffs.length > 0 ? previewLines(props.request.diffs, style, DIFF_LINES) : []
   const options = OPTIONS.map((o, i) => {
     const label = `[${o.key}]${o.label.slice(1)}`
     return i === selected ? style.bold(style.cyan(`${glyphs.user} ${label}`)) : `  ${label}`
@@ -87,6 +93,12 @@ export const PermissionQuestion = (props: PermissionQuestionProps) => {
       {lines.slice(1).map((line, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one text, whose index is their identity
         <Text key={i} wrap="wrap">
+          {line}
+        </Text>
+      ))}
+      {diff.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one diff, whose index is their identity
+        <Text key={`d${i}`} wrap="truncate-end">
           {line}
         </Text>
       ))}

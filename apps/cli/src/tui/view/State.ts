@@ -83,6 +83,8 @@ export interface PendingPermission {
   readonly directory?: string
   readonly opaque?: string
   readonly rule?: { readonly permission: string; readonly pattern: string; readonly action: string }
+  /** What an edit would change, one diff per file. */
+  readonly diffs?: ReadonlyArray<{ readonly path: string; readonly diff: string; readonly created?: boolean }>
 }
 
 /** Tokens and cost of the session so far, and the tokens the context held at the last step. */
