@@ -121,10 +121,16 @@ const sessions = HttpApiGroup.make("session", { topLevel: true }).add(
   HttpApiEndpoint.delete("remove", "/session/:id", { params: id, success: HttpApiSchema.NoContent, error: [...errors, Conflict] }),
   HttpApiEndpoint.post("fork", "/session/:id/fork", {
     params: id,
-    payload: [Schema.Struct({ messageID: Schema.optional(Schema.String) }), Schema.Null],
+    payload: [
+      Schema.Struct({ messageID: Schema.optional(Schema.String), files: Schema.optional(Schema.Boolean), force: Schema.optional(Schema.Boolean) }),
+      Schema.Null
+    ],
     success: Session.pipe(HttpApiSchema.status(201)),
-    error: [...errors, Conflict]
-  }),
+    error: [...errors, Conflict, FilesChanged]
+  }).annotate(
+    OpenApi.Description,
+    "A new session with a copy of the conversation up to and including messageID (all of it without one); files: true also brings the session's files back to that point, in place (the later turns' changes undone; 409 files_changed names files changed since, which force: true overwrites; 409 while a turn runs)."
+  ),
   HttpApiEndpoint.get("messages", "/session/:id/message", { params: id, success: Schema.Array(MessageWithParts), error: errors }),
   HttpApiEndpoint.get("export", "/session/:id/export", {
     params: id,

@@ -13,6 +13,7 @@ import {
   type PromptError,
   type PromptInput,
   type RoutedFailure,
+  type ForkFailure,
   type SessionBusyError,
   type UndoError
 } from "@reins/session"
@@ -64,6 +65,9 @@ const fromUndo = (e: StoreError | SessionBusyError | UndoError | RestoreConflict
       return fromStore(e)
   }
 }
+
+/** A fork's failure: as an undo's, and a copy refused (never asked for here) a bad request. */
+const fromFork = (e: ForkFailure | SessionBusyError) => (e._tag === "CopyError" ? new BadRequest({ message: e.message }) : fromUndo(e))
 
 /** The cluster could not reach the session's runner: the request can be sent again. */
 const unavailable = (e: { readonly message: string }) => new ServerFailure({ message: e.message })
@@ -189,8 +193,15 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
     /** A prompt for a cluster runner: its id chosen here, once, so that the owner stores and answers it once however often it is delivered. */
     const routed = (input: PromptInput) => ({ ...input, requestID: `req_${globalThis.crypto.randomUUID()}` })
 
-    /** A copy of the session's history up to and including `messageID` (all of it without one), under new ids. */
-    const fork = (id: string, messageID: string | undefined) => Effect.andThen(session(id), Effect.mapError(sessions.fork(id, messageID), fromStore))
+    /** A copy of the session's history up to and including `messageID` (all of it without one), under new ids; the files too when asked. */
+    const fork = (id: string, payload: { readonly messageID?: string; readonly files?: boolean; readonly force?: boolean } | null) =>
+      Effect.andThen(
+        session(id),
+        sessions.fork({ sessionID: id, at: payload?.messageID, files: payload?.files === true ? { force: payload.force === true } : undefined }).pipe(
+          Effect.map((forked) => forked.session),
+          Effect.mapError(fromFork)
+        )
+      )
 
     return (
       handlers
@@ -231,7 +242,7 @@ const sessionsGroup = HttpApiBuilder.group(ReinsApi, "session", (handlers) =>
         )
         // a running turn is stopped first, here or in the reins process running it, then the session deleted
         .handle("remove", ({ params }) => Effect.andThen(session(params.id), Effect.asVoid(Effect.mapError(sessions.remove(params.id), fromPrompt))))
-        .handle("fork", ({ params, payload }) => fork(params.id, payload?.messageID))
+        .handle("fork", ({ params, payload }) => fork(params.id, payload))
         .handle("messages", ({ params }) => Effect.andThen(session(params.id), Effect.mapError(store.messages(params.id), fromStore)))
         .handle("export", ({ params }) =>
           Effect.gen(function* () {

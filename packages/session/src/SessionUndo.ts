@@ -44,7 +44,7 @@ const byTurn = (messages: ReadonlyArray<MessageWithParts>) => {
 }
 
 /** The messages from prompt `from` on (before `until`), less the turns undone for good. */
-const rangeOf = (messages: ReadonlyArray<MessageWithParts>, from: string, until: string | undefined) =>
+export const rangeOf = (messages: ReadonlyArray<MessageWithParts>, from: string, until: string | undefined) =>
   byTurn(messages)
     .filter(
       ({ message, owner }) =>
@@ -53,7 +53,7 @@ const rangeOf = (messages: ReadonlyArray<MessageWithParts>, from: string, until:
     .map(({ message }) => message)
 
 /** The file changes the steps of `messages` recorded, oldest first, by the directory they were made in. */
-const changesOf = (messages: ReadonlyArray<MessageWithParts>, directory: string): ReadonlyMap<string, ReadonlyArray<FileChange>> => {
+export const changesOf = (messages: ReadonlyArray<MessageWithParts>, directory: string): ReadonlyMap<string, ReadonlyArray<FileChange>> => {
   const out = new Map<string, Array<FileChange>>()
   for (const m of messages)
     for (const p of m.parts) {
@@ -150,7 +150,7 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
 const describe = (revert: NonNullable<Session["revert"]>) =>
   revert.files && (revert.conversation ?? true) ? "files and conversation" : revert.files ? "files only" : "the conversation only"
 
-const pathsOf = (changes: ReadonlyMap<string, ReadonlyArray<FileChange>>) => [...new Set([...changes.values()].flat().map((c) => c.path))].sort()
+export const pathsOf = (changes: ReadonlyMap<string, ReadonlyArray<FileChange>>) => [...new Set([...changes.values()].flat().map((c) => c.path))].sort()
 
 const restoreFiles = (
   input: Pick<UndoInput, "files" | "force">,

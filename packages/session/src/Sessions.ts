@@ -1,5 +1,5 @@
 import { Context, Deferred, Effect, Fiber, Layer, Option, Stream, type Cause } from "effect"
-import { Bus, type Ids, type ModelRef, type Session, type SessionEvent, type SessionRun } from "@reins/domain"
+import { Bus, type Ids, type ModelRef, type SessionEvent, type SessionRun } from "@reins/domain"
 import type { CompactionError, CompactResult } from "@reins/compaction"
 import type { ProviderError } from "@reins/provider"
 import { EventLog, PendingQuestions, SessionStore, type LoggedEvent, type PendingQuestion, type StoreError } from "@reins/storage"
@@ -7,7 +7,7 @@ import { Checkpoints, type RestoreConflict } from "@reins/workspace"
 import { SessionBusyError, type PromptError } from "./Errors.ts"
 import type { EventAppender } from "./EventAppender.ts"
 import { makeLocalTurns, type Sent } from "./LocalTurns.ts"
-import { forkConversation } from "./SessionFork.ts"
+import { type ForkFailure, type Forked, type ForkFiles, forkSession } from "./SessionFork.ts"
 import { followLog } from "./SessionEvents.ts"
 import { placeOf } from "./SessionPlace.ts"
 import { removeSession, type Removed } from "./SessionRemove.ts"
@@ -26,6 +26,13 @@ export interface MessageQueued {
   readonly messageID: string
   readonly where: "here" | "elsewhere"
   readonly run: SessionRun
+}
+
+/** What a fork is asked: the session, the message it ends at (default: the last), and the files too. */
+export interface ForkInput {
+  readonly sessionID: string
+  readonly at?: string | undefined
+  readonly files?: ForkFiles | undefined
 }
 
 /** What a followed send streams: the session's events (its sub-agents' too), and `message.queued` when it was queued. */
@@ -78,8 +85,11 @@ export class Sessions extends Context.Service<
     undo(input: UndoInput): Effect.Effect<Undone, StoreError | SessionBusyError | UndoError | RestoreConflict>
     /** Takes back the session's undo (files and conversation as they were); an idle session only. */
     redo(input: { readonly sessionID: string; readonly force: boolean }): Effect.Effect<Undone, StoreError | SessionBusyError | UndoError | RestoreConflict>
-    /** A new session with a copy of the conversation up to and including message `at` (all of it without one). */
-    fork(sessionID: string, at?: string): Effect.Effect<Session, StoreError>
+    /**
+     * A new session with a copy of the conversation up to and including message `at` (all of it without one); with
+     * `files`, the files as they were at that point too (in place, or in a copy of the project: see forkSession).
+     */
+    fork(input: ForkInput): Effect.Effect<Forked, ForkFailure | SessionBusyError>
     /** Stops every turn of this process and waits for their cleanup (a server stopping). */
     readonly stopAll: Effect.Effect<void>
   }
@@ -171,11 +181,6 @@ export class Sessions extends Context.Service<
         return yield* provide(removeSession(stopHere)(sessionID))
       })
 
-      const fork = Effect.fn("Sessions.fork")(function* (sessionID: string, at?: string) {
-        const source = yield* store.getSession(sessionID)
-        return yield* provide(forkConversation(source, at, service.create({ directory: source.directory, title: `${source.title} (fork)` })))
-      })
-
       // undo and redo change the files under a turn's feet: only while none runs (here or elsewhere)
       const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
       const idle = (sessionID: string) =>
@@ -193,6 +198,13 @@ export class Sessions extends Context.Service<
       const redo = Effect.fn("Sessions.redo")(function* (input: { readonly sessionID: string; readonly force: boolean }) {
         yield* idle(input.sessionID)
         return yield* provideBus(redoSession(input, checkpoints))
+      })
+
+      const fork = Effect.fn("Sessions.fork")(function* (input: ForkInput) {
+        // files brought back in place change them under a turn's feet: only while none runs
+        if (input.files !== undefined && input.files.into === undefined) yield* idle(input.sessionID)
+        const source = yield* store.getSession(input.sessionID)
+        return yield* provide(forkSession(input, checkpoints, (directory) => service.create({ directory, title: `${source.title} (fork)` })))
       })
 
       return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, undo, redo, stopAll: local.stopAll })

@@ -217,9 +217,9 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
           yield* sessions.send({ sessionID, text: "first", model }).pipe(Effect.flatMap((s) => (s._tag === "started" ? Fiber.join(s.turn) : Effect.die(s))))
           yield* sessions.send({ sessionID, text: "second", model }).pipe(Effect.flatMap((s) => (s._tag === "started" ? Fiber.join(s.turn) : Effect.die(s))))
           const history = yield* store.messages(sessionID)
-          const copy = yield* sessions.fork(sessionID, history[1]!.info.id)
+          const copy = (yield* sessions.fork({ sessionID, at: history[1]!.info.id })).session
           const copied = yield* store.messages(copy.id)
-          const unknown = yield* Effect.flip(sessions.fork(sessionID, "msg_nope"))
+          const unknown = yield* Effect.flip(sessions.fork({ sessionID, at: "msg_nope" }))
           const all = yield* store.listSessions({ limit: 10 })
           return { copy, copied, history, unknown, count: all.length }
         })
@@ -227,7 +227,7 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     expect(value.copy.title).toBe("first (fork)")
     expect(value.copied.map((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join())).toEqual(["first", "one"])
     expect(value.copied.every((m) => m.info.sessionID === value.copy.id && !value.history.some((h) => h.info.id === m.info.id))).toBe(true)
-    expect(value.unknown.reason).toBe("not-found")
+    expect(value.unknown).toMatchObject({ _tag: "StoreError", reason: "not-found" })
     expect(value.count).toBe(2)
   })
 })

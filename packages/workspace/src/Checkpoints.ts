@@ -1,7 +1,9 @@
 import { DataDir, type FileChange, HomeDir, realPath } from "@reins/domain"
 import { Cause, Context, Data, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
+import * as fs from "node:fs"
 import * as path from "node:path"
+import { carryObjects, CopyError, realTarget, refuseTarget, writeCopy } from "./Copy.ts"
 import { makeObjectStore, type ObjectStore } from "./ObjectStore.ts"
 import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore, unrestorable } from "./Restore.ts"
 import { lookPath, makeTracker, type Tracker } from "./Tracker.ts"
@@ -37,6 +39,23 @@ export class RestoreConflict extends Data.TaggedError("RestoreConflict")<{
   }
 }
 
+/** What `copyBefore` is asked. */
+export interface CopyInput {
+  readonly directory: string
+  readonly target: string
+  readonly undone: ReadonlyArray<FileChange>
+  readonly kept: ReadonlyArray<FileChange>
+  /** Copy even where a file undone was changed since (its version from the steps is written). */
+  readonly force: boolean
+}
+
+/** What a copy wrote: where (the real path), how many files, and what it left out and why. */
+export interface CopyReport {
+  readonly directory: string
+  readonly files: number
+  readonly skipped: RestoreReport["skipped"]
+}
+
 /** A checkpoint begun in a directory: `end` says what changed there since it began. */
 export interface Checkpoint {
   readonly end: Effect.Effect<ReadonlyArray<FileChange>>
@@ -57,6 +76,12 @@ export class Checkpoints extends Context.Service<
     undo(directory: string, changes: ReadonlyArray<FileChange>, force: boolean): Effect.Effect<RestoreReport["skipped"], RestoreConflict>
     /** Re-applies `changes` (undone before). */
     redo(directory: string, changes: ReadonlyArray<FileChange>, force: boolean): Effect.Effect<RestoreReport["skipped"], RestoreConflict>
+    /**
+     * A copy of `directory`'s files in `target` (a new or empty directory outside it) as they were before `undone`
+     * (changes recorded there since, oldest first): the files checkpoints cover. The contents `kept` (the changes of
+     * the steps the copy keeps) name go into the copy's store, so those steps can be undone there too.
+     */
+    copyBefore(input: CopyInput): Effect.Effect<CopyReport, RestoreConflict | CopyError>
   }
 >()("reins/workspace/Checkpoints") {
   /** Checkpoints in the data dir (`checkpoints/<project>`); the watchers close with the layer. */
@@ -134,7 +159,42 @@ export class Checkpoints extends Context.Service<
           return skipped
         })
 
-      return Checkpoints.of({ begin, undo: restore("undo"), redo: restore("redo") })
+      const copyBefore = Effect.fn("Checkpoints.copyBefore")(function* (input: CopyInput) {
+        const target = path.resolve(input.target)
+        const directory = input.directory
+        if (!settings.enabled || directory === path.parse(directory).root || realPath(directory) === realPath(home))
+          return yield* new CopyError({ message: `Checkpoints are off for ${directory}: there is nothing to copy the files from.` })
+        const refused = refuseTarget(realPath(directory), realTarget(target))
+        if (refused !== undefined) return yield* refused
+        const failed = (what: string) => (error: unknown) =>
+          new CopyError({ message: `Could not ${what}: ${error instanceof Error ? error.message : String(error)}.` })
+        const tracker = yield* Effect.try({ try: () => trackerOf(directory), catch: failed(`read the files of ${directory}`) })
+        yield* Effect.promise(() => tracker.settle())
+        const { root, project } = projectOf(directory)
+        const now = yield* Effect.try({ try: () => tracker.snapshot(), catch: failed(`read the files of ${directory}`) })
+        const ops = planRestore(input.undone, "undo")
+        const conflicts = conflictsOf(root, ops, (rel) => lookPath(root, rel, project.store, settings))
+        const lost = unrestorable(ops, project.store)
+        if ((conflicts.length > 0 || lost.length > 0) && !input.force) return yield* new RestoreConflict({ paths: conflicts, unrestorable: lost })
+        const states = new Map(now)
+        for (const op of ops) {
+          if (op.to.kind === "absent") states.delete(op.path)
+          else states.set(op.path, op.to)
+        }
+        return yield* Effect.try({
+          try: () => {
+            fs.mkdirSync(target, { recursive: true })
+            const copy = realPath(target)
+            const skipped = writeCopy(root, copy, states, now, project.store)
+            carryObjects(input.kept, project.store, projectOf(copy).project.store)
+            const files = [...states.values()].filter((s) => s.kind === "file").length
+            return { directory: copy, files, skipped } satisfies CopyReport
+          },
+          catch: failed(`write the copy in ${target} (remove it, then try again)`)
+        })
+      })
+
+      return Checkpoints.of({ begin, undo: restore("undo"), redo: restore("redo"), copyBefore })
     })
   )
 }

@@ -143,7 +143,8 @@ export const applyRestore = (root: string, ops: ReadonlyArray<RestoreOp>, store:
   return skipped
 }
 
-const runOps = (root: string, ops: ReadonlyArray<RestoreOp>, store: ObjectStore) => {
+/** Brings each path of `ops` to its target under `root`, without a journal (a new tree: nothing to finish); what was skipped and why. */
+export const runOps = (root: string, ops: ReadonlyArray<RestoreOp>, store: ObjectStore): RestoreReport["skipped"] => {
   const skipped: Array<{ path: string; reason: string }> = []
   // one path that cannot be written (no permission, a full disk, a file where a directory was) is said, the rest go on
   const one = (op: RestoreOp) => {

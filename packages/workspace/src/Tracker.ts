@@ -35,6 +35,8 @@ export interface Tracker {
   readonly touched: (paths: ReadonlyArray<string>) => void
   /** What `rel` is now, as last brought up to date. */
   readonly stateOf: (rel: string) => FileState
+  /** Every path tracked and what it is now (brought up to date first). */
+  readonly snapshot: () => ReadonlyMap<string, FileState>
   /** The watcher is on (false: every mark is a full scan). */
   readonly watching: () => boolean
   readonly close: () => void
@@ -312,6 +314,10 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
       for (const p of paths) dirty.add(posix(p))
     },
     stateOf: (rel) => known.get(rel)?.state ?? ABSENT,
+    snapshot: () => {
+      update()
+      return new Map([...known].map(([rel, seen]) => [rel, seen.state]))
+    },
     watching: () => watcher !== undefined,
     close: () => {
       saveIndex(indexFile, known)

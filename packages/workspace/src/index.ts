@@ -1,4 +1,5 @@
 export * from "./Checkpoints.ts"
+export * from "./Copy.ts"
 export * from "./GitIgnore.ts"
 export * from "./Ignore.ts"
 export * from "./ObjectStore.ts"

@@ -208,6 +208,40 @@ describe("what is not copied", () => {
   })
 })
 
+describe("a copy of the project as it was before some steps (a fork with files)", () => {
+  test("the files checkpoints cover, at that point (one over the cap copied as it is); the kept steps undoable in the copy", async () => {
+    const root = project(true)
+    fs.writeFileSync(path.join(root, "big.bin"), "x".repeat(2000))
+    const dataDir = tempDir("reins-ckpt-data-")
+    const target = path.join(tempDir("reins-ckpt-copy-"), "copy")
+    const withoutIgnored = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([rel]) => !rel.startsWith("build")))
+    const out = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const original = snapshot(root)
+          const first = yield* step(root, "printf 'one\\n' > src/a.ts && mkdir -p made && ln -s ../run.sh made/link")
+          const atFirst = snapshot(root)
+          const later = yield* step(root, "rm -r src/deep && printf 'two\\n' >> src/a.ts && chmod 755 run.sh")
+          const checkpoints = yield* Checkpoints
+          const report = yield* checkpoints.copyBefore({ directory: root, target, undone: later, kept: first, force: false })
+          const copied = snapshot(target)
+          // the kept step undone in the copy: its contents were carried into the copy's store
+          const undone = yield* checkpoints.undo(report.directory, first, false)
+          return { original, atFirst, report, copied, undone, afterUndo: snapshot(target), project: snapshot(root) }
+        }).pipe(Effect.provide(layer(dataDir)), Effect.provideService(CheckpointSettings, { maxFileBytes: 1000, enabled: true }))
+      )
+    )
+    expect(out.report).toEqual({ directory: target, files: 5, skipped: [] })
+    expect(out.copied).toEqual(withoutIgnored(out.atFirst))
+    expect(out.copied["big.bin"]).toBe(`file 644 ${"x".repeat(2000)}`)
+    expect(out.undone).toEqual([])
+    expect(out.afterUndo).toEqual(withoutIgnored(out.original))
+    // the project is as the later step left it
+    expect(out.project["src/deep"]).toBeUndefined()
+    expect(out.project["run.sh"]).toStartWith("file 755")
+  })
+})
+
 describe("a later process on the same project", () => {
   test("reads only the files changed since the last one closed (the stat stamps it saved), not the whole tree again", () => {
     const root = project(false)

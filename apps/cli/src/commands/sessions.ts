@@ -11,6 +11,7 @@ import { toolLine } from "../present/ToolSummary.ts"
 import { cost as dollars, tokens } from "../present/Units.ts"
 import { cacheLine, emptyTotals, usageLine, type UsageTotals } from "../present/Usage.ts"
 import { time, withStore } from "../Store.ts"
+import { fork } from "./fork.ts"
 
 const format = Flag.Literals("format", ["text", "json"]).pipe(Flag.withDescription("Output format"), Flag.withDefault("text" as const))
 const id = Argument.String("id").pipe(Argument.withDescription("Session id (see reins sessions list)"))
@@ -234,8 +235,8 @@ const deleteCmd = Command.make("delete", { id }, ({ id }) =>
   )
 ).pipe(Command.withDescription("Delete a session with its messages and its sub-agents' sessions (a turn running on it is stopped first)"))
 
-/** `reins sessions list|show|export|delete`. */
+/** `reins sessions list|show|export|fork|delete`. */
 export const sessions = Command.make("sessions").pipe(
-  Command.withDescription("List, show, export and delete stored sessions"),
-  Command.withSubcommands([list, show, exportCmd, deleteCmd])
+  Command.withDescription("List, show, export, fork and delete stored sessions"),
+  Command.withSubcommands([list, show, exportCmd, fork, deleteCmd])
 )
