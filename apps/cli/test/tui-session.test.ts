@@ -82,6 +82,9 @@ describe("reins (interactive) on a terminal", () => {
     const screen = pty.screen()
     expect(screen).toContain("-const port = 80")
     expect(screen.indexOf("+const port = 8080")).toBeLessThan(screen.lastIndexOf("lways"))
+    // the question takes keys from the frame after the one that drew it: wait for the status line's settled form
+    await pty.waitFor(/tool · /)
+    await pty.settle()
     pty.type("r")
     await pty.waitFor("Tell the agent why")
     await pty.press("enter")
@@ -153,6 +156,45 @@ describe("reins (interactive) on a terminal", () => {
     expect(fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8")).toBe("changed\n")
     expect(fs.existsSync(path.join(p.cwd, "gone.txt"))).toBe(false)
     await send(pty, "/exit")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
+  test("Esc Esc opens the rewind picker: the message picked is undone with every turn after it, and comes back in the prompt", async () => {
+    const p = await project([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo one > notes.txt" } }] },
+      { text: "FIRST-ANSWER" },
+      { toolCalls: [{ name: "bash", arguments: { command: "echo two >> notes.txt && touch made.txt" } }] },
+      { text: "SECOND-ANSWER" }
+    ])
+    fs.writeFileSync(path.join(p.cwd, "notes.txt"), "original\n")
+    await using pty = await openTui(p, ["--yolo"])
+    await send(pty, "FIRST-PROMPT write one")
+    await settled(pty, "FIRST-ANSWER")
+    await send(pty, "SECOND-PROMPT add two")
+    await settled(pty, "SECOND-ANSWER")
+    await pty.press("esc")
+    await pty.waitFor("Press Esc again to rewind")
+    await pty.press("esc")
+    await pty.waitFor("Rewind: undo back to before a message you sent")
+    // newest first: the second prompt, then the first
+    const listed = pty.screen().slice(pty.screen().indexOf("Rewind: undo back"))
+    expect(listed.indexOf("SECOND-PROMPT add two")).toBeGreaterThan(-1)
+    expect(listed.indexOf("SECOND-PROMPT add two")).toBeLessThan(listed.indexOf("FIRST-PROMPT write one"))
+    // the picker takes keys once its frame is drawn and its effects ran
+    await pty.settle()
+    await pty.press("down")
+    await pty.press("enter")
+    await pty.waitFor("Undid 2 messages and 2 files (made.txt, notes.txt).")
+    expect(fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8")).toBe("original\n")
+    expect(fs.existsSync(path.join(p.cwd, "made.txt"))).toBe(false)
+    await pty.settle()
+    const screen = pty.screen()
+    expect(screen).not.toContain("FIRST-ANSWER")
+    expect(screen).not.toContain("SECOND-ANSWER")
+    // the message picked is in the prompt, to edit and send again
+    await pty.waitFor("❯ FIRST-PROMPT write one")
+    await pty.press("ctrl-c")
+    await pty.press("ctrl-d")
     expect(await pty.waitExit()).toBe(0)
   })
 

@@ -64,6 +64,12 @@ export const changesOf = (messages: ReadonlyArray<MessageWithParts>, directory: 
   return out
 }
 
+/** The prompts an undo can go back to before, oldest first: those not undone (nor after the session's undo). */
+export const undoTargets = (session: Session, messages: ReadonlyArray<MessageWithParts>): ReadonlyArray<MessageWithParts> => {
+  const undoneFrom = session.revert?.messageID
+  return messages.filter((m) => isPrompt(m) && undoneMark(m) === undefined && (undoneFrom === undefined || m.info.id < undoneFrom))
+}
+
 /** The user messages an undo (to `to`, else the last one not undone) takes back, and where it starts. */
 export const undoRange = (session: Session, messages: ReadonlyArray<MessageWithParts>, to: string | undefined) => {
   const users = messages.filter((m) => isPrompt(m) && undoneMark(m) === undefined)

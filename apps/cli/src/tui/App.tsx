@@ -57,6 +57,7 @@ export interface AppProps {
 type Picking =
   | { readonly kind: "sessions"; readonly items: ReadonlyArray<PickerItem<string>> }
   | { readonly kind: "model"; readonly items: ReadonlyArray<PickerItem<ModelRef>> }
+  | { readonly kind: "rewind"; readonly items: ReadonlyArray<PickerItem<{ readonly id: string; readonly text: string }>> }
 
 const when = (ms: number) => {
   const d = new Date(ms)
@@ -77,6 +78,7 @@ export const App = (props: AppProps) => {
   const [model, setModel] = useState<ModelRef>(controller.model)
   const [branch, setBranch] = useState<string | undefined>(undefined)
   const [expandAll, setExpandAll] = useState(false)
+  const [prefill, setPrefill] = useState<{ readonly text: string } | undefined>(undefined)
   // a new key re-mounts the transcript, which prints it whole again (after a resize, a resume, Ctrl+O)
   const [printKey, setPrintKey] = useState(0)
   const [now, setNow] = useState(Date.now())
@@ -158,6 +160,27 @@ export const App = (props: AppProps) => {
       kind: "sessions",
       items: sessions.map((s) => ({ label: s.title, detail: `${when(s.time.updated)}  ${s.id}`, value: s.id, current: s.id === controller.sessionID }))
     })
+  }
+
+  // Esc Esc: the messages you sent, newest first; the one picked is undone (files and conversation) and put back in the prompt
+  const openRewind = async () => {
+    if (controller.running) return
+    const points = await controller.rewindPoints()
+    if (points.length === 0) return notice("Nothing to rewind: no message of yours in this session is left to undo.")
+    setPicking({
+      kind: "rewind",
+      items: points.map((p) => ({ label: p.text.split("\n")[0] || "(no text)", detail: `${when(p.time)}  ${p.id}`, value: { id: p.id, text: p.text } }))
+    })
+  }
+
+  const rewind = async (point: { readonly id: string; readonly text: string }) => {
+    setPicking(undefined)
+    const done = await controller.undo("undo", false, point.id)
+    if (!done) return
+    setTranscript(fromHistory(done.messages))
+    reprint()
+    notice(`${done.said} Your message is back in the prompt to edit; /redo takes the rewind back.`)
+    setPrefill({ text: point.text })
   }
 
   const resume = async (id: string) => {
@@ -272,6 +295,14 @@ export const App = (props: AppProps) => {
         {picking?.kind === "sessions" ? (
           <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
         ) : null}
+        {picking?.kind === "rewind" ? (
+          <Picker
+            title="Rewind: undo back to before a message you sent (its files and the conversation after it)"
+            items={picking.items}
+            onPick={(point) => void rewind(point)}
+            onCancel={() => setPicking(undefined)}
+          />
+        ) : null}
         {picking?.kind === "model" ? (
           <Picker title="Model for the next turns" items={picking.items} onPick={(ref) => void pickModel(ref)} onCancel={() => setPicking(undefined)} />
         ) : null}
@@ -282,6 +313,8 @@ export const App = (props: AppProps) => {
           history={history}
           onSubmit={submit}
           onInterrupt={() => void controller.interrupt()}
+          onRewind={() => void openRewind()}
+          {...(prefill ? { prefill } : {})}
           onExit={exit}
           onToggleExpand={() => {
             setExpandAll((e) => !e)

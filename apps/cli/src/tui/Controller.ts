@@ -230,7 +230,8 @@ export const makeController = (
      */
     undo: async (
       direction: "undo" | "redo",
-      force: boolean
+      force: boolean,
+      to?: string
     ): Promise<{ readonly messages: ReadonlyArray<MessageWithParts>; readonly said: string } | undefined> => {
       if (sessionID === undefined) return void on.notice(`Nothing to ${direction} yet: this session has no messages.`, "info")
       const id = sessionID
@@ -240,7 +241,7 @@ export const makeController = (
           const sessions = yield* Sessions
           const done =
             direction === "undo"
-              ? yield* sessions.undo({ sessionID: id, files: true, conversation: true, force })
+              ? yield* sessions.undo({ sessionID: id, to, files: true, conversation: true, force })
               : yield* sessions.redo({ sessionID: id, force })
           return { done, messages: yield* (yield* SessionStore).messages(id) }
         })
@@ -254,6 +255,29 @@ export const makeController = (
       const skipped = done.skipped.map((s) => `\n  not restored: ${s.path} (${s.reason})`).join("")
       const verb = direction === "undo" ? "Undid" : "Redid"
       return { messages, said: `${verb} ${done.messages.length} message${done.messages.length === 1 ? "" : "s"} and ${files}.${skipped}` }
+    },
+    /** The messages you sent that the rewind picker offers (an undo back to before one), newest first, with their text. */
+    rewindPoints: async (): Promise<ReadonlyArray<{ readonly id: string; readonly text: string; readonly time: number }>> => {
+      if (sessionID === undefined) return []
+      const id = sessionID
+      const exit = await promise(
+        Effect.gen(function* () {
+          const { SessionStore, undoTargets } = yield* lib
+          const store = yield* SessionStore
+          return undoTargets(yield* store.getSession(id), yield* store.messages(id))
+        })
+      )
+      if (Exit.isFailure(exit)) {
+        on.notice(failureText(exit.cause), "error")
+        return []
+      }
+      return exit.value
+        .map((m) => ({
+          id: m.info.id,
+          text: m.parts.flatMap((p) => (p.type === "text" && p.synthetic !== true ? [p.text] : [])).join("\n"),
+          time: m.info.time.created
+        }))
+        .reverse()
     },
     /** Writes the session to a file (`/export [md|json] [file]`); says where. */
     exportSession: async (args: ReadonlyArray<string>) => {

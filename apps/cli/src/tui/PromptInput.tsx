@@ -19,6 +19,10 @@ export interface PromptInputProps {
   readonly onExit: () => void
   /** Ctrl+O: expand / collapse tool results. */
   readonly onToggleExpand: () => void
+  /** Esc twice on an idle prompt: the rewind picker. */
+  readonly onRewind?: () => void
+  /** Text put in the prompt to edit (a rewound message); a new object each time. */
+  readonly prefill?: { readonly text: string }
   readonly width: number
   readonly style: Style
 }
@@ -56,6 +60,7 @@ export const PromptInput = (props: PromptInputProps) => {
   const [hint, setHint] = useState<string | undefined>(undefined)
   const historyCursor = useRef<HistoryCursor>(startCursor)
   const lastCtrlC = useRef(0)
+  const lastEscape = useRef(0)
   const [listening, setListening] = useState(false)
 
   const edit = (next: E.EditorState) => {
@@ -94,7 +99,18 @@ export const PromptInput = (props: PromptInputProps) => {
         return setHint("Press Ctrl+C again to exit (or Ctrl+D)")
       }
       if (key.ctrl && input === "d") return editor.text === "" ? props.onExit() : edit(E.deleteForward(editor))
-      if (key.escape) return props.running ? props.onInterrupt() : undefined
+      if (key.escape) {
+        if (props.running) return props.onInterrupt()
+        if (props.onRewind === undefined) return
+        const now = Date.now()
+        if (now - lastEscape.current < EXIT_WINDOW_MS) {
+          lastEscape.current = 0
+          setHint(undefined)
+          return props.onRewind()
+        }
+        lastEscape.current = now
+        return setHint("Press Esc again to rewind to a message you sent (undo back to before it)")
+      }
       if (key.ctrl && input === "o") return props.onToggleExpand()
       if (key.return) {
         if (key.meta || key.shift) return edit(E.insert(editor, "\n"))
@@ -135,6 +151,11 @@ export const PromptInput = (props: PromptInputProps) => {
     },
     { isActive: props.active }
   )
+  // a rewound message comes back to the prompt to be edited and sent again
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new prefill sets the text
+  useEffect(() => {
+    if (props.prefill !== undefined) edit(E.withText(props.prefill.text))
+  }, [props.prefill])
   // keys are read once the effects of useInput and usePaste have run (raw mode on): only then does the prompt say it is ready
   useEffect(() => setListening(true), [])
 

@@ -53,6 +53,7 @@ export const HELP = [
   "  Up / Down        previous / next prompt of this project",
   "  Tab              complete a /command",
   "  Esc, Ctrl+C      interrupt the running turn",
+  "  Esc Esc          rewind: pick a message you sent, undo back to before it (files and conversation)",
   "  Ctrl+C twice on an empty prompt, Ctrl+D   exit",
   "  Ctrl+O           expand / collapse tool results",
   "Commands:",
