@@ -191,6 +191,46 @@ describe("reins acp", () => {
     expect(fs.readFileSync(path.join(p.cwd, "app.ts"), "utf8")).toContain("8080")
   })
 
+  test("/undo and /redo are offered as commands and run without a turn: the files back, the model no longer sees the turn", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo changed > notes.txt && touch made.txt" } }] },
+      { text: "CHANGED-IT" },
+      { text: "AFTER-UNDO" }
+    ])
+    fs.writeFileSync(path.join(p.cwd, "notes.txt"), "original\n")
+    const { result } = await withAcp(p, ["--yolo"], {}, async ({ ctx, updates }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "change the notes" }] })
+      const changed = fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8")
+      const undo = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] })
+      const undone = { notes: fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8"), made: fs.existsSync(path.join(p.cwd, "made.txt")) }
+      const redo = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/redo" }] })
+      const redone = fs.readFileSync(path.join(p.cwd, "notes.txt"), "utf8")
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo --force" }] })
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] })
+      // a new prompt made the undo final: nothing to redo, said as the answer
+      const late = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/redo" }] })
+      return { changed, undo, undone, redo, redone, late, updates: [...updates] }
+    })
+    const offered = ofKind(result.updates, "available_commands_update")[0]!
+    expect(offered.availableCommands.map((c) => c.name)).toEqual(["undo", "redo"])
+    expect(result.changed).toBe("changed\n")
+    expect(result.undo.stopReason).toBe("end_turn")
+    expect(result.undone).toEqual({ notes: "original\n", made: false })
+    expect(result.redone).toBe("changed\n")
+    const said = chunkText(result.updates, "agent_message_chunk")
+    expect(said).toContain("Undid 1 message and 2 files (made.txt, notes.txt).")
+    expect(said).toContain("Redid 1 message and 2 files")
+    expect(result.late.stopReason).toBe("end_turn")
+    expect(said).toContain("Could not redo: Nothing to redo")
+    // the last prompt went to the model without the undone turn; the commands never did
+    expect(p.server.requests).toHaveLength(3)
+    const sent = JSON.stringify(p.server.requests.at(-1)!.body.messages)
+    expect(sent).not.toContain("change the notes")
+    expect(sent).not.toContain("/undo")
+    expect(sent).toContain("go on")
+  })
+
   test("session/cancel while a permission question waits: the question is withdrawn from the client and the stop reason is cancelled", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], {
       permission: { bash: "ask" }

@@ -17,6 +17,7 @@ import { FileAccess } from "@reins/tool"
 import * as path from "node:path"
 import type { ClientRef } from "./AcpPrompter.ts"
 import { clientFiles } from "./ClientFiles.ts"
+import { AVAILABLE_COMMANDS, parseCommand, runCommand } from "./Commands.ts"
 import { promptInput } from "./PromptContent.ts"
 import { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
 
@@ -129,6 +130,10 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         discard: true
       })
 
+    // the commands the editor offers in its prompt, told once the session is known to it (after the response)
+    const offerCommands = (client: AgentContext, sessionId: string) =>
+      setTimeout(() => void run(send(client, sessionId, [{ sessionUpdate: "available_commands_update", availableCommands: [...AVAILABLE_COMMANDS] }])), 0)
+
     const entryOf = (sessionId: string) => {
       const entry = sessions.get(sessionId)
       if (entry === undefined) throw RequestError.sessionNotFound(sessionId)
@@ -148,7 +153,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           authMethods: []
         }
       })
-      .onRequest("session/new", async ({ params }) => {
+      .onRequest("session/new", async ({ params, client }) => {
         const runtime = await runtimeFor(params.cwd)
         await ignoredMcp(params.mcpServers)
         const session = await runPromise(
@@ -158,6 +163,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           )
         )
         const entry = await open(session.id, params.cwd, runtime)
+        offerCommands(client, session.id)
         return { sessionId: session.id, modes: modeState(entry) }
       })
       .onRequest("session/load", async ({ params, client }) => {
@@ -183,6 +189,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         if (history === undefined) throw RequestError.sessionNotFound(params.sessionId)
         const entry = await open(params.sessionId, params.cwd, runtime, history.session.agent)
         await runPromise(send(client, params.sessionId, historyUpdates(history.messages, entry.cwd)))
+        offerCommands(client, params.sessionId)
         return { modes: modeState(entry) }
       })
       // a mode is one of reins's primary agents: the next prompt runs it (plan: read-only)
@@ -198,6 +205,12 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         const entry = entryOf(params.sessionId)
         const input = promptInput(params.prompt)
         if (input.text === "" && input.files.length === 0) throw RequestError.invalidParams(undefined, "The prompt is empty: give some text.")
+        const command = input.files.length === 0 ? parseCommand(input.text) : undefined
+        if (command !== undefined) {
+          const text = await runPromise(runCommand(params.sessionId, command).pipe(Effect.provideContext(entry.runtime.context)))
+          await runPromise(send(client, params.sessionId, [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }]))
+          return { stopReason: "end_turn" as const }
+        }
         const updates = turnUpdates(params.sessionId, entry.cwd)
         let result: TurnResult | undefined
         let queued: MessageQueued | undefined
