@@ -114,6 +114,37 @@ for (const git of [true, false]) {
   })
 }
 
+describe("reins undo of a turn whose sub-agent changed files", () => {
+  test("the files a sub-agent's edit and shell command changed are restored with the turn that started it, and redone", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "task", arguments: { description: "edit it", prompt: "change the files", subagent_type: "general" } }] },
+      {
+        toolCalls: [
+          { name: "edit", arguments: { filePath: "src/app.ts", oldString: "const port = 80", newString: "const port = 8080" } },
+          { name: "bash", arguments: { command: "rm docs/old.md && mkdir -p docs/new && echo fresh > docs/new/page.md" } }
+        ]
+      },
+      { text: "CHILD-DONE" },
+      { text: "PARENT-DONE" }
+    ])
+    fs.mkdirSync(path.join(p.cwd, "src"))
+    fs.mkdirSync(path.join(p.cwd, "docs"))
+    fs.writeFileSync(path.join(p.cwd, "src/app.ts"), "// app\nconst port = 80\n")
+    fs.writeFileSync(path.join(p.cwd, "docs/old.md"), "old page\n")
+    const before = tree(p.cwd)
+    const run = await ok(["run", "--yolo", "delegate the change"], p)
+    expect(run.stdout.trim()).toBe("PARENT-DONE")
+    const after = tree(p.cwd)
+    expect(after["src/app.ts"]).toBe("file 644 // app\nconst port = 8080\n")
+    expect(after["docs/new/page.md"]).toBe("file 644 fresh\n")
+    const undone = JSON.parse((await ok(["undo", "--format", "json"], p)).stdout)
+    expect(undone.files).toEqual(["docs/new", "docs/new/page.md", "docs/old.md", "src/app.ts"])
+    expect(tree(p.cwd)).toEqual(before)
+    await ok(["redo"], p)
+    expect(tree(p.cwd)).toEqual(after)
+  }, 60_000)
+})
+
 describe("reins undo: bad input", () => {
   test("--files-only with --conversation-only, a message that is not a prompt of the session, no session: one line, exit 2 or 1", async () => {
     const p = await start(true)
