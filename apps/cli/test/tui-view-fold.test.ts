@@ -197,3 +197,21 @@ describe("the transcript of a real turn", () => {
     expect(lastAnswer(state)).toBe("I could not read it.")
   })
 })
+
+describe("fromHistory of a session with an undone turn", () => {
+  test("the undone prompt and its turn are left out, the loop's message after a compaction in it and a message queued into it too", () => {
+    const user = (id: string, text: string, metadata?: Record<string, unknown>) => ({
+      info: { id, sessionID: "ses_x", role: "user", time: { created: 1 }, ...(metadata ? { metadata } : {}) } as Message,
+      parts: [{ id: `prt_${id}`, sessionID: "ses_x", messageID: id, type: "text", text } as Part]
+    })
+    const shown = (items: ReadonlyArray<TranscriptItem>) => items.flatMap((i) => (i.kind === "user" ? [i.text] : []))
+    const state = fromHistory([
+      user("msg_1", "KEPT"),
+      user("msg_2", "UNDONE", { reverted: true }),
+      user("msg_3", "Continue with the task", { compaction_continue: true }),
+      user("msg_4", "QUEUED INTO IT", { queued: true }),
+      user("msg_5", "AFTER")
+    ])
+    expect(shown(allItems(state))).toEqual(["KEPT", "AFTER"])
+  })
+})

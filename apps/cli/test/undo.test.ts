@@ -163,6 +163,10 @@ describe("reins undo: bad input", () => {
     const mixed = await reins(["undo", "--files-only"], p)
     expect(mixed.code).toBe(1)
     expect(mixed.stderr).toContain("reins redo first")
+    // a summary now would leave out what a redo brings back
+    const compacting = await reins(["compact"], p)
+    expect(compacting.code).toBe(1)
+    expect(compacting.stderr).toContain("has an undo that can still be redone")
     await ok(["redo"], p)
     const wrong = await reins(["undo", "--to", "msg_nope"], p)
     expect(wrong.code).toBe(1)

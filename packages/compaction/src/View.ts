@@ -24,10 +24,15 @@ export const isSummaryMessage = (message: MessageWithParts): boolean => message.
 /** A message's text parts, joined. */
 export const messageText = (message: MessageWithParts): string => message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
 
-/** The newest summary message that finished without error, if any; a failed or unfinished one is ignored. */
+/** The newest summary message that finished without error, if any; a failed, unfinished or undone one is ignored. */
 export const latestSummary = (messages: ReadonlyArray<MessageWithParts>): SummaryBoundary | undefined => {
   const index = messages.findLastIndex(
-    (m) => m.info.role === "assistant" && m.info.summary !== undefined && m.info.time.completed !== undefined && m.info.error === undefined
+    (m) =>
+      m.info.role === "assistant" &&
+      m.info.summary !== undefined &&
+      m.info.time.completed !== undefined &&
+      m.info.error === undefined &&
+      m.info.reverted === undefined
   )
   const found = messages[index]
   if (found?.info.role !== "assistant" || !found.info.summary) return undefined
@@ -84,13 +89,15 @@ const verbatim = (messages: ReadonlyArray<MessageWithParts>) => messages.filter(
 
 /**
  * The messages less those undone (`reins undo`): a user message marked `reverted` and everything after it up to the
- * next user message not undone (its answers, and any message queued into its turn).
+ * next prompt not undone (its answers, any message queued into its turn, the loop's own after a compaction in it).
  */
 export const withoutUndone = <M extends { readonly info: MessageWithParts["info"] }>(messages: ReadonlyArray<M>): ReadonlyArray<M> => {
   if (!messages.some((m) => m.info.role === "user" && m.info.metadata?.reverted !== undefined)) return messages
   let hidden = false
   return messages.filter((m) => {
-    if (m.info.role === "user" && m.info.metadata?.queued !== true) hidden = m.info.metadata?.reverted !== undefined
+    // a message queued into a turn, or the loop's own after a compaction, belongs to the turn it is in
+    if (m.info.role === "user" && m.info.metadata?.queued !== true && m.info.metadata?.compaction_continue !== true)
+      hidden = m.info.metadata?.reverted !== undefined
     return !hidden
   })
 }

@@ -105,7 +105,12 @@ export const AssistantMessage = Schema.Struct({
       /** Compaction started by overflow (true) or asked for (`reins compact`). */
       auto: Schema.Boolean
     })
-  )
+  ),
+  /**
+   * A summary made in a turn that was undone (`reins undo`): true while a redo can bring it back, "final" after. The
+   * model's view then starts from the summary before it, never from this one.
+   */
+  reverted: Schema.optional(Schema.Union([Schema.Literal(true), Schema.Literal("final")]))
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 

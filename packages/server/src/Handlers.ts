@@ -40,7 +40,9 @@ const fromFailure = (e: RoutedFailure) => {
     case "CompactionError":
       return e.reason === "template" || e.reason === "config" || e.reason === "nothing-to-summarise"
         ? new BadRequest({ message: e.message })
-        : new ServerFailure({ message: e.message })
+        : e.reason === "undo-pending"
+          ? new Conflict({ message: e.message })
+          : new ServerFailure({ message: e.message })
     case "ProviderError":
       return e.reason === "invalid" ? new BadRequest({ message: e.message }) : new ServerFailure({ message: e.message })
     case "Interrupted":

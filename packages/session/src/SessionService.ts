@@ -1,6 +1,6 @@
 import { Cause, Clock, Context, Deferred, Effect, type Exit, Layer, Option, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type Attachment, type ModelRef, type Part, type Session, type SessionEvent, type TurnResult } from "@reins/domain"
-import { Compaction, estimateMessages, modelView, readWindow, type CompactionError, type CompactResult } from "@reins/compaction"
+import { Compaction, CompactionError, estimateMessages, modelView, readWindow, type CompactResult } from "@reins/compaction"
 import { Provider, ProviderError } from "@reins/provider"
 import { RunClaims, SessionStore, WritingClaim, sameClaim, type MessageWithParts, type SessionRun, type StoreError } from "@reins/storage"
 import { ProcessGroup } from "@reins/tool"
@@ -267,7 +267,13 @@ export class SessionService extends Context.Service<
       }
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
-        yield* store.getSession(input.sessionID)
+        const session = yield* store.getSession(input.sessionID)
+        // a summary now would stand for the turns without those undone: a redo after it would bring them back unseen
+        if (session.revert !== undefined)
+          return yield* new CompactionError({
+            reason: "undo-pending",
+            message: `Session ${input.sessionID} has an undo that can still be redone: run reins redo, or send a prompt (which makes the undo final), then compact.`
+          })
         yield* compaction.check(input.model)
         const body = Effect.gen(function* () {
           const messages = yield* readWindow(store, input.sessionID)

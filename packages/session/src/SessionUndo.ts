@@ -1,4 +1,4 @@
-import { Bus, type FileChange, type MessageWithParts, type Session } from "@reins/domain"
+import { Bus, type FileChange, type Message, type MessageWithParts, type Session } from "@reins/domain"
 import { SessionStore, type StoreError } from "@reins/storage"
 import type { Checkpoints, RestoreConflict, RestoreReport } from "@reins/workspace"
 import { Clock, Effect, Schema } from "effect"
@@ -182,25 +182,35 @@ export const finalizeUndo = Effect.fnUntraced(function* (sessionID: string) {
   const store = yield* SessionStore
   const bus = yield* Bus
   for (const m of yield* store.messages(sessionID)) {
-    if (m.info.role !== "user" || m.info.metadata?.reverted !== true) continue
-    const info = { ...m.info, metadata: { ...m.info.metadata, reverted: "final" } }
+    // the prompts undone, and the summaries their turns made
+    if (m.info.role === "user" ? m.info.metadata?.reverted !== true : m.info.reverted !== true) continue
+    const info: Message = m.info.role === "user" ? { ...m.info, metadata: { ...m.info.metadata, reverted: "final" } } : { ...m.info, reverted: "final" }
     yield* store.putMessage(info)
     yield* bus.publish({ type: "message.updated", message: info })
   }
 })
 
-/** Marks the user messages of `range` undone (or not): the model's view leaves them and their answers out. */
+/**
+ * Marks the user messages of `range` undone (or not): the model's view leaves them and their answers out. A compaction's
+ * summary made in those turns is marked too, so the session's window starts from the summary before it.
+ */
 const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean): Effect.Effect<void, StoreError, SessionStore | Bus> =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const bus = yield* Bus
     for (const m of range) {
+      const put = (info: Message) => Effect.andThen(store.putMessage(info), bus.publish({ type: "message.updated", message: info }))
+      const message = m.info
+      if (message.role === "assistant") {
+        // a summary undone for good stays so; a redo takes back only this undo's
+        if (message.summary === undefined || message.reverted === "final" || (message.reverted === true) === undone) continue
+        const { reverted: _, ...rest } = message
+        yield* put(undone ? { ...rest, reverted: true } : rest)
+        continue
+      }
       // a prompt undone for good stays so; a redo takes back only this undo's
-      const user = m.info
-      if (user.role !== "user" || !isPrompt(m) || undoneMark(m) === "final" || (undoneMark(m) === true) === undone) continue
-      const { reverted: _, ...metadata } = user.metadata ?? {}
-      const info = { ...user, metadata: undone ? { ...metadata, reverted: true } : metadata }
-      yield* store.putMessage(info)
-      yield* bus.publish({ type: "message.updated", message: info })
+      if (!isPrompt(m) || undoneMark(m) === "final" || (undoneMark(m) === true) === undone) continue
+      const { reverted: _, ...metadata } = message.metadata ?? {}
+      yield* put({ ...message, metadata: undone ? { ...metadata, reverted: true } : metadata })
     }
   })

@@ -96,7 +96,12 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
     return [...messagesById.values()]
       .filter(
         (m): m is AssistantMessage =>
-          m.sessionID === sessionID && m.role === "assistant" && m.summary !== undefined && m.time.completed !== undefined && m.error === undefined
+          m.sessionID === sessionID &&
+          m.role === "assistant" &&
+          m.summary !== undefined &&
+          m.time.completed !== undefined &&
+          m.error === undefined &&
+          m.reverted === undefined
       )
       .sort((a, b) => byId(b, a))[0]
   })

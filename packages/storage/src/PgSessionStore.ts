@@ -75,7 +75,7 @@ interface SubAgentTotalsRow extends UsageRow {
 }
 // The same expression as the partial index message_summary_idx, so the planner uses it.
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = $1 AND (data->>'summary') IS NOT NULL
-  AND (data->'time'->>'completed') IS NOT NULL AND (data->>'error') IS NULL ORDER BY id COLLATE "C" DESC LIMIT 1`
+  AND (data->'time'->>'completed') IS NOT NULL AND (data->>'error') IS NULL AND (data->>'reverted') IS NULL ORDER BY id COLLATE "C" DESC LIMIT 1`
 const SESSION_VALUES = (session: Session) => [
   session.id,
   session.directory,

@@ -60,7 +60,7 @@ export class SessionStore extends Context.Service<
     putParts(parts: ReadonlyArray<Part>): Effect.Effect<void, StoreError>
     /** A session's messages (all, or those `options` selects) ordered by id, each with its parts ordered by id. */
     messages(sessionID: string, options?: MessagesOptions): Effect.Effect<ReadonlyArray<MessageWithParts>, StoreError>
-    /** A session's newest complete compaction summary (finished, no error), without parts; indexed. */
+    /** A session's newest complete compaction summary (finished, no error, not undone), without parts; indexed. */
     latestSummary(sessionID: string): Effect.Effect<AssistantMessage | undefined, StoreError>
     /**
      * The totals of these sessions, read from their messages without their parts, with their

@@ -67,7 +67,8 @@ interface TotalsRow extends UsageRow {
   readonly model: string | null
 }
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AND json_extract(data, '$.summary') IS NOT NULL
-  AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL ORDER BY id DESC LIMIT 1`
+  AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL
+  AND json_extract(data, '$.reverted') IS NULL ORDER BY id DESC LIMIT 1`
 
 const sessionRow = (session: Session) => ({
   id: session.id,

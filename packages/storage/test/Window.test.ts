@@ -43,7 +43,7 @@ for (const [name, makeLayer] of implementations) {
       expect(result.all).toHaveLength(5)
     })
 
-    test("latestSummary: the newest summary that finished without error", async () => {
+    test("latestSummary: the newest summary that finished without error and is not undone", async () => {
       const result = await run(
         makeLayer(),
         Effect.gen(function* () {
@@ -58,6 +58,9 @@ for (const [name, makeLayer] of implementations) {
           yield* store.putMessage({ ...summary("msg_005", "ses_a"), error: { reason: "x", message: "failed" } })
           const { completed: _c, ...unfinished } = summary("msg_006", "ses_a").time as { created: number; completed?: number }
           yield* store.putMessage({ ...summary("msg_006", "ses_a"), time: unfinished })
+          // newer, but made in turns undone (for now, or for good)
+          yield* store.putMessage({ ...summary("msg_0065", "ses_a"), reverted: true })
+          yield* store.putMessage({ ...summary("msg_0066", "ses_a"), reverted: "final" })
           yield* store.putMessage(summary("msg_007", "ses_b"))
           return { a: yield* store.latestSummary("ses_a"), none: yield* store.latestSummary("ses_zzz") }
         })

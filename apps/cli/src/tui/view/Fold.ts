@@ -314,7 +314,8 @@ export const fromHistory = (messages: ReadonlyArray<{ readonly info: Message; re
   // undone turns (`/undo`, `reins undo`) are kept in the store, not shown: the prompt and everything up to the next one
   let undone = false
   for (const message of messages) {
-    if (message.info.role === "user" && message.info.metadata?.queued !== true) undone = message.info.metadata?.reverted !== undefined
+    if (message.info.role === "user" && message.info.metadata?.queued !== true && message.info.metadata?.compaction_continue !== true)
+      undone = message.info.metadata?.reverted !== undefined
     if (undone) continue
     const kind = messageKind(message.info)
     for (const part of message.parts) {
