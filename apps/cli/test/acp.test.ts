@@ -231,6 +231,30 @@ describe("reins acp", () => {
     expect(sent).toContain("go on")
   })
 
+  test("a message over the size limit is refused with an error naming its size, and the agent stays up; a missing cwd is named", async () => {
+    const p = await setup([{ text: "still here" }])
+    const { result } = await withAcp(p, [], {}, async ({ ctx }) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
+      const huge = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x".repeat(30 * 1024 * 1024) }] }).then(
+        () => "answered",
+        (e: unknown) => (e instanceof Error ? e.message : JSON.stringify(e))
+      )
+      const after = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "small" }] })
+      const missing = path.join(p.cwd, "no-such-dir")
+      const gone = await ctx.request("session/new", { cwd: missing, mcpServers: [] }).then(
+        () => "made",
+        (e: unknown) => (e instanceof Error ? e.message : JSON.stringify(e))
+      )
+      return { huge, after, gone, missing }
+    })
+    expect(result.huge).toContain("is 30.0 MiB, over the 24.0 MiB reins acp takes")
+    expect(result.after.stopReason).toBe("end_turn")
+    // the refused prompt never reached the model
+    expect(p.server.requests).toHaveLength(1)
+    expect(result.gone).toContain(`cwd ${result.missing} does not exist`)
+    expect(result.gone).not.toContain("No model configured")
+  })
+
   test("session/cancel while a permission question waits: the question is withdrawn from the client and the stop reason is cancelled", async () => {
     const p = await setup([{ toolCalls: [{ name: "bash", arguments: { command: "echo waiting-for-answer" } }] }, { text: "never asked" }], {
       permission: { bash: "ask" }

@@ -14,10 +14,12 @@ import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService, Sessions, type MessageQueued } from "@reins/session"
 import { SessionStore } from "@reins/storage"
 import { FileAccess } from "@reins/tool"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ClientRef } from "./AcpPrompter.ts"
 import { clientFiles } from "./ClientFiles.ts"
 import { AVAILABLE_COMMANDS, parseCommand, runCommand } from "./Commands.ts"
+import { guardStreams, MAX_MESSAGE_BYTES } from "./Framing.ts"
 import { promptInput } from "./PromptContent.ts"
 import { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
 
@@ -61,6 +63,15 @@ const rpcError = (cause: Cause.Cause<unknown>) => {
   return RequestError.internalError(undefined, message)
 }
 
+/** Why `cwd` cannot be a session's directory, if so: it does not exist, or is not a directory. */
+const directoryProblem = (cwd: string): string | undefined => {
+  try {
+    return fs.statSync(cwd).isDirectory() ? undefined : `cwd ${cwd} is not a directory: open a project folder.`
+  } catch {
+    return `cwd ${cwd} does not exist: open a project folder that exists.`
+  }
+}
+
 /**
  * Serves the Agent Client Protocol on a pair of streams until the client closes them: sessions
  * created and loaded (history replayed as updates), prompts run as turns whose events stream as
@@ -86,6 +97,9 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
     // a project directory's runtime, made once; a failure is told to the client and tried again next time
     const runtimeFor = (cwd: string) => {
       if (!path.isAbsolute(cwd)) return Promise.reject(RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`))
+      // a project directory that is not there is said as such, not as the config or model it has none of
+      const missing = directoryProblem(cwd)
+      if (missing !== undefined) return Promise.reject(RequestError.invalidParams(undefined, missing))
       const known = runtimes.get(cwd)
       if (known) return known
       const made = runPromise(Scope.provide(options.runtime(cwd), runtimeScope))
@@ -291,7 +305,15 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           )
       })
 
-    const connection = app.connect(ndJsonStream(options.output, options.input))
+    // a message over the size limit is refused on its own, the connection kept (the SDK would end it)
+    const streams = guardStreams(options.input, options.output, (bytes, method) =>
+      run(
+        Effect.logWarning(
+          `Refused a ${(bytes / 1024 / 1024).toFixed(1)} MiB message${method ? ` (${method})` : ""} from the editor: over the ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB limit`
+        )
+      )
+    )
+    const connection = app.connect(ndJsonStream(streams.output, streams.input))
     options.client.current = connection.client
     yield* Effect.promise(() => connection.closed).pipe(Effect.onInterrupt(() => Effect.sync(() => connection.close())))
   })
