@@ -92,6 +92,75 @@ for (const git of [true, false]) {
   })
 }
 
+describe("reins sessions fork: turns run elsewhere, undos, the session forked", () => {
+  test("--into: a turn run from a subdirectory is in the copy at its place, and its undo in the fork touches only the copy", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "write", arguments: { filePath: "notes.md", content: "one\n" } }] },
+      { text: "DONE-ONE" },
+      { toolCalls: [{ name: "write", arguments: { filePath: "x.txt", content: "made in sub\n" } }] },
+      { text: "DONE-TWO" },
+      { toolCalls: [{ name: "write", arguments: { filePath: "y.txt", content: "later in sub\n" } }] },
+      { text: "DONE-THREE" }
+    ])
+    fs.mkdirSync(path.join(p.cwd, "sub"))
+    const first = await ok(["run", "--yolo", "--format", "json", "FIRST"], p)
+    const sessionID = events(first.stdout)[0]!.session.id as string
+    const sub = { ...p, cwd: path.join(p.cwd, "sub") }
+    await ok(["run", "--yolo", "--session", sessionID, "SECOND"], sub)
+    const shown = JSON.parse((await ok(["sessions", "show", sessionID, "--format", "json"], p)).stdout)
+    const endOfSecond = shown.messages.at(-1).info.id as string
+    await ok(["run", "--yolo", "--session", sessionID, "THIRD"], sub)
+    const project = tree(p.cwd)
+    const into = outside()
+    const forked = JSON.parse((await ok(["sessions", "fork", sessionID, "--at", endOfSecond, "--into", into, "--format", "json"], p)).stdout)
+    // the copy as the second turn left it: the third turn's file, made from the subdirectory, is not there
+    expect(forked.files.restored).toEqual(["sub/y.txt"])
+    expect(tree(into)["sub/x.txt"]).toBe("file 644 made in sub\n")
+    expect(tree(into)["sub/y.txt"]).toBeUndefined()
+    const undone = JSON.parse((await ok(["undo", "--session", forked.session.id, "--format", "json"], p)).stdout)
+    expect(undone.files).toEqual(["x.txt"])
+    expect(tree(into)["sub/x.txt"]).toBeUndefined()
+    expect(tree(p.cwd)).toEqual(project)
+  })
+
+  test("--files in place: the session forked records it as a files-only undo, which its redo takes back", async () => {
+    const { p, sessionID, afterOne, afterTwo, endOfFirst } = await twoTurns(true)
+    await ok(["sessions", "fork", sessionID, "--at", endOfFirst, "--files"], p)
+    expect(tree(p.cwd)).toEqual(afterOne)
+    const source = JSON.parse((await ok(["sessions", "show", sessionID, "--format", "json"], p)).stdout).session
+    expect(source.revert).toMatchObject({ files: true, conversation: false })
+    const redone = await ok(["redo", "--session", sessionID], p)
+    expect(redone.stdout).toContain("redid")
+    expect(tree(p.cwd)).toEqual(afterTwo)
+    // a second in-place fork while the first one's undo stands would undo over it: refused until redone or made final
+    await ok(["sessions", "fork", sessionID, "--at", endOfFirst, "--files"], p)
+    const again = await reins(["sessions", "fork", sessionID, "--at", endOfFirst, "--files"], p)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("has an undo in progress")
+  })
+
+  test("a turn undone for the conversation only, made final, still counts for the files: the copy is without them", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "write", arguments: { filePath: "a.txt", content: "a\n" } }] },
+      { text: "DONE-ONE" },
+      { toolCalls: [{ name: "write", arguments: { filePath: "b.txt", content: "b\n" } }] },
+      { text: "DONE-TWO" },
+      { text: "DONE-THREE" }
+    ])
+    const first = await ok(["run", "--yolo", "--format", "json", "FIRST"], p)
+    const sessionID = events(first.stdout)[0]!.session.id as string
+    const afterOne = tree(p.cwd)
+    const endOfFirst = JSON.parse((await ok(["sessions", "show", sessionID, "--format", "json"], p)).stdout).messages.at(-1).info.id as string
+    await ok(["run", "--yolo", "--session", sessionID, "SECOND"], p)
+    await ok(["undo", "--conversation-only"], p)
+    await ok(["run", "--yolo", "--session", sessionID, "THIRD"], p)
+    expect(tree(p.cwd)["b.txt"]).toBe("file 644 b\n")
+    const into = outside()
+    await ok(["sessions", "fork", sessionID, "--at", endOfFirst, "--into", into], p)
+    expect(tree(into)).toEqual(afterOne)
+  })
+})
+
 describe("reins sessions fork refuses what it cannot do, and changes nothing", () => {
   test("a target that is not empty, inside the project, --files with --into, an unknown message or session", async () => {
     const { p, sessionID, afterTwo, endOfFirst } = await twoTurns(true)
@@ -103,6 +172,7 @@ describe("reins sessions fork refuses what it cannot do, and changes nothing", (
       [["--at", endOfFirst, "--into", path.dirname(p.cwd)], 1, "is inside the project"],
       [["--at", endOfFirst, "--files", "--into", outside()], 2, "give one of them"],
       [["--at", "msg_nope", "--files"], 1, "has no message msg_nope"],
+      [["--at", endOfFirst, "--force"], 2, "--force is for the files"],
       [["--at", "msg_nope", "--into", outside()], 1, "has no message msg_nope"]
     ]
     for (const [args, code, message] of cases) {

@@ -1,8 +1,9 @@
-import { Effect } from "effect"
-import { Ids, type Message, type Part, type Session } from "@reins/domain"
-import { SessionStore, StoreError } from "@reins/storage"
+import { Clock, Effect } from "effect"
+import * as path from "node:path"
+import { Bus, type FileChange, Ids, type Message, type Part, realPath, type Session } from "@reins/domain"
+import { type MessageWithParts, SessionStore, StoreError } from "@reins/storage"
 import type { Checkpoints, CopyError, RestoreConflict, RestoreReport } from "@reins/workspace"
-import { changesOf, pathsOf, rangeOf, UndoError } from "./SessionUndo.ts"
+import { rangeOf, UndoError } from "./SessionUndo.ts"
 
 /** A fork's files: back to the fork's point in place, or in a copy of the project made in `into`. */
 export interface ForkFiles {
@@ -28,14 +29,16 @@ export interface Forked {
 /**
  * A copy of `source`'s conversation up to and including message `at` (all of it without one) in a
  * new session made by `create`, under new ids; a compaction's summary names the copied messages.
- * Fails with "not-found" (and makes nothing) when the session has no message `at`. The steps' file
- * changes made in `source.directory` are said to be in `directory` (the fork's copy of the project).
+ * Fails with "not-found" (and makes nothing) when the session has no message `at`. With `moved` (the
+ * project `root` copied to `copy`), the steps' file changes made in the project are said to be in the copy,
+ * and those made outside it are left out: the fork's undo never touches another directory. A message an
+ * undo in progress took back is copied undone for good (the fork has no undo to redo).
  */
 export const forkConversation = Effect.fnUntraced(function* <E>(
   source: Session,
   at: string | undefined,
   create: Effect.Effect<Session, E>,
-  directory?: string
+  moved?: { readonly root: string; readonly copy: string }
 ) {
   const store = yield* SessionStore
   const ids = yield* Ids
@@ -58,16 +61,25 @@ export const forkConversation = Effect.fnUntraced(function* <E>(
         : undefined
     const message: Message =
       m.role === "assistant"
-        ? { ...m, id, sessionID: copy.id, parentID: rename(m.parentID), ...(summary !== undefined ? { summary } : {}) }
-        : { ...m, id, sessionID: copy.id }
+        ? {
+            ...m,
+            id,
+            sessionID: copy.id,
+            parentID: rename(m.parentID),
+            ...(summary !== undefined ? { summary } : {}),
+            ...(m.reverted ? { reverted: "final" } : {})
+          }
+        : { ...m, id, sessionID: copy.id, ...(m.metadata?.reverted === true ? { metadata: { ...m.metadata, reverted: "final" } } : {}) }
     yield* store.putMessage(message)
-    const moved: Array<Part> = []
+    const movedParts: Array<Part> = []
     for (const part of parts) {
-      const placed =
-        part.type === "patch" && directory !== undefined && (part.directory ?? source.directory) === source.directory ? { ...part, directory } : part
-      moved.push({ ...placed, id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
+      if (part.type === "patch" && moved !== undefined) {
+        const rel = within(moved.root, part.directory ?? source.directory)
+        if (rel === undefined) continue
+        movedParts.push({ ...part, directory: path.join(moved.copy, rel), id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
+      } else movedParts.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
     }
-    yield* store.putParts(moved)
+    yield* store.putParts(movedParts)
   }
   return copy
 })
@@ -85,10 +97,32 @@ const forkEnd = (source: Session, history: ReadonlyArray<{ readonly info: Messag
       )
 }
 
+/** The file changes of `messages`' steps, oldest first: those made in `root` or below it as paths of `root`, the rest by directory. */
+const changesUnder = (messages: ReadonlyArray<MessageWithParts>, sessionDirectory: string, root: string) => {
+  const inside: Array<FileChange> = []
+  const outside = new Map<string, Array<FileChange>>()
+  for (const m of messages)
+    for (const p of m.parts) {
+      if (p.type !== "patch") continue
+      const directory = p.directory ?? sessionDirectory
+      const rel = within(root, directory)
+      if (rel === undefined) outside.set(directory, [...(outside.get(directory) ?? []), ...p.files])
+      else inside.push(...p.files.map((c) => (rel === "" ? c : { ...c, path: `${rel}/${c.path}` })))
+    }
+  return { inside, outside }
+}
+
+/** `directory` as a path of `root` ("" for root itself, `/`-separated), through links; undefined when it is not in it. */
+const within = (root: string, directory: string) => {
+  const rel = path.relative(root, realPath(directory))
+  return rel.startsWith("..") || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join("/")
+}
+
 /**
  * A fork of a session at message `at` (see forkConversation) whose files, when asked, are brought back to that point
- * too: the changes of the later steps undone in place, or a copy of the project made in `files.into` as it was then
- * (the fork works there). The files come first: a fork they stop (changed since, a target not empty) makes nothing.
+ * too: the changes of the later steps undone in place (the session forked records them as a files-only undo, which
+ * its redo takes back), or a copy of the project made in `files.into` as it was then (the fork works there). The
+ * files come first: a fork they stop (changed since, a target not empty) makes nothing.
  */
 export const forkSession = Effect.fnUntraced(function* <E>(
   input: { readonly sessionID: string; readonly at?: string | undefined; readonly files?: ForkFiles | undefined },
@@ -96,6 +130,7 @@ export const forkSession = Effect.fnUntraced(function* <E>(
   create: (directory: string) => Effect.Effect<Session, E>
 ) {
   const store = yield* SessionStore
+  const bus = yield* Bus
   const source = yield* store.getSession(input.sessionID)
   const files = input.files
   if (files === undefined) return { session: yield* forkConversation(source, input.at, create(source.directory)) } satisfies Forked
@@ -108,37 +143,35 @@ export const forkSession = Effect.fnUntraced(function* <E>(
     return yield* new UndoError({
       message: `${input.at} is undone in session ${source.id}, and so are its files: run reins redo first, or fork at an earlier message.`
     })
+  const root = realPath(source.directory)
   // the steps after the fork's point, less those whose files an undo took back already
   const first = history[end]?.info.id
-  const later = changesOf(first === undefined ? [] : rangeOf(history, first, undone), source.directory)
+  const later = changesUnder(first === undefined ? [] : rangeOf(history, first, undone), source.directory, root)
+  const restored = [...new Set(later.inside.map((c) => c.path))].sort()
   if (files.into === undefined) {
-    const skipped: Array<RestoreReport["skipped"][number]> = []
-    for (const [directory, changes] of later) skipped.push(...(yield* checkpoints.undo(directory, changes, files.force)))
-    const session = yield* forkConversation(source, input.at, create(source.directory))
-    return { session, files: { directory: source.directory, restored: pathsOf(later), skipped } } satisfies Forked
-  }
-  const kept = changesOf(history.slice(0, end), source.directory).get(source.directory) ?? []
-  const copy = yield* checkpoints.copyBefore({
-    directory: source.directory,
-    target: files.into,
-    undone: later.get(source.directory) ?? [],
-    kept,
-    force: files.force
-  })
-  // a step that ran in another directory (the session resumed elsewhere) changed nothing the copy holds
-  const elsewhere = [...later.keys()]
-    .filter((d) => d !== source.directory)
-    .map((d) => ({ path: d, reason: "changed by steps in another directory, not copied" }))
-  const session = yield* forkConversation(source, input.at, create(copy.directory), copy.directory)
-  return {
-    session,
-    files: {
-      directory: copy.directory,
-      restored: pathsOf(new Map([[source.directory, later.get(source.directory) ?? []]])),
-      copied: copy.files,
-      skipped: [...copy.skipped, ...elsewhere]
+    if (source.revert !== undefined)
+      return yield* new UndoError({
+        message: `Session ${source.id} has an undo in progress: run reins redo, or send a prompt (which makes it final), then fork with --files; or fork --into a new directory.`
+      })
+    const skipped = [...(yield* checkpoints.undo(source.directory, later.inside, files.force))]
+    // a step that ran outside the project (the session resumed elsewhere): its directory on its own
+    for (const [directory, changes] of later.outside) skipped.push(...(yield* checkpoints.undo(directory, changes, files.force)))
+    if (first !== undefined && (later.inside.length > 0 || later.outside.size > 0)) {
+      // the session forked says its later turns' files are undone: its redo brings them back, its next undo knows
+      const now = yield* Clock.currentTimeMillis
+      const updated: Session = { ...source, revert: { messageID: first, files: true, conversation: false }, time: { ...source.time, updated: now } }
+      yield* store.updateSession(updated)
+      yield* bus.publish({ type: "session.updated", session: updated })
     }
-  } satisfies Forked
+    const session = yield* forkConversation(source, input.at, create(source.directory))
+    return { session, files: { directory: source.directory, restored, skipped } } satisfies Forked
+  }
+  const kept = changesUnder(history.slice(0, end), source.directory, root).inside
+  const copy = yield* checkpoints.copyBefore({ directory: source.directory, target: files.into, undone: later.inside, kept, force: files.force })
+  // a step that ran outside the project changed nothing the copy holds
+  const elsewhere = [...later.outside.keys()].map((d) => ({ path: d, reason: "changed by steps outside the project, not in the copy" }))
+  const session = yield* forkConversation(source, input.at, create(copy.directory), { root, copy: copy.directory })
+  return { session, files: { directory: copy.directory, restored, copied: copy.files, skipped: [...copy.skipped, ...elsewhere] } } satisfies Forked
 })
 
 export type ForkFailure = StoreError | UndoError | RestoreConflict | CopyError

@@ -43,13 +43,14 @@ const byTurn = (messages: ReadonlyArray<MessageWithParts>) => {
   })
 }
 
-/** The messages from prompt `from` on (before `until`), less the turns undone for good. */
+/** Undone for good with its files (a conversation-only undo made final left them as they were: they count as any turn's). */
+const goneForGood = (owner: MessageWithParts | undefined) =>
+  owner !== undefined && undoneMark(owner) === "final" && (owner.info.role !== "user" || owner.info.metadata?.reverted_files !== false)
+
+/** The messages from prompt `from` on (before `until`), less the turns undone for good with their files. */
 export const rangeOf = (messages: ReadonlyArray<MessageWithParts>, from: string, until: string | undefined) =>
   byTurn(messages)
-    .filter(
-      ({ message, owner }) =>
-        message.info.id >= from && (until === undefined || message.info.id < until) && (owner === undefined || undoneMark(owner) !== "final")
-    )
+    .filter(({ message, owner }) => message.info.id >= from && (until === undefined || message.info.id < until) && !goneForGood(owner))
     .map(({ message }) => message)
 
 /** The file changes the steps of `messages` recorded, oldest first, by the directory they were made in. */
@@ -108,7 +109,7 @@ export const undoSession = Effect.fnUntraced(function* (input: UndoInput, checkp
   const range = rangeOf(messages, from, previous?.messageID)
   const changes = changesOf(range, session.directory)
   const skipped = yield* restoreFiles(input, checkpoints, changes, "undo")
-  if (input.conversation) yield* markUndone(range, true)
+  if (input.conversation) yield* markUndone(range, true, input.files)
   const now = yield* Clock.currentTimeMillis
   const updated: Session = {
     ...session,
@@ -120,7 +121,7 @@ export const undoSession = Effect.fnUntraced(function* (input: UndoInput, checkp
   return {
     sessionID: session.id,
     messageID: from,
-    messages: range.filter(isPrompt).map((m) => m.info.id),
+    messages: range.filter((m) => isPrompt(m) && undoneMark(m) !== "final").map((m) => m.info.id),
     files: input.files ? pathsOf(changes) : [],
     skipped
   } satisfies Undone
@@ -138,7 +139,7 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
   const conversation = revert.conversation ?? true
   const changes = changesOf(range, session.directory)
   const skipped = yield* restoreFiles({ files: revert.files, force: input.force }, checkpoints, changes, "redo")
-  if (conversation) yield* markUndone(range, false)
+  if (conversation) yield* markUndone(range, false, revert.files)
   const now = yield* Clock.currentTimeMillis
   const { revert: _, ...rest } = session
   const updated: Session = { ...rest, time: { ...session.time, updated: now } }
@@ -147,7 +148,7 @@ export const redoSession = Effect.fnUntraced(function* (input: Pick<UndoInput, "
   return {
     sessionID: session.id,
     messageID: revert.messageID,
-    messages: range.filter(isPrompt).map((m) => m.info.id),
+    messages: range.filter((m) => isPrompt(m) && undoneMark(m) !== "final").map((m) => m.info.id),
     files: revert.files ? pathsOf(changes) : [],
     skipped
   } satisfies Undone
@@ -194,7 +195,7 @@ export const finalizeUndo = Effect.fnUntraced(function* (sessionID: string) {
  * Marks the user messages of `range` undone (or not): the model's view leaves them and their answers out. A compaction's
  * summary made in those turns is marked too, so the session's window starts from the summary before it.
  */
-const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean): Effect.Effect<void, StoreError, SessionStore | Bus> =>
+const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean, files: boolean): Effect.Effect<void, StoreError, SessionStore | Bus> =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const bus = yield* Bus
@@ -210,7 +211,8 @@ const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean): Ef
       }
       // a prompt undone for good stays so; a redo takes back only this undo's
       if (!isPrompt(m) || undoneMark(m) === "final" || (undoneMark(m) === true) === undone) continue
-      const { reverted: _, ...metadata } = message.metadata ?? {}
-      yield* put({ ...message, metadata: undone ? { ...metadata, reverted: true } : metadata })
+      // a conversation-only undo says so: made final, its turns' files still count as any turn's (undo, fork)
+      const { reverted: _, reverted_files: _f, ...metadata } = message.metadata ?? {}
+      yield* put({ ...message, metadata: undone ? { ...metadata, reverted: true, ...(files ? {} : { reverted_files: false }) } : metadata })
     }
   })

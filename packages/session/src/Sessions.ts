@@ -183,12 +183,12 @@ export class Sessions extends Context.Service<
 
       // undo and redo change the files under a turn's feet: only while none runs (here or elsewhere)
       const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
-      const idle = (sessionID: string) =>
+      const idle = (sessionID: string, what = "undo or redo") =>
         Effect.flatMap(status(sessionID), (now) =>
           now.running === false
             ? Effect.void
             : Effect.fail(
-                new SessionBusyError({ sessionID, message: `Session ${sessionID} is running a turn: wait for it to end (or stop it), then undo or redo.` })
+                new SessionBusyError({ sessionID, message: `Session ${sessionID} is running a turn: wait for it to end (or stop it), then ${what}.` })
               )
         )
       const undo = Effect.fn("Sessions.undo")(function* (input: UndoInput) {
@@ -201,10 +201,17 @@ export class Sessions extends Context.Service<
       })
 
       const fork = Effect.fn("Sessions.fork")(function* (input: ForkInput) {
-        // files brought back in place change them under a turn's feet: only while none runs
-        if (input.files !== undefined && input.files.into === undefined) yield* idle(input.sessionID)
+        // files brought back in place change them under a turn's feet, and a copy would take a step's half-done
+        // changes for the fork's point: only while no turn runs
+        if (input.files !== undefined) yield* idle(input.sessionID, "fork with files")
         const source = yield* store.getSession(input.sessionID)
-        return yield* provide(forkSession(input, checkpoints, (directory) => service.create({ directory, title: `${source.title} (fork)` })))
+        return yield* provide(
+          Effect.provideService(
+            forkSession(input, checkpoints, (directory) => service.create({ directory, title: `${source.title} (fork)` })),
+            Bus,
+            bus
+          )
+        )
       })
 
       return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, undo, redo, stopAll: local.stopAll })

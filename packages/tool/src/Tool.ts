@@ -65,6 +65,35 @@ export interface Spec<P extends Schema.Top, R> {
   readonly execute: (args: P["Type"], ctx: ToolContext) => Effect.Effect<RawResult, ToolError, R>
 }
 
+/** How long working out a question's diff may take before the question is asked without it. */
+const PREVIEW_TIMEOUT = "2 seconds"
+
+/**
+ * The diff shown with a call's permission question: worked out only when the call will be asked about (not when it is
+ * allowed or denied), never for a path outside the project or one the rules do not let the model read (its content
+ * would be shown, and stored with the question), and never failing the call.
+ */
+const previewFor = (
+  preview: Effect.Effect<ReadonlyArray<ChangePreview>, unknown>,
+  requests: ReadonlyArray<AskRequest>,
+  permission: Permission["Service"]
+): Effect.Effect<ReadonlyArray<ChangePreview> | undefined> =>
+  Effect.gen(function* () {
+    if (requests.length === 0 || requests.some((r) => r.permission === "external_directory")) return undefined
+    const judged = yield* permission.judge(requests[0]!.sessionID)
+    const checks = requests.map((r) => judged(r).action)
+    if (!checks.includes("ask") || checks.includes("deny")) return undefined
+    const readable = requests.filter((r) => r.permission === "edit").every((r) => judged({ permission: "read", patterns: r.patterns }).action === "allow")
+    if (!readable) return undefined
+    const found = yield* preview.pipe(
+      Effect.timeoutOption(PREVIEW_TIMEOUT),
+      Effect.map((o) => (o._tag === "Some" ? capPreview(o.value) : undefined)),
+      Effect.orElseSucceed(() => undefined),
+      Effect.catchDefect(() => Effect.succeed(undefined))
+    )
+    return found !== undefined && found.length > 0 ? found : undefined
+  })
+
 /** A ready tool: all of define's wrapping applied, dependencies resolved. */
 export interface Info {
   readonly id: string
@@ -205,18 +234,7 @@ const pipeline = <A, R>(
         // with the context the tool was built in, as execute: settings the runtime provides (HomeDir)
         const list = Effect.isEffect(needs) ? yield* needs.pipe(Effect.provideContext(services)) : needs
         const requests = list.map((need) => ({ ...need, sessionID: ctx.sessionID, callID: ctx.callID }))
-        const preview = spec.preview
-        const judged = preview && requests.length > 0 ? yield* permission.judge(ctx.sessionID) : undefined
-        // the diff is worked out only for a call that will be asked about, and never fails the call
-        const diffs =
-          preview && judged && requests.some((r) => judged(r).action === "ask") && !requests.some((r) => judged(r).action === "deny")
-            ? yield* preview(args, ctx).pipe(
-                Effect.provideContext(services),
-                Effect.map(capPreview),
-                Effect.orElseSucceed(() => undefined),
-                Effect.catchDefect(() => Effect.succeed(undefined))
-              )
-            : undefined
+        const diffs = spec.preview ? yield* previewFor(spec.preview(args, ctx).pipe(Effect.provideContext(services)), requests, permission) : undefined
         yield* permission
           .authorize(diffs && diffs.length > 0 ? requests.map((r) => ({ ...r, diffs })) : requests)
           .pipe(Effect.mapError((e: PermissionError) => new ToolError({ reason: "permission", message: e.message })))

@@ -98,6 +98,8 @@ describe("the edit tools' permission question shows the diff it asks about", () 
     const { result, asked } = await asking(applyPatch, { patchText }, cwd)
     expect(result._tag).toBe("Success")
     // one question per file the patch touches, each showing the whole patch
+    expect(asked.length).toBeGreaterThan(1)
+    for (const question of asked) expect(question.diffs).toEqual(asked[0]!.diffs)
     const diffs = asked[0]!.diffs!
     expect(diffs.map((d) => path.relative(cwd, d.path))).toEqual(["keep.ts", "moved/there.ts", "added.ts", "gone.ts"])
     expect(diffs[0]!.diff).toContain("-b\n+B")
@@ -132,6 +134,38 @@ describe("the edit tools' permission question shows the diff it asks about", () 
     expect(denied.result._tag).toBe("Failure")
   })
 
+  test("nothing of a file outside the project, or one the rules do not let the model read, is shown (nor stored with the question)", async () => {
+    const cwd = project({ "a.ts": "x\n", ".env": "SECRET=1\n" })
+    const outside = tempDir()
+    fs.writeFileSync(path.join(outside, "id_rsa"), "PRIVATE KEY\n")
+    const rules: ReadonlyArray<Rule> = [...ASK_EDITS, { permission: "external_directory", pattern: "*", action: "ask" }]
+    const external = await asking(write, { filePath: path.join(outside, "id_rsa"), content: "overwritten\n" }, cwd, { reply: "reject" }, rules)
+    expect(external.asked.length).toBeGreaterThan(0)
+    for (const q of external.asked) expect(q.diffs).toBeUndefined()
+    const deleted = await asking(
+      applyPatch,
+      { patchText: `*** Begin Patch\n*** Delete File: ${path.join(outside, "id_rsa")}\n*** End Patch` },
+      cwd,
+      { reply: "reject" },
+      rules
+    )
+    for (const q of deleted.asked) expect(q.diffs).toBeUndefined()
+    const unreadable = await asking(write, { filePath: ".env", content: "SECRET=2\n" }, cwd, { reply: "reject" }, [
+      ...ASK_EDITS,
+      { permission: "read", pattern: "*.env", action: "deny" }
+    ])
+    expect(unreadable.asked).toHaveLength(1)
+    expect(unreadable.asked[0]!.diffs).toBeUndefined()
+    expect(fs.readFileSync(path.join(outside, "id_rsa"), "utf8")).toBe("PRIVATE KEY\n")
+  })
+
+  test("a file over 1 MiB is asked about by name, without reading it for a diff", async () => {
+    const cwd = project({ "big.txt": `${"line\n".repeat(300_000)}needle\n` })
+    const { asked, result } = await asking(edit, { filePath: "big.txt", oldString: "needle", newString: "pin" }, cwd)
+    expect(asked[0]!.diffs).toBeUndefined()
+    expect(result._tag).toBe("Success")
+  })
+
   test("a huge change is cut to the budget with a line saying so", async () => {
     const cwd = project({})
     const content = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${"x".repeat(20)}`).join("\n")
@@ -140,5 +174,16 @@ describe("the edit tools' permission question shows the diff it asks about", () 
     expect(diff.length).toBeLessThanOrEqual(MAX_PREVIEW_CHARS + 100)
     expect(diff).toMatch(/\n\\ \d+ more lines of this diff not shown$/)
     expect(diff).toContain("+line 0 ")
+  })
+
+  test("a large first file does not take the budget of the others: each keeps a share", async () => {
+    const cwd = project({ "small.ts": "a\n" })
+    const big = Array.from({ length: 20_000 }, (_, i) => `+filler ${i}`).join("\n")
+    const patchText = `*** Begin Patch\n*** Add File: filler.txt\n${big}\n*** Update File: small.ts\n@@\n-a\n+EVIL\n*** End Patch`
+    const { asked } = await asking(applyPatch, { patchText }, cwd, { reply: "reject" })
+    const [filler, small] = asked[0]!.diffs!
+    expect(filler!.diff).toMatch(/more lines of this diff not shown$/)
+    expect(small!.diff).toContain("-a\n+EVIL")
+    expect(filler!.diff.length + small!.diff.length).toBeLessThanOrEqual(MAX_PREVIEW_CHARS + 200)
   })
 })

@@ -1,9 +1,8 @@
 import { DataDir, type FileChange, HomeDir, realPath } from "@reins/domain"
 import { Cause, Context, Data, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { carryObjects, CopyError, realTarget, refuseTarget, writeCopy } from "./Copy.ts"
+import { carryObjects, CopyError, realTarget, refuseTarget, writeCopy, writeCopyAtomically } from "./Copy.ts"
 import { makeObjectStore, type ObjectStore } from "./ObjectStore.ts"
 import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore, unrestorable } from "./Restore.ts"
 import { lookPath, makeTracker, type Tracker } from "./Tracker.ts"
@@ -183,14 +182,12 @@ export class Checkpoints extends Context.Service<
         }
         return yield* Effect.try({
           try: () => {
-            fs.mkdirSync(target, { recursive: true })
-            const copy = realPath(target)
-            const skipped = writeCopy(root, copy, states, now, project.store)
+            const { directory: copy, skipped } = writeCopyAtomically(target, (staging) => writeCopy(root, staging, states, now, project.store))
             carryObjects(input.kept, project.store, projectOf(copy).project.store)
             const files = [...states.values()].filter((s) => s.kind === "file").length
             return { directory: copy, files, skipped } satisfies CopyReport
           },
-          catch: failed(`write the copy in ${target} (remove it, then try again)`)
+          catch: failed(`write the copy in ${target} (nothing was left there)`)
         })
       })
 

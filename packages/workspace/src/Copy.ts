@@ -3,6 +3,7 @@ import { Data } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ObjectStore } from "./ObjectStore.ts"
+import { unsafePath } from "./Paths.ts"
 import { type RestoreOp, type RestoreReport, runOps } from "./Restore.ts"
 
 /** A copy refused (where it would go is not a new or empty directory, or lies in the project), or failed while written. */
@@ -59,14 +60,48 @@ export const writeCopy = (
   }
   const skipped = [...runOps(target, ops, store)]
   for (const rel of uncopied) {
+    // never through a link, in the project or in the copy (a directory made a link since would lead elsewhere)
+    const unsafe = unsafePath(target, rel) ?? unsafePath(root, rel)
+    if (unsafe !== undefined) {
+      skipped.push({ path: rel, reason: unsafe })
+      continue
+    }
     try {
+      if (!fs.lstatSync(path.join(root, rel)).isFile()) throw new Error("it is not a regular file now")
       fs.mkdirSync(path.dirname(path.join(target, rel)), { recursive: true })
-      fs.copyFileSync(path.join(root, rel), path.join(target, rel))
+      fs.copyFileSync(path.join(root, rel), path.join(target, rel), fs.constants.COPYFILE_EXCL)
     } catch (error) {
-      skipped.push({ path: rel, reason: `it could not be copied (${error instanceof Error ? error.message : String(error)})` })
+      skipped.push({ path: rel, reason: `it could not be written (${error instanceof Error ? error.message : String(error)})` })
     }
   }
   return skipped
+}
+
+/**
+ * Writes the copy beside `target` first and renames it into place once whole: a copy cut off half way, or with a file
+ * that could not be written (a full disk), leaves no `target` behind, and the fork is not made. The real path written.
+ */
+export const writeCopyAtomically = (
+  target: string,
+  write: (staging: string) => RestoreReport["skipped"]
+): { directory: string; skipped: RestoreReport["skipped"] } => {
+  const parent = path.dirname(target)
+  fs.mkdirSync(parent, { recursive: true })
+  const staging = path.join(parent, `.${path.basename(target)}.reins-copy-${process.pid}`)
+  fs.rmSync(staging, { recursive: true, force: true })
+  fs.mkdirSync(staging)
+  try {
+    const skipped = write(fs.realpathSync(staging))
+    const failed = skipped.filter((s) => s.reason.startsWith("it could not be written"))
+    if (failed.length > 0) throw new Error(`${failed.length} file(s) could not be written, ${failed[0]!.path} first: ${failed[0]!.reason}`)
+    // an empty directory given as the target makes way for the copy
+    if (fs.existsSync(target)) fs.rmdirSync(target)
+    fs.renameSync(staging, target)
+    return { directory: fs.realpathSync(target), skipped }
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true })
+    throw error
+  }
 }
 
 /** Puts into `to` the contents `changes` name that `from` holds: what undo and redo in the copy will need. */

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { CheckpointSettings, Checkpoints, RestoreConflict } from "../src/Checkpoints.ts"
+import { writeCopyAtomically } from "../src/Copy.ts"
 import { makeObjectStore } from "../src/ObjectStore.ts"
 import { applyRestore, planRestore, recoverRestore } from "../src/Restore.ts"
 import { lookPath, makeTracker } from "../src/Tracker.ts"
@@ -239,6 +240,57 @@ describe("a copy of the project as it was before some steps (a fork with files)"
     // the project is as the later step left it
     expect(out.project["src/deep"]).toBeUndefined()
     expect(out.project["run.sh"]).toStartWith("file 755")
+  })
+})
+
+describe("a copy never writes outside itself", () => {
+  test("a file over the cap below a directory that was a link at the copy's point is skipped, not written through the link", async () => {
+    const root = project(false)
+    const outside = tempDir("reins-ckpt-outside-")
+    const dataDir = tempDir("reins-ckpt-data-")
+    const target = path.join(tempDir("reins-ckpt-copy-"), "copy")
+    fs.symlinkSync(outside, path.join(root, "d"))
+    const report = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const checkpoints = yield* Checkpoints
+          const later = yield* step(root, "rm d && mkdir d")
+          // after the step, unrecorded: a big file in the directory that replaced the link
+          sh(root, "head -c 5000 /dev/zero | tr '\\0' 'X' > d/big.bin")
+          return yield* checkpoints.copyBefore({ directory: root, target, undone: later, kept: [], force: false })
+        }).pipe(Effect.provide(layer(dataDir)), Effect.provideService(CheckpointSettings, { maxFileBytes: 1000, enabled: true }))
+      )
+    )
+    expect(fs.readdirSync(outside)).toEqual([])
+    expect(fs.lstatSync(path.join(target, "d")).isSymbolicLink()).toBe(true)
+    expect(report.skipped).toEqual([{ path: "d/big.bin", reason: "d is a symbolic link now" }])
+  })
+
+  test("a copy that cannot be written whole (a file that failed, a throw half way) leaves nothing at the target", () => {
+    const parent = tempDir("reins-ckpt-copy-")
+    const target = path.join(parent, "copy")
+    const failing = (staging: string) => {
+      fs.writeFileSync(path.join(staging, "written.txt"), "half\n")
+      return [{ path: "lost.txt", reason: "it could not be written (ENOSPC: no space left on device)" }]
+    }
+    expect(() => writeCopyAtomically(target, failing)).toThrow("1 file(s) could not be written, lost.txt first")
+    expect(fs.readdirSync(parent)).toEqual([])
+    expect(() =>
+      writeCopyAtomically(target, (staging) => {
+        fs.writeFileSync(path.join(staging, "written.txt"), "half\n")
+        throw new Error("killed")
+      })
+    ).toThrow("killed")
+    expect(fs.readdirSync(parent)).toEqual([])
+    // an empty directory given as the target takes the copy; what was skipped for a reason of its own is said
+    fs.mkdirSync(target)
+    const done = writeCopyAtomically(target, (staging) => {
+      fs.writeFileSync(path.join(staging, "ok.txt"), "ok\n")
+      return [{ path: "big.bin", reason: "it was over the size cap and not copied" }]
+    })
+    expect(done).toEqual({ directory: target, skipped: [{ path: "big.bin", reason: "it was over the size cap and not copied" }] })
+    expect(fs.readdirSync(parent)).toEqual(["copy"])
+    expect(fs.readFileSync(path.join(target, "ok.txt"), "utf8")).toBe("ok\n")
   })
 })
 

@@ -47,6 +47,8 @@ export const fork = Command.make(
   (input) =>
     Effect.gen(function* () {
       if (input.files && Option.isSome(input.into)) return yield* usage("--files brings the files back in place and --into in a copy: give one of them")
+      if (input.force && !input.files && Option.isNone(input.into))
+        return yield* usage("--force is for the files: give it with --files or --into (a fork of the conversation alone changes no file)")
       const setup = yield* loadSetup({ trust: "stored" })
       const into = Option.getOrUndefined(input.into)
       const program = Effect.gen(function* () {

@@ -98,14 +98,19 @@ export interface ChangePreviewLike {
  */
 export const previewLines = (diffs: ReadonlyArray<ChangePreviewLike>, style: Style = plain, maxLines = 40): ReadonlyArray<string> => {
   const lines: Array<string> = []
-  for (const preview of diffs) {
+  for (const [i, preview] of diffs.entries()) {
     const left = maxLines - lines.length
     if (left <= 1) {
-      lines.push(style.dim(`${style.glyphs.ellipsis} and ${visible(preview.path)}${diffs.length - diffs.indexOf(preview) > 1 ? " and more" : ""}`))
+      if (left === 1)
+        lines.push(
+          style.dim(
+            `${style.glyphs.ellipsis} and ${diffs.length - i} more file${diffs.length - i === 1 ? "" : "s"}: ${visible(preview.path)}${diffs.length - i > 1 ? ", …" : ""}`
+          )
+        )
       break
     }
     if (preview.diff === "") {
-      lines.push(style.dim(`${visible(preview.path)}${preview.created ? " (new file)" : ""}: no diff to show (binary, or too large)`))
+      lines.push(style.dim(`${visible(preview.path)}${preview.created ? " (new file)" : ""}: no diff to show (binary, too large, or no change)`))
       continue
     }
     lines.push(...renderDiff(visible(preview.diff), style, left - 1))

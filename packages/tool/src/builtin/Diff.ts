@@ -5,6 +5,9 @@ import { Result } from "effect"
 // and shows them, ACP turns them into before/after texts. All through the `diff` package.
 
 const CONTEXT = 3
+
+/** A file bigger than this gets no diff shown (reading and diffing it costs more than it shows): a write's, a question's. */
+export const MAX_PREVIEW_BYTES = 1024 * 1024
 // Past this many changed lines Myers' search is slow (O(N·D)); such a change is shown as remove-all
 // then add-all, which is what it nearly is anyway.
 const MAX_EDIT_LENGTH = 4_000

@@ -1,4 +1,6 @@
 import { Effect, Result, Schema } from "effect"
+import * as fs from "node:fs"
+import { MAX_PREVIEW_BYTES } from "./Diff.ts"
 import { define, render } from "../Tool.ts"
 import { displayPath, pathNeeds } from "./Files.ts"
 import { parsePatch, type FileOp } from "./Patch.ts"
@@ -19,6 +21,20 @@ const titles = (op: FileOp): ReadonlyArray<string> =>
     ? [`Update ${op.path} and move it to ${op.movePath}`, `Move ${op.path} to ${op.movePath}`]
     : [`${verb[op.type]} ${op.path}`]
 
+/** Whether a file the patch touches is over MAX_PREVIEW_BYTES (its diff is not worked out for the question). */
+const tooBig = (patchText: string, cwd: string) =>
+  Effect.sync(() => {
+    const parsed = parsePatch(patchText)
+    if (Result.isFailure(parsed)) return false
+    return patchTargets(cwd, parsed.success).some((target) => {
+      try {
+        return fs.statSync(target).size > MAX_PREVIEW_BYTES
+      } catch {
+        return false
+      }
+    })
+  })
+
 /** The `apply_patch` tool: adds, deletes, updates and moves files from one patch, all or nothing. */
 export const applyPatch = define("apply_patch", {
   description: render(template, {}),
@@ -34,14 +50,18 @@ export const applyPatch = define("apply_patch", {
       return targets.flatMap((target, i) => pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: named[i]! }))
     })
   },
-  // a patch that would not apply shows no diff: execute reports why
+  // a patch that would not apply shows no diff (execute reports why), nor one over a file too big to diff quickly
   preview: (args, ctx) =>
-    Effect.map(planPatch(ctx.cwd, args.patchText), (plan) =>
-      plan.changes.map((change) => ({
-        path: change.movePath ?? change.path,
-        diff: changeDiff(plan.cwd, change),
-        ...(change.type === "add" ? { created: true } : {})
-      }))
+    Effect.flatMap(tooBig(args.patchText, ctx.cwd), (big) =>
+      big
+        ? Effect.succeed([])
+        : Effect.map(planPatch(ctx.cwd, args.patchText), (plan) =>
+            plan.changes.map((change) => ({
+              path: change.movePath ?? change.path,
+              diff: changeDiff(plan.cwd, change),
+              ...(change.type === "add" ? { created: true } : {})
+            }))
+          )
     ),
   execute: (args, ctx) =>
     Effect.gen(function* () {

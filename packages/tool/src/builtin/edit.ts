@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
-import { lineDiff } from "./Diff.ts"
+import { lineDiff, MAX_PREVIEW_BYTES } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, resolvePath, statPath } from "./Files.ts"
 import { editDecoded } from "./Replace.ts"
 import { decodeBytes, encodeText, unwritableReason, withFileLocks } from "./TextFile.ts"
@@ -64,7 +64,10 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
 
 /** What the edit would change, for its permission question; nothing when it would fail. */
 const previewEdit = Effect.fnUntraced(function* (target: string, args: EditArgs) {
+  if (args.oldString === args.newString) return []
   const stat = yield* statPath(target)
+  // a file too big to diff quickly is asked about by name
+  if (stat !== undefined && stat.size > MAX_PREVIEW_BYTES) return []
   if (args.oldString === "") {
     if (stat !== undefined && stat.size > 0) return []
     return [{ path: target, diff: lineDiff(target, "", args.newString), ...(stat === undefined ? { created: true } : {}) }]

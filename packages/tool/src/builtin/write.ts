@@ -1,13 +1,10 @@
 import { Effect, Schema } from "effect"
 import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
-import { lineDiff } from "./Diff.ts"
+import { lineDiff, MAX_PREVIEW_BYTES } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, resolvePath, statPath } from "./Files.ts"
 import { decodeBytes, decodeText, unwritableReason } from "./TextFile.ts"
 import template from "./write.txt" with { type: "text" }
-
-// A file bigger than this is replaced without a diff in the metadata (reading and diffing it costs more than it shows).
-const MAX_DIFF_BYTES = 1024 * 1024
 
 const Parameters = Schema.Struct({
   filePath: Schema.String.annotate({ description: "The path of the file to write (absolute, or relative to the project directory)" }),
@@ -17,7 +14,7 @@ const Parameters = Schema.Struct({
 /** The text a write replaces, for the diff people see: "" for a new file, undefined for a binary or huge one. */
 const replacedText = Effect.fnUntraced(function* (target: string, stat: { readonly size: number } | undefined) {
   if (stat === undefined) return ""
-  const bytes = stat.size > MAX_DIFF_BYTES ? undefined : yield* (yield* FileAccess).read(target).pipe(Effect.orElseSucceed(() => undefined))
+  const bytes = stat.size > MAX_PREVIEW_BYTES ? undefined : yield* (yield* FileAccess).read(target).pipe(Effect.orElseSucceed(() => undefined))
   return bytes === undefined || isBinary(target, bytes) ? undefined : decodeBytes(bytes).text
 })
 
