@@ -2,7 +2,9 @@ import { Clock, Effect, Layer } from "effect"
 import { Compaction, CompactionSettings, loadSettings, type CompactionError } from "@reins/compaction"
 import {
   Bus,
+  cleanTempFiles,
   DataDir,
+  noteTempFilesIn,
   GenAiTracing,
   HomeDir,
   Ids,
@@ -256,6 +258,15 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const restrict = options.project?.restrict !== undefined ? fromConfig(options.project.restrict, home) : []
   const settings = Layer.mergeAll(
     Layer.succeed(DataDir, options.dataDir),
+    // the temporary files a reins killed half way left beside the files it wrote go; this process's are noted from now on
+    Layer.effectDiscard(
+      Effect.gen(function* () {
+        noteTempFilesIn(options.dataDir)
+        const removed = yield* Effect.sync(() => cleanTempFiles(options.dataDir))
+        if (removed.length > 0)
+          yield* Effect.logInfo(`Removed ${removed.length} temporary file(s) a reins process stopped half way left: ${removed.join(", ")}`)
+      })
+    ),
     Layer.succeed(WorkDir, options.cwd),
     // every command the agent runs goes through the OS sandbox (bubblewrap): the project writable, secrets hidden, no network
     sandboxLayer({

@@ -1,4 +1,4 @@
-import type { FileChange, FileState } from "@reins/domain"
+import { type FileChange, type FileState, noteTemp } from "@reins/domain"
 import { Data } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -88,6 +88,7 @@ export const writeCopyAtomically = (
   const parent = path.dirname(target)
   fs.mkdirSync(parent, { recursive: true })
   const staging = path.join(parent, `.${path.basename(target)}.reins-copy-${process.pid}`)
+  noteTemp(staging)
   fs.rmSync(staging, { recursive: true, force: true })
   fs.mkdirSync(staging)
   try {

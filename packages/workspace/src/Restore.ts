@@ -1,4 +1,4 @@
-import type { FileChange, FileState } from "@reins/domain"
+import { type FileChange, type FileState, noteTemp } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ObjectStore } from "./ObjectStore.ts"
@@ -115,6 +115,7 @@ const applyOne = (root: string, op: RestoreOp, store: ObjectStore, skipped: Arra
       if (current?.isDirectory() === true && !clear()) return
       fs.mkdirSync(path.dirname(full), { recursive: true })
       const tmp = `${full}.reins-restore-${process.pid}`
+      noteTemp(tmp)
       fs.writeFileSync(tmp, bytes)
       fs.chmodSync(tmp, op.to.mode)
       fs.renameSync(tmp, full)

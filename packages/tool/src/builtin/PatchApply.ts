@@ -1,6 +1,7 @@
 import { Effect, Random, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { noteTemp } from "@reins/domain"
 import type { ToolError } from "../Tool.ts"
 import { diffStat, lineDiff } from "./Diff.ts"
 import { plainPunctuation } from "./Punctuation.ts"
@@ -286,6 +287,7 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
     }
     const suffix = (yield* Random.nextIntBetween(0, 36 ** 8, { halfOpen: true })).toString(36)
     const temp = path.join(dir, `.${path.basename(write.target)}.reins-patch-${suffix}`)
+    noteTemp(temp)
     yield* io(`Could not write ${write.target}`, () =>
       fs.promises.writeFile(temp, write.content, { flag: "wx", ...(write.mode !== undefined ? { mode: write.mode } : {}) })
     )

@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { noteTemp } from "@reins/domain"
 
 let counter = 0
 
@@ -30,6 +31,7 @@ const replaceReal = async (real: string, stat: fs.Stats, content: string | Uint8
   if (stat.nlink > 1) return fs.promises.writeFile(real, content)
   const temp = path.join(path.dirname(real), `.${path.basename(real)}.reins-${process.pid}-${++counter}`)
   const mode = stat.mode & 0o7777
+  noteTemp(temp)
   try {
     await fs.promises.writeFile(temp, content, { flag: "wx", mode })
   } catch (error) {
