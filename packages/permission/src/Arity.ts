@@ -414,9 +414,11 @@ export const ARITY: Readonly<Record<string, number>> = Object.freeze({
   "ip neigh": 3,
   "ip rule": 3,
   tmux: 2,
-  // An AI-output proxy that runs commands for the agent: `rtk git status`.
+  // rtk runs the command after it (a runner, judged on its own); its own subcommands are two words.
   rtk: 2,
-  "rtk git": 3,
+  // cargo's test runner plugins: `cargo nextest run`, `cargo llvm-cov report`.
+  "cargo nextest": 3,
+  "cargo llvm-cov": 3,
   nmcli: 2,
   ufw: 2
 })

@@ -79,6 +79,9 @@ const socatCode = (w: Words): Unwrapped | undefined => {
 }
 
 /** Version managers, environment and task runners, launchers: the command they start is judged. */
+/** rtk's own subcommands: they run no command of the agent's. */
+const RTK_OWN = new Set(["gain", "init", "discover", "config", "help", "--help", "-h", "--version", "-V"])
+
 export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
   uv: (w) =>
     w[1] === "tool" && w[2] === "run"
@@ -112,6 +115,8 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   asdf: subcommand(["exec"]),
   mise: afterDashes(["exec", "x"], ["-c", "--command"]),
   rtx: afterDashes(["exec", "x"], ["-c", "--command"]),
+  // rtk (an output-compressing proxy for agents) runs the command after it, or after `proxy`; its own subcommands run nothing
+  rtk: (w) => (w[1] === undefined ? code(undefined) : RTK_OWN.has(w[1]) ? undefined : rest(w, w[1] === "proxy" ? 2 : 1)),
   direnv: (w) => (w[1] === undefined ? code(undefined) : w[1] === "exec" ? rest(w, 3) : undefined),
   "nix-shell": (w) => {
     for (let i = 1; i < w.length; i++) {

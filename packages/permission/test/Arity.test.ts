@@ -585,8 +585,9 @@ ip route add | default via 1.1.1.1
 ip neigh show | dev eth0
 ip rule list |
 tmux new | -s dev
-rtk env | --all
-rtk git status | --short
+rtk gain | --all
+cargo nextest run | --workspace
+cargo llvm-cov report | --html
 nmcli device | status
 ufw allow | 22
 `

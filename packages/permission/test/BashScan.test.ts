@@ -67,6 +67,22 @@ describe("scanBash: SPEC facts", () => {
     expect(externals(requests)).toEqual(["/etc/*"])
   })
 
+  test("rtk runs the command after it: that command is judged, and always offers its own prefix (never rtk's first word)", async () => {
+    const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+      ["rtk docker compose logs api", ["rtk *", "docker compose logs *"]],
+      ["rtk git status --short", ["rtk *", "git status *"]],
+      ["rtk kubectl get pods -n web", ["rtk *", "kubectl get *"]],
+      ["rtk proxy npm run dev", ["rtk *", "npm run dev *"]],
+      ["rtk gain --all", ["rtk gain *"]]
+    ]
+    for (const [command, always] of cases) {
+      const [request] = await scan(command)
+      expect({ command, always: request?.always }).toEqual({ command, always })
+    }
+    const [rm] = await scan("rtk rm -rf build")
+    expect(rm?.patterns).toContain("rm -rf build")
+  })
+
   test("assignments before the command are not part of its always pattern", async () => {
     const [request] = await scan("FOO=1 bun test")
     expect(request?.always).toEqual(["bun test *"])

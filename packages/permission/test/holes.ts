@@ -330,6 +330,8 @@ export const opaqueExecution: ReadonlyArray<string> = [
   "uv run rm x",
   "uv run --with x -- rm x",
   "uvx rm x",
+  "rtk rm x",
+  "rtk proxy rm x",
   "uv tool run rm x",
   "poetry run rm x",
   "pipenv run rm x",
