@@ -29,8 +29,9 @@ describe("the replacer ladder: each rung with a case only it solves", () => {
     expect(solvers(content, oldString)).toEqual(["line-trimmed"])
     const r = ok(run(content, oldString, "foo(b)\n    baz()"))
     expect(r.replacer).toBe("line-trimmed")
-    // newString was written at oldString's indentation, so it is shifted to the file's.
-    expect(r.text).toBe("  foo(b)\n      baz()\nx = foo(a) bar()\n")
+    // newString was written in oldString's indentation: each of its levels becomes the file's (bar's line had the
+    // file's two spaces where the model wrote four, and so does baz's)
+    expect(r.text).toBe("  foo(b)\n  baz()\nx = foo(a) bar()\n")
   })
 
   test("block-anchor: first and last lines anchor, the middle gained a line", () => {
@@ -107,8 +108,8 @@ describe("the replacer ladder: each rung with a case only it solves", () => {
     expect(r.replacer).toBe("multi-occurrence")
     expect(r.replacements).toBe(2)
     // the exact one and the differently indented one; a one-line `foo(a, b)` is another text
-    // newString's relative indentation is kept, shifted to each occurrence's own indentation
-    expect(r.text).toBe("foo(a,\n  c)\nif (x) {\n  foo(a,\n    c)\n}\nfoo(a, b)\n")
+    // newString's levels are mapped to each occurrence's own: c where that occurrence had b
+    expect(r.text).toBe("foo(a,\n  c)\nif (x) {\n  foo(a,\n      c)\n}\nfoo(a, b)\n")
     // Without replaceAll the exact match is unique, and is the only one changed.
     const single = ok(run(content, "foo(a,\n  b)", "foo(a,\n  c)"))
     expect(single.replacer).toBe("exact")
@@ -261,4 +262,50 @@ describe("similarity", () => {
     expect(similarityAtLeast("abcdefghij", "abcdefghiX", 0.65)).toBeCloseTo(0.9)
     expect(similarityAtLeast("abcdefghij", "zyxwvutsrq", 0.65)).toBe(0)
   })
+})
+
+describe("newString in the file's indentation, level by level", () => {
+  // the model writes spaces (or other widths) where the file has tabs: every level maps, nested lines keep their depth
+  const cases: ReadonlyArray<[string, string, string, string, string]> = [
+    [
+      "tabs in the file, 4 spaces from the model, a line nested deeper than any matched",
+      "func f() {\n\tif ok {\n\t\treturn 1\n\t}\n}\n",
+      "    if ok {\n        return 1\n    }",
+      "    if ok {\n        for x := range xs {\n            use(x)\n        }\n        return 1\n    }",
+      "func f() {\n\tif ok {\n\t\tfor x := range xs {\n\t\t\tuse(x)\n\t\t}\n\t\treturn 1\n\t}\n}\n"
+    ],
+    [
+      "tabs in the file, 2 spaces from the model",
+      "\tif (a) {\n\t\tb()\n\t}\n",
+      "  if (a) {\n    b()\n  }",
+      "  if (a) {\n    b()\n    if (c) {\n      d()\n    }\n  }",
+      "\tif (a) {\n\t\tb()\n\t\tif (c) {\n\t\t\td()\n\t\t}\n\t}\n"
+    ],
+    [
+      "2 spaces in the file, 4 from the model",
+      "def f():\n  if a:\n    b()\n",
+      "    if a:\n        b()",
+      "    if a:\n        b()\n        if c:\n            d()",
+      "def f():\n  if a:\n    b()\n    if c:\n      d()\n"
+    ],
+    [
+      "4 spaces in the file, tabs from the model",
+      "class A:\n    def f(self):\n        return 1\n",
+      "\tdef f(self):\n\t\treturn 1",
+      "\tdef f(self):\n\t\tif x:\n\t\t\treturn 2\n\t\treturn 1",
+      "class A:\n    def f(self):\n        if x:\n            return 2\n        return 1\n"
+    ],
+    [
+      "a line shallower than the matched block: one level up in the file's unit",
+      "\tif a {\n\t\tb()\n\t}\n",
+      "        b()",
+      "        b()\n    }\n    c()",
+      "\tif a {\n\t\tb()\n\t}\n\tc()\n\t}\n"
+    ],
+    ["the same indentation: newString as written", "\tx()\n\ty()\n", "\tx()\n\ty()", "\tx()\n\t  z()", "\tx()\n\t  z()\n"]
+  ]
+  for (const [name, content, oldString, newString, expected] of cases)
+    test(name, () => {
+      expect(ok(run(content, oldString, newString)).text).toBe(expected)
+    })
 })

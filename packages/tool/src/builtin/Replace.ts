@@ -1,4 +1,4 @@
-import { commonIndent, Haystack, type Span } from "./Haystack.ts"
+import { commonIndent, indentOf, Haystack, type Span } from "./Haystack.ts"
 import { notFoundMessage } from "./NotFound.ts"
 import { applySpans, disjoint, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
 import { keepFinalNewline, type TextFile } from "./TextFile.ts"
@@ -35,18 +35,55 @@ export const tooLarge = (oldString: string, matched: string) => {
   return oldLines > 1 && matched.length > Math.max(oldString.length + 500, 4 * oldString.length)
 }
 
+/** One level of indentation among `indents`: a tab where they use tabs, else the smallest step between two of them. */
+const unitOf = (indents: ReadonlyArray<string>): string | undefined => {
+  if (indents.some((i) => i.includes("\t"))) return "\t"
+  const widths = [...new Set(indents.map((i) => i.length))].sort((a, b) => a - b)
+  let step: number | undefined
+  for (let i = 1; i < widths.length; i++) step = Math.min(step ?? Number.POSITIVE_INFINITY, widths[i]! - widths[i - 1]!)
+  return step === undefined ? undefined : " ".repeat(step)
+}
+
 /**
- * `newString` shifted to the indentation of the matched lines, when it was written at the same
- * indentation as `oldString` and that differs from the file's.
+ * `newString` in the file's indentation, when the model wrote `oldString` in another (spaces for the file's tabs, 4
+ * for its 2): each indentation of `oldString` is mapped to that of the line it matched, and a line of `newString`
+ * deeper (or shallower) than any of them goes by levels — a level as the model wrote it becomes a level as the file
+ * has it, so nested lines keep their depth. Unchanged when the indentations already agree.
  */
 const reindent = (oldString: string, newString: string, matched: string) => {
-  const oldIndent = commonIndent(oldString.split("\n"))
-  const newIndent = commonIndent(newString.split("\n"))
-  const fileIndent = commonIndent(matched.split("\n"))
-  if (oldIndent === undefined || fileIndent === undefined || newIndent !== oldIndent || oldIndent === fileIndent) return newString
+  const oldLines = oldString.split("\n")
+  const fileLines = matched.split("\n")
+  const map = new Map<string, string>()
+  for (const [i, line] of oldLines.entries()) {
+    const fileLine = fileLines[i]
+    if (line.trim() === "" || fileLine === undefined || fileLine.trim() === "") continue
+    if (!map.has(indentOf(line))) map.set(indentOf(line), indentOf(fileLine))
+  }
+  if (map.size === 0 || [...map].every(([model, file]) => model === file)) return newString
+  const newIndents = newString.split("\n").flatMap((line) => (line.trim() === "" ? [] : [indentOf(line)]))
+  // newString written in the file's indentation already (every line at one of the file's, none at one of the model's)
+  const fileIndents = new Set(map.values())
+  if (newIndents.every((i) => fileIndents.has(i) && !map.has(i))) return newString
+  const [modelBase, fileBase] = [...map].sort((a, b) => a[0].length - b[0].length)[0]!
+  const modelUnit = unitOf([...map.keys(), ...newIndents])
+  const fileUnit = unitOf([...map.values()]) ?? (fileBase.includes("\t") ? "\t" : modelUnit)
+  const byLevel = (indent: string): string | undefined => {
+    if (modelUnit === undefined || fileUnit === undefined) return undefined
+    const levels = (indent.length - modelBase.length) / modelUnit.length
+    if (!Number.isInteger(levels)) return undefined
+    if (levels >= 0) return fileBase + fileUnit.repeat(levels)
+    return fileBase.length >= -levels * fileUnit.length ? fileBase.slice(0, fileBase.length + levels * fileUnit.length) : undefined
+  }
   return newString
     .split("\n")
-    .map((line) => (line.trim() !== "" && line.startsWith(oldIndent) ? fileIndent + line.slice(oldIndent.length) : line))
+    .map((line) => {
+      if (line.trim() === "") return line
+      const indent = indentOf(line)
+      const mapped = map.get(indent) ?? byLevel(indent)
+      if (mapped !== undefined) return mapped + line.slice(indent.length)
+      // an indentation that fits no level: the base swapped, the rest kept
+      return line.startsWith(modelBase) ? fileBase + line.slice(modelBase.length) : line
+    })
     .join("\n")
 }
 
