@@ -1,4 +1,4 @@
-import { commonIndent, indentOf, Haystack, type Span } from "./Haystack.ts"
+import { indentOf, Haystack, type Span } from "./Haystack.ts"
 import { notFoundMessage } from "./NotFound.ts"
 import { applySpans, disjoint, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
 import { keepFinalNewline, type TextFile } from "./TextFile.ts"
