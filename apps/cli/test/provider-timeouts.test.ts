@@ -30,7 +30,45 @@ const closedPort = () =>
 
 const lastLine = (stderr: string) => stderr.trimEnd().split("\n").at(-1) ?? ""
 
+/** An OpenAI-compatible server whose answer never ends: text chunks until the client goes away. */
+const endlessServer = () =>
+  new Promise<{ url: string; close: () => void; sent: () => number }>((resolve) => {
+    let sent = 0
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => {
+        const chunk = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "word ".repeat(2000) } }] })}\n\n`
+        const stream = new ReadableStream({
+          pull(controller) {
+            sent += chunk.length
+            controller.enqueue(new TextEncoder().encode(chunk))
+          }
+        })
+        return new Response(stream, { headers: { "content-type": "text/event-stream" } })
+      }
+    })
+    resolve({ url: `http://127.0.0.1:${server.port}/v1`, close: () => server.stop(true), sent: () => sent })
+  })
+
 describe("reins run against a provider that misbehaves", () => {
+  test("an answer that never ends is stopped past the size cap: one clear line, exit 1, the session kept", async () => {
+    const endless = await endlessServer()
+    try {
+      const p = await setup([{ text: "unused" }], RETRY)
+      editConfig(p as Project & { configFile: string }, (config) => ({ ...config, provider: { local: { ...config.provider.local, baseURL: endless.url } } }))
+      const r = await reins(["run", "--format", "json", "hello"], p)
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain("grew past 4 MiB in one step without ending, so it was stopped")
+      // stopped soon after the cap, and not retried
+      expect(endless.sent()).toBeLessThan(64 * 1024 * 1024)
+      const sessions = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)
+      expect(sessions).toHaveLength(1)
+    } finally {
+      endless.close()
+    }
+  })
+
   test("a provider that never answers: each attempt is cut at provider.local.timeout.connect, then one clear line and exit 1", async () => {
     const p = await setup([{ stall: "headers" }, { stall: "headers" }], RETRY)
     withProviderTimeout(p, { connect: 0.2 })

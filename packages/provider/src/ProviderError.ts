@@ -1,7 +1,10 @@
 import { Schema } from "effect"
 
-/** `unreachable`: nothing listens at a local server's address; retrying would only wait. */
-export const ErrorReason = Schema.Literals(["overflow", "rate-limit", "transient", "auth", "invalid", "unreachable"])
+/**
+ * `unreachable`: nothing listens at a local server's address; retrying would only wait. `too-long`: one answer grew past
+ * what a step takes without ending (a provider that never finishes); retrying would only do it again.
+ */
+export const ErrorReason = Schema.Literals(["overflow", "rate-limit", "transient", "auth", "invalid", "unreachable", "too-long"])
 export type ErrorReason = typeof ErrorReason.Type
 
 /** One error for every provider failure, classified by what the caller should do about it. */

@@ -1,6 +1,6 @@
 import { Cause, Clock, Context, Effect, FiberSet, Layer, Option, Semaphore, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type AssistantMessage, type Part, type ReasoningPart, type TextPart, type ToolPart } from "@reins/domain"
-import { Provider, type ModelEvent, type ProviderError, type ProviderRequest } from "@reins/provider"
+import { Provider, type ModelEvent, ProviderError, type ProviderRequest } from "@reins/provider"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { Checkpoints } from "@reins/workspace"
@@ -23,6 +23,18 @@ export const TOOL_CONCURRENCY = 4
  * part at once; each tool call runs in its own fiber of a FiberSet scoped to the step, which the
  * step awaits; cleanup runs in `ensuring`, so an interrupt or error leaves no part pending or running.
  */
+/**
+ * The most one step's answer may stream (text, reasoning and tool arguments, in characters): some 8 times the largest
+ * output a model is allowed, so only a provider that never ends its answer reaches it, and memory stays bounded.
+ */
+export const MAX_RESPONSE_CHARS = 4 * 1024 * 1024
+
+const tooLong = (streamed: number) =>
+  new ProviderError({
+    reason: "too-long",
+    message: `The model's answer grew past ${Math.round(streamed / 1024 / 1024)} MiB in one step without ending, so it was stopped (the provider may be stuck). What it streamed is kept; send a new prompt to go on, or try another model.`
+  })
+
 export const makeProcessor = Effect.gen(function* () {
   const store = yield* SessionStore
   const bus = yield* Bus
@@ -48,6 +60,8 @@ export const makeProcessor = Effect.gen(function* () {
     const base = { sessionID: assistant.sessionID, messageID: assistant.id }
     // What the step knows so far, folded from what happens (foldStep); parts are stored and published after.
     let state: StepState = emptyStep
+    // characters the answer streamed so far: a step past MAX_RESPONSE_CHARS is stopped
+    let streamed = 0
     const apply = (event: StepEvent) => {
       state = foldStep(state, event)
       return state
@@ -128,8 +142,11 @@ export const makeProcessor = Effect.gen(function* () {
         return part
       })
 
-    const handle = (event: ModelEvent): Effect.Effect<void, StoreError> =>
+    const handle = (event: ModelEvent): Effect.Effect<void, StoreError | ProviderError> =>
       Effect.gen(function* () {
+        streamed +=
+          event.type === "text-delta" || event.type === "reasoning-delta" ? event.text.length : event.type === "tool-input-delta" ? event.delta.length : 0
+        if (streamed > MAX_RESPONSE_CHARS) return yield* tooLong(streamed)
         switch (event.type) {
           case "start-step":
             yield* save({ id: yield* ids.next("prt"), ...base, type: "step-start" })
