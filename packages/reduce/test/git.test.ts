@@ -161,6 +161,34 @@ describe("git_diff", () => {
     expect(small.text).not.toMatch(/^[+-]/m)
   })
 
+  test("a wide diff mid-merge (195 files): every changed line and conflict marker that fits is kept, the budget used, never exceeded", () => {
+    const files = Array.from({ length: 195 }, (_, f) => {
+      const context = (n: number) => Array.from({ length: n }, (_, i) => ` context ${f}.${i} ${"c".repeat(40)}`)
+      const conflict = f % 20 === 0
+      const body = conflict
+        ? [...context(8), "++<<<<<<< HEAD", `+ ours ${f}`, "++=======", `+ theirs ${f}`, "++>>>>>>> topic", ...context(8)]
+        : [...context(8), `-old line ${f}`, `+new line ${f}`, ...context(8)]
+      const header = conflict ? `diff --cc src/f${f}.ts` : `diff --git a/src/f${f}.ts b/src/f${f}.ts`
+      const hunk = conflict ? "@@@ -1,16 -1,16 +1,21 @@@" : "@@ -1,17 +1,17 @@"
+      return [header, "index 1111111..2222222 100644", `--- a/src/f${f}.ts`, `+++ b/src/f${f}.ts`, hunk, ...body].join("\n")
+    })
+    const wide = `${files.join("\n")}\n`
+    const budget = { maxLines: MAX_LINES, maxBytes: 40 * 1024 }
+    expect(wide.length).toBeGreaterThan(budget.maxBytes * 2)
+    const r = gitDiff.reduce(input(wide, "git diff", budget))!
+    expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(budget.maxBytes)
+    // more than the headers: most of the budget goes to what changed
+    expect(Buffer.byteLength(r.text)).toBeGreaterThan(budget.maxBytes * 0.75)
+    for (let f = 0; f < 195; f++) {
+      if (f % 20 === 0) for (const marker of ["++<<<<<<< HEAD", "++=======", "++>>>>>>> topic"]) expect(r.text).toContain(`${marker}\n`)
+      else {
+        expect(r.text).toContain(`-old line ${f}\n`)
+        expect(r.text).toContain(`+new line ${f}\n`)
+      }
+    }
+    expect(r.text).toContain("lines cut (+0 -0)")
+  })
+
   test("git log -p: commit headers kept, messages cut, commits bounded", () => {
     const logp = fixture("git-log-p")
     const one = gitDiff.reduce(input(logp, "git log -p -12"))!

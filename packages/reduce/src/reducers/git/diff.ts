@@ -1,7 +1,8 @@
 /**
  * git diff, git show and git log -p: every file header and hunk start kept, index and ---/+++
  * lines dropped, long hunks cut in the middle (their first and last lines kept), commit messages
- * cut as in git log, and a count of everything cut.
+ * cut as in git log, and a count of everything cut. A diff too wide for that (hundreds of files)
+ * gives each hunk an equal share of the budget, its conflict markers and changed lines first.
  */
 import { byteLength } from "@reins/truncate"
 import type { ReasonCode, Reducer } from "../../Reducer.ts"
@@ -27,7 +28,43 @@ interface Result {
   readonly reasons: ReadonlyArray<ReasonCode>
 }
 
-const reduceDiff = (lines: ReadonlyArray<string>, head: number, tail: number): Result => {
+/** A conflict marker inside a hunk (`<<<<<<<`, `=======`, `>>>>>>>`, `|||||||`), after the line's +/- columns. */
+const isMarker = (line: string, columns: number) => /^(?:<{7}|={7}|>{7}|\|{7})(?:\s|$)/.test(line.slice(columns))
+
+/**
+ * The lines of a hunk body within `share` lines: its conflict markers, then its changed lines in order, then context
+ * next to them; each run left out said in one line (how many, how many added and removed).
+ */
+const selectBody = (body: ReadonlyArray<string>, share: number, columns: number): { lines: Array<string>; cut: number } => {
+  if (body.length <= share) return { lines: [...body], cut: 0 }
+  const keep = new Set<number>()
+  const changed = (i: number) => /[+-]/.test(body[i]!.slice(0, columns))
+  for (let i = 0; i < body.length && keep.size < share; i++) if (isMarker(body[i]!, columns)) keep.add(i)
+  for (let i = 0; i < body.length && keep.size < share; i++) if (changed(i)) keep.add(i)
+  // context right before and after changed lines, while the share lasts
+  for (let i = 0; i < body.length && keep.size < share; i++) if (!keep.has(i) && (keep.has(i - 1) || keep.has(i + 1))) keep.add(i)
+  const lines: Array<string> = []
+  let cut = 0
+  for (let i = 0; i < body.length; ) {
+    if (keep.has(i)) {
+      lines.push(body[i++]!)
+      continue
+    }
+    let added = 0
+    let removed = 0
+    const start = i
+    for (; i < body.length && !keep.has(i); i++) {
+      const marks = body[i]!.slice(0, columns)
+      if (marks.includes("+")) added++
+      else if (marks.includes("-")) removed++
+    }
+    lines.push(`… ${i - start} lines cut (+${added} -${removed}) …`)
+    cut += i - start
+  }
+  return { lines, cut }
+}
+
+const reduceDiff = (lines: ReadonlyArray<string>, head: number, tail: number, share?: number): Result => {
   const out: Array<string> = []
   let files = 0
   let hunks = 0
@@ -47,7 +84,14 @@ const reduceDiff = (lines: ReadonlyArray<string>, head: number, tail: number): R
   const flushHunk = () => {
     if (!body) return
     hunkLines += body.length
-    if (body.length > head + tail + 1) {
+    if (share !== undefined) {
+      const selected = selectBody(body, share, columns)
+      out.push(...selected.lines)
+      if (selected.cut > 0) {
+        cutLines += selected.cut
+        cutHunks++
+      }
+    } else if (body.length > head + tail + 1) {
       const middle = body.slice(head, body.length - tail)
       let added = 0
       let removed = 0
@@ -146,13 +190,29 @@ export const gitDiff: Reducer = {
   reduce: (input) => {
     const lines = toLines(input.text)
     if (!lines.some((l) => FILE.test(l) || HUNK.test(l))) return undefined
+    const fits = (r: Result) => r.lines.length <= input.maxLines && byteLength(`${r.lines.join("\n")}\n`) <= input.maxBytes
     let result: Result | undefined
-    for (const [head, tail] of HUNK_KEEP) {
+    for (const [head, tail] of HUNK_KEEP.slice(0, -1)) {
       result = reduceDiff(lines, head, tail)
-      const text = `${result.lines.join("\n")}\n`
-      if (result.lines.length <= input.maxLines && byteLength(text) <= input.maxBytes) break
+      if (fits(result)) break
+      result = undefined
     }
-    if (!result || result.reasons.length === 0) return undefined
+    // a wide diff: each hunk gets an equal share of what the headers leave, its changed lines and conflict markers
+    // first — the largest share that fits (a diff that cut every body kept no changed line and half the budget unused)
+    if (result === undefined) {
+      let low = 0
+      let high = lines.length
+      result = reduceDiff(lines, 0, 0, 0)
+      while (low < high) {
+        const share = Math.ceil((low + high) / 2)
+        const tried = reduceDiff(lines, 0, 0, share)
+        if (fits(tried)) {
+          result = tried
+          low = share
+        } else high = share - 1
+      }
+    }
+    if (result.reasons.length === 0) return undefined
     return { text: `${result.lines.join("\n")}\n`, reasons: result.reasons }
   }
 }
