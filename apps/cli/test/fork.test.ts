@@ -93,34 +93,41 @@ for (const git of [true, false]) {
 }
 
 describe("reins sessions fork: turns run elsewhere, undos, the session forked", () => {
-  test("--into: a turn run from a subdirectory is in the copy at its place, and its undo in the fork touches only the copy", async () => {
+  test("turns run from a subdirectory: in the copy at their place, undone there; in place too; the project untouched by the fork's undo", async () => {
     const p = await setup([
       { toolCalls: [{ name: "write", arguments: { filePath: "notes.md", content: "one\n" } }] },
       { text: "DONE-ONE" },
-      { toolCalls: [{ name: "write", arguments: { filePath: "x.txt", content: "made in sub\n" } }] },
+      { toolCalls: [{ name: "write", arguments: { filePath: "x.txt", content: "A\n" } }] },
       { text: "DONE-TWO" },
+      { toolCalls: [{ name: "write", arguments: { filePath: "x.txt", content: "B\n" } }] },
       { toolCalls: [{ name: "write", arguments: { filePath: "y.txt", content: "later in sub\n" } }] },
       { text: "DONE-THREE" }
     ])
     fs.mkdirSync(path.join(p.cwd, "sub"))
+    fs.writeFileSync(path.join(p.cwd, "sub", "x.txt"), "original\n")
     const first = await ok(["run", "--yolo", "--format", "json", "FIRST"], p)
     const sessionID = events(first.stdout)[0]!.session.id as string
     const sub = { ...p, cwd: path.join(p.cwd, "sub") }
     await ok(["run", "--yolo", "--session", sessionID, "SECOND"], sub)
-    const shown = JSON.parse((await ok(["sessions", "show", sessionID, "--format", "json"], p)).stdout)
-    const endOfSecond = shown.messages.at(-1).info.id as string
+    const endOfSecond = JSON.parse((await ok(["sessions", "show", sessionID, "--format", "json"], p)).stdout).messages.at(-1).info.id as string
     await ok(["run", "--yolo", "--session", sessionID, "THIRD"], sub)
     const project = tree(p.cwd)
+    expect(project["sub/x.txt"]).toBe("file 644 B\n")
     const into = outside()
     const forked = JSON.parse((await ok(["sessions", "fork", sessionID, "--at", endOfSecond, "--into", into, "--format", "json"], p)).stdout)
-    // the copy as the second turn left it: the third turn's file, made from the subdirectory, is not there
-    expect(forked.files.restored).toEqual(["sub/y.txt"])
-    expect(tree(into)["sub/x.txt"]).toBe("file 644 made in sub\n")
+    // the copy as the second turn left it: x.txt as that turn wrote it (its content from the subdirectory's store)
+    expect(forked.files.restored).toEqual(["sub/x.txt", "sub/y.txt"])
+    expect(tree(into)["sub/x.txt"]).toBe("file 644 A\n")
     expect(tree(into)["sub/y.txt"]).toBeUndefined()
+    // the fork's undo of that turn brings x.txt back as it was before it, in the copy only
     const undone = JSON.parse((await ok(["undo", "--session", forked.session.id, "--format", "json"], p)).stdout)
-    expect(undone.files).toEqual(["x.txt"])
-    expect(tree(into)["sub/x.txt"]).toBeUndefined()
+    expect(undone.files).toEqual(["sub/x.txt"])
+    expect(tree(into)["sub/x.txt"]).toBe("file 644 original\n")
     expect(tree(p.cwd)).toEqual(project)
+    // in place: the third turn's changes undone in the subdirectory
+    await ok(["sessions", "fork", sessionID, "--at", endOfSecond, "--files"], p)
+    expect(tree(p.cwd)["sub/x.txt"]).toBe("file 644 A\n")
+    expect(tree(p.cwd)["sub/y.txt"]).toBeUndefined()
   })
 
   test("--files in place: the session forked records it as a files-only undo, which its redo takes back", async () => {

@@ -199,7 +199,7 @@ describe("the transcript of a real turn", () => {
 })
 
 describe("fromHistory of a session with an undone turn", () => {
-  test("the undone prompt and its turn are left out, the loop's message after a compaction in it and a message queued into it too", () => {
+  test("every message an undo marked is left out: the prompt, the loop's message after a compaction in it, a message queued into it", () => {
     const user = (id: string, text: string, metadata?: Record<string, unknown>) => ({
       info: { id, sessionID: "ses_x", role: "user", time: { created: 1 }, ...(metadata ? { metadata } : {}) } as Message,
       parts: [{ id: `prt_${id}`, sessionID: "ses_x", messageID: id, type: "text", text } as Part]
@@ -208,8 +208,8 @@ describe("fromHistory of a session with an undone turn", () => {
     const state = fromHistory([
       user("msg_1", "KEPT"),
       user("msg_2", "UNDONE", { reverted: true }),
-      user("msg_3", "Continue with the task", { compaction_continue: true }),
-      user("msg_4", "QUEUED INTO IT", { queued: true }),
+      user("msg_3", "Continue with the task", { compaction_continue: true, reverted: true }),
+      user("msg_4", "QUEUED INTO IT", { queued: true, reverted: "final" }),
       user("msg_5", "AFTER")
     ])
     expect(shown(allItems(state))).toEqual(["KEPT", "AFTER"])

@@ -22,8 +22,8 @@ const idIn = (head: string): number | string | undefined => {
 
 /**
  * The editor's streams as the SDK should see them: `input` passes whole lines only, none over `max` bytes (each such
- * line is answered on `output` with a JSON-RPC error for its id, and `onRefused` told); `output` serialises the SDK's
- * writes with those answers.
+ * request is answered on `output` with a JSON-RPC error for its id, each such answer to a request of ours is replaced
+ * by an error for it, and `onRefused` told); `output` serialises the SDK's writes with those answers.
  */
 export const guardStreams = (
   input: ReadableStream<Uint8Array>,
@@ -47,15 +47,19 @@ export const guardStreams = (
   let pending: Array<Uint8Array> = []
   let size = 0
   let head = ""
+  let headBytes = 0
   let dropping = false
-  const decoder = new TextDecoder()
-  const refuse = () => {
+  let decoder = new TextDecoder()
+  const refuse = (controller: TransformStreamDefaultController<Uint8Array>) => {
     const id = idIn(head)
     const method = /"method"\s*:\s*"([^"]*)"/.exec(head)?.[1]
     onRefused(size, method)
     if (id === undefined) return
     const message = `The message${method ? ` (${method})` : ""} is ${mib(size)}, over the ${mib(max)} reins acp takes: send less (refer to large files by path instead of attaching them).`
-    void write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } })}\n`)).catch(() => undefined)
+    const error = new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } })}\n`)
+    // a request of the editor's is answered; the editor's answer to a request of ours (a file it read) fails that request here
+    if (method !== undefined) void write(error).catch(() => undefined)
+    else controller.enqueue(error)
   }
   const guardedInput = input.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -64,7 +68,11 @@ export const guardStreams = (
         while (start < chunk.length) {
           const end = chunk.indexOf(NEWLINE, start)
           const piece = chunk.subarray(start, end === -1 ? chunk.length : end + 1)
-          if (head.length < HEAD_BYTES) head += decoder.decode(piece.subarray(0, HEAD_BYTES - head.length))
+          if (headBytes < HEAD_BYTES) {
+            const taken = piece.subarray(0, HEAD_BYTES - headBytes)
+            head += decoder.decode(taken, { stream: true })
+            headBytes += taken.length
+          }
           size += piece.length
           if (!dropping && size > max) {
             dropping = true
@@ -73,17 +81,19 @@ export const guardStreams = (
           if (!dropping) pending.push(piece)
           if (end === -1) break
           // a whole line: passed on, or answered
-          if (dropping) refuse()
+          if (dropping) refuse(controller)
           else for (const part of pending) controller.enqueue(part)
           pending = []
           size = 0
           head = ""
+          headBytes = 0
+          decoder = new TextDecoder()
           dropping = false
           start = end + 1
         }
       },
       flush(controller) {
-        if (dropping) refuse()
+        if (dropping) refuse(controller)
         else for (const part of pending) controller.enqueue(part)
       }
     })

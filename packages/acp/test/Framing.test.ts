@@ -2,12 +2,18 @@ import { describe, expect, test } from "bun:test"
 import { guardStreams } from "../src/Framing.ts"
 
 /** Feeds `chunks` through the guard (limit `max`); the lines the SDK would see, what was answered, what was refused. */
-const feed = async (chunks: ReadonlyArray<string>, max: number) => {
+const feed = (chunks: ReadonlyArray<string>, max: number) =>
+  feedBytes(
+    chunks.map((c) => new TextEncoder().encode(c)),
+    max
+  )
+
+const feedBytes = async (chunks: ReadonlyArray<Uint8Array>, max: number) => {
   const written: Array<string> = []
   const refused: Array<[number, string | undefined]> = []
   const input = new ReadableStream<Uint8Array>({
     start(controller) {
-      for (const c of chunks) controller.enqueue(new TextEncoder().encode(c))
+      for (const c of chunks) controller.enqueue(c)
       controller.close()
     }
   })
@@ -25,6 +31,23 @@ const feed = async (chunks: ReadonlyArray<string>, max: number) => {
 }
 
 describe("the ACP input guard", () => {
+  test("an editor's answer over the limit (a huge file read for us) becomes an error answer to our request, never sent to the editor", async () => {
+    const response = `{"jsonrpc":"2.0","id":12,"result":{"content":"${"z".repeat(300)}"}}\n`
+    const out = await feed([response], 200)
+    expect(out.written).toBe("")
+    const [line] = out.passed.split("\n")
+    expect(JSON.parse(line!)).toMatchObject({ id: 12, error: { code: -32600, message: expect.stringContaining("over the") } })
+  })
+
+  test("a multi-byte character split between chunks in the first bytes: still refused with its id and method", async () => {
+    const message = `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"t":"é${"x".repeat(300)}"}}\n`
+    const bytes = new TextEncoder().encode(message)
+    const at = bytes.indexOf(0xc3) + 1
+    const out = await feedBytes([bytes.subarray(0, at), bytes.subarray(at)], 200)
+    expect(out.refused).toEqual([[bytes.length, "session/prompt"]])
+    expect(JSON.parse(out.written.trim()).id).toBe(5)
+  })
+
   const small = '{"jsonrpc":"2.0","id":1,"method":"a"}\n'
   const big = (id: string, n: number) => `{"jsonrpc":"2.0","id":${id},"method":"session/prompt","params":{"t":"${"x".repeat(n)}"}}\n`
   const cases: ReadonlyArray<[string, ReadonlyArray<string>, string, ReadonlyArray<string>]> = [
@@ -33,7 +56,8 @@ describe("the ACP input guard", () => {
     ["a string id is answered too", [big('"abc"', 300)], "", ['"abc"']],
     ["a line over the limit cut across chunks", [big("9", 300).slice(0, 50), big("9", 300).slice(50, 200), big("9", 300).slice(200) + small], small, ["9"]],
     ["a notification over the limit (no id) is refused unanswered", [`{"jsonrpc":"2.0","method":"n","params":{"t":"${"y".repeat(300)}"}}\n`, small], small, []],
-    ["a last line without a newline passes, or is refused", [small, big("3", 300).trimEnd()], small, ["3"]]
+    ["a last line over the limit without a newline is refused", [small, big("3", 300).trimEnd()], small, ["3"]],
+    ["a last small line without a newline passes", [small, small.trimEnd()], small + small.trimEnd(), []]
   ]
   for (const [name, chunks, passed, answered] of cases)
     test(name, async () => {

@@ -10,7 +10,7 @@ import { applyParts, dropOldestOutputs, planPrune, visibleOutputs } from "./Prun
 import { CompactionSettings } from "./Settings.ts"
 import { selectTail, tailBudget } from "./Tail.ts"
 import { summaryRequest } from "./Template.ts"
-import { isSummaryMessage, latestSummary, modelView } from "./View.ts"
+import { isSummaryMessage, latestSummary, modelView, withoutUndone } from "./View.ts"
 import { readWindow } from "./Window.ts"
 
 /** User turns whose tool outputs are never pruned (T9). */
@@ -145,7 +145,8 @@ export class Compaction extends Context.Service<
         // The summary's id is taken before reading: a message queued while the summary is written
         // sorts after it, so the next window (from the summary when no tail is kept) still has it.
         const summaryID = yield* ids.next("msg")
-        const stored = yield* readWindow(store, sessionID)
+        // what an undo took back is neither summarised nor kept: the summary stands for what the model sees
+        const stored = withoutUndone(yield* readWindow(store, sessionID))
         const start = yield* Clock.currentTimeMillis
 
         const pruned = planPrune(stored, {

@@ -32,7 +32,7 @@ export const latestSummary = (messages: ReadonlyArray<MessageWithParts>): Summar
       m.info.summary !== undefined &&
       m.info.time.completed !== undefined &&
       m.info.error === undefined &&
-      m.info.reverted === undefined
+      m.info.reverted == null
   )
   const found = messages[index]
   if (found?.info.role !== "assistant" || !found.info.summary) return undefined
@@ -87,20 +87,17 @@ const showUncached = (message: MessageWithParts): MessageWithParts => {
 
 const verbatim = (messages: ReadonlyArray<MessageWithParts>) => messages.filter((m) => !isSummaryMessage(m)).map(show)
 
+/** Whether a message was taken back by an undo (`reins undo` marks each message of the turns it undoes). */
+export const isUndone = (message: { readonly info: MessageWithParts["info"] }): boolean =>
+  message.info.role === "user" ? message.info.metadata?.reverted != null : message.info.reverted != null
+
 /**
- * The messages less those undone (`reins undo`): a user message marked `reverted` and everything after it up to the
- * next prompt not undone (its answers, any message queued into its turn, the loop's own after a compaction in it).
+ * The messages less those undone. Each message of an undone turn carries the mark (its prompt, answers, messages queued
+ * into it, the loop's own after a compaction, its summary), so a window read in pieces (pinned messages, then the tail)
+ * is filtered message by message.
  */
-export const withoutUndone = <M extends { readonly info: MessageWithParts["info"] }>(messages: ReadonlyArray<M>): ReadonlyArray<M> => {
-  if (!messages.some((m) => m.info.role === "user" && m.info.metadata?.reverted !== undefined)) return messages
-  let hidden = false
-  return messages.filter((m) => {
-    // a message queued into a turn, or the loop's own after a compaction, belongs to the turn it is in
-    if (m.info.role === "user" && m.info.metadata?.queued !== true && m.info.metadata?.compaction_continue !== true)
-      hidden = m.info.metadata?.reverted !== undefined
-    return !hidden
-  })
-}
+export const withoutUndone = <M extends { readonly info: MessageWithParts["info"] }>(messages: ReadonlyArray<M>): ReadonlyArray<M> =>
+  messages.some(isUndone) ? messages.filter((m) => !isUndone(m)) : messages
 
 /**
  * The messages the model sees. After a complete summary: the pinned messages from before its tail,

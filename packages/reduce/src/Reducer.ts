@@ -57,8 +57,8 @@ export interface Reducer {
 export const REDUCE_MIN_BYTES = 8 * 1024
 
 /**
- * Runs the first reducer that matches and helps. A reduction that does not make the text
- * smaller is discarded.
+ * Runs the first reducer that matches and helps. A reduction that does not make the text smaller
+ * once its evidence line is put before it (what the model reads) is discarded.
  */
 export const runReducers = (
   reducers: ReadonlyArray<Reducer>,
@@ -72,8 +72,9 @@ export const runReducers = (
     const result = reducer.reduce(input)
     if (!result) continue
     const compactedBytes = byteLength(result.text)
-    if (compactedBytes >= originalBytes) continue
-    return { text: result.text, evidence: { reducer: reducer.name, originalBytes, compactedBytes, reasons: [...result.reasons] } }
+    const evidence: Evidence = { reducer: reducer.name, originalBytes, compactedBytes, reasons: [...result.reasons] }
+    if (compactedBytes + byteLength(evidenceLine(evidence)) + 1 >= originalBytes) continue
+    return { text: result.text, evidence }
   }
   return undefined
 }

@@ -74,9 +74,10 @@ export const forkConversation = Effect.fnUntraced(function* <E>(
     const movedParts: Array<Part> = []
     for (const part of parts) {
       if (part.type === "patch" && moved !== undefined) {
+        // said of the copy's root (whose store the copy's contents go to), as paths below it
         const rel = within(moved.root, part.directory ?? source.directory)
         if (rel === undefined) continue
-        movedParts.push({ ...part, directory: path.join(moved.copy, rel), id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
+        movedParts.push({ ...part, directory: moved.copy, files: prefixed(part.files, rel), id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
       } else movedParts.push({ ...part, id: yield* ids.next("prt"), sessionID: copy.id, messageID: id })
     }
     yield* store.putParts(movedParts)
@@ -97,9 +98,14 @@ const forkEnd = (source: Session, history: ReadonlyArray<{ readonly info: Messag
       )
 }
 
-/** The file changes of `messages`' steps, oldest first: those made in `root` or below it as paths of `root`, the rest by directory. */
+/**
+ * The file changes of `messages`' steps, oldest first: those made in `root` or below it as paths of `root` (`inside`),
+ * with the directories below it they were recorded in (their contents are in those directories' stores), and the
+ * rest by directory.
+ */
 const changesUnder = (messages: ReadonlyArray<MessageWithParts>, sessionDirectory: string, root: string) => {
   const inside: Array<FileChange> = []
+  const nested = new Map<string, Array<FileChange>>()
   const outside = new Map<string, Array<FileChange>>()
   for (const m of messages)
     for (const p of m.parts) {
@@ -107,15 +113,18 @@ const changesUnder = (messages: ReadonlyArray<MessageWithParts>, sessionDirector
       const directory = p.directory ?? sessionDirectory
       const rel = within(root, directory)
       if (rel === undefined) outside.set(directory, [...(outside.get(directory) ?? []), ...p.files])
-      else inside.push(...p.files.map((c) => (rel === "" ? c : { ...c, path: `${rel}/${c.path}` })))
+      else inside.push(...prefixed(p.files, rel))
+      if (rel !== undefined && rel !== "") nested.set(directory, [...(nested.get(directory) ?? []), ...p.files])
     }
-  return { inside, outside }
+  return { inside, nested, outside }
 }
+
+const prefixed = (changes: ReadonlyArray<FileChange>, rel: string) => (rel === "" ? changes : changes.map((c) => ({ ...c, path: `${rel}/${c.path}` })))
 
 /** `directory` as a path of `root` ("" for root itself, `/`-separated), through links; undefined when it is not in it. */
 const within = (root: string, directory: string) => {
   const rel = path.relative(root, realPath(directory))
-  return rel.startsWith("..") || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join("/")
+  return rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join("/")
 }
 
 /**
@@ -148,6 +157,9 @@ export const forkSession = Effect.fnUntraced(function* <E>(
   const first = history[end]?.info.id
   const later = changesUnder(first === undefined ? [] : rangeOf(history, first, undone), source.directory, root)
   const restored = [...new Set(later.inside.map((c) => c.path))].sort()
+  const kept = changesUnder(history.slice(0, end), source.directory, root)
+  // a turn run from a subdirectory keeps its contents in that directory's store: the project's has them too from now on
+  for (const [directory, changes] of [...later.nested, ...kept.nested]) yield* checkpoints.carry(directory, source.directory, changes)
   if (files.into === undefined) {
     if (source.revert !== undefined)
       return yield* new UndoError({
@@ -166,8 +178,7 @@ export const forkSession = Effect.fnUntraced(function* <E>(
     const session = yield* forkConversation(source, input.at, create(source.directory))
     return { session, files: { directory: source.directory, restored, skipped } } satisfies Forked
   }
-  const kept = changesUnder(history.slice(0, end), source.directory, root).inside
-  const copy = yield* checkpoints.copyBefore({ directory: source.directory, target: files.into, undone: later.inside, kept, force: files.force })
+  const copy = yield* checkpoints.copyBefore({ directory: source.directory, target: files.into, undone: later.inside, kept: kept.inside, force: files.force })
   // a step that ran outside the project changed nothing the copy holds
   const elsewhere = [...later.outside.keys()].map((d) => ({ path: d, reason: "changed by steps outside the project, not in the copy" }))
   const session = yield* forkConversation(source, input.at, create(copy.directory), { root, copy: copy.directory })

@@ -267,15 +267,16 @@ export class SessionService extends Context.Service<
       }
 
       const compact = Effect.fn("SessionService.compact")(function* (input: { readonly sessionID: string; readonly model: ModelRef }) {
-        const session = yield* store.getSession(input.sessionID)
-        // a summary now would stand for the turns without those undone: a redo after it would bring them back unseen
-        if (session.revert !== undefined)
-          return yield* new CompactionError({
-            reason: "undo-pending",
-            message: `Session ${input.sessionID} has an undo that can still be redone: run reins redo, or send a prompt (which makes the undo final), then compact.`
-          })
+        yield* store.getSession(input.sessionID)
         yield* compaction.check(input.model)
         const body = Effect.gen(function* () {
+          // read holding the session: a summary now of a conversation an undo hid would leave out what a redo brings back
+          const revert = (yield* store.getSession(input.sessionID)).revert
+          if (revert !== undefined && revert.conversation !== false)
+            return yield* new CompactionError({
+              reason: "undo-pending",
+              message: `Session ${input.sessionID} has an undo that can still be redone: run reins redo, or send a prompt (which makes the undo final), then compact.`
+            })
           const messages = yield* readWindow(store, input.sessionID)
           return yield* compaction.compact({ sessionID: input.sessionID, model: input.model, reason: "manual", tokens: estimateMessages(modelView(messages)) })
         })

@@ -192,8 +192,8 @@ export const finalizeUndo = Effect.fnUntraced(function* (sessionID: string) {
 })
 
 /**
- * Marks the user messages of `range` undone (or not): the model's view leaves them and their answers out. A compaction's
- * summary made in those turns is marked too, so the session's window starts from the summary before it.
+ * Marks every message of `range` undone (or not): its prompts, answers, messages queued into its turns, the loop's own
+ * after a compaction, its summaries. The model's view and a compaction leave them out, message by message.
  */
 const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean, files: boolean): Effect.Effect<void, StoreError, SessionStore | Bus> =>
   Effect.gen(function* () {
@@ -202,17 +202,18 @@ const markUndone = (range: ReadonlyArray<MessageWithParts>, undone: boolean, fil
     for (const m of range) {
       const put = (info: Message) => Effect.andThen(store.putMessage(info), bus.publish({ type: "message.updated", message: info }))
       const message = m.info
+      // a message undone for good stays so; a redo takes back only this undo's
       if (message.role === "assistant") {
-        // a summary undone for good stays so; a redo takes back only this undo's
-        if (message.summary === undefined || message.reverted === "final" || (message.reverted === true) === undone) continue
+        if (message.reverted === "final" || (message.reverted === true) === undone) continue
         const { reverted: _, ...rest } = message
         yield* put(undone ? { ...rest, reverted: true } : rest)
         continue
       }
-      // a prompt undone for good stays so; a redo takes back only this undo's
-      if (!isPrompt(m) || undoneMark(m) === "final" || (undoneMark(m) === true) === undone) continue
-      // a conversation-only undo says so: made final, its turns' files still count as any turn's (undo, fork)
+      const mark = message.metadata?.reverted
+      if (mark === "final" || (mark === true) === undone) continue
+      // a conversation-only undo says so on its prompts: made final, their turns' files still count as any turn's
       const { reverted: _, reverted_files: _f, ...metadata } = message.metadata ?? {}
-      yield* put({ ...message, metadata: undone ? { ...metadata, reverted: true, ...(files ? {} : { reverted_files: false }) } : metadata })
+      const filesKept = !files && isPrompt(m) ? { reverted_files: false } : {}
+      yield* put({ ...message, metadata: undone ? { ...metadata, reverted: true, ...filesKept } : metadata })
     }
   })

@@ -11,6 +11,7 @@ import { type ForkFailure, type Forked, type ForkFiles, forkSession } from "./Se
 import { followLog } from "./SessionEvents.ts"
 import { placeOf } from "./SessionPlace.ts"
 import { removeSession, type Removed } from "./SessionRemove.ts"
+import { busyMessage } from "./Runs.ts"
 import { SessionRuns, type Aborted } from "./SessionRuns.ts"
 import { SessionService, type PromptInput } from "./SessionService.ts"
 import { redoSession, undoSession, type Undone, type UndoError, type UndoInput } from "./SessionUndo.ts"
@@ -183,35 +184,40 @@ export class Sessions extends Context.Service<
 
       // undo and redo change the files under a turn's feet: only while none runs (here or elsewhere)
       const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
-      const idle = (sessionID: string, what = "undo or redo") =>
-        Effect.flatMap(status(sessionID), (now) =>
-          now.running === false
-            ? Effect.void
-            : Effect.fail(
-                new SessionBusyError({ sessionID, message: `Session ${sessionID} is running a turn: wait for it to end (or stop it), then ${what}.` })
-              )
+      // undo, redo and a fork with files hold the session while they change its files and messages: a turn that starts
+      // meanwhile (here, or in another process) waits or is refused, never runs under them
+      const holding = <A, E, R>(sessionID: string, what: string, body: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(
+          runs.hold(sessionID, undefined, () => body),
+          (held) =>
+            held._tag === "ran"
+              ? Effect.succeed(held.value)
+              : Effect.fail(
+                  new SessionBusyError({
+                    sessionID,
+                    message: `${held._tag === "held" ? busyMessage(held.held, runs.self) : `Session ${sessionID} is running a turn in this process.`} Wait for it to end (or stop it), then ${what}.`
+                  })
+                )
         )
       const undo = Effect.fn("Sessions.undo")(function* (input: UndoInput) {
-        yield* idle(input.sessionID)
-        return yield* provideBus(undoSession(input, checkpoints))
+        return yield* holding(input.sessionID, "undo", provideBus(undoSession(input, checkpoints)))
       })
       const redo = Effect.fn("Sessions.redo")(function* (input: { readonly sessionID: string; readonly force: boolean }) {
-        yield* idle(input.sessionID)
-        return yield* provideBus(redoSession(input, checkpoints))
+        return yield* holding(input.sessionID, "redo", provideBus(redoSession(input, checkpoints)))
       })
 
       const fork = Effect.fn("Sessions.fork")(function* (input: ForkInput) {
-        // files brought back in place change them under a turn's feet, and a copy would take a step's half-done
-        // changes for the fork's point: only while no turn runs
-        if (input.files !== undefined) yield* idle(input.sessionID, "fork with files")
         const source = yield* store.getSession(input.sessionID)
-        return yield* provide(
+        const forking = provide(
           Effect.provideService(
             forkSession(input, checkpoints, (directory) => service.create({ directory, title: `${source.title} (fork)` })),
             Bus,
             bus
           )
         )
+        // files brought back in place change them under a turn's feet, and a copy would take a step's half-done
+        // changes for the fork's point: only while no turn runs
+        return yield* input.files === undefined ? forking : holding(input.sessionID, "fork with files", forking)
       })
 
       return Sessions.of({ send: local.send, follow, events, abort, status, remove, compact: service.compact, fork, undo, redo, stopAll: local.stopAll })

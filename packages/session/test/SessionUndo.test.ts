@@ -57,6 +57,33 @@ const view = Effect.gen(function* () {
   return texts(modelView(yield* readWindow(yield* SessionStore, SESSION)))
 })
 
+describe("a window read in pieces after an undo made final", () => {
+  test("an undone first prompt pinned before a tail that starts mid-turn: the summary and the tail are seen, the undone prompt not", async () => {
+    const out = await run(
+      Effect.gen(function* () {
+        const store = yield* SessionStore
+        yield* store.createSession({ id: SESSION, directory: "/tmp", title: "t", time: { created: 1, updated: 1 } })
+        const w = writer()
+        yield* w.user("UNDONE-FIRST")
+        yield* w.assistant("undone answer")
+        yield* undoSession({ sessionID: SESSION, files: false, conversation: true, force: false }, undefined)
+        yield* finalizeUndo(SESSION)
+        const two = yield* w.user("TWO")
+        yield* w.assistant("step one of two")
+        const tail = yield* w.assistant("step two of two")
+        // a summary (made before the fix, or by any path) that pinned the undone prompt and starts its tail mid-turn
+        const first = (yield* store.messages(SESSION))[0]!.info.id
+        yield* w.assistant("SUMMARY", { tailStart: tail, summarised: [two], pinned: [first], auto: false })
+        yield* w.user("NEXT")
+        return yield* view
+      })
+    )
+    expect(out[0]).toContain("SUMMARY")
+    expect(out.slice(1)).toEqual(["step two of two", "NEXT"])
+    expect(out.join(" ")).not.toContain("UNDONE")
+  })
+})
+
 describe("undo of a turn that compacted the session", () => {
   test("the view is as before the turn: from the earlier summary, the undone one and the loop's message after it left out", async () => {
     const out = await run(

@@ -101,7 +101,7 @@ export const makeMemorySessionStore = (state: MemoryState): SessionStore["Servic
           m.summary !== undefined &&
           m.time.completed !== undefined &&
           m.error === undefined &&
-          m.reverted === undefined
+          m.reverted == null
       )
       .sort((a, b) => byId(b, a))[0]
   })

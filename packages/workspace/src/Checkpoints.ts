@@ -81,6 +81,8 @@ export class Checkpoints extends Context.Service<
      * the steps the copy keeps) name go into the copy's store, so those steps can be undone there too.
      */
     copyBefore(input: CopyInput): Effect.Effect<CopyReport, RestoreConflict | CopyError>
+    /** Puts the contents `changes` (recorded in `from`) name into the store of `to` as well: undone or copied from there. */
+    carry(from: string, to: string, changes: ReadonlyArray<FileChange>): Effect.Effect<void>
   }
 >()("reins/workspace/Checkpoints") {
   /** Checkpoints in the data dir (`checkpoints/<project>`); the watchers close with the layer. */
@@ -191,7 +193,12 @@ export class Checkpoints extends Context.Service<
         })
       })
 
-      return Checkpoints.of({ begin, undo: restore("undo"), redo: restore("redo"), copyBefore })
+      const carry = (from: string, to: string, changes: ReadonlyArray<FileChange>) =>
+        Effect.sync((): void => carryObjects(changes, projectOf(from).project.store, projectOf(to).project.store)).pipe(
+          bestEffort<void>(`copy checkpointed contents from ${from} to ${to}`, undefined)
+        )
+
+      return Checkpoints.of({ begin, undo: restore("undo"), redo: restore("redo"), copyBefore, carry })
     })
   )
 }

@@ -166,6 +166,8 @@ export const App = (props: AppProps) => {
   const openRewind = async () => {
     if (controller.running) return
     const points = await controller.rewindPoints()
+    // a turn may have started while the points were read: Esc then interrupts it, no picker opens over it
+    if (controller.running || points === undefined) return
     if (points.length === 0) return notice("Nothing to rewind: no message of yours in this session is left to undo.")
     setPicking({
       kind: "rewind",

@@ -257,19 +257,26 @@ export const makeController = (
       return { messages, said: `${verb} ${done.messages.length} message${done.messages.length === 1 ? "" : "s"} and ${files}.${skipped}` }
     },
     /** The messages you sent that the rewind picker offers (an undo back to before one), newest first, with their text. */
-    rewindPoints: async (): Promise<ReadonlyArray<{ readonly id: string; readonly text: string; readonly time: number }>> => {
+    rewindPoints: async (): Promise<ReadonlyArray<{ readonly id: string; readonly text: string; readonly time: number }> | undefined> => {
       if (sessionID === undefined) return []
       const id = sessionID
       const exit = await promise(
         Effect.gen(function* () {
           const { SessionStore, undoTargets } = yield* lib
           const store = yield* SessionStore
-          return undoTargets(yield* store.getSession(id), yield* store.messages(id))
+          const session = yield* store.getSession(id)
+          // a files-only undo (an in-place fork's) stands: a rewind (files and conversation) would be refused
+          if (session.revert !== undefined && session.revert.conversation === false) return undefined
+          return undoTargets(session, yield* store.messages(id))
         })
       )
       if (Exit.isFailure(exit)) {
         on.notice(failureText(exit.cause), "error")
-        return []
+        return undefined
+      }
+      if (exit.value === undefined) {
+        on.notice("This session's files have an undo of their own (a fork brought them back): /redo it first, then rewind.", "error")
+        return undefined
       }
       return exit.value
         .map((m) => ({

@@ -154,7 +154,8 @@ export const PromptInput = (props: PromptInputProps) => {
   // a rewound message comes back to the prompt to be edited and sent again
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new prefill sets the text
   useEffect(() => {
-    if (props.prefill !== undefined) edit(E.withText(props.prefill.text))
+    // text typed in the meantime is the user's: kept
+    if (props.prefill !== undefined && current.current.text === "") edit(E.withText(props.prefill.text))
   }, [props.prefill])
   // keys are read once the effects of useInput and usePaste have run (raw mode on): only then does the prompt say it is ready
   useEffect(() => setListening(true), [])

@@ -311,12 +311,9 @@ export const fromHistory = (messages: ReadonlyArray<{ readonly info: Message; re
   const items: Array<TranscriptItem> = []
   let usage = emptyUsage
   let step: StepUsage | undefined
-  // undone turns (`/undo`, `reins undo`) are kept in the store, not shown: the prompt and everything up to the next one
-  let undone = false
+  // undone turns (`/undo`, `reins undo`) are kept in the store, not shown: every message of theirs is marked
   for (const message of messages) {
-    if (message.info.role === "user" && message.info.metadata?.queued !== true && message.info.metadata?.compaction_continue !== true)
-      undone = message.info.metadata?.reverted !== undefined
-    if (undone) continue
+    if (message.info.role === "user" ? message.info.metadata?.reverted != null : message.info.reverted != null) continue
     const kind = messageKind(message.info)
     for (const part of message.parts) {
       const item = itemOfPart(part, kind, true)
