@@ -137,12 +137,19 @@ describe("build_diagnostics reduction", () => {
     expect(r.text).toContain(
       "warning: comparison of integer expressions of different signedness: ‘int’ and ‘unsigned int’ [-Wsign-compare]  — 41 times: src/totals.c:11:23, src/legacy_report.c:6:23, src/legacy_report.c:15:23, … 38 more"
     )
-    expect(r.text).toContain("warning: unused variable ‘scratch_01’ [-Wunused-variable]  — 40 times, 40 different messages: src/legacy_report.c:4:9,")
+    // 40 different unused variables: one line for the message, then each variable (never one standing for the others)
+    expect(r.text).toContain(
+      "warning: unused variable … [-Wunused-variable]  — 40 times, 40 different:\n  ‘scratch_01’ src/legacy_report.c:4:9; ‘scratch_02’ src/legacy_report.c:13:9;"
+    )
+    for (let i = 1; i <= 40; i++) expect(r.text).toContain(`‘scratch_${String(i).padStart(2, "0")}’`)
+    // one parameter unused 40 times, another once: each named, with how often
+    expect(r.text).toContain(
+      "warning: unused parameter … [-Wunused-parameter]  — 41 times, 2 different:\n  ‘n’ src/totals.c:9:50; ‘flags’ ×40 src/legacy_report.c:3:50"
+    )
     // a warning seen once keeps its snippet; no function line of the warnings is left
     expect(r.text).toContain("src/totals.c:17:22: warning: format ‘%d’ expects argument of type ‘int’, but argument 3 has type ‘double’ [-Wformat=]\n   17 |")
     expect(r.text).not.toContain("In function ‘report_")
     expect(r.text).not.toContain("In function ‘print_totals’")
-    expect(r.text).not.toContain("scratch_02")
     expect(r.reasons).toEqual(["noise_dropped", "repeats_grouped", "snippets_kept"])
   })
 
@@ -157,9 +164,8 @@ describe("build_diagnostics reduction", () => {
     const r = reduce(text, "clang -Wall -Wextra -Wshorten-64-to-32 -c src/gen.c src/main.c")!
     expect(r.text).toStartWith("src/main.c:4:12: error: use of undeclared identifier 'config'\n    return config.port;\n           ^\n")
     // a second compile printing the same 30 warnings again is not counted twice
-    expect(r.text).toContain(
-      "warning: unused variable 'tmp_1' [-Wunused-variable]  — 30 times, 30 different messages: src/gen.c:10:9, src/gen.c:20:9, src/gen.c:30:9, … 27 more"
-    )
+    expect(r.text).toContain("warning: unused variable … [-Wunused-variable]  — 30 times, 30 different:\n  'tmp_1' src/gen.c:10:9; 'tmp_2' src/gen.c:20:9;")
+    for (let i = 1; i <= 30; i++) expect(r.text).toContain(`'tmp_${i}'`)
     // two of a kind: the first whole, the other's location listed under it
     expect(r.text).toContain("[-Wshorten-64-to-32]\n    return total_1;\n    ~~~~~~ ^~~~~~~~\n  … the same message at 1 more location:\n    src/gen.c:25:5\n")
     expect(r.text).toEndWith("31 warnings and 1 error generated.\n32 warnings generated.\n")
@@ -175,6 +181,17 @@ describe("build_diagnostics reduction", () => {
     expect(r.text).toContain("error TS2304: Cannot find name 'logger'.  — 50 locations:")
     for (let i = 0; i < 50; i++) expect(r.text).toContain(`src/m${i % 7}.ts(${i + 1},3)`)
     expect(r.text).toContain("src/x.ts(1,1): error TS2307")
+  })
+
+  test("clippy: two different truncation warnings of one kind are each named, never one under the other", () => {
+    const cast = (from: string, to: string, line: number) =>
+      `warning: casting \`${from}\` to \`${to}\` may truncate the value\n  --> src/io.rs:${line}:9\n   |\n${line} |         n as ${to}\n   |         ^^^^^^^^\n   |\n   = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#cast_possible_truncation\n\n`
+    const text = `${Array.from({ length: 12 }, (_, i) => cast("u64", "u32", 10 + i)).join("")}${Array.from({ length: 9 }, (_, i) => cast("i64", "i16", 40 + i)).join("")}warning: \`io\` (lib) generated 21 warnings\n`
+    const r = reduce(text, "cargo clippy --all-targets")!
+    expect(r.text).toContain("warning: casting … to … may truncate the value  — 21 times, 2 different:")
+    expect(r.text).toContain("`u64` `u32` ×12 src/io.rs:10:9 src/io.rs:11:9 src/io.rs:12:9 …")
+    expect(r.text).toContain("`i64` `i16` ×9 src/io.rs:40:9 src/io.rs:41:9 src/io.rs:42:9 …")
+    expect(r.text.length).toBeLessThan(text.length)
   })
 
   test("rustc repeats keep three snippets (their labels differ) and list the rest", () => {

@@ -37,10 +37,19 @@ const isWarning = (d: Diag) => /^(?:warning\b|\[WARNING\])/i.test(d.label) || /\
  * What makes warnings the same kind: the compiler's flag (`[-Wsign-compare]`, javac's
  * `[deprecation]`), else the message with its quoted names (‘x’, 'x', `x`, "x") left out.
  */
+/** How many different messages of one text are listed with their locations; the rest by what they quote only. */
+const VARIANTS_WITH_LOCATIONS = 8
+
+const QUOTED = /‘[^’]*’|'[^']*'|`[^`]*`|"[^"]*"/g
+/** A message with what it quotes left out: `unused variable ‘…’`. */
+const unquoted = (label: string) => label.replace(QUOTED, "…")
+/** What a message quotes: `‘scratch_01’`, `\`u64\` \`u32\``. */
+const quoted = (label: string) => (label.match(QUOTED) ?? [label]).join(" ")
+
 const kindOf = (d: Diag) => {
   const flag = /\[(-W[^\]\s]+)\]$/.exec(d.label) ?? /^warning: \[([\w-]+)\]/.exec(d.label)
   if (flag) return `flag ${flag[1]}`
-  return `message ${d.label.replace(/‘[^’]*’|'[^']*'|`[^`]*`|"[^"]*"/g, "…")}`
+  return `message ${unquoted(d.label)}`
 }
 
 interface Group {
@@ -211,17 +220,38 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
     const rest = all.slice(shown)
     if (rest.length > 0) out.push(`  … the same message at ${plural(rest.length, "more location")}:`, ...locations(rest, "    "))
   }
-  /** A kind of warning seen many times: its first message, the count and the first few locations. */
+  /**
+   * A kind of warning seen many times, one entry per message text: a message seen alone is its line with the count and
+   * first locations; messages that differ only in what they quote (`unused variable ‘a’`, `‘b’`; `casting u64 to u32`,
+   * `i64 to i32`) are one line with the text, then what each quotes and where — one never stands for another.
+   */
   const renderKind = (kind: Kind) => {
     const all = kind.groups.flatMap((g) => g.all).sort((a, b) => order.get(a)! - order.get(b)!)
     if (all.some((d) => d.context.length > 0 || d.body.length > 0)) contextDropped = true
-    const different = kind.messages.size > 1 ? `, ${kind.messages.size} different messages` : ""
-    // the files being fixed (those with errors) first
-    const near = all.filter((d) => errorFiles.has(d.file))
-    const shown = [...near, ...all.filter((d) => !errorFiles.has(d.file))].slice(0, WARNING_LOCATIONS)
-    const more = all.length > shown.length ? `, … ${all.length - shown.length} more` : ""
-    out.push(`${shown[0]!.label}  — ${all.length} times${different}: ${shown.map((d) => d.location).join(", ")}${more}`)
     repeats++
+    const byText = new Map<string, Array<Diag>>()
+    for (const d of all) byText.set(unquoted(d.label), [...(byText.get(unquoted(d.label)) ?? []), d])
+    for (const [text, ds] of byText) {
+      // the files being fixed (those with errors) first
+      const first = [...ds.filter((d) => errorFiles.has(d.file)), ...ds.filter((d) => !errorFiles.has(d.file))]
+      const labels = new Set(ds.map((d) => d.label))
+      if (labels.size === 1) {
+        const shown = first.slice(0, WARNING_LOCATIONS)
+        const more = ds.length > shown.length ? `, … ${ds.length - shown.length} more` : ""
+        out.push(`${ds[0]!.label}  — ${ds.length} times: ${shown.map((d) => d.location).join(", ")}${more}`)
+        continue
+      }
+      // each variant once: how often and its first locations; past the first few, by name only
+      const variants = new Map<string, Array<Diag>>()
+      for (const d of first) variants.set(quoted(d.label), [...(variants.get(quoted(d.label)) ?? []), d])
+      const entries = [...variants].map(([name, vs], i) => {
+        if (i >= VARIANTS_WITH_LOCATIONS) return name
+        const shown = vs.slice(0, 3).map((d) => d.location)
+        return `${name}${vs.length > 1 ? ` ×${vs.length}` : ""} ${shown.join(" ")}${vs.length > shown.length ? " …" : ""}`
+      })
+      out.push(`${text}  — ${ds.length} times, ${labels.size} different:`)
+      out.push(...wrap(entries, "  ", "; "))
+    }
   }
 
   // errors and everything else in order, then the warnings, then the closing summaries
