@@ -3,7 +3,7 @@ import { MAX_BYTES, MAX_LINES } from "@reins/truncate"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { builtinReducers, runReducers } from "../src/index.ts"
-import type { ReduceInput } from "../src/Reducer.ts"
+import type { ReduceInput, Reducer } from "../src/Reducer.ts"
 import { buildDiagnostics } from "../src/reducers/build/index.ts"
 
 const dir = path.join(import.meta.dir, "..", "fixtures", "build")
@@ -271,5 +271,19 @@ describe("build_diagnostics reduction", () => {
     const a = reduce(text, "make")!
     expect(reduce(text, "make")!.text).toBe(a.text)
     expect(a.text.length).toBeLessThan(text.length / 20)
+  })
+})
+
+describe("runReducers never makes the output larger", () => {
+  test("a reduction smaller than the text but not once its evidence line is put before it is dropped", () => {
+    const text = "x".repeat(9000)
+    const saving = (bytes: number): Reducer => ({
+      name: "tiny",
+      matches: () => true,
+      reduce: () => ({ text: text.slice(bytes), reasons: ["repeats_grouped"] })
+    })
+    expect(runReducers([saving(20)], input(text), { minBytes: 0 })).toBeUndefined()
+    const kept = runReducers([saving(2000)], input(text), { minBytes: 0 })!
+    expect(kept.evidence.compactedBytes).toBe(7000)
   })
 })
