@@ -147,3 +147,45 @@ describe("unittest: what is kept", () => {
     expect(reduce(text.replace(/\n/g, "\r\n"), "python3 -m unittest -v")!.text).toBe(reduce(text, "python3 -m unittest -v")!.text)
   })
 })
+
+describe("unittest: a failing doctest", () => {
+  test("the lines after the doctest's own ruler are kept: where the example is, the example, what was expected and what came", () => {
+    const passing = Array.from({ length: 400 }, (_, i) => `test_case_${i} (tests.test_gen.TestGen.test_case_${i}) ... ok`)
+    const text = [
+      ...passing,
+      "add (mymod)",
+      "Doctest: mymod.add ... FAIL",
+      "",
+      ruler("="),
+      "FAIL: add (mymod)",
+      "Doctest: mymod.add",
+      ruler("-"),
+      "Traceback (most recent call last):",
+      '  File "/usr/lib/python3.11/doctest.py", line 2221, in runTest',
+      "    raise self.failureException(self.format_failure(new.getvalue()))",
+      "AssertionError: Failed doctest test for mymod.add",
+      '  File "/work/proj/mymod.py", line 1, in add',
+      "",
+      ruler("-"),
+      'File "/work/proj/mymod.py", line 5, in mymod.add',
+      "Failed example:",
+      "    add(1, 2)",
+      "Expected:",
+      "    4",
+      "Got:",
+      "    3",
+      "",
+      "",
+      ruler("-"),
+      "Ran 401 tests in 0.031s",
+      "",
+      "FAILED (failures=1)",
+      ""
+    ].join("\n")
+    const r = reduce(text, "python -m unittest -v")!
+    expect(r.evidence.reducer).toBe("unittest")
+    expect(r.text).toContain('File "/work/proj/mymod.py", line 5, in mymod.add\nFailed example:\n    add(1, 2)\nExpected:\n    4\nGot:\n    3\n')
+    expect(r.text).toEndWith("Ran 401 tests in 0.031s\nFAILED (failures=1)\n")
+    expect(r.text).not.toContain("test_case_12")
+  })
+})

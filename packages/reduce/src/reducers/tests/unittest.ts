@@ -76,9 +76,16 @@ export const unittest: Reducer = {
       }
       if (RULER_END.test(line)) {
         // inside a block, the first ruler separates the name from the traceback; the one before
-        // `Ran N tests` ends the last block
+        // `Ran N tests` ends the last block; another in the traceback is the failure's own (a
+        // doctest's, before the example that failed): kept with it
+        let next = i + 1
+        while (next < lines.length && lines[next]!.trim() === "") next++
+        const ends = next >= lines.length || RAN.test(lines[next]!) || RULER_BLOCK.test(lines[next]!)
         if (block && !inBody && !RAN.test(lines[i + 1] ?? "")) inBody = true
-        else close()
+        else if (block && inBody && !ends) {
+          block.push(line)
+          continue
+        } else close()
         report.drop()
         continue
       }
