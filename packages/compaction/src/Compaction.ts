@@ -61,11 +61,22 @@ interface SummaryOutput {
   readonly cost: number
 }
 
+/** The share of the usable window one part of a head summarised in parts may take. */
+const PART_SHARE = 0.5
+
+const sumUsage = (a: Usage, b: Usage): Usage => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  reasoning: a.reasoning + b.reasoning,
+  cacheRead: a.cacheRead + b.cacheRead,
+  cacheWrite: a.cacheWrite + b.cacheWrite
+})
+
 const tooLarge = (sessionID: string) =>
   new CompactionError({
     reason: "too-large",
     message:
-      `The conversation is too large to summarise even after dropping old tool outputs; start a new session with \`reins run\` ` +
+      `The conversation is too large to summarise even after dropping old tool outputs and in parts (one message alone is too large for this model); start a new session with \`reins run\` ` +
       `(the history of ${sessionID} is kept and can be read with \`reins sessions show ${sessionID}\`).`
   })
 
@@ -113,8 +124,56 @@ export class Compaction extends Context.Service<
             )
           )
 
+      /**
+       * The head summarised in parts, oldest first, each part's summary updating the one before (a session continued
+       * on a model with a smaller context: even without tool outputs its head does not fit one request). A part the
+       * summariser still finds too large is halved; a single message too large for it gives up.
+       */
+      const summariseInParts = Effect.fnUntraced(function* (
+        sessionID: string,
+        model: ModelRef,
+        input: {
+          readonly head: ReadonlyArray<MessageWithParts>
+          readonly pinned: ReadonlyArray<MessageWithParts>
+          readonly previous: string | undefined
+          readonly maxTokens: number
+          readonly budget: number
+        }
+      ) {
+        const queue: Array<ReadonlyArray<MessageWithParts>> = []
+        let part: Array<MessageWithParts> = []
+        for (const m of input.head) {
+          if (part.length > 0 && estimateMessages([...part, m]) > input.budget) {
+            queue.push(part)
+            part = []
+          }
+          part.push(m)
+        }
+        if (part.length > 0) queue.push(part)
+        let rolling = input.previous
+        let summarisedParts = 0
+        let out: SummaryOutput = { text: "", finish: "unknown", usage: emptyUsage, cost: 0 }
+        while (queue.length > 0) {
+          const next = queue.shift()!
+          const request = summaryRequest({ head: next, pinned: input.pinned, previous: rolling, template: settings.template, maxTokens: input.maxTokens })
+          const result = yield* Effect.result(callModel(model, request))
+          if (result._tag === "Failure") {
+            if (result.failure.reason !== "overflow") return yield* result.failure
+            if (next.length === 1) return yield* tooLarge(sessionID)
+            queue.unshift(next.slice(0, Math.ceil(next.length / 2)), next.slice(Math.ceil(next.length / 2)))
+            continue
+          }
+          const done = result.success
+          rolling = done.text
+          out = { text: done.text, finish: done.finish, usage: sumUsage(out.usage, done.usage), cost: out.cost + done.cost }
+          summarisedParts++
+        }
+        yield* Effect.annotateCurrentSpan({ "compaction.parts": summarisedParts })
+        return out
+      })
+
       // On the summariser's own overflow, retry with the head's oldest tool outputs dropped:
-      // half of them, then a quarter, … down to none.
+      // half of them, then a quarter, … down to none; then in parts.
       const summarise = Effect.fnUntraced(function* (
         sessionID: string,
         model: ModelRef,
@@ -123,6 +182,7 @@ export class Compaction extends Context.Service<
           readonly pinned: ReadonlyArray<MessageWithParts>
           readonly previous: string | undefined
           readonly maxTokens: number
+          readonly budget: number
         }
       ) {
         const { head, pinned, previous, maxTokens } = input
@@ -134,7 +194,8 @@ export class Compaction extends Context.Service<
           const result = yield* Effect.result(callModel(model, summaryRequest({ head: shrunk, pinned, previous, template: settings.template, maxTokens })))
           if (result._tag === "Success") return result.success
           if (result.failure.reason !== "overflow") return yield* result.failure
-          if (attempt >= MAX_SUMMARY_RETRIES || keep === 0) return yield* tooLarge(sessionID)
+          if (attempt >= MAX_SUMMARY_RETRIES || keep === 0)
+            return yield* summariseInParts(sessionID, model, { ...input, head: dropOldestOutputs(head, 0, now) })
           yield* Effect.annotateCurrentSpan({ "compaction.retry": attempt + 1, "compaction.outputs_kept": Math.floor(outputs / 2 ** (attempt + 1)) })
         }
       })
@@ -185,7 +246,9 @@ export class Compaction extends Context.Service<
           head,
           pinned: pinnedBefore,
           previous: previous?.text,
-          maxTokens: Math.floor(usable * SUMMARY_SHARE)
+          maxTokens: Math.floor(usable * SUMMARY_SHARE),
+          // a part of the head summarised on its own: what the model's window leaves beside the summary it writes
+          budget: Math.max(1_000, Math.floor(usable * PART_SHARE))
         })
         const text = summary.text.trim()
         if (text === "")

@@ -186,7 +186,7 @@ describe("Compaction.compact", () => {
     expect(big.every((p) => p.state.status === "completed" && p.state.time.compacted === undefined)).toBe(true)
   })
 
-  test("when even no outputs fit, it fails with a clear error and stores no summary", async () => {
+  test("when nothing fits, not even one message alone, it fails with a clear error and stores no summary", async () => {
     const h = history()
     h.user("task")
     h.user("second")
@@ -201,12 +201,43 @@ describe("Compaction.compact", () => {
     const r = await run([OVERFLOW], h.messages, { repeatLast: true })
     if (r.result._tag !== "Failure") throw new Error("expected a failure")
     expect(r.result.failure._tag).toBe("CompactionError")
-    expect(r.result.failure.message).toContain("too large to summarise even after dropping old tool outputs; start a new session with `reins run`")
-    // all outputs, then one, then none
-    expect(r.requests).toHaveLength(3)
+    expect(r.result.failure.message).toContain(
+      "too large to summarise even after dropping old tool outputs and in parts (one message alone is too large for this model); start a new session with `reins run`"
+    )
+    // all outputs, then one, then none; then in parts, halved down to one message
+    expect(r.requests.length).toBeGreaterThan(3)
     expect(r.requests[2]).not.toContain("BIG-")
     expect(r.after.some((m) => m.info.role === "assistant" && m.info.summary)).toBe(false)
     expect(r.events.some((e) => e.type === "compaction.completed")).toBe(false)
+  })
+
+  test("a head too large for the model even without outputs is summarised in parts, each part's summary updating the one before", async () => {
+    const h = history()
+    h.user("task")
+    for (let i = 0; i < 24; i++) {
+      h.user(`question ${i} ${"q".repeat(1_500)}`)
+      h.assistant({ text: `ANSWER-${i} ${"a".repeat(1_500)}` })
+    }
+    h.user("last turn")
+    h.assistant({ text: "last answer" })
+    // the whole head overflows (three tries: all outputs, fewer, none), then every part fits
+    const part = (i: number): ScriptedStep => ({ text: `PART-SUMMARY-${i}` })
+    const r = await run([OVERFLOW, OVERFLOW, OVERFLOW, part(1), part(2), part(3), part(4), part(5), part(6), part(7), part(8)], h.messages, {
+      repeatLast: true
+    })
+    if (r.result._tag !== "Success") throw new Error(String(r.result.failure))
+    const parts = r.requests.slice(3)
+    expect(parts.length).toBeGreaterThan(1)
+    // each part goes after the summary of the ones before it, oldest first; every answer is in one part
+    for (const [i, request] of parts.entries()) {
+      if (i > 0) expect(request).toContain(`PART-SUMMARY-${i}`)
+      expect(request.length).toBeLessThan(r.requests[0]!.length)
+    }
+    // the head's answers (the tail's are kept verbatim): each in a part
+    const head = Array.from({ length: 24 }, (_, i) => `ANSWER-${i} `).filter((a) => r.requests[0]!.includes(a))
+    expect(head.length).toBeGreaterThan(10)
+    for (const answer of head) expect(parts.some((request) => request.includes(answer))).toBe(true)
+    expect(r.result.success.summary).toBe(`PART-SUMMARY-${parts.length}`)
   })
 
   test("a previous summary is updated, not summarised again", async () => {
