@@ -1,13 +1,10 @@
-// `reins acp` end to end: the SDK's client side spawns the built CLI and talks to it over stdio,
-// against the scripted model server.
-import type { PlanEntry } from "@agentclientprotocol/sdk"
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chunkText, ofKind, withAcp } from "./acp-support.ts"
 import { spawn } from "node:child_process"
-import { BIN, ensureBuilt, gate, HANG_MS, lastToolResult, projects, reins, trust, waitFor } from "./support.ts"
+import { BIN, ensureBuilt, gate, HANG_MS, lastToolResult, projects, reins, waitFor } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -321,19 +318,17 @@ describe("reins acp", () => {
     expect(loaded.result.modes?.currentModeId).toBe("plan")
   })
 
-  test("a todo tool's list is the client's plan (reins has none built in: a project tool named todowrite gives one)", async () => {
-    const todos: Array<PlanEntry> = [
-      { content: "read the code", status: "completed", priority: "high" },
-      { content: "write the fix", status: "in_progress", priority: "medium" }
+  test("the todowrite tool's list is the client's plan, updated as it changes; todoread reads it back", async () => {
+    const todos = [
+      { id: "1", content: "read the code", status: "completed", priority: "high" },
+      { id: "2", content: "write the fix", status: "in_progress", priority: "medium" },
+      { id: "3", content: "old idea", status: "cancelled", priority: "low" }
     ]
-    const p = await setup([{ toolCalls: [{ name: "todowrite", arguments: { todos } }] }, { text: "planned" }])
-    fs.mkdirSync(path.join(p.cwd, ".reins", "tools"), { recursive: true })
-    fs.writeFileSync(
-      path.join(p.cwd, ".reins", "tools", "todowrite.js"),
-      `export default { description: "Keeps the todo list", parameters: { type: "object", properties: { todos: { type: "array", items: { type: "object" } } }, required: ["todos"] }, execute: async (args) => args.todos.length + " todos" }\n`
-    )
-    // a project's tool loads once its directory is trusted
-    await trust(p)
+    const p = await setup([
+      { toolCalls: [{ name: "todowrite", arguments: { todos } }] },
+      { toolCalls: [{ name: "todoread", arguments: {} }] },
+      { text: "planned" }
+    ])
     const { result } = await withAcp(p, [], {}, async ({ ctx, updates }) => {
       const { sessionId } = await ctx.request("session/new", { cwd: p.cwd, mcpServers: [] })
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] })
@@ -341,7 +336,17 @@ describe("reins acp", () => {
     })
     expect(result.response.stopReason).toBe("end_turn")
     expect(ofKind(result.updates, "tool_call")[0]!.kind).toBe("think")
-    expect(ofKind(result.updates, "plan")).toEqual([{ sessionUpdate: "plan", entries: todos }])
+    // a cancelled item is no longer part of the plan
+    expect(ofKind(result.updates, "plan")).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "read the code", status: "completed", priority: "high" },
+          { content: "write the fix", status: "in_progress", priority: "medium" }
+        ]
+      }
+    ])
+    expect(lastToolResult(p.server.requests)).toContain("[~] write the fix")
   })
 
   test("session/load in a new process replays the history: the user's prompt, the answer and each call with its final status", async () => {

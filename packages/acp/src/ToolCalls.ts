@@ -179,9 +179,8 @@ const PLAN_STATUSES = new Set(["pending", "in_progress", "completed"])
 const PLAN_PRIORITIES = new Set(["high", "medium", "low"])
 
 /**
- * A plan from a todo tool's input (`todos: [{ content, status, priority }]`, as opencode's
- * `todowrite` takes it). reins has no built-in todo tool: a plugin or MCP tool of that name and
- * shape gives the client its plan.
+ * A plan from a todo tool's input (`todos: [{ content, status, priority }]`: reins's `todowrite`, or a plugin
+ * or MCP tool of that name and shape); a cancelled item is no longer part of it.
  */
 export const planOf = (part: ToolPart): Array<PlanEntry> | undefined => {
   if (part.tool !== "todowrite" && part.tool !== "todo_write") return undefined
@@ -191,7 +190,7 @@ export const planOf = (part: ToolPart): Array<PlanEntry> | undefined => {
     if (typeof t !== "object" || t === null) return []
     const todo = t as { content?: unknown; status?: unknown; priority?: unknown }
     const content = str(todo.content)
-    if (content === undefined) return []
+    if (content === undefined || todo.status === "cancelled") return []
     const status = typeof todo.status === "string" && PLAN_STATUSES.has(todo.status) ? (todo.status as PlanEntry["status"]) : "pending"
     const priority = typeof todo.priority === "string" && PLAN_PRIORITIES.has(todo.priority) ? (todo.priority as PlanEntry["priority"]) : "medium"
     return [{ content, status, priority }]

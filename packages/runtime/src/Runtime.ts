@@ -23,6 +23,7 @@ import {
   DoomLoopSettings,
   EventAppender,
   layerSubAgents,
+  layerTodoLists,
   loadAgents,
   makeAgents,
   PromptSettings,
@@ -363,6 +364,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   const tools = layerToolRegistry(options.tools ?? builtins).pipe(
     // MCP servers start on the first turn (ToolRegistry.refresh), not when the runtime is built; closed with it
     Layer.provide(McpServers.dynamicTools),
+    // todoread reads the session's last todowrite from the store
+    Layer.provide(layerTodoLists),
     Layer.provideMerge(McpServers.layer),
     // plugins' and config command hooks run around every tool, MCP servers' included
     Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))

@@ -91,6 +91,11 @@ const completedDetail = (part: ToolPart, metadata: Metadata, style: Style): Arra
       const found = num(metadata, "count")
       return found === undefined ? [] : [found === 0 ? "no files" : plural(found, "file", "files")]
     }
+    case "todowrite":
+    case "todoread": {
+      const todos = Array.isArray(metadata.todos) ? (metadata.todos as ReadonlyArray<{ readonly status?: unknown }>) : undefined
+      return todos === undefined ? [] : [`${todos.filter((t) => t.status === "completed").length}/${todos.length} done`]
+    }
     case "list": {
       const found = num(metadata, "count")
       return found === undefined ? [] : [plural(found, "entry", "entries")]

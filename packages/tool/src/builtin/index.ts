@@ -6,10 +6,12 @@ import { grep } from "./grep.ts"
 import { list } from "./list.ts"
 import { read } from "./read.ts"
 import { task } from "./task.ts"
+import { todoread, todowrite } from "./todo.ts"
 import { write } from "./write.ts"
 
-export { applyPatch, bash, edit, glob, grep, list, read, task, write }
+export { applyPatch, bash, edit, glob, grep, list, read, task, todoread, todowrite, write }
+export { renderTodos, Todo, TodoLists } from "./todo.ts"
 export { SubAgents, agentList, type SubAgentInfo, type SubAgentRequest, type SubAgentResult } from "./task.ts"
 
 /** The built-in tools, in the order they are offered to the model. */
-export const builtins = [bash, read, glob, grep, list, write, edit, applyPatch, task] as const
+export const builtins = [bash, read, glob, grep, list, write, edit, applyPatch, task, todowrite, todoread] as const

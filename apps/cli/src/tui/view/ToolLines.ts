@@ -39,7 +39,25 @@ export const liveTail = (part: ToolPart, n = LIVE_TAIL_LINES): ReadonlyArray<str
   return typeof tail === "string" ? lastLines(tail, n) : []
 }
 
-/** The lines under a finished call's line: bash's last lines, an edit's diff, or (expanded) the output. */
+/** The session's plan as the todo tools hold it: one line per item, its state marked. */
+const todoLines = (todos: ReadonlyArray<unknown>, style: Style): ReadonlyArray<string> =>
+  todos.flatMap((t) => {
+    if (typeof t !== "object" || t === null) return []
+    const { content, status } = t as { content?: unknown; status?: unknown }
+    if (typeof content !== "string") return []
+    switch (status) {
+      case "completed":
+        return [style.dim(`${style.green("[x]")} ${content}`)]
+      case "in_progress":
+        return [style.bold(`${style.yellow("[~]")} ${content}`)]
+      case "cancelled":
+        return [style.dim(`[-] ${content}`)]
+      default:
+        return [`[ ] ${content}`]
+    }
+  })
+
+/** The lines under a finished call's line: bash's last lines, an edit's diff, the plan of a todo tool, or (expanded) the output. */
 export const resultLines = (part: ToolPart, expanded: boolean, style: Style): ReadonlyArray<string> => {
   const s = part.state
   if (s.status === "error") {
@@ -57,6 +75,7 @@ export const resultLines = (part: ToolPart, expanded: boolean, style: Style): Re
     const hidden = added.length - shown.length
     return hidden > 0 ? [...shown, style.dim(`${style.glyphs.ellipsis} ${hidden} more line${hidden === 1 ? "" : "s"}`)] : shown
   }
+  if ((part.tool === "todowrite" || part.tool === "todoread") && Array.isArray(s.metadata.todos)) return todoLines(s.metadata.todos, style)
   if (part.tool === "bash") {
     const output = withoutTrailer(s.output)
     return expanded ? lastLines(output, EXPANDED_LINES) : lastLines(output, RESULT_TAIL_LINES)
