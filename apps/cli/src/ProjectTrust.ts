@@ -44,6 +44,7 @@ const KIND: Record<TrustItem["kind"], string> = {
   plugin: "plugin",
   tool: "tool file",
   agent: "agent",
+  command: "command",
   skill: "skill",
   prompt: "prompt",
   permission: "rule",

@@ -13,7 +13,7 @@ import { Cause, type Context, Effect, Exit, Fiber, FiberSet, Scope, Stream } fro
 import type { ModelRef, TurnResult } from "@reins/domain"
 import { Agents, SessionService, Sessions, type MessageQueued } from "@reins/session"
 import { SessionStore } from "@reins/storage"
-import { FileAccess } from "@reins/tool"
+import { expandCommand, FileAccess, type PromptCommand } from "@reins/tool"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ClientRef } from "./AcpPrompter.ts"
@@ -27,6 +27,8 @@ import { historyUpdates, stopReason, turnUpdates } from "./Updates.ts"
 export interface AcpRuntime {
   readonly context: Context.Context<Sessions | SessionService | SessionStore>
   readonly model: ModelRef
+  /** The project's (once trusted) and the user's commands, offered as `/name` beside undo and redo. */
+  readonly commands?: ReadonlyArray<PromptCommand>
 }
 
 export interface AcpAgentOptions {
@@ -145,8 +147,13 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       })
 
     // the commands the editor offers in its prompt, told once the session is known to it (after the response)
-    const offerCommands = (client: AgentContext, sessionId: string) =>
-      setTimeout(() => void run(send(client, sessionId, [{ sessionUpdate: "available_commands_update", availableCommands: [...AVAILABLE_COMMANDS] }])), 0)
+    const offerCommands = (client: AgentContext, sessionId: string, runtime: AcpRuntime) => {
+      const custom = (runtime.commands ?? [])
+        .filter((c) => !AVAILABLE_COMMANDS.some((a) => a.name === c.name))
+        .map((c) => ({ name: c.name, description: c.description ?? "a command of yours", input: { hint: "arguments" } }))
+      const availableCommands = [...AVAILABLE_COMMANDS, ...custom]
+      setTimeout(() => void run(send(client, sessionId, [{ sessionUpdate: "available_commands_update", availableCommands }])), 0)
+    }
 
     const entryOf = (sessionId: string) => {
       const entry = sessions.get(sessionId)
@@ -177,7 +184,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
           )
         )
         const entry = await open(session.id, params.cwd, runtime)
-        offerCommands(client, session.id)
+        offerCommands(client, session.id, runtime)
         return { sessionId: session.id, modes: modeState(entry) }
       })
       .onRequest("session/load", async ({ params, client }) => {
@@ -203,7 +210,7 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
         if (history === undefined) throw RequestError.sessionNotFound(params.sessionId)
         const entry = await open(params.sessionId, params.cwd, runtime, history.session.agent)
         await runPromise(send(client, params.sessionId, historyUpdates(history.messages, entry.cwd)))
-        offerCommands(client, params.sessionId)
+        offerCommands(client, params.sessionId, runtime)
         return { modes: modeState(entry) }
       })
       // a mode is one of reins's primary agents: the next prompt runs it (plan: read-only)
@@ -217,7 +224,14 @@ export const serveAcp = (options: AcpAgentOptions): Effect.Effect<void, never, S
       })
       .onRequest("session/prompt", async ({ params, client, signal }) => {
         const entry = entryOf(params.sessionId)
-        const input = promptInput(params.prompt)
+        const given = promptInput(params.prompt)
+        // `/name args` of a command of the project's or the user's: its prompt, the words after it its arguments
+        const customCommand = /^\/(\S+)\s*([\s\S]*)$/.exec(given.text.trim())
+        const custom =
+          customCommand && !AVAILABLE_COMMANDS.some((a) => a.name === customCommand[1])
+            ? entry.runtime.commands?.find((c) => c.name === customCommand[1])
+            : undefined
+        const input = custom !== undefined && customCommand ? { ...given, text: expandCommand(custom, customCommand[2] ?? "") } : given
         if (input.text === "" && input.files.length === 0) throw RequestError.invalidParams(undefined, "The prompt is empty: give some text.")
         const command = input.files.length === 0 ? parseCommand(input.text) : undefined
         if (command !== undefined) {

@@ -10,7 +10,7 @@ import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
 
 /** One thing a project's configuration would run, redirect or loosen once the directory is trusted. */
 export interface TrustItem {
-  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "skill" | "prompt" | "permission" | "sandbox" | "cluster"
+  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "command" | "skill" | "prompt" | "permission" | "sandbox" | "cluster"
   /** Where in the config or the project it is: `hooks.tool.before[0]`, `.reins/plugins/x.ts`. */
   readonly name: string
   /** What it would do: the command, the URL, the rule. */
@@ -168,7 +168,7 @@ export const skillHasScripts = (folder: string) => filesUnder(folder).some((f) =
 
 /**
  * The project's own extension files that would load once trusted: `.reins/plugins/*`, `.reins/tools/*`,
- * `.reins/agents/*.md`, and the skills whose folder holds scripts; each with the hash of its contents.
+ * `.reins/agents/*.md`, `.reins/commands/*.md`, and the skills whose folder holds scripts; each with the hash of its contents.
  */
 export const projectFileItems = (cwd: string): Array<TrustItem> => {
   const items: Array<TrustItem> = []
@@ -198,6 +198,24 @@ export const projectFileItems = (cwd: string): Array<TrustItem> => {
       name: rel(path.join(agentsDir, file)),
       detail: "an agent: its prompt and permissions",
       hash: fileHash(path.join(agentsDir, file))
+    })
+  // the project's commands: prompts sent to the model when you run one (`/name`)
+  const commandsDir = path.join(cwd, PROJECT_DIR, "commands")
+  let commands: Array<string> = []
+  try {
+    commands = fs
+      .readdirSync(commandsDir)
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+  } catch {
+    commands = []
+  }
+  for (const file of commands)
+    items.push({
+      kind: "command",
+      name: rel(path.join(commandsDir, file)),
+      detail: "a command: a prompt for the model",
+      hash: fileHash(path.join(commandsDir, file))
     })
   for (const root of projectSkillRoots(cwd)) {
     let names: Array<string> = []

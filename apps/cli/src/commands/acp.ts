@@ -1,8 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
+import * as os from "node:os"
 import { Readable, Writable } from "node:stream"
 import { makeRuntime } from "@reins/runtime"
+import { discoverCommands } from "@reins/tool"
 import { resolveModel, runtimeProject, setupAt } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
 import { VERSION } from "../version.ts"
@@ -54,7 +56,8 @@ export const acp = Command.make("acp", flags, (input) =>
           ...sandboxOption(input.sandbox),
           permission: { yolo: input.yolo, nonInteractive: "deny", prompter }
         })
-        return { context: yield* Layer.build(layer), model }
+        const { commands } = yield* discoverCommands({ cwd, home: os.homedir(), trusted: setup.project.trusted })
+        return { context: yield* Layer.build(layer), model, commands }
       })
     yield* serveAcp({
       input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -76,6 +76,7 @@ export const init = Command.make("init", flags, (input) =>
     yield* runMessage({
       ...input,
       message: [initPrompt(agents, hadAgents)],
+      command: Option.none(),
       continue: false,
       session: Option.none(),
       agent: Option.none(),

@@ -7,11 +7,12 @@ import type { Prompter } from "@reins/permission"
 import { makeRuntime } from "@reins/runtime"
 import { Agents, SessionService, Sessions, agentModel } from "@reins/session"
 import { SessionStore } from "@reins/storage"
+import { discoverCommands, expandCommand } from "@reins/tool"
 import { admitAttachments, attachFiles } from "../Attach.ts"
 import { failure, fromRuntimeError, usage } from "../CliError.ts"
 import { ownEvents } from "../OwnEvents.ts"
 import { liveEnabled, styleFor } from "../present/Style.ts"
-import { loadSetup, resolveModel, runtimeProject } from "../Setup.ts"
+import { loadSetup, resolveModel, runtimeProject, type Setup } from "../Setup.ts"
 import { tokenFor } from "../ServerToken.ts"
 import { textPrinter } from "../TextPrinter.ts"
 import { jsonRun, reportTurnResult } from "../TurnResultLine.ts"
@@ -57,6 +58,12 @@ export const runFlags = {
     Flag.withDescription("With --attach: the server's token (default $REINS_SERVER_TOKEN, else the one a reins serve of yours left for that port)"),
     Flag.optional
   ),
+  command: Flag.String("command").pipe(
+    Flag.withDescription(
+      "Run a command: the prompt of .reins/commands/NAME.md (a trusted project's) or ~/.config/reins/commands/NAME.md, the message words as its $ARGUMENTS"
+    ),
+    Flag.optional
+  ),
   file: Flag.String("file").pipe(
     Flag.withAlias("f"),
     Flag.withDescription(
@@ -91,17 +98,39 @@ const onServer = (input: RunFlags, url: string) =>
     })
   })
 
+/** The command `name` of the project (once trusted) or the user; a usage error listing those there are, else. */
+const findCommand = (setup: Setup, name: string) =>
+  Effect.gen(function* () {
+    const found = yield* discoverCommands({ cwd: setup.cwd, home: os.homedir(), trusted: setup.project.trusted })
+    const command = found.commands.find((c) => c.name === name)
+    if (command !== undefined) return command
+    const why = found.skipped.map((s) => `${s.path}: ${s.error}`).join("; ")
+    const names = found.commands.map((c) => c.name).join(", ")
+    return yield* usage(
+      `No command "${name}"${names ? ` (commands: ${names})` : ""}: put its prompt in .reins/commands/${name}.md or ~/.config/reins/commands/${name}.md.${why ? ` Skipped: ${why}` : ""}`
+    )
+  })
+
 /** What `reins run` is given, parsed. */
 export type RunFlags = Command.Command.Config.Infer<typeof runFlags>
 
 /** One turn of the agent on a new or continued session, as `reins run` runs it (`reins init` runs one with its own prompt). */
-export const runMessage = (input: RunFlags) =>
+export const runMessage = (flags: RunFlags) =>
   Effect.gen(function* () {
+    let input = flags
     if (Option.isSome(input.attach)) return yield* onServer(input, input.attach.value)
     const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
-    const model = yield* withVariant(setup, yield* resolveModel(setup, Option.getOrUndefined(input.model)), Option.getOrUndefined(input.variant))
-    const text = input.message.join(" ").trim() || (yield* readStdin)
+    // `--command NAME`: the command's prompt with the message as its arguments; its agent and model unless given
+    const command = Option.isSome(input.command) ? yield* findCommand(setup, input.command.value) : undefined
+    const model = yield* withVariant(
+      setup,
+      yield* resolveModel(setup, Option.getOrUndefined(input.model) ?? command?.model),
+      Option.getOrUndefined(input.variant)
+    )
+    const words = input.message.join(" ").trim()
+    const text = command !== undefined ? expandCommand(command, words) : words || (yield* readStdin)
     if (!text) return yield* usage('Give a message: reins run "fix the failing test" (or pipe it on stdin)')
+    if (command?.agent !== undefined && Option.isNone(input.agent)) input = { ...input, agent: Option.some(command.agent) }
     const attached = yield* attachFiles({ cwd: setup.cwd, text, files: input.file })
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && Option.isNone(input.permission)
     const out = (s: string) => void process.stdout.write(s)

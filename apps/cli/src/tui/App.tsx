@@ -52,6 +52,15 @@ export interface AppProps {
   readonly writeRaw: (s: string) => void
   /** Called once the app listens to the controller (its notices show from then on). */
   readonly onListening?: () => void
+  /** The project's and the user's commands (`/name`), found after the first frame, with how one's prompt is made. */
+  readonly loadCommands?: () => Promise<LoadedCommands>
+}
+
+/** Commands as the app runs them: their names and summaries, the prompt of one run with arguments, what was skipped. */
+export interface LoadedCommands {
+  readonly commands: ReadonlyArray<{ readonly name: string; readonly description?: string }>
+  readonly prompt: (name: string, args: string) => string | undefined
+  readonly skipped: ReadonlyArray<{ readonly path: string; readonly error: string }>
 }
 
 type Picking =
@@ -79,6 +88,7 @@ export const App = (props: AppProps) => {
   const [branch, setBranch] = useState<string | undefined>(undefined)
   const [expandAll, setExpandAll] = useState(false)
   const [prefill, setPrefill] = useState<{ readonly text: string } | undefined>(undefined)
+  const [custom, setCustom] = useState<LoadedCommands | undefined>(undefined)
   // a new key re-mounts the transcript, which prints it whole again (after a resize, a resume, Ctrl+O)
   const [printKey, setPrintKey] = useState(0)
   const [now, setNow] = useState(Date.now())
@@ -115,6 +125,15 @@ export const App = (props: AppProps) => {
     })
     props.onListening?.()
     return props.bridge.subscribe(setQuestion)
+  }, [])
+
+  // the commands are read once, after the first frame; a file that cannot be used is said
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
+  useEffect(() => {
+    void props.loadCommands?.().then((loaded) => {
+      setCustom(loaded)
+      for (const s of loaded.skipped) notice(`Command not loaded: ${s.path}: ${s.error}`, "error")
+    })
   }, [])
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the branch is read once, at mount
@@ -260,8 +279,12 @@ export const App = (props: AppProps) => {
         props.writeRaw(osc52(answer))
         return notice(`Copied the last answer (${answer.length} characters) to the clipboard with OSC 52 (your terminal must allow clipboard writes).`)
       }
-      default:
+      default: {
+        // a command of the project's or the user's: its prompt, with the words after it as its arguments
+        const prompt = custom?.prompt(name, args.join(" "))
+        if (prompt !== undefined) return void controller.send(prompt)
         return notice(`Unknown command /${name}: /help lists them.`, "error")
+      }
     }
   }
 
@@ -316,6 +339,7 @@ export const App = (props: AppProps) => {
           onSubmit={submit}
           onInterrupt={() => void controller.interrupt()}
           onRewind={() => void openRewind()}
+          commands={(custom?.commands ?? []).map((c) => ({ name: c.name, args: "[arguments]", summary: c.description ?? "a command of yours" }))}
           {...(prefill ? { prefill } : {})}
           onExit={exit}
           onToggleExpand={() => {

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react"
 import * as E from "./Editor.ts"
 import { startCursor, step, type HistoryCursor } from "./History.ts"
 import type { Style } from "../present/Style.ts"
-import { complete, matches } from "./Slash.ts"
+import { complete, matches, type SlashCommand } from "./Slash.ts"
 
 /** How long a first Ctrl+C on an empty prompt waits for the second that exits. */
 const EXIT_WINDOW_MS = 2000
@@ -21,6 +21,8 @@ export interface PromptInputProps {
   readonly onToggleExpand: () => void
   /** Esc twice on an idle prompt: the rewind picker. */
   readonly onRewind?: () => void
+  /** The project's and the user's commands, offered with the built-in ones after `/`. */
+  readonly commands?: ReadonlyArray<SlashCommand>
   /** Text put in the prompt to edit (a rewound message); a new object each time. */
   readonly prefill?: { readonly text: string }
   readonly width: number
@@ -118,7 +120,7 @@ export const PromptInput = (props: PromptInputProps) => {
         return "send" in result ? submit(result.send) : edit(result.edit)
       }
       if (key.tab) {
-        const completed = complete(editor.text)
+        const completed = complete(editor.text, props.commands)
         return completed === undefined ? undefined : edit(E.withText(completed))
       }
       if (key.upArrow) return E.onFirstLine(editor) ? walkHistory(-1) : setEditor(E.vertical(editor, -1))
@@ -137,7 +139,7 @@ export const PromptInput = (props: PromptInputProps) => {
       const pieces = input.split(/(\r\n?|\n|\t)/)
       let state = editor
       for (const piece of pieces) {
-        const completed = piece === "\t" ? complete(state.text) : undefined
+        const completed = piece === "\t" ? complete(state.text, props.commands) : undefined
         if (piece === "\t") state = completed === undefined ? state : E.withText(completed)
         else if (piece === "\r" || piece === "\n" || piece === "\r\n") {
           const result = E.enter(state)
@@ -161,7 +163,7 @@ export const PromptInput = (props: PromptInputProps) => {
   useEffect(() => setListening(true), [])
 
   const editor = shown
-  const found = matches(editor.text)
+  const found = matches(editor.text, props.commands)
   const unicode = props.style.glyphs.dot === "·"
   const color = (c: string) => (props.style.color ? { color: c } : {})
   // NO_COLOR: no dim either (an SGR code some terminals render as a colour)

@@ -19,16 +19,19 @@ export const SLASH_COMMANDS: ReadonlyArray<SlashCommand> = [
   { name: "exit", summary: "leave (Ctrl+D does too)" }
 ]
 
-/** The commands whose name starts with what follows the `/` typed so far (only while the first word is typed). */
-export const matches = (text: string): ReadonlyArray<SlashCommand> => {
+/**
+ * The commands whose name starts with what follows the `/` typed so far (only while the first word is typed): the
+ * built-in ones, then `custom` (the project's and the user's commands).
+ */
+export const matches = (text: string, custom: ReadonlyArray<SlashCommand> = []): ReadonlyArray<SlashCommand> => {
   if (!text.startsWith("/") || /\s/.test(text)) return []
   const typed = text.slice(1).toLowerCase()
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(typed))
+  return [...SLASH_COMMANDS, ...custom].filter((c) => c.name.toLowerCase().startsWith(typed))
 }
 
 /** Tab: the text completed to the single match, or to the matches' longest common prefix. */
-export const complete = (text: string): string | undefined => {
-  const found = matches(text)
+export const complete = (text: string, custom: ReadonlyArray<SlashCommand> = []): string | undefined => {
+  const found = matches(text, custom)
   if (found.length === 0) return undefined
   if (found.length === 1) return `/${found[0]!.name} `
   const names = found.map((c) => c.name)

@@ -1,5 +1,6 @@
 // Starts the interactive session: the runtime with a prompter that asks on screen, the stored
 // session if one is resumed, and the Ink app until it exits.
+import * as os from "node:os"
 import { render } from "ink"
 import type { ModelRef, Session } from "@reins/domain"
 import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
@@ -8,7 +9,7 @@ import { resolveModel, type Setup } from "../Setup.ts"
 import { withVariant } from "../Variant.ts"
 import { keyedProviders } from "../KeySources.ts"
 import { VERSION } from "../version.ts"
-import { App } from "./App.tsx"
+import { App, type LoadedCommands } from "./App.tsx"
 import { makePermissionBridge } from "./Bridge.ts"
 import { failureText, makeController, type Services } from "./Controller.ts"
 import { historyFile, loadHistory } from "./History.ts"
@@ -25,6 +26,20 @@ export interface TuiOptions {
   readonly yolo: boolean
   /** `--sandbox MODE`: the OS sandbox for this run's commands (over `sandbox.mode`). */
   readonly sandbox?: "auto" | "required" | "off"
+}
+
+/** The project's (once trusted) and the user's commands, read after the first frame (the tool modules load then). */
+const loadCommands = async (cwd: string, trusted: boolean): Promise<LoadedCommands> => {
+  const { discoverCommands, expandCommand } = await import("@reins/tool")
+  const found = await Effect.runPromise(discoverCommands({ cwd, home: os.homedir(), trusted }))
+  return {
+    commands: found.commands,
+    skipped: found.skipped,
+    prompt: (name, args) => {
+      const command = found.commands.find((c) => c.name.toLowerCase() === name)
+      return command === undefined ? undefined : expandCommand(command, args)
+    }
+  }
 }
 
 /** Clear the screen and the scrollback, cursor home: before the transcript is printed again. */
@@ -127,6 +142,7 @@ export const runTui = (options: TuiOptions) =>
               writeRaw={(s) => void stdout.write(s)}
               // from then on the warnings logged, and those logged before, show as notices
               onListening={() => notices.attach((text, kind) => controller.on.notice(text, kind))}
+              loadCommands={() => loadCommands(setup.cwd, setup.project.trusted)}
             />,
             {
               exitOnCtrlC: false,
