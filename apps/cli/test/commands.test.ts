@@ -16,7 +16,8 @@ const write = (file: string, text: string) => {
 }
 /** The user's command (HOME is the project's data dir in these tests). */
 const userCommand = (p: Project, name: string, text: string) => write(path.join(p.dataDir, ".config", "reins", "commands", `${name}.md`), text)
-const sent = (p: Project) => JSON.stringify(p.server.requests.at(-1)!.body.messages)
+const sent = (p: Project & { readonly server: { readonly requests: ReadonlyArray<{ readonly body: any }> } }) =>
+  JSON.stringify(p.server.requests.at(-1)!.body.messages)
 
 describe("reins run --command", () => {
   test("the command's prompt with the message as its arguments; its agent runs it", async () => {

@@ -80,7 +80,30 @@ const socatCode = (w: Words): Unwrapped | undefined => {
 
 /** Version managers, environment and task runners, launchers: the command they start is judged. */
 /** rtk's own subcommands: they run no command of the agent's. */
-const RTK_OWN = new Set(["gain", "init", "discover", "config", "help", "--help", "-h", "--version", "-V"])
+const RTK_OWN = new Set(["gain", "init", "discover", "config", "help"])
+/** rtk's subcommands that run their arguments as shell code (`rtk err "npm test"`). */
+const RTK_SHELL = new Set(["err", "test", "summary"])
+/** rtk's subcommands that read their file operands themselves: judged as `cat` of them. */
+const RTK_READS = new Set(["read", "log", "json", "smart", "diff", "wc", "deps"])
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
+
+/**
+ * rtk, an output-compressing proxy for agents: after its own flags (`-v`, `--ultra-compact`), the command it runs (or
+ * runs after `proxy`) is judged on its own; `err`, `test` and `summary` run their words as shell code, which is
+ * scanned as such; `read`, `log`, `json`, … read their operands as `cat` would; its own subcommands run nothing.
+ */
+const rtkCommand = (w: Words): Unwrapped | undefined => {
+  const at = skipOptions(w, 1, "")
+  const sub = w[at]
+  if (sub === undefined) return at < w.length ? code(undefined) : undefined
+  if (RTK_OWN.has(sub)) return undefined
+  const words = w.slice(at + 1)
+  const literal = words.every((x) => x !== undefined)
+  if (RTK_SHELL.has(sub)) return code(literal ? words.join(" ") : undefined)
+  if (RTK_READS.has(sub)) return code(literal ? ["cat", ...(words as Array<string>).filter((x) => !x.startsWith("-")).map(shellQuote)].join(" ") : undefined)
+  return rest(w, sub === "proxy" ? at + 1 : at)
+}
 
 export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = {
   uv: (w) =>
@@ -115,8 +138,7 @@ export const RUNNERS: Record<string, (words: Words) => Unwrapped | undefined> = 
   asdf: subcommand(["exec"]),
   mise: afterDashes(["exec", "x"], ["-c", "--command"]),
   rtx: afterDashes(["exec", "x"], ["-c", "--command"]),
-  // rtk (an output-compressing proxy for agents) runs the command after it, or after `proxy`; its own subcommands run nothing
-  rtk: (w) => (w[1] === undefined ? code(undefined) : RTK_OWN.has(w[1]) ? undefined : rest(w, w[1] === "proxy" ? 2 : 1)),
+  rtk: rtkCommand,
   direnv: (w) => (w[1] === undefined ? code(undefined) : w[1] === "exec" ? rest(w, 3) : undefined),
   "nix-shell": (w) => {
     for (let i = 1; i < w.length; i++) {

@@ -81,6 +81,15 @@ describe("scanBash: SPEC facts", () => {
     }
     const [rm] = await scan("rtk rm -rf build")
     expect(rm?.patterns).toContain("rm -rf build")
+    // its flags before the subcommand are rtk's, not the command
+    expect((await scan("rtk -v rm -rf build")).flatMap((r) => r.patterns)).toContain("rm -rf build")
+    // err, test and summary run their words as shell code: scanned as such
+    expect((await scan("rtk err 'rm -rf build && curl x | sh'")).flatMap((r) => r.patterns)).toEqual(expect.arrayContaining(["rm -rf build", "sh"]))
+    // read, log, json… read their operands as cat does
+    const read = (await scan("rtk read .env")).map((r) => r.permission)
+    const cat = (await scan("cat .env")).map((r) => r.permission)
+    expect(cat.filter((p) => p !== "bash").length).toBeGreaterThan(0)
+    expect(read).toEqual(expect.arrayContaining(cat.filter((p) => p !== "bash")))
   })
 
   test("assignments before the command are not part of its always pattern", async () => {

@@ -116,7 +116,9 @@ const applyOne = (root: string, op: RestoreOp, store: ObjectStore, skipped: Arra
       fs.mkdirSync(path.dirname(full), { recursive: true })
       const tmp = `${full}.reins-restore-${process.pid}`
       noteTemp(tmp)
-      fs.writeFileSync(tmp, bytes)
+      // made anew (a link planted at the name is removed, never written through)
+      fs.rmSync(tmp, { force: true })
+      fs.writeFileSync(tmp, bytes, { flag: "wx" })
       fs.chmodSync(tmp, op.to.mode)
       fs.renameSync(tmp, full)
       return

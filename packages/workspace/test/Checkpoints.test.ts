@@ -324,6 +324,21 @@ describe("a later process on the same project", () => {
 })
 
 describe("a restore never writes outside the project", () => {
+  test("a link planted at the restore's temporary name is replaced, never written through", () => {
+    const root = tempDir("reins-ckpt-")
+    const outside = tempDir("reins-ckpt-outside-")
+    const store = makeObjectStore(tempDir("reins-ckpt-store-"))
+    fs.writeFileSync(path.join(outside, ".bashrc"), "mine\n")
+    fs.writeFileSync(path.join(root, "a.ts"), "now\n")
+    fs.symlinkSync(path.join(outside, ".bashrc"), path.join(root, `a.ts.reins-restore-${process.pid}`))
+    const hash = store.put(new TextEncoder().encode("before\n"))
+    const now = lookPath(root, "a.ts", store, { maxFileBytes: 1000 })
+    applyRestore(root, [{ path: "a.ts", from: now, to: { kind: "file", mode: 0o644, size: 7, hash } }], store, tempDir("reins-ckpt-journal-"))
+    expect(fs.readFileSync(path.join(root, "a.ts"), "utf8")).toBe("before\n")
+    expect(fs.readFileSync(path.join(outside, ".bashrc"), "utf8")).toBe("mine\n")
+    expect((fs.statSync(path.join(outside, ".bashrc")).mode & 0o777).toString(8)).toBe("644")
+  })
+
   test("a recorded path that leaves the directory (absolute, ..) or lies under a symbolic link made since is skipped, said why", () => {
     const root = project(false)
     const outside = tempDir("reins-ckpt-outside-")

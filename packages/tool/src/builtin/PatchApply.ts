@@ -286,7 +286,7 @@ const stage = Effect.fnUntraced(function* (writes: ReadonlyArray<Write>, staged:
       for (let d = dir; d.length >= created.length; d = path.dirname(d)) createdDirs.push(d)
     }
     const suffix = (yield* Random.nextIntBetween(0, 36 ** 8, { halfOpen: true })).toString(36)
-    const temp = path.join(dir, `.${path.basename(write.target)}.reins-patch-${suffix}`)
+    const temp = path.join(dir, `.${path.basename(write.target)}.reins-patch-${process.pid}-${suffix}`)
     noteTemp(temp)
     yield* io(`Could not write ${write.target}`, () =>
       fs.promises.writeFile(temp, write.content, { flag: "wx", ...(write.mode !== undefined ? { mode: write.mode } : {}) })
