@@ -302,7 +302,21 @@ describe("newString in the file's indentation, level by level", () => {
       "        b()\n    }\n    c()",
       "\tif a {\n\t\tb()\n\t}\n\tc()\n\t}\n"
     ],
-    ["the same indentation: newString as written", "\tx()\n\ty()\n", "\tx()\n\ty()", "\tx()\n\t  z()", "\tx()\n\t  z()\n"]
+    ["the same indentation: newString as written", "\tx()\n\ty()\n", "\tx()\n\ty()", "\tx()\n\t  z()", "\tx()\n\t  z()\n"],
+    [
+      "a JSDoc comment added in a tab-indented file: its ' * ' lines keep their one-space offset, the levels stay tabs",
+      "class A {\n\tf() {\n\t\treturn 1\n\t}\n}\n",
+      "    f() {\n        return 1\n    }",
+      "    /**\n     * Foo.\n     */\n    f() {\n        return 1\n    }",
+      "class A {\n\t/**\n\t * Foo.\n\t */\n\tf() {\n\t\treturn 1\n\t}\n}\n"
+    ],
+    [
+      "a block matched with a line the model left out (block anchor): only the base is mapped, the nesting stays valid",
+      "class Cart:\n  def total(self, items):\n    sum = 0\n    # add up the prices\n    for item in items: sum += item.price\n    return sum\n",
+      "    def total(self, items):\n        sum = 0\n        for item in items: sum += item.price\n        return sum",
+      "    def total(self, items):\n        sum = 0\n        for item in items:\n            sum += item.price\n        return sum",
+      "class Cart:\n  def total(self, items):\n    sum = 0\n    for item in items:\n      sum += item.price\n    return sum\n"
+    ]
   ]
   for (const [name, content, oldString, newString, expected] of cases)
     test(name, () => {

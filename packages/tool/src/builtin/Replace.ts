@@ -1,4 +1,4 @@
-import { indentOf, Haystack, type Span } from "./Haystack.ts"
+import { commonIndent, indentOf, Haystack, type Span } from "./Haystack.ts"
 import { notFoundMessage } from "./NotFound.ts"
 import { applySpans, disjoint, multiOccurrence, replacers, type Replacer } from "./Replacers.ts"
 import { keepFinalNewline, type TextFile } from "./TextFile.ts"
@@ -35,29 +35,41 @@ export const tooLarge = (oldString: string, matched: string) => {
   return oldLines > 1 && matched.length > Math.max(oldString.length + 500, 4 * oldString.length)
 }
 
-/** One level of indentation among `indents`: a tab where they use tabs, else the smallest step between two of them. */
+/**
+ * One level of indentation among `indents`: a tab where they use tabs, else the smallest depth past the shallowest of
+ * 2 spaces or more (a JSDoc ` * ` or an aligned continuation is an offset, not a level).
+ */
 const unitOf = (indents: ReadonlyArray<string>): string | undefined => {
   if (indents.some((i) => i.includes("\t"))) return "\t"
-  const widths = [...new Set(indents.map((i) => i.length))].sort((a, b) => a - b)
-  let step: number | undefined
-  for (let i = 1; i < widths.length; i++) step = Math.min(step ?? Number.POSITIVE_INFINITY, widths[i]! - widths[i - 1]!)
-  return step === undefined ? undefined : " ".repeat(step)
+  const widths = indents.map((i) => i.length)
+  const base = Math.min(...widths)
+  // the smallest depth past the shallowest that is a level, not an offset
+  const depths = widths.map((w) => w - base).filter((d) => d >= 2)
+  return depths.length === 0 ? undefined : " ".repeat(Math.min(...depths))
 }
 
 /**
  * `newString` in the file's indentation, when the model wrote `oldString` in another (spaces for the file's tabs, 4
- * for its 2): each indentation of `oldString` is mapped to that of the line it matched, and a line of `newString`
- * deeper (or shallower) than any of them goes by levels — a level as the model wrote it becomes a level as the file
- * has it, so nested lines keep their depth. Unchanged when the indentations already agree.
+ * for its 2): each indentation of `oldString` is mapped to that of the line it matched (when they match line for
+ * line), and a line of `newString` at another depth goes by levels — a level as the model wrote it becomes a level as
+ * the file has it, so nested lines keep their depth; what is past a whole level (an offset) is kept. Unchanged when
+ * the indentations already agree.
  */
 const reindent = (oldString: string, newString: string, matched: string) => {
   const oldLines = oldString.split("\n")
   const fileLines = matched.split("\n")
   const map = new Map<string, string>()
-  for (const [i, line] of oldLines.entries()) {
-    const fileLine = fileLines[i]
-    if (line.trim() === "" || fileLine === undefined || fileLine.trim() === "") continue
-    if (!map.has(indentOf(line))) map.set(indentOf(line), indentOf(fileLine))
+  if (oldLines.length === fileLines.length) {
+    for (const [i, line] of oldLines.entries()) {
+      const fileLine = fileLines[i]!
+      if (line.trim() === "" || fileLine.trim() === "") continue
+      if (!map.has(indentOf(line))) map.set(indentOf(line), indentOf(fileLine))
+    }
+  } else {
+    // the lines do not pair (a block matched with lines missing or added): only the base indentation is known
+    const modelBase = commonIndent(oldLines)
+    const fileBase = commonIndent(fileLines)
+    if (modelBase !== undefined && fileBase !== undefined) map.set(modelBase, fileBase)
   }
   if (map.size === 0 || [...map].every(([model, file]) => model === file)) return newString
   const newIndents = newString.split("\n").flatMap((line) => (line.trim() === "" ? [] : [indentOf(line)]))
@@ -66,13 +78,14 @@ const reindent = (oldString: string, newString: string, matched: string) => {
   if (newIndents.every((i) => fileIndents.has(i) && !map.has(i))) return newString
   const [modelBase, fileBase] = [...map].sort((a, b) => a[0].length - b[0].length)[0]!
   const modelUnit = unitOf([...map.keys(), ...newIndents])
-  const fileUnit = unitOf([...map.values()]) ?? (fileBase.includes("\t") ? "\t" : modelUnit)
+  const fileUnit = unitOf([...map.values(), ...fileLines.filter((l) => l.trim() !== "").map(indentOf)]) ?? (fileBase.includes("\t") ? "\t" : modelUnit)
   const byLevel = (indent: string): string | undefined => {
-    if (modelUnit === undefined || fileUnit === undefined) return undefined
-    const levels = (indent.length - modelBase.length) / modelUnit.length
-    if (!Number.isInteger(levels)) return undefined
-    if (levels >= 0) return fileBase + fileUnit.repeat(levels)
-    return fileBase.length >= -levels * fileUnit.length ? fileBase.slice(0, fileBase.length + levels * fileUnit.length) : undefined
+    if (modelUnit === undefined || fileUnit === undefined || !indent.startsWith(modelBase.slice(0, Math.min(modelBase.length, indent.length)))) return undefined
+    const depth = indent.length - modelBase.length
+    const levels = Math.floor(depth / modelUnit.length)
+    const offset = " ".repeat(depth - levels * modelUnit.length)
+    if (levels >= 0) return fileBase + fileUnit.repeat(levels) + offset
+    return fileBase.length >= -levels * fileUnit.length ? fileBase.slice(0, fileBase.length + levels * fileUnit.length) + offset : undefined
   }
   return newString
     .split("\n")

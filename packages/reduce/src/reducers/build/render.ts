@@ -39,6 +39,8 @@ const isWarning = (d: Diag) => /^(?:warning\b|\[WARNING\])/i.test(d.label) || /\
  */
 /** How many different messages of one text are listed with their locations; the rest by what they quote only. */
 const VARIANTS_WITH_LOCATIONS = 8
+/** How many of them are named at all: past it, counted. */
+const VARIANTS_NAMED = 60
 
 const QUOTED = /‘[^’]*’|'[^']*'|`[^`]*`|"[^"]*"/g
 /** A message with what it quotes left out: `unused variable ‘…’`. */
@@ -230,7 +232,12 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
     if (all.some((d) => d.context.length > 0 || d.body.length > 0)) contextDropped = true
     repeats++
     const byText = new Map<string, Array<Diag>>()
-    for (const d of all) byText.set(unquoted(d.label), [...(byText.get(unquoted(d.label)) ?? []), d])
+    for (const d of all) {
+      const key = unquoted(d.label)
+      const list = byText.get(key)
+      if (list === undefined) byText.set(key, [d])
+      else list.push(d)
+    }
     for (const [text, ds] of byText) {
       // the files being fixed (those with errors) first
       const first = [...ds.filter((d) => errorFiles.has(d.file)), ...ds.filter((d) => !errorFiles.has(d.file))]
@@ -243,12 +250,19 @@ export const render = (parsed: Parsed): { readonly text: string; readonly reason
       }
       // each variant once: how often and its first locations; past the first few, by name only
       const variants = new Map<string, Array<Diag>>()
-      for (const d of first) variants.set(quoted(d.label), [...(variants.get(quoted(d.label)) ?? []), d])
-      const entries = [...variants].map(([name, vs], i) => {
+      for (const d of first) {
+        const key = quoted(d.label)
+        const list = variants.get(key)
+        if (list === undefined) variants.set(key, [d])
+        else list.push(d)
+      }
+      const named = [...variants].slice(0, VARIANTS_NAMED)
+      const entries = named.map(([name, vs], i) => {
         if (i >= VARIANTS_WITH_LOCATIONS) return name
         const shown = vs.slice(0, 3).map((d) => d.location)
         return `${name}${vs.length > 1 ? ` ×${vs.length}` : ""} ${shown.join(" ")}${vs.length > shown.length ? " …" : ""}`
       })
+      if (variants.size > named.length) entries.push(`… ${variants.size - named.length} more`)
       out.push(`${text}  — ${ds.length} times, ${labels.size} different:`)
       out.push(...wrap(entries, "  ", "; "))
     }
