@@ -140,14 +140,21 @@ export class Compaction extends Context.Service<
           readonly budget: number
         }
       ) {
+        // what goes with every part (the pinned messages, the summary so far) leaves the rest of the budget to the part
+        const beside = estimateMessages(input.pinned) + Math.ceil((input.previous?.length ?? 0) / 4) + input.maxTokens
+        const budget = Math.max(500, input.budget - beside)
         const queue: Array<ReadonlyArray<MessageWithParts>> = []
         let part: Array<MessageWithParts> = []
+        let size = 0
         for (const m of input.head) {
-          if (part.length > 0 && estimateMessages([...part, m]) > input.budget) {
+          const tokens = estimateMessages([m])
+          if (part.length > 0 && size + tokens > budget) {
             queue.push(part)
             part = []
+            size = 0
           }
           part.push(m)
+          size += tokens
         }
         if (part.length > 0) queue.push(part)
         let rolling = input.previous

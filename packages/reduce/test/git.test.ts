@@ -189,6 +189,38 @@ describe("git_diff", () => {
     expect(r.text).toContain("lines cut (+0 -0)")
   })
 
+  test("more budget never keeps fewer changed lines; context goes around every change, not after the first", () => {
+    const files = Array.from({ length: 60 }, (_, f) => {
+      const ctx = (n: number, at: string) => Array.from({ length: n }, (_, i) => ` ctx ${f}.${at}${i} ${"c".repeat(30)}`)
+      return [
+        `diff --git a/f${f} b/f${f}`,
+        "index 1..2 100644",
+        `--- a/f${f}`,
+        `+++ b/f${f}`,
+        "@@ -1,62 +1,62 @@",
+        ...ctx(20, "a"),
+        `-old ${f}a`,
+        `+new ${f}a`,
+        ...ctx(20, "b"),
+        `-old ${f}b`,
+        `+new ${f}b`,
+        ...ctx(20, "c")
+      ].join("\n")
+    })
+    const wide = `${files.join("\n")}\n`
+    const kept = (kb: number) => {
+      const r = gitDiff.reduce(input(wide, "git diff", { maxLines: MAX_LINES, maxBytes: kb * 1024 }))!
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(kb * 1024)
+      return r.text
+    }
+    const small = kept(20)
+    const large = kept(40)
+    expect((small.match(/^[+-](?:old|new) /gm) ?? []).length).toBe(240)
+    expect((large.match(/^[+-](?:old|new) /gm) ?? []).length).toBe(240)
+    // the second change of a hunk has context before it too
+    expect(large).toMatch(/ ctx 7\.b19 c+\n-old 7b\n/)
+  })
+
   test("git log -p: commit headers kept, messages cut, commits bounded", () => {
     const logp = fixture("git-log-p")
     const one = gitDiff.reduce(input(logp, "git log -p -12"))!

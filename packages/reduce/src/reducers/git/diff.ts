@@ -41,8 +41,13 @@ const selectBody = (body: ReadonlyArray<string>, share: number, columns: number)
   const changed = (i: number) => /[+-]/.test(body[i]!.slice(0, columns))
   for (let i = 0; i < body.length && keep.size < share; i++) if (isMarker(body[i]!, columns)) keep.add(i)
   for (let i = 0; i < body.length && keep.size < share; i++) if (changed(i)) keep.add(i)
-  // context right before and after changed lines, while the share lasts
-  for (let i = 0; i < body.length && keep.size < share; i++) if (!keep.has(i) && (keep.has(i - 1) || keep.has(i + 1))) keep.add(i)
+  // context around every changed line, one line of distance more at a time, while the share lasts
+  const anchors = [...keep]
+  for (let distance = 1; keep.size < share && distance < body.length; distance++)
+    for (const a of anchors) {
+      if (keep.size >= share) break
+      for (const i of [a - distance, a + distance]) if (i >= 0 && i < body.length && keep.size < share) keep.add(i)
+    }
   const lines: Array<string> = []
   let cut = 0
   for (let i = 0; i < body.length; ) {
@@ -182,6 +187,9 @@ const reduceDiff = (lines: ReadonlyArray<string>, head: number, tail: number, sh
   return { lines: out, reasons }
 }
 
+/** How many changed lines (and conflict markers) a result kept. */
+const changedKept = (r: Result) => r.lines.filter((l) => /^[+-]{1,2}(?![+-]{2})/.test(l)).length
+
 export const gitDiff: Reducer = {
   name: "git_diff",
   matches: (input) =>
@@ -191,26 +199,35 @@ export const gitDiff: Reducer = {
     const lines = toLines(input.text)
     if (!lines.some((l) => FILE.test(l) || HUNK.test(l))) return undefined
     const fits = (r: Result) => r.lines.length <= input.maxLines && byteLength(`${r.lines.join("\n")}\n`) <= input.maxBytes
-    let result: Result | undefined
-    for (const [head, tail] of HUNK_KEEP.slice(0, -1)) {
-      result = reduceDiff(lines, head, tail)
-      if (fits(result)) break
-      result = undefined
-    }
     // a wide diff: each hunk gets an equal share of what the headers leave, its changed lines and conflict markers
     // first — the largest share that fits (a diff that cut every body kept no changed line and half the budget unused)
-    if (result === undefined) {
+    const shared = () => {
       let low = 0
       let high = lines.length
-      result = reduceDiff(lines, 0, 0, 0)
+      let best = reduceDiff(lines, 0, 0, 0)
       while (low < high) {
         const share = Math.ceil((low + high) / 2)
         const tried = reduceDiff(lines, 0, 0, share)
         if (fits(tried)) {
-          result = tried
+          best = tried
           low = share
         } else high = share - 1
       }
+      return best
+    }
+    let result: Result | undefined
+    for (const [head, tail] of HUNK_KEEP.slice(0, -1)) {
+      const tried = reduceDiff(lines, head, tail)
+      if (fits(tried)) {
+        result = tried
+        break
+      }
+    }
+    // a middle cut that drops most of the changed lines the shares would keep is not the better answer
+    if (result === undefined) result = shared()
+    else if (result.reasons.includes("hunks_cut")) {
+      const other = shared()
+      if (changedKept(other) > 2 * changedKept(result)) result = other
     }
     if (result.reasons.length === 0) return undefined
     return { text: `${result.lines.join("\n")}\n`, reasons: result.reasons }
