@@ -32,12 +32,14 @@ const lastLine = (stderr: string) => stderr.trimEnd().split("\n").at(-1) ?? ""
 
 /** An OpenAI-compatible server whose answer never ends: text chunks until the client goes away. */
 const endlessServer = () =>
-  new Promise<{ url: string; close: () => void; sent: () => number }>((resolve) => {
+  new Promise<{ url: string; close: () => void; sent: () => number; requests: () => number }>((resolve) => {
     let sent = 0
+    let requests = 0
     const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
       fetch: () => {
+        requests++
         const chunk = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "word ".repeat(2000) } }] })}\n\n`
         const stream = new ReadableStream({
           pull(controller) {
@@ -48,22 +50,31 @@ const endlessServer = () =>
         return new Response(stream, { headers: { "content-type": "text/event-stream" } })
       }
     })
-    resolve({ url: `http://127.0.0.1:${server.port}/v1`, close: () => server.stop(true), sent: () => sent })
+    resolve({ url: `http://127.0.0.1:${server.port}/v1`, close: () => server.stop(true), sent: () => sent, requests: () => requests })
   })
 
 describe("reins run against a provider that misbehaves", () => {
-  test("an answer that never ends is stopped past the size cap: one clear line, exit 1, the session kept", async () => {
+  test("an answer that never ends is stopped past the size cap: one clear line, exit 1, not retried; the session goes on", async () => {
     const endless = await endlessServer()
     try {
-      const p = await setup([{ text: "unused" }], RETRY)
-      editConfig(p as Project & { configFile: string }, (config) => ({ ...config, provider: { local: { ...config.provider.local, baseURL: endless.url } } }))
+      const p = await setup([{ text: "going on" }], RETRY)
+      const scripted = p.server.url
+      const pointAt = (url: string) =>
+        editConfig(p as Project & { configFile: string }, (config) => ({ ...config, provider: { local: { ...config.provider.local, baseURL: url } } }))
+      pointAt(endless.url)
       const r = await reins(["run", "--format", "json", "hello"], p)
       expect(r.code).toBe(1)
       expect(r.stderr).toContain("grew past 4 MiB in one step without ending, so it was stopped")
-      // stopped soon after the cap, and not retried
+      expect(endless.requests()).toBe(1)
       expect(endless.sent()).toBeLessThan(64 * 1024 * 1024)
-      const sessions = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)
-      expect(sessions).toHaveLength(1)
+      const sessionID = JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)[0].id as string
+      // what it streamed is kept cut, its start and end: the next prompt sends that, not megabytes
+      pointAt(scripted)
+      const next = await reins(["run", "--session", sessionID, "go on"], p)
+      expect(next.code).toBe(0)
+      const messages = JSON.stringify(p.server.requests.at(-1)!.body.messages)
+      expect(messages).toContain("characters cut: the answer grew without end and was stopped")
+      expect(messages.length).toBeLessThan(64 * 1024)
     } finally {
       endless.close()
     }

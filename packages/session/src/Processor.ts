@@ -1,9 +1,10 @@
 import { Cause, Clock, Context, Effect, FiberSet, Layer, Option, Semaphore, Stream } from "effect"
 import { Bus, Ids, isOpenTool, type AssistantMessage, type Part, type ReasoningPart, type TextPart, type ToolPart } from "@reins/domain"
-import { Provider, type ModelEvent, ProviderError, type ProviderRequest } from "@reins/provider"
+import { Provider, type ModelEvent, type ProviderError, type ProviderRequest } from "@reins/provider"
 import { SessionStore, type StoreError } from "@reins/storage"
 import { ToolRegistry } from "@reins/tool"
 import { Checkpoints } from "@reins/workspace"
+import { cutAnswer, KEPT_OF_TOO_LONG, MAX_RESPONSE_CHARS, tooLong } from "./AnswerCap.ts"
 import { cutOff, delegatedBy, emptyStep, foldStep, interruptedState, textDue, type StepEvent, type StepOutcome, type StepState } from "./StepState.ts"
 
 export { TEXT_STORE_MIN_GROWTH, interruptedState, type StepOutcome } from "./StepState.ts"
@@ -23,18 +24,6 @@ export const TOOL_CONCURRENCY = 4
  * part at once; each tool call runs in its own fiber of a FiberSet scoped to the step, which the
  * step awaits; cleanup runs in `ensuring`, so an interrupt or error leaves no part pending or running.
  */
-/**
- * The most one step's answer may stream (text, reasoning and tool arguments, in characters): some 8 times the largest
- * output a model is allowed, so only a provider that never ends its answer reaches it, and memory stays bounded.
- */
-export const MAX_RESPONSE_CHARS = 4 * 1024 * 1024
-
-const tooLong = (streamed: number) =>
-  new ProviderError({
-    reason: "too-long",
-    message: `The model's answer grew past ${Math.round(streamed / 1024 / 1024)} MiB in one step without ending, so it was stopped (the provider may be stuck). What it streamed is kept; send a new prompt to go on, or try another model.`
-  })
-
 export const makeProcessor = Effect.gen(function* () {
   const store = yield* SessionStore
   const bus = yield* Bus
@@ -275,6 +264,10 @@ export const makeProcessor = Effect.gen(function* () {
     const completed = yield* Clock.currentTimeMillis
     if (result._tag === "Failure") {
       const error = result.failure as ProviderError | StoreError
+      // an answer stopped for its size is kept cut (its start and end): sent back whole, it would fill any window
+      if (error._tag === "ProviderError" && error.reason === "too-long")
+        for (const part of state.texts.values())
+          if (part.text.length > KEPT_OF_TOO_LONG) yield* save({ ...part, text: cutAnswer(part.text) }).pipe(Effect.ignore)
       yield* saveMessage({
         ...assistant,
         time: { ...assistant.time, completed },
