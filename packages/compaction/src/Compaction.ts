@@ -61,6 +61,15 @@ interface SummaryOutput {
   readonly cost: number
 }
 
+/** What a summary is made of: the head to summarise, the pinned messages and summary beside it, its size and a part's. */
+interface SummariseInput {
+  readonly head: ReadonlyArray<MessageWithParts>
+  readonly pinned: ReadonlyArray<MessageWithParts>
+  readonly previous: string | undefined
+  readonly maxTokens: number
+  readonly budget: number
+}
+
 /** The share of the usable window one part of a head summarised in parts may take. */
 const PART_SHARE = 0.5
 
@@ -129,17 +138,7 @@ export class Compaction extends Context.Service<
        * on a model with a smaller context: even without tool outputs its head does not fit one request). A part the
        * summariser still finds too large is halved; a single message too large for it gives up.
        */
-      const summariseInParts = Effect.fnUntraced(function* (
-        sessionID: string,
-        model: ModelRef,
-        input: {
-          readonly head: ReadonlyArray<MessageWithParts>
-          readonly pinned: ReadonlyArray<MessageWithParts>
-          readonly previous: string | undefined
-          readonly maxTokens: number
-          readonly budget: number
-        }
-      ) {
+      const summariseInParts = Effect.fnUntraced(function* (sessionID: string, model: ModelRef, input: SummariseInput) {
         // what goes with every part (the pinned messages, the summary so far) leaves the rest of the budget to the part
         const beside = estimateMessages(input.pinned) + Math.ceil((input.previous?.length ?? 0) / 4) + input.maxTokens
         const budget = Math.max(500, input.budget - beside)
@@ -181,17 +180,7 @@ export class Compaction extends Context.Service<
 
       // On the summariser's own overflow, retry with the head's oldest tool outputs dropped:
       // half of them, then a quarter, … down to none; then in parts.
-      const summarise = Effect.fnUntraced(function* (
-        sessionID: string,
-        model: ModelRef,
-        input: {
-          readonly head: ReadonlyArray<MessageWithParts>
-          readonly pinned: ReadonlyArray<MessageWithParts>
-          readonly previous: string | undefined
-          readonly maxTokens: number
-          readonly budget: number
-        }
-      ) {
+      const summarise = Effect.fnUntraced(function* (sessionID: string, model: ModelRef, input: SummariseInput) {
         const { head, pinned, previous, maxTokens } = input
         const outputs = visibleOutputs(head)
         const now = yield* Clock.currentTimeMillis

@@ -166,6 +166,18 @@ export const projectSkillRoots = (cwd: string) => [path.join(cwd, PROJECT_DIR, "
 /** Whether a skill's folder holds anything besides its SKILL.md (scripts the skill tells the model to run). */
 export const skillHasScripts = (folder: string) => filesUnder(folder).some((f) => f !== "SKILL.md")
 
+/** The `.md` files of a folder, sorted; none when it is not there. */
+const markdownFiles = (dir: string): ReadonlyArray<string> => {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+  } catch {
+    return []
+  }
+}
+
 /**
  * The project's own extension files that would load once trusted: `.reins/plugins/*`, `.reins/tools/*`,
  * `.reins/agents/*.md`, `.reins/commands/*.md`, and the skills whose folder holds scripts; each with the hash of its contents.
@@ -182,41 +194,14 @@ export const projectFileItems = (cwd: string): Array<TrustItem> => {
     for (const file of filesUnder(dir))
       items.push({ kind, name: rel(path.join(dir, file)), detail: "code reins would load and run", hash: fileHash(path.join(dir, file)) })
   }
-  const agentsDir = path.join(cwd, PROJECT_DIR, "agents")
-  let agents: Array<string> = []
-  try {
-    agents = fs
-      .readdirSync(agentsDir)
-      .filter((f) => f.endsWith(".md"))
-      .sort()
-  } catch {
-    agents = []
+  // the project's agents (a prompt and permissions) and commands (a prompt sent to the model when you run one)
+  for (const [kind, sub, detail] of [
+    ["agent", "agents", "an agent: its prompt and permissions"],
+    ["command", "commands", "a command: a prompt for the model"]
+  ] as const) {
+    const dir = path.join(cwd, PROJECT_DIR, sub)
+    for (const file of markdownFiles(dir)) items.push({ kind, name: rel(path.join(dir, file)), detail, hash: fileHash(path.join(dir, file)) })
   }
-  for (const file of agents)
-    items.push({
-      kind: "agent",
-      name: rel(path.join(agentsDir, file)),
-      detail: "an agent: its prompt and permissions",
-      hash: fileHash(path.join(agentsDir, file))
-    })
-  // the project's commands: prompts sent to the model when you run one (`/name`)
-  const commandsDir = path.join(cwd, PROJECT_DIR, "commands")
-  let commands: Array<string> = []
-  try {
-    commands = fs
-      .readdirSync(commandsDir)
-      .filter((f) => f.endsWith(".md"))
-      .sort()
-  } catch {
-    commands = []
-  }
-  for (const file of commands)
-    items.push({
-      kind: "command",
-      name: rel(path.join(commandsDir, file)),
-      detail: "a command: a prompt for the model",
-      hash: fileHash(path.join(commandsDir, file))
-    })
   for (const root of projectSkillRoots(cwd)) {
     let names: Array<string> = []
     try {
