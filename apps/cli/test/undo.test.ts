@@ -145,6 +145,44 @@ describe("reins undo of a turn whose sub-agent changed files", () => {
   }, 60_000)
 })
 
+describe("reins undo of the file tools' own changes", () => {
+  test("apply_patch with a move, an add, a delete and an update of an executable: undone byte for byte, modes kept, then redone", async () => {
+    const patchText = [
+      "*** Begin Patch",
+      "*** Update File: src/old_name.ts",
+      "*** Move to: src/lib/new_name.ts",
+      "@@",
+      "-export const v = 1",
+      "+export const v = 2",
+      "*** Add File: src/added.ts",
+      "+export const added = true",
+      "*** Delete File: src/gone.ts",
+      "*** Update File: run.sh",
+      "@@",
+      "-echo one",
+      "+echo two",
+      "*** End Patch"
+    ].join("\n")
+    const p = await setup([{ toolCalls: [{ name: "apply_patch", arguments: { patchText } }] }, { text: "PATCHED" }], { edit_tool: "apply_patch" })
+    fs.mkdirSync(path.join(p.cwd, "src"))
+    fs.writeFileSync(path.join(p.cwd, "src/old_name.ts"), "export const v = 1\n")
+    fs.writeFileSync(path.join(p.cwd, "src/gone.ts"), "export const gone = 1\n")
+    fs.writeFileSync(path.join(p.cwd, "run.sh"), "#!/bin/sh\necho one\n")
+    fs.chmodSync(path.join(p.cwd, "run.sh"), 0o755)
+    const before = tree(p.cwd)
+    await ok(["run", "--yolo", "patch it"], p)
+    const after = tree(p.cwd)
+    expect(after["src/lib/new_name.ts"]).toBe("file 644 export const v = 2\n")
+    expect(after["src/old_name.ts"]).toBeUndefined()
+    expect(after["run.sh"]).toBe("file 755 #!/bin/sh\necho two\n")
+    const undone = JSON.parse((await ok(["undo", "--format", "json"], p)).stdout)
+    expect(undone.files).toEqual(["run.sh", "src/added.ts", "src/gone.ts", "src/lib", "src/lib/new_name.ts", "src/old_name.ts"])
+    expect(tree(p.cwd)).toEqual(before)
+    await ok(["redo"], p)
+    expect(tree(p.cwd)).toEqual(after)
+  }, 60_000)
+})
+
 describe("reins undo: bad input", () => {
   test("--files-only with --conversation-only, a message that is not a prompt of the session, no session: one line, exit 2 or 1", async () => {
     const p = await start(true)
