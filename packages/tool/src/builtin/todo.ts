@@ -6,12 +6,8 @@ const Status = Schema.Literals(["pending", "in_progress", "completed", "cancelle
 const Priority = Schema.Literals(["high", "medium", "low"])
 
 /** One item of a session's plan, as opencode's `todowrite` shapes it. */
-export const Todo = Schema.Struct({
-  id: Schema.String.annotate({ description: "A short unique id of the item (kept across updates)" }),
-  content: Schema.String.annotate({ description: "What to do, in one line" }),
-  status: Status.annotate({ description: "pending, in_progress (one at a time), completed or cancelled" }),
-  priority: Priority.annotate({ description: "high, medium or low" })
-})
+// the descriptions are short: every request of every turn carries them (a small local model's window is 8k)
+export const Todo = Schema.Struct({ id: Schema.String, content: Schema.String, status: Status, priority: Priority })
 export type Todo = typeof Todo.Type
 
 /**
@@ -36,13 +32,13 @@ export const renderTodos = (todos: ReadonlyArray<Todo>): string => {
   ].join("\n")
 }
 
-const DESCRIPTION = `Write the session's todo list: the whole list each time (it replaces the previous one).
-Use it for work of three or more steps, or when the user gives several tasks: plan them as items, mark one in_progress when you start it, completed as soon as it is done (not in batches), cancelled when it no longer applies. Keep one item in_progress at a time. The user sees the list as you update it. Skip it for a single, simple task.`
+const DESCRIPTION =
+  "Write the whole todo list (replaces the last) for work of 3+ steps: one item in_progress at a time, completed as soon as done. The user sees it."
 
 /** `todowrite`: replaces the session's plan; the plan is the call's metadata (`todos`), shown to the user and editors. */
 export const todowrite = define("todowrite", {
   description: DESCRIPTION,
-  parameters: Schema.Struct({ todos: Schema.Array(Todo).annotate({ description: "The whole updated todo list" }) }),
+  parameters: Schema.Struct({ todos: Schema.Array(Todo) }),
   truncate: false,
   execute: (args) =>
     Effect.gen(function* () {
@@ -60,7 +56,7 @@ export const todowrite = define("todowrite", {
 export const todoread = Effect.gen(function* () {
   const lists = yield* TodoLists
   return yield* define("todoread", {
-    description: "Read the session's todo list as it was last written (todowrite), to see what is left.",
+    description: "Read the todo list as last written.",
     parameters: Schema.Struct({}),
     truncate: false,
     execute: (_args, ctx) =>
