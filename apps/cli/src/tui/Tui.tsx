@@ -142,7 +142,8 @@ export const runTui = (options: TuiOptions) =>
               writeRaw={(s) => void stdout.write(s)}
               // from then on the warnings logged, and those logged before, show as notices
               onListening={() => notices.attach((text, kind) => controller.on.notice(text, kind))}
-              loadCommands={() => loadCommands(setup.cwd, setup.project.trusted)}
+              // once the runtime is built (it loads the tool modules): no extra work while the first screens take their keys
+              loadCommands={() => services.promise.then(() => loadCommands(setup.cwd, setup.project.trusted))}
             />,
             {
               exitOnCtrlC: false,
