@@ -11,11 +11,10 @@ import { COMMIT, compactCommit, describeCommit, GIT, thousands } from "./shared.
 
 /** Commits shown by git log -p. */
 export const PATCH_COMMITS = 20
-/** Lines kept at the start and end of a long hunk, tried in order until the result fits the budget. */
+/** Lines kept at the start and end of a long hunk, tried in order until the result fits the budget (past them: shares). */
 export const HUNK_KEEP: ReadonlyArray<readonly [number, number]> = [
   [6, 4],
-  [3, 2],
-  [0, 0]
+  [3, 2]
 ]
 
 const FILE = /^diff --(?:git|cc|combined) /
@@ -216,7 +215,7 @@ export const gitDiff: Reducer = {
       return best
     }
     let result: Result | undefined
-    for (const [head, tail] of HUNK_KEEP.slice(0, -1)) {
+    for (const [head, tail] of HUNK_KEEP) {
       const tried = reduceDiff(lines, head, tail)
       if (fits(tried)) {
         result = tried
