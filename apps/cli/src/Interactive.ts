@@ -12,6 +12,8 @@ export interface ChatInput {
   readonly trust: boolean
   /** `--sandbox MODE`: the OS sandbox for this run's commands. */
   readonly sandbox?: "auto" | "required" | "off"
+  /** `--max-cost USD`: the session's budget for this run (parsed by effect/cli: the fast path leaves it to main). */
+  readonly maxCost?: number
 }
 
 const VALUE_FLAGS: Record<string, "model" | "variant" | "session" | "sandbox"> = {

@@ -122,7 +122,7 @@ export const historyUpdates = (messages: ReadonlyArray<MessageWithParts>, cwd: s
  */
 export const stopReason = (result: TurnResult): StopReason => {
   const { assistant } = result
-  if (assistant.error?.reason === "doom_loop") return "max_turn_requests"
+  if (assistant.error?.reason === "doom_loop" || assistant.error?.reason === "budget") return "max_turn_requests"
   switch (assistant.finish) {
     case "length":
       return "max_tokens"

@@ -23,7 +23,8 @@ export const Compacted = Schema.Struct({
   tokensAfter: Schema.Number,
   pruned: Schema.Array(Schema.String),
   summarised: Schema.Array(Schema.String),
-  summary: Schema.String
+  summary: Schema.String,
+  cost: Schema.Number
 })
 
 /**

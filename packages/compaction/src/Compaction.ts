@@ -52,6 +52,8 @@ export interface CompactResult {
   readonly summarised: ReadonlyArray<string>
   /** The summary's text. */
   readonly summary: string
+  /** What the summary's model calls cost (a turn's budget counts it). */
+  readonly cost: number
 }
 
 interface SummaryOutput {
@@ -295,7 +297,15 @@ export class Compaction extends Context.Service<
           summarised,
           summary: text
         })
-        return { summaryMessageID: info.id, tokensBefore: input.tokens, tokensAfter, pruned: prunedIds, summarised, summary: text } satisfies CompactResult
+        return {
+          summaryMessageID: info.id,
+          tokensBefore: input.tokens,
+          tokensAfter,
+          pruned: prunedIds,
+          summarised,
+          summary: text,
+          cost: info.cost
+        } satisfies CompactResult
       })
 
       const check = (model: ModelRef) => {

@@ -316,6 +316,16 @@ export const HooksConfig = Schema.Struct({
 })
 export type HooksConfig = typeof HooksConfig.Type
 
+/** Spend caps in dollars, from the catalogue's prices (or `price` in config); a model with no price costs nothing. */
+export const BudgetConfig = Schema.Struct({
+  session: Schema.optional(Dollars.check(Schema.isGreaterThan(0))).annotate({
+    description: "The most a session may spend in all, its sub-agents included (--max-cost sets it for a run)."
+  }),
+  turn: Schema.optional(Dollars.check(Schema.isGreaterThan(0))).annotate({ description: "The most one turn may spend, its sub-agents included." }),
+  subagent: Schema.optional(Dollars.check(Schema.isGreaterThan(0))).annotate({ description: "The most one sub-agent (one task call) may spend." })
+})
+export type BudgetConfig = typeof BudgetConfig.Type
+
 /** The whole of `reins.json`. Unknown keys are reported, so typos do not pass silently. */
 export const Config = Schema.Struct({
   $schema: Schema.optional(Schema.String).annotate({ description: "The JSON Schema of this file, for editors; reins ignores it." }),
@@ -370,6 +380,10 @@ export const Config = Schema.Struct({
   /** MCP servers by name (`local`: a command over stdio; `remote`: a URL); their tools are offered as `<name>_<tool>`. */
   mcp: Schema.optional(McpConfig).annotate({
     description: "MCP servers by name (local: a command over stdio; remote: a URL); their tools are offered as <name>_<tool>."
+  }),
+  /** Spend caps, checked before each model call; a config file can only lower them (the smallest wins), --max-cost sets the session's. */
+  budget: Schema.optional(BudgetConfig).annotate({
+    description: "Spend caps in dollars (session, turn, subagent), checked before each model call; every config file can only lower them."
   }),
   sandbox: Schema.optional(SandboxConfig).annotate({ description: "The OS sandbox that commands and command hooks run in." }),
   cluster: Schema.optional(ClusterConfig).annotate({

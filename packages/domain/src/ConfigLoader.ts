@@ -2,7 +2,7 @@ import { Effect, Schema, SchemaAST, SchemaIssue } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
-import { Config } from "./Config.ts"
+import { type BudgetConfig, Config } from "./Config.ts"
 import { configKeysAt } from "./ConfigSchema.ts"
 import { xdgDir } from "./Paths.ts"
 
@@ -220,7 +220,20 @@ export const effectiveConfig = (layers: Pick<ConfigLayers, "global" | "named">, 
   ) as Config
   // paths hidden from commands add up: one file's list never un-hides another's
   const denyRead = [...new Set([layers.global, project, layers.named].flatMap((c) => c.sandbox?.deny_read ?? []))]
-  return denyRead.length > 0 ? { ...merged, sandbox: { ...merged.sandbox, deny_read: denyRead } } : merged
+  const withDenyRead = denyRead.length > 0 ? { ...merged, sandbox: { ...merged.sandbox, deny_read: denyRead } } : merged
+  // a budget only tightens: a cloned project (or any file) can lower the user's caps, never raise them
+  const budget = lowestBudget([layers.global.budget, project.budget, layers.named.budget])
+  return budget === undefined ? withDenyRead : { ...withDenyRead, budget }
+}
+
+/** Each cap at its smallest over the config files that set it; undefined when none does. */
+const lowestBudget = (budgets: ReadonlyArray<BudgetConfig | undefined>): BudgetConfig | undefined => {
+  const out: { session?: number; turn?: number; subagent?: number } = {}
+  for (const key of ["session", "turn", "subagent"] as const) {
+    const set = budgets.flatMap((b) => (b?.[key] !== undefined ? [b[key]] : []))
+    if (set.length > 0) out[key] = Math.min(...set)
+  }
+  return Object.keys(out).length > 0 ? out : undefined
 }
 
 /** Loads and merges every config file that applies to `cwd`, the project's whole (a trusted project); returns the files used too. */

@@ -35,6 +35,7 @@ import {
   SessionService,
   Sessions,
   SessionSettings,
+  BudgetSettings,
   Turn,
   defaultDoomLoopLimits,
   loadInstructions,
@@ -325,6 +326,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
       maxDelayMs: config.retry?.max_delay_ms ?? 30_000
     }),
     Layer.succeed(SessionSettings, config.agent?.steps !== undefined ? { maxSteps: config.agent.steps } : {}),
+    Layer.succeed(BudgetSettings, config.budget ?? {}),
     Layer.succeed(RunSettings, runTimingFromEnv(env) ?? RunSettings.defaultValue()),
     // a runner's leases name it: whoever reads one (GET /session/{id}, a runner taking the session over) knows where it runs
     Layer.succeed(LeaseHolder, options.cluster === undefined ? LeaseHolder.defaultValue() : asRunner(options.cluster.runner.trim())),

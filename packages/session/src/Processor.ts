@@ -13,6 +13,8 @@ export interface StepInput {
   readonly assistant: AssistantMessage
   readonly request: ProviderRequest
   readonly cwd: string
+  /** Told what the model call cost as soon as its answer is complete, while its tools (a sub-agent) may still run. */
+  readonly onCost?: ((cost: number) => void) | undefined
 }
 
 /** How long cleanup waits for interrupted tools before marking them errored (T3). */
@@ -215,6 +217,7 @@ export const makeProcessor = Effect.gen(function* () {
           }
           case "finish-step":
             apply({ type: "finish", outcome: { finish: event.finishReason, toolCalls: state.calls.size, usage: event.usage, cost: event.cost } })
+            input.onCost?.(event.cost)
             return
           case "retry":
             yield* bus.publish({

@@ -23,6 +23,7 @@ import { Permission, check } from "@reins/permission"
 import { Provider, ProviderSettings, providerConfig } from "@reins/provider"
 import { RunClaims, SessionStore, type MessageWithParts, type SessionRun } from "@reins/storage"
 import { SessionHooks, Skills, ToolRegistry, skillsBlock } from "@reins/tool"
+import { BudgetSettings, hasBudget, openLedger, type Ledger } from "./Budget.ts"
 import { DoomLoopSettings } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 import { SessionProcessor } from "./Processor.ts"
@@ -87,9 +88,33 @@ export class Turn extends Context.Service<
       const provider = yield* Provider
       const setupDeps: SetupDeps = { registry, permission, agents, promptSettings, cwd, skills, maxSteps: settings.maxSteps, prepare: provider.prepare }
 
+      const budget = yield* BudgetSettings
+      // the ledgers of the turns running now, by session: a sub-agent's turn answers to its parent's
+      const ledgers = new Map<string, Ledger>()
+      /** The turn's ledger when a cap is set (a session's own turn reads what the session spent before). */
+      const ledgerFor = Effect.fnUntraced(function* (session: Session) {
+        const parent = agents.of(session.id)?.parent
+        const subAgent = parent !== undefined
+        const totals = !subAgent && budget.session !== undefined ? (yield* store.totals([session.id])).get(session.id) : undefined
+        return openLedger(budget, {
+          parent: parent === undefined ? undefined : ledgers.get(parent),
+          subAgent,
+          sessionSpent: (totals?.cost ?? 0) + (totals?.subAgents?.cost ?? 0)
+        })
+      })
+
       /** The turn: set up once (agent, tools, system prompt), then its loop, each step given to `emit`. */
       const loop = (input: TurnInput, emit: (step: TurnStep) => Effect.Effect<void>) =>
-        Effect.flatMap(setupTurn(setupDeps, input.session, input.model), (setup) => runTurnLoop(deps, setup, input, emit))
+        Effect.flatMap(setupTurn(setupDeps, input.session, input.model), (setup) => {
+          if (!hasBudget(budget)) return runTurnLoop(deps, setup, input, emit)
+          const id = input.session.id
+          return Effect.flatMap(ledgerFor(input.session), (ledger) =>
+            Effect.suspend(() => {
+              ledgers.set(id, ledger)
+              return runTurnLoop(deps, setup, { ...input, ledger }, emit)
+            }).pipe(Effect.ensuring(Effect.sync(() => ledgers.get(id) === ledger && ledgers.delete(id))))
+          )
+        })
 
       const steps = (
         session: Session,

@@ -1,6 +1,7 @@
 import { compacted, isStalled, noStall, nothingCompacted, stepFitted, stepOverflowed, type Stall } from "@reins/compaction"
 import { userFlag, type TurnResult } from "@reins/domain"
 import type { MessageWithParts } from "@reins/storage"
+import type { BudgetStop } from "./Budget.ts"
 import type { DoomLoop } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 
@@ -66,6 +67,8 @@ export type StopReason =
   | { readonly _tag: "Stalled"; readonly tokens: number }
   /** A step (or the compaction after it) failed with this error. */
   | { readonly _tag: "Failed"; readonly error: PromptError }
+  /** A spend cap was reached: no further model call. */
+  | { readonly _tag: "Budget"; readonly stop: BudgetStop }
 
 /** The turn's next move. */
 export type Move =
@@ -79,10 +82,11 @@ export type Move =
   | { readonly _tag: "Finish"; readonly why: "answered" | "error" | "interrupted" }
   | { readonly _tag: "Stop"; readonly why: StopReason }
 
-/** What `decide` reads besides the state: the window as stored, and a loop found in its calls since the last look. */
+/** What `decide` reads besides the state: the window as stored, a loop found in its calls since the last look, a spend cap reached. */
 export interface TurnWindow {
   readonly messages: ReadonlyArray<MessageWithParts>
   readonly loop?: DoomLoop | undefined
+  readonly budget?: BudgetStop | undefined
 }
 
 /** The state of a turn that has not moved yet. */
@@ -184,8 +188,15 @@ const finishedWhy = (messages: ReadonlyArray<MessageWithParts>): "answered" | "e
   return error === undefined ? "answered" : error.reason === "interrupted" ? "interrupted" : "error"
 }
 
-/** The turn's next move, from its state and the window as stored now. */
+/** The turn's next move, from its state and the window as stored now: no model call (a step or a compaction) once a cap is reached. */
 export const decide = (state: TurnState, window: TurnWindow): Move => {
+  const move = nextMove(state, window)
+  return window.budget !== undefined && (move._tag === "Step" || move._tag === "Compact")
+    ? { _tag: "Stop", why: { _tag: "Budget", stop: window.budget } }
+    : move
+}
+
+const nextMove = (state: TurnState, window: TurnWindow): Move => {
   const last = state.last
   switch (last._tag) {
     case "StepFailed":

@@ -1,8 +1,9 @@
-import { Effect } from "effect"
-import type { AssistantMessage, ModelRef, Session, TurnResult } from "@reins/domain"
+import { Clock, Effect } from "effect"
+import { emptyUsage, type AssistantMessage, type ModelRef, type Session, type TurnResult } from "@reins/domain"
 import { stallError, tokenCount } from "@reins/compaction"
 import type { Permission } from "@reins/permission"
 import type { MessageWithParts, RunClaims, SessionRun } from "@reins/storage"
+import { type BudgetStop, type Ledger, budgetMessage, overBudget, spend } from "./Budget.ts"
 import { type DoomLoop, type DoomLoopLimits, makeDoomLoopGuard } from "./DoomLoop.ts"
 import type { PromptError } from "./Errors.ts"
 import { releasedByTurn } from "./Runs.ts"
@@ -37,6 +38,8 @@ export interface TurnInput {
   readonly run: SessionRun
   /** The user messages there before the session was claimed, then those the model was shown or the loop wrote; any other is a message queued for this run. */
   readonly known: Set<string>
+  /** What the turn spends, when a cap is set. */
+  readonly ledger?: Ledger | undefined
 }
 
 /**
@@ -59,6 +62,42 @@ const stopForLoop = Effect.fnUntraced(function* (deps: LoopDeps, sessionID: stri
 })
 
 /**
+ * A cap reached: the turn's last message says what was spent (a message of its own when the turn
+ * stops before its first step), and that message is the turn's result.
+ */
+const stopForBudget = Effect.fnUntraced(function* (
+  deps: LoopDeps,
+  input: TurnInput,
+  steps: number,
+  stop: BudgetStop,
+  messages: ReadonlyArray<MessageWithParts>
+) {
+  const error = { reason: "budget", message: budgetMessage(stop) }
+  const last = messages.findLast((m) => m.info.role === "assistant")
+  const own = last?.info.role === "assistant" && last.info.id > input.turnStart.info.id ? last : undefined
+  const now = yield* Clock.currentTimeMillis
+  const stopped: AssistantMessage =
+    own?.info.role === "assistant"
+      ? { ...own.info, error }
+      : {
+          id: yield* deps.ids.next("msg"),
+          sessionID: input.session.id,
+          role: "assistant",
+          parentID: input.turnStart.info.id,
+          model: input.model,
+          time: { created: now, completed: now },
+          usage: emptyUsage,
+          cost: 0,
+          error
+        }
+  yield* deps.store.putMessage(stopped)
+  yield* deps.bus.publish({ type: "message.updated", message: stopped })
+  yield* deps.bus.publish({ type: "session.error", sessionID: input.session.id, error })
+  const window = own !== undefined ? messages.map((m) => (m === own ? { info: stopped, parts: m.parts } : m)) : [...messages, { info: stopped, parts: [] }]
+  return turnResult(input.session.id, steps, window)!
+})
+
+/**
  * The loop of a turn (T1): read the window, decide the next move (`decide`, pure), do it, fold
  * what happened into the state (`foldTurn`), until the turn finishes or stops. Each step's outcome,
  * each compaction and the end are given to `emit` as they happen. The window is kept in memory
@@ -71,7 +110,7 @@ export const runTurnLoop = Effect.fnUntraced(function* (
   input: TurnInput,
   emit: (step: TurnStep) => Effect.Effect<void>
 ): Effect.fn.Return<TurnResult, PromptError> {
-  const { session, turnStart, model, run, known } = input
+  const { session, turnStart, model, run, known, ledger } = input
   known.add(turnStart.info.id)
   const guard = makeDoomLoopGuard(deps.doomLoopLimits)
   const transcript = makeTranscript(deps.store, deps.claims, session.id)
@@ -88,10 +127,11 @@ export const runTurnLoop = Effect.fnUntraced(function* (
 
   /** The move for the window; the doom-loop guard is asked only before a step that is not the first (it keeps what it has judged). */
   const nextMove = (messages: ReadonlyArray<MessageWithParts>): Move => {
-    const move = decide(state, { messages })
+    const budget = ledger === undefined ? undefined : overBudget(ledger)
+    const move = decide(state, { messages, budget })
     if (move._tag !== "Step" || state.steps === 0 || state.last._tag === "LoopAllowed") return move
     const loop = guard.check(messages)
-    return loop === undefined ? move : decide(state, { messages, loop })
+    return loop === undefined ? move : decide(state, { messages, loop, budget })
   }
 
   const stop = (why: StopReason, messages: ReadonlyArray<MessageWithParts>): Effect.Effect<TurnResult, PromptError> => {
@@ -112,6 +152,8 @@ export const runTurnLoop = Effect.fnUntraced(function* (
         )
       case "Failed":
         return Effect.fail(why.error)
+      case "Budget":
+        return Effect.flatMap(stopForBudget(deps, input, state.steps, why.stop, messages), finished)
     }
   }
 
@@ -130,7 +172,9 @@ export const runTurnLoop = Effect.fnUntraced(function* (
           messages,
           fresh: state.fresh,
           step,
-          final: move.final
+          final: move.final,
+          // counted as soon as the answer is complete: a sub-agent its tools start sees it
+          ...(ledger !== undefined ? { onCost: (cost: number) => spend(ledger, cost) } : {})
         })
         if (ran.result._tag === "Failure") {
           fold({ _tag: "StepFailed", error: ran.result.failure, tokens: ran.tokens, request: setup.fixedCost + ran.tokens })
@@ -155,7 +199,8 @@ export const runTurnLoop = Effect.fnUntraced(function* (
         })
         transcript.reset()
         if (wrote !== undefined) {
-          known.add(wrote)
+          known.add(wrote.wrote)
+          if (ledger !== undefined) spend(ledger, wrote.cost)
           yield* emit({ _tag: "Compacted", step: state.steps, reason: move.reason })
         }
         fold({ _tag: "Compacted", wrote: wrote !== undefined })

@@ -43,11 +43,11 @@ export interface TurnCompaction {
  * T7–T11: compacts the session (the turn's request stays pinned), then writes the message the
  * loop goes on with, flagged so views hide it: a synthetic continue once the turn has made a
  * step (a replayed request makes a model start over and re-run its tool calls), else a replay
- * of the request (its attachments as notes). Gives the id of the message it wrote.
+ * of the request (its attachments as notes). Gives the id of the message it wrote and the summary's cost.
  */
 const compactAndContinue = Effect.fnUntraced(function* (deps: MessageDeps, input: TurnCompaction) {
   const { sessionID, window, turnStart } = input
-  yield* deps.compaction.compact({ sessionID, model: input.model, reason: input.reason, tokens: input.tokens, turn: turnStart.info.id })
+  const compacted = yield* deps.compaction.compact({ sessionID, model: input.model, reason: input.reason, tokens: input.tokens, turn: turnStart.info.id })
   // Once an earlier compaction summarised the turn's own request, the window starts later:
   // continue from that request, not from an older pinned one.
   const before = window.some((m) => m.info.id === turnStart.info.id) ? window : [turnStart, ...window.filter((m) => m.info.id > turnStart.info.id)]
@@ -57,10 +57,10 @@ const compactAndContinue = Effect.fnUntraced(function* (deps: MessageDeps, input
   yield* deps.store.putMessage(message)
   yield* deps.store.putPart(synthetic)
   yield* announceUser(deps.bus, message, [synthetic])
-  return message.id
+  return { wrote: message.id, cost: compacted.cost }
 })
 
-/** The one way the loop compacts: compacted and continued (the message it wrote), or nothing to summarise (undefined). */
+/** The one way the loop compacts: compacted and continued (the message it wrote, what the summary cost), or nothing to summarise (undefined). */
 export const compactForTurn = (deps: MessageDeps, input: TurnCompaction) =>
   compactAndContinue(deps, input).pipe(
     // Noted on the span, not logged: a log line would land in the answer on stdout.

@@ -38,6 +38,8 @@ export interface StepInput {
   readonly step: number
   /** The last step the limit allows: no tools, and a note asking for an answer. */
   readonly final: boolean
+  /** Told the model call's cost once its answer is complete (the turn's budget counts it before its tools end). */
+  readonly onCost?: ((cost: number) => void) | undefined
 }
 
 /** What a step gave: its outcome or its error, and the estimate of the messages it sent (for an overflow). */
@@ -75,6 +77,7 @@ export const runStep = Effect.fnUntraced(function* (deps: StepDeps, input: StepI
     .step({
       assistant,
       cwd: deps.cwd,
+      onCost: input.onCost,
       request: {
         model,
         system: final ? [...setup.system, MAX_STEPS_NOTE] : setup.system,

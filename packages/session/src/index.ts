@@ -1,3 +1,4 @@
+export * from "./Budget.ts"
 export * from "./DoomLoop.ts"
 export * from "./Prompt.ts"
 export * from "./Processor.ts"

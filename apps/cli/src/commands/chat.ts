@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { usage } from "../CliError.ts"
 import { openChat } from "../OpenChat.ts"
+import { maxCostFlag } from "../BudgetFlag.ts"
 import { sandboxFlag } from "../SandboxFlag.ts"
 
 const flags = {
@@ -17,14 +18,15 @@ const flags = {
     Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
     Flag.withDefault(false)
   ),
-  sandbox: sandboxFlag
+  sandbox: sandboxFlag,
+  maxCost: maxCostFlag
 }
 
 /** Whether reins talks to a person: its stdin and stdout are terminals. */
 export const onTerminal = () => Boolean(process.stdin.isTTY && process.stdout.isTTY)
 
 /** The flags `reins` takes without a subcommand, which mean `reins chat`. */
-const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--variant", "--yolo", "--trust", "--sandbox"])
+const CHAT_FLAGS = new Set(["-c", "--continue", "-s", "--session", "-m", "--model", "--variant", "--yolo", "--trust", "--sandbox", "--max-cost"])
 
 /**
  * The arguments effect/cli parses: `reins` alone on a terminal, and `reins -c` / `reins --session ID`
@@ -49,7 +51,8 @@ export const chat = Command.make("chat", flags, (input) =>
       session: Option.getOrUndefined(input.session),
       yolo: input.yolo,
       trust: input.trust,
-      ...(Option.isSome(input.sandbox) ? { sandbox: input.sandbox.value } : {})
+      ...(Option.isSome(input.sandbox) ? { sandbox: input.sandbox.value } : {}),
+      ...(Option.isSome(input.maxCost) ? { maxCost: input.maxCost.value } : {})
     })
   })
 ).pipe(Command.withDescription("The interactive session in this project (also: reins with no command, on a terminal)"))

@@ -17,6 +17,7 @@ const flags = {
   permission: runFlags.permission,
   yolo: runFlags.yolo,
   sandbox: runFlags.sandbox,
+  maxCost: runFlags.maxCost,
   trust: runFlags.trust
 }
 

@@ -1,5 +1,6 @@
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { maxCostFlag, withMaxCost } from "../BudgetFlag.ts"
 import { sandboxFlag, sandboxOption } from "../SandboxFlag.ts"
 import { defaultDataDir, RUN_SPAN } from "@reins/domain"
 import * as os from "node:os"
@@ -46,6 +47,7 @@ export const runFlags = {
   ),
   yolo: Flag.Boolean("yolo").pipe(Flag.withDescription("Allow every tool call without asking"), Flag.withDefault(false)),
   sandbox: sandboxFlag,
+  maxCost: maxCostFlag,
   trust: Flag.Boolean("trust").pipe(
     Flag.withDescription("Trust this directory for this run: its hooks, MCP servers, plugins, tools and agents run (reins trust keeps it)"),
     Flag.withDefault(false)
@@ -118,8 +120,13 @@ export type RunFlags = Command.Command.Config.Infer<typeof runFlags>
 export const runMessage = (flags: RunFlags) =>
   Effect.gen(function* () {
     let input = flags
-    if (Option.isSome(input.attach)) return yield* onServer(input, input.attach.value)
+    if (Option.isSome(input.attach)) {
+      if (Option.isSome(input.maxCost))
+        return yield* usage("--max-cost applies to a run in this process: set budget.session in the server's reins.json for --attach")
+      return yield* onServer(input, input.attach.value)
+    }
     const setup = yield* loadSetup({ trust: input.trust ? "flag" : "ask" })
+    const config = yield* withMaxCost(setup.config, input.maxCost)
     // `--command NAME`: the command's prompt with the message as its arguments; its agent and model unless given
     const command = Option.isSome(input.command) ? yield* findCommand(setup, input.command.value) : undefined
     const model = yield* withVariant(
@@ -162,7 +169,7 @@ export const runMessage = (flags: RunFlags) =>
     const layer = makeRuntime({
       cwd: setup.cwd,
       dataDir: setup.dataDir,
-      config: setup.config,
+      config,
       env: setup.env,
       storedKeys: setup.storedKeys,
       version: VERSION,

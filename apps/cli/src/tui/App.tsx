@@ -356,7 +356,8 @@ export const App = (props: AppProps) => {
             usage: transcript.usage,
             cwd: props.cwd,
             ...(branch ? { branch } : {}),
-            ...(props.home ? { home: props.home } : {})
+            ...(props.home ? { home: props.home } : {}),
+            ...(props.config.budget?.session !== undefined ? { budget: props.config.budget.session } : {})
           }}
         />
       </Box>

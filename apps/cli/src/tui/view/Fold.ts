@@ -1,4 +1,4 @@
-import type { Message, Part, SessionEvent, Usage } from "@reins/domain"
+import { spendingOf, type Message, type Part, type SessionEvent, type Usage } from "@reins/domain"
 import { count as thousands } from "../../present/Units.ts"
 import { stableEnd } from "./Split.ts"
 import {
@@ -249,13 +249,33 @@ const withPermissions = (state: TranscriptState, permissions: ReadonlyArray<Pend
   permission: permissions[0]
 })
 
+/** What a finished tool call spent on models of its own (a sub-agent, T19), counted into the session's figures once. */
+const addDelegated = (state: TranscriptState, part: Part): TranscriptState => {
+  if (part.type !== "tool" || part.state.status !== "completed" || state.delegated?.has(part.id)) return state
+  const spent = spendingOf(part.state.metadata)
+  if (spent === undefined) return state
+  const u = state.usage
+  return {
+    ...state,
+    delegated: new Set(state.delegated).add(part.id),
+    usage: {
+      ...u,
+      input: u.input + spent.usage.input,
+      output: u.output + spent.usage.output,
+      cacheRead: u.cacheRead + spent.usage.cacheRead,
+      cacheWrite: u.cacheWrite + spent.usage.cacheWrite,
+      cost: u.cost + spent.cost
+    }
+  }
+}
+
 /** The transcript after one event of the session. Pure; costs about the size of the item it changes. */
 export const reduceTranscript = (state: TranscriptState, event: SessionEvent): TranscriptState => {
   switch (event.type) {
     case "part.delta":
       return appendDelta(state, event)
     case "part.updated":
-      return upsertPart(state, event.part)
+      return addDelegated(upsertPart(state, event.part), event.part)
     case "message.updated": {
       const message = event.message
       const kind = messageKind(message)
@@ -326,7 +346,13 @@ export const fromHistory = (messages: ReadonlyArray<{ readonly info: Message; re
       if (message.info.error) items.push(errorNotice(`error-${message.info.id}`, message.info.error))
     }
   }
-  return { ...initialTranscript, items, usage, ...(step ? { step } : {}) }
+  // the sub-agents' spending, as the live view counts it
+  let state: TranscriptState = { ...initialTranscript, items, usage, ...(step ? { step } : {}) }
+  for (const message of messages) {
+    if (message.info.role !== "assistant" || message.info.reverted != null) continue
+    for (const part of message.parts) state = addDelegated(state, part)
+  }
+  return state
 }
 
 /** The text of the last answer (the last assistant message with text), for /copy. */

@@ -16,6 +16,8 @@ export interface FooterInfo {
   readonly branch?: string
   /** Shown as `~` at the start of `cwd`. */
   readonly home?: string
+  /** The session's budget in dollars (`budget.session`, `--max-cost`): what is left of it is shown beside the cost. */
+  readonly budget?: number
 }
 
 /** The footer's figures as plain parts: model, context, session tokens and cost, cache, place. */
@@ -30,7 +32,7 @@ export const footerParts = (info: FooterInfo): { readonly left: ReadonlyArray<st
     info.model,
     context,
     `session ${tokens(u.input + u.cacheRead + u.cacheWrite)} in / ${tokens(u.output)} out`,
-    cost(u.cost),
+    info.budget === undefined ? cost(u.cost) : `${cost(u.cost)} (${u.cost >= info.budget ? "budget spent" : `${cost(info.budget - u.cost)} left`})`,
     ...(rate === undefined ? [] : [`cache ${percent(rate)}`])
   ]
   const home = info.home

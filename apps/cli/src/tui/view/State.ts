@@ -134,6 +134,8 @@ export interface TranscriptState {
   readonly messages: ReadonlyMap<string, MessageKind>
   /** Counter for the ids of notices. */
   readonly seq: number
+  /** The tool parts whose spending (a sub-agent's, T19) is in `usage`: counted once. */
+  readonly delegated?: ReadonlySet<string>
 }
 
 export const emptyUsage: TranscriptUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 }
