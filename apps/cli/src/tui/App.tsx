@@ -11,6 +11,7 @@ import { contextWindow, modelChoices, modelLabel, modelName } from "./Models.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
 import { STATUS_TICK_MS, StatusLine } from "./StatusLine.tsx"
+import { type ShellRun, runShell, runsNote, shellCommand, shownRun } from "./Shell.ts"
 import { HELP, parseSlash } from "./Slash.ts"
 import {
   Footer,
@@ -81,6 +82,10 @@ export const App = (props: AppProps) => {
   const { columns } = useWindowSize()
   const [transcript, setTranscript] = useState<TranscriptState>(props.initial)
   const [running, setRunning] = useState(false)
+  // `!command`: the one running (Esc stops it), and the finished ones the next message carries to the model
+  const [shellRunning, setShellRunning] = useState(false)
+  const shellStop = useRef<(() => void) | undefined>(undefined)
+  const shellRuns = useRef<Array<ShellRun>>([])
   const [question, setQuestion] = useState<OpenQuestion | undefined>(undefined)
   const [picking, setPicking] = useState<Picking | undefined>(undefined)
   const [history, setHistory] = useState(props.history)
@@ -296,7 +301,24 @@ export const App = (props: AppProps) => {
     }
     const command = parseSlash(text)
     if (command) return void slash(command.name, command.args)
-    void controller.send(text)
+    const shell = shellCommand(text)
+    if (shell !== undefined) return shellRun(shell)
+    const runs = shellRuns.current.splice(0)
+    void controller.send(runs.length > 0 ? `${runsNote(runs)}\n\n${text}` : text)
+  }
+
+  const shellRun = (command: string) => {
+    if (shellStop.current !== undefined) return notice("A ! command is still running: Esc stops it.", "error")
+    const run = runShell(command, props.cwd, process.env)
+    shellStop.current = run.stop
+    setShellRunning(true)
+    notice(`$ ${command} (running; Esc stops it)`)
+    void run.done.then((done) => {
+      shellStop.current = undefined
+      setShellRunning(false)
+      shellRuns.current.push(done)
+      notice(shownRun(done), done.code === 0 ? "info" : "error")
+    })
   }
 
   const expanded = useMemo(
@@ -333,11 +355,12 @@ export const App = (props: AppProps) => {
         ) : null}
         {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
         <PromptInput
+          cwd={props.cwd}
           active={keysFree}
-          running={running}
+          running={running || shellRunning}
           history={history}
           onSubmit={submit}
-          onInterrupt={() => void controller.interrupt()}
+          onInterrupt={() => (shellStop.current !== undefined ? shellStop.current() : void controller.interrupt())}
           onRewind={() => void openRewind()}
           commands={(custom?.commands ?? []).map((c) => ({ name: c.name, args: "[arguments]", summary: c.description ?? "a command of yours" }))}
           {...(prefill ? { prefill } : {})}

@@ -1,9 +1,10 @@
-// The prompt: multi-line editing, history, slash completion, and the keys that stop or leave.
+// The prompt: multi-line editing, history, slash and `@path` completion, and the keys that stop or leave.
 import { Box, Text, useInput, usePaste } from "ink"
-import { useEffect, useRef, useState } from "react"
+import { useEffect, useMemo, useRef, useState } from "react"
 import * as E from "./Editor.ts"
 import { startCursor, step, type HistoryCursor } from "./History.ts"
 import type { Style } from "../present/Style.ts"
+import { MAX_SHOWN, completeMention, mentionAt, mentionMatches } from "./Mentions.ts"
 import { complete, matches, type SlashCommand } from "./Slash.ts"
 
 /** How long a first Ctrl+C on an empty prompt waits for the second that exits. */
@@ -25,6 +26,8 @@ export interface PromptInputProps {
   readonly commands?: ReadonlyArray<SlashCommand>
   /** Text put in the prompt to edit (a rewound message); a new object each time. */
   readonly prefill?: { readonly text: string }
+  /** The project directory: `@path` completes from it. */
+  readonly cwd?: string
   readonly width: number
   readonly style: Style
 }
@@ -52,6 +55,12 @@ const renderLines = (s: E.EditorState, showCursor: boolean) => {
 }
 
 export const PromptInput = (props: PromptInputProps) => {
+  /** Tab: a `/command` completed, else an `@path`; undefined when there is nothing to add. */
+  const tab = (editor: E.EditorState): E.EditorState | undefined => {
+    const command = complete(editor.text, props.commands)
+    if (command !== undefined) return E.withText(command)
+    return props.cwd === undefined ? undefined : completeMention(editor, props.cwd)
+  }
   // the latest state in a ref too: keys that arrive before the next render must see each other's edits
   const [shown, setShown] = useState<E.EditorState>(E.emptyEditor)
   const current = useRef<E.EditorState>(E.emptyEditor)
@@ -120,8 +129,8 @@ export const PromptInput = (props: PromptInputProps) => {
         return "send" in result ? submit(result.send) : edit(result.edit)
       }
       if (key.tab) {
-        const completed = complete(editor.text, props.commands)
-        return completed === undefined ? undefined : edit(E.withText(completed))
+        const completed = tab(editor)
+        return completed === undefined ? undefined : edit(completed)
       }
       if (key.upArrow) return E.onFirstLine(editor) ? walkHistory(-1) : setEditor(E.vertical(editor, -1))
       if (key.downArrow) return E.onLastLine(editor) ? walkHistory(1) : setEditor(E.vertical(editor, 1))
@@ -139,8 +148,7 @@ export const PromptInput = (props: PromptInputProps) => {
       const pieces = input.split(/(\r\n?|\n|\t)/)
       let state = editor
       for (const piece of pieces) {
-        const completed = piece === "\t" ? complete(state.text, props.commands) : undefined
-        if (piece === "\t") state = completed === undefined ? state : E.withText(completed)
+        if (piece === "\t") state = tab(state) ?? state
         else if (piece === "\r" || piece === "\n" || piece === "\r\n") {
           const result = E.enter(state)
           if ("send" in result) {
@@ -164,6 +172,11 @@ export const PromptInput = (props: PromptInputProps) => {
 
   const editor = shown
   const found = matches(editor.text, props.commands)
+  // the `@path` under the cursor: the entries it can complete to, read again as it is typed
+  const at = props.cwd === undefined || found.length > 0 || !props.active ? undefined : mentionAt(editor)
+  const typed = at?.typed
+  // read when the word changes, not at every frame of a running turn
+  const paths = useMemo(() => (typed === undefined || props.cwd === undefined ? [] : mentionMatches(props.cwd, typed)), [typed, props.cwd])
   const unicode = props.style.glyphs.dot === "·"
   const color = (c: string) => (props.style.color ? { color: c } : {})
   // NO_COLOR: no dim either (an SGR code some terminals render as a colour)
@@ -186,6 +199,13 @@ export const PromptInput = (props: PromptInputProps) => {
               <Text {...dim}>{`  ${c.summary}`}</Text>
             </Text>
           ))}
+        </Box>
+      ) : paths.length > 0 ? (
+        <Box flexDirection="column" paddingX={2}>
+          {paths.slice(0, MAX_SHOWN).map((m) => (
+            <Text key={m.path} wrap="truncate-end" {...(m.directory ? color("cyan") : {})}>{`@${m.path}`}</Text>
+          ))}
+          {paths.length > MAX_SHOWN ? <Text {...dim}>{`  … ${paths.length - MAX_SHOWN} more (Tab completes)`}</Text> : null}
         </Box>
       ) : (
         <Text {...dim} wrap="truncate-end">
