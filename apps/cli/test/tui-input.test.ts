@@ -67,7 +67,7 @@ describe("prompt history", () => {
 
 describe("slash commands", () => {
   test("typing / lists the commands that start so; Tab completes one or the common prefix", () => {
-    expect(matches("/").length).toBe(10)
+    expect(matches("/").length).toBe(11)
     expect(matches("/s").map((c) => c.name)).toEqual(["sessions"])
     expect(matches("/u").map((c) => c.name)).toEqual(["undo"])
     expect(matches("/e").map((c) => c.name)).toEqual(["export", "exit"])

@@ -13,6 +13,8 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
   grep: "search",
   list: "search",
   bash: "execute",
+  job_output: "read",
+  job_kill: "execute",
   task: "think",
   skill: "read",
   webfetch: "fetch",

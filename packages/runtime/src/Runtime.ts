@@ -46,6 +46,7 @@ import { type EventLog, Grants, PendingQuestions, type RunClaims, type SessionSt
 import { Checkpoints } from "@reins/workspace"
 import {
   Extensions,
+  layerJobs,
   ToolChoiceSettings,
   type ToolRegistry,
   builtins,
@@ -368,6 +369,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.provide(McpServers.dynamicTools),
     // todoread reads the session's last todowrite from the store
     Layer.provide(layerTodoLists),
+    // bash's background jobs: killed, each with its whole process group, when the runtime closes (the TUI lists them)
+    Layer.provideMerge(layerJobs()),
     Layer.provideMerge(McpServers.layer),
     // plugins' and config command hooks run around every tool, MCP servers' included
     Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { isOpenTool, type Session } from "@reins/domain"
 import { SessionStore } from "@reins/storage"
-import { ProcessGroup } from "@reins/tool"
+import { Jobs, ProcessGroup } from "@reins/tool"
 import { SessionBusyError } from "./Errors.ts"
 import { EventAppender } from "./EventAppender.ts"
 import { busyMessage } from "./Runs.ts"
@@ -57,6 +57,9 @@ export const removeSession = (stopHere: (sessionID: string) => Effect.Effect<voi
       const place = yield* stopTurn(stopHere)(id)
       if (stopped === "idle") stopped = place
     }
+    // their background jobs go with them
+    const jobs = yield* Jobs
+    for (const id of tree) yield* jobs.killSession(id)
     const session = yield* store.getSession(sessionID)
     let messages = 0
     let commands = 0

@@ -20,7 +20,10 @@ export class ToolRegistry extends Context.Service<
     get(id: string): Info | undefined
     /** The permitted tools offered to one model: its family's editing tools only (see ToolChoice). */
     forModel(modelID: string): ReadonlyArray<Info>
-    /** Asks the dynamic sources (`DynamicTools`) for their current tools; called before each step of a session. */
+    /**
+     * Asks the dynamic sources (`DynamicTools`) for their current tools, and the tools offered only some of the time
+     * (`Info.offered`) whether they are; called before each step of a session.
+     */
     refresh(sessionID: string): Effect.Effect<void>
   }
 >()("reins/tool/ToolRegistry") {
@@ -34,7 +37,10 @@ export class ToolRegistry extends Context.Service<
         const dynamic = yield* DynamicTools
         const all = yield* Effect.all(definitions)
         const fixed = all.filter((tool) => !permission.isDisabled(tool.id))
-        let tools = fixed
+        // a tool offered only some of the time is left out until a refresh finds it is
+        const shownIn = (sessionID: string | undefined) =>
+          fixed.filter((tool) => tool.offered === undefined || (sessionID !== undefined && tool.offered(sessionID)))
+        let tools = shownIn(undefined)
         let extra: ReadonlyArray<Info> = []
         let byId = new Map(tools.map((tool) => [tool.id, tool]))
         // A dynamic tool never shadows a defined one; a denied one is not offered, like a built-in.
@@ -42,7 +48,7 @@ export class ToolRegistry extends Context.Service<
           Effect.map(dynamic.current(sessionID), (found) => {
             const taken = new Set(all.map((tool) => tool.id))
             extra = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
-            tools = [...fixed, ...extra]
+            tools = [...shownIn(sessionID), ...extra]
             byId = new Map(tools.map((tool) => [tool.id, tool]))
           })
         // The choice is made over all defined tools, so a denied family is not swapped for the other.

@@ -55,6 +55,10 @@ export interface Spec<P extends Schema.Top, R> {
   readonly truncate?: Direction | false
   /** Whether reducers may compact the output (default: when it is truncated). */
   readonly reduce?: boolean
+  /** Whether `full_output` is offered when the output is cut (default true; every request carries the parameter). */
+  readonly fullOutput?: boolean
+  /** Offered to a session only while this holds (job_output once it has jobs); default always. */
+  readonly offered?: (sessionID: string) => boolean
   /** What the call needs; an Effect when finding out takes work (the bash scan loads a parser). */
   readonly permissions?: (args: P["Type"], ctx: ToolContext) => ReadonlyArray<PermissionNeed> | Effect.Effect<ReadonlyArray<PermissionNeed>>
   /**
@@ -100,6 +104,8 @@ export interface Info {
   readonly description: string
   /** JSON Schema of the parameters, as sent to the model. */
   readonly parameters: Record<string, unknown>
+  /** Offered to a session only while this holds (the registry asks before each step); absent: always. */
+  readonly offered?: (sessionID: string) => boolean
   execute(args: unknown, ctx: ToolContext): Effect.Effect<ToolResult & { truncated: boolean; outputPath?: string }, ToolError>
 }
 
@@ -222,11 +228,12 @@ const pipeline = <A, R>(
     const services = yield* Effect.context<R>()
     const hooks = yield* ToolHooks
     const shaped = spec.truncate !== false
-    const parameters = withFullOutput(jsonSchema, shaped)
+    const offerFull = shaped && spec.fullOutput !== false
+    const parameters = withFullOutput(jsonSchema, offerFull)
 
     const run = (raw: unknown, ctx: ToolContext) =>
       Effect.gen(function* () {
-        const { args: sent, full } = shaped ? takeFullOutput(raw) : { args: raw, full: false }
+        const { args: sent, full } = offerFull ? takeFullOutput(raw) : { args: raw, full: false }
         const checked = checkDroppingNulls(check, sent)
         if (!checked.ok) return yield* new ToolError({ reason: "invalid-arguments", message: invalidArgumentsMessage(id, checked.issues) })
         const args = checked.args
@@ -328,7 +335,7 @@ const pipeline = <A, R>(
           })
       ).pipe((run) => traced(id, spec.description, raw, ctx, tracing.captureContent, run))
 
-    return { id, description: spec.description, parameters, execute } satisfies Info
+    return { id, description: spec.description, parameters, execute, ...(spec.offered ? { offered: spec.offered } : {}) } satisfies Info
   })
 
 /**

@@ -2,10 +2,12 @@
 import { Box, useApp, useInput, useWindowSize } from "ink"
 import { useEffect, useMemo, useRef, useState } from "react"
 import type { Config, ModelRef, SessionEvent } from "@reins/domain"
+import type { JobView } from "@reins/tool"
 import type { OpenQuestion, PermissionBridge } from "./Bridge.ts"
 import { osc52 } from "./Clipboard.ts"
 import type { Controller } from "./Controller.ts"
 import { gitBranch } from "./Git.ts"
+import { jobsText } from "./JobList.ts"
 import { remember, saveHistory } from "./History.ts"
 import { contextWindow, modelChoices, modelLabel, modelName } from "./Models.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
@@ -98,6 +100,7 @@ export const App = (props: AppProps) => {
   const [printKey, setPrintKey] = useState(0)
   const [now, setNow] = useState(Date.now())
   const [turnStart, setTurnStart] = useState(0)
+  const [jobs, setJobs] = useState<ReadonlyArray<JobView>>([])
   const pending = useRef<Array<SessionEvent>>([])
   const flushTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
 
@@ -131,6 +134,10 @@ export const App = (props: AppProps) => {
     props.onListening?.()
     return props.bridge.subscribe(setQuestion)
   }, [])
+
+  // the background jobs the agent started, for the footer and /jobs
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount: the controller lives as long as the app
+  useEffect(() => controller.watchJobs(setJobs), [])
 
   // the commands are read once, after the first frame; a file that cannot be used is said
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, at mount
@@ -284,6 +291,9 @@ export const App = (props: AppProps) => {
         props.writeRaw(osc52(answer))
         return notice(`Copied the last answer (${answer.length} characters) to the clipboard with OSC 52 (your terminal must allow clipboard writes).`)
       }
+      case "jobs":
+        if (args[0] === "kill" && args[1]) return controller.killJob(args[1])
+        return notice(jobsText(jobs))
       default: {
         // a command of the project's or the user's: its prompt, with the words after it as its arguments
         const prompt = custom?.prompt(name, args.join(" "))
@@ -380,7 +390,8 @@ export const App = (props: AppProps) => {
             cwd: props.cwd,
             ...(branch ? { branch } : {}),
             ...(props.home ? { home: props.home } : {}),
-            ...(props.config.budget?.session !== undefined ? { budget: props.config.budget.session } : {})
+            ...(props.config.budget?.session !== undefined ? { budget: props.config.budget.session } : {}),
+            jobs: jobs.filter((j) => j.status.state === "running").length
           }}
         />
       </Box>

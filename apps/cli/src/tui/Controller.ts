@@ -1,10 +1,11 @@
 // What the interactive session does to the session (send, queue, interrupt, resume, compact, export),
 // as plain calls for the UI: each runs an Effect in the runtime's services.
 import * as fs from "node:fs/promises"
-import { Cause, type Context, Effect, Exit, Fiber, Stream } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Stream } from "effect"
 import { Bus, type MessageWithParts, type ModelRef, type Session, type SessionEvent } from "@reins/domain"
 import type { SessionService, Sessions } from "@reins/session"
 import type { SessionStore } from "@reins/storage"
+import type { JobView } from "@reins/tool"
 import { exportTarget, toJson, toMarkdown } from "./Export.ts"
 import { ownEvents } from "../OwnEvents.ts"
 
@@ -302,6 +303,31 @@ export const makeController = (
       )
       if (Exit.isFailure(exit)) on.notice(`Export failed: ${failureText(exit.cause)}`, "error")
       else on.notice(`Exported the session as ${target.format === "json" ? "JSON" : "Markdown"} to ${target.file}`, "info")
+    },
+    /** Calls `listener` with the background jobs (once the runtime is up), then whenever one starts or ends; returns the unwatch. */
+    watchJobs: (listener: (jobs: ReadonlyArray<JobView>) => void): (() => void) => {
+      let unwatch: (() => void) | undefined
+      let stopped = false
+      void Promise.all([services, Effect.runPromise(lib)]).then(([context, { Jobs }]) => {
+        if (!stopped) unwatch = Context.get(context, Jobs).watch(listener)
+      })
+      return () => {
+        stopped = true
+        unwatch?.()
+      }
+    },
+    /** `/jobs kill ID`: stops a background job of this session (its whole process group); says how it ended. */
+    killJob: async (id: string) => {
+      if (sessionID === undefined) return on.notice(`No background job ${id}: this session has not started one.`, "error")
+      const session = sessionID
+      const exit = await promise(
+        Effect.gen(function* () {
+          const jobs = yield* (yield* lib).Jobs
+          return yield* jobs.kill(session, id)
+        })
+      )
+      if (Exit.isFailure(exit)) return on.notice(failureText(exit.cause), "error")
+      on.notice(`${id} stopped: ${exit.value.status.state === "killed" ? `killed by ${exit.value.status.signal}` : exit.value.status.state}.`, "info")
     },
     /** Stops whatever runs (before exit): the turn's cleanup is awaited. */
     shutdown: async () => {

@@ -2,3 +2,4 @@
 // prompt is drawn before the session, storage and provider modules are loaded.
 export { SessionService, Sessions, collectAttachments, ofSession, undoTargets } from "@reins/session"
 export { SessionStore } from "@reins/storage"
+export { Jobs } from "@reins/tool"

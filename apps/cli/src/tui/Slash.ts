@@ -15,6 +15,7 @@ export const SLASH_COMMANDS: ReadonlyArray<SlashCommand> = [
   { name: "redo", args: "[--force]", summary: "take back the last /undo" },
   { name: "export", args: "[md|json] [file]", summary: "write the session to a file (default reins-<session>.md here)" },
   { name: "copy", summary: "copy the last answer to the clipboard (OSC 52)" },
+  { name: "jobs", args: "[kill ID]", summary: "list the agent's background jobs, or stop one" },
   { name: "help", summary: "keys and commands" },
   { name: "exit", summary: "leave (Ctrl+D does too)" }
 ]

@@ -3,13 +3,14 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Duplex } from "node:stream"
-import { limitsFor, MAX_BYTES, MAX_LINES, Truncate, type Sink } from "@reins/truncate"
+import { limitsFor, MAX_BYTES, MAX_LINES, Truncate } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
 import { type Channel, Sandbox } from "@reins/sandbox"
 import { define, type PermissionNeed, render, ToolError } from "../Tool.ts"
 import { escalationNeed, rememberGrant, takeGrant, wantOf } from "./SandboxNeeds.ts"
 import { groupEnded, groupGone, groupStarted, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
+import { Jobs } from "./Jobs.ts"
 import template from "./bash.txt" with { type: "text" }
 
 export const DEFAULT_TIMEOUT = 120_000
@@ -31,7 +32,8 @@ const Parameters = Schema.Struct({
       description:
         "true when the command needs the internet and the sandbox blocked it (ssh, a host the command computes): the user is asked for network access for this command. Commands that name a host (curl URL, git remote, npm install) are asked about without it"
     })
-  )
+  ),
+  background: Schema.optionalKey(Schema.Boolean.annotate({ description: "Run in the background; returns a job id (see job_output)" }))
 })
 
 interface Outcome {
@@ -39,6 +41,14 @@ interface Outcome {
   readonly signal: string | null
   readonly timedOut: boolean
 }
+
+/** Where a command's output goes as it comes (a spill sink, a background job's output). */
+export interface OutputSink {
+  write(chunk: Buffer): void
+}
+
+/** The longest a timer can wait (setTimeout fires at once past it). */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 // The command comes on stdin, not as an argument: one argv string is capped at 128 KiB
 // (MAX_ARG_STRLEN, E2BIG). The shell reads all of it, then evaluates it with /dev/null as its stdin,
@@ -100,9 +110,16 @@ export const shellSpawn = (command: string): Spawn => ({
  * every process holding its output has ended (at most KILL_WAIT_MS: a process that left the
  * group with the pipe open is not waited for longer), so whatever stops a command returns only
  * once it is gone, not merely signalled; the timeout kills the group too. `onStart` gets the
- * group's id.
+ * group's id. Without `timeoutMs` (a background job) the command runs until it ends or is stopped.
  */
-export const runCommand = (command: string, cwd: string, timeoutMs: number, sink: Sink, onStart?: (pid: number) => void, launch: Spawn = shellSpawn(command)) =>
+export const runCommand = (
+  command: string,
+  cwd: string,
+  timeoutMs: number | undefined,
+  sink: OutputSink,
+  onStart?: (pid: number) => void,
+  launch: Spawn = shellSpawn(command)
+) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const child = spawnLaunch(launch, cwd, "pipe")
@@ -124,10 +141,16 @@ export const runCommand = (command: string, cwd: string, timeoutMs: number, sink
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
     child.stderr.on("data", write)
-    const timer = setTimeout(() => {
-      timedOut = true
-      killGroup(child.pid)
-    }, timeoutMs)
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => {
+              timedOut = true
+              killGroup(child.pid)
+            },
+            Math.min(timeoutMs, MAX_TIMER_MS)
+          )
     child.on("error", (error) => {
       clearTimeout(timer)
       if (pgid !== undefined) groupEnded(pgid)
@@ -163,6 +186,65 @@ const grantOf = (ctx: { readonly messageID: string; readonly callID: string }, c
   const grant = takeGrant(ctx, command)
   return grant === undefined ? {} : { grant }
 }
+
+/**
+ * How a command is started: inside the OS sandbox when there is one (the runtime's Sandbox: the project writable,
+ * secrets hidden, no network), with what the user granted this call; `settleGit` takes away what the command made
+ * in git's code-running places (a new .git/commondir, hooks/) once it is over.
+ */
+const launchOf = (command: string, cwd: string, ctx: { readonly messageID: string; readonly callID: string }) =>
+  Effect.gen(function* () {
+    const plain = shellSpawn(command)
+    const sandbox = yield* Effect.serviceOption(Sandbox)
+    const launch = Option.isSome(sandbox)
+      ? yield* sandbox.value
+          .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, command) })
+          .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
+      : { ...plain, sandboxed: false }
+    const settleGit = launch.sandboxed && Option.isSome(sandbox) ? sandbox.value.watchGit() : undefined
+    return { launch, sandbox, settleGit }
+  })
+
+/**
+ * `background: true`: the command, checked and sandboxed as any other, starts as a job of the session (Jobs.ts) and
+ * the call returns at once with its id. It has no timeout unless one is given.
+ */
+const startJob = (
+  args: { readonly command: string; readonly description?: string; readonly timeout?: number },
+  ctx: { readonly sessionID: string; readonly messageID: string; readonly callID: string },
+  cwd: string
+) =>
+  Effect.gen(function* () {
+    const jobs = yield* Jobs
+    const { launch, sandbox, settleGit } = yield* launchOf(args.command, cwd, ctx)
+    const job = yield* jobs
+      .start({
+        sessionID: ctx.sessionID,
+        command: args.command,
+        ...(args.description !== undefined ? { description: args.description } : {}),
+        cwd,
+        run: (sink, onStart) => runCommand(args.command, cwd, args.timeout, sink, onStart, launch),
+        ended: (outcome, tail) => {
+          const notes: Array<string> = []
+          const undone = settleGit?.()
+          if (outcome !== undefined && outcome.exitCode !== 0 && launch.sandboxed && Option.isSome(sandbox)) {
+            const blocked = sandbox.value.explain(tail, launch)
+            if (blocked !== undefined) notes.push(blocked)
+          }
+          if (undone !== undefined) notes.push(undone)
+          if (outcome?.timedOut === true) notes.push(`It timed out after ${args.timeout} ms and was killed.`)
+          return notes.length > 0 ? notes.join("\n") : undefined
+        }
+      })
+      .pipe(Effect.tapError(() => Effect.sync(() => settleGit?.())))
+    return {
+      title: args.description ?? args.command,
+      output:
+        `Started background job ${job.id} in ${cwd}. It runs on across turns until it ends, job_kill stops it, or the session ends; ` +
+        `read its output with job_output (id "${job.id}").`,
+      metadata: { background: true, jobID: job.id, sandboxed: launch.sandboxed }
+    }
+  })
 
 /** The `bash` tool: a command, a timeout, a working directory; the exit code is always reported. */
 export const bash = define("bash", {
@@ -204,6 +286,7 @@ export const bash = define("bash", {
           message: "The command contains a NUL byte (\\0), which a shell command cannot hold; nothing was run. Remove it (to produce one, write printf '\\0')."
         })
       }
+      if (args.background === true) return yield* startJob(args, ctx, cwd)
       const timeout = Math.min(args.timeout ?? DEFAULT_TIMEOUT, MAX_TIMEOUT)
       const truncate = yield* Truncate
       const limits = limitsFor(truncate.settings, "bash")
@@ -226,16 +309,7 @@ export const bash = define("bash", {
           }) ?? Effect.void
         )
       })
-      // inside the OS sandbox when there is one (the runtime's Sandbox): the project writable, secrets hidden, no network
-      const plain = shellSpawn(args.command)
-      const sandbox = yield* Effect.serviceOption(Sandbox)
-      const launch = Option.isSome(sandbox)
-        ? yield* sandbox.value
-            .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, args.command) })
-            .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
-        : { ...plain, sandboxed: false }
-      // git's code-running places (a new .git/commondir, hooks/): what the command makes there is taken away after
-      const settleGit = launch.sandboxed && Option.isSome(sandbox) ? sandbox.value.watchGit() : undefined
+      const { launch, sandbox, settleGit } = yield* launchOf(args.command, cwd, ctx)
       const started = yield* Deferred.make<number>()
       const reporting = Deferred.await(started).pipe(
         Effect.flatMap(identify),

@@ -18,6 +18,8 @@ export interface FooterInfo {
   readonly home?: string
   /** The session's budget in dollars (`budget.session`, `--max-cost`): what is left of it is shown beside the cost. */
   readonly budget?: number
+  /** Background jobs running (`/jobs` lists them). */
+  readonly jobs?: number
 }
 
 /** The footer's figures as plain parts: model, context, session tokens and cost, cache, place. */
@@ -33,7 +35,8 @@ export const footerParts = (info: FooterInfo): { readonly left: ReadonlyArray<st
     context,
     `session ${tokens(u.input + u.cacheRead + u.cacheWrite)} in / ${tokens(u.output)} out`,
     info.budget === undefined ? cost(u.cost) : `${cost(u.cost)} (${u.cost >= info.budget ? "budget spent" : `${cost(info.budget - u.cost)} left`})`,
-    ...(rate === undefined ? [] : [`cache ${percent(rate)}`])
+    ...(rate === undefined ? [] : [`cache ${percent(rate)}`]),
+    ...(info.jobs !== undefined && info.jobs > 0 ? [`${info.jobs} job${info.jobs === 1 ? "" : "s"} running`] : [])
   ]
   const home = info.home
   const cwd = home !== undefined && home !== "" && (info.cwd === home || info.cwd.startsWith(`${home}/`)) ? `~${info.cwd.slice(home.length)}` : info.cwd
@@ -54,7 +57,9 @@ export const Footer = ({ info, width }: { info: FooterInfo; width?: number }) =>
   // the context figure turns yellow, then red, as the window fills (compaction comes near the end)
   const paintContext = share >= 0.85 ? style.red : share >= 0.6 ? style.yellow : style.dim
   const sep = style.dim(` ${style.glyphs.dot} `)
-  const shown = left.map((part, i) => (i === 0 ? style.cyan(part) : i === 1 ? paintContext(part) : style.dim(part))).join(sep)
+  const shown = left
+    .map((part, i) => (i === 0 ? style.cyan(part) : i === 1 ? paintContext(part) : part.endsWith(" running") ? style.yellow(part) : style.dim(part)))
+    .join(sep)
   if (Bun.stringWidth(stripAnsi(shown)) + 2 + Bun.stringWidth(right) > columns) {
     return (
       <Box flexDirection="column">
