@@ -111,9 +111,9 @@ describe("a small local model through the CLI", () => {
 
   test("a 4k model with every built-in tool cannot make room: a clear error after a few compactions, exit 1, stdout clean, each call once", async () => {
     // The system prompt and the tool definitions alone take ~2,400 of the 2,731 usable tokens.
-    // a window the system prompt and every tool's definition fit in with the task, and little more (4k plus the
-    // ~150 tokens of the todo tools' definitions): each step's output soon leaves no room
-    const p = await setup({}, 4_352)
+    // a window the system prompt and every tool's definition fit in with the task, and little more (the plan tools
+    // are not offered below a 16k window): each step's output soon leaves no room
+    const p = await setup({}, 4_096)
     try {
       const r = await reins(["run", "--yolo", TASK], p)
       expect(r.code).toBe(1)
@@ -121,6 +121,11 @@ describe("a small local model through the CLI", () => {
       expect(error).toStartWith("reins: The context of local/small stays full however often it is compacted")
       expect(error).toContain("the system prompt and tool definitions alone ~")
       expect(error).toContain("Use a model with a larger context")
+      // the plan tools are left out below a 16k window; the tools the work needs are there
+      const offered = (p.server.requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)
+      expect(offered).toContain("bash")
+      expect(offered).not.toContain("todowrite")
+      expect(offered).not.toContain("todoread")
       // Only bash's progress lines on stderr besides the compaction notes; nothing but the answer on stdout.
       expect(r.stdout).not.toContain("WARN")
       expect(r.stdout).not.toContain("Nothing to summarise")

@@ -86,7 +86,17 @@ export class Turn extends Context.Service<
       const announce = (message: UserMessage, parts: ReadonlyArray<Part>) => announceUser(bus, message, parts)
       const deps: LoopDeps = { store, claims, bus, ids, registry, processor, compaction, sessionHooks, cwd, permission, doomLoopLimits }
       const provider = yield* Provider
-      const setupDeps: SetupDeps = { registry, permission, agents, promptSettings, cwd, skills, maxSteps: settings.maxSteps, prepare: provider.prepare }
+      const setupDeps: SetupDeps = {
+        registry,
+        permission,
+        agents,
+        promptSettings,
+        cwd,
+        skills,
+        maxSteps: settings.maxSteps,
+        prepare: provider.prepare,
+        contextOf: (model: ModelRef) => compaction.window(model).limit
+      }
 
       const budget = yield* BudgetSettings
       // the ledgers of the turns running now, by session: a sub-agent's turn answers to its parent's
