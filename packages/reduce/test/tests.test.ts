@@ -411,3 +411,65 @@ describe("large inputs", () => {
     }
   })
 })
+
+describe("failures alike: a parametrized test failing for every value", () => {
+  const block = (n: number) => [
+    `${"_".repeat(30)} test_price[${n}] ${"_".repeat(30)}`,
+    "",
+    `n = ${n}`,
+    "",
+    '    @pytest.mark.parametrize("n", range(45))',
+    "    def test_price(n):",
+    ">       assert price(n) == n * 10",
+    `E       assert ${n * 10 + 1} == ${n * 10}`,
+    `E        +  where ${n * 10 + 1} = price(${n})`,
+    "",
+    "tests/test_price.py:7: AssertionError"
+  ]
+  const output = (count: number, other = false) =>
+    [
+      `${"F".repeat(count)}${other ? "F" : ""} [100%]`,
+      `${"=".repeat(35)} FAILURES ${"=".repeat(35)}`,
+      ...Array.from({ length: count }, (_, n) => block(n)).flat(),
+      ...(other
+        ? [
+            `${"_".repeat(30)} test_tax ${"_".repeat(30)}`,
+            "",
+            "    def test_tax():",
+            ">       assert tax(100) == 20",
+            "E       assert 19 == 20",
+            "",
+            "tests/test_tax.py:4: AssertionError"
+          ]
+        : []),
+      `${"=".repeat(27)} short test summary info ${"=".repeat(27)}`,
+      ...Array.from({ length: count }, (_, n) => `FAILED tests/test_price.py::test_price[${n}] - assert ${n * 10 + 1} == ${n * 10}`),
+      ...(other ? ["FAILED tests/test_tax.py::test_tax - assert 19 == 20"] : []),
+      `${count + (other ? 1 : 0)} failed in 0.31s`
+    ].join("\n")
+
+  test("45 near-identical failures: one in full, the others by what differs; smaller, and every name and value kept", () => {
+    const text = output(45, true)
+    const out = runReducers(builtinReducers, { text, command: "pytest -q", maxLines: 2000, maxBytes: 51_200 }, { minBytes: 0 })!
+    expect(out.evidence.reducer).toBe("pytest")
+    expect(out.text.length).toBeLessThan(text.length * 0.7)
+    expect(out.text).toContain("(44 more failures like this one: only their lines that differ from it are shown)")
+    for (let n = 0; n < 45; n++) {
+      expect(out.text).toContain(`test_price[${n}]`)
+      expect(out.text).toContain(`E       assert ${n * 10 + 1} == ${n * 10}`)
+      expect(out.text).toContain(`where ${n * 10 + 1} = price(${n})`)
+    }
+    // the lines they share are shown once, with the first
+    expect(out.text.split("tests/test_price.py:7: AssertionError").length - 1).toBe(1)
+    // a different failure is never folded in
+    expect(out.text).toContain("E       assert 19 == 20")
+    expect(out.text).toContain("tests/test_tax.py:4: AssertionError")
+  })
+
+  test("two alike failures are both shown whole", () => {
+    // called directly: so short a run is not worth reducing (runReducers keeps it as it is)
+    const out = pytest.reduce({ text: output(2), command: "pytest -q", maxLines: 2000, maxBytes: 51_200 })!
+    expect(out.text).not.toContain("more failures like this one")
+    expect(out.text.split("tests/test_price.py:7: AssertionError").length - 1).toBe(2)
+  })
+})

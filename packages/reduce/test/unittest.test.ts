@@ -189,3 +189,52 @@ describe("unittest: a failing doctest", () => {
     expect(r.text).not.toContain("test_case_12")
   })
 })
+
+describe("unittest: --durations (Python 3.12)", () => {
+  const failing = (durations: ReadonlyArray<string>, hidden = false) =>
+    [
+      "test_fast (tests.test_cart.CartTests.test_fast) ... ok",
+      "test_total (tests.test_cart.CartTests.test_total) ... FAIL",
+      "",
+      ruler("="),
+      "FAIL: test_total (tests.test_cart.CartTests.test_total)",
+      ruler("-"),
+      "Traceback (most recent call last):",
+      '  File "/p/tests/test_cart.py", line 12, in test_total',
+      "    self.assertEqual(cart.total(), 30)",
+      "AssertionError: 25 != 30",
+      "",
+      "Slowest test durations",
+      ruler("-"),
+      ...durations,
+      "",
+      ...(hidden ? ["(durations < 0.001s were hidden; use -v to show these durations)"] : []),
+      ruler("-"),
+      "Ran 2 tests in 0.702s",
+      "",
+      "FAILED (failures=1)"
+    ].join("\n")
+
+  test("the durations are listed apart, not folded into the last failure's traceback", () => {
+    const text = failing(["0.501s     test_total (tests.test_cart.CartTests.test_total)", "0.200s     test_fast (tests.test_cart.CartTests.test_fast)"])
+    const out = reduce(text, "python3 -m unittest -v --durations 5")!
+    expect(out.evidence.reducer).toBe("unittest")
+    const failure = out.text.slice(out.text.indexOf("test_total"), out.text.indexOf("AssertionError: 25 != 30") + "AssertionError: 25 != 30".length)
+    expect(failure).not.toContain("Slowest")
+    expect(out.text).toContain("AssertionError: 25 != 30")
+    const tail = out.text.slice(out.text.indexOf("AssertionError: 25 != 30"))
+    expect(tail).toContain("Slowest test durations\n0.501s     test_total (tests.test_cart.CartTests.test_total)\n0.200s     test_fast")
+    expect(out.text).toContain("FAILED (failures=1)")
+    expect(out.text).toContain("1 passing test not shown; 1 failure kept")
+  })
+
+  test("a long list keeps the slowest ten and counts the rest; the hidden-durations note goes", () => {
+    const many = Array.from({ length: 40 }, (_, i) => `${(0.9 - i * 0.01).toFixed(3)}s     test_${i} (tests.test_many.T.test_${i})`)
+    const out = reduce(failing(many, true), "python -m unittest --durations 0")!
+    expect(out.text).toContain("test_9 (tests.test_many.T.test_9)")
+    expect(out.text).not.toContain("test_10 (tests.test_many.T.test_10)")
+    expect(out.text).toContain("(30 faster tests not listed)")
+    expect(out.text).not.toContain("were hidden")
+    expect(out.text).toContain("AssertionError: 25 != 30")
+  })
+})

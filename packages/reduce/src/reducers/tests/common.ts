@@ -67,13 +67,42 @@ export class Report {
       this.reasons.add("failures_kept")
     }
     const out: Array<string> = [`${this.runner}: ${parts.length > 0 ? parts.join("; ") : "output reduced"}`]
-    for (const block of this.failures) out.push("", ...block)
+    for (const group of alike(this.failures)) {
+      const [first, ...rest] = group
+      out.push("", ...first!)
+      if (rest.length === 0) continue
+      this.reasons.add("noise_dropped")
+      out.push("", `(${rest.length} more failures like this one: only their lines that differ from it are shown)`)
+      for (const block of rest) out.push(...block.filter((line, i) => line !== first![i]))
+    }
     if (this.other.length > 0) out.push("", ...this.other)
     if (this.summary.length > 0) out.push("", ...this.summary.map((l) => clip(l, this.reasons)))
     const order: ReadonlyArray<ReasonCode> = ["passing_tests_counted", "failures_kept", "stack_trimmed", "middle_dropped", "noise_dropped"]
     const reasons = [...order.filter((r) => this.reasons.has(r)), ...[...this.reasons].filter((r) => !order.includes(r))]
     return { text: `${squeezeBlank(out).join("\n")}\n`, reasons }
   }
+}
+
+/** Failures of the same shape this many times or more are shown as one and what the others change. */
+const ALIKE_MIN = 3
+
+/** A line with its values (numbers, quoted strings) blanked: two failures whose lines all match differ only in values. */
+const shapeOf = (line: string) => line.replace(/\d+(?:\.\d+)?/g, "#").replace(/'[^'\n]*'|"[^"\n]*"/g, "'…'")
+
+/**
+ * The failures in groups, in the order each group first appears: blocks of the same length whose every line has
+ * the same shape (a parametrized test failing for each value) form one group when there are ALIKE_MIN or more;
+ * any other block is a group of its own. No line is lost: the others' lines are shown where they differ.
+ */
+const alike = (failures: ReadonlyArray<ReadonlyArray<string>>): Array<Array<ReadonlyArray<string>>> => {
+  const byShape = new Map<string, Array<ReadonlyArray<string>>>()
+  for (const block of failures) {
+    const key = block.map(shapeOf).join("\n")
+    const group = byShape.get(key)
+    if (group) group.push(block)
+    else byShape.set(key, [block])
+  }
+  return [...byShape.values()].flatMap((group) => (group.length >= ALIKE_MIN ? [group] : group.map((block) => [block])))
 }
 
 const ERRORISH =

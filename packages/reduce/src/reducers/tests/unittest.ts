@@ -25,6 +25,12 @@ const RULER_END = /^-{30,}$/
 const BLOCK_HEAD = /^(?:FAIL|ERROR|UNEXPECTED SUCCESS): \S/
 const RAN = /^Ran \d+ tests? in \d+(?:\.\d+)?s$/
 const VERDICT = /^(?:OK|FAILED|NO TESTS RAN)(?: \(.*\))?$/
+/** Python 3.12's `--durations N`: after the failures, a titled list (`0.501s     test_x (mod.T.test_x)`) under a ruler. */
+const DURATIONS = /^Slowest test durations$/
+const DURATION = /^\d+\.\d+s\s+\S/
+const DURATIONS_HIDDEN = /^\(durations < [\d.]+s were hidden/
+/** Durations listed before the rest are counted. */
+const MAX_DURATIONS = 10
 
 /** `python3 -m unittest -v`, `uv run python -m unittest`, `python manage.py test` (Django's runner prints the same). */
 const COMMAND =
@@ -34,6 +40,24 @@ const SNIFF = new RegExp(`^\\s*\\S+ \\([\\w.]+\\)(?: \\(.*\\))? \\.\\.\\. (?:${S
 
 /** How the verdict counts a kind of result: `FAILED (failures=1, skipped=2)`. */
 const counted = (verdict: string | undefined, kind: string) => Number(new RegExp(`\\b${kind}=(\\d+)`).exec(verdict ?? "")?.[1] ?? 0)
+
+/** The durations from `start` to their end, into the summary (the slowest ten, the rest counted); the index of their last line. */
+const durations = (lines: ReadonlyArray<string>, start: number, report: Report) => {
+  report.summary.push("Slowest test durations")
+  let listed = 0
+  let i = start
+  for (; i < lines.length; i++) {
+    const line = lines[i]!
+    if (DURATION.test(line)) {
+      if (listed++ < MAX_DURATIONS) report.summary.push(line)
+      continue
+    }
+    if (line.trim() === "" || DURATIONS_HIDDEN.test(line)) continue
+    break
+  }
+  if (listed > MAX_DURATIONS) report.summary.push(`(${listed - MAX_DURATIONS} faster tests not listed)`)
+  return i - 1
+}
 
 export const unittest: Reducer = {
   name: "unittest",
@@ -66,6 +90,13 @@ export const unittest: Reducer = {
     const lines = toLines(input.text)
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!
+      // the durations end the last failure's block: listed apart (the slowest first), never in its traceback
+      if (DURATIONS.test(line) && RULER_END.test(lines[i + 1] ?? "")) {
+        close()
+        recognised = true
+        i = durations(lines, i + 2, report)
+        continue
+      }
       if (RULER_BLOCK.test(line)) {
         close()
         if (BLOCK_HEAD.test(lines[i + 1] ?? "")) {
