@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { LspConfig } from "./LspConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
 
 export const Action = Schema.Literals(["allow", "ask", "deny"])
@@ -370,6 +371,11 @@ export const Config = Schema.Struct({
   /** MCP servers by name (`local`: a command over stdio; `remote`: a URL); their tools are offered as `<name>_<tool>`. */
   mcp: Schema.optional(McpConfig).annotate({
     description: "MCP servers by name (local: a command over stdio; remote: a URL); their tools are offered as <name>_<tool>."
+  }),
+  /** Language servers asked for errors after each edit (`false`: none); built-in ones changed, or servers of your own. */
+  lsp: Schema.optional(LspConfig).annotate({
+    description:
+      "Language servers asked for errors after each edit: false switches them off; by language (typescript, python, go, rust, clangd, or your own) a command, extensions, disabled, timeouts."
   }),
   sandbox: Schema.optional(SandboxConfig).annotate({ description: "The OS sandbox that commands and command hooks run in." }),
   cluster: Schema.optional(ClusterConfig).annotate({

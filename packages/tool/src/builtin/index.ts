@@ -11,6 +11,8 @@ import { write } from "./write.ts"
 
 export { applyPatch, bash, edit, glob, grep, list, read, task, todoread, todowrite, write }
 export { renderTodos, Todo, TodoLists } from "./todo.ts"
+export { Diagnostics, afterEditText, newErrors, type FileCheck, type Problem } from "./DiagnosticsPort.ts"
+export { diagnostics } from "./diagnostics.ts"
 export { SubAgents, agentList, type SubAgentInfo, type SubAgentRequest, type SubAgentResult } from "./task.ts"
 
 /** The built-in tools, in the order they are offered to the model. */
