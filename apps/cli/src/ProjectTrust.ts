@@ -49,7 +49,8 @@ const KIND: Record<TrustItem["kind"], string> = {
   prompt: "prompt",
   permission: "rule",
   sandbox: "sandbox setting",
-  cluster: "cluster setting"
+  cluster: "cluster setting",
+  lsp: "language server"
 }
 
 /** `2 hooks, 1 MCP server, 1 plugin`. */

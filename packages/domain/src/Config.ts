@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { LspConfig } from "./LspConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
 
 export const Action = Schema.Literals(["allow", "ask", "deny"])
@@ -384,6 +385,11 @@ export const Config = Schema.Struct({
   /** Spend caps, checked before each model call; a config file can only lower them (the smallest wins), --max-cost sets the session's. */
   budget: Schema.optional(BudgetConfig).annotate({
     description: "Spend caps in dollars (session, turn, subagent), checked before each model call; every config file can only lower them."
+  }),
+  /** Language servers asked for errors after each edit (`false`: none); built-in ones changed, or servers of your own. */
+  lsp: Schema.optional(LspConfig).annotate({
+    description:
+      "Language servers asked for errors after each edit: false switches them off; by language (typescript, python, go, rust, clangd, or your own) a command, extensions, disabled, timeouts."
   }),
   sandbox: Schema.optional(SandboxConfig).annotate({ description: "The OS sandbox that commands and command hooks run in." }),
   cluster: Schema.optional(ClusterConfig).annotate({

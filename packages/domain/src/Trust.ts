@@ -7,10 +7,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentsConfig, Config, PermissionConfig } from "./Config.ts"
+import { BUILTIN_LANGUAGE_SERVERS, type LspConfig, type LspServerConfig } from "./LspConfig.ts"
 
 /** One thing a project's configuration would run, redirect or loosen once the directory is trusted. */
 export interface TrustItem {
-  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "command" | "skill" | "prompt" | "permission" | "sandbox" | "cluster"
+  readonly kind: "hook" | "mcp" | "provider" | "plugin" | "tool" | "agent" | "command" | "skill" | "prompt" | "permission" | "sandbox" | "cluster" | "lsp"
   /** Where in the config or the project it is: `hooks.tool.before[0]`, `.reins/plugins/x.ts`. */
   readonly name: string
   /** What it would do: the command, the URL, the rule. */
@@ -64,13 +65,30 @@ const splitPermission = (config: PermissionConfig | undefined, where: string) =>
 }
 
 /**
+ * A project's language servers: a command would run a program, and a server of its own is all command, so both need
+ * trust; switching servers off, the timeouts and more extensions for a built-in server are data.
+ */
+const splitLsp = (lsp: LspConfig | undefined): { readonly inert: LspConfig | undefined; readonly items: ReadonlyArray<TrustItem> } => {
+  if (lsp === undefined || lsp === false) return { inert: lsp, items: [] }
+  const items: Array<TrustItem> = []
+  const inert: Record<string, LspServerConfig> = {}
+  for (const [id, server] of Object.entries(lsp)) {
+    const builtin = (BUILTIN_LANGUAGE_SERVERS as ReadonlyArray<string>).includes(id)
+    if (server.command !== undefined && server.disabled !== true) items.push({ kind: "lsp", name: `lsp.${id}.command`, detail: server.command.join(" ") })
+    const { command: _, ...data } = server
+    if (builtin || server.disabled === true) inert[id] = server.disabled === true ? { disabled: true } : data
+  }
+  return { inert: Object.keys(inert).length > 0 ? inert : undefined, items }
+}
+
+/**
  * Splits a project's merged configuration: data that applies untrusted, rules that only tighten, and
  * the items trust would switch on (hooks, MCP servers, providers, agents and their prompts, the
  * summary template, allow rules, a looser permission mode or persistence).
  */
 export const splitProjectConfig = (project: Config): ProjectSplit => {
   const items: Array<TrustItem> = []
-  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, sandbox, cluster, ...rest } = project
+  const { hooks, mcp, provider, agent, permission, permission_mode, permission_persist, compaction, sandbox, cluster, lsp, ...rest } = project
   // which cluster a server joins, and on what address: the user's deployment, not a cloned repository's say
   if (cluster?.runner !== undefined) items.push({ kind: "cluster", name: "cluster.runner", detail: cluster.runner })
   for (const event of ["tool.before", "tool.after"] as const) {
@@ -93,6 +111,8 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
     else if (name === "prompt") items.push({ kind: "prompt", name: "agent.prompt", detail: String(value) })
     else items.push({ kind: "agent", name: `agent.${name}`, detail: isRecord(value) && typeof value.description === "string" ? value.description : name })
   }
+  const languageServers = splitLsp(lsp)
+  items.push(...languageServers.items)
   const { template, ...inertCompaction } = compaction ?? {}
   if (template !== undefined) items.push({ kind: "prompt", name: "compaction.template", detail: template })
   const rules = splitPermission(permission, "permission")
@@ -123,6 +143,7 @@ export const splitProjectConfig = (project: Config): ProjectSplit => {
     ...(inertAgent !== undefined ? { agent: inertAgent } : {}),
     ...(compaction !== undefined ? { compaction: inertCompaction } : {}),
     ...(Object.keys(inertSandbox).length > 0 ? { sandbox: inertSandbox } : {}),
+    ...(languageServers.inert !== undefined ? { lsp: languageServers.inert } : {}),
     // deny-wins only tightens
     ...(permission_mode === "deny-wins" ? { permission_mode } : {})
   }

@@ -58,6 +58,7 @@ import {
   type ToolInfo
 } from "@reins/tool"
 import { Reducers, builtinReducers, type Reducer } from "@reins/reduce"
+import { LanguageServers } from "@reins/lsp"
 import { McpServers, McpSettings } from "@reins/mcp"
 import { RetentionLive, spillDirectory, spillFolder, Truncate, TruncateSettings, settingsFromConfig } from "@reins/truncate"
 import { protectedPaths } from "./Protected.ts"
@@ -371,6 +372,8 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     Layer.provide(layerTodoLists),
     // bash's background jobs: killed, each with its whole process group, when the runtime closes (the TUI lists them)
     Layer.provideMerge(layerJobs()),
+    // the edit tools ask language servers for new errors (started on the first file each serves, closed with the runtime)
+    Layer.provide(LanguageServers.layer({ cwd: options.cwd, config: config.lsp, env, trusted })),
     Layer.provideMerge(McpServers.layer),
     // plugins' and config command hooks run around every tool, MCP servers' included
     Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))

@@ -1,6 +1,8 @@
 import { Effect, Result, Schema } from "effect"
 import * as fs from "node:fs"
 import { MAX_PREVIEW_BYTES } from "./Diff.ts"
+import * as path from "node:path"
+import { Diagnostics, withDiagnostics } from "./DiagnosticsPort.ts"
 import { define, render } from "../Tool.ts"
 import { displayPath, pathNeeds } from "./Files.ts"
 import { parsePatch, type FileOp } from "./Patch.ts"
@@ -35,54 +37,57 @@ const tooBig = (patchText: string, cwd: string) =>
     })
   })
 
-/** The `apply_patch` tool: adds, deletes, updates and moves files from one patch, all or nothing. */
-export const applyPatch = define("apply_patch", {
-  description: render(template, {}),
-  parameters: Parameters,
-  truncate: false,
-  permissions: (args, ctx) => {
-    // A patch that does not parse needs nothing: execute fails with the parse error and writes nothing.
-    const parsed = parsePatch(args.patchText)
-    if (Result.isFailure(parsed)) return []
-    return parsed.success.flatMap((op) => {
-      const targets = patchTargets(ctx.cwd, [op])
-      const named = titles(op)
-      return targets.flatMap((target, i) => pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: named[i]! }))
-    })
-  },
-  // a patch that would not apply shows no diff (execute reports why), nor one over a file too big to diff quickly
-  preview: (args, ctx) =>
-    Effect.flatMap(tooBig(args.patchText, ctx.cwd), (big) =>
-      big
-        ? Effect.succeed([])
-        : Effect.map(planPatch(ctx.cwd, args.patchText), (plan) =>
-            plan.changes.map((change) => ({
-              path: change.movePath ?? change.path,
-              diff: changeDiff(plan.cwd, change),
-              ...(change.type === "add" ? { created: true } : {})
-            }))
-          )
-    ),
-  execute: (args, ctx) =>
-    Effect.gen(function* () {
-      const plan = yield* applyPatchText(ctx.cwd, args.patchText)
-      const files = plan.changes.map((change) => ({
-        path: change.path,
-        type: change.type,
-        ...(change.movePath !== undefined ? { movePath: change.movePath } : {}),
-        diff: changeDiff(plan.cwd, change)
-      }))
-      const only = plan.changes.length === 1 ? plan.changes[0] : undefined
-      return {
-        title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
-        output: summarize(plan),
-        metadata: {
-          files,
-          diff: files
-            .map((f) => f.diff)
-            .filter((d) => d !== "")
-            .join("\n")
-        }
-      }
-    })
-})
+/** The `apply_patch` tool: adds, deletes, updates and moves files from one patch, all or nothing; the new errors a language server reports follow. */
+export const applyPatch = Effect.flatMap(Effect.service(Diagnostics), (diagnostics) =>
+  define("apply_patch", {
+    description: render(template, {}),
+    parameters: Parameters,
+    truncate: false,
+    permissions: (args, ctx) => {
+      // A patch that does not parse needs nothing: execute fails with the parse error and writes nothing.
+      const parsed = parsePatch(args.patchText)
+      if (Result.isFailure(parsed)) return []
+      return parsed.success.flatMap((op) => {
+        const targets = patchTargets(ctx.cwd, [op])
+        const named = titles(op)
+        return targets.flatMap((target, i) => pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: named[i]! }))
+      })
+    },
+    // a patch that would not apply shows no diff (execute reports why), nor one over a file too big to diff quickly
+    preview: (args, ctx) =>
+      Effect.flatMap(tooBig(args.patchText, ctx.cwd), (big) =>
+        big
+          ? Effect.succeed([])
+          : Effect.map(planPatch(ctx.cwd, args.patchText), (plan) =>
+              plan.changes.map((change) => ({
+                path: change.movePath ?? change.path,
+                diff: changeDiff(plan.cwd, change),
+                ...(change.type === "add" ? { created: true } : {})
+              }))
+            )
+      ),
+    execute: (args, ctx) =>
+      Effect.gen(function* () {
+        const plan = yield* applyPatchText(ctx.cwd, args.patchText)
+        const files = plan.changes.map((change) => ({
+          path: change.path,
+          type: change.type,
+          ...(change.movePath !== undefined ? { movePath: change.movePath } : {}),
+          diff: changeDiff(plan.cwd, change)
+        }))
+        const only = plan.changes.length === 1 ? plan.changes[0] : undefined
+        const written = plan.changes.filter((change) => change.type !== "delete").map((change) => path.resolve(plan.cwd, change.movePath ?? change.path))
+        return yield* withDiagnostics(diagnostics, ctx, written, {
+          title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
+          output: summarize(plan),
+          metadata: {
+            files,
+            diff: files
+              .map((f) => f.diff)
+              .filter((d) => d !== "")
+              .join("\n")
+          }
+        })
+      })
+  })
+)

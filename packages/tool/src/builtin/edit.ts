@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { FileAccess } from "../FileAccess.ts"
 import { define, render } from "../Tool.ts"
+import { Diagnostics, withDiagnostics } from "./DiagnosticsPort.ts"
 import { lineDiff, MAX_PREVIEW_BYTES } from "./Diff.ts"
 import { displayPath, fail, isBinary, pathNeeds, resolvePath, statPath } from "./Files.ts"
 import { editDecoded } from "./Replace.ts"
@@ -80,22 +81,26 @@ const previewEdit = Effect.fnUntraced(function* (target: string, args: EditArgs)
   return result.ok ? [{ path: target, diff: lineDiff(target, file.text, result.text) }] : []
 })
 
-/** The `edit` tool: replaces a unique (or every) occurrence of a string in a file. */
-export const edit = define("edit", {
-  description: render(template, {}),
-  parameters: Parameters,
-  truncate: false,
-  permissions: (args, ctx) => {
-    const target = resolvePath(ctx, args.filePath)
-    return pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: `Edit ${target}` })
-  },
-  preview: (args, ctx) => previewEdit(resolvePath(ctx, args.filePath), args),
-  execute: (args, ctx) =>
-    Effect.gen(function* () {
-      if (args.oldString === args.newString) {
-        return yield* fail("oldString and newString are identical, so there is nothing to change. Give the new text as newString.")
-      }
+/** The `edit` tool: replaces a unique (or every) occurrence of a string in a file; the new errors a language server reports follow. */
+export const edit = Effect.flatMap(Effect.service(Diagnostics), (diagnostics) =>
+  define("edit", {
+    description: render(template, {}),
+    parameters: Parameters,
+    truncate: false,
+    permissions: (args, ctx) => {
       const target = resolvePath(ctx, args.filePath)
-      return yield* withFileLocks([target], editFile(target, args, displayPath(ctx, target)))
-    })
-})
+      return pathNeeds(ctx, "edit", target, { kind: "file", always: [target], title: `Edit ${target}` })
+    },
+    preview: (args, ctx) => previewEdit(resolvePath(ctx, args.filePath), args),
+    execute: (args, ctx) =>
+      Effect.gen(function* () {
+        if (args.oldString === args.newString) {
+          return yield* fail("oldString and newString are identical, so there is nothing to change. Give the new text as newString.")
+        }
+        const target = resolvePath(ctx, args.filePath)
+        const result = yield* withFileLocks([target], editFile(target, args, displayPath(ctx, target)))
+        // after the lock: waiting for a server never holds the file
+        return yield* withDiagnostics(diagnostics, ctx, [target], result)
+      })
+  })
+)

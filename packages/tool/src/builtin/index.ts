@@ -14,6 +14,8 @@ export { applyPatch, bash, edit, glob, grep, jobKill, jobOutput, list, read, tas
 export { Jobs, layerJobs, makeJobs, defaultJobSettings, type JobSettings, type JobStatus, type JobView, type JobsService } from "./Jobs.ts"
 export { jobLine, statusText as jobStatusText } from "./job.ts"
 export { renderTodos, Todo, TodoLists } from "./todo.ts"
+export { Diagnostics, afterEditText, newErrors, type FileCheck, type Problem } from "./DiagnosticsPort.ts"
+export { diagnostics } from "./diagnostics.ts"
 export { SubAgents, agentList, type SubAgentInfo, type SubAgentRequest, type SubAgentResult } from "./task.ts"
 
 /** The built-in tools, in the order they are offered to the model. */

@@ -6,6 +6,8 @@ import type { Truncate } from "@reins/truncate"
 import { ToolRegistry } from "../Registry.ts"
 import type { Info } from "../Tool.ts"
 import { skill } from "../builtin/skill.ts"
+import { diagnostics } from "../builtin/diagnostics.ts"
+import { Diagnostics } from "../builtin/DiagnosticsPort.ts"
 import { commandHooks, listCommandHooks } from "./CommandHooks.ts"
 import { SessionHooks, ToolHooks } from "./Hooks.ts"
 import { loadPluginFiles, loadToolFiles, scriptFiles, sessionHooksOf, toolHookOf, type NamedPlugin, type Plugin, type ToolDefinition } from "./Loader.ts"
@@ -147,7 +149,13 @@ export const layerToolRegistry = (base: ReadonlyArray<Effect.Effect<Info, never,
       // every tool is built with the hooks; `skill` reads the skills when it runs
       const withHooks = <A, E, R>(definition: Effect.Effect<A, E, R>) =>
         definition.pipe(Effect.provideService(ToolHooks, hooks), Effect.provideService(Skills, discovery.skills))
-      const builtins: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>> = [...base, ...(discovery.skills.length > 0 ? [skill] : [])]
+      // `diagnostics` only where a language server could answer it (every request carries the tools' definitions)
+      const languageServers = (yield* Diagnostics).offered
+      const builtins: ReadonlyArray<Effect.Effect<Info, never, Permission | Truncate>> = [
+        ...base,
+        ...(languageServers ? [diagnostics] : []),
+        ...(discovery.skills.length > 0 ? [skill] : [])
+      ]
       const given = yield* Effect.forEach(builtins, withHooks)
       const builtIn = new Set(given.map((t) => t.id))
       const custom: Array<Info> = []

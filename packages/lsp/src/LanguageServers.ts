@@ -1,0 +1,253 @@
+// The edit tools' `Diagnostics` port over language servers: one server per (language, root), started on the first
+// file it serves, reused, and shut down when the runtime's scope closes. A server not found is a debug line; one
+// that fails or stops is one warning, started again at most once.
+import { Clock, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import * as fsSync from "node:fs"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import type { LspConfig } from "@reins/domain"
+import { Sandbox } from "@reins/sandbox"
+import { Diagnostics, type FileCheck } from "@reins/tool"
+import { type Client, start } from "./Client.ts"
+import type { Launch } from "./Connection.ts"
+import type { LspError } from "./LspError.ts"
+import { findProgram, findRoot, findTsserver, isInside, type ServerDef, serverFor, serverTable, type Where } from "./Servers.ts"
+
+/** What the runtime tells the language servers. */
+export interface LspSettings {
+  /** The project directory: roots stop there, files outside it are not checked. */
+  readonly cwd: string
+  readonly config: LspConfig | undefined
+  /** Where PATH and the servers' environment come from. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Whether the project is trusted: untrusted, its node_modules/.bin and its `typescript` are not run. */
+  readonly trusted: boolean
+}
+
+/** What a server inherits from reins's environment (no keys): what finding a toolchain needs. */
+const ENV_KEYS = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LC_ALL",
+  "TMPDIR",
+  "TZ",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "NODE_PATH",
+  "GOPATH",
+  "GOROOT",
+  "GOCACHE",
+  "GOMODCACHE",
+  "GOFLAGS",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "RUSTUP_TOOLCHAIN",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "PYTHONPATH"
+]
+
+/** A server's environment: the keys above, and Go told not to fetch modules or toolchains (reins never downloads). */
+const serverEnv = (env: Readonly<Record<string, string | undefined>>) => {
+  const out: Record<string, string> = {}
+  for (const key of ENV_KEYS) {
+    const value = env[key]
+    if (value !== undefined) out[key] = value
+  }
+  return { ...out, GOPROXY: "off", GOTOOLCHAIN: "local" }
+}
+
+interface Running {
+  readonly client: Client
+  readonly def: ServerDef
+  readonly key: string
+  /** Whether no sync answered yet: the first may take what is left of the startup timeout. */
+  first: boolean
+}
+
+/** How one server is found and launched; undefined when it is not there (`why` says what is missing). */
+const launchFor = (def: ServerDef, where: Where, env: Record<string, string>) => {
+  for (const command of def.commands) {
+    const program = findProgram(command[0]!, where)
+    if (program === undefined) continue
+    const tsserver = def.id === "typescript" ? findTsserver(program, where) : undefined
+    if (def.id === "typescript" && tsserver === undefined && def.commands[0]![0] === "typescript-language-server")
+      return { missing: `${program} was found but no typescript package beside it or in the project` }
+    return {
+      launch: { file: program, args: command.slice(1), env, cwd: where.root } satisfies Launch,
+      name: path.basename(command[0]!),
+      ...(tsserver !== undefined ? { initializationOptions: { tsserver: { path: tsserver } } } : {})
+    }
+  }
+  return { missing: `no ${def.commands.map((c) => c[0]).join(" or ")} in the project's node_modules/.bin or on PATH` }
+}
+
+/** The language servers behind the `Diagnostics` port, living as long as the scope the layer is built in. */
+export const make = (settings: LspSettings) =>
+  Effect.gen(function* () {
+    const table = serverTable(settings.config)
+    const scope = yield* Effect.scope
+    const sandbox = yield* Effect.serviceOption(Sandbox)
+    const env = serverEnv(settings.env)
+    const whereFor = (root: string): Where => ({ project: settings.cwd, root, useProject: settings.trusted, pathEnv: settings.env.PATH })
+    // the tool is offered only when a server is here for this kind of project (its marker at the root, or a server of
+    // the user's own): every request carries its definition. Edits are checked whatever the project.
+    const offered = table.some(
+      (def) =>
+        (def.markers.length === 0 || def.markers.some((m) => fsSync.existsSync(path.join(settings.cwd, m)))) &&
+        def.commands.some((command) => findProgram(command[0]!, whereFor(settings.cwd)) !== undefined)
+    )
+    const servers = new Map<string, Deferred.Deferred<Running | undefined>>()
+    const restarted = new Set<string>()
+    const said = new Set<string>()
+    const touched = new Map<string, Set<string>>()
+
+    const once = (key: string, log: Effect.Effect<void>) =>
+      said.has(key)
+        ? Effect.void
+        : Effect.andThen(
+            Effect.sync(() => said.add(key)),
+            log
+          )
+
+    const launchIn = (def: ServerDef, root: string) =>
+      Effect.gen(function* () {
+        const found = launchFor(def, whereFor(root), env)
+        if (found.missing !== undefined) {
+          yield* once(`missing ${def.id}`, Effect.logDebug(`No language server for ${def.extensions.join(" ")} files: ${found.missing}.`))
+          return undefined
+        }
+        const plain = found.launch
+        // in the OS sandbox like a local MCP server, without the network: a language server has nothing to fetch
+        const wrapped = Option.isNone(sandbox)
+          ? { ...plain, sandboxed: false }
+          : yield* sandbox.value
+              .wrapServer(plain.file, plain.args, { cwd: root, env: plain.env, sandbox: { network: "none" } })
+              .pipe(Effect.mapError((e) => ({ message: `Language server ${found.name} not started: ${e.message}` })))
+        const launch: Launch = { file: wrapped.file, args: wrapped.args, env: wrapped.env, cwd: root }
+        return { launch, name: found.name, initializationOptions: found.initializationOptions, parentPid: wrapped.sandboxed ? null : process.pid }
+      })
+
+    /** Starts the server for (def, root) in a scope of its own; undefined (and said once) when it cannot run. */
+    const boot = (def: ServerDef, root: string, key: string) =>
+      Effect.gen(function* () {
+        const found = yield* launchIn(def, root)
+        if (found === undefined) return undefined
+        const own = yield* Scope.fork(scope)
+        const spec = {
+          name: found.name,
+          root,
+          parentPid: found.parentPid,
+          languageId: (file: string) => def.languages[path.extname(file).toLowerCase()] ?? "plaintext",
+          ...(found.initializationOptions !== undefined ? { initializationOptions: found.initializationOptions } : {})
+        }
+        const started = yield* Effect.exit(start(spec, found.launch, def.startupTimeoutMs).pipe(Scope.provide(own)))
+        if (Exit.isFailure(started)) {
+          yield* Scope.close(own, Exit.void)
+          const message = started.cause.reasons.map((r) => (r._tag === "Fail" ? r.error.message : String(r))).join("; ")
+          yield* once(`failed ${key}`, Effect.logWarning(`Language server ${found.name} for ${root} could not start: ${message}`))
+          return undefined
+        }
+        return { client: started.value, def, key, first: true } satisfies Running
+      }).pipe(Effect.catch((e: { message: string }) => Effect.as(once(`failed ${key}`, Effect.logWarning(e.message)), undefined)))
+
+    /** One warning for a server that stopped, by whichever use notices first: it is started again once. */
+    const reported = new WeakSet<Client>()
+    const reportStop = (running: Running) =>
+      Effect.gen(function* () {
+        if (reported.has(running.client)) return
+        reported.add(running.client)
+        const how = yield* Deferred.await(running.client.exited)
+        const stderr = running.client.stderrTail().split("\n").at(-1) ?? ""
+        const again = restarted.has(running.key)
+        yield* Effect.logWarning(
+          `Language server ${running.client.name} stopped${again ? " again" : ""} (${how}${stderr !== "" ? `: ${stderr}` : ""}); ${again ? "it is not started again" : "it is started again for the next file"}.`
+        )
+      })
+
+    /** The running server for a file's (language, root): started in the background on first use, restarted once. */
+    const serverOf = (def: ServerDef, root: string): Effect.Effect<Running | undefined> =>
+      Effect.gen(function* () {
+        const key = `${def.id}\u0000${root}`
+        const known = servers.get(key)
+        if (known === undefined) {
+          const ready = yield* Deferred.make<Running | undefined>()
+          servers.set(key, ready)
+          // started in the layer's scope: a first edit that stops waiting leaves it starting for the next
+          yield* Effect.forkIn(
+            Effect.flatMap(boot(def, root, key), (running) => Deferred.succeed(ready, running)),
+            scope
+          )
+          return yield* Deferred.await(ready)
+        }
+        const running = yield* Deferred.await(known)
+        if (running === undefined || !Deferred.isDoneUnsafe(running.client.exited) || running.client.closing()) return running
+        yield* reportStop(running)
+        if (restarted.has(key)) {
+          servers.set(key, yield* Deferred.make<Running | undefined>().pipe(Effect.tap((d) => Deferred.succeed(d, undefined))))
+          return undefined
+        }
+        restarted.add(key)
+        servers.delete(key)
+        return yield* serverOf(def, root)
+      })
+
+    /** One file synced with its server and checked; undefined when no server serves it. */
+    const checkFile = (file: string): Effect.Effect<FileCheck | undefined> =>
+      Effect.gen(function* () {
+        const def = serverFor(table, file)
+        if (def === undefined || !isInside(settings.cwd, file)) return undefined
+        const root = findRoot(file, def.markers, settings.cwd)
+        const startedAt = yield* Clock.currentTimeMillis
+        const running = yield* serverOf(def, root).pipe(Effect.timeoutOption(def.startupTimeoutMs))
+        if (Option.isNone(running)) return { status: "timeout", path: file, server: def.name, waitedMs: def.startupTimeoutMs } as const
+        const server = running.value
+        if (server === undefined) return undefined
+        const text = yield* Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(Effect.option)
+        if (Option.isNone(text)) return undefined
+        // the first sync may take what is left of the startup allowance (tsserver loads the project)
+        const now = yield* Clock.currentTimeMillis
+        const budget = server.first ? Math.max(def.timeoutMs, def.startupTimeoutMs - (now - startedAt)) : def.timeoutMs
+        const synced = yield* server.client.sync(file, text.value, budget).pipe(
+          Effect.map((s) => ({ ok: true, synced: s }) as const),
+          Effect.catch((e: LspError) => Effect.succeed({ ok: false, error: e } as const))
+        )
+        if (!synced.ok) {
+          if (synced.error.reason === "timeout") return { status: "timeout", path: file, server: server.client.name, waitedMs: budget } as const
+          if (synced.error.reason === "exited") yield* reportStop(server)
+          else yield* once(`error ${server.key}`, Effect.logWarning(synced.error.message))
+          return undefined
+        }
+        server.first = false
+        if (synced.synced === undefined) return { status: "timeout", path: file, server: server.client.name, waitedMs: budget } as const
+        return {
+          status: "checked",
+          path: file,
+          server: server.client.name,
+          problems: synced.synced.problems,
+          ...(synced.synced.before !== undefined ? { before: synced.synced.before } : {})
+        } as const
+      })
+
+    const checkAll = (files: ReadonlyArray<string>) =>
+      Effect.map(Effect.forEach(files, checkFile, { concurrency: "unbounded" }), (checks) => checks.filter((c) => c !== undefined))
+
+    return Diagnostics.of({
+      offered,
+      afterWrite: (sessionID, files) =>
+        Effect.suspend(() => {
+          const mine = touched.get(sessionID) ?? new Set<string>()
+          touched.set(sessionID, mine)
+          for (const file of files) if (serverFor(table, file) !== undefined) mine.add(file)
+          return checkAll(files)
+        }),
+      check: (sessionID, files) => Effect.suspend(() => checkAll(files ?? [...(touched.get(sessionID) ?? [])]))
+    })
+  })
+
+/** The `Diagnostics` port over language servers (the runtime provides it; `lsp: false` leaves the port's default). */
+export const layer = (settings: LspSettings) => Layer.effect(Diagnostics, make(settings))
