@@ -7,11 +7,14 @@ import { list } from "./list.ts"
 import { read } from "./read.ts"
 import { task } from "./task.ts"
 import { todoread, todowrite } from "./todo.ts"
+import { webfetch } from "./webfetch.ts"
 import { write } from "./write.ts"
 
-export { applyPatch, bash, edit, glob, grep, list, read, task, todoread, todowrite, write }
+export { applyPatch, bash, edit, glob, grep, list, read, task, todoread, todowrite, webfetch, write }
 export { renderTodos, Todo, TodoLists } from "./todo.ts"
+export { WebFetchSettings, type WebFetchOptions } from "./WebRequest.ts"
+export { parseTarget, type WebTarget } from "./WebUrl.ts"
 export { SubAgents, agentList, type SubAgentInfo, type SubAgentRequest, type SubAgentResult } from "./task.ts"
 
 /** The built-in tools, in the order they are offered to the model. */
-export const builtins = [bash, read, glob, grep, list, write, edit, applyPatch, task, todowrite, todoread] as const
+export const builtins = [bash, read, glob, grep, list, write, edit, applyPatch, task, todowrite, todoread, webfetch] as const
