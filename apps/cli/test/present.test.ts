@@ -110,6 +110,11 @@ describe("toolLine", () => {
     ["grep nothing", done("grep", { pattern: "zzz" }, { matches: 0, files: 0 }, 40), "✓ grep zzz · no matches · 40ms"],
     ["glob", done("glob", { pattern: "**/*.ts" }, { count: 1 }, 3), "✓ glob **/*.ts · 1 file · 3ms"],
     ["list", done("list", { path: "/p" }, { count: 4 }, 3), "✓ list /p · 4 entries · 3ms"],
+    [
+      "webfetch",
+      done("webfetch", { url: "https://docs.example.com/guide" }, { status: 200, contentType: "text/html", bytes: 12_800 }, 90),
+      "✓ webfetch https://docs.example.com/guide · text/html, 12.5 KiB · 90ms"
+    ],
     ["read partly", done("read", { filePath: "/p/big.ts" }, { lines: 2000, totalLines: 5000 }, 3), "✓ read big.ts · 2,000 lines of 5000 · 3ms"],
     [
       "an error, first line",

@@ -112,7 +112,7 @@ describe("a small local model through the CLI", () => {
   test("a 4k model with every built-in tool cannot make room: a clear error after a few compactions, exit 1, stdout clean, each call once", async () => {
     // The system prompt and the tool definitions alone take ~2,400 of the 2,731 usable tokens.
     // a window the system prompt and every tool's definition fit in with the task, and little more (the plan tools
-    // are not offered below a 16k window): each step's output soon leaves no room
+    // and webfetch are not offered below a 16k window): each step's output soon leaves no room
     const p = await setup({}, 4_096)
     try {
       const r = await reins(["run", "--yolo", TASK], p)
@@ -126,6 +126,7 @@ describe("a small local model through the CLI", () => {
       expect(offered).toContain("bash")
       expect(offered).not.toContain("todowrite")
       expect(offered).not.toContain("todoread")
+      expect(offered).not.toContain("webfetch")
       // Only bash's progress lines on stderr besides the compaction notes; nothing but the answer on stdout.
       expect(r.stdout).not.toContain("WARN")
       expect(r.stdout).not.toContain("Nothing to summarise")

@@ -10,12 +10,14 @@ export interface Rule {
 }
 
 /**
- * Defaults: everything allowed except loops, paths outside the worktree, `.env` reads and lifting
- * the OS sandbox for a command (`sandbox`: `network <host>`, `write <dir>`).
+ * Defaults: everything allowed except loops, paths outside the worktree, `.env` reads, fetching a URL
+ * (`webfetch`: the network, as lifting the sandbox for it is) and lifting the OS sandbox for a command
+ * (`sandbox`: `network <host>`, `write <dir>`).
  */
 export const defaultRules: ReadonlyArray<Rule> = [
   { permission: "*", pattern: "*", action: "allow" },
   { permission: "sandbox", pattern: "*", action: "ask" },
+  { permission: "webfetch", pattern: "*", action: "ask" },
   { permission: "doom_loop", pattern: "*", action: "ask" },
   { permission: "external_directory", pattern: "*", action: "ask" },
   { permission: "read", pattern: "*.env", action: "ask" },

@@ -37,9 +37,9 @@ export interface SetupDeps {
   readonly contextOf: (model: ModelRef) => number
 }
 
-/** Below this window (tokens) the plan tools are not offered: their definitions would take room the work needs. */
-export const PLAN_TOOLS_MIN_CONTEXT = 16_000
-const PLAN_TOOLS = new Set(["todowrite", "todoread"])
+/** Below this window (tokens) the tools a small model can do without (the plan, web pages) are not offered: their definitions would take room the work needs. */
+export const SPARE_TOOLS_MIN_CONTEXT = 16_000
+const SPARE_TOOLS = new Set(["todowrite", "todoread", "webfetch"])
 
 /** The agents above a session's (its parent's, and theirs): a sub-agent never has more rights than its parent. */
 const agentsAbove = (agents: AgentsService, sessionID: string): ReadonlyArray<AgentInfo> => {
@@ -60,11 +60,11 @@ export const setupTurn = Effect.fnUntraced(function* (deps: SetupDeps, session: 
   // the dynamic tools (MCP servers: started on the first turn that needs them) are asked for again before each step
   yield* registry.refresh(session.id)
   const rights = [agent, ...agentsAbove(agents, session.id)]
-  const small = deps.contextOf(model) < PLAN_TOOLS_MIN_CONTEXT
+  const small = deps.contextOf(model) < SPARE_TOOLS_MIN_CONTEXT
   const offered = () =>
     registry
       .forModel(model.modelID)
-      .filter((t) => rights.every((a) => offersTool(a, t.id, permission.mode)) && !(t.id === "task" && nested) && !(small && PLAN_TOOLS.has(t.id)))
+      .filter((t) => rights.every((a) => offersTool(a, t.id, permission.mode)) && !(t.id === "task" && nested) && !(small && SPARE_TOOLS.has(t.id)))
       .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
   // Built once per turn: git status costs a process per step, and a system prompt that
   // changes between steps defeats the provider's prompt cache.

@@ -96,6 +96,14 @@ const completedDetail = (part: ToolPart, metadata: Metadata, style: Style): Arra
       const todos = Array.isArray(metadata.todos) ? (metadata.todos as ReadonlyArray<{ readonly status?: unknown }>) : undefined
       return todos === undefined ? [] : [`${todos.filter((t) => t.status === "completed").length}/${todos.length} done`]
     }
+    case "webfetch": {
+      const bytes = num(metadata, "bytes")
+      if (bytes === undefined) return []
+      const size =
+        bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : plural(bytes, "byte", "bytes")
+      const type = metadata.contentType
+      return [typeof type === "string" && type !== "" ? `${type}, ${size}` : size]
+    }
     case "list": {
       const found = num(metadata, "count")
       return found === undefined ? [] : [plural(found, "entry", "entries")]
