@@ -35,6 +35,11 @@ export interface ProjectState {
   readonly restrict: PermissionConfig | undefined
   /** Whether it was trusted before this run (false: by `--trust` or the question now). */
   readonly stored: boolean
+  /**
+   * Whether the user trusted the directory themselves (a stored trust for it, `--trust`, a yes now), not merely
+   * "nothing to trust": only then do a cloned repo's own programs run (its node_modules/.bin language servers).
+   */
+  readonly explicit: boolean
 }
 
 const KIND: Record<TrustItem["kind"], string> = {
@@ -134,19 +139,22 @@ export const settleTrust = (options: {
   Effect.gen(function* () {
     const { split, items, digest } = projectItems(options.cwd, options.layers.project)
     const base = { items, digest, config: options.layers.project, inert: split.inert }
-    const untrusted: ProjectState = { ...base, trusted: false, restrict: split.tighten, stored: false }
-    if (items.length === 0) return { ...base, trusted: true, restrict: undefined, stored: true } satisfies ProjectState
+    const untrusted: ProjectState = { ...base, trusted: false, restrict: split.tighten, stored: false, explicit: false }
     const known = yield* trustOf(options.dataDir, options.cwd).pipe(Effect.mapError((e) => usage(e.message)))
-    if (known?.digest === digest) return { ...base, trusted: true, restrict: undefined, stored: true } satisfies ProjectState
+    // nothing to trust applies the config, but is no trust in the repo's own programs: that takes the user's word
+    if (items.length === 0)
+      return { ...base, trusted: true, restrict: undefined, stored: true, explicit: known !== undefined || options.choice === "flag" } satisfies ProjectState
+    if (known?.digest === digest) return { ...base, trusted: true, restrict: undefined, stored: true, explicit: true } satisfies ProjectState
     // what is new or changed since an older trust; with nothing new (only something removed) the trust holds
     const changed = known === undefined ? undefined : changedItems(items, known.seen ?? [])
-    if (changed !== undefined && changed.length === 0) return { ...base, trusted: true, restrict: undefined, stored: true } satisfies ProjectState
-    if (options.choice === "flag") return { ...base, trusted: true, restrict: undefined, stored: false } satisfies ProjectState
+    if (changed !== undefined && changed.length === 0)
+      return { ...base, trusted: true, restrict: undefined, stored: true, explicit: true } satisfies ProjectState
+    if (options.choice === "flag") return { ...base, trusted: true, restrict: undefined, stored: false, explicit: true } satisfies ProjectState
     if (options.choice === "ask" && options.terminal) {
       if (yield* askOnTerminal(options.cwd, items, changed)) {
         const trusted = { digest, seen: items.map(trustItemKey), time: yield* Clock.currentTimeMillis }
         yield* trustDirectory(options.dataDir, options.cwd, trusted).pipe(Effect.mapError((e) => usage(e.message)))
-        return { ...base, trusted: true, restrict: undefined, stored: true } satisfies ProjectState
+        return { ...base, trusted: true, restrict: undefined, stored: true, explicit: true } satisfies ProjectState
       }
     }
     if (options.notice) {

@@ -48,9 +48,10 @@ export const setupAt = (cwd: string, options: SetupOptions = {}) =>
     return { cwd, dataDir, config, env, project, storedKeys } satisfies Setup
   })
 
-/** What `makeRuntime` is told about the project: trusted, or untrusted with its tightening rules. */
+/** What `makeRuntime` is told about the project: trusted (and whether by the user's word), or untrusted with its tightening rules. */
 export const runtimeProject = (setup: Setup) => ({
   trusted: setup.project.trusted,
+  explicit: setup.project.explicit,
   ...(setup.project.restrict !== undefined ? { restrict: setup.project.restrict } : {})
 })
 

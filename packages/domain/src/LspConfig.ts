@@ -1,6 +1,12 @@
 import { Schema } from "effect"
 
-const Millis = Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected milliseconds greater than 0" }))
+/** The longest wait `lsp` may set: a project's config must not hold an edit for long. */
+export const MAX_LSP_TIMEOUT_MS = 120_000
+
+const Millis = Schema.Int.check(
+  Schema.isGreaterThan(0, { message: "Expected milliseconds greater than 0" }),
+  Schema.isLessThanOrEqualTo(MAX_LSP_TIMEOUT_MS, { message: `Expected at most ${MAX_LSP_TIMEOUT_MS} milliseconds (2 minutes)` })
+)
 
 /** The languages reins knows a server for; any other key of `lsp` names a server of your own. */
 export const BUILTIN_LANGUAGE_SERVERS = ["typescript", "python", "go", "rust", "clangd"] as const
@@ -16,9 +22,9 @@ export const LspServerConfig = Schema.Struct({
     Schema.Array(Schema.String.check(Schema.isPattern(/^\.[^./\\]+$/u, { message: 'Expected an extension with its dot, e.g. ".ts"' })))
   ).annotate({ description: 'The file extensions it serves, with the dot, e.g. [".vue"].' }),
   disabled: Schema.optional(Schema.Boolean).annotate({ description: "true keeps this server off." }),
-  timeout: Schema.optional(Millis).annotate({ description: "Milliseconds an edit waits for the server's diagnostics (default 5000)." }),
+  timeout: Schema.optional(Millis).annotate({ description: "Milliseconds an edit waits for the server's diagnostics (default 5000, at most 120000)." }),
   startup_timeout: Schema.optional(Millis).annotate({
-    description: "Milliseconds the first edit waits, while the server starts and loads the project (default 20000)."
+    description: "Milliseconds the first edit waits, while the server starts and loads the project (default 20000, at most 120000)."
   })
 })
 export type LspServerConfig = typeof LspServerConfig.Type

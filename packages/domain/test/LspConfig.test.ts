@@ -31,6 +31,15 @@ describe("lsp config", () => {
     }
   })
 
+  test("a timeout above 2 minutes is refused (an untrusted project's config must not hold every edit)", async () => {
+    for (const key of ["timeout", "startup_timeout"]) {
+      expect((await load({ typescript: { [key]: 120_000 } }))._tag).toBe("Success")
+      const over = await load({ typescript: { [key]: 120_001 } })
+      expect(over._tag).toBe("Failure")
+      if (over._tag === "Failure") expect(over.failure.message).toContain("Expected at most 120000 milliseconds")
+    }
+  })
+
   test("malformed entries are named with what to write", async () => {
     const own = await load({ vue: { extensions: [".vue"] } })
     expect(own._tag).toBe("Failure")

@@ -74,6 +74,10 @@ export const open = (server: string, launch: Launch, handlers: Handlers): Effect
       if (child.stdin?.writable) child.stdin.write(encode(message))
     }
     const ended = (how: string) => {
+      if (Deferred.isDoneUnsafe(exited)) return
+      // its children at once (a crashed typescript-language-server leaves tsserver running); after this the pid is
+      // never signalled again: once reaped it may be another process's
+      if (child.pid !== undefined) killGroup(child.pid)
       Deferred.doneUnsafe(exited, Effect.succeed(how))
       for (const waiting of pending.values())
         Deferred.doneUnsafe(waiting, Effect.fail(new LspError({ server, reason: "exited", message: `${server} stopped (${how})` })))
@@ -126,15 +130,20 @@ export const open = (server: string, launch: Launch, handlers: Handlers): Effect
         const answer = yield* Deferred.make<unknown, LspError>()
         pending.set(id, answer)
         send({ jsonrpc: "2.0", id, method, params })
+        // given up (a timeout, or the caller interrupted): forgotten here and cancelled there
+        const cancel = Effect.sync(() => {
+          if (pending.delete(id)) send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } })
+        })
         return yield* Deferred.await(answer).pipe(
           Effect.timeoutOrElse({
             duration: timeoutMs,
-            orElse: () => {
-              pending.delete(id)
-              send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } })
-              return Effect.fail(new LspError({ server, reason: "timeout", message: `${server} did not answer ${method} within ${timeoutMs} ms` }))
-            }
-          })
+            orElse: () =>
+              Effect.andThen(
+                cancel,
+                Effect.fail(new LspError({ server, reason: "timeout", message: `${server} did not answer ${method} within ${timeoutMs} ms` }))
+              )
+          }),
+          Effect.onInterrupt(() => cancel)
         )
       })
 
@@ -147,9 +156,11 @@ export const open = (server: string, launch: Launch, handlers: Handlers): Effect
           child.stdin?.end()
         }
         const gone = yield* Deferred.await(exited).pipe(Effect.timeoutOption(SHUTDOWN_MS))
-        // its children too, whether or not it exited: a detached group outlives its leader
-        yield* Effect.sync(() => (gone._tag === "None" ? kill(child) : child.pid !== undefined && killGroup(child.pid)))
-        yield* Effect.ignore(Deferred.await(exited).pipe(Effect.timeoutOption(SHUTDOWN_MS)))
+        // one that exited had its group killed then (the exit handler); only a live one is signalled here
+        if (gone._tag === "None") {
+          yield* Effect.sync(() => kill(child))
+          yield* Effect.ignore(Deferred.await(exited).pipe(Effect.timeoutOption(SHUTDOWN_MS)))
+        }
       })
 
     return {

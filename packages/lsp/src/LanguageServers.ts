@@ -1,17 +1,17 @@
 // The edit tools' `Diagnostics` port over language servers: one server per (language, root), started on the first
-// file it serves, reused, and shut down when the runtime's scope closes. A server not found is a debug line; one
-// that fails or stops is one warning, started again at most once.
+// file it serves, reused, and shut down when the runtime's scope closes. A server not found, or one that does not
+// start, is a debug line; one that stops is one warning, started again at most once.
 import { Clock, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { LspConfig } from "@reins/domain"
 import { Sandbox } from "@reins/sandbox"
-import { Diagnostics, type FileCheck } from "@reins/tool"
+import { Diagnostics, type FileCheck, isTextContent, type Written } from "@reins/tool"
 import { type Client, start } from "./Client.ts"
 import type { Launch } from "./Connection.ts"
 import type { LspError } from "./LspError.ts"
-import { findProgram, findRoot, findTsserver, isInside, type ServerDef, serverFor, serverTable, type Where } from "./Servers.ts"
+import { cannotRun, findProgram, findRoot, findTsserver, isInside, type ServerDef, serverFor, serverTable, type Where } from "./Servers.ts"
 
 /** What the runtime tells the language servers. */
 export interface LspSettings {
@@ -20,8 +20,11 @@ export interface LspSettings {
   readonly config: LspConfig | undefined
   /** Where PATH and the servers' environment come from. */
   readonly env: Readonly<Record<string, string | undefined>>
-  /** Whether the project is trusted: untrusted, its node_modules/.bin and its `typescript` are not run. */
-  readonly trusted: boolean
+  /**
+   * Whether the user trusted the project themselves (a stored trust, `--trust`, a yes), not merely "nothing to trust":
+   * without it its node_modules/.bin and its `typescript` are not run, nor servers that run its code (rust-analyzer, gopls).
+   */
+  readonly projectCode: boolean
 }
 
 /** What a server inherits from reins's environment (no keys): what finding a toolchain needs. */
@@ -51,39 +54,80 @@ const ENV_KEYS = [
   "PYTHONPATH"
 ]
 
-/** A server's environment: the keys above, and Go told not to fetch modules or toolchains (reins never downloads). */
+/** A server's environment: the keys above, and Go, rustup and cargo told not to fetch anything (reins never downloads). */
 const serverEnv = (env: Readonly<Record<string, string | undefined>>) => {
   const out: Record<string, string> = {}
   for (const key of ENV_KEYS) {
     const value = env[key]
     if (value !== undefined) out[key] = value
   }
-  return { ...out, GOPROXY: "off", GOTOOLCHAIN: "local" }
+  return { ...out, GOPROXY: "off", GOTOOLCHAIN: "local", RUSTUP_AUTO_INSTALL: "0", CARGO_NET_OFFLINE: "true" }
 }
+
+/** The most of a file given to a server: a bigger one is not source a check is for. */
+const MAX_SYNC_BYTES = 2 * 1024 * 1024
+
+/** A file's text for a server: a regular file (opened without blocking: a FIFO never is), at most 2 MiB, not binary; else undefined. */
+const readForSync = (file: string): Effect.Effect<string | undefined> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise(() => fs.open(file, fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK)),
+    (handle) =>
+      Effect.flatMap(
+        Effect.tryPromise(() => handle.stat()),
+        (stat) =>
+          !stat.isFile() || stat.size > MAX_SYNC_BYTES
+            ? Effect.succeed(undefined)
+            : Effect.map(
+                Effect.tryPromise(() => handle.readFile()),
+                (bytes) => (bytes.length <= MAX_SYNC_BYTES && isTextContent(file, bytes) ? bytes.toString("utf8") : undefined)
+              )
+      ),
+    (handle) => Effect.promise(() => handle.close())
+  ).pipe(Effect.orElseSucceed(() => undefined))
 
 interface Running {
   readonly client: Client
   readonly def: ServerDef
   readonly key: string
-  /** Whether no sync answered yet: the first may take what is left of the startup timeout. */
+  /** Whether no sync was tried yet: the first may take what is left of the startup timeout. */
   first: boolean
 }
 
-/** How one server is found and launched; undefined when it is not there (`why` says what is missing). */
-const launchFor = (def: ServerDef, where: Where, env: Record<string, string>) => {
+/** How one server is found and launched; `missing` says why not when it is not there or would not run. */
+const launchFor = (
+  def: ServerDef,
+  where: Where,
+  env: Readonly<Record<string, string | undefined>>,
+  serverEnv: Record<string, string>
+):
+  | { readonly missing: string }
+  | { readonly missing?: undefined; readonly launch: Launch; readonly name: string; readonly initializationOptions?: unknown } => {
+  if (def.runsProjectCode && !where.useProject)
+    return { missing: `${def.name} runs the project's own code, and you have not trusted ${where.project} (reins trust)` }
+  let missing = `no ${def.commands.map((c) => c[0]).join(" or ")} in the project's node_modules/.bin or on PATH`
   for (const command of def.commands) {
     const program = findProgram(command[0]!, where)
     if (program === undefined) continue
+    const broken = cannotRun(program, env)
+    if (broken !== undefined) {
+      missing = broken
+      continue
+    }
     const tsserver = def.id === "typescript" ? findTsserver(program, where) : undefined
     if (def.id === "typescript" && tsserver === undefined && def.commands[0]![0] === "typescript-language-server")
-      return { missing: `${program} was found but no typescript package beside it or in the project` }
+      return {
+        missing: `${program} was found but no typescript package beside it${where.useProject ? " or in the project" : " (the project's own runs only once you trust it)"}`
+      }
+    // typescript-language-server: never download type packages (automatic typing acquisition runs npm)
+    const initializationOptions =
+      def.id === "typescript" ? { disableAutomaticTypingAcquisition: true, ...(tsserver !== undefined ? { tsserver: { path: tsserver } } : {}) } : undefined
     return {
-      launch: { file: program, args: command.slice(1), env, cwd: where.root } satisfies Launch,
+      launch: { file: program, args: command.slice(1), env: serverEnv, cwd: where.root } satisfies Launch,
       name: path.basename(command[0]!),
-      ...(tsserver !== undefined ? { initializationOptions: { tsserver: { path: tsserver } } } : {})
+      ...(initializationOptions !== undefined ? { initializationOptions } : {})
     }
   }
-  return { missing: `no ${def.commands.map((c) => c[0]).join(" or ")} in the project's node_modules/.bin or on PATH` }
+  return { missing }
 }
 
 /** The language servers behind the `Diagnostics` port, living as long as the scope the layer is built in. */
@@ -93,15 +137,18 @@ export const make = (settings: LspSettings) =>
     const scope = yield* Effect.scope
     const sandbox = yield* Effect.serviceOption(Sandbox)
     const env = serverEnv(settings.env)
-    const whereFor = (root: string): Where => ({ project: settings.cwd, root, useProject: settings.trusted, pathEnv: settings.env.PATH })
+    const whereFor = (root: string): Where => ({ project: settings.cwd, root, useProject: settings.projectCode, pathEnv: settings.env.PATH })
     // the tool is offered only when a server is here for this kind of project (its marker at the root, or a server of
-    // the user's own): every request carries its definition. Edits are checked whatever the project.
+    // the user's own) and would run (not rustup's proxy alone): every request carries its definition. Edits are
+    // checked whatever the project.
     const offered = table.some(
       (def) =>
         (def.markers.length === 0 || def.markers.some((m) => fsSync.existsSync(path.join(settings.cwd, m)))) &&
-        def.commands.some((command) => findProgram(command[0]!, whereFor(settings.cwd)) !== undefined)
+        launchFor(def, whereFor(settings.cwd), settings.env, env).missing === undefined
     )
     const servers = new Map<string, Deferred.Deferred<Running | undefined>>()
+    /** The servers started, for closing a file wherever it is open. */
+    const live = new Set<Running>()
     const restarted = new Set<string>()
     const said = new Set<string>()
     const touched = new Map<string, Set<string>>()
@@ -116,7 +163,7 @@ export const make = (settings: LspSettings) =>
 
     const launchIn = (def: ServerDef, root: string) =>
       Effect.gen(function* () {
-        const found = launchFor(def, whereFor(root), env)
+        const found = launchFor(def, whereFor(root), settings.env, env)
         if (found.missing !== undefined) {
           yield* once(`missing ${def.id}`, Effect.logDebug(`No language server for ${def.extensions.join(" ")} files: ${found.missing}.`))
           return undefined
@@ -149,21 +196,24 @@ export const make = (settings: LspSettings) =>
         if (Exit.isFailure(started)) {
           yield* Scope.close(own, Exit.void)
           const message = started.cause.reasons.map((r) => (r._tag === "Fail" ? r.error.message : String(r))).join("; ")
-          yield* once(`failed ${key}`, Effect.logWarning(`Language server ${found.name} for ${root} could not start: ${message}`))
+          // a program found that does not run (a proxy without its toolchain, a broken install): nothing to act on
+          yield* once(`failed ${key}`, Effect.logDebug(`Language server ${found.name} for ${root} could not start: ${message}`))
           return undefined
         }
-        return { client: started.value, def, key, first: true } satisfies Running
+        const running: Running = { client: started.value, def, key, first: true }
+        live.add(running)
+        return running
       }).pipe(Effect.catch((e: { message: string }) => Effect.as(once(`failed ${key}`, Effect.logWarning(e.message)), undefined)))
 
     /** One warning for a server that stopped, by whichever use notices first: it is started again once. */
     const reported = new WeakSet<Client>()
-    const reportStop = (running: Running) =>
+    const reportStop = (running: Running, again = restarted.has(running.key)) =>
       Effect.gen(function* () {
         if (reported.has(running.client)) return
         reported.add(running.client)
+        live.delete(running)
         const how = yield* Deferred.await(running.client.exited)
         const stderr = running.client.stderrTail().split("\n").at(-1) ?? ""
-        const again = restarted.has(running.key)
         yield* Effect.logWarning(
           `Language server ${running.client.name} stopped${again ? " again" : ""} (${how}${stderr !== "" ? `: ${stderr}` : ""}); ${again ? "it is not started again" : "it is started again for the next file"}.`
         )
@@ -171,48 +221,77 @@ export const make = (settings: LspSettings) =>
 
     /** The running server for a file's (language, root): started in the background on first use, restarted once. */
     const serverOf = (def: ServerDef, root: string): Effect.Effect<Running | undefined> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const key = `${def.id}\u0000${root}`
         const known = servers.get(key)
         if (known === undefined) {
-          const ready = yield* Deferred.make<Running | undefined>()
+          const ready = Deferred.makeUnsafe<Running | undefined>()
           servers.set(key, ready)
           // started in the layer's scope: a first edit that stops waiting leaves it starting for the next
-          yield* Effect.forkIn(
-            Effect.flatMap(boot(def, root, key), (running) => Deferred.succeed(ready, running)),
-            scope
+          return Effect.andThen(
+            Effect.forkIn(
+              Effect.flatMap(boot(def, root, key), (running) => Deferred.succeed(ready, running)),
+              scope
+            ),
+            Deferred.await(ready)
           )
-          return yield* Deferred.await(ready)
         }
-        const running = yield* Deferred.await(known)
-        if (running === undefined || !Deferred.isDoneUnsafe(running.client.exited) || running.client.closing()) return running
-        yield* reportStop(running)
-        if (restarted.has(key)) {
-          servers.set(key, yield* Deferred.make<Running | undefined>().pipe(Effect.tap((d) => Deferred.succeed(d, undefined))))
-          return undefined
-        }
-        restarted.add(key)
-        servers.delete(key)
-        return yield* serverOf(def, root)
+        return Effect.flatMap(Deferred.await(known), (running) => {
+          if (running === undefined || !Deferred.isDoneUnsafe(running.client.exited) || running.client.closing()) return Effect.succeed(running)
+          // decided here at once, nothing run in between: of the checks that notice the same stop, one decides
+          const again = restarted.has(key)
+          if (servers.get(key) === known) {
+            if (again) {
+              const off = Deferred.makeUnsafe<Running | undefined>()
+              Deferred.doneUnsafe(off, Effect.succeed(undefined))
+              servers.set(key, off)
+            } else {
+              restarted.add(key)
+              servers.delete(key)
+            }
+          }
+          return Effect.andThen(reportStop(running, again), serverOf(def, root))
+        })
       })
 
+    /** Closes `files` in every server that has them open (deleted, moved away, unreadable). */
+    const closeEverywhere = (files: ReadonlyArray<string>) =>
+      Effect.forEach([...live], (running) => Effect.forEach(files, (file) => (running.client.opened().has(file) ? running.client.close(file) : Effect.void)), {
+        discard: true
+      })
+
+    /** The server's other open files brought up to date with the disk (changed by a formatter, a script), or closed when unreadable. */
+    const resync = (client: Client, except: string) =>
+      Effect.forEach(
+        [...client.opened()].filter(([file]) => file !== except),
+        ([file, sent]) =>
+          Effect.flatMap(readForSync(file), (now) => (now === undefined ? client.close(file) : now !== sent ? client.change(file, now) : Effect.void)),
+        { discard: true }
+      )
+
     /** One file synced with its server and checked; undefined when no server serves it. */
-    const checkFile = (file: string): Effect.Effect<FileCheck | undefined> =>
+    const checkFile = (file: string, before?: string): Effect.Effect<FileCheck | undefined> =>
       Effect.gen(function* () {
         const def = serverFor(table, file)
         if (def === undefined || !isInside(settings.cwd, file)) return undefined
-        const root = findRoot(file, def.markers, settings.cwd)
+        const root = findRoot(file, def.markers, settings.cwd, def.rootAt)
         const startedAt = yield* Clock.currentTimeMillis
         const running = yield* serverOf(def, root).pipe(Effect.timeoutOption(def.startupTimeoutMs))
         if (Option.isNone(running)) return { status: "timeout", path: file, server: def.name, waitedMs: def.startupTimeoutMs } as const
         const server = running.value
         if (server === undefined) return undefined
-        const text = yield* Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(Effect.option)
-        if (Option.isNone(text)) return undefined
-        // the first sync may take what is left of the startup allowance (tsserver loads the project)
+        const text = yield* readForSync(file)
+        if (text === undefined) {
+          yield* server.client.close(file)
+          return undefined
+        }
+        yield* resync(server.client, file)
+        // the first sync may take what is left of the startup allowance (tsserver loads the project); only the first,
+        // whatever came of it: after a timeout the next edit waits the usual time
         const now = yield* Clock.currentTimeMillis
         const budget = server.first ? Math.max(def.timeoutMs, def.startupTimeoutMs - (now - startedAt)) : def.timeoutMs
-        const synced = yield* server.client.sync(file, text.value, budget).pipe(
+        server.first = false
+        const synced = yield* server.client.sync(file, text, budget, before).pipe(
           Effect.map((s) => ({ ok: true, synced: s }) as const),
           Effect.catch((e: LspError) => Effect.succeed({ ok: false, error: e } as const))
         )
@@ -222,7 +301,6 @@ export const make = (settings: LspSettings) =>
           else yield* once(`error ${server.key}`, Effect.logWarning(synced.error.message))
           return undefined
         }
-        server.first = false
         if (synced.synced === undefined) return { status: "timeout", path: file, server: server.client.name, waitedMs: budget } as const
         return {
           status: "checked",
@@ -233,19 +311,23 @@ export const make = (settings: LspSettings) =>
         } as const
       })
 
-    const checkAll = (files: ReadonlyArray<string>) =>
-      Effect.map(Effect.forEach(files, checkFile, { concurrency: "unbounded" }), (checks) => checks.filter((c) => c !== undefined))
+    const checkAll = (files: ReadonlyArray<Written>) =>
+      Effect.map(
+        Effect.forEach(files, (w) => checkFile(w.path, w.before), { concurrency: "unbounded" }),
+        (checks) => checks.filter((c) => c !== undefined)
+      )
 
     return Diagnostics.of({
       offered,
-      afterWrite: (sessionID, files) =>
+      afterWrite: (sessionID, written, removed = []) =>
         Effect.suspend(() => {
           const mine = touched.get(sessionID) ?? new Set<string>()
           touched.set(sessionID, mine)
-          for (const file of files) if (serverFor(table, file) !== undefined) mine.add(file)
-          return checkAll(files)
+          for (const file of removed) mine.delete(file)
+          for (const w of written) if (serverFor(table, w.path) !== undefined) mine.add(w.path)
+          return Effect.andThen(closeEverywhere(removed), checkAll(written))
         }),
-      check: (sessionID, files) => Effect.suspend(() => checkAll(files ?? [...(touched.get(sessionID) ?? [])]))
+      check: (sessionID, files) => Effect.suspend(() => checkAll((files ?? [...(touched.get(sessionID) ?? [])]).map((path) => ({ path }))))
     })
   })
 

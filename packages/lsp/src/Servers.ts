@@ -19,6 +19,10 @@ export interface ServerDef {
   readonly languages: Readonly<Record<string, string>>
   readonly timeoutMs: number
   readonly startupTimeoutMs: number
+  /** Whether it runs the project's own code (build scripts, proc macros, cgo): only for a project the user trusted. */
+  readonly runsProjectCode: boolean
+  /** Its root: the nearest directory with a marker, or the outermost within the project (one tsserver serves a monorepo). */
+  readonly rootAt: "nearest" | "outermost"
 }
 
 /** How long an edit waits for a running server's diagnostics, and the first edit while the server starts. */
@@ -29,7 +33,8 @@ const builtin = (
   id: string,
   languages: Readonly<Record<string, string>>,
   markers: ReadonlyArray<string>,
-  commands: ReadonlyArray<ReadonlyArray<string>>
+  commands: ReadonlyArray<ReadonlyArray<string>>,
+  more: { readonly runsProjectCode?: boolean; readonly rootAt?: "nearest" | "outermost" } = {}
 ): ServerDef => ({
   id,
   name: commands[0]![0]!,
@@ -38,7 +43,9 @@ const builtin = (
   commands,
   languages,
   timeoutMs: DEFAULT_TIMEOUT_MS,
-  startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS
+  startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
+  runsProjectCode: more.runsProjectCode ?? false,
+  rootAt: more.rootAt ?? "nearest"
 })
 
 /** The built-in servers (keys of `lsp` in reins.json). */
@@ -56,7 +63,9 @@ export const BUILTIN_SERVERS: ReadonlyArray<ServerDef> = [
       ".cjs": "javascript"
     },
     ["tsconfig.json", "jsconfig.json", "package.json"],
-    [["typescript-language-server", "--stdio"]]
+    [["typescript-language-server", "--stdio"]],
+    // tsserver finds each file's tsconfig itself: one server for the whole repository, not one per package
+    { rootAt: "outermost" }
   ),
   builtin(
     "python",
@@ -67,8 +76,10 @@ export const BUILTIN_SERVERS: ReadonlyArray<ServerDef> = [
       ["basedpyright-langserver", "--stdio"]
     ]
   ),
-  builtin("go", { ".go": "go" }, ["go.work", "go.mod"], [["gopls"]]),
-  builtin("rust", { ".rs": "rust" }, ["Cargo.toml"], [["rust-analyzer"]]),
+  // gopls runs `go list` (cgo: the C compiler with the package's flags); rust-analyzer runs build scripts and proc
+  // macros, and a project's rust-toolchain.toml picks what the rustup proxy runs
+  builtin("go", { ".go": "go" }, ["go.work", "go.mod"], [["gopls"]], { runsProjectCode: true }),
+  builtin("rust", { ".rs": "rust" }, ["Cargo.toml"], [["rust-analyzer"]], { runsProjectCode: true }),
   builtin(
     "clangd",
     { ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp" },
@@ -112,7 +123,10 @@ export const serverTable = (config: LspConfig | undefined): ReadonlyArray<Server
         commands: [entry.command],
         languages: Object.fromEntries(entry.extensions.map((e) => [e, e.slice(1)])),
         timeoutMs: entry.timeout ?? DEFAULT_TIMEOUT_MS,
-        startupTimeoutMs: entry.startup_timeout ?? DEFAULT_STARTUP_TIMEOUT_MS
+        startupTimeoutMs: entry.startup_timeout ?? DEFAULT_STARTUP_TIMEOUT_MS,
+        // the project's own command (its config applies only once trusted)
+        runsProjectCode: true,
+        rootAt: "nearest"
       }
     ]
   })
@@ -133,13 +147,20 @@ export const isInside = (dir: string, file: string) => {
 
 const exists = (file: string) => fs.existsSync(file)
 
-/** The nearest directory from the file's up to `project` holding one of `markers`; `project` when none does. */
-export const findRoot = (file: string, markers: ReadonlyArray<string>, project: string) => {
+/**
+ * The nearest directory from the file's up to `project` holding one of `markers` (or the outermost such, for
+ * `outermost`); `project` when none does.
+ */
+export const findRoot = (file: string, markers: ReadonlyArray<string>, project: string, at: "nearest" | "outermost" = "nearest") => {
+  let found: string | undefined
   for (let dir = path.dirname(file); isInside(project, dir); dir = path.dirname(dir)) {
-    if (markers.some((m) => exists(path.join(dir, m)))) return dir
+    if (markers.some((m) => exists(path.join(dir, m)))) {
+      if (at === "nearest") return dir
+      found = dir
+    }
     if (dir === project) break
   }
-  return project
+  return found ?? project
 }
 
 const executable = (file: string) => {
@@ -171,15 +192,19 @@ const upTo = (root: string, project: string) => {
   return dirs
 }
 
-/** A program's path: as given when it has a slash (relative to the project), else the project's node_modules/.bin, then PATH. */
+/**
+ * A program's path: as given when it has a slash (relative to the project), else the project's node_modules/.bin, then
+ * PATH. PATH's relative entries (`.`, `./node_modules/.bin`) are skipped: they name the project's own programs; so are
+ * entries inside the project unless its code may run.
+ */
 export const findProgram = (name: string, where: Where): string | undefined => {
   if (name.includes("/")) {
     const given = path.resolve(where.project, name)
-    return executable(given) ? given : undefined
+    return executable(given) && (where.useProject || !isInside(where.project, given)) ? given : undefined
   }
   const local = where.useProject ? upTo(where.root, where.project).map((dir) => path.join(dir, "node_modules", ".bin")) : []
-  const dirs = [...local, ...(where.pathEnv ?? "").split(path.delimiter).filter((d) => d !== "")]
-  return dirs.map((dir) => path.join(dir, name)).find(executable)
+  const onPath = (where.pathEnv ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d) && (where.useProject || !isInside(where.project, d)))
+  return [...local, ...onPath].map((dir) => path.join(dir, name)).find(executable)
 }
 
 const TSSERVER = path.join("node_modules", "typescript", "lib", "tsserver.js")
@@ -207,6 +232,45 @@ const realpath = (file: string) => {
  */
 export const findTsserver = (program: string, where: Where): string | undefined => {
   const local = where.useProject ? upTo(where.root, where.project) : []
-  const beside = [...ancestors(path.dirname(program), 8), ...ancestors(path.dirname(realpath(program)), 8)]
+  const beside = [...ancestors(path.dirname(program), 8), ...ancestors(path.dirname(realpath(program)), 8)].filter(
+    (dir) => where.useProject || !isInside(where.project, dir)
+  )
   return [...local, ...beside].map((dir) => path.join(dir, TSSERVER)).find(exists)
+}
+
+const statOf = (file: string) => {
+  try {
+    return fs.statSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `program` is rustup's proxy (a link to `rustup`, or the same file as the `rustup` beside it). */
+const isRustupProxy = (program: string) => {
+  if (path.basename(realpath(program)) === "rustup") return true
+  const self = statOf(program)
+  const rustup = statOf(path.join(path.dirname(program), "rustup"))
+  return self !== undefined && rustup !== undefined && self.ino === rustup.ino && self.dev === rustup.dev
+}
+
+/**
+ * Why `program` would not start when that can be told without running it: rustup's proxy for a component no toolchain
+ * has (it exits 1: "rust-analyzer is not installed"); undefined when it looks runnable.
+ */
+export const cannotRun = (program: string, env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  if (!isRustupProxy(program)) return undefined
+  const home = env.RUSTUP_HOME ?? (env.HOME !== undefined ? path.join(env.HOME, ".rustup") : undefined)
+  if (home === undefined) return `${program} is rustup's proxy and RUSTUP_HOME is unknown`
+  const toolchains = path.join(home, "toolchains")
+  let names: ReadonlyArray<string> = []
+  try {
+    names = fs.readdirSync(toolchains)
+  } catch {
+    names = []
+  }
+  const name = path.basename(program)
+  return names.some((t) => executable(path.join(toolchains, t, "bin", name)))
+    ? undefined
+    : `${program} is rustup's proxy, and no toolchain in ${toolchains} has ${name} (rustup component add ${name})`
 }

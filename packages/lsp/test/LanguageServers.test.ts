@@ -17,7 +17,7 @@ const tsProject = () => {
 describe("diagnostics after edits", () => {
   test("typescript-language-server: an edit's type error follows its result, the fix clears it, diagnostics reads them", async () => {
     const cwd = tsProject()
-    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers(), HOME: process.env.HOME }, trusted: true }, async (call, offered) => {
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers(), HOME: process.env.HOME }, projectCode: true }, async (call, offered) => {
       expect(offered).toBe(true)
       const broken = await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: '= "one"' })
       expect(broken.failed).toBeUndefined()
@@ -53,7 +53,7 @@ describe("diagnostics after edits", () => {
   test("an error that was there before the edit is counted, not listed again", async () => {
     const cwd = tsProject()
     fs.writeFileSync(path.join(cwd, "src", "a.ts"), "export const count: number = 1\nexport const other: number = 2\n")
-    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, trusted: true }, async (call) => {
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, projectCode: true }, async (call) => {
       const first = await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: '= "one"' })
       expect(first.output).toContain("src/a.ts:1:14 TS2322")
       const second = await call(edit, { filePath: "src/a.ts", oldString: "= 2", newString: "= true" })
@@ -63,11 +63,36 @@ describe("diagnostics after edits", () => {
     })
   })
 
+  test("a file's first edit: an error it had before is counted, not listed as the edit's", async () => {
+    const cwd = tsProject()
+    fs.writeFileSync(path.join(cwd, "src", "a.ts"), 'export const count: number = 1\nexport const other: number = "x"\n')
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, projectCode: true }, async (call) => {
+      const r = await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: "= true" })
+      expect(r.output).toContain("src/a.ts:1:14 TS2322 Type 'boolean' is not assignable to type 'number'.")
+      expect(r.output).not.toContain("src/a.ts:2:14")
+      expect(r.output).toContain("(1 error in these files was there before this edit.)")
+    })
+  })
+
+  test("a file apply_patch deletes is closed in its server: a file importing it then reports the missing module", async () => {
+    const cwd = tsProject()
+    fs.writeFileSync(path.join(cwd, "src", "b.ts"), 'import { count } from "./a"\nexport const n: number = count\n')
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, projectCode: true }, async (call) => {
+      await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: "= 2" })
+      const clean = await call(edit, { filePath: "src/b.ts", oldString: "n: number", newString: "m: number" })
+      expect(clean.output).not.toContain("Errors reported")
+      const deleted = await call(applyPatch, { patchText: "*** Begin Patch\n*** Delete File: src/a.ts\n*** End Patch" })
+      expect(deleted.failed).toBeUndefined()
+      const r = await call(edit, { filePath: "src/b.ts", oldString: "m: number", newString: "k: number" })
+      expect(r.output).toContain("src/b.ts:1:23 TS2307 Cannot find module './a'")
+    })
+  })
+
   test("pyright: an edit's type error follows its result, the fix clears it", async () => {
     const cwd = tempDir()
     fs.writeFileSync(path.join(cwd, "pyproject.toml"), "[project]\nname = 'x'\n")
     fs.writeFileSync(path.join(cwd, "app.py"), "count: int = 1\n")
-    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, trusted: true }, async (call) => {
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, projectCode: true }, async (call) => {
       const broken = await call(edit, { filePath: "app.py", oldString: "= 1", newString: '= "one"' })
       expect(broken.output).toContain("Errors reported by pyright-langserver after this edit:\napp.py:1:14 reportAssignmentType")
       const fixed = await call(edit, { filePath: "app.py", oldString: '= "one"', newString: "= 2" })
@@ -78,7 +103,7 @@ describe("diagnostics after edits", () => {
   test("a project without a marker at its root: the diagnostics tool is not offered, edits are still checked", async () => {
     const cwd = tempDir()
     fs.writeFileSync(path.join(cwd, "loose.ts"), "export const count: number = 1\n")
-    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, trusted: true }, async (call, offered) => {
+    await withServers({ cwd, config: undefined, env: { PATH: pathWithServers() }, projectCode: true }, async (call, offered) => {
       expect(offered).toBe(false)
       const r = await call(edit, { filePath: "loose.ts", oldString: "= 1", newString: '= "one"' })
       expect(r.output).toContain("loose.ts:1:14 TS2322")
@@ -87,7 +112,7 @@ describe("diagnostics after edits", () => {
 
   test("no server on PATH: nothing is appended and the tool is not offered", async () => {
     const cwd = tsProject()
-    await withServers({ cwd, config: undefined, env: { PATH: "/nonexistent" }, trusted: true }, async (call, offered) => {
+    await withServers({ cwd, config: undefined, env: { PATH: "/nonexistent" }, projectCode: true }, async (call, offered) => {
       expect(offered).toBe(false)
       const r = await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: '= "one"' })
       expect(r.output).toBe(`Edited ${path.join(cwd, "src", "a.ts")}: replaced 1 occurrence at line 1 (matched by the exact matcher).`)
@@ -97,7 +122,7 @@ describe("diagnostics after edits", () => {
   test('"lsp": false and a disabled server start nothing', async () => {
     const cwd = tsProject()
     for (const config of [false as const, { typescript: { disabled: true } }]) {
-      await withServers({ cwd, config, env: { PATH: pathWithServers() }, trusted: true }, async (call, offered) => {
+      await withServers({ cwd, config, env: { PATH: pathWithServers() }, projectCode: true }, async (call, offered) => {
         const r = await call(edit, { filePath: "src/a.ts", oldString: "count", newString: "total" })
         expect(r.output).not.toContain("Errors reported")
         expect(r.metadata?.diagnostics).toBeUndefined()
@@ -112,7 +137,7 @@ describe("diagnostics after edits", () => {
     const planted = path.join(cwd, "node_modules", ".bin", "typescript-language-server")
     const marker = path.join(cwd, "ran")
     fs.writeFileSync(planted, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
-    await withServers({ cwd, config: undefined, env: { PATH: "/nonexistent" }, trusted: false }, async (call, offered) => {
+    await withServers({ cwd, config: undefined, env: { PATH: "/nonexistent" }, projectCode: false }, async (call, offered) => {
       expect(offered).toBe(false)
       const r = await call(edit, { filePath: "src/a.ts", oldString: "= 1", newString: '= "one"' })
       expect(r.output).not.toContain("Errors reported")
@@ -125,7 +150,7 @@ describe("diagnostics after edits", () => {
     const starts = path.join(cwd, "starts.log")
     fs.writeFileSync(path.join(cwd, "a.foo"), "one\n")
     const config = { foo: { command: ["node", path.join(import.meta.dir, "fixtures", "crashing-server.cjs"), starts], extensions: [".foo"] } }
-    await withServers({ cwd, config, env: { PATH: pathWithServers() }, trusted: true }, async (call) => {
+    await withServers({ cwd, config, env: { PATH: pathWithServers() }, projectCode: true }, async (call) => {
       for (const word of ["two", "three", "four", "five"]) {
         const before = fs.readFileSync(path.join(cwd, "a.foo"), "utf8").trim()
         const r = await call(edit, { filePath: "a.foo", oldString: before, newString: word })

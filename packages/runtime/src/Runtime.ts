@@ -138,9 +138,10 @@ export interface RuntimeOptions {
    * What the user decided about the project directory (the CLI asks; `reins trust`). Untrusted, its
    * `.reins/` plugins, tools and agents are not loaded (nor skills that bring scripts), and `restrict`
    * — its ask and deny rules — tightens the rules without loosening them. Default: trusted (a library
-   * caller passes the config it chose).
+   * caller passes the config it chose). `explicit`: the user trusted it themselves (not merely nothing to trust);
+   * only then do its own programs run as language servers (default: `trusted`).
    */
-  readonly project?: { readonly trusted: boolean; readonly restrict?: PermissionConfig }
+  readonly project?: { readonly trusted: boolean; readonly explicit?: boolean; readonly restrict?: PermissionConfig }
   /** `--sandbox MODE`: overrides `sandbox.mode` for this run. */
   readonly sandbox?: { readonly mode?: "auto" | "required" | "off" }
   /** API keys by provider id, used when neither reins.json nor `env` has one; default those `reins auth login` stored in `dataDir` (auth.json). */
@@ -373,7 +374,7 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     // bash's background jobs: killed, each with its whole process group, when the runtime closes (the TUI lists them)
     Layer.provideMerge(layerJobs()),
     // the edit tools ask language servers for new errors (started on the first file each serves, closed with the runtime)
-    Layer.provide(LanguageServers.layer({ cwd: options.cwd, config: config.lsp, env, trusted })),
+    Layer.provide(LanguageServers.layer({ cwd: options.cwd, config: config.lsp, env, projectCode: options.project?.explicit ?? trusted })),
     Layer.provideMerge(McpServers.layer),
     // plugins' and config command hooks run around every tool, MCP servers' included
     Layer.provideMerge(layerToolHooks(config.hooks).pipe(Layer.provideMerge(guarded)))

@@ -26,12 +26,21 @@ export type FileCheck =
     }
   | { readonly status: "timeout"; readonly path: string; readonly server: string; readonly waitedMs: number }
 
+/** A file a tool wrote, with its text before (an existing text file's): a server new to it reports the old errors as old. */
+export interface Written {
+  readonly path: string
+  readonly before?: string
+}
+
 /** Where the edit tools and `diagnostics` find language servers; the default finds none. */
 export const Diagnostics = Context.Reference<{
   /** Whether to offer the `diagnostics` tool: a server is here for the kind of project this is (its marker at the root). */
   readonly offered: boolean
-  /** Syncs files a tool just wrote with their servers and checks them; a file no server serves has no entry. */
-  afterWrite(sessionID: string, files: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileCheck>>
+  /**
+   * Syncs files a tool just wrote with their servers and checks them; a file no server serves has no entry. `removed`:
+   * files the tool deleted or moved away, closed in the servers that have them open.
+   */
+  afterWrite(sessionID: string, written: ReadonlyArray<Written>, removed?: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<FileCheck>>
   /** The current problems of `files`, or of the files the session's edits touched. */
   check(sessionID: string, files: ReadonlyArray<string> | undefined): Effect.Effect<ReadonlyArray<FileCheck>>
 }>("reins/tool/Diagnostics", {
@@ -112,12 +121,13 @@ export const afterEditText = (cwd: string, checks: ReadonlyArray<FileCheck>): st
 export const withDiagnostics = (
   port: (typeof Diagnostics)["Service"],
   ctx: ToolContext,
-  files: ReadonlyArray<string>,
-  result: RawResult
+  files: ReadonlyArray<Written>,
+  result: RawResult,
+  removed: ReadonlyArray<string> = []
 ): Effect.Effect<RawResult> =>
-  files.length === 0
+  files.length === 0 && removed.length === 0
     ? Effect.succeed(result)
-    : Effect.map(port.afterWrite(ctx.sessionID, files), (checks) => {
+    : Effect.map(port.afterWrite(ctx.sessionID, files, removed), (checks) => {
         const text = afterEditText(ctx.cwd, checks)
         const errors = checks.reduce((n, c) => n + (c.status === "checked" ? c.problems.filter((p) => p.severity === 1).length : 0), 0)
         return checks.length === 0

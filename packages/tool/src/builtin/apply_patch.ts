@@ -76,18 +76,33 @@ export const applyPatch = Effect.flatMap(Effect.service(Diagnostics), (diagnosti
           diff: changeDiff(plan.cwd, change)
         }))
         const only = plan.changes.length === 1 ? plan.changes[0] : undefined
-        const written = plan.changes.filter((change) => change.type !== "delete").map((change) => path.resolve(plan.cwd, change.movePath ?? change.path))
-        return yield* withDiagnostics(diagnostics, ctx, written, {
-          title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
-          output: summarize(plan),
-          metadata: {
-            files,
-            diff: files
-              .map((f) => f.diff)
-              .filter((d) => d !== "")
-              .join("\n")
-          }
-        })
+        // an updated or moved file's old text is its server's baseline; a deleted or moved-away one is closed there
+        const written = plan.changes
+          .filter((change) => change.type !== "delete")
+          .map((change) => ({
+            path: path.resolve(plan.cwd, change.movePath ?? change.path),
+            ...(change.type !== "add" && change.before !== "" ? { before: change.before } : {})
+          }))
+        const removed = plan.changes
+          .filter((change) => change.type === "delete" || (change.movePath !== undefined && change.movePath !== change.path))
+          .map((change) => path.resolve(plan.cwd, change.path))
+        return yield* withDiagnostics(
+          diagnostics,
+          ctx,
+          written,
+          {
+            title: only ? displayPath(ctx, only.movePath ?? only.path) : `${files.length} files`,
+            output: summarize(plan),
+            metadata: {
+              files,
+              diff: files
+                .map((f) => f.diff)
+                .filter((d) => d !== "")
+                .join("\n")
+            }
+          },
+          removed
+        )
       })
   })
 )

@@ -30,6 +30,7 @@ interface EditArgs {
   readonly replaceAll?: boolean
 }
 
+/** The edit's result, and the file's text before it (for a language server's baseline; none for a file created). */
 const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, title: string) {
   const stat = yield* statPath(target)
   if (stat?.isDirectory()) return yield* fail(`${target} is a directory. Give the path of a file inside it.`)
@@ -37,7 +38,7 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   const unwritable = stat === undefined ? undefined : yield* unwritableReason(target, stat)
   if (unwritable !== undefined) return yield* fail(`Cannot edit ${target}: ${unwritable}; nothing was changed.`)
   if (args.oldString === "") {
-    if (stat === undefined || stat.size === 0) return yield* createFile(target, args.newString, stat !== undefined, title)
+    if (stat === undefined || stat.size === 0) return { result: yield* createFile(target, args.newString, stat !== undefined, title), before: undefined }
     return yield* fail(
       `${target} already exists and is not empty, so an empty oldString cannot be used. Give the text to replace as oldString, or use the write tool to replace the whole file.`
     )
@@ -57,9 +58,13 @@ const editFile = Effect.fnUntraced(function* (target: string, args: EditArgs, ti
   const count = result.replacements
   const where = count === 1 ? `line ${result.lines[0]}` : `lines ${result.lines.join(", ")}`
   return {
-    title,
-    output: `Edited ${target}: replaced ${count} occurrence${count === 1 ? "" : "s"} at ${where} (matched by the ${result.replacer} matcher).`,
-    metadata: { filePath: target, replacer: result.replacer, replacements: count, diff: lineDiff(target, file.text, updated) }
+    result: {
+      title,
+      output: `Edited ${target}: replaced ${count} occurrence${count === 1 ? "" : "s"} at ${where} (matched by the ${result.replacer} matcher).`,
+      metadata: { filePath: target, replacer: result.replacer, replacements: count, diff: lineDiff(target, file.text, updated) }
+    },
+    // as a server reads the file (BOM and CRLF kept)
+    before: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
   }
 })
 
@@ -98,9 +103,9 @@ export const edit = Effect.flatMap(Effect.service(Diagnostics), (diagnostics) =>
           return yield* fail("oldString and newString are identical, so there is nothing to change. Give the new text as newString.")
         }
         const target = resolvePath(ctx, args.filePath)
-        const result = yield* withFileLocks([target], editFile(target, args, displayPath(ctx, target)))
+        const { result, before } = yield* withFileLocks([target], editFile(target, args, displayPath(ctx, target)))
         // after the lock: waiting for a server never holds the file
-        return yield* withDiagnostics(diagnostics, ctx, [target], result)
+        return yield* withDiagnostics(diagnostics, ctx, [{ path: target, ...(before !== undefined ? { before } : {}) }], result)
       })
   })
 )

@@ -15,7 +15,7 @@ export { applyPatch, bash, edit, glob, grep, jobKill, jobOutput, list, read, tas
 export { Jobs, layerJobs, makeJobs, defaultJobSettings, type JobSettings, type JobStatus, type JobView, type JobsService } from "./Jobs.ts"
 export { jobLine, statusText as jobStatusText } from "./job.ts"
 export { renderTodos, Todo, TodoLists } from "./todo.ts"
-export { Diagnostics, afterEditText, newErrors, type FileCheck, type Problem } from "./DiagnosticsPort.ts"
+export { Diagnostics, afterEditText, newErrors, type FileCheck, type Problem, type Written } from "./DiagnosticsPort.ts"
 export { diagnostics } from "./diagnostics.ts"
 export { WebFetchSettings, type WebFetchOptions } from "./WebRequest.ts"
 export { parseTarget, type WebTarget } from "./WebUrl.ts"

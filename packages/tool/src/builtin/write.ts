@@ -53,7 +53,9 @@ export const write = Effect.flatMap(Effect.service(Diagnostics), (diagnostics) =
         const before = yield* replacedText(target, stat)
         yield* files.write(target, args.content)
         const bytes = Buffer.byteLength(args.content)
-        return yield* withDiagnostics(diagnostics, ctx, [target], {
+        // a file new or empty has no old errors to tell apart
+        const written = { path: target, ...(before !== undefined && before !== "" ? { before } : {}) }
+        return yield* withDiagnostics(diagnostics, ctx, [written], {
           title: displayPath(ctx, target),
           output: `${stat ? "Overwrote" : "Created"} ${target} (${bytes} bytes).`,
           metadata: {
