@@ -366,7 +366,8 @@ describe("reins acp", () => {
     expect(result.response.modes?.currentModeId).toBe("build")
     expect(chunkText(result.updates, "user_message_chunk")).toBe("remember this prompt")
     expect(chunkText(result.updates, "agent_message_chunk")).toBe("History answer.")
-    const kinds = result.updates.map((u) => u.update.sessionUpdate)
+    // the replay in order; the commands the session offers are announced beside it, whenever they are ready
+    const kinds = result.updates.map((u) => u.update.sessionUpdate).filter((k) => k !== "available_commands_update")
     expect(kinds).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"])
     const done = ofKind(result.updates, "tool_call_update")[0]!
     expect(done.status).toBe("completed")
