@@ -24,7 +24,8 @@ export const Compacted = Schema.Struct({
   pruned: Schema.Array(Schema.String),
   summarised: Schema.Array(Schema.String),
   summary: Schema.String,
-  cost: Schema.Number
+  // added later: a runner of the release before sends none (these schemas only gain optional fields)
+  cost: Schema.optionalKey(Schema.Number)
 })
 
 /**

@@ -154,7 +154,13 @@ export const sessionRoutingLayer = (self: string) =>
           Effect.flatMap(entityOf(input.sessionID), (entity) => Effect.mapError(client.post(entity, payload(input)), routeError(input.sessionID))),
         abort: (sessionID) => Effect.flatMap(entityOf(sessionID), (entity) => Effect.mapError(client.abort(entity, sessionID), routeError(sessionID))),
         compact: (sessionID, model) =>
-          Effect.flatMap(entityOf(sessionID), (entity) => Effect.mapError(client.summarize(entity, sessionID, model), routeError(sessionID)))
+          Effect.flatMap(entityOf(sessionID), (entity) =>
+            client.summarize(entity, sessionID, model).pipe(
+              Effect.mapError(routeError(sessionID)),
+              // a runner of the release before says no cost
+              Effect.map(({ result, ...done }) => (result === undefined ? done : { ...done, result: { ...result, cost: result.cost ?? 0 } }))
+            )
+          )
       })
     })
   )

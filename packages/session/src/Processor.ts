@@ -258,7 +258,14 @@ export const makeProcessor = Effect.gen(function* () {
       Effect.onInterrupt(() =>
         Effect.gen(function* () {
           const completed = yield* Clock.currentTimeMillis
-          yield* saveMessage({ ...assistant, time: { ...assistant.time, completed }, error: { reason: "interrupted", message: "Interrupted by the user." } })
+          // what the model call cost once its answer was complete (its tools were interrupted) stays counted
+          const spent = { usage: state.outcome.usage, cost: state.outcome.cost }
+          yield* saveMessage({
+            ...assistant,
+            ...spent,
+            time: { ...assistant.time, completed },
+            error: { reason: "interrupted", message: "Interrupted by the user." }
+          })
         }).pipe(Effect.ignore)
       ),
       Effect.result
@@ -273,6 +280,8 @@ export const makeProcessor = Effect.gen(function* () {
           if (part.text.length > KEPT_OF_TOO_LONG) yield* save({ ...part, text: cutAnswer(part.text) }).pipe(Effect.ignore)
       yield* saveMessage({
         ...assistant,
+        usage: state.outcome.usage,
+        cost: state.outcome.cost,
         time: { ...assistant.time, completed },
         error: { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message }
       })

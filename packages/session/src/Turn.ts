@@ -103,11 +103,13 @@ export class Turn extends Context.Service<
       const ledgers = new Map<string, Ledger>()
       /** The turn's ledger when a cap is set (a session's own turn reads what the session spent before). */
       const ledgerFor = Effect.fnUntraced(function* (session: Session) {
-        const parent = agents.of(session.id)?.parent
+        // a sub-agent's turn runs inside its parent's; a child session prompted on its own has the session's caps
+        const parentID = agents.of(session.id)?.parent
+        const parent = parentID === undefined ? undefined : ledgers.get(parentID)
         const subAgent = parent !== undefined
         const totals = !subAgent && budget.session !== undefined ? (yield* store.totals([session.id])).get(session.id) : undefined
         return openLedger(budget, {
-          parent: parent === undefined ? undefined : ledgers.get(parent),
+          parent,
           subAgent,
           sessionSpent: (totals?.cost ?? 0) + (totals?.subAgents?.cost ?? 0)
         })

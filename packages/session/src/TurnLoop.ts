@@ -73,8 +73,11 @@ const stopForBudget = Effect.fnUntraced(function* (
   messages: ReadonlyArray<MessageWithParts>
 ) {
   const error = { reason: "budget", message: budgetMessage(stop) }
-  const last = messages.findLast((m) => m.info.role === "assistant")
-  const own = last?.info.role === "assistant" && last.info.id > input.turnStart.info.id ? last : undefined
+  // the turn's last answer, never a summary (a compaction's), and only if no user message (a continue) came after it
+  const last = messages.findLast((m) => m.info.role === "assistant" && m.info.summary === undefined)
+  const lastUser = messages.findLast((m) => m.info.role === "user")
+  const own =
+    last?.info.role === "assistant" && last.info.id > input.turnStart.info.id && (lastUser === undefined || last.info.id > lastUser.info.id) ? last : undefined
   const now = yield* Clock.currentTimeMillis
   const stopped: AssistantMessage =
     own?.info.role === "assistant"

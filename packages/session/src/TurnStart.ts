@@ -39,7 +39,7 @@ const answerTo = (sessionID: string, messages: ReadonlyArray<MessageWithParts>, 
   const turn = messages.slice(from, next < 0 ? undefined : next).filter((m) => m.info.role !== "assistant" || m.info.summary === undefined)
   const last = turn.findLast((m) => m.info.role === "assistant")
   if (last?.info.role !== "assistant" || !turnDone(turn)) return undefined
-  if (last.info.error !== undefined && last.info.error.reason !== "doom_loop") return undefined
+  if (last.info.error !== undefined && last.info.error.reason !== "doom_loop" && last.info.error.reason !== "budget") return undefined
   return turnResult(sessionID, 0, turn)
 }
 
