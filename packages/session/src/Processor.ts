@@ -47,7 +47,7 @@ export const makeProcessor = Effect.gen(function* () {
   const stepScoped = Effect.fnUntraced(function* (input: StepInput) {
     const { assistant, request, cwd } = input
     // Only what this model was offered may run: a GPT model calling `edit` gets the unknown-tool answer.
-    const offered = registry.forModel(request.model.modelID)
+    const offered = registry.forModel(request.model.modelID, assistant.sessionID)
     const base = { sessionID: assistant.sessionID, messageID: assistant.id }
     // What the step knows so far, folded from what happens (foldStep); parts are stored and published after.
     let state: StepState = emptyStep

@@ -63,7 +63,7 @@ export const setupTurn = Effect.fnUntraced(function* (deps: SetupDeps, session: 
   const small = deps.contextOf(model) < SPARE_TOOLS_MIN_CONTEXT
   const offered = () =>
     registry
-      .forModel(model.modelID)
+      .forModel(model.modelID, session.id)
       .filter((t) => rights.every((a) => offersTool(a, t.id, permission.mode)) && !(t.id === "task" && nested) && !(small && SPARE_TOOLS.has(t.id)))
       .map((t) => ({ id: t.id, description: t.description, parameters: t.parameters }))
   // Built once per turn: git status costs a process per step, and a system prompt that

@@ -15,15 +15,16 @@ export const DynamicTools = Context.Reference<{ current(sessionID: string): Effe
 export class ToolRegistry extends Context.Service<
   ToolRegistry,
   {
-    /** Every permitted tool, whatever the model. */
+    /** Every permitted tool, whatever the model, but those offered only some of the time (`Info.offered`). */
     readonly tools: ReadonlyArray<Info>
     get(id: string): Info | undefined
-    /** The permitted tools offered to one model: its family's editing tools only (see ToolChoice). */
-    forModel(modelID: string): ReadonlyArray<Info>
     /**
-     * Asks the dynamic sources (`DynamicTools`) for their current tools, and the tools offered only some of the time
-     * (`Info.offered`) whether they are; called before each step of a session.
+     * The permitted tools offered to one model in one session: its family's editing tools only (see ToolChoice), the
+     * tools offered some of the time asked now whether they are for this session (without one, left out), and the
+     * session's dynamic tools as its last refresh found them.
      */
+    forModel(modelID: string, sessionID?: string): ReadonlyArray<Info>
+    /** Asks the dynamic sources (`DynamicTools`) for a session's current tools; called before each step of a session. */
     refresh(sessionID: string): Effect.Effect<void>
   }
 >()("reins/tool/ToolRegistry") {
@@ -37,27 +38,30 @@ export class ToolRegistry extends Context.Service<
         const dynamic = yield* DynamicTools
         const all = yield* Effect.all(definitions)
         const fixed = all.filter((tool) => !permission.isDisabled(tool.id))
-        // a tool offered only some of the time is left out until a refresh finds it is
-        const shownIn = (sessionID: string | undefined) =>
-          fixed.filter((tool) => tool.offered === undefined || (sessionID !== undefined && tool.offered(sessionID)))
-        let tools = shownIn(undefined)
-        let extra: ReadonlyArray<Info> = []
-        let byId = new Map(tools.map((tool) => [tool.id, tool]))
+        const always = fixed.filter((tool) => tool.offered === undefined)
+        // each session's dynamic tools as its last refresh found them; `latest` for a caller that names no session
+        const extras = new Map<string, ReadonlyArray<Info>>()
+        let latest: ReadonlyArray<Info> = []
+        const byId = () => new Map([...always, ...latest].map((tool) => [tool.id, tool]))
         // A dynamic tool never shadows a defined one; a denied one is not offered, like a built-in.
         const refresh = (sessionID: string) =>
           Effect.map(dynamic.current(sessionID), (found) => {
             const taken = new Set(all.map((tool) => tool.id))
-            extra = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
-            tools = [...shownIn(sessionID), ...extra]
-            byId = new Map(tools.map((tool) => [tool.id, tool]))
+            latest = found.filter((tool) => !taken.has(tool.id) && !permission.isDisabled(tool.id))
+            extras.set(sessionID, latest)
           })
-        // The choice is made over all defined tools, so a denied family is not swapped for the other.
-        const forModel = (modelID: string) => [...offeredFor(all, modelID, choice.edit_tool).filter((tool) => byId.has(tool.id)), ...extra]
+        // Asked at each call, per session: one session's jobs never offer job_output to another. The choice is made
+        // over all defined tools, so a denied family is not swapped for the other.
+        const forModel = (modelID: string, sessionID?: string) => {
+          const shown = new Set(fixed.filter((tool) => tool.offered === undefined || (sessionID !== undefined && tool.offered(sessionID))).map((t) => t.id))
+          const extra = sessionID === undefined ? latest : (extras.get(sessionID) ?? [])
+          return [...offeredFor(all, modelID, choice.edit_tool).filter((tool) => shown.has(tool.id)), ...extra]
+        }
         return ToolRegistry.of({
           get tools() {
-            return tools
+            return [...always, ...latest]
           },
-          get: (id) => byId.get(id),
+          get: (id) => byId().get(id),
           forModel,
           refresh
         })

@@ -2,20 +2,21 @@
 // is new, job_kill stops the whole process group; the runtime's scope closing kills every job. Real processes;
 // the tests wait for output and exits, never for a time.
 import { afterAll, describe, expect, test } from "bun:test"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Bus, DataDir, HomeDir, Ids } from "@reins/domain"
-import { type Answer, defaultRules, Permission, PermissionSettings, type Rule } from "@reins/permission"
+import { type Answer, defaultRules, type Pending, Permission, PermissionSettings, type Rule } from "@reins/permission"
 import { Reducers, builtinReducers } from "@reins/reduce"
 import { probeBwrap, Sandbox } from "@reins/sandbox"
 import { waitFor } from "@reins/testkit"
 import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
-import { bash } from "../src/builtin/bash.ts"
+import { BACKGROUND_NOTE, bash, runCommand } from "../src/builtin/bash.ts"
 import { jobKill, jobOutput } from "../src/builtin/job.ts"
-import { defaultJobSettings, type JobSettings, Jobs, layerJobs } from "../src/builtin/Jobs.ts"
+import { defaultJobSettings, type JobSettings, Jobs, layerJobs, makeJobs } from "../src/builtin/Jobs.ts"
 import { ToolRegistry } from "../src/Registry.ts"
 import type { Info } from "../src/Tool.ts"
+import { execSync } from "node:child_process"
 import { tempDir } from "./helpers.ts"
 
 const allowAll: ReadonlyArray<Rule> = [...defaultRules, { permission: "*", pattern: "*", action: "allow" }]
@@ -44,13 +45,24 @@ afterAll(async () => {
 })
 
 /** The tools with real Permission, Truncate and Jobs services, in a scope the test closes (the runtime's). */
-const harness = async (options: { rules?: ReadonlyArray<Rule>; jobs?: Partial<JobSettings>; sandbox?: boolean; prompter?: boolean } = {}): Promise<Harness> => {
+const harness = async (
+  options: { rules?: ReadonlyArray<Rule>; jobs?: Partial<JobSettings>; sandbox?: boolean; prompter?: boolean; asked?: Array<Pending> } = {}
+): Promise<Harness> => {
   const cwd = tempDir()
   const dataDir = tempDir("reins-data-")
   const settings = {
     rules: options.rules ?? allowAll,
     nonInteractive: "deny" as const,
-    ...(options.prompter ? { prompter: { ask: () => Effect.succeed<Answer>({ reply: "once" }) } } : {})
+    ...(options.prompter
+      ? {
+          prompter: {
+            ask: (request: Pending) => {
+              options.asked?.push(request)
+              return Effect.succeed<Answer>({ reply: "once" })
+            }
+          }
+        }
+      : {})
   }
   const sandbox = options.sandbox ? Sandbox.layer({ config: {}, places: { project: cwd, home: tempDir("reins-home-"), dataDir } }) : Layer.empty
   const layer = Layer.mergeAll(Permission.layer, Truncate.layer, layerJobs({ ...defaultJobSettings, ...options.jobs }), sandbox).pipe(
@@ -82,6 +94,17 @@ const harness = async (options: { rules?: ReadonlyArray<Rule>; jobs?: Partial<Jo
   opened.push(h)
   return h
 }
+
+/** The live processes whose command line is `marker` (a sleep no other test runs: inside a sandbox its pid is not the host's). */
+const processesOf = (marker: string) =>
+  fs.readdirSync("/proc").filter((d) => {
+    try {
+      return /^\d+$/.test(d) && fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === marker && alive(Number(d))
+    } catch {
+      return false
+    }
+  })
+const uniqueSleep = () => `sleep 4000.${process.pid}${Math.floor(Math.random() * 1e6)}`
 
 const ok = (r: any) => {
   if (r._tag !== "Success") throw new Error(`expected success, got ${r.failure?.message}`)
@@ -174,10 +197,11 @@ describe("background jobs", () => {
     ok(await h.call(bash, { command: "sleep 1000", background: true }, "ses_other"))
     ok(await h.call(jobKill, { id: "job-1" }))
     const third = ok(await h.call(bash, { command: "sleep 1000", background: true }))
-    expect(third.metadata.jobID).toBe("job-3")
+    // ids are the runtime's: the other session's job took job-3 (a sub-agent's job never names its parent's)
+    expect(third.metadata.jobID).toBe("job-4")
     // a job of another session is not this one's
-    const foreign = await h.call(jobOutput, { id: "job-1" }, "ses_third")
-    expect(foreign.failure.message).toContain("No background job job-1 in this session")
+    const foreign = await h.call(jobOutput, { id: "job-3" }, "ses_jobs")
+    expect(foreign.failure.message).toContain("No background job job-3 in this session")
   })
 
   test("the permission rules apply to a background command as to any other", async () => {
@@ -196,7 +220,7 @@ describe("background jobs", () => {
     const one = await readUntil(h, "job-1", (t) => /grandchild \d+/.test(t))
     let two = ""
     await waitFor(async () => {
-      two += ok(await h.call(jobOutput, { id: "job-1", wait_ms: 5_000 }, "ses_two")).output.split("\n\n(")[0]
+      two += ok(await h.call(jobOutput, { id: "job-2", wait_ms: 5_000 }, "ses_two")).output.split("\n\n(")[0]
       return /grandchild \d+/.test(two)
     }, "the second job's grandchild")
     const pids = [one.text, two].map((t) => Number(/grandchild (\d+)/.exec(t)![1]))
@@ -218,12 +242,89 @@ describe("background jobs", () => {
     )
     const offered = async (sessionID: string) => {
       await Effect.runPromise(registry.refresh(sessionID))
-      return registry.forModel("claude-sonnet-4").map((t) => t.id)
+      return registry.forModel("claude-sonnet-4", sessionID).map((t) => t.id)
     }
     expect(await offered("ses_jobs")).toEqual(["bash"])
     ok(await h.call(bash, { command: "true", background: true }))
     expect(await offered("ses_jobs")).toEqual(["bash", "job_output", "job_kill"])
     expect(await offered("ses_none")).toEqual(["bash"])
+    // another session's refresh in between changes nothing for this one: offering is asked per session, per call
+    expect(registry.forModel("claude-sonnet-4", "ses_jobs").map((t) => t.id)).toEqual(["bash", "job_output", "job_kill"])
+    expect(registry.forModel("claude-sonnet-4", "ses_none").map((t) => t.id)).toEqual(["bash"])
+    // naming no session: the tools offered only some of the time are left out
+    expect(registry.forModel("claude-sonnet-4").map((t) => t.id)).toEqual(["bash"])
+  })
+
+  test("a job owns its whole group: what its shell left running is killed when the shell exits (no sandbox)", async () => {
+    const h = await harness()
+    const sleep = uniqueSleep()
+    ok(await h.call(bash, { command: `${sleep} >/dev/null 2>&1 & echo up`, background: true }))
+    const { last } = await readUntil(h, "job-1", (_t, r) => r.metadata.status.state !== "running")
+    // ended means its group is empty
+    expect(last.metadata.status).toEqual({ state: "exited", code: 0, signal: null })
+    expect(processesOf(sleep)).toEqual([])
+    expect(last.output).toContain("processes its shell left running in its process group were killed")
+  })
+
+  test("job_kill: a member that ignores SIGTERM and holds no output pipe is killed after the grace period (no sandbox)", async () => {
+    const h = await harness({ jobs: { graceMs: 200 } })
+    const sleep = uniqueSleep()
+    ok(await h.call(bash, { command: `(trap '' TERM; exec ${sleep}) >/dev/null 2>&1 & echo up; sleep 1000`, background: true }))
+    await readUntil(h, "job-1", (t) => t.includes("up"))
+    await waitFor(() => processesOf(sleep).length === 1, "the member to run")
+    const killed = ok(await h.call(jobKill, { id: "job-1" }))
+    expect(killed.metadata.status.state).toBe("killed")
+    expect(processesOf(sleep)).toEqual([])
+  })
+
+  test("job_kill interrupted during the grace period still ends the job with SIGKILL", async () => {
+    const h = await harness({ jobs: { graceMs: 600_000 } })
+    // the shell answers SIGTERM with a line and goes on
+    ok(await h.call(bash, { command: "trap 'echo got-term' TERM; echo up; while :; do sleep 0.05; done", background: true }))
+    await readUntil(h, "job-1", (t) => t.includes("up"))
+    const killing = Effect.runFork(h.jobs.kill("ses_jobs", "job-1"))
+    await readUntil(h, "job-1", (t) => t.includes("got-term"))
+    expect(h.jobs.list("ses_jobs")[0]!.status.state).toBe("running")
+    await Effect.runPromise(Fiber.interrupt(killing))
+    expect(h.jobs.list("ses_jobs")[0]!.status).toEqual({ state: "killed", signal: "SIGKILL" })
+  })
+
+  test("a throw after the job ended never leaves it running; a start that fails is failed, not killed", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const jobs = await Effect.runPromise(Scope.provide(makeJobs(defaultJobSettings), scope))
+    const cwd = tempDir()
+    await Effect.runPromise(
+      jobs.start({
+        sessionID: "s",
+        command: "true",
+        cwd,
+        run: (sink, onStart) => runCommand("true", cwd, undefined, sink, onStart),
+        ended: () => {
+          throw new Error("ENOENT from the git guard")
+        }
+      })
+    )
+    await waitFor(() => jobs.list("s")[0]!.status.state !== "running", "the job to end")
+    expect(jobs.list("s")[0]!.status).toEqual({ state: "exited", code: 0, signal: null })
+    expect(jobs.list("s")[0]!.note).toContain("ENOENT from the git guard")
+    const missing = path.join(cwd, "missing")
+    await Effect.runPromise(
+      jobs.start({ sessionID: "s", command: "true", cwd: missing, run: (sink, onStart) => runCommand("true", missing, undefined, sink, onStart) })
+    )
+    await waitFor(() => jobs.list("s")[1]!.status.state !== "running", "the second job to end")
+    const status = jobs.list("s")[1]!.status
+    expect(status.state).toBe("failed")
+    expect(status.state === "failed" ? status.message : "").toContain("ENOENT")
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+
+  test("a background command's permission question says it runs in the background with no timeout", async () => {
+    const asked: Array<Pending> = []
+    const h = await harness({ rules: [...allowAll, { permission: "bash", pattern: "echo *", action: "ask" }], prompter: true, asked })
+    ok(await h.call(bash, { command: "echo hi", background: true }))
+    expect(asked.map((r) => r.title)).toEqual([BACKGROUND_NOTE])
+    ok(await h.call(bash, { command: "echo hi" }))
+    expect(asked[1]!.title).toBeUndefined()
   })
 
   test("without the runtime's job service, background says it is not available", async () => {
@@ -256,6 +357,32 @@ describe.skipIf(!(process.platform === "linux" && probeBwrap().available))("back
     expect(fs.existsSync(target)).toBe(false)
     expect(fs.readFileSync(path.join(h.cwd, "in.txt"), "utf8")).toBe("inside\n")
     fs.rmSync(target, { force: true })
+  })
+
+  test("what a running job plants where git runs code is taken away before the next command, not only at its end", async () => {
+    const h = await harness({ sandbox: true, prompter: true })
+    execSync("git init -q", { cwd: h.cwd })
+    const commondir = path.join(h.cwd, ".git", "commondir")
+    ok(await h.call(bash, { command: `printf '/tmp/elsewhere\\n' > .git/commondir; echo planted $?; sleep 1000`, background: true }))
+    await readUntil(h, "job-1", (t) => t.includes("planted 0"))
+    expect(fs.existsSync(commondir)).toBe(true)
+    ok(await h.call(bash, { command: "true" }))
+    expect(fs.existsSync(commondir)).toBe(false)
+    // planted again: job_output takes it away too, and the job's end says what was undone
+    fs.writeFileSync(commondir, "/tmp/elsewhere\n")
+    ok(await h.call(jobOutput, {}))
+    expect(fs.existsSync(commondir)).toBe(false)
+    ok(await h.call(jobKill, { id: "job-1" }))
+    const after = ok(await h.call(jobOutput, { id: "job-1" }))
+    expect(after.output).toContain("reins's sandbox undid .git/commondir")
+  })
+
+  test("a sandboxed job's shell exiting leaves nothing of it running", async () => {
+    const h = await harness({ sandbox: true, prompter: true })
+    const sleep = uniqueSleep()
+    ok(await h.call(bash, { command: `${sleep} >/dev/null 2>&1 & echo up`, background: true }))
+    await readUntil(h, "job-1", (_t, r) => r.metadata.status.state !== "running")
+    expect(processesOf(sleep)).toEqual([])
   })
 
   test("job_kill stops a sandboxed job's processes, inside the sandbox's pid namespace too", async () => {

@@ -293,7 +293,8 @@ export const App = (props: AppProps) => {
       }
       case "jobs":
         if (args[0] === "kill" && args[1]) return controller.killJob(args[1])
-        return notice(jobsText(jobs))
+        // read now, not from the last start or end: the output so far has grown since
+        return void controller.listJobs().then((listed) => notice(jobsText(listed)))
       default: {
         // a command of the project's or the user's: its prompt, with the words after it as its arguments
         const prompt = custom?.prompt(name, args.join(" "))

@@ -308,13 +308,33 @@ export const makeController = (
     watchJobs: (listener: (jobs: ReadonlyArray<JobView>) => void): (() => void) => {
       let unwatch: (() => void) | undefined
       let stopped = false
-      void Promise.all([services, Effect.runPromise(lib)]).then(([context, { Jobs }]) => {
-        if (!stopped) unwatch = Context.get(context, Jobs).watch(listener)
-      })
+      Promise.all([services, Effect.runPromise(lib)])
+        .then(([context, { Jobs }]) => {
+          if (!stopped) unwatch = Context.get(context, Jobs).watch(listener)
+        })
+        .catch((error: unknown) => on.notice(`Background jobs are not shown: ${error instanceof Error ? error.message : String(error)}`, "error"))
       return () => {
         stopped = true
         unwatch?.()
       }
+    },
+    /** `/jobs`: the background jobs of this session and its sub-agents' sessions, as they are now (output so far included). */
+    listJobs: async (): Promise<ReadonlyArray<JobView>> => {
+      if (sessionID === undefined) return []
+      const session = sessionID
+      const exit = await promise(
+        Effect.gen(function* () {
+          const { Jobs, SessionStore } = yield* lib
+          const jobs = yield* Jobs
+          const tree = yield* (yield* SessionStore).sessionTree(session).pipe(Effect.orElseSucceed(() => [session]))
+          return tree.flatMap((id) => jobs.list(id))
+        })
+      )
+      if (Exit.isFailure(exit)) {
+        on.notice(failureText(exit.cause), "error")
+        return []
+      }
+      return exit.value
     },
     /** `/jobs kill ID`: stops a background job of this session (its whole process group); says how it ended. */
     killJob: async (id: string) => {

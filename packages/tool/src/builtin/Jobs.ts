@@ -1,10 +1,17 @@
 // Background jobs (bash with `background: true`): each command runs in a fiber of the runtime's FiberMap, in
-// its own process group, its output kept capped in memory. The runtime's scope owns them: when it closes
-// (reins exits, Ctrl+C) every job's fiber is interrupted, which kills its whole group and waits until it is gone.
-import { Clock, Context, Effect, Exit, Fiber, FiberMap, Layer, Option } from "effect"
+// its own process group, its output kept capped in memory. A job owns its whole group: it has not ended until
+// the group is empty (what its shell left running is killed when the shell exits). The runtime's scope owns the
+// jobs: when it closes (reins exits, Ctrl+C) every job's fiber is interrupted, which kills its whole group and
+// waits until it is gone. A sub-agent's jobs are its session's: listed with it, and running until they end,
+// job_kill stops them, or the runtime closes (job ids are unique in the runtime, so a sub-agent's never names
+// its parent's).
+import { Cause, Clock, Context, Effect, Exit, Fiber, FiberMap, Layer, Option } from "effect"
 import { ToolError } from "../Tool.ts"
 import { JobOutput, type OutputPiece } from "./JobOutput.ts"
-import { killGroup } from "./ProcessGroup.ts"
+import { groupGone, groupRunning, killGroup } from "./ProcessGroup.ts"
+
+/** How long a killed group may take to be gone before a job is called ended anyway (a process stuck in the kernel). */
+const GROUP_GONE_MS = 5_000
 
 /** Where a job stands. */
 export type JobStatus =
@@ -48,6 +55,8 @@ export interface JobStart {
   readonly run: (sink: { write(chunk: Buffer): void }, onStart: (pgid: number) => void) => Effect.Effect<JobOutcome, ToolError>
   /** Once it ended, with how (undefined: it was killed or did not start) and its last output: a note for its final status. */
   readonly ended?: (outcome: JobOutcome | undefined, tail: string) => string | undefined
+  /** While it runs, takes away what it left where git runs code (the sandbox's git guard); called again and again. */
+  readonly settle?: () => void
 }
 
 /** Limits of the jobs of one session. */
@@ -81,6 +90,8 @@ export interface JobsService {
   killSession(sessionID: string): Effect.Effect<void>
   /** The jobs of a session, or of every session. */
   list(sessionID?: string): ReadonlyArray<JobView>
+  /** Runs every running job's `settle` (before a command and at each job_output and job_kill). */
+  settle(): void
   /** Calls `listener` with every job now and whenever one starts or ends (the TUI's list); returns the unwatch. */
   watch(listener: (jobs: ReadonlyArray<JobView>) => void): () => void
 }
@@ -95,6 +106,7 @@ const unavailable: JobsService = {
   kill: (_s, id) => Effect.fail(unknown(id)),
   killSession: () => Effect.void,
   list: () => [],
+  settle: () => {},
   watch: (listener) => {
     listener([])
     return () => {}
@@ -117,7 +129,12 @@ interface Job {
   note: string | undefined
   pgid: number | undefined
   killing: boolean
+  /** Set by job_kill: until when the group's processes may end on SIGTERM before SIGKILL. */
+  graceUntil: number | undefined
+  /** Processes the shell left in the group when it exited on its own (killed then). */
+  leftOver: boolean
   fiber: Fiber.Fiber<unknown, unknown> | undefined
+  readonly settle: (() => void) | undefined
 }
 
 const viewOf = (job: Job): JobView => ({
@@ -141,16 +158,38 @@ const signalGroup = (pgid: number, signal: NodeJS.Signals) => {
   }
 }
 
+const messageOf = (defect: unknown) => (defect instanceof Error ? defect.message : String(defect))
+
+/** A job's status from how its run ended: an error or a defect is `failed`, only an interrupt is `killed`. */
+const statusOf = (job: Job, exit: Exit.Exit<JobOutcome, ToolError>): JobStatus => {
+  if (Exit.isSuccess(exit)) {
+    const { exitCode, signal } = exit.value
+    return job.killing && signal !== null ? { state: "killed", signal } : { state: "exited", code: exitCode, signal }
+  }
+  const failed = Exit.findErrorOption(exit)
+  if (Option.isSome(failed)) return { state: "failed", message: failed.value.message }
+  if (Cause.hasInterruptsOnly(exit.cause)) return { state: "killed", signal: "SIGKILL" }
+  return { state: "failed", message: messageOf(Cause.squash(exit.cause)) }
+}
+
 /** The job service, its jobs owned by the scope it is built in. */
 export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
   Effect.gen(function* () {
     const fibers = yield* FiberMap.make<string>()
-    const sessions = new Map<string, { next: number; readonly jobs: Map<string, Job> }>()
+    const sessions = new Map<string, Map<string, Job>>()
+    // one counter for the runtime: a sub-agent's job-1 is never its parent's
+    let next = 1
     const watchers = new Set<(jobs: ReadonlyArray<JobView>) => void>()
-    const all = () => [...sessions.values()].flatMap((s) => [...s.jobs.values()])
+    const all = () => [...sessions.values()].flatMap((s) => [...s.values()])
     const changed = () => {
       const views = all().map(viewOf)
-      for (const watcher of watchers) watcher(views)
+      for (const watcher of watchers) {
+        try {
+          watcher(views)
+        } catch {
+          // a watcher's failure is its own; the jobs go on
+        }
+      }
     }
     const wake = (job: Job) => {
       for (const waiter of [...job.waiters]) waiter()
@@ -163,30 +202,51 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
     yield* Effect.addFinalizer(() => Effect.sync(() => process.off("exit", onExit)))
 
     const find = (sessionID: string, id: string) => {
-      const job = sessions.get(sessionID)?.jobs.get(id)
+      const job = sessions.get(sessionID)?.get(id)
       return job === undefined ? Effect.fail(unknown(id)) : Effect.succeed(job)
     }
 
+    // Once the shell has ended, whatever is left of its group: under job_kill, the rest of the grace period for
+    // SIGTERM to work, then SIGKILL to the group, and until it is empty.
+    const clearGroup = (job: Job) =>
+      Effect.suspend(() => {
+        const pgid = job.pgid
+        if (pgid === undefined) return Effect.void
+        const grace = job.graceUntil === undefined ? 0 : job.graceUntil - Date.now()
+        return Effect.promise(() => (grace > 0 ? groupGone(pgid, grace) : Promise.resolve())).pipe(
+          Effect.andThen(
+            Effect.sync(() => {
+              if (!job.killing && groupRunning(pgid)) job.leftOver = true
+              killGroup(pgid)
+            })
+          ),
+          Effect.andThen(Effect.promise(() => groupGone(pgid, GROUP_GONE_MS)))
+        )
+      })
+
+    // The status first (a throw below never leaves a job running), then the waiters, then the note and the watchers.
     const finish = (job: Job, exit: Exit.Exit<JobOutcome, ToolError>, ended: JobStart["ended"]) =>
       Effect.sync(() => {
-        const outcome = Exit.isSuccess(exit) && !job.killing ? exit.value : undefined
-        job.note = ended?.(outcome, job.output.tail(2048))
-        if (Exit.isSuccess(exit)) {
-          const { exitCode, signal } = exit.value
-          job.status = job.killing && signal !== null ? { state: "killed", signal } : { state: "exited", code: exitCode, signal }
-        } else {
-          const failed = Exit.findErrorOption(exit)
-          job.status = Option.isSome(failed) ? { state: "failed", message: failed.value.message } : { state: "killed", signal: "SIGKILL" }
-        }
+        job.output.end()
+        job.status = statusOf(job, exit)
         job.fiber = undefined
         wake(job)
+        const notes: Array<string> = []
+        try {
+          const note = ended?.(Exit.isSuccess(exit) && !job.killing ? exit.value : undefined, job.output.tail(2048))
+          if (note !== undefined) notes.push(note)
+        } catch (error) {
+          notes.push(`(reins could not finish after the job: ${messageOf(error)})`)
+        }
+        if (job.leftOver) notes.push("(processes its shell left running in its process group were killed when the shell exited)")
+        job.note = notes.length > 0 ? notes.join("\n") : undefined
         changed()
       })
 
     const start = Effect.fn("Jobs.start")(function* (input: JobStart) {
-      const session = sessions.get(input.sessionID) ?? { next: 1, jobs: new Map<string, Job>() }
+      const session = sessions.get(input.sessionID) ?? new Map<string, Job>()
       sessions.set(input.sessionID, session)
-      const running = [...session.jobs.values()].filter((j) => j.status.state === "running")
+      const running = [...session.values()].filter((j) => j.status.state === "running")
       if (running.length >= settings.maxRunning) {
         return yield* new ToolError({
           reason: "failed",
@@ -196,9 +256,9 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
         })
       }
       // ended jobs beyond what is kept go, oldest first
-      const ended = [...session.jobs.values()].filter((j) => j.status.state !== "running")
-      for (const old of ended.slice(0, Math.max(0, ended.length - settings.maxKept + 1))) session.jobs.delete(old.id)
-      const id = `job-${session.next++}`
+      const ended = [...session.values()].filter((j) => j.status.state !== "running")
+      for (const old of ended.slice(0, Math.max(0, ended.length - settings.maxKept + 1))) session.delete(old.id)
+      const id = `job-${next++}`
       const waiters = new Set<() => void>()
       const job: Job = {
         id,
@@ -215,12 +275,17 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
         note: undefined,
         pgid: undefined,
         killing: false,
-        fiber: undefined
+        graceUntil: undefined,
+        leftOver: false,
+        fiber: undefined,
+        settle: input.settle
       }
-      session.jobs.set(id, job)
-      const run = input.run(job.output, (pgid) => {
-        job.pgid = pgid
-      })
+      session.set(id, job)
+      const run = input
+        .run(job.output, (pgid) => {
+          job.pgid = pgid
+        })
+        .pipe(Effect.ensuring(clearGroup(job)))
       job.fiber = yield* FiberMap.run(
         fibers,
         `${input.sessionID}\u0000${id}`,
@@ -247,19 +312,19 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
       return { job: viewOf(job), piece: job.output.read(options.all === true) }
     })
 
+    // SIGTERM to the group, up to the grace period for the job to end, then (even if the caller is interrupted
+    // meanwhile) SIGKILL to the group and back once it is gone (runCommand's interruption, then clearGroup).
     const stop = (job: Job) =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const fiber = job.fiber
-        if (job.status.state !== "running" || fiber === undefined) return
+        if (job.status.state !== "running" || fiber === undefined) return Effect.void
         job.killing = true
-        if (job.pgid !== undefined) {
-          signalGroup(job.pgid, "SIGTERM")
-          const exited = yield* Fiber.await(fiber).pipe(Effect.timeoutOption(settings.graceMs))
-          if (Option.isSome(exited)) return
-        }
-        // SIGKILL to the group, and back once it is gone (runCommand's interruption)
-        yield* Fiber.interrupt(fiber)
-      })
+        const pgid = job.pgid
+        if (pgid === undefined) return Fiber.interrupt(fiber)
+        job.graceUntil = Date.now() + settings.graceMs
+        signalGroup(pgid, "SIGTERM")
+        return Fiber.await(fiber).pipe(Effect.timeoutOption(settings.graceMs), Effect.ensuring(Fiber.interrupt(fiber)))
+      }).pipe(Effect.asVoid)
 
     const kill = Effect.fn("Jobs.kill")(function* (sessionID: string, id: string) {
       const job = yield* find(sessionID, id)
@@ -267,15 +332,26 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
       return viewOf(job)
     })
 
-    const killSession = (sessionID: string) =>
-      Effect.forEach([...(sessions.get(sessionID)?.jobs.values() ?? [])], stop, { concurrency: "unbounded", discard: true })
+    const killSession = (sessionID: string) => Effect.forEach([...(sessions.get(sessionID)?.values() ?? [])], stop, { concurrency: "unbounded", discard: true })
+
+    const settle = () => {
+      for (const job of all()) {
+        if (job.status.state !== "running") continue
+        try {
+          job.settle?.()
+        } catch {
+          // tried again at the next call and when the job ends
+        }
+      }
+    }
 
     return {
       start,
       read,
       kill,
       killSession,
-      list: (sessionID?: string) => (sessionID === undefined ? all() : [...(sessions.get(sessionID)?.jobs.values() ?? [])]).map(viewOf),
+      settle,
+      list: (sessionID?: string) => (sessionID === undefined ? all() : [...(sessions.get(sessionID)?.values() ?? [])]).map(viewOf),
       watch: (listener: (jobs: ReadonlyArray<JobView>) => void) => {
         watchers.add(listener)
         listener(all().map(viewOf))

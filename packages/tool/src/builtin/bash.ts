@@ -17,6 +17,8 @@ export const DEFAULT_TIMEOUT = 120_000
 export const MAX_TIMEOUT = 600_000
 /** How long stopping a command waits, after killing its group, for the shell to be collected and its output pipes to close. */
 export const KILL_WAIT_MS = 3_000
+/** Said with a background command's permission questions. */
+export const BACKGROUND_NOTE = "runs in the background with no timeout: allowed for as long as the job runs, until it ends or is stopped"
 /** How often a running command reports progress. */
 export const PROGRESS_INTERVAL = "1 second"
 
@@ -216,7 +218,15 @@ const startJob = (
 ) =>
   Effect.gen(function* () {
     const jobs = yield* Jobs
+    jobs.settle()
     const { launch, sandbox, settleGit } = yield* launchOf(args.command, cwd, ctx)
+    // the git guard settles while the job runs (before each command, at each job_output and job_kill), and at its end;
+    // what it took away meanwhile is said when the job ends
+    const undoneWhileRunning = new Set<string>()
+    const settle = () => {
+      const undone = settleGit?.()
+      if (undone !== undefined) undoneWhileRunning.add(undone)
+    }
     const job = yield* jobs
       .start({
         sessionID: ctx.sessionID,
@@ -224,14 +234,15 @@ const startJob = (
         ...(args.description !== undefined ? { description: args.description } : {}),
         cwd,
         run: (sink, onStart) => runCommand(args.command, cwd, args.timeout, sink, onStart, launch),
+        ...(settleGit !== undefined ? { settle } : {}),
         ended: (outcome, tail) => {
           const notes: Array<string> = []
-          const undone = settleGit?.()
+          settle()
           if (outcome !== undefined && outcome.exitCode !== 0 && launch.sandboxed && Option.isSome(sandbox)) {
             const blocked = sandbox.value.explain(tail, launch)
             if (blocked !== undefined) notes.push(blocked)
           }
-          if (undone !== undefined) notes.push(undone)
+          notes.push(...undoneWhileRunning)
           if (outcome?.timedOut === true) notes.push(`It timed out after ${args.timeout} ms and was killed.`)
           return notes.length > 0 ? notes.join("\n") : undefined
         }
@@ -266,10 +277,13 @@ export const bash = define("bash", {
       const requests = yield* scanBash(args.command, { cwd: args.workdir ? path.resolve(ctx.cwd, args.workdir) : ctx.cwd, worktree: ctx.cwd, home })
       const needs: Array<PermissionNeed> = requests.map((request) => ({ ...request, command: args.command }))
       const sandbox = yield* Effect.serviceOption(Sandbox)
-      if (Option.isNone(sandbox)) return needs
-      const escalation = sandbox.value.escalation(wantOf(requests, args.network))
-      rememberGrant(ctx, args.command, escalation)
-      return escalation === undefined ? needs : [...needs, escalationNeed(escalation, args.command)]
+      const escalation = Option.isSome(sandbox) ? sandbox.value.escalation(wantOf(requests, args.network)) : undefined
+      if (Option.isSome(sandbox)) rememberGrant(ctx, args.command, escalation)
+      const all = escalation === undefined ? needs : [...needs, escalationNeed(escalation, args.command)]
+      // a person answering knows that what they allow lasts as long as the job runs
+      return args.background === true
+        ? all.map((need) => ({ ...need, title: need.title !== undefined ? `${need.title} (${BACKGROUND_NOTE})` : BACKGROUND_NOTE }))
+        : all
     }),
   execute: (args, ctx) =>
     Effect.gen(function* () {
@@ -309,6 +323,9 @@ export const bash = define("bash", {
           }) ?? Effect.void
         )
       })
+      // what running jobs left where git runs code is taken away before this command looks at those places
+      const jobs = yield* Jobs
+      jobs.settle()
       const { launch, sandbox, settleGit } = yield* launchOf(args.command, cwd, ctx)
       const started = yield* Deferred.make<number>()
       const reporting = Deferred.await(started).pipe(

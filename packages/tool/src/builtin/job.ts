@@ -37,6 +37,8 @@ export const jobOutput = Effect.gen(function* () {
     offered: (sessionID) => jobs.list(sessionID).length > 0,
     execute: (args, ctx) =>
       Effect.gen(function* () {
+        // what running jobs left where git runs code goes now, not only when they end
+        jobs.settle()
         if (args.id === undefined) {
           const listed = jobs.list(ctx.sessionID)
           return {
@@ -71,10 +73,16 @@ export const jobKill = Effect.gen(function* () {
     truncate: false,
     offered: (sessionID) => jobs.list(sessionID).length > 0,
     execute: (args, ctx) =>
-      Effect.map(jobs.kill(ctx.sessionID, args.id), (job) => ({
-        title: `${job.id} ${statusText(job)}`,
-        output: `${job.id} ${statusText(job)}; its process group is gone.${job.outputBytes > 0 ? " Output not yet read stays readable with job_output." : ""}`,
-        metadata: { jobID: job.id, status: job.status }
-      }))
+      Effect.map(
+        Effect.andThen(
+          Effect.sync(() => jobs.settle()),
+          jobs.kill(ctx.sessionID, args.id)
+        ),
+        (job) => ({
+          title: `${job.id} ${statusText(job)}`,
+          output: `${job.id} ${statusText(job)}; its process group is gone.${job.outputBytes > 0 ? " Output not yet read stays readable with job_output." : ""}`,
+          metadata: { jobID: job.id, status: job.status }
+        })
+      )
   })
 })

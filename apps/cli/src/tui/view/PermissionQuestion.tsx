@@ -15,6 +15,8 @@ export interface PermissionAnswer {
 /** The question's lines, as the TTY prompt shows them: what would run, where, why it is asked, what "always" allows. */
 export const questionLines = (request: PendingPermission, cwd: string, arrow = "→"): ReadonlyArray<string> => {
   const lines = [`Permission needed: ${request.permission}${request.title && request.permission !== "bash" ? ` (${request.title})` : ""}`]
+  // a bash question's title is what is said beside the command (a background command: how long the grant lasts)
+  if (request.title && request.permission === "bash") lines.push(`  note: ${request.title}`)
   if (request.command && request.command.trim() !== request.patterns[0]) lines.push(`  command: ${request.command.trim().split("\n").join("\n           ")}`)
   lines.push(...request.patterns.map((p, i) => `  ${i === 0 ? "asks for" : "     and"}: ${p}`))
   lines.push(`  in: ${request.directory ?? cwd}`)
