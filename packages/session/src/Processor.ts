@@ -53,6 +53,9 @@ export const makeProcessor = Effect.gen(function* () {
     let state: StepState = emptyStep
     // characters the answer streamed so far: a step past MAX_RESPONSE_CHARS is stopped
     let streamed = 0
+    // an interrupted or failed step's message: with what its model call cost once the answer was complete
+    const stopped = (completed: number, error: { readonly reason: string; readonly message: string }) =>
+      saveMessage({ ...assistant, usage: state.outcome.usage, cost: state.outcome.cost, time: { ...assistant.time, completed }, error })
     const apply = (event: StepEvent) => {
       state = foldStep(state, event)
       return state
@@ -258,14 +261,7 @@ export const makeProcessor = Effect.gen(function* () {
       Effect.onInterrupt(() =>
         Effect.gen(function* () {
           const completed = yield* Clock.currentTimeMillis
-          // what the model call cost once its answer was complete (its tools were interrupted) stays counted
-          const spent = { usage: state.outcome.usage, cost: state.outcome.cost }
-          yield* saveMessage({
-            ...assistant,
-            ...spent,
-            time: { ...assistant.time, completed },
-            error: { reason: "interrupted", message: "Interrupted by the user." }
-          })
+          yield* stopped(completed, { reason: "interrupted", message: "Interrupted by the user." })
         }).pipe(Effect.ignore)
       ),
       Effect.result
@@ -278,13 +274,7 @@ export const makeProcessor = Effect.gen(function* () {
       if (error._tag === "ProviderError" && error.reason === "too-long")
         for (const part of state.texts.values())
           if (part.text.length > KEPT_OF_TOO_LONG) yield* save({ ...part, text: cutAnswer(part.text) }).pipe(Effect.ignore)
-      yield* saveMessage({
-        ...assistant,
-        usage: state.outcome.usage,
-        cost: state.outcome.cost,
-        time: { ...assistant.time, completed },
-        error: { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message }
-      })
+      yield* stopped(completed, { reason: error._tag === "ProviderError" ? error.reason : `store-${error.reason}`, message: error.message })
       return yield* Effect.fail(error)
     }
     const delegated = delegatedBy(state.calls.values())
