@@ -56,12 +56,80 @@ interface DomNode {
   getAttribute(name: string): string | null
 }
 const dom = (node: unknown) => node as DomNode
+
+// each list's items numbered once (not an indexOf over its children per item, which grows with the square of the list)
+const positions = new WeakMap<DomNode, Map<DomNode, number>>()
+const indexIn = (parent: DomNode | null, node: DomNode) => {
+  if (parent === null) return 0
+  let known = positions.get(parent)
+  if (known === undefined) {
+    known = new Map(Array.from(parent.children, (child, i) => [child, i] as const))
+    positions.set(parent, known)
+  }
+  return known.get(node) ?? 0
+}
 // loaded at the first page converted: a run that fetches nothing does not load the parser
 let loaded: Turndown | undefined
 const turndown = Effect.promise(async () => {
   loaded ??= (await import("turndown")).default
   return loaded
 })
+
+/** Past these a page is not parsed (domino's parse grows faster than the page, and deep nesting overflows its stack). */
+const MAX_ELEMENTS = 10_000
+const MAX_DEPTH = 256
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+  "p",
+  "li",
+  "td",
+  "tr",
+  "th",
+  "option"
+])
+
+/** Whether the page has more elements or deeper nesting than a parse is allowed (one linear scan of its tags). */
+export const tooComplex = (html: string) => {
+  let depth = 0
+  let count = 0
+  for (const m of html.matchAll(/<(\/?)([a-zA-Z][\w-]*)[^>]*?(\/?)>/g)) {
+    if (++count > MAX_ELEMENTS) return true
+    // elements whose end tag pages leave out (p, li, td) are not counted as nesting
+    if (m[1] === "/") depth = Math.max(0, depth - 1)
+    else if (m[3] !== "/" && !VOID.has(m[2]!.toLowerCase()) && ++depth > MAX_DEPTH) return true
+  }
+  return false
+}
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " }
+
+/** A page too complex to parse, as text by a linear strip of its tags: what it runs or styles dropped, blocks on lines of their own. */
+const stripTags = (html: string) =>
+  tidy(
+    `(the page is too large or too deeply nested to convert: its text follows)\n\n${html
+      .replace(/<(script|style|noscript|template|svg)\b[^>]*>[^<]*(?:<(?!\/\1)[^<]*)*<\/\1\s*>/gi, "")
+      .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|pre|blockquote|section|article)\s*>/gi, "\n")
+      .replace(/<[^>]*>/g, "")
+      .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (whole, name: string) =>
+        name.startsWith("#x") || name.startsWith("#X")
+          ? String.fromCodePoint(Number.parseInt(name.slice(2), 16) || 32)
+          : name.startsWith("#")
+            ? String.fromCodePoint(Number(name.slice(1)) || 32)
+            : (ENTITIES[name.toLowerCase()] ?? whole)
+      )}`
+  )
 
 /** Runs of blank lines made one, trailing spaces gone. */
 const tidy = (text: string) =>
@@ -71,7 +139,9 @@ const tidy = (text: string) =>
     .trim()
 
 /** HTML as Markdown: ATX headings, fenced code, `-` lists; scripts and styles dropped. */
-export const htmlToMarkdown = (html: string) =>
+export const htmlToMarkdown = (html: string) => (tooComplex(html) ? Effect.succeed(stripTags(html)) : markdownOf(html))
+
+const markdownOf = (html: string) =>
   Effect.map(turndown, (Service) => {
     const service = new Service({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "*", hr: "---" })
     service.remove([...DROPPED])
@@ -83,7 +153,7 @@ export const htmlToMarkdown = (html: string) =>
         const parent = node.parentNode
         const ordered = parent?.nodeName === "OL"
         const start = parent !== null && ordered ? Number(parent.getAttribute("start") ?? 1) : 1
-        const marker = ordered ? `${start + Array.prototype.indexOf.call(parent?.children ?? [], node)}. ` : `${options.bulletListMarker} `
+        const marker = ordered ? `${start + indexIn(parent, node)}. ` : `${options.bulletListMarker} `
         const body = content
           .replace(/^\n+/, "")
           .replace(/\n+$/, "\n")
@@ -95,7 +165,9 @@ export const htmlToMarkdown = (html: string) =>
   })
 
 /** HTML as plain text: the text of every element, blocks and line breaks on lines of their own, entities decoded. */
-export const htmlToText = (html: string) =>
+export const htmlToText = (html: string) => (tooComplex(html) ? Effect.succeed(stripTags(html)) : textOf(html))
+
+const textOf = (html: string) =>
   Effect.map(turndown, (Service) => {
     const service = new Service()
     service.remove([...DROPPED])

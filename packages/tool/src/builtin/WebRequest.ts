@@ -96,8 +96,9 @@ export const tooLarge = (target: WebTarget, maxBytes: number, size?: number) =>
 export const formatBytes = (n: number) =>
   n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`
 
-const decoderFor = (encoding: string | undefined) => {
-  switch (encoding?.trim().toLowerCase()) {
+/** The decoder of one content coding; `identity` needs none; undefined for one reins cannot undo. */
+const codingDecoder = (coding: string) => {
+  switch (coding) {
     case "gzip":
     case "x-gzip":
       return zlib().createGunzip()
@@ -110,14 +111,31 @@ const decoderFor = (encoding: string | undefined) => {
   }
 }
 
+/** The content codings of a response, the last applied first; "unknown" names one that cannot be undone (`zstd`). */
+const decodersFor = (header: string | undefined): { readonly decoders: ReadonlyArray<NodeJS.ReadWriteStream> } | { readonly unknown: string } => {
+  const codings = (header ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity")
+    .reverse()
+  const unknown = codings.find((c) => codingDecoder(c) === undefined)
+  return unknown !== undefined ? { unknown } : { decoders: codings.map((c) => codingDecoder(c)!) }
+}
+
 /** GETs `target` from `address` (the host's name kept for the Host header and TLS), reading at most `maxBytes`. */
 export const exchange = (target: WebTarget, address: Address, options: { readonly accept: string; readonly maxBytes: number }) =>
   Effect.callback<Exchange, ToolError>((resume) => {
     let done = false
+    // the decoders and the response stop with the request: an inflating bomb stops burning CPU at the cap
+    const streams: Array<{ destroy(): void }> = []
+    const stop = () => {
+      request.destroy()
+      for (const stream of streams) stream.destroy()
+    }
     const finish = (effect: Effect.Effect<Exchange, ToolError>) => {
       if (done) return
       done = true
-      request.destroy()
+      stop()
       resume(effect)
     }
     const request = client(target.url.protocol).request(
@@ -147,8 +165,17 @@ export const exchange = (target: WebTarget, address: Address, options: { readonl
         const declared = Number(response.headers["content-length"])
         if (Number.isFinite(declared) && declared > options.maxBytes && response.headers["content-encoding"] === undefined)
           return finish(Effect.fail(tooLarge(target, options.maxBytes, declared)))
-        const decoder = decoderFor(response.headers["content-encoding"])
-        const body = decoder === undefined ? response : response.pipe(decoder)
+        streams.push(response)
+        const coded = decodersFor(response.headers["content-encoding"])
+        if ("unknown" in coded)
+          return finish(
+            Effect.fail(failed(`${target.subject} answered in the "${coded.unknown}" content coding, which webfetch cannot decode: try another URL.`))
+          )
+        let body: NodeJS.ReadableStream = response
+        for (const decoder of coded.decoders) {
+          streams.push(decoder as unknown as { destroy(): void })
+          body = body.pipe(decoder)
+        }
         const chunks: Array<Buffer> = []
         let size = 0
         body.on("data", (chunk: Buffer) => {
@@ -170,6 +197,6 @@ export const exchange = (target: WebTarget, address: Address, options: { readonl
     // interrupted (the turn, the timeout): the socket goes
     return Effect.sync(() => {
       done = true
-      request.destroy()
+      stop()
     })
   })

@@ -5,7 +5,7 @@
 // there) is never allowed by a broad rule: only a rule naming that URL's host, or a person, allows it. The
 // connection goes to the address that was checked.
 import { Clock, Effect, Option, Schema } from "effect"
-import { Permission, type PermissionError } from "@reins/permission"
+import { Permission, check, type PermissionError, type Rule } from "@reins/permission"
 import { escalationPatterns, isPrivateAddress, Sandbox } from "@reins/sandbox"
 import { define, render, ToolError, type PermissionNeed } from "../Tool.ts"
 import { htmlToMarkdown, htmlToText } from "./HtmlConvert.ts"
@@ -36,9 +36,26 @@ const failed = (message: string) => new ToolError({ reason: "failed", message })
 
 type SandboxService = Sandbox["Service"]
 
-/** Why a private destination is judged by a rule naming it or a person, never by `*`. */
+/** Why a private destination is refused unless a rule in the config names its host. */
 const privateWhy = (target: WebTarget, address?: string) =>
   `${target.host}${address !== undefined && address !== target.host ? ` resolves to ${address}, which is` : " is"} a loopback or private address (this machine or its network)`
+
+/** A pattern whose scheme and host are written out (the port may be a wildcard): `http://127.0.0.1:*`, `http://[::1]:8080/*`. */
+const namesHost = (pattern: string) => {
+  const origin = /^([a-z][a-z0-9+.-]*):\/\/(\[[^\]/]*\]|[^/:]*)/i.exec(pattern)
+  return origin !== null && origin[2] !== "" && !/[*?]/.test(origin[1]!) && !/[*?]/.test(origin[2]!)
+}
+
+/**
+ * A private destination is fetched only when the config's `webfetch` rules allow it with a rule naming its host:
+ * never by a wildcard host (`*`, `http://*`), an "always" answer to the question about its name, `--yolo` or the
+ * non-interactive policy (a prompt-injected model must not reach the cloud's metadata service unattended).
+ */
+const privateAllowed = (rules: ReadonlyArray<Rule>, target: WebTarget) =>
+  check(
+    rules.filter((r) => r.permission === "webfetch" && (r.action !== "allow" || namesHost(r.pattern))),
+    { permission: "webfetch", patterns: [target.subject] }
+  ).action === "allow"
 
 /** What fetching `target` needs: `webfetch` on its URL, and the network beyond the sandbox's policy when that lacks the host. */
 export const needsFor = (target: WebTarget, sandbox: Option.Option<SandboxService>): Array<PermissionNeed> => {
@@ -46,8 +63,7 @@ export const needsFor = (target: WebTarget, sandbox: Option.Option<SandboxServic
     permission: "webfetch",
     patterns: [target.subject],
     always: [alwaysPattern(target)],
-    title: `Fetch ${target.subject}`,
-    ...(target.privateHost ? { opaque: privateWhy(target) } : {})
+    title: `Fetch ${target.subject}`
   }
   const escalation = Option.isSome(sandbox) ? sandbox.value.escalation({ network: { hosts: [target.host] } }) : undefined
   if (escalation === undefined) return [fetch]
@@ -162,15 +178,16 @@ export const webfetch = define("webfetch", {
       let response: Exchange
       for (;;) {
         const current = target
+        const refused = (address: string) =>
+          new ToolError({
+            reason: "permission",
+            message: `${current.subject} was not fetched: ${privateWhy(current, address)}. webfetch reaches such an address only with a rule in reins.json naming its host, e.g. {"permission": {"webfetch": {"${current.url.protocol}//${current.url.host}/*": "allow"}}}.`
+          })
+        // an address of this machine or its network, written or resolved, only by a rule naming it (before any lookup when written)
+        if (current.privateHost && !privateAllowed(permission.rules, current)) return yield* refused(current.host)
         const addresses = yield* timed(resolveTarget(current, settings.resolve))
-        // a name that resolves to this machine or its network is judged as that address would be
-        const inner = current.privateHost ? undefined : addresses.find((a) => isPrivateAddress(a.address))
-        if (inner !== undefined) {
-          yield* authorize(
-            [{ ...needsFor(current, Option.none())[0]!, opaque: privateWhy(current, inner.address) }],
-            `${current.host} resolves to ${inner.address}, a loopback or private address: `
-          )
-        }
+        const inner = current.privateHost ? undefined : addresses.find((a) => isPrivateAddress(a.address))?.address
+        if (inner !== undefined && !privateAllowed(permission.rules, current)) return yield* refused(inner)
         response = yield* timed(exchange(current, addresses[0]!, { accept: ACCEPT[format], maxBytes: settings.maxBytes }))
         if (response.status < 300 || response.status >= 400 || response.location === undefined) break
         if (redirects.length >= settings.maxRedirects)
