@@ -6,7 +6,7 @@ import { Sink } from "@reins/truncate"
 import { execSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { bash, runCommand } from "../src/builtin/bash.ts"
+import { ARGV_MAX, bash, onArgv, runCommand } from "../src/builtin/bash.ts"
 import { runTool, tempDir } from "./helpers.ts"
 
 /** The `sleep <n>` processes running (a zombie shows as [sleep] and is not one). */
@@ -232,8 +232,9 @@ describe("bash tool", () => {
       if (saved.SHLVL !== undefined) process.env.SHLVL = saved.SHLVL
     }
   })
-  test("a long command (read with cat) behaves as a short one (read by bash itself)", async () => {
-    const pad = `: ${"x".repeat(20_000)}`
+  test("a long command (on stdin, read with cat) behaves as a short one (an argument)", async () => {
+    const pad = `: ${"x".repeat(ARGV_MAX)}`
+    expect(onArgv(pad)).toBe(false)
     for (const [command, expected, code] of [
       [`${pad}; cat; echo "rc=$? [$#]"; declare -p __reins_command 2>/dev/null || echo none`, "rc=0 [0]\nnone\n", 0],
       [`${pad}; echo ok; if then`, "line 2: syntax error near unexpected token `then'", 2]
@@ -244,7 +245,7 @@ describe("bash tool", () => {
       expect(outcome.exitCode).toBe(code)
     }
   })
-  // what passing the command on stdin must not change
+  // what passing the command as an argument, or on stdin, must not change
   const same: ReadonlyArray<readonly [string, string, string]> = [
     ["the command's own stdin is empty", "cat; echo rc=$?", "rc=0\n"],
     ["no helper variable is left", "declare -p __reins_command 2>/dev/null || echo none", "none\n"],
@@ -257,8 +258,14 @@ describe("bash tool", () => {
     ["return outside a function fails as with -c", "return 3; echo after $?", "<return>"],
     ["positional parameters are empty", 'echo "[$#][$*]"', "[0][]\n"]
   ]
-  for (const [name, command, expected] of same) {
-    test(`stdin-passed command: ${name}`, async () => {
+  // a long command: padded past ARGV_MAX with trailing comment lines (the command's lines keep their numbers)
+  const long = (command: string) => `${command}\n${"#".repeat(ARGV_MAX)}\n`
+  for (const [how, name, command, expected] of same.flatMap(([name, command, expected]) => [
+    ["as an argument", name, command, expected] as const,
+    ["on stdin", name, long(command), expected] as const
+  ])) {
+    test(`command ${how}: ${name}`, async () => {
+      expect(onArgv(command)).toBe(how === "as an argument")
       const dir = tempDir()
       const sink = new Sink(path.join(tempDir(), "out.txt"))
       const outcome = await Effect.runPromise(runCommand(command, dir, 60_000, sink))

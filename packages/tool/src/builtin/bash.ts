@@ -52,18 +52,19 @@ export interface OutputSink {
 /** The longest a timer can wait (setTimeout fires at once past it). */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
-// The command comes on stdin, not as an argument: one argv string is capped at 128 KiB
-// (MAX_ARG_STRLEN, E2BIG). The shell reads all of it, then evaluates it with /dev/null as its stdin,
-// as before, and stderr joined to stdout: exit code, cwd, env and error messages as with `-c`.
-// bash reads a short command with its own `read` (no process started; it reads a byte at a time
-// from a pipe), a long one, or any with another sh, with cat, found by `command -p` whatever PATH is.
-// The helper variable is unset first: in bash on a line of its own, so the command is line 2, as
-// it was after the `exec 2>&1` line that `-c` used to get.
-const READ_BUILTIN_MAX = 16 * 1024
+// A command is `-c`'s argument after an `exec 2>&1` line (stderr joined to stdout, the command on line 2), with
+// /dev/null as its stdin: the shell has all of it when it starts, so its process group is recorded at once.
+// One argv string is capped at 128 KiB (MAX_ARG_STRLEN, E2BIG): a command over ARGV_MAX bytes comes on stdin
+// instead, read whole with cat (found by `command -p` whatever PATH is; bash's own `read` takes a byte per
+// syscall), then evaluated with /dev/null as its stdin: exit code, cwd, env and error messages as with `-c`.
+// The helper variable is unset first: in bash on a line of its own, so the command is line 2 there too.
+export const ARGV_MAX = 64 * 1024
+/** Whether `command` is passed as an argument (else on stdin). */
+export const onArgv = (command: string) => command.length * 3 <= ARGV_MAX || Buffer.byteLength(command) <= ARGV_MAX
 const bootstrap = (command: string) => {
+  if (onArgv(command)) return `exec 2>&1\n${command}`
   if (shell !== "/bin/bash") return 'exec 2>&1; __reins_command=$(command -p cat); eval "unset __reins_command; $__reins_command" </dev/null'
-  const read = command.length <= READ_BUILTIN_MAX ? "IFS= read -r -d '' __reins_command" : "__reins_command=$(command -p cat)"
-  return `exec 2>&1; ${read}; eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
+  return `exec 2>&1; __reins_command=$(command -p cat); eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
 }
 
 /** How a command's process is started: the program, its arguments and its environment. */
@@ -99,7 +100,7 @@ export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore"
 /** The shell reading `command` from stdin, in the user's environment (the sandbox wraps this). */
 export const shellSpawn = (command: string): Spawn => ({
   file: shell,
-  // --norc: bash run with a socket as stdin (Bun's pipes) and SHLVL < 2 would read ~/.bashrc as if under sshd
+  // --norc: bash run with a socket as stdin (Bun's pipes, a long command) and SHLVL < 2 would read ~/.bashrc as if under sshd
   args: [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), "-c", bootstrap(command)],
   env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
 })
@@ -124,22 +125,27 @@ export const runCommand = (
 ) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const child = spawnLaunch(launch, cwd, "pipe")
+    const input = onArgv(command) ? undefined : command
+    const child = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe")
     const pgid = child.pid
     if (pgid !== undefined) groupStarted(pgid)
-    // The group is told once the shell has the whole command: the pipe closed after the write (the shell reads to
-    // its end), or failed. 'finish' comes a few ms before the close: a reins frozen in between had recorded a
-    // command whose shell still waited for the end of its script. A shell that dies before reading all of it
-    // closes the pipe (EPIPE): its exit says why.
+    // The group is told once the shell has the whole command: at once when it is an argument (the spawn returns
+    // after the exec); from stdin, when the pipe closed after the write (the shell reads to its end), or failed.
+    // 'finish' comes a few ms before the close: a reins frozen in between had recorded a command whose shell still
+    // waited for the end of its script. A shell that dies before reading all of it closes the pipe (EPIPE): its
+    // exit says why.
     let told = false
     const started = () => {
       if (told || child.pid === undefined) return
       told = true
       onStart?.(child.pid)
     }
-    child.stdin.on("error", started)
-    child.stdin.once("close", started)
-    child.stdin.end(command)
+    if (input === undefined) started()
+    else {
+      child.stdin.on("error", started)
+      child.stdin.once("close", started)
+      child.stdin.end(input)
+    }
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
     child.stderr.on("data", write)
