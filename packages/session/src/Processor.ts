@@ -215,7 +215,11 @@ export const makeProcessor = Effect.gen(function* () {
               })
               return
             }
-            yield* FiberSet.run(running, runTool(event.callID, input))
+            // not before the checkpoint has begun: what the tool changes is the step's
+            yield* FiberSet.run(
+              running,
+              checkpoint === undefined ? runTool(event.callID, input) : Effect.andThen(checkpoint.ready, runTool(event.callID, input))
+            )
             return
           }
           case "finish-step":
@@ -235,7 +239,7 @@ export const makeProcessor = Effect.gen(function* () {
         }
       })
 
-    // Begun before any tool can run: what the tools change from here on is the step's.
+    // Begun before the model call (its tools run once it is ready): what the tools change from then on is the step's.
     const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd)
 
     // On interrupt or error: stop running tools (bounded wait), then close whatever is still open. Then, the step's

@@ -57,6 +57,8 @@ export interface CopyReport {
 
 /** A checkpoint begun in a directory: `end` says what changed there since it began. */
 export interface Checkpoint {
+  /** Done once the checkpoint has begun (the watcher caught up, the point marked): a step's tools wait for it. Never fails. */
+  readonly ready: Effect.Effect<void>
   readonly end: Effect.Effect<ReadonlyArray<FileChange>>
 }
 
@@ -118,7 +120,7 @@ export class Checkpoints extends Context.Service<
         if (project.tracker === undefined) project.tracker = makeTracker(root, project.dir, project.store, { ...settings, skip: [dataDir, project.dir] })
         return project.tracker
       }
-      const none: Checkpoint = { end: Effect.succeed([]) }
+      const none: Checkpoint = { ready: Effect.void, end: Effect.succeed([]) }
       /** Checkpointing is best effort: one that fails (a full disk, a permission) is logged; the step goes on unrecorded. */
       const bestEffort =
         <A>(what: string, fallback: A) =>
@@ -128,23 +130,26 @@ export class Checkpoints extends Context.Service<
       const begin = Effect.fn("Checkpoints.begin")(function* (directory: string) {
         // no checkpoints of the whole machine or of a home directory: too much to copy, and not a project
         if (!settings.enabled || directory === path.parse(directory).root || realPath(directory) === realPath(home)) return none
-        return yield* Effect.suspend(() => {
+        return yield* Effect.sync((): Checkpoint => {
           const tracker = trackerOf(directory)
-          // what happened before now (a file the user saved a moment ago) is not the step's: waited for, then marked
-          return Effect.promise(() => tracker.settle())
-        }).pipe(
-          Effect.andThen(() => {
-            const tracker = trackerOf(directory)
-            const since = tracker.mark()
-            return Effect.succeed({
-              end: Effect.promise(() => tracker.settle()).pipe(
-                Effect.andThen(Effect.sync(() => tracker.changesSince(since))),
-                bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>)
+          // what happened before now (a file the user saved a moment ago) is not the step's: the point is marked once
+          // the watcher has told it. That wait goes on beside the model call; the step's tools wait for it (`ready`).
+          const since = tracker.settle().then(() => tracker.mark())
+          return {
+            ready: Effect.promise(() =>
+              since.then(
+                () => undefined,
+                () => undefined
               )
-            } satisfies Checkpoint)
-          }),
-          bestEffort(`checkpoint ${directory}`, none)
-        )
+            ),
+            end: Effect.promise(() =>
+              since.then(async (mark) => {
+                await tracker.settle()
+                return tracker.changesSince(mark)
+              })
+            ).pipe(bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>))
+          }
+        }).pipe(bestEffort(`checkpoint ${directory}`, none))
       })
 
       const restore = (direction: "undo" | "redo") =>

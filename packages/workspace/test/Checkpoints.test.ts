@@ -51,6 +51,7 @@ const step = (root: string, command: string) =>
   Effect.gen(function* () {
     const checkpoints = yield* Checkpoints
     const checkpoint = yield* checkpoints.begin(root)
+    yield* checkpoint.ready
     sh(root, command)
     return yield* checkpoint.end
   })

@@ -148,6 +148,13 @@ const bootNow = () => {
   ownBoot ??= readTextNow("/proc/sys/kernel/random/boot_id")?.trim()
   return ownBoot
 }
+// The host's name, read once like the boot id (a system call on every command otherwise; a host renamed while reins
+// runs keeps the old name in its records, which reap then takes for another machine's and leaves alone).
+let ownHost: string | undefined
+const hostNow = () => {
+  ownHost ??= os.hostname()
+  return ownHost
+}
 
 /**
  * The record of the group `pid` leads (a child spawned detached), or undefined where there is no /proc or it has exited.
@@ -160,7 +167,7 @@ export const identify = (pid: number): Effect.Effect<GroupRecord | undefined> =>
     const stat = text === undefined ? undefined : parseStat(text)
     const boot = bootNow()
     if (stat === undefined || boot === undefined) return undefined
-    return { pgid: pid, start: stat.start, boot, host: os.hostname() }
+    return { pgid: pid, start: stat.start, boot, host: hostNow() }
   })
 
 /** The record kept in a tool part's metadata under `process`, if it is one. */
