@@ -1,9 +1,6 @@
 import type { PermissionGrant } from "@reins/domain"
-import { eq, inArray } from "drizzle-orm"
-import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Context, Effect } from "effect"
 import { utf8Order, type MemoryState, type SqliteDatabase } from "./Database.ts"
-import * as schema from "./schema.ts"
 import { StoreError, toStoreError } from "./StoreError.ts"
 
 /**
@@ -23,22 +20,29 @@ export class Grants extends Context.Service<
   }
 >()("reins/storage/Grants") {}
 
-/** Grants over the SQLite `permission_grant` table. */
+interface GrantRow {
+  readonly id: string
+  readonly project: string
+  readonly permission: string
+  readonly pattern: string
+  readonly timeCreated: number
+}
+const GRANT_COLUMNS = "id, project, permission, pattern, time_created AS timeCreated"
+const LIST_GRANTS = `SELECT ${GRANT_COLUMNS} FROM permission_grant ORDER BY project, time_created, id`
+const LIST_PROJECT_GRANTS = `SELECT ${GRANT_COLUMNS} FROM permission_grant WHERE project = ?1 ORDER BY project, time_created, id`
+// Only the unique (project, permission, pattern) index: a reused id is still an error.
+const ADD_GRANT = `INSERT INTO permission_grant (id, project, permission, pattern, time_created) VALUES (?1, ?2, ?3, ?4, ?5)
+  ON CONFLICT (project, permission, pattern) DO NOTHING`
+const REVOKE_GRANTS = "DELETE FROM permission_grant WHERE id IN (SELECT value FROM json_each(?1)) RETURNING id"
+
+/** Grants over the SQLite `permission_grant` table (raw SQL; its schema and migration are drizzle's, in schema.ts). */
 export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Service"] => {
-  const db = drizzle({ client, schema })
-  const { permissionGrant } = schema
   const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
   return Grants.of({
     list: Effect.fn("Grants.list")(function* (project?: string) {
       const rows = yield* attempt(
         () => (project === undefined ? "list permission grants" : `list the permission grants of ${project}`),
-        () =>
-          db
-            .select()
-            .from(permissionGrant)
-            .where(project === undefined ? undefined : eq(permissionGrant.project, project))
-            .orderBy(permissionGrant.project, permissionGrant.timeCreated, permissionGrant.id)
-            .all()
+        () => (project === undefined ? client.query<GrantRow, []>(LIST_GRANTS).all() : client.query<GrantRow, [string]>(LIST_PROJECT_GRANTS).all(project))
       )
       return rows.map(
         (row): PermissionGrant => ({
@@ -54,30 +58,16 @@ export const makeSqliteGrants = ({ client, file }: SqliteDatabase): Grants["Serv
       yield* attempt(
         () => `save permission grant ${grant.id}`,
         () =>
-          db
-            .insert(permissionGrant)
-            .values({
-              id: grant.id,
-              project: grant.project,
-              permission: grant.permission,
-              pattern: grant.pattern,
-              timeCreated: grant.time.created
-            })
-            // Only the unique (project, permission, pattern) index: a reused id is still an error.
-            .onConflictDoNothing({ target: [permissionGrant.project, permissionGrant.permission, permissionGrant.pattern] })
-            .run()
+          client
+            .query<void, [string, string, string, string, number]>(ADD_GRANT)
+            .run(grant.id, grant.project, grant.permission, grant.pattern, grant.time.created)
       )
     }),
     revoke: Effect.fn("Grants.revoke")(function* (ids: ReadonlyArray<string>) {
       if (ids.length === 0) return 0
       const deleted = yield* attempt(
         () => `revoke ${ids.length} permission grants`,
-        () =>
-          db
-            .delete(permissionGrant)
-            .where(inArray(permissionGrant.id, [...ids]))
-            .returning({ id: permissionGrant.id })
-            .all()
+        () => client.query<{ id: string }, [string]>(REVOKE_GRANTS).all(JSON.stringify([...ids]))
       )
       return deleted.length
     })

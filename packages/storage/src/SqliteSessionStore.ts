@@ -1,10 +1,7 @@
 import type { Database as SqliteClient } from "bun:sqlite"
 import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts, type ModelRef, type Part, type Session, type SessionRun } from "@reins/domain"
-import { and, desc, eq, isNull, sql } from "drizzle-orm"
-import { drizzle } from "drizzle-orm/bun-sqlite"
 import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
-import * as schema from "./schema.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
@@ -70,15 +67,29 @@ const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = ?1 AN
   AND json_extract(data, '$.time.completed') IS NOT NULL AND json_extract(data, '$.error') IS NULL
   AND json_extract(data, '$.reverted') IS NULL ORDER BY id DESC LIMIT 1`
 
-const sessionRow = (session: Session) => ({
-  id: session.id,
-  directory: session.directory,
-  parentID: session.parentID ?? null,
-  title: session.title,
-  timeCreated: session.time.created,
-  timeUpdated: session.time.updated,
-  data: session
-})
+// Raw SQL over the tables of schema.ts (drizzle keeps the schema and its migrations; its query builder would be
+// loaded and its queries built at every start)
+const SESSION_COLUMNS = "directory, parent_id, title, time_created, time_updated, data"
+const INSERT_SESSION = `INSERT INTO session (id, ${SESSION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
+const UPDATE_SESSION = `UPDATE session SET directory = ?2, parent_id = ?3, title = ?4, time_created = ?5, time_updated = ?6, data = ?7
+  WHERE id = ?1 RETURNING id`
+const SELECT_SESSION = "SELECT data FROM session WHERE id = ?1"
+const SELECT_LATEST = `SELECT data FROM session WHERE directory = ?1 AND parent_id IS NULL ORDER BY time_updated DESC, id DESC LIMIT 1`
+// SQLite reads a negative LIMIT as "no limit".
+const LIST_SESSIONS = "SELECT data FROM session ORDER BY time_updated DESC, id DESC LIMIT ?1"
+const LIST_SESSIONS_IN = "SELECT data FROM session WHERE directory = ?2 ORDER BY time_updated DESC, id DESC LIMIT ?1"
+const SELECT_MESSAGES = "SELECT data FROM message WHERE session_id = ?1 ORDER BY id"
+const SELECT_PARTS = "SELECT data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
+type SessionValues = [string, string, string | null, string, number, number, string]
+const sessionValues = (session: Session): SessionValues => [
+  session.id,
+  session.directory,
+  session.parentID ?? null,
+  session.title,
+  session.time.created,
+  session.time.updated,
+  JSON.stringify(session)
+]
 
 /** The SessionStore over the SQLite database (see `Storage.layerSqlite`). */
 export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect.Effect<SessionStore["Service"], StoreError> =>
@@ -88,34 +99,15 @@ export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect
   })
 
 const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
-  const db = drizzle({ client, schema })
-  const { session, message, part } = schema
   const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
 
-  const selectSession = db
-    .select({ data: session.data })
-    .from(session)
-    .where(eq(session.id, sql.placeholder("id")))
-    .prepare()
-  const selectLatest = db
-    .select({ data: session.data })
-    .from(session)
-    .where(and(eq(session.directory, sql.placeholder("directory")), isNull(session.parentID)))
-    .orderBy(desc(session.timeUpdated), desc(session.id))
-    .limit(1)
-    .prepare()
-  const selectMessages = db
-    .select({ data: message.data })
-    .from(message)
-    .where(eq(message.sessionID, sql.placeholder("sessionID")))
-    .orderBy(message.id)
-    .prepare()
-  const selectParts = db
-    .select({ data: part.data })
-    .from(part)
-    .where(eq(part.sessionID, sql.placeholder("sessionID")))
-    .orderBy(part.messageID, part.id)
-    .prepare()
+  const insertSession = client.prepare<void, SessionValues>(INSERT_SESSION)
+  const updateSessionRow = client.prepare<{ id: string }, SessionValues>(UPDATE_SESSION)
+  const selectSession = client.prepare<{ data: string }, [string]>(SELECT_SESSION)
+  const selectLatest = client.prepare<{ data: string }, [string]>(SELECT_LATEST)
+  const selectMessages = client.prepare<{ data: string }, [string]>(SELECT_MESSAGES)
+  const selectParts = client.prepare<{ data: string }, [string]>(SELECT_PARTS)
+  const readAll = client.transaction((sessionID: string) => [selectMessages.all(sessionID), selectParts.all(sessionID)] as const)
   // The hot path: one raw bun:sqlite statement, about 10% faster than drizzle's prepared one.
   const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
   const upsertMessage = client.prepare<void, [string, string, number, string]>(UPSERT_MESSAGE)
@@ -154,16 +146,15 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const createSession = Effect.fn("SessionStore.createSession")(function* (value: Session) {
     yield* attempt(
       () => `create session ${value.id}`,
-      () => db.insert(session).values(sessionRow(value)).run()
+      () => insertSession.run(...sessionValues(value))
     )
   })
 
   const updateSession = Effect.fn("SessionStore.updateSession")(function* (value: Session) {
-    const { id: _id, ...row } = sessionRow(value)
     const updated = yield* guarded(
       [value.id],
       () => `update session ${value.id}`,
-      () => db.update(session).set(row).where(eq(session.id, value.id)).returning({ id: session.id }).all()
+      () => updateSessionRow.all(...sessionValues(value))
     )
     if (updated.length === 0) return yield* sessionNotFound(value.id)
   })
@@ -171,34 +162,31 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
     const row = yield* attempt(
       () => `read session ${id}`,
-      () => selectSession.get({ id })
+      () => selectSession.get(id)
     )
-    if (row === undefined) return yield* sessionNotFound(id)
-    return row.data
+    if (row === null) return yield* sessionNotFound(id)
+    return JSON.parse(row.data) as Session
   })
 
   const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: { readonly directory?: string; readonly limit?: number } = {}) {
     const rows = yield* attempt(
       () => "list sessions",
-      () =>
-        db
-          .select({ data: session.data })
-          .from(session)
-          .where(options.directory === undefined ? undefined : eq(session.directory, options.directory))
-          .orderBy(desc(session.timeUpdated), desc(session.id))
-          // SQLite reads a negative LIMIT as "no limit".
-          .limit(options.limit === undefined ? -1 : Math.floor(options.limit))
-          .all()
+      () => {
+        const limit = options.limit === undefined ? -1 : Math.floor(options.limit)
+        return options.directory === undefined
+          ? client.query<{ data: string }, [number]>(LIST_SESSIONS).all(limit)
+          : client.query<{ data: string }, [number, string]>(LIST_SESSIONS_IN).all(limit, options.directory)
+      }
     )
-    return rows.map((row) => row.data)
+    return rows.map((row) => JSON.parse(row.data) as Session)
   })
 
   const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
     const row = yield* attempt(
       () => `find the latest session of ${directory}`,
-      () => selectLatest.get({ directory })
+      () => selectLatest.get(directory)
     )
-    return row?.data
+    return row === null ? undefined : (JSON.parse(row.data) as Session)
   })
 
   // Called several times per step: a prepared statement, no span.
@@ -233,27 +221,23 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
         )
   })
 
-  const windowRows = (sessionID: string, from: string, include: ReadonlyArray<string>) => {
-    const [messageRows, partRows] = readWindow.deferred(sessionID, from, JSON.stringify(include))
-    return [messageRows.map((row) => ({ data: JSON.parse(row.data) as Message })), partRows.map((row) => ({ data: JSON.parse(row.data) as Part }))] as const
-  }
-
   const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
     const from = options.from
     const [messageRows, partRows] = yield* attempt(
       () => `read the messages of session ${sessionID}`,
-      () =>
-        from === undefined
-          ? db.transaction(() => [selectMessages.all({ sessionID }), selectParts.all({ sessionID })] as const)
-          : windowRows(sessionID, from, options.include ?? [])
+      () => (from === undefined ? readAll.deferred(sessionID) : readWindow.deferred(sessionID, from, JSON.stringify(options.include ?? [])))
     )
     const partsByMessage = new Map<string, Array<Part>>()
-    for (const { data } of partRows) {
+    for (const row of partRows) {
+      const data = JSON.parse(row.data) as Part
       const list = partsByMessage.get(data.messageID)
       if (list === undefined) partsByMessage.set(data.messageID, [data])
       else list.push(data)
     }
-    return messageRows.map(({ data }): MessageWithParts => ({ info: data, parts: partsByMessage.get(data.id) ?? [] }))
+    return messageRows.map((row): MessageWithParts => {
+      const info = JSON.parse(row.data) as Message
+      return { info, parts: partsByMessage.get(info.id) ?? [] }
+    })
   })
 
   const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {

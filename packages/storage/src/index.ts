@@ -8,6 +8,5 @@ export * as Storage from "./Storage.ts"
 export { fencePasses, runnerOfHolder, sameClaim, takenOver, takesOver, WritingClaim } from "./Claim.ts"
 export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"
-export * as StorageSchema from "./schema.ts"
 // Their home is @reins/domain; re-exported so the packages reading messages keep one import.
 export type { MessageWithParts, SessionRun } from "@reins/domain"
