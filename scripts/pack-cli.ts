@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pluginSchema } from "../apps/cli/bundle-plugins.ts"
+import { noGateway, pluginSchema } from "../apps/cli/bundle-plugins.ts"
 
 const root = path.resolve(import.meta.dir, "..")
 const cli = path.join(root, "apps", "cli")
@@ -111,8 +111,8 @@ const compile = async (target: Target & { readonly runtime?: "self" }, dir: stri
     target: "bun",
     splitting: true,
     minify: true,
-    // as in apps/cli/build.ts: the plugin module's own copy of Schema, no React devtools, React's production build
-    plugins: [pluginSchema(cli)],
+    // as in apps/cli/build.ts: the plugin module's own copy of Schema, no AI Gateway provider, no React devtools, React's production build
+    plugins: [pluginSchema(cli), noGateway()],
     external: ["react-devtools-core"],
     define: { "process.env.NODE_ENV": JSON.stringify("production") }
   })

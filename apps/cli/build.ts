@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/: a tiny entry (fast --version) plus lazily loaded chunks.
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { pluginSchema } from "./bundle-plugins.ts"
+import { noGateway, pluginSchema } from "./bundle-plugins.ts"
 
 const dir = import.meta.dir
 
@@ -13,8 +13,8 @@ const result = await Bun.build({
   target: "bun",
   splitting: true,
   minify: true,
-  // the plugin module's own copy of Schema (bundle-plugins.ts)
-  plugins: [pluginSchema(dir)],
+  // the plugin module's own copy of Schema, and no AI Gateway provider (bundle-plugins.ts)
+  plugins: [pluginSchema(dir), noGateway()],
   // Ink loads its React devtools bridge only when DEV=true: not shipped
   external: ["react-devtools-core"],
   // React's production build (the development one checks and warns on every render, and is twice the size); the only

@@ -20,3 +20,29 @@ export const pluginSchema = (from: string): import("bun").BunPlugin => {
     }
   }
 }
+
+/**
+ * The AI SDK imports its AI Gateway provider (`@ai-sdk/gateway`, with `@vercel/oidc`: ~150 KB) for a model named by a
+ * bare string and to tell the gateway's errors apart. reins always gives a provider's model object and has no gateway
+ * provider, so the bundle gets a small module in its place: no error is the gateway's, and using it says why not. Every
+ * run that calls a model parsed the real one before its first request.
+ */
+export const noGateway = (): import("bun").BunPlugin => ({
+  name: "no-gateway",
+  setup(build) {
+    build.onResolve({ filter: /^@ai-sdk\/gateway$/ }, () => ({ path: "reins-no-gateway", namespace: "reins-no-gateway" }))
+    build.onLoad({ filter: /.*/, namespace: "reins-no-gateway" }, () => ({
+      loader: "js",
+      contents: `class NotTheGateway extends Error {
+  static isInstance() { return false }
+}
+export const GatewayError = NotTheGateway
+export const GatewayAuthenticationError = NotTheGateway
+export function createGateway() {
+  throw new Error("The AI Gateway provider is not part of reins: configure a provider in reins.json.")
+}
+export const gateway = new Proxy(createGateway, { get: (_target, key) => (key === "then" ? undefined : createGateway) })
+`
+    }))
+  }
+})
