@@ -37,7 +37,6 @@ export const makeProcessor = Effect.gen(function* () {
   const checkpoints = Option.getOrUndefined(yield* Effect.serviceOption(Checkpoints))
 
   const save = (part: Part) => store.putPart(part).pipe(Effect.andThen(bus.publish({ type: "part.updated", part })))
-
   const saveMessage = (message: AssistantMessage) => store.putMessage(message).pipe(Effect.andThen(bus.publish({ type: "message.updated", message })))
 
   const step = Effect.fn("SessionProcessor.step")(function* (input: StepInput) {
@@ -84,11 +83,15 @@ export const makeProcessor = Effect.gen(function* () {
           return
         }
         yield* setTool({ ...pending, state: { status: "running", input, time: { start } } })
-        const progress = (metadata: Record<string, unknown>) =>
+        // quiet: stored, not announced (a process group a later reins stops; the next progress carries it to viewers)
+        const progress = (metadata: Record<string, unknown>, options?: { readonly quiet?: boolean }) =>
           Effect.suspend(() => {
             const part = callOf(callID)!
             if (part.state.status !== "running") return Effect.void
-            return setTool({ ...part, state: { ...part.state, metadata } })
+            const next: ToolPart = { ...part, state: { ...part.state, metadata } }
+            if (!options?.quiet) return setTool(next)
+            apply({ type: "tool", part: next })
+            return store.putPart(next)
           }).pipe(Effect.ignore)
         const exit = yield* Effect.exit(tool.execute(input, { sessionID: assistant.sessionID, messageID: assistant.id, callID, cwd, progress }))
         const end = yield* Clock.currentTimeMillis
@@ -264,10 +267,7 @@ export const makeProcessor = Effect.gen(function* () {
       Effect.andThen(Effect.raceFirst(FiberSet.awaitEmpty(running), FiberSet.join(running))),
       Effect.ensuring(cleanup),
       Effect.onInterrupt(() =>
-        Effect.gen(function* () {
-          const completed = yield* Clock.currentTimeMillis
-          yield* stopped(completed, { reason: "interrupted", message: "Interrupted by the user." })
-        }).pipe(Effect.ignore)
+        Effect.flatMap(Clock.currentTimeMillis, (at) => stopped(at, { reason: "interrupted", message: "Interrupted by the user." })).pipe(Effect.ignore)
       ),
       Effect.result
     )

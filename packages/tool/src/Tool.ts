@@ -14,8 +14,11 @@ export interface ToolContext {
   readonly callID: string
   /** Directory relative paths resolve against. */
   readonly cwd: string
-  /** Reports progress while the call runs (stored on the running part); tools throttle it. */
-  readonly progress?: (metadata: Record<string, unknown>) => Effect.Effect<void>
+  /**
+   * Reports progress while the call runs (stored on the running part); tools throttle it. `quiet`: stored, not
+   * announced to viewers (what a later reins needs, such as the process group to stop; the next report carries it).
+   */
+  readonly progress?: (metadata: Record<string, unknown>, options?: { readonly quiet?: boolean }) => Effect.Effect<void>
 }
 
 /** What a tool returns; `output` is what the model sees. */

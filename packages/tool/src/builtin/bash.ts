@@ -314,21 +314,26 @@ export const bash = define("bash", {
         memoryBytes: Math.max(1024 * 1024, 4 * limits.maxBytes),
         keepBytes: Math.max(128 * 1024, 2 * limits.maxBytes)
       })
-      // progress: at once the process group (so a later reins can stop it if this one is killed),
-      // then every second the bytes so far and the last lines (also what an interrupt keeps)
+      // progress: at once the process group (so a later reins can stop it if this one is killed), stored without an
+      // event (a viewer has no use for it: a short command would cost every follower a frame), then every second the
+      // bytes so far and the last lines (also what an interrupt keeps)
       let group: GroupRecord | undefined
-      const report = Effect.suspend(() => {
-        const p = sink.peek()
-        return (
-          ctx.progress?.({
-            outputBytes: p.totalBytes,
-            outputLines: p.totalLines,
-            tail: p.tail,
-            ...(p.file ? { outputPath: p.file } : {}),
-            ...(group ? { process: group } : {})
-          }) ?? Effect.void
-        )
-      })
+      const report = (quiet: boolean) =>
+        Effect.suspend(() => {
+          const p = sink.peek()
+          return (
+            ctx.progress?.(
+              {
+                outputBytes: p.totalBytes,
+                outputLines: p.totalLines,
+                tail: p.tail,
+                ...(p.file ? { outputPath: p.file } : {}),
+                ...(group ? { process: group } : {})
+              },
+              { quiet }
+            ) ?? Effect.void
+          )
+        })
       // what running jobs left where git runs code is taken away before this command looks at those places
       const jobs = yield* Jobs
       jobs.settle()
@@ -338,13 +343,17 @@ export const bash = define("bash", {
         Effect.flatMap(identify),
         Effect.flatMap((record) => {
           group = record
-          return record ? report : Effect.void
+          return record ? report(true) : Effect.void
         }),
-        Effect.andThen(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report))))
+        Effect.andThen(Effect.forever(Effect.sleep(PROGRESS_INTERVAL).pipe(Effect.andThen(report(false)))))
       )
       const outcome = yield* runCommand(args.command, cwd, timeout, sink, (pid) => Deferred.doneUnsafe(started, Effect.succeed(pid)), launch).pipe(
         Effect.raceFirst(reporting),
-        Effect.onInterrupt(() => report.pipe(Effect.andThen(Effect.sync(() => sink.close()))).pipe(Effect.andThen(Effect.sync(() => settleGit?.()))))
+        Effect.onInterrupt(() =>
+          report(false)
+            .pipe(Effect.andThen(Effect.sync(() => sink.close())))
+            .pipe(Effect.andThen(Effect.sync(() => settleGit?.())))
+        )
       )
       const undone = settleGit?.()
       // what the sandbox stopped, told from the output's last lines (a failed command only)
