@@ -5,6 +5,7 @@ import { MAX_SUBAGENT_DEPTH } from "./Database.ts"
 import { attemptPg, type PgDatabase } from "./PgDatabase.ts"
 import { fence, fencedWrite, messageValues, num, PG_UPSERT_MESSAGE, PG_UPSERT_PART, partValues, upsertPart } from "./PgSql.ts"
 import type { ListSessionsOptions, MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
+import { sessionValues } from "./Sql.ts"
 import { sessionNotFound } from "./StoreError.ts"
 
 // The same queries as the SQLite store's, in PostgreSQL's terms: `->>` for json_extract, `= ANY($1)` for
@@ -76,15 +77,6 @@ interface SubAgentTotalsRow extends UsageRow {
 // The same expression as the partial index message_summary_idx, so the planner uses it.
 const SELECT_LATEST_SUMMARY = `SELECT data FROM message WHERE session_id = $1 AND (data->>'summary') IS NOT NULL
   AND (data->'time'->>'completed') IS NOT NULL AND (data->>'error') IS NULL AND (data->>'reverted') IS NULL ORDER BY id COLLATE "C" DESC LIMIT 1`
-const SESSION_VALUES = (session: Session) => [
-  session.id,
-  session.directory,
-  session.parentID ?? null,
-  session.title,
-  session.time.created,
-  session.time.updated,
-  JSON.stringify(session)
-]
 
 /** The SessionStore over PostgreSQL (see `Storage.layerPostgres`). */
 export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
@@ -112,7 +104,7 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
       () => `create session ${value.id}`,
       sql.unsafe(
         "INSERT INTO session (id, directory, parent_id, title, time_created, time_updated, data) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)",
-        SESSION_VALUES(value)
+        sessionValues(value)
       )
     )
   })
@@ -123,7 +115,7 @@ export const makePgSessionStore = (db: PgDatabase): SessionStore["Service"] => {
       () => `update session ${value.id}`,
       (passes = "TRUE") =>
         `UPDATE session SET directory = $2, parent_id = $3, title = $4, time_created = $5, time_updated = $6, data = $7::jsonb WHERE id = $1 AND ${passes}`,
-      SESSION_VALUES(value)
+      sessionValues(value)
     )
     if (updated === 0) return yield* sessionNotFound(value.id)
   })

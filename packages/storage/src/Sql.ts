@@ -1,6 +1,19 @@
-import type { SessionRun } from "@reins/domain"
+import type { Session, SessionRun } from "@reins/domain"
 
-// The raw statements more than one SQLite service runs on the shared connection.
+// The raw statements more than one SQLite service runs on the shared connection (and the session row's values,
+// which the PostgreSQL store binds too).
+
+/** A session's row: id, directory, parent id, title, created, updated, JSON (the `session` table's column order). */
+export type SessionValues = [string, string, string | null, string, number, number, string]
+export const sessionValues = (session: Session): SessionValues => [
+  session.id,
+  session.directory,
+  session.parentID ?? null,
+  session.title,
+  session.time.created,
+  session.time.updated,
+  JSON.stringify(session)
+]
 
 /** Inserts or replaces a part (?1 id, ?2 message id, ?3 session id, ?4 JSON). */
 export const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) VALUES (?1, ?2, ?3, ?4)

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
-import { runOf, SELECT_RUN, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
+import { runOf, SELECT_RUN, sessionValues, type SessionValues, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
 import { sessionNotFound, toStoreError, type StoreError } from "./StoreError.ts"
 
 // From a boundary: the messages at or after it, and the listed ones (pinned) before it. UNION ALL
@@ -80,16 +80,6 @@ const LIST_SESSIONS = "SELECT data FROM session ORDER BY time_updated DESC, id D
 const LIST_SESSIONS_IN = "SELECT data FROM session WHERE directory = ?2 ORDER BY time_updated DESC, id DESC LIMIT ?1"
 const SELECT_MESSAGES = "SELECT data FROM message WHERE session_id = ?1 ORDER BY id"
 const SELECT_PARTS = "SELECT data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
-type SessionValues = [string, string, string | null, string, number, number, string]
-const sessionValues = (session: Session): SessionValues => [
-  session.id,
-  session.directory,
-  session.parentID ?? null,
-  session.title,
-  session.time.created,
-  session.time.updated,
-  JSON.stringify(session)
-]
 
 /** The SessionStore over the SQLite database (see `Storage.layerSqlite`). */
 export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect.Effect<SessionStore["Service"], StoreError> =>
