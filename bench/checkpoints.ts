@@ -91,6 +91,7 @@ const ours = async (files: number): Promise<Figures> => {
           const checkpoints = yield* Checkpoints
           let t = performance.now()
           const first = yield* checkpoints.begin(root)
+          yield* first.ready
           yield* first.end
           const coldMs = performance.now() - t
           const store = path.join(dataDir, "checkpoints")
@@ -101,6 +102,8 @@ const ours = async (files: number): Promise<Figures> => {
           for (let n = 0; n < stepsFor(files); n++) {
             t = performance.now()
             const checkpoint = yield* checkpoints.begin(root)
+            // as a step's tools do: the changes come once the checkpoint has begun
+            yield* checkpoint.ready
             let ms = performance.now() - t
             changedBytes += change(root, files, n)
             t = performance.now()

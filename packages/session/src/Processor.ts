@@ -135,9 +135,9 @@ export const makeProcessor = Effect.gen(function* () {
         const existing = callOf(callID)
         if (existing) return existing
         const part: ToolPart = { id: yield* ids.next("prt"), ...base, type: "tool", callID, tool: name, state: { status: "pending", input: {}, raw: "" } }
-        // announced, not stored: its first stored state is running or its end (a step cut before stores it ended)
-        apply({ type: "tool", part })
-        return yield* Effect.as(bus.publish({ type: "part.updated", part }), part)
+        // stored at once: a call may wait (for a slot, for the checkpoint) and a crash then must find it to close it
+        yield* setTool(part)
+        return part
       })
 
     const handle = (event: ModelEvent): Effect.Effect<void, StoreError | ProviderError> =>

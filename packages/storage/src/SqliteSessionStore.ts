@@ -80,6 +80,8 @@ const LIST_SESSIONS = "SELECT data FROM session ORDER BY time_updated DESC, id D
 const LIST_SESSIONS_IN = "SELECT data FROM session WHERE directory = ?2 ORDER BY time_updated DESC, id DESC LIMIT ?1"
 const SELECT_MESSAGES = "SELECT data FROM message WHERE session_id = ?1 ORDER BY id"
 const SELECT_PARTS = "SELECT data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
+/** A session row's JSON, parsed (inside the read's attempt: a corrupt row is a store error, not a crash). */
+const sessionOf = (row: { readonly data: string } | null) => (row === null ? undefined : (JSON.parse(row.data) as Session))
 
 /** The SessionStore over the SQLite database (see `Storage.layerSqlite`). */
 export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect.Effect<SessionStore["Service"], StoreError> =>
@@ -152,10 +154,10 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const getSession = Effect.fn("SessionStore.getSession")(function* (id: string) {
     const row = yield* attempt(
       () => `read session ${id}`,
-      () => selectSession.get(id)
+      () => sessionOf(selectSession.get(id))
     )
-    if (row === null) return yield* sessionNotFound(id)
-    return JSON.parse(row.data) as Session
+    if (row === undefined) return yield* sessionNotFound(id)
+    return row
   })
 
   const listSessions = Effect.fn("SessionStore.listSessions")(function* (options: { readonly directory?: string; readonly limit?: number } = {}) {
@@ -163,20 +165,22 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
       () => "list sessions",
       () => {
         const limit = options.limit === undefined ? -1 : Math.floor(options.limit)
-        return options.directory === undefined
-          ? client.query<{ data: string }, [number]>(LIST_SESSIONS).all(limit)
-          : client.query<{ data: string }, [number, string]>(LIST_SESSIONS_IN).all(limit, options.directory)
+        return (
+          options.directory === undefined
+            ? client.query<{ data: string }, [number]>(LIST_SESSIONS).all(limit)
+            : client.query<{ data: string }, [number, string]>(LIST_SESSIONS_IN).all(limit, options.directory)
+        ).map((row) => JSON.parse(row.data) as Session)
       }
     )
-    return rows.map((row) => JSON.parse(row.data) as Session)
+    return rows
   })
 
   const latestSession = Effect.fn("SessionStore.latestSession")(function* (directory: string) {
     const row = yield* attempt(
       () => `find the latest session of ${directory}`,
-      () => selectLatest.get(directory)
+      () => sessionOf(selectLatest.get(directory))
     )
-    return row === null ? undefined : (JSON.parse(row.data) as Session)
+    return row
   })
 
   // Called several times per step: a prepared statement, no span.
@@ -213,21 +217,24 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
 
   const messages = Effect.fn("SessionStore.messages")(function* (sessionID: string, options: MessagesOptions = {}) {
     const from = options.from
-    const [messageRows, partRows] = yield* attempt(
+    return yield* attempt(
       () => `read the messages of session ${sessionID}`,
-      () => (from === undefined ? readAll.deferred(sessionID) : readWindow.deferred(sessionID, from, JSON.stringify(options.include ?? [])))
+      () => {
+        const [messageRows, partRows] =
+          from === undefined ? readAll.deferred(sessionID) : readWindow.deferred(sessionID, from, JSON.stringify(options.include ?? []))
+        const partsByMessage = new Map<string, Array<Part>>()
+        for (const row of partRows) {
+          const data = JSON.parse(row.data) as Part
+          const list = partsByMessage.get(data.messageID)
+          if (list === undefined) partsByMessage.set(data.messageID, [data])
+          else list.push(data)
+        }
+        return messageRows.map((row): MessageWithParts => {
+          const info = JSON.parse(row.data) as Message
+          return { info, parts: partsByMessage.get(info.id) ?? [] }
+        })
+      }
     )
-    const partsByMessage = new Map<string, Array<Part>>()
-    for (const row of partRows) {
-      const data = JSON.parse(row.data) as Part
-      const list = partsByMessage.get(data.messageID)
-      if (list === undefined) partsByMessage.set(data.messageID, [data])
-      else list.push(data)
-    }
-    return messageRows.map((row): MessageWithParts => {
-      const info = JSON.parse(row.data) as Message
-      return { info, parts: partsByMessage.get(info.id) ?? [] }
-    })
   })
 
   const latestSummary = Effect.fn("SessionStore.latestSummary")(function* (sessionID: string) {

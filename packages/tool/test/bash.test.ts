@@ -256,7 +256,9 @@ describe("bash tool", () => {
     ["trailing newlines and quotes are kept", "printf '%s\\n' \"it's\" 'a \"b\"'\n\n\n", 'it\'s\na "b"\n'],
     ["a heredoc at the very end without a newline", "cat <<X\nhello\nX", "hello\n"],
     ["return outside a function fails as with -c", "return 3; echo after $?", "<return>"],
-    ["positional parameters are empty", 'echo "[$#][$*]"', "[0][]\n"]
+    ["positional parameters are empty", 'echo "[$#][$*]"', "[0][]\n"],
+    // the command is not the shell's last `-c` command (which bash execs in its place): the shell reports the signal
+    ["a command killed by a signal ends with 128 + its number", "sh -c 'kill -TERM $$'", "<signal>"]
   ]
   // a long command: padded past ARGV_MAX with trailing comment lines (the command's lines keep their numbers)
   const long = (command: string) => `${command}\n${"#".repeat(ARGV_MAX)}\n`
@@ -275,6 +277,9 @@ describe("bash tool", () => {
         // the offending line alone is quoted, with its line number as before (the `-c` text began with `exec 2>&1`)
         expect(text).toContain("line 2: syntax error near unexpected token `then'")
         expect(text).toContain("line 2: `echo ok; if then'")
+      } else if (expected === "<signal>") {
+        expect(outcome).toEqual({ exitCode: 143, signal: null, timedOut: false })
+        expect(text).toContain("Terminated")
       } else if (expected === "<return>") {
         expect(text).toContain("return")
         expect(text).toContain("line 2: return: can only `return'")

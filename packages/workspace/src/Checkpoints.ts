@@ -135,6 +135,8 @@ export class Checkpoints extends Context.Service<
           // what happened before now (a file the user saved a moment ago) is not the step's: the point is marked once
           // the watcher has told it. That wait goes on beside the model call; the step's tools wait for it (`ready`).
           const since = tracker.settle().then(() => tracker.mark())
+          // a step that runs no tool never asks: a failed mark must not be an unhandled rejection (it ends the process)
+          since.catch(() => undefined)
           return {
             ready: Effect.promise(() =>
               since.then(

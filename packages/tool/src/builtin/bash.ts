@@ -52,20 +52,22 @@ export interface OutputSink {
 /** The longest a timer can wait (setTimeout fires at once past it). */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
-// A command is `-c`'s argument after an `exec 2>&1` line (stderr joined to stdout, the command on line 2), with
-// /dev/null as its stdin: the shell has all of it when it starts, so its process group is recorded at once.
-// One argv string is capped at 128 KiB (MAX_ARG_STRLEN, E2BIG): a command over ARGV_MAX bytes comes on stdin
-// instead, read whole with cat (found by `command -p` whatever PATH is; bash's own `read` takes a byte per
-// syscall), then evaluated with /dev/null as its stdin: exit code, cwd, env and error messages as with `-c`.
-// The helper variable is unset first: in bash on a line of its own, so the command is line 2 there too.
+// A command is the shell's first argument, evaluated by a `-c` script with stderr joined to stdout (`exec 2>&1`) and
+// /dev/null as its stdin: the shell has all of it when it starts, so its process group is recorded at once. It is
+// eval'd, not the `-c` text itself: bash execs the last command of a `-c` text in its own place, so a command killed
+// by a signal would end as that signal instead of exit 128+n with bash's line saying why.
+// One argv string is capped at 128 KiB (MAX_ARG_STRLEN, E2BIG), and the sandbox's network bridge passes the arguments
+// on JSON-encoded: a command longer than ARGV_MAX bytes so encoded comes on stdin instead, read whole with cat (found
+// by `command -p` whatever PATH is; bash's own `read` takes a byte per syscall), then evaluated the same way.
+// The helper variable is unset first: in bash on a line of its own, so the command is line 2, as with `-c` before.
 export const ARGV_MAX = 64 * 1024
-/** Whether `command` is passed as an argument (else on stdin). */
-export const onArgv = (command: string) => command.length * 3 <= ARGV_MAX || Buffer.byteLength(command) <= ARGV_MAX
-const bootstrap = (command: string) => {
-  if (onArgv(command)) return `exec 2>&1\n${command}`
-  if (shell !== "/bin/bash") return 'exec 2>&1; __reins_command=$(command -p cat); eval "unset __reins_command; $__reins_command" </dev/null'
-  return `exec 2>&1; __reins_command=$(command -p cat); eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
-}
+/** Whether `command` is passed as an argument (else on stdin): JSON-encoded (at most 6 bytes a UTF-16 unit), within ARGV_MAX. */
+export const onArgv = (command: string) => command.length * 6 + 2 <= ARGV_MAX || Buffer.byteLength(JSON.stringify(command)) <= ARGV_MAX
+const evaluate = (from: string) =>
+  shell === "/bin/bash"
+    ? `exec 2>&1; __reins_command=${from}; eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
+    : `exec 2>&1; __reins_command=${from}; eval "unset __reins_command; $__reins_command" </dev/null`
+const shellArgs = (command: string) => (onArgv(command) ? ["-c", evaluate("$1; shift"), shell, command] : ["-c", evaluate("$(command -p cat)")])
 
 /** How a command's process is started: the program, its arguments and its environment. */
 export interface Spawn {
@@ -101,7 +103,7 @@ export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore"
 export const shellSpawn = (command: string): Spawn => ({
   file: shell,
   // --norc: bash run with a socket as stdin (Bun's pipes, a long command) and SHLVL < 2 would read ~/.bashrc as if under sshd
-  args: [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), "-c", bootstrap(command)],
+  args: [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), ...shellArgs(command)],
   env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
 })
 
@@ -126,7 +128,16 @@ export const runCommand = (
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const input = onArgv(command) ? undefined : command
-    const child = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe")
+    let child: ChildProcessWithoutNullStreams
+    try {
+      child = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe")
+    } catch (error) {
+      // refused at once (E2BIG, EAGAIN): a failed call, not a crashed tool; most failures come as 'error' below
+      resume(
+        Effect.fail(new ToolError({ reason: "failed", message: `Could not start ${launch.file}: ${error instanceof Error ? error.message : String(error)}` }))
+      )
+      return
+    }
     const pgid = child.pid
     if (pgid !== undefined) groupStarted(pgid)
     // The group is told once the shell has the whole command: at once when it is an argument (the spawn returns
