@@ -14,15 +14,15 @@ export interface Sample {
   readonly stdout: string
 }
 
-/** Runs a command to completion: wall time, the process's peak RSS and its stdout. */
-export const measure = async (cmd: Array<string>, cwd: string, env: Record<string, string>, expect?: string): Promise<Sample> => {
+/** Runs a command to completion (killed after `timeoutMs`, when given): wall time, the process's peak RSS and its stdout. */
+export const measure = async (cmd: Array<string>, cwd: string, env: Record<string, string>, expect?: string, timeoutMs?: number): Promise<Sample> => {
   const start = performance.now()
-  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe", ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) })
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   await proc.exited
   const wallMs = performance.now() - start
   if (proc.exitCode !== 0 || (expect && !stdout.includes(expect))) {
-    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`)
+    throw new Error(`${cmd.join(" ")} failed (${proc.exitCode ?? proc.signalCode}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`)
   }
   const usage = proc.resourceUsage()
   return { wallMs, rssMiB: (usage?.maxRSS ?? 0) / 1024 / 1024, stdout }

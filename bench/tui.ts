@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { cpuMs, spawnPty, type Pty } from "../apps/cli/test/pty/index.ts"
+import { installPi, PI_NAME, piEnv } from "./pi.ts"
 import { BIN, machine, median, project, table } from "./support.ts"
 import { buildHistory, recordTurn } from "./tui-history.ts"
 import { markdownAnswer, pieces, startStreamServer, type StreamServer } from "./tui-stream.ts"
@@ -79,19 +80,18 @@ const programs: Array<Program> = [
 const unavailable: Array<[string, string]> = []
 if (ANCHORS) {
   const dummyKeys = { ANTHROPIC_API_KEY: "sk-ant-bench-dummy", OPENAI_API_KEY: "sk-bench-dummy" }
-  const pi = installAnchor("@mariozechner/pi-coding-agent@0.73.1", "pi")
+  const pi = installPi()
   if (typeof pi === "string") {
     programs.push({
-      name: "pi 0.73.1",
+      name: PI_NAME,
       cmd: [pi],
       cwd: anchorCwd,
-      // offline: no download of fd/rg nor version check (the network is closed here and would only add a timeout)
-      env: { ...baseEnv(home("pi")), ...dummyKeys, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
+      env: { ...piEnv(home("pi")), ...dummyKeys },
       marker: /\d+\.\d%\/[\d.]+[kKM]/,
       markerNote: `its footer's context gauge ("0.0%/1.0M"), drawn with the editor`,
       timeoutMs: 30_000
     })
-  } else unavailable.push(["pi 0.73.1", pi.failed])
+  } else unavailable.push([PI_NAME, pi.failed])
   const opencode = installAnchor("opencode-ai@1.18.33", "opencode")
   if (typeof opencode === "string") {
     programs.push({
