@@ -99,7 +99,7 @@ export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore"
   }
 }
 
-/** The shell reading `command` from stdin, in the user's environment (the sandbox wraps this). */
+/** The shell evaluating `command` (its argument, or read from stdin when long), in the user's environment (the sandbox wraps this). */
 export const shellSpawn = (command: string): Spawn => ({
   file: shell,
   // --norc: bash run with a socket as stdin (Bun's pipes, a long command) and SHLVL < 2 would read ~/.bashrc as if under sshd
@@ -308,9 +308,9 @@ export const bash = define("bash", {
       if (!fs.existsSync(cwd)) {
         return yield* new ToolError({ reason: "failed", message: `The workdir ${cwd} does not exist. Use an existing directory.` })
       }
-      // The shell reading the command from stdin cuts it at a NUL byte (a short one) or drops the
-      // byte and joins what is around it (a long one: `r\0m` runs rm, which the scan judged as
-      // `r\0m`); no shell command can hold one, so a command with one is refused before it runs.
+      // A command cannot hold a NUL byte: an argument cannot carry one, and the shell reading a long one from stdin
+      // drops it and joins what is around it (`r\0m` ran rm, which the scan judged as `r\0m`); so a command with one
+      // is refused before it runs.
       if (args.command.includes("\u0000")) {
         return yield* new ToolError({
           reason: "failed",
