@@ -11,7 +11,7 @@ import { Reducers, builtinReducers } from "@reins/reduce"
 import { probeBwrap, Sandbox } from "@reins/sandbox"
 import { waitFor } from "@reins/testkit"
 import { Truncate, TruncateSettings, defaultSettings } from "@reins/truncate"
-import { BACKGROUND_NOTE, bash, runCommand } from "../src/builtin/bash.ts"
+import { ARGV_MAX, BACKGROUND_NOTE, bash, onArgv, runCommand } from "../src/builtin/bash.ts"
 import { jobKill, jobOutput } from "../src/builtin/job.ts"
 import { defaultJobSettings, type JobSettings, Jobs, layerJobs, makeJobs } from "../src/builtin/Jobs.ts"
 import { ToolRegistry } from "../src/Registry.ts"
@@ -357,6 +357,16 @@ describe.skipIf(!(process.platform === "linux" && probeBwrap().available))("back
     expect(fs.existsSync(target)).toBe(false)
     expect(fs.readFileSync(path.join(h.cwd, "in.txt"), "utf8")).toBe("inside\n")
     fs.rmSync(target, { force: true })
+  })
+
+  test("a command too long to be the shell's argument comes on stdin inside the sandbox too", async () => {
+    const h = await harness({ sandbox: true, prompter: true })
+    const command = `echo "$(printf %s '${"x".repeat(ARGV_MAX)}' | wc -c) bytes" > long.txt; cat long.txt`
+    expect(onArgv(command)).toBe(false)
+    const ran = ok(await h.call(bash, { command }))
+    expect(ran.metadata.sandboxed).toBe(true)
+    expect(ran.output).toContain(`${ARGV_MAX} bytes`)
+    expect(fs.readFileSync(path.join(h.cwd, "long.txt"), "utf8")).toBe(`${ARGV_MAX} bytes\n`)
   })
 
   test("what a running job plants where git runs code is taken away before the next command, not only at its end", async () => {

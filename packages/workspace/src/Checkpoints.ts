@@ -121,6 +121,11 @@ export class Checkpoints extends Context.Service<
         return project.tracker
       }
       const none: Checkpoint = { ready: Effect.void, end: Effect.succeed([]) }
+      // the home directory's real path, resolved once (begin asks at every step)
+      let realHome: string | undefined
+      /** No checkpoints of the whole machine or of a home directory (too much to copy, and not a project), nor when off. */
+      const unchecked = (directory: string) =>
+        !settings.enabled || directory === path.parse(directory).root || realPath(directory) === (realHome ??= realPath(home))
       /** Checkpointing is best effort: one that fails (a full disk, a permission) is logged; the step goes on unrecorded. */
       const bestEffort =
         <A>(what: string, fallback: A) =>
@@ -128,22 +133,20 @@ export class Checkpoints extends Context.Service<
           Effect.catchCause(effect, (cause) => Effect.as(Effect.logWarning(`Could not ${what}: ${Cause.pretty(cause).split("\n")[0]}`), fallback))
 
       const begin = Effect.fn("Checkpoints.begin")(function* (directory: string) {
-        // no checkpoints of the whole machine or of a home directory: too much to copy, and not a project
-        if (!settings.enabled || directory === path.parse(directory).root || realPath(directory) === realPath(home)) return none
+        if (unchecked(directory)) return none
         return yield* Effect.sync((): Checkpoint => {
           const tracker = trackerOf(directory)
           // what happened before now (a file the user saved a moment ago) is not the step's: the point is marked once
           // the watcher has told it. That wait goes on beside the model call; the step's tools wait for it (`ready`).
           const since = tracker.settle().then(() => tracker.mark())
-          // a step that runs no tool never asks: a failed mark must not be an unhandled rejection (it ends the process)
-          since.catch(() => undefined)
+          // never fails, and handles the rejection at once: a step that runs no tool never asks, and an unhandled
+          // rejection of a failed mark would end the process (`end` says the failure)
+          const began = since.then(
+            () => undefined,
+            () => undefined
+          )
           return {
-            ready: Effect.promise(() =>
-              since.then(
-                () => undefined,
-                () => undefined
-              )
-            ),
+            ready: Effect.promise(() => began),
             end: Effect.promise(() =>
               since.then(async (mark) => {
                 await tracker.settle()
@@ -170,8 +173,7 @@ export class Checkpoints extends Context.Service<
       const copyBefore = Effect.fn("Checkpoints.copyBefore")(function* (input: CopyInput) {
         const target = path.resolve(input.target)
         const directory = input.directory
-        if (!settings.enabled || directory === path.parse(directory).root || realPath(directory) === realPath(home))
-          return yield* new CopyError({ message: `Checkpoints are off for ${directory}: there is nothing to copy the files from.` })
+        if (unchecked(directory)) return yield* new CopyError({ message: `Checkpoints are off for ${directory}: there is nothing to copy the files from.` })
         const refused = refuseTarget(realPath(directory), realTarget(target))
         if (refused !== undefined) return yield* refused
         const failed = (what: string) => (error: unknown) =>

@@ -67,7 +67,6 @@ const evaluate = (from: string) =>
   shell === "/bin/bash"
     ? `exec 2>&1; __reins_command=${from}; eval "unset __reins_command"$'\\n'"$__reins_command" </dev/null`
     : `exec 2>&1; __reins_command=${from}; eval "unset __reins_command; $__reins_command" </dev/null`
-const shellArgs = (command: string) => (onArgv(command) ? ["-c", evaluate("$1; shift"), shell, command] : ["-c", evaluate("$(command -p cat)")])
 
 /** How a command's process is started: the program, its arguments and its environment. */
 export interface Spawn {
@@ -78,6 +77,8 @@ export interface Spawn {
   readonly readFds?: ReadonlyArray<string>
   /** A socketpair handed over as the fd after them, this end given to `attach` (the sandbox's network bridge). */
   readonly channel?: Channel
+  /** What the shell reads on stdin (a command too long to be its argument); without it stdin is /dev/null. */
+  readonly input?: string
 }
 
 /** Spawns `launch` detached with piped stdio, its `readFds` as fd 3, 4, … (closed here once the child has them), then its channel. */
@@ -100,12 +101,14 @@ export const spawnLaunch = (launch: Spawn, cwd: string, stdin: "pipe" | "ignore"
 }
 
 /** The shell evaluating `command` (its argument, or read from stdin when long), in the user's environment (the sandbox wraps this). */
-export const shellSpawn = (command: string): Spawn => ({
-  file: shell,
+export const shellSpawn = (command: string): Spawn => {
   // --norc: bash run with a socket as stdin (Bun's pipes, a long command) and SHLVL < 2 would read ~/.bashrc as if under sshd
-  args: [...(shell === "/bin/bash" ? ["--norc", "--noprofile"] : []), ...shellArgs(command)],
-  env: { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
-})
+  const options = shell === "/bin/bash" ? ["--norc", "--noprofile"] : []
+  const env = { ...process.env, TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" }
+  return onArgv(command)
+    ? { file: shell, args: [...options, "-c", evaluate("$1; shift"), shell, command], env }
+    : { file: shell, args: [...options, "-c", evaluate("$(command -p cat)")], env, input: command }
+}
 
 /**
  * Runs `command` as a real child process in its own process group, streaming its output into
@@ -127,7 +130,7 @@ export const runCommand = (
 ) =>
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
-    const input = onArgv(command) ? undefined : command
+    const input = launch.input
     let child: ChildProcessWithoutNullStreams
     try {
       child = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe")
@@ -216,9 +219,13 @@ const launchOf = (command: string, cwd: string, ctx: { readonly messageID: strin
     const plain = shellSpawn(command)
     const sandbox = yield* Effect.serviceOption(Sandbox)
     const launch = Option.isSome(sandbox)
-      ? yield* sandbox.value
-          .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, command) })
-          .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))
+      ? {
+          ...(yield* sandbox.value
+            .wrap(plain.file, plain.args, { cwd, env: plain.env, ...grantOf(ctx, command) })
+            .pipe(Effect.mapError((e) => new ToolError({ reason: "failed", message: e.message })))),
+          // a long command comes on stdin inside the sandbox too
+          ...(plain.input !== undefined ? { input: plain.input } : {})
+        }
       : { ...plain, sandboxed: false }
     const settleGit = launch.sandboxed && Option.isSome(sandbox) ? sandbox.value.watchGit() : undefined
     return { launch, sandbox, settleGit }
