@@ -42,6 +42,8 @@ export const BATCH_CHARS = 256 * 1024
 export interface Subscriber {
   /** The next frames waiting (replay first, at most `BATCH_CHARS` of them); waits while none are; ends (Cause.Done) once closed and drained. */
   readonly take: Effect.Effect<ReadonlyArray<string>, Cause.Done>
+  /** `take` as a promise (undefined once closed and drained): the SSE body reads it with no fiber between hub and socket. */
+  readonly next: () => Promise<ReadonlyArray<string> | undefined>
   /** The client went away: it is forgotten and nothing more is queued for it. */
   readonly close: () => void
   /** Frames waiting now (live queue only). */
@@ -257,28 +259,30 @@ export const makeEventHub = (limits: HubLimits) => {
       }
     }
     clients.add(client)
-    const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.suspend(function loop(): Effect.Effect<ReadonlyArray<string>, Cause.Done> {
-      if (!client.filling && (client.replay.length > 0 || client.queue.length > 0)) {
-        const batch = takeBatch(client)
-        for (let i = batch.length - 1; i >= 0; i--) {
-          const id = /^id: (\d+)\n/.exec(batch[i]!)
-          if (id) {
-            client.delivered = Number(id[1])
-            break
+    const next = async (): Promise<ReadonlyArray<string> | undefined> => {
+      for (;;) {
+        if (!client.filling && (client.replay.length > 0 || client.queue.length > 0)) {
+          const batch = takeBatch(client)
+          for (let i = batch.length - 1; i >= 0; i--) {
+            const id = /^id: (\d+)\n/.exec(batch[i]!)
+            if (id) {
+              client.delivered = Number(id[1])
+              break
+            }
           }
+          return batch
         }
-        return Effect.succeed(batch)
+        if (client.ended && !client.filling) return undefined
+        client.wake = Promise.withResolvers<void>()
+        await client.wake.promise
       }
-      if (client.ended && !client.filling) return Cause.done()
-      client.wake = Promise.withResolvers<void>()
-      const wait = client.wake.promise
-      return Effect.flatMap(
-        Effect.promise(() => wait),
-        loop
-      )
-    })
+    }
+    const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.flatMap(Effect.promise(next), (batch) =>
+      batch === undefined ? Cause.done() : Effect.succeed(batch)
+    )
     return {
       take,
+      next,
       missing,
       fill: (events, cut) => {
         if (!client.filling) return

@@ -1,5 +1,5 @@
 // The handlers of the API's routes, over the runtime's services and the server's own (turns, events, info).
-import { Cause, Effect, Exit, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { realPath } from "@reins/domain"
@@ -21,12 +21,45 @@ import { SessionStore, runnerOfHolder, sessionNotFound, type StoreError } from "
 import type { RestoreConflict } from "@reins/workspace"
 import { BadRequest, Conflict, FilesChanged, NotFound, ReinsApi, ServerFailure } from "./Api.ts"
 import { errorResponse } from "./Guard.ts"
+import type { Subscriber } from "./EventHub.ts"
 import { ServerEvents } from "./ServerEvents.ts"
 import { ServerInfo } from "./ServerInfo.ts"
 import { ServerTurns } from "./ServerTurns.ts"
 
-/** A comment line every 15 s keeps proxies and clients from closing an idle stream. */
-const HEARTBEAT = "5 seconds"
+/** A comment line every 5 s keeps proxies and clients from closing an idle stream. */
+const HEARTBEAT_MS = 5_000
+
+/**
+ * A client's event stream as the response body: a web stream the server reads with promises, so each batch of frames
+ * goes to the socket as soon as the hub has it (as an effect Stream, each frame waited at every fiber hop behind the
+ * sessions' work under load), and a ping every HEARTBEAT_MS. The client going away, or the hub ending it, closes it.
+ */
+const sseBody = (client: Subscriber) => {
+  let ping: ReturnType<typeof setInterval> | undefined
+  const stop = () => {
+    clearInterval(ping)
+    client.close()
+  }
+  return new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      ping = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(": ping\n\n"))
+        } catch {
+          stop()
+        }
+      }, HEARTBEAT_MS)
+    },
+    pull: async (controller) => {
+      const batch = await client.next()
+      if (batch === undefined) {
+        stop()
+        controller.close()
+      } else controller.enqueue(encoder.encode(batch.join("")))
+    },
+    cancel: stop
+  })
+}
 
 const fromStore = (e: StoreError) => (e.reason === "not-found" ? new NotFound({ message: e.message }) : new ServerFailure({ message: e.message }))
 
@@ -130,13 +163,7 @@ const system = HttpApiBuilder.group(ReinsApi, "system", (handlers) =>
           if (subscribed._tag === "Failure")
             return errorResponse(503, "unavailable", `${subscribed.failure.message} Reconnect with the same Last-Event-ID to try again.`)
           const client = subscribed.success
-          const frames = Stream.fromPull(Effect.succeed(client.take as Effect.Effect<readonly [string, ...Array<string>], Cause.Done>))
-          const pings = Stream.fromSchedule(Schedule.spaced(HEARTBEAT)).pipe(Stream.map(() => ": ping\n\n"))
-          const body = Stream.merge(frames, pings, { haltStrategy: "left" }).pipe(
-            Stream.map((text) => encoder.encode(text)),
-            Stream.ensuring(Effect.sync(() => client.close()))
-          )
-          return HttpServerResponse.stream(body, {
+          return HttpServerResponse.raw(sseBody(client), {
             contentType: "text/event-stream",
             headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
           })

@@ -44,11 +44,15 @@ export class ServerEvents extends Context.Service<
       }
       /** Root session → whether it is this project's: from the events that carry it, else looked up once. */
       const roots = new Map<string, boolean>()
+      /** What the events themselves say: the roots they create or update. */
+      const told = (events: ReadonlyArray<LoggedEvent>) => {
+        for (const { event } of events)
+          if ((event.type === "session.created" || event.type === "session.updated") && event.session.parentID === undefined)
+            roots.set(event.session.id, inProject(event.session.directory))
+      }
       const learn = (events: ReadonlyArray<LoggedEvent>) =>
         Effect.gen(function* () {
-          for (const { event } of events)
-            if ((event.type === "session.created" || event.type === "session.updated") && event.session.parentID === undefined)
-              roots.set(event.session.id, inProject(event.session.directory))
+          told(events)
           for (const { rootSessionID } of events) {
             if (roots.has(rootSessionID)) continue
             // a root gone from the store (deleted) before this process saw it: not shown
@@ -102,6 +106,16 @@ export class ServerEvents extends Context.Service<
           if (page.length < PAGE) return
         }
       }).pipe(Effect.catch(warn("read the event log")))
+      // this process's own appends go to the hub as they are stored: each one right after the last the hub has (nothing of
+      // another process's in between) and of a root already known; the rest the reader fetches from the log when woken
+      const forget = appender.onAppended((events) => {
+        told(events)
+        for (const logged of events) {
+          if (logged.id !== hub.latest() + 1 || !roots.has(logged.rootSessionID)) return
+          hub.publish(logged, shown(logged))
+        }
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(forget))
       const wakeups = Stream.merge(log.wakeups, Stream.fromSchedule(Schedule.spaced(SAFETY_POLL)))
       yield* Effect.forkScoped(Stream.runForEach(wakeups, () => drain))
       yield* drain

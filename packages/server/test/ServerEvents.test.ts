@@ -137,3 +137,45 @@ describe("ServerEvents: a replay from an old Last-Event-ID", () => {
       )
     }, 60_000)
 })
+
+describe("ServerEvents: this process's own events", () => {
+  test("reach the hub as the appender stores them, with no read of the log; another process's event in between keeps its place", async () => {
+    const here = tmp("here")
+    const file = path.join(tmp("db"), "reins.db")
+    const storage = EventAppender.layer.pipe(Layer.provideMerge(Bus.layer), Layer.provideMerge(Storage.layerSqlite(file)))
+    const mine: Session = { id: "ses_mine", title: "mine", directory: here, time: { created: 1, updated: 1 } }
+    const delta = (text: string) => ({ type: "part.delta" as const, sessionID: mine.id, partID: "prt_1", partType: "text" as const, delta: text })
+    const info = Layer.succeed(ServerInfo, { directory: here, version: "0", config: {}, models: {}, resolveModel: () => Effect.fail("no model") })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const log = yield* EventLog
+        const appender = yield* EventAppender
+        yield* (yield* SessionStore).createSession(mine)
+        // another process on the same database: its appends wake this one only through the log
+        const other = yield* Layer.build(Storage.layerSqlite(file))
+        yield* Effect.gen(function* () {
+          const hub = yield* ServerEvents
+          const client = yield* hub.subscribe({ sessionID: mine.id })
+          expect(parse(yield* client.take).map((f) => f.type)).toEqual(["server.connected"])
+          yield* appender.offer({ type: "session.created", session: mine })
+          yield* appender.offer(delta("one"))
+          yield* appender.flush
+          // handed over by the appender itself: the log's reader has not run (no fiber ran since the flush)
+          const last = yield* log.last()
+          expect(hub.latest()).toBe(last)
+          expect(parse(yield* client.take).map((f) => f.data.delta ?? f.type)).toEqual(["session.created", "one"])
+          // another process appends, then this one: this one's event waits for the reader, which gives both in order
+          yield* Effect.provideContext(
+            EventLog.use((otherLog) => otherLog.append([{ sessionID: mine.id, rootSessionID: mine.id, time: 1, event: delta("theirs") }])),
+            other
+          )
+          yield* appender.offer(delta("two"))
+          yield* appender.flush
+          const got: Array<string> = []
+          while (got.length < 2) got.push(...parse(yield* client.take).map((f) => f.data.delta))
+          expect(got).toEqual(["theirs", "two"])
+        }).pipe(Effect.provide(Layer.provide(ServerEvents.layer, info)))
+      }).pipe(Effect.provide(storage), Effect.scoped)
+    )
+  }, 60_000)
+})

@@ -1,5 +1,5 @@
 import { Bus, eventSessionID, type LogEvent, type SessionRun } from "@reins/domain"
-import { EventLog, SessionStore, WritingClaim, type EventToAppend, type StoreError } from "@reins/storage"
+import { EventLog, SessionStore, WritingClaim, type EventToAppend, type LoggedEvent, type StoreError } from "@reins/storage"
 import { Clock, Context, Effect, Latch, Layer, Schedule, Semaphore } from "effect"
 
 /**
@@ -50,6 +50,11 @@ export class EventAppender extends Context.Service<
     readonly flush: Effect.Effect<void>
     /** The root of a session: its parents followed up (cached); a session not stored is its own. */
     rootOf(sessionID: string): Effect.Effect<string>
+    /**
+     * Calls `listener` with each batch this process appends, in append order, as soon as it is stored: a local tap
+     * (a server's hub takes its own events from it, with no read of the log). Returns the call that removes it.
+     */
+    onAppended(listener: (events: ReadonlyArray<LoggedEvent>) => void): () => void
   }
 >()("reins/session/EventAppender") {
   /** Listens on the bus for as long as the layer lives; the last events are flushed when it closes. */
@@ -67,6 +72,10 @@ export class EventAppender extends Context.Service<
       const pending = Latch.makeUnsafe(false)
       const full = Latch.makeUnsafe(false)
       const lock = yield* Semaphore.make(1)
+      const tapped = new Set<(events: ReadonlyArray<LoggedEvent>) => void>()
+      const tell = (logged: ReadonlyArray<LoggedEvent>) => {
+        for (const listener of tapped) listener(logged)
+      }
 
       /** The root of a session: its parents followed up (cached); a session no longer stored is its own root. */
       const rootOf = Effect.fnUntraced(function* (sessionID: string) {
@@ -119,7 +128,12 @@ export class EventAppender extends Context.Service<
           : Effect.forEach(batch, ({ item }) =>
               "rootSessionID" in item ? Effect.succeed(item) : Effect.map(rootOf(item.sessionID), (rootSessionID) => ({ ...item, rootSessionID }))
             )
-        return Effect.flatMap(items, (items) => log.append(items).pipe(Effect.provideService(WritingClaim, claim)))
+        return Effect.flatMap(items, (items) =>
+          log.append(items).pipe(
+            Effect.provideService(WritingClaim, claim),
+            Effect.tap((logged) => Effect.sync(() => tell(logged)))
+          )
+        )
       }
 
       /** Appends a run of events published under one claim; true when done (stored, or refused to a taken-over holder). */
@@ -224,7 +238,11 @@ export class EventAppender extends Context.Service<
             if (endsStep(event)) yield* flush
           }),
         flush,
-        rootOf
+        rootOf,
+        onAppended: (listener) => {
+          tapped.add(listener)
+          return () => void tapped.delete(listener)
+        }
       })
     })
   )
