@@ -19,6 +19,8 @@ export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Ar
   for (const dir of profile.writable) if (kindOf(dir) !== undefined) args.push("--bind", dir, dir)
   for (const p of profile.readOnly) if (kindOf(p) !== undefined) args.push("--ro-bind", p, p)
   for (const p of profile.denyRead) {
+    // most of the list is not there: a cheap look first (a realpath that fails throws, ~10 µs each, at every command)
+    if (!fs.existsSync(p)) continue
     // where it is now (made, or made a link, since the profile): a mount on a link itself fails
     let target: string
     try {
