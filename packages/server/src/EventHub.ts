@@ -42,7 +42,7 @@ export const BATCH_CHARS = 256 * 1024
 export interface Subscriber {
   /** The next frames waiting (replay first, at most `BATCH_CHARS` of them); waits while none are; ends (Cause.Done) once closed and drained. */
   readonly take: Effect.Effect<ReadonlyArray<string>, Cause.Done>
-  /** `take` as a promise (undefined once closed and drained): the SSE body reads it with no fiber between hub and socket. */
+  /** `take` as a promise (undefined once closed and drained), one call at a time: the SSE body reads it with no fiber between hub and socket. */
   readonly next: () => Promise<ReadonlyArray<string> | undefined>
   /** The client went away: it is forgotten and nothing more is queued for it. */
   readonly close: () => void
@@ -259,27 +259,43 @@ export const makeEventHub = (limits: HubLimits) => {
       }
     }
     clients.add(client)
+    /** The next batch if there is one, "ended" once closed and drained, else "wait" (after which `client.wake` is resolved). */
+    const poll = (): ReadonlyArray<string> | "ended" | "wait" => {
+      if (!client.filling && (client.replay.length > 0 || client.queue.length > 0)) {
+        const batch = takeBatch(client)
+        for (let i = batch.length - 1; i >= 0; i--) {
+          const id = /^id: (\d+)\n/.exec(batch[i]!)
+          if (id) {
+            client.delivered = Number(id[1])
+            break
+          }
+        }
+        return batch
+      }
+      if (client.ended && !client.filling) return "ended"
+      client.wake = Promise.withResolvers<void>()
+      return "wait"
+    }
+    // a batch is taken only when asked for: a take interrupted while it waits takes nothing
+    const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.suspend(function loop(): Effect.Effect<ReadonlyArray<string>, Cause.Done> {
+      const got = poll()
+      if (got === "ended") return Cause.done()
+      if (got !== "wait") return Effect.succeed(got)
+      const wait = client.wake.promise
+      return Effect.flatMap(
+        Effect.promise(() => wait),
+        loop
+      )
+    })
+    // one at a time (a web stream's pull is never called again before the last one settled)
     const next = async (): Promise<ReadonlyArray<string> | undefined> => {
       for (;;) {
-        if (!client.filling && (client.replay.length > 0 || client.queue.length > 0)) {
-          const batch = takeBatch(client)
-          for (let i = batch.length - 1; i >= 0; i--) {
-            const id = /^id: (\d+)\n/.exec(batch[i]!)
-            if (id) {
-              client.delivered = Number(id[1])
-              break
-            }
-          }
-          return batch
-        }
-        if (client.ended && !client.filling) return undefined
-        client.wake = Promise.withResolvers<void>()
+        const got = poll()
+        if (got === "ended") return undefined
+        if (got !== "wait") return got
         await client.wake.promise
       }
     }
-    const take: Effect.Effect<ReadonlyArray<string>, Cause.Done> = Effect.flatMap(Effect.promise(next), (batch) =>
-      batch === undefined ? Cause.done() : Effect.succeed(batch)
-    )
     return {
       take,
       next,

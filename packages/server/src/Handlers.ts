@@ -41,16 +41,15 @@ const sseBody = (client: Subscriber) => {
     client.close()
   }
   return new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      ping = setInterval(() => {
+    pull: async (controller) => {
+      // started by the first read: a body never handed to the server (the request cut short) leaves no timer behind
+      ping ??= setInterval(() => {
         try {
           controller.enqueue(encoder.encode(": ping\n\n"))
         } catch {
           stop()
         }
       }, HEARTBEAT_MS)
-    },
-    pull: async (controller) => {
       const batch = await client.next()
       if (batch === undefined) {
         stop()

@@ -226,3 +226,28 @@ describe("EventHub: slow clients", () => {
     expect(await ended(b)).toBe(true)
   })
 })
+
+describe("EventHub: a client's reads", () => {
+  test("a take interrupted while it waits takes nothing: the next take gets every event after it", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 100 })
+    const client = hub.subscribe({})
+    expect((await takeAll(client)).map((f) => f.event)).toEqual(["server.connected"])
+    const waiting = Effect.runFork(client.take)
+    await Effect.runPromise(Fiber.interrupt(waiting))
+    hub.publish(status("ses_a"))
+    hub.publish(status("ses_a"))
+    const next = await Effect.runPromise(Effect.timeoutOption(client.take, "10 seconds"))
+    expect(next._tag === "Some" ? parse(next.value).map((f) => f.id) : "nothing").toEqual([1, 2])
+  })
+
+  test("next: the batches as promises, then undefined once the client is closed and drained", async () => {
+    const hub = makeEventHub({ replay: 100, clientQueue: 100 })
+    const client = hub.subscribe({})
+    expect(parse((await client.next())!).map((f) => f.event)).toEqual(["server.connected"])
+    const pending = client.next()
+    hub.publish(status("ses_a"))
+    expect(parse((await pending)!).map((f) => f.id)).toEqual([1])
+    client.close()
+    expect(await client.next()).toBeUndefined()
+  })
+})

@@ -23,20 +23,31 @@ interface Waiting {
 }
 
 /**
- * An event that ends a step (an assistant message completed) or a turn, or creates a session: what came before it
- * is stored before the publisher goes on (a client that connects after a session was created starts after its creation).
+ * An event that ends a turn, or creates or deletes a session: what came before it is stored before the publisher goes
+ * on (a client that connects after a session was created starts after its creation).
  */
-const endsStep = (event: LogEvent) =>
+const endsTurn = (event: LogEvent) =>
   event.type === "session.created" ||
-  (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
   (event.type === "session.status" && event.status === "idle") ||
   event.type === "turn.finished" ||
   event.type === "turn.failed" ||
   event.type === "session.deleted"
 
 /**
- * Appends the bus's events to the `EventLog` in batches: within `maxDelayMs` of the first waiting, at
- * `maxBatch` waiting, and at once (the publisher waiting for it) at the end of each step and turn. A
+ * An event that ends a step (an assistant message completed), or one a viewer waits on (a command started or ended, a
+ * question asked or answered): its batch goes at once, the publisher not waiting for it (the events published with it
+ * in the same moment go in the same batch; a turn's last ones are stored before its lease is given up).
+ */
+const soon = (event: LogEvent) =>
+  (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
+  (event.type === "part.updated" && event.part.type === "tool" && event.part.state.status !== "pending") ||
+  event.type === "permission.asked" ||
+  event.type === "permission.replied"
+
+/**
+ * Appends the bus's events to the `EventLog` in batches: within `maxDelayMs` of the first waiting; at
+ * `maxBatch` waiting, the end of a step or an event a viewer waits on (a tool's start or end, a question); and at
+ * once, the publisher waiting for it, at the end of a turn. A
  * batch is never written inside another transaction. An event published under a `WritingClaim` is
  * appended under it: a holder that was taken over appends nothing. A failed append is retried, then
  * kept for the next one and logged; the turn goes on.
@@ -73,9 +84,14 @@ export class EventAppender extends Context.Service<
       const full = Latch.makeUnsafe(false)
       const lock = yield* Semaphore.make(1)
       const tapped = new Set<(events: ReadonlyArray<LoggedEvent>) => void>()
-      const tell = (logged: ReadonlyArray<LoggedEvent>) => {
-        for (const listener of tapped) listener(logged)
-      }
+      // a listener's fault is its own: the batch is stored, and the rest of the flush goes on
+      const tell = (logged: ReadonlyArray<LoggedEvent>) =>
+        Effect.forEach(
+          tapped,
+          (listener) =>
+            Effect.try(() => listener(logged)).pipe(Effect.catch((error) => Effect.logWarning(`A listener of the event log failed: ${String(error.cause)}`))),
+          { discard: true }
+        )
 
       /** The root of a session: its parents followed up (cached); a session no longer stored is its own root. */
       const rootOf = Effect.fnUntraced(function* (sessionID: string) {
@@ -117,7 +133,7 @@ export class EventAppender extends Context.Service<
           return Effect.logWarning(`The event log could not be written: ${dropped.length} events were dropped from it (the sessions themselves are stored).`)
         }
         pending.openUnsafe()
-        if (waiting.length >= settings.maxBatch) full.openUnsafe()
+        if (waiting.length >= settings.maxBatch || soon(event)) full.openUnsafe()
         return Effect.void
       }
 
@@ -128,12 +144,7 @@ export class EventAppender extends Context.Service<
           : Effect.forEach(batch, ({ item }) =>
               "rootSessionID" in item ? Effect.succeed(item) : Effect.map(rootOf(item.sessionID), (rootSessionID) => ({ ...item, rootSessionID }))
             )
-        return Effect.flatMap(items, (items) =>
-          log.append(items).pipe(
-            Effect.provideService(WritingClaim, claim),
-            Effect.tap((logged) => Effect.sync(() => tell(logged)))
-          )
-        )
+        return Effect.flatMap(items, (items) => log.append(items).pipe(Effect.provideService(WritingClaim, claim), Effect.tap(tell)))
       }
 
       /** Appends a run of events published under one claim; true when done (stored, or refused to a taken-over holder). */
@@ -205,7 +216,7 @@ export class EventAppender extends Context.Service<
       yield* bus.listen((event) =>
         Effect.withFiber((fiber) => {
           const queued = queue(event, fiber.getRef(WritingClaim), fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-          return endsStep(event) ? Effect.andThen(queued, flush) : queued
+          return endsTurn(event) ? Effect.andThen(queued, flush) : queued
         })
       )
       // the batcher: a batch goes maxDelayMs after its first event was published, or when maxBatch are waiting. The
@@ -235,7 +246,7 @@ export class EventAppender extends Context.Service<
         offer: (event) =>
           Effect.gen(function* () {
             yield* queue(event, undefined, yield* Clock.currentTimeMillis)
-            if (endsStep(event)) yield* flush
+            if (endsTurn(event)) yield* flush
           }),
         flush,
         rootOf,
