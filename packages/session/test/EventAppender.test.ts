@@ -144,7 +144,13 @@ describe("EventAppender", () => {
         yield* appender.offer(idle("ses_a"))
         expect((yield* logged).map((e) => e.id)).toEqual([1, 2, 3])
         expect(seen).toEqual([1, 2, 3])
-      }).pipe(Effect.ensuring(Effect.sync(() => forget.forEach((f) => f()))))
+      }).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            for (const f of forget) f()
+          })
+        )
+      )
     })
   )
 
