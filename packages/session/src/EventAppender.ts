@@ -23,31 +23,20 @@ interface Waiting {
 }
 
 /**
- * An event that ends a turn, or creates or deletes a session: what came before it is stored before the publisher goes
- * on (a client that connects after a session was created starts after its creation).
+ * An event that ends a step (an assistant message completed) or a turn, or creates a session: what came before it
+ * is stored before the publisher goes on (a client that connects after a session was created starts after its creation).
  */
-const endsTurn = (event: LogEvent) =>
+const endsStep = (event: LogEvent) =>
   event.type === "session.created" ||
+  (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
   (event.type === "session.status" && event.status === "idle") ||
   event.type === "turn.finished" ||
   event.type === "turn.failed" ||
   event.type === "session.deleted"
 
 /**
- * An event that ends a step (an assistant message completed), or one a viewer waits on (a command started or ended, a
- * question asked or answered): its batch goes at once, the publisher not waiting for it (the events published with it
- * in the same moment go in the same batch; a turn's last ones are stored before its lease is given up).
- */
-const soon = (event: LogEvent) =>
-  (event.type === "message.updated" && event.message.role === "assistant" && event.message.time.completed !== undefined) ||
-  (event.type === "part.updated" && event.part.type === "tool" && event.part.state.status !== "pending") ||
-  event.type === "permission.asked" ||
-  event.type === "permission.replied"
-
-/**
- * Appends the bus's events to the `EventLog` in batches: within `maxDelayMs` of the first waiting; at
- * `maxBatch` waiting, the end of a step or an event a viewer waits on (a tool's start or end, a question); and at
- * once, the publisher waiting for it, at the end of a turn. A
+ * Appends the bus's events to the `EventLog` in batches: within `maxDelayMs` of the first waiting, at
+ * `maxBatch` waiting, and at once (the publisher waiting for it) at the end of each step and turn. A
  * batch is never written inside another transaction. An event published under a `WritingClaim` is
  * appended under it: a holder that was taken over appends nothing. A failed append is retried, then
  * kept for the next one and logged; the turn goes on.
@@ -133,7 +122,7 @@ export class EventAppender extends Context.Service<
           return Effect.logWarning(`The event log could not be written: ${dropped.length} events were dropped from it (the sessions themselves are stored).`)
         }
         pending.openUnsafe()
-        if (waiting.length >= settings.maxBatch || soon(event)) full.openUnsafe()
+        if (waiting.length >= settings.maxBatch) full.openUnsafe()
         return Effect.void
       }
 
@@ -216,7 +205,7 @@ export class EventAppender extends Context.Service<
       yield* bus.listen((event) =>
         Effect.withFiber((fiber) => {
           const queued = queue(event, fiber.getRef(WritingClaim), fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-          return endsTurn(event) ? Effect.andThen(queued, flush) : queued
+          return endsStep(event) ? Effect.andThen(queued, flush) : queued
         })
       )
       // the batcher: a batch goes maxDelayMs after its first event was published, or when maxBatch are waiting. The
@@ -246,7 +235,7 @@ export class EventAppender extends Context.Service<
         offer: (event) =>
           Effect.gen(function* () {
             yield* queue(event, undefined, yield* Clock.currentTimeMillis)
-            if (endsTurn(event)) yield* flush
+            if (endsStep(event)) yield* flush
           }),
         flush,
         rootOf,

@@ -28,24 +28,6 @@ const stepEnd = (sessionID: string): Event => ({
     cost: 0
   }
 })
-const idle = (sessionID: string): Event => ({ type: "session.status", sessionID, status: "idle" })
-const tool = (sessionID: string, status: "pending" | "running" | "completed"): Event => ({
-  type: "part.updated",
-  part: {
-    id: "prt_t",
-    sessionID,
-    messageID: "msg_2",
-    type: "tool",
-    tool: "bash",
-    callID: "call_1",
-    state:
-      status === "pending"
-        ? { status, input: {}, raw: "" }
-        : status === "running"
-          ? { status, input: {}, time: { start: 1 } }
-          : { status, input: {}, output: "ok", title: "", metadata: {}, time: { start: 1, end: 2 } }
-  }
-})
 /** A lease request of `pid` (ttl 0: it lapses at once, so another process can take the session over). */
 const request = (sessionID: string, pid: number) => ({ sessionID, holder: `box/${pid}/test`, host: "box", pid, takesMessages: true, ttlMs: 0 })
 const leased = (result: { readonly _tag: "claimed" | "held"; readonly run: SessionRun }) =>
@@ -72,7 +54,7 @@ describe("EventAppender", () => {
     })
   )
 
-  it.layer(layer).effect("a turn's end is stored with everything before it when publish returns; 64 waiting go at once", () =>
+  it.layer(layer).effect("a step's end is stored with everything before it when publish returns; 64 waiting go at once", () =>
     Effect.gen(function* () {
       const bus = yield* Bus
       const store = yield* SessionStore
@@ -81,50 +63,17 @@ describe("EventAppender", () => {
       yield* store.createSession({ id: "ses_sub", title: "t", directory: "/", parentID: "ses_root", time: { created: 1, updated: 1 } })
       yield* bus.publish(session("ses_leaf", "ses_sub"))
       yield* bus.publish(status("ses_leaf"))
-      yield* bus.publish(idle("ses_leaf"))
+      yield* bus.publish(stepEnd("ses_leaf"))
       expect((yield* logged).map((e) => [e.sessionID, e.rootSessionID, e.event.type])).toEqual([
         ["ses_leaf", "ses_root", "session.created"],
         ["ses_leaf", "ses_root", "session.status"],
-        ["ses_leaf", "ses_root", "session.status"]
+        ["ses_leaf", "ses_root", "message.updated"]
       ])
       for (let i = 0; i < 64; i++) yield* bus.publish(status("ses_b"))
       yield* eventually(
         Effect.map(logged, (all) => all.length === 67),
         "the full batch to be written without the clock moving"
       )
-    })
-  )
-
-  // a step's end, a tool's start or end, a question: their batch goes without the clock moving, but the publisher
-  // does not wait for it (a step's end is on every step's path)
-  for (const [name, event] of [
-    ["a step's end", stepEnd("ses_a")],
-    ["a tool's start", tool("ses_a", "running")],
-    ["a tool's end", tool("ses_a", "completed")]
-  ] as const)
-    it.layer(layer).effect(`${name} goes at once with what waits before it, the publisher not waiting`, () =>
-      Effect.gen(function* () {
-        const bus = yield* Bus
-        yield* bus.publish({ type: "part.delta", sessionID: "ses_a", partID: "prt_1", partType: "text", delta: "hi" })
-        yield* bus.publish(event)
-        // not stored by the time publish returns: the batcher stores it once the publisher goes on
-        expect(yield* logged).toEqual([])
-        yield* eventually(
-          Effect.map(logged, (all) => all.length === 2),
-          "the batch to be written without the clock moving"
-        )
-        expect((yield* logged).map((e) => e.event.type)).toEqual(["part.delta", event.type])
-      })
-    )
-
-  it.layer(layer).effect("a tool's pending part waits for the batch like any other event", () =>
-    Effect.gen(function* () {
-      const bus = yield* Bus
-      yield* bus.publish(tool("ses_a", "pending"))
-      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
-      expect(yield* logged).toEqual([])
-      yield* TestClock.adjust("10 millis")
-      yield* eventually(Effect.map(logged, (all) => all.length === 1))
     })
   )
 
@@ -140,8 +89,8 @@ describe("EventAppender", () => {
       ]
       yield* Effect.gen(function* () {
         yield* appender.offer(status("ses_a"))
-        yield* appender.offer(idle("ses_a"))
-        yield* appender.offer(idle("ses_a"))
+        yield* appender.offer(stepEnd("ses_a"))
+        yield* appender.offer(stepEnd("ses_a"))
         expect((yield* logged).map((e) => e.id)).toEqual([1, 2, 3])
         expect(seen).toEqual([1, 2, 3])
       }).pipe(
