@@ -211,7 +211,7 @@ export class Provider extends Context.Service<
             const config = entry.config
             // the low-memory variant has one consumer: plain streamText tees its stream and the unread
             // branch keeps every chunk of the answer (about 1 KB per delta)
-            const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
+            const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("./AiSdk.ts"))
             const controller = new AbortController()
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
             const limits = resolveTimeouts(settings.timeout, config.timeout)
@@ -342,7 +342,7 @@ export class Provider extends Context.Service<
             Effect.as(
               Effect.andThen(
                 resolve(request.model),
-                Effect.promise(() => import("ai"))
+                Effect.promise(() => import("./AiSdk.ts"))
               ),
               attempt(request).pipe(
                 Stream.tapError((error) => Effect.annotateCurrentSpan(chatErrorType(error))),
@@ -367,7 +367,7 @@ export class Provider extends Context.Service<
       return Provider.of({
         stream: (request) => withRetry(request, 1).pipe(Stream.withSpan("Provider.stream")),
         info,
-        prepare: (model) => Effect.all([resolve(model), Effect.promise(() => import("ai"))], { concurrency: 2, discard: true }).pipe(Effect.ignore)
+        prepare: (model) => Effect.all([resolve(model), Effect.promise(() => import("./AiSdk.ts"))], { concurrency: 2, discard: true }).pipe(Effect.ignore)
       })
     })
   )
