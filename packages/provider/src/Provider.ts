@@ -31,6 +31,8 @@ export interface ProviderRequest {
   readonly topP?: number
   /** AI SDK `providerOptions` over the model's and the cache's, provider key by provider key (plugins' `chat.params`). */
   readonly providerOptions?: Record<string, Record<string, unknown>>
+  /** Called when the request has gone out (its fetch started, at every attempt): work that can wait for the model starts then. */
+  readonly sent?: () => void
 }
 
 /** Configured providers (from `reins.json`) and the environment their keys come from (the runtime passes its `env` option; nothing is read from `process.env`). */
@@ -221,7 +223,9 @@ export class Provider extends Context.Service<
             const fetch = Object.assign(
               (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) => {
                 trace.fetched(input instanceof Request ? input.url : String(input))
-                return watched(input, init)
+                const response = watched(input, init)
+                request.sent?.()
+                return response
               },
               { preconnect: watched.preconnect }
             )
