@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import { scanBash, type ScanRequest } from "./BashScan.ts"
+import { scanBash, type ScanRequest } from "./CommandScan.ts"
 import { expandTilde, isInside, realLocation } from "./Paths.ts"
 import { permissionFor } from "./Rules.ts"
 

@@ -31,6 +31,8 @@ export interface ProviderRequest {
   readonly topP?: number
   /** AI SDK `providerOptions` over the model's and the cache's, provider key by provider key (plugins' `chat.params`). */
   readonly providerOptions?: Record<string, Record<string, unknown>>
+  /** Called when the request has gone out (its fetch started, at every attempt): work that can wait for the model starts then. */
+  readonly sent?: () => void
 }
 
 /** Configured providers (from `reins.json`) and the environment their keys come from (the runtime passes its `env` option; nothing is read from `process.env`). */
@@ -211,7 +213,7 @@ export class Provider extends Context.Service<
             const config = entry.config
             // the low-memory variant has one consumer: plain streamText tees its stream and the unread
             // branch keeps every chunk of the answer (about 1 KB per delta)
-            const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("ai"))
+            const { experimental_streamTextLowMemory: streamText, tool, jsonSchema } = yield* Effect.promise(() => import("./AiSdk.ts"))
             const controller = new AbortController()
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
             const limits = resolveTimeouts(settings.timeout, config.timeout)
@@ -221,7 +223,9 @@ export class Provider extends Context.Service<
             const fetch = Object.assign(
               (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) => {
                 trace.fetched(input instanceof Request ? input.url : String(input))
-                return watched(input, init)
+                const response = watched(input, init)
+                request.sent?.()
+                return response
               },
               { preconnect: watched.preconnect }
             )
@@ -342,7 +346,7 @@ export class Provider extends Context.Service<
             Effect.as(
               Effect.andThen(
                 resolve(request.model),
-                Effect.promise(() => import("ai"))
+                Effect.promise(() => import("./AiSdk.ts"))
               ),
               attempt(request).pipe(
                 Stream.tapError((error) => Effect.annotateCurrentSpan(chatErrorType(error))),
@@ -367,7 +371,7 @@ export class Provider extends Context.Service<
       return Provider.of({
         stream: (request) => withRetry(request, 1).pipe(Stream.withSpan("Provider.stream")),
         info,
-        prepare: (model) => Effect.all([resolve(model), Effect.promise(() => import("ai"))], { concurrency: 2, discard: true }).pipe(Effect.ignore)
+        prepare: (model) => Effect.all([resolve(model), Effect.promise(() => import("./AiSdk.ts"))], { concurrency: 2, discard: true }).pipe(Effect.ignore)
       })
     })
   )

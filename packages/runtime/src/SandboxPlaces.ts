@@ -46,6 +46,9 @@ export const sandboxLayer = (options: {
   readonly env: Readonly<Record<string, string | undefined>>
 }) => {
   const repository = projectRoot(options.cwd)
+  // the walk for read-denied files waits for the profile, made at the first sandboxed command: a run that starts
+  // none (a text answer) never walks the tree
+  let denied: ReadonlyArray<string> | undefined
   return Sandbox.layer({
     env: options.env,
     config: options.config,
@@ -57,7 +60,10 @@ export const sandboxLayer = (options: {
       ...(repository !== options.cwd ? { repository } : {}),
       home: options.home,
       dataDir: options.dataDir,
-      denyRead: readDeniedFiles(options.cwd, options.rules),
+      get denyRead() {
+        denied ??= readDeniedFiles(options.cwd, options.rules)
+        return denied
+      },
       runtimeDir: options.env.XDG_RUNTIME_DIR || (process.getuid ? `/run/user/${process.getuid()}` : undefined)
     }
   })

@@ -244,7 +244,13 @@ export const makeProcessor = Effect.gen(function* () {
       })
 
     // Begun before the model call (its tools run once it is ready): what the tools change from then on is the step's.
-    const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd)
+    // A project's first checkpoint looks at every file: that waits until the request has gone out (or the model's
+    // first event, or the step's end, for a provider that sends none), so the model call does not wait for it.
+    let sent = () => {}
+    const requestSent = new Promise<void>((resolve) => {
+      sent = resolve
+    })
+    const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd, { after: requestSent })
 
     // On interrupt or error: stop running tools (bounded wait), then close whatever is still open. Then, the step's
     // tools done however they ended, what they changed in the project is stored with the step (a patch part); a step
@@ -261,11 +267,11 @@ export const makeProcessor = Effect.gen(function* () {
       if (files.length > 0) yield* save({ id: yield* ids.next("prt"), ...base, type: "patch", files, directory: cwd })
     }).pipe(Effect.ignore)
 
-    const result = yield* provider.stream(request).pipe(
-      Stream.runForEach(handle),
+    const result = yield* provider.stream({ ...request, sent }).pipe(
+      Stream.runForEach((event) => Effect.andThen(Effect.sync(sent), handle(event))),
       // every call has ended, or one failed (its store write did)
       Effect.andThen(Effect.raceFirst(FiberSet.awaitEmpty(running), FiberSet.join(running))),
-      Effect.ensuring(cleanup),
+      Effect.ensuring(Effect.andThen(Effect.sync(sent), cleanup)),
       Effect.onInterrupt(() =>
         Effect.flatMap(Clock.currentTimeMillis, (at) => stopped(at, { reason: "interrupted", message: "Interrupted by the user." })).pipe(Effect.ignore)
       ),

@@ -71,8 +71,12 @@ export interface Checkpoint {
 export class Checkpoints extends Context.Service<
   Checkpoints,
   {
-    /** Starts recording the changes in `directory` (a step's tools are about to run there). */
-    begin(directory: string): Effect.Effect<Checkpoint>
+    /**
+     * Starts recording the changes in `directory` (a step's tools are about to run there). The first checkpoint of a
+     * directory makes its tracker (a watcher on the tree and a look at every file: long in a large project): given
+     * `after` (the step's model call gone out), once that settles, so the model call does not wait for it.
+     */
+    begin(directory: string, options?: { readonly after?: Promise<void> }): Effect.Effect<Checkpoint>
     /** Brings `directory`'s files back to before `changes` (recorded oldest first); stops on a conflict unless `force`. */
     undo(directory: string, changes: ReadonlyArray<FileChange>, force: boolean): Effect.Effect<RestoreReport["skipped"], RestoreConflict>
     /** Re-applies `changes` (undone before). */
@@ -132,13 +136,16 @@ export class Checkpoints extends Context.Service<
         (effect: Effect.Effect<A>) =>
           Effect.catchCause(effect, (cause) => Effect.as(Effect.logWarning(`Could not ${what}: ${Cause.pretty(cause).split("\n")[0]}`), fallback))
 
-      const begin = Effect.fn("Checkpoints.begin")(function* (directory: string) {
+      const begin = Effect.fn("Checkpoints.begin")(function* (directory: string, options?: { readonly after?: Promise<void> }) {
         if (unchecked(directory)) return none
         return yield* Effect.sync((): Checkpoint => {
-          const tracker = trackerOf(directory)
+          const { project } = projectOf(directory)
+          // a tracker still to make is made once `after` settles (the step's tools wait for it: `ready`)
+          const after = project.tracker === undefined ? options?.after : undefined
+          const tracker = after === undefined ? Promise.resolve(trackerOf(directory)) : after.then(() => trackerOf(directory))
           // what happened before now (a file the user saved a moment ago) is not the step's: the point is marked once
           // the watcher has told it. That wait goes on beside the model call; the step's tools wait for it (`ready`).
-          const since = tracker.settle().then(() => tracker.mark())
+          const since = tracker.then((made) => made.settle().then(() => made.mark()))
           // never fails, and handles the rejection at once: a step that runs no tool never asks, and an unhandled
           // rejection of a failed mark would end the process (`end` says the failure)
           const began = since.then(
@@ -149,8 +156,9 @@ export class Checkpoints extends Context.Service<
             ready: Effect.promise(() => began),
             end: Effect.promise(() =>
               since.then(async (mark) => {
-                await tracker.settle()
-                return tracker.changesSince(mark)
+                const made = await tracker
+                await made.settle()
+                return made.changesSince(mark)
               })
             ).pipe(bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>))
           }

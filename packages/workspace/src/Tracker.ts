@@ -234,9 +234,12 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     watcher = undefined
   }
 
+  /** Closed: a mark or settle still pending (a step's checkpoint that began as the runtime ended) does no more work. */
+  let closed = false
+
   /** Waits until the watcher has told everything that happened before this call (else the next update is a full scan). */
   const settle = (): Promise<void> => {
-    if (watcher === undefined || sideWatcher === undefined) return Promise.resolve()
+    if (closed || watcher === undefined || sideWatcher === undefined) return Promise.resolve()
     const name = `s${process.pid}-${sentinel++}`
     const file = path.join(sideDir, name)
     return new Promise<void>((resolve) => {
@@ -262,6 +265,7 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   }
 
   const update = () => {
+    if (closed) return
     point++
     if (rescan || watcher === undefined) {
       rescan = false
@@ -320,10 +324,13 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     },
     watching: () => watcher !== undefined,
     close: () => {
+      closed = true
       saveIndex(indexFile, known)
       watcher?.close()
       sideWatcher?.close()
       watcher = undefined
+      // a settle still waiting for its barrier ends now: its event will not come, and its timer would hold the process
+      for (const done of [...arrived.values()]) done()
     }
   }
 }
