@@ -99,8 +99,11 @@ export class Checkpoints extends Context.Service<
       const home = yield* HomeDir
       const settings = yield* CheckpointSettings
       const projects = new Map<string, { readonly store: ObjectStore; readonly dir: string; tracker?: Tracker }>()
+      // once closed, a tracker still to make (a step's, waiting for its request to go out) is not made: nothing would close it
+      let closed = false
       yield* Effect.addFinalizer(() =>
         Effect.sync(() => {
+          closed = true
           for (const p of projects.values()) p.tracker?.close()
         })
       )
@@ -142,7 +145,13 @@ export class Checkpoints extends Context.Service<
           const { project } = projectOf(directory)
           // a tracker still to make is made once `after` settles (the step's tools wait for it: `ready`)
           const after = project.tracker === undefined ? options?.after : undefined
-          const tracker = after === undefined ? Promise.resolve(trackerOf(directory)) : after.then(() => trackerOf(directory))
+          const tracker =
+            after === undefined
+              ? Promise.resolve(trackerOf(directory))
+              : after.then(() => {
+                  if (closed) throw new Error("checkpoints were closed before the step's first checkpoint was made")
+                  return trackerOf(directory)
+                })
           // what happened before now (a file the user saved a moment ago) is not the step's: the point is marked once
           // the watcher has told it. That wait goes on beside the model call; the step's tools wait for it (`ready`).
           const since = tracker.then((made) => made.settle().then(() => made.mark()))

@@ -409,3 +409,51 @@ describe("what undo must not take for the steps' doing", () => {
     expect(changes.map((c) => c.path)).toEqual(["src/new.ts"])
   })
 })
+
+describe("Checkpoints: a project's first tracker made after the step's request went out", () => {
+  /** Where a project's tracker keeps its watcher's barrier: there once the tracker is made. */
+  const watchDirs = (dataDir: string) => {
+    const root = path.join(dataDir, "checkpoints")
+    return fs.existsSync(root) ? fs.readdirSync(root).filter((d) => fs.existsSync(path.join(root, d, "watch"))) : []
+  }
+
+  test("not before `after` settles; what changed before it is not the step's, what the tool changes after ready is", async () => {
+    const root = project(false)
+    const dataDir = tempDir("reins-ckpt-data-")
+    const files = await run(
+      dataDir,
+      Effect.gen(function* () {
+        const checkpoints = yield* Checkpoints
+        const sent = Promise.withResolvers<void>()
+        const checkpoint = yield* checkpoints.begin(root, { after: sent.promise })
+        // the tracker is made in the chain `after` starts: nothing of it before
+        expect(watchDirs(dataDir)).toEqual([])
+        fs.writeFileSync(path.join(root, "src/a.ts"), "before the request\n")
+        sent.resolve()
+        yield* checkpoint.ready
+        expect(watchDirs(dataDir).length).toBe(1)
+        sh(root, "echo tool > src/tool.txt")
+        return yield* checkpoint.end
+      })
+    )
+    expect(files.map((f) => f.path)).toEqual(["src/tool.txt"])
+  }, 60_000)
+
+  test("closed before `after` settles: no tracker is made (nothing would close its watchers)", async () => {
+    const root = project(false)
+    const dataDir = tempDir("reins-ckpt-data-")
+    const sent = Promise.withResolvers<void>()
+    let ready: Promise<void> | undefined
+    await run(
+      dataDir,
+      Effect.gen(function* () {
+        const checkpoint = yield* (yield* Checkpoints).begin(root, { after: sent.promise })
+        ready = Effect.runPromise(checkpoint.ready)
+      })
+    )
+    sent.resolve()
+    // ready settles after the tracker was made, or refused
+    await ready
+    expect(watchDirs(dataDir)).toEqual([])
+  }, 60_000)
+})
