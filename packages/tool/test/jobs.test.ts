@@ -2,7 +2,7 @@
 // is new, job_kill stops the whole process group; the runtime's scope closing kills every job. Real processes;
 // the tests wait for output and exits, never for a time.
 import { afterAll, describe, expect, test } from "bun:test"
-import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Bus, DataDir, HomeDir, Ids } from "@reins/domain"
@@ -315,6 +315,23 @@ describe("background jobs", () => {
     const status = jobs.list("s")[1]!.status
     expect(status.state).toBe("failed")
     expect(status.state === "failed" ? status.message : "").toContain("ENOENT")
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+
+  test("a reader waiting when the job ends sees its final note with its status (a waiter resumes in the ender's call)", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const jobs = await Effect.runPromise(Scope.provide(makeJobs(defaultJobSettings), scope))
+    const gate = Effect.runSync(Deferred.make<{ exitCode: number; signal: null; timedOut: boolean }>())
+    await Effect.runPromise(
+      jobs.start({ sessionID: "s", command: "scripted", cwd: tempDir(), run: () => Deferred.await(gate), ended: () => "(the final note)" })
+    )
+    // the reader is waiting for news (no output, running) when the job ends
+    const reader = Effect.runFork(jobs.read("s", "job-1", { waitMs: 60_000 }))
+    await waitFor(() => jobs.list("s")[0]!.status.state === "running" && reader.pollUnsafe() === undefined, "the reader to wait")
+    Effect.runSync(Deferred.succeed(gate, { exitCode: 0, signal: null, timedOut: false }))
+    const { job } = await Effect.runPromise(Fiber.join(reader))
+    expect(job.status).toEqual({ state: "exited", code: 0, signal: null })
+    expect(job.note).toBe("(the final note)")
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 

@@ -224,13 +224,14 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
         )
       })
 
-    // The status first (a throw below never leaves a job running), then the waiters, then the note and the watchers.
+    // The status first (a throw below never leaves a job running), then the note, then the waiters and the watchers:
+    // a waiter resumes its reader in this very call (an Effect callback's resume runs the fiber on), so whatever the
+    // reader is to see is set before it is woken.
     const finish = (job: Job, exit: Exit.Exit<JobOutcome, ToolError>, ended: JobStart["ended"]) =>
       Effect.sync(() => {
         job.output.end()
         job.status = statusOf(job, exit)
         job.fiber = undefined
-        wake(job)
         const notes: Array<string> = []
         try {
           const note = ended?.(Exit.isSuccess(exit) && !job.killing ? exit.value : undefined, job.output.tail(2048))
@@ -240,6 +241,7 @@ export const makeJobs = (settings: JobSettings = defaultJobSettings) =>
         }
         if (job.leftOver) notes.push("(processes its shell left running in its process group were killed when the shell exited)")
         job.note = notes.length > 0 ? notes.join("\n") : undefined
+        wake(job)
         changed()
       })
 
