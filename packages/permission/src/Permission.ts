@@ -370,7 +370,11 @@ export class Permission extends Context.Service<
         }
       })
 
-      /** Settles a pending question once: grants, cascades to the session's other questions, events. */
+      /**
+       * Settles a pending question once: grants, events, cascades to the session's other questions, then completes it.
+       * Completing it wakes its waiters in this very call: the race over its waiters ends, and with it the fiber that
+       * settles (the prompter's waiter), so the cascade comes before and the whole is uninterruptible.
+       */
       const settle = (entry: Entry, answer: Answer, by: By): Effect.Effect<void> =>
         Effect.gen(function* () {
           if (!pending.delete(entry.info.id)) return
@@ -385,7 +389,6 @@ export class Permission extends Context.Service<
             ...(answer.reply === "always" ? { granted: info.always.map((p) => `${info.permission} "${p}"`), persisted: store !== undefined } : {}),
             ...(answer.message ? { message: answer.message } : {})
           })
-          yield* Deferred.succeed(entry.deferred, { answer, by })
           const others = [...pending.values()].filter((other) => other.info.sessionID === info.sessionID)
           if (answer.reply === "always") {
             const judged = yield* judge(info.sessionID)
@@ -397,7 +400,8 @@ export class Permission extends Context.Service<
             const message = `Rejected together with another call the user rejected${answer.message ? `: ${answer.message}` : "."}`
             for (const other of others) yield* settle(other, { reply: "reject", message }, "rule")
           }
-        })
+          yield* Deferred.succeed(entry.deferred, { answer, by })
+        }).pipe(Effect.uninterruptible)
 
       const rejection = (info: Pending, answer: Answer, asked: Extract<Check, { action: "ask" }>, by: By) => {
         const pattern = asked.pattern

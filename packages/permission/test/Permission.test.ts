@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, Fiber, Layer, type Scope } from "effect"
+import { Deferred, Effect, Fiber, Layer, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { eventually, it } from "@reins/testkit"
 import * as fs from "node:fs"
@@ -36,6 +36,48 @@ const run = <A, E>(effect: Effect.Effect<A, E, Permission | Bus | Scope.Scope>, 
 const req = (patterns: Array<string>, always: Array<string> = []) => ({ sessionID: "ses_1", permission: "bash", patterns, always })
 
 describe("Permission", () => {
+  // The prompter's answer settles the question in the fiber that races the question's other waiters: completing the
+  // question wakes the race at once, which ends that fiber, so what settling does for the session's other questions
+  // must be done before the question is completed.
+  const cascade = async (first: Answer) => {
+    const asked: Array<string> = []
+    // the answer comes once both questions wait (a person answers later, from the terminal's callback)
+    const bothAsked = Effect.runSync(Deferred.make<void>())
+    const prompter: Prompter = {
+      ask: (r) =>
+        Effect.andThen(
+          Deferred.await(bothAsked),
+          Effect.sync(() => {
+            asked.push(r.patterns[0]!)
+            return first
+          })
+        )
+    }
+    const results = await run(
+      Effect.gen(function* () {
+        let waiting = 0
+        yield* (yield* Bus).listen((e) => (e.type === "permission.asked" && ++waiting === 2 ? Deferred.succeed(bothAsked, undefined) : Effect.void))
+        const permission = yield* Permission
+        return yield* Effect.all([Effect.result(permission.ask(req(["ls a"], ["ls *"]))), Effect.result(permission.ask(req(["ls b"], ["ls *"])))], {
+          concurrency: 2
+        })
+      }),
+      { rules: fromConfig({ bash: "ask" }), nonInteractive: "deny", prompter }
+    )
+    return { asked, results }
+  }
+  test("the user's always, given through the prompter, approves the session's other questions it covers: asked once", async () => {
+    const { asked, results } = await cascade({ reply: "always" })
+    expect(asked).toEqual(["ls a"])
+    expect(results.map((r) => r._tag)).toEqual(["Success", "Success"])
+  })
+  test("the user's reject, given through the prompter, rejects the session's other questions with it: asked once", async () => {
+    const { asked, results } = await cascade({ reply: "reject", message: "not now" })
+    expect(asked).toEqual(["ls a"])
+    const second = results[1]!
+    expect(second._tag).toBe("Failure")
+    expect(second._tag === "Failure" ? second.failure.message : "").toContain("Rejected together with another call the user rejected: not now")
+  })
   test("deny rule fails with a message for the model", async () => {
     const rules = [...defaultRules, ...fromConfig({ bash: { "rm *": "deny" } })]
     const result = await run(
