@@ -103,6 +103,9 @@ export const makeLocalTurns = Effect.gen(function* () {
       if (running !== undefined) {
         // a turn of this process: the model reads the message at its next step, once the turn holds the session
         yield* Deferred.await(running.claimed)
+        // woken inside the publish of the turn's busy (the claim is completed by a listener of it): the rest of its
+        // listeners see busy before the message queued here
+        yield* Effect.yieldNow
         const queued = yield* queue(input, "here")
         if (queued !== undefined) return queued
         // that turn ended in between: this message starts the next, once it has left

@@ -1,8 +1,8 @@
 // The session's use cases against the one Sessions service, on the memory store and on SQLite:
 // send (start or queue, here or into another process's turn), abort, status, remove, fork.
 import { afterEach, describe, expect, test } from "bun:test"
-import { Effect, Exit, Fiber, Stream } from "effect"
-import { isOpenTool } from "@reins/domain"
+import { Effect, Exit, Fiber, type Scope, Stream } from "effect"
+import { Bus, isOpenTool } from "@reins/domain"
 import type { ModelEvent } from "@reins/provider"
 import { EventLog, SessionStore } from "@reins/storage"
 import { eventually } from "@reins/testkit"
@@ -30,7 +30,7 @@ const withSessions = <A, E>(
     readonly cwd: string
     readonly sessions: Sessions["Service"]
     readonly store: SessionStore["Service"]
-  }) => Effect.Effect<A, E, Sessions | SessionStore | EventLog>
+  }) => Effect.Effect<A, E, Sessions | SessionStore | EventLog | Bus | Scope.Scope>
 ) => {
   // the steps name a gate in the project directory: the layer is made once the directory is known
   const dir = tmp()
@@ -75,6 +75,33 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     // one turn: its second model call read the queued message
     expect(requests).toHaveLength(2)
     expect(JSON.stringify(requests[1]!.messages)).toContain("QUEUED-HERE")
+  })
+
+  test("a send waiting for the turn to claim the session is queued after the turn's busy reached every listener", async () => {
+    const { value } = await withSessions(
+      file(),
+      () => [textStep("both answered")],
+      ({ sessionID, sessions }) =>
+        Effect.gen(function* () {
+          // listening after the runtime's own listeners (the turns' among them), as a terminal's view does
+          const seen: Array<string> = []
+          yield* (yield* Bus).listen((event) =>
+            Effect.sync(() => {
+              if (event.type === "session.status" && event.sessionID === sessionID) seen.push(`status ${event.status}`)
+              if (event.type === "message.updated" && event.message.sessionID === sessionID) seen.push(`message ${event.message.id}`)
+            })
+          )
+          const first = yield* sessions.send({ sessionID, text: "start", model })
+          // sent before the turn has claimed the session: it waits for the claim, then is queued
+          const second = yield* sessions.send({ sessionID, text: "QUEUED-EARLY", model })
+          if (first._tag === "started") yield* Fiber.join(first.turn)
+          return { second, seen }
+        })
+    )
+    expect(value.second._tag).toBe("queued")
+    const queued = value.second._tag === "queued" ? value.second.messageID : ""
+    expect(value.seen.indexOf("status busy")).toBeGreaterThanOrEqual(0)
+    expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
   })
 
   test("events replays the session's log from any position, each event once in order, then follows new turns live", async () => {
