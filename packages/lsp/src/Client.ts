@@ -99,7 +99,8 @@ export const start = (spec: ClientSpec, launch: Launch, startupTimeoutMs: number
           problems: fromLsp(params.diagnostics),
           count: (pushed.get(file)?.count ?? 0) + 1
         })
-        for (const listener of listeners) listener(file)
+        // a copy: a listener wakes a reader in this call, which may add a listener of its own (told from the next report)
+        for (const listener of [...listeners]) listener(file)
       },
       request: (method, params) => {
         if (method === "workspace/configuration") return { result: isRecord(params) && Array.isArray(params.items) ? params.items.map(() => null) : [] }
