@@ -1,4 +1,4 @@
-import { Context, Effect, type Exit, Layer, Option, References, Tracer } from "effect"
+import { Context, Effect, type Exit, Layer, Option, Tracer } from "effect"
 import { GenAiOperation, RUN_SPAN } from "@reins/domain"
 
 /**
@@ -81,18 +81,11 @@ export const filterTracer = (inner: Tracer.Tracer, keep: (name: string) => boole
     ...(inner.context ? { context: inner.context } : {})
   })
 
-/**
- * Wraps the tracer `telemetry` installs (OTLP, the host's, a library user's) with the level's filter. With none
- * installed (Effect's own, which keeps its spans nowhere) spans are off: every call of a traced function would
- * otherwise make a span, read the clock twice and pass the filter, for nothing to read them.
- */
+/** Wraps the tracer `telemetry` installs (OTLP, the host's, or Effect's own) with the level's filter. */
 export const layerTraceFilter = (level: TraceLevel) =>
-  Layer.effectContext(
-    Effect.map(Effect.tracer, (inner) =>
-      inner === Tracer.nativeTracer
-        ? Context.make(References.TracerEnabled, false)
-        : level === "debug"
-          ? Context.empty()
-          : Context.make(Tracer.Tracer, filterTracer(inner, keptByDefault))
-    )
-  )
+  level === "debug"
+    ? Layer.empty
+    : Layer.effect(
+        Tracer.Tracer,
+        Effect.map(Effect.tracer, (inner) => filterTracer(inner, keptByDefault))
+      )
