@@ -373,11 +373,16 @@ export class Permission extends Context.Service<
       /**
        * Settles a pending question once: grants, events, cascades to the session's other questions, then completes it.
        * Completing it wakes its waiters in this very call: the race over its waiters ends, and with it the fiber that
-       * settles (the prompter's waiter), so the cascade comes before and the whole is uninterruptible.
+       * settles (the prompter's waiter), so it comes last; it comes whatever happened before (a listener that failed),
+       * or the question, gone from `pending`, would wait for ever.
        */
       const settle = (entry: Entry, answer: Answer, by: By): Effect.Effect<void> =>
+        Effect.suspend(() =>
+          pending.delete(entry.info.id) ? settled(entry, answer, by).pipe(Effect.ensuring(Deferred.succeed(entry.deferred, { answer, by }))) : Effect.void
+        )
+
+      const settled = (entry: Entry, answer: Answer, by: By): Effect.Effect<void> =>
         Effect.gen(function* () {
-          if (!pending.delete(entry.info.id)) return
           const { info } = entry
           if (answer.reply === "always") yield* grant(info)
           yield* bus.publish({
@@ -400,8 +405,7 @@ export class Permission extends Context.Service<
             const message = `Rejected together with another call the user rejected${answer.message ? `: ${answer.message}` : "."}`
             for (const other of others) yield* settle(other, { reply: "reject", message }, "rule")
           }
-          yield* Deferred.succeed(entry.deferred, { answer, by })
-        }).pipe(Effect.uninterruptible)
+        })
 
       const rejection = (info: Pending, answer: Answer, asked: Extract<Check, { action: "ask" }>, by: By) => {
         const pattern = asked.pattern

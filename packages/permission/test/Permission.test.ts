@@ -39,7 +39,7 @@ describe("Permission", () => {
   // The prompter's answer settles the question in the fiber that races the question's other waiters: completing the
   // question wakes the race at once, which ends that fiber, so what settling does for the session's other questions
   // must be done before the question is completed.
-  const cascade = async (first: Answer) => {
+  const cascade = async (first: Answer, options: { readonly failingListener?: boolean } = {}) => {
     const asked: Array<string> = []
     // the answer comes once both questions wait (a person answers later, from the terminal's callback)
     const bothAsked = Effect.runSync(Deferred.make<void>())
@@ -56,7 +56,11 @@ describe("Permission", () => {
     const results = await run(
       Effect.gen(function* () {
         let waiting = 0
+        let replied = 0
         yield* (yield* Bus).listen((e) => (e.type === "permission.asked" && ++waiting === 2 ? Deferred.succeed(bothAsked, undefined) : Effect.void))
+        // a listener that dies on the second answer (the cascaded one): the questions still end
+        if (options.failingListener)
+          yield* (yield* Bus).listen((e) => (e.type === "permission.replied" && ++replied === 2 ? Effect.die(new Error("listener failed")) : Effect.void))
         const permission = yield* Permission
         return yield* Effect.all([Effect.result(permission.ask(req(["ls a"], ["ls *"]))), Effect.result(permission.ask(req(["ls b"], ["ls *"])))], {
           concurrency: 2
@@ -70,6 +74,13 @@ describe("Permission", () => {
     const { asked, results } = await cascade({ reply: "always" })
     expect(asked).toEqual(["ls a"])
     expect(results.map((r) => r._tag)).toEqual(["Success", "Success"])
+  })
+  test("a failure while an answer cascades still ends the question answered: it is rejected, not left waiting", async () => {
+    const { asked, results } = await cascade({ reply: "reject", message: "not now" }, { failingListener: true })
+    expect(asked).toEqual(["ls a"])
+    const first = results[0]!
+    expect(first._tag).toBe("Failure")
+    expect(first._tag === "Failure" ? first.failure.message : "").toContain("not now")
   })
   test("the user's reject, given through the prompter, rejects the session's other questions with it: asked once", async () => {
     const { asked, results } = await cascade({ reply: "reject", message: "not now" })
