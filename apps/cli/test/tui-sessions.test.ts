@@ -26,6 +26,11 @@ describe("reins (interactive): sessions", () => {
     expect(picker.indexOf("tell me about pears")).toBeGreaterThan(-1)
     expect(picker.indexOf("tell me about pears")).toBeLessThan(picker.indexOf("tell me about apples"))
     expectScreen("sessions-picker", normalise(picker, p))
+    // the picker takes keys once its frame is drawn and its input handler attached: a key moves the choice and back
+    pty.type("\u001b[B")
+    await pty.waitUntil((s) => s.includes("❯ tell me about apples"), "the picker to take a key")
+    pty.type("\u001b[A")
+    await pty.waitUntil((s) => s.includes("❯ tell me about pears"), "the picker to take a key")
     // Down and Enter in one burst (as fast typing or a paste sends them): Enter picks what Down chose
     pty.type("\u001b[B\r")
     await settled(pty, "Answer about apples.")
