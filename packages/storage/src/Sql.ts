@@ -23,6 +23,21 @@ export const UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) 
 export const UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created, data) VALUES (?1, ?2, ?3, ?4)
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
 
+/**
+ * `fencePasses` in SQL: the lease of session ?5 is still epoch ?7, held by ?6 or released since. A write that is one
+ * statement with this condition is its own fenced transaction: SQLite takes the write lock as the statement begins,
+ * before the condition is read (one statement instead of BEGIN IMMEDIATE, the lease's read, the write and COMMIT).
+ */
+const FENCE = `EXISTS (SELECT 1 FROM session_run WHERE session_id = ?5 AND epoch = ?7 AND (holder = ?6 OR holder = ''))`
+
+/** UPSERT_PART where the fence passes (?5 session id, ?6 holder, ?7 epoch of the writing claim); no change otherwise. */
+export const FENCED_UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) SELECT ?1, ?2, ?3, ?4 WHERE ${FENCE}
+  ON CONFLICT (id) DO UPDATE SET message_id = excluded.message_id, session_id = excluded.session_id, data = excluded.data`
+
+/** UPSERT_MESSAGE where the fence passes (?5 session id, ?6 holder, ?7 epoch of the writing claim); no change otherwise. */
+export const FENCED_UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created, data) SELECT ?1, ?2, ?3, ?4 WHERE ${FENCE}
+  ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
+
 /** The database's time in ms (Unix epoch): leases expire by it, not by any caller's clock. */
 export const NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 

@@ -1,4 +1,5 @@
 import type { SessionRun } from "@reins/domain"
+import type { Statement } from "bun:sqlite"
 import { Effect, Queue, Schedule, Stream } from "effect"
 import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
 import type { SqliteDatabase } from "./Database.ts"
@@ -13,6 +14,26 @@ const COLUMNS = "id, session_id, root_session_id, seq, time, data"
 const LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM session_event WHERE session_id = ?1"
 const INSERT = `INSERT INTO session_event (session_id, root_session_id, seq, type, time, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id`
 // id is an INTEGER PRIMARY KEY: ORDER BY id is numeric, and the rowid order
+/** A batch up to this long is one statement (one prepared per length); a longer one (events kept after failures) one transaction. */
+const MAX_STATEMENT_BATCH = 64
+/**
+ * A batch of `n` events in one statement, its own transaction: each event's seq is its session's last (read before
+ * any row is written: SQLite copies a select that reads the table it inserts into before inserting) plus its place
+ * among the batch's events of that session; rows go in batch order, so ids do. Fenced where ?1 (the writing claim's
+ * session) is not null: only where that lease is still epoch ?3, held by ?2 or released since (`fencePasses`).
+ * Each event's values follow: session, root, place in its session, type, time, JSON.
+ */
+const insertBatch = (n: number) => {
+  const rows = Array.from({ length: n }, (_, i) => {
+    const at = 4 + i * 6
+    return `(?${at}, ?${at + 1}, ?${at + 2}, ?${at + 3}, ?${at + 4}, ?${at + 5})`
+  })
+  return `INSERT INTO session_event (session_id, root_session_id, seq, type, time, data)
+  SELECT v.column1, v.column2, COALESCE((SELECT MAX(e.seq) FROM session_event e WHERE e.session_id = v.column1), 0) + v.column3, v.column4,
+    v.column5, v.column6 FROM (VALUES ${rows.join(", ")}) AS v
+  WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM session_run WHERE session_id = ?1 AND epoch = ?3 AND (holder = ?2 OR holder = ''))
+  RETURNING id, session_id, seq`
+}
 const READ_ALL = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 ORDER BY id LIMIT ?2`
 const READ_SESSION = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 AND session_id = ?3 ORDER BY id LIMIT ?2`
 const READ_ROOT = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 AND root_session_id = ?3 ORDER BY id LIMIT ?2`
@@ -71,12 +92,47 @@ const build = ({ client, file }: SqliteDatabase): EventLog["Service"] => {
     })
   })
 
+  const batchStatements = new Map<number, Statement<{ id: number; session_id: string; seq: number }, Array<string | number | null>>>()
+  /** A batch of 1 to MAX_STATEMENT_BATCH events appended by one statement: what appendBatch does, in one step. */
+  const appendInOne = (claim: SessionRun | undefined, batch: ReadonlyArray<EventToAppend>): Array<LoggedEvent> => {
+    let statement = batchStatements.get(batch.length)
+    if (statement === undefined) batchStatements.set(batch.length, (statement = client.prepare(insertBatch(batch.length))))
+    const places = new Map<string, number>()
+    const values: Array<string | number | null> = [claim?.sessionID ?? null, claim?.holder ?? null, claim?.epoch ?? null]
+    for (const item of batch) {
+      const place = (places.get(item.sessionID) ?? 0) + 1
+      places.set(item.sessionID, place)
+      values.push(item.sessionID, item.rootSessionID, place, item.event.type, item.time, JSON.stringify(item.event))
+    }
+    const rows = statement.all(...values)
+    if (rows.length === 0) {
+      // the fence failed: the lease that holds the session now, for the error
+      const row = selectRun.get(claim!.sessionID)
+      throw takenOver(claim!, row === null ? undefined : runOf(row))
+    }
+    // each event's row by its session and seq (the order RETURNING gives rows in is not promised): a session's
+    // events are its last seq before the batch plus 1, 2, …
+    const ids = new Map<string, number>()
+    const before = new Map<string, number>()
+    for (const row of rows) {
+      ids.set(`${row.seq} ${row.session_id}`, row.id)
+      before.set(row.session_id, Math.min(before.get(row.session_id) ?? row.seq, row.seq - 1))
+    }
+    places.clear()
+    return batch.map((item) => {
+      const place = (places.get(item.sessionID) ?? 0) + 1
+      places.set(item.sessionID, place)
+      const seq = before.get(item.sessionID)! + place
+      return { id: ids.get(`${seq} ${item.sessionID}`)!, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event }
+    })
+  }
+
   const append = Effect.fn("EventLog.append")(function* (batch: ReadonlyArray<EventToAppend>) {
     const claim = yield* WritingClaim
     if (batch.length === 0 && claim === undefined) return []
     const logged = yield* attempt(
       () => `append ${batch.length} events to the event log`,
-      () => appendBatch.immediate(claim, batch)
+      () => (batch.length > 0 && batch.length <= MAX_STATEMENT_BATCH ? appendInOne(claim, batch) : appendBatch.immediate(claim, batch))
     )
     for (const listener of listeners) listener()
     return logged

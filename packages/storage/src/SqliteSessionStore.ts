@@ -4,7 +4,17 @@ import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
 import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
-import { runOf, SELECT_RUN, sessionValues, type SessionValues, UPSERT_MESSAGE, UPSERT_PART, type RunRow } from "./Sql.ts"
+import {
+  FENCED_UPSERT_MESSAGE,
+  FENCED_UPSERT_PART,
+  runOf,
+  SELECT_RUN,
+  sessionValues,
+  type SessionValues,
+  UPSERT_MESSAGE,
+  UPSERT_PART,
+  type RunRow
+} from "./Sql.ts"
 import { sessionNotFound, toStoreError, type StoreError } from "./StoreError.ts"
 
 // From a boundary: the messages at or after it, and the listed ones (pinned) before it. UNION ALL
@@ -90,6 +100,10 @@ export const makeSqliteSessionStore = ({ client, file }: SqliteDatabase): Effect
     catch: (error) => toStoreError(file, "prepare the session queries", error)
   })
 
+/** A part's row (id, message id, session id, JSON) and a message's (id, session id, creation time, JSON). */
+type PartValues = [string, string, string, string]
+type MessageValues = [string, string, number, string]
+
 const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const attempt = <A>(action: () => string, run: () => A) => Effect.try({ try: run, catch: (error) => toStoreError(file, action(), error) })
 
@@ -101,8 +115,8 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const selectParts = client.prepare<{ data: string }, [string]>(SELECT_PARTS)
   const readAll = client.transaction((sessionID: string) => [selectMessages.all(sessionID), selectParts.all(sessionID)] as const)
   // The hot path: one raw bun:sqlite statement, about 10% faster than drizzle's prepared one.
-  const upsertPart = client.prepare<void, [string, string, string, string]>(UPSERT_PART)
-  const upsertMessage = client.prepare<void, [string, string, number, string]>(UPSERT_MESSAGE)
+  const upsertPart = client.prepare<void, PartValues>(UPSERT_PART)
+  const upsertMessage = client.prepare<void, MessageValues>(UPSERT_MESSAGE)
   const writePart = (value: Part) => upsertPart.run(value.id, value.messageID, value.sessionID, JSON.stringify(value))
   const writeParts = client.transaction((values: ReadonlyArray<Part>) => {
     for (const value of values) writePart(value)
@@ -129,6 +143,30 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     return write()
   })
   const underClaim = <A>(claim: SessionRun, write: () => A): A => claimed.immediate(claim, write) as A
+  // The hot path's fenced writes (a part, a message): one statement each, which changes nothing where the fence fails
+  const fencedPart = client.prepare<void, [...PartValues, string, string, number]>(FENCED_UPSERT_PART)
+  const fencedMessage = client.prepare<void, [...MessageValues, string, string, number]>(FENCED_UPSERT_MESSAGE)
+  /** `write`'s change, or the error of a claim taken over (the lease that holds the session now read for it). */
+  const fenced = (claim: SessionRun, changes: number) => {
+    if (changes > 0) return
+    checkClaim(claim)
+    throw takenOver(claim, undefined)
+  }
+  /** Writes one part or message of `sessionID`: fenced by the fiber's WritingClaim if it is that session's. */
+  const putOne = <V extends PartValues | MessageValues>(
+    sessionID: string,
+    action: () => string,
+    values: V,
+    unfenced: (...values: V) => unknown,
+    write: (...values: [...V, string, string, number]) => { readonly changes: number }
+  ) =>
+    Effect.flatMap(WritingClaim, (claim) =>
+      attempt(action, () =>
+        claim !== undefined && claim.sessionID === sessionID
+          ? fenced(claim, write(...values, claim.sessionID, claim.holder, claim.epoch).changes)
+          : void unfenced(...values)
+      )
+    )
   /** Runs `write` (to `sessionIDs`) checking the fiber's WritingClaim first if it is one of theirs. */
   const guarded = <A>(sessionIDs: ReadonlyArray<string>, action: () => string, write: () => A) =>
     Effect.flatMap(WritingClaim, (claim) =>
@@ -185,19 +223,25 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
 
   // Called several times per step: a prepared statement, no span.
   const putMessage = Effect.fnUntraced(function* (value: Message) {
-    yield* guarded(
-      [value.sessionID],
+    const values: MessageValues = [value.id, value.sessionID, value.time.created, JSON.stringify(value)]
+    yield* putOne(
+      value.sessionID,
       () => `save message ${value.id}`,
-      () => upsertMessage.run(value.id, value.sessionID, value.time.created, JSON.stringify(value))
+      values,
+      (...v) => upsertMessage.run(...v),
+      (...v) => fencedMessage.run(...v)
     )
   })
 
   // Hot path (every streamed delta): no span.
   const putPart = Effect.fnUntraced(function* (value: Part) {
-    yield* guarded(
-      [value.sessionID],
+    const values: PartValues = [value.id, value.messageID, value.sessionID, JSON.stringify(value)]
+    yield* putOne(
+      value.sessionID,
       () => `save part ${value.id}`,
-      () => writePart(value)
+      values,
+      (...v) => upsertPart.run(...v),
+      (...v) => fencedPart.run(...v)
     )
   })
 

@@ -108,12 +108,39 @@ for (const [name, makeLayer] of implementations) {
           const held = yield* log.append([status("ses_a")]).pipe(Effect.provideService(WritingClaim, mine))
           yield* Effect.flatMap(claims.claim(claim("ses_a", 200)), claimed)
           const stale = yield* Effect.flip(log.append([status("ses_a"), status("ses_b")]).pipe(Effect.provideService(WritingClaim, mine)))
-          return { held, stale, all: yield* log.read({ after: 0 }) }
+          // a long batch (events kept after failed appends) is fenced the same
+          const long = Array.from({ length: 100 }, (_, i) => status(i % 2 === 0 ? "ses_a" : "ses_b"))
+          const staleLong = yield* Effect.flip(log.append(long).pipe(Effect.provideService(WritingClaim, mine)))
+          return { held, stale, staleLong, all: yield* log.read({ after: 0 }) }
         })
       )
       expect(result.held.map((e) => e.id)).toEqual([1])
       expect(result.stale.reason).toBe("taken-over")
+      expect(result.stale.message).toContain("pid 200")
+      expect(result.staleLong.reason).toBe("taken-over")
       expect(result.all.map((e) => e.id)).toEqual([1])
+    })
+
+    test("batches of every length (a step's few events, a full batch, more kept after failures): in order, each session's seq gapless", async () => {
+      const lengths = [1, 2, 3, 63, 64, 65, 150]
+      const result = await run(
+        makeLayer(),
+        Effect.gen(function* () {
+          const log = yield* EventLog
+          const appended = []
+          for (const length of lengths) appended.push(yield* log.append(Array.from({ length }, (_, i) => status(i % 3 === 0 ? "ses_b" : "ses_a", "ses_a", i))))
+          return { appended, all: yield* log.read({ after: 0 }) }
+        })
+      )
+      const total = lengths.reduce((a, b) => a + b, 0)
+      // what append returned is what was stored, in batch order
+      expect(result.appended.flat()).toEqual(result.all)
+      expect(result.all.map((e) => e.id)).toEqual(Array.from({ length: total }, (_, i) => i + 1))
+      expect(result.all.map((e) => e.time)).toEqual(lengths.flatMap((length) => Array.from({ length }, (_, i) => i)))
+      for (const id of ["ses_a", "ses_b"]) {
+        const seqs = result.all.filter((e) => e.sessionID === id).map((e) => e.seq)
+        expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+      }
     })
 
     test("wakeups emits after an append", async () => {
