@@ -134,7 +134,7 @@ for (const [name, makeLayer] of implementations) {
       )
       const total = lengths.reduce((a, b) => a + b, 0)
       // what append returned is what was stored, in batch order
-      expect(result.appended.flat()).toEqual(result.all)
+      expect(result.appended.flat()).toEqual([...result.all])
       expect(result.all.map((e) => e.id)).toEqual(Array.from({ length: total }, (_, i) => i + 1))
       expect(result.all.map((e) => e.time)).toEqual(lengths.flatMap((length) => Array.from({ length }, (_, i) => i)))
       for (const id of ["ses_a", "ses_b"]) {

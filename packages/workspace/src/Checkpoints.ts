@@ -166,7 +166,7 @@ export class Checkpoints extends Context.Service<
             end: Effect.promise(() =>
               since.then(async (mark) => {
                 const made = await tracker
-                await made.settle()
+                await made.settle(true)
                 return made.changesSince(mark)
               })
             ).pipe(bestEffort("record what the step changed", [] as ReadonlyArray<FileChange>))

@@ -25,8 +25,11 @@ export interface TrackerSettings {
  * names are looked at), and by a full scan at start, when the watcher failed, or when told to.
  */
 export interface Tracker {
-  /** Waits until the watcher has caught up with what happened so far: call before `mark` and `changesSince`. */
-  readonly settle: () => Promise<void>
+  /**
+   * Waits until the watcher has caught up with what happened so far: call before `mark` and `changesSince`. `waited`:
+   * the caller waits for nothing else (a step's end), so its barrier is made at once rather than off the main thread.
+   */
+  readonly settle: (waited?: boolean) => Promise<void>
   /** Brings the known states up to date (what the watcher saw, or a full scan); the point reached. */
   readonly mark: () => number
   /** The paths that changed between point `since` and now (brought up to date first), before and after. */
@@ -259,10 +262,11 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
 
   /**
    * Waits until the watcher has told everything that happened before this call (else the next update is a full scan).
-   * The barrier file is made and removed off the main thread (a file made and removed there cost ~0.5 ms of it a
-   * barrier, two a step): made later, it still comes after everything before the call.
+   * The barrier file is removed off the main thread, and made there too unless `waited` (a file made and removed on
+   * the main thread cost ~0.5 ms of it a barrier): made later, it still comes after everything before the call. A
+   * step's end waits for its barrier and nothing else: made at once, it comes sooner than through the thread pool.
    */
-  const settle = (): Promise<void> => {
+  const settle = (waited = false): Promise<void> => {
     if (closed || watcher === undefined || sideWatcher === undefined) return Promise.resolve()
     const name = `s${process.pid}-${sentinel++}`
     const file = path.join(sideDir, name)
@@ -285,13 +289,20 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
         done()
       }, SETTLE_MS)
       arrived.set(name, done)
-      fs.writeFile(file, "", (error) => {
+      const madeOrNot = (error: unknown) => {
         made = true
         if (error !== null) {
           rescan = true
           done()
         } else if (over) remove()
-      })
+      }
+      if (!waited) return fs.writeFile(file, "", madeOrNot)
+      try {
+        fs.writeFileSync(file, "")
+        madeOrNot(null)
+      } catch (error) {
+        madeOrNot(error)
+      }
     })
   }
 
