@@ -21,14 +21,6 @@ export const KILL_WAIT_MS = 3_000
 export const BACKGROUND_NOTE = "runs in the background with no timeout: allowed for as long as the job runs, until it ends or is stopped"
 /** How often a running command reports progress. */
 export const PROGRESS_INTERVAL = "1 second"
-/**
- * How long a command runs before its process group is looked up and recorded in its tool part (for a later reins to
- * reap, were this one killed while the command runs). The record serves only while the command runs, and most
- * commands an agent runs end sooner: they cost neither the lookup nor the part's write (~1 ms a command together;
- * /proc/<pid>/stat read while the child still execs waits on the kernel). A reins killed in those first ms leaves the
- * command unrecorded, as one killed before the write did before.
- */
-export const RECORD_AFTER = "5 millis"
 
 const shell = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh"
 
@@ -340,9 +332,9 @@ export const bash = define("bash", {
         memoryBytes: Math.max(1024 * 1024, 4 * limits.maxBytes),
         keepBytes: Math.max(128 * 1024, 2 * limits.maxBytes)
       })
-      // progress: the process group once the command has run RECORD_AFTER (so a later reins can stop it if this one is
-      // killed), stored without an event (a viewer has no use for it: a short command would cost every follower a
-      // frame), then every second the bytes so far and the last lines (also what an interrupt keeps)
+      // progress: at once the process group (so a later reins can stop it if this one is killed), stored without an
+      // event (a viewer has no use for it: a short command would cost every follower a frame), then every second the
+      // bytes so far and the last lines (also what an interrupt keeps)
       let group: GroupRecord | undefined
       const report = (quiet: boolean) =>
         Effect.suspend(() => {
@@ -366,7 +358,6 @@ export const bash = define("bash", {
       const { launch, sandbox, settleGit } = yield* launchOf(args.command, cwd, ctx)
       const started = yield* Deferred.make<number>()
       const reporting = Deferred.await(started).pipe(
-        Effect.delay(RECORD_AFTER),
         Effect.flatMap(identify),
         Effect.flatMap((record) => {
           group = record
