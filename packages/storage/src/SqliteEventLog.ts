@@ -13,7 +13,6 @@ const POLL_MS = 25
 const COLUMNS = "id, session_id, root_session_id, seq, time, data"
 const LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM session_event WHERE session_id = ?1"
 const INSERT = `INSERT INTO session_event (session_id, root_session_id, seq, type, time, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id`
-// id is an INTEGER PRIMARY KEY: ORDER BY id is numeric, and the rowid order
 /** A batch up to this long is one statement (one prepared per length); a longer one (events kept after failures) one transaction. */
 const MAX_STATEMENT_BATCH = 64
 /**
@@ -34,6 +33,7 @@ const insertBatch = (n: number) => {
   WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM session_run WHERE session_id = ?1 AND epoch = ?3 AND (holder = ?2 OR holder = ''))
   RETURNING id, session_id, seq`
 }
+// id is an INTEGER PRIMARY KEY: ORDER BY id is numeric, and the rowid order
 const READ_ALL = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 ORDER BY id LIMIT ?2`
 const READ_SESSION = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 AND session_id = ?3 ORDER BY id LIMIT ?2`
 const READ_ROOT = `SELECT ${COLUMNS} FROM session_event WHERE id > ?1 AND root_session_id = ?3 ORDER BY id LIMIT ?2`
