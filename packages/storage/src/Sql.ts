@@ -1,4 +1,5 @@
 import type { Session, SessionRun } from "@reins/domain"
+import { fencePasses, takenOver } from "./Claim.ts"
 
 // The raw statements more than one SQLite service runs on the shared connection (and the session row's values,
 // which the PostgreSQL store binds too).
@@ -24,11 +25,14 @@ export const UPSERT_MESSAGE = `INSERT INTO message (id, session_id, time_created
   ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created, data = excluded.data`
 
 /**
- * `fencePasses` in SQL: the lease of session ?5 is still epoch ?7, held by ?6 or released since. A write that is one
- * statement with this condition is its own fenced transaction: SQLite takes the write lock as the statement begins,
- * before the condition is read (one statement instead of BEGIN IMMEDIATE, the lease's read, the write and COMMIT).
+ * `fencePasses` in SQL, its three values given as placeholders: the lease of `session` is still `epoch`, held by
+ * `holder` or released since. A write that is one statement with this condition is its own fenced transaction:
+ * SQLite takes the write lock as the statement begins, before the condition is read (one statement instead of BEGIN
+ * IMMEDIATE, the lease's read, the write and COMMIT).
  */
-const FENCE = `EXISTS (SELECT 1 FROM session_run WHERE session_id = ?5 AND epoch = ?7 AND (holder = ?6 OR holder = ''))`
+export const fenceSql = (session: string, holder: string, epoch: string) =>
+  `EXISTS (SELECT 1 FROM session_run WHERE session_id = ${session} AND epoch = ${epoch} AND (holder = ${holder} OR holder = ''))`
+const FENCE = fenceSql("?5", "?6", "?7")
 
 /** UPSERT_PART where the fence passes (?5 session id, ?6 holder, ?7 epoch of the writing claim); no change otherwise. */
 export const FENCED_UPSERT_PART = `INSERT INTO part (id, message_id, session_id, data) SELECT ?1, ?2, ?3, ?4 WHERE ${FENCE}
@@ -80,3 +84,14 @@ export const runOf = (row: RunRow): SessionRun => ({
   queued: row.queued,
   abort: row.abort !== 0
 })
+
+/**
+ * The fence checked in a write's own transaction: throws "taken-over" unless the session's stored lease (read by
+ * `selectRun`, a prepared SELECT_RUN) passes for `claim`. After a one-statement write that changed nothing, it throws
+ * the same error naming the lease that holds the session now.
+ */
+export const checkFence = (selectRun: { get(sessionID: string): RunRow | null }, claim: SessionRun, failed = false) => {
+  const row = selectRun.get(claim.sessionID)
+  const holder = row === null ? undefined : runOf(row)
+  if (failed || holder === undefined || !fencePasses(holder, claim)) throw takenOver(claim, holder)
+}

@@ -1,10 +1,10 @@
 import type { SessionRun } from "@reins/domain"
 import type { Statement } from "bun:sqlite"
 import { Effect, Queue, Schedule, Stream } from "effect"
-import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
+import { WritingClaim } from "./Claim.ts"
 import type { SqliteDatabase } from "./Database.ts"
 import type { EventLog, EventToAppend, LoggedEvent, ReadEventsOptions } from "./EventLog.ts"
-import { runOf, SELECT_RUN, type RunRow } from "./Sql.ts"
+import { checkFence, fenceSql, SELECT_RUN, type RunRow } from "./Sql.ts"
 import { toStoreError, type StoreError } from "./StoreError.ts"
 
 /** How often `wakeups` asks SQLite whether another connection committed (`PRAGMA data_version`). */
@@ -30,7 +30,7 @@ const insertBatch = (n: number) => {
   return `INSERT INTO session_event (session_id, root_session_id, seq, type, time, data)
   SELECT v.column1, v.column2, COALESCE((SELECT MAX(e.seq) FROM session_event e WHERE e.session_id = v.column1), 0) + v.column3, v.column4,
     v.column5, v.column6 FROM (VALUES ${rows.join(", ")}) AS v
-  WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM session_run WHERE session_id = ?1 AND epoch = ?3 AND (holder = ?2 OR holder = ''))
+  WHERE ?1 IS NULL OR ${fenceSql("?1", "?2", "?3")}
   RETURNING id, session_id, seq`
 }
 // id is an INTEGER PRIMARY KEY: ORDER BY id is numeric, and the rowid order
@@ -78,11 +78,7 @@ const build = ({ client, file }: SqliteDatabase): EventLog["Service"] => {
   const listeners = new Set<() => void>()
 
   const appendBatch = client.transaction((claim: SessionRun | undefined, batch: ReadonlyArray<EventToAppend>): Array<LoggedEvent> => {
-    if (claim !== undefined) {
-      const row = selectRun.get(claim.sessionID)
-      const holder = row === null ? undefined : runOf(row)
-      if (holder === undefined || !fencePasses(holder, claim)) throw takenOver(claim, holder)
-    }
+    if (claim !== undefined) checkFence(selectRun, claim)
     const seqs = new Map<string, number>()
     return batch.map((item) => {
       const seq = (seqs.get(item.sessionID) ?? lastSeq.get(item.sessionID)?.seq ?? 0) + 1
@@ -97,19 +93,18 @@ const build = ({ client, file }: SqliteDatabase): EventLog["Service"] => {
   const appendInOne = (claim: SessionRun | undefined, batch: ReadonlyArray<EventToAppend>): Array<LoggedEvent> => {
     let statement = batchStatements.get(batch.length)
     if (statement === undefined) batchStatements.set(batch.length, (statement = client.prepare(insertBatch(batch.length))))
-    const places = new Map<string, number>()
+    // each event's place among the batch's events of its session
+    const counts = new Map<string, number>()
+    const places = batch.map((item) => {
+      const place = (counts.get(item.sessionID) ?? 0) + 1
+      counts.set(item.sessionID, place)
+      return place
+    })
     const values: Array<string | number | null> = [claim?.sessionID ?? null, claim?.holder ?? null, claim?.epoch ?? null]
-    for (const item of batch) {
-      const place = (places.get(item.sessionID) ?? 0) + 1
-      places.set(item.sessionID, place)
-      values.push(item.sessionID, item.rootSessionID, place, item.event.type, item.time, JSON.stringify(item.event))
-    }
+    for (const [i, item] of batch.entries()) values.push(item.sessionID, item.rootSessionID, places[i]!, item.event.type, item.time, JSON.stringify(item.event))
     const rows = statement.all(...values)
-    if (rows.length === 0) {
-      // the fence failed: the lease that holds the session now, for the error
-      const row = selectRun.get(claim!.sessionID)
-      throw takenOver(claim!, row === null ? undefined : runOf(row))
-    }
+    // the fence failed: the lease that holds the session now, for the error
+    if (rows.length === 0) checkFence(selectRun, claim!, true)
     // each event's row by its session and seq (the order RETURNING gives rows in is not promised): a session's
     // events are its last seq before the batch plus 1, 2, …
     const ids = new Map<string, number>()
@@ -118,11 +113,8 @@ const build = ({ client, file }: SqliteDatabase): EventLog["Service"] => {
       ids.set(`${row.seq} ${row.session_id}`, row.id)
       before.set(row.session_id, Math.min(before.get(row.session_id) ?? row.seq, row.seq - 1))
     }
-    places.clear()
-    return batch.map((item) => {
-      const place = (places.get(item.sessionID) ?? 0) + 1
-      places.set(item.sessionID, place)
-      const seq = before.get(item.sessionID)! + place
+    return batch.map((item, i) => {
+      const seq = before.get(item.sessionID)! + places[i]!
       return { id: ids.get(`${seq} ${item.sessionID}`)!, sessionID: item.sessionID, rootSessionID: item.rootSessionID, seq, time: item.time, event: item.event }
     })
   }

@@ -3,11 +3,11 @@ import { emptyUsage, type AssistantMessage, type Message, type MessageWithParts,
 import { Effect } from "effect"
 import { MAX_SUBAGENT_DEPTH, type SqliteDatabase } from "./Database.ts"
 import type { MessagesOptions, SessionStore, SessionTotals } from "./SessionStore.ts"
-import { fencePasses, takenOver, WritingClaim } from "./Claim.ts"
+import { WritingClaim } from "./Claim.ts"
 import {
+  checkFence,
   FENCED_UPSERT_MESSAGE,
   FENCED_UPSERT_PART,
-  runOf,
   SELECT_RUN,
   sessionValues,
   type SessionValues,
@@ -133,25 +133,14 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
   const selectRun = client.prepare<RunRow, [string]>(SELECT_RUN)
   // A write under a claim: the claim is checked in the write's own transaction (BEGIN IMMEDIATE,
   // so no other process can take the session over between the check and the write).
-  const checkClaim = (claim: SessionRun) => {
-    const row = selectRun.get(claim.sessionID)
-    const holder = row === null ? undefined : runOf(row)
-    if (holder === undefined || !fencePasses(holder, claim)) throw takenOver(claim, holder)
-  }
   const claimed = client.transaction((claim: SessionRun, write: () => unknown): unknown => {
-    checkClaim(claim)
+    checkFence(selectRun, claim)
     return write()
   })
   const underClaim = <A>(claim: SessionRun, write: () => A): A => claimed.immediate(claim, write) as A
   // The hot path's fenced writes (a part, a message): one statement each, which changes nothing where the fence fails
   const fencedPart = client.prepare<void, [...PartValues, string, string, number]>(FENCED_UPSERT_PART)
   const fencedMessage = client.prepare<void, [...MessageValues, string, string, number]>(FENCED_UPSERT_MESSAGE)
-  /** `write`'s change, or the error of a claim taken over (the lease that holds the session now read for it). */
-  const fenced = (claim: SessionRun, changes: number) => {
-    if (changes > 0) return
-    checkClaim(claim)
-    throw takenOver(claim, undefined)
-  }
   /** Writes one part or message of `sessionID`: fenced by the fiber's WritingClaim if it is that session's. */
   const putOne = <V extends PartValues | MessageValues>(
     sessionID: string,
@@ -163,7 +152,7 @@ const build = (client: SqliteClient, file: string): SessionStore["Service"] => {
     Effect.flatMap(WritingClaim, (claim) =>
       attempt(action, () =>
         claim !== undefined && claim.sessionID === sessionID
-          ? fenced(claim, write(...values, claim.sessionID, claim.holder, claim.epoch).changes)
+          ? write(...values, claim.sessionID, claim.holder, claim.epoch).changes > 0 || checkFence(selectRun, claim, true)
           : void unfenced(...values)
       )
     )
