@@ -52,6 +52,42 @@ describe("reins (interactive): sessions", () => {
     expect(await again.waitExit()).toBe(0)
   })
 
+  test("keys typed right after /sessions or /model, in one burst, are the picker's: nothing reaches the prompt", async () => {
+    const p = await project(
+      [{ text: "Answer about apples." }, { text: "Answer about pears." }, { text: "More on apples." }, { text: "From the other model." }],
+      {
+        provider: {
+          local: { type: "openai-compatible", baseURL: "", models: { scripted: { context: 32000, output: 4000 }, other: { context: 64000, output: 4000 } } }
+        }
+      }
+    )
+    const config = JSON.parse(await Bun.file(p.configFile!).text())
+    config.provider.local.baseURL = p.server.url
+    await Bun.write(p.configFile!, JSON.stringify(config))
+    await reins(["run", "tell me about apples"], p)
+    await reins(["run", "tell me about pears"], p)
+
+    await using pty = await openTui(p)
+    // the picker opens after the sessions are read: Down and Enter come before it is drawn. In the prompt they would
+    // bring back the last message sent and send it again; held for the picker, they pick the second session
+    pty.type("/sessions\r\u001b[B\r")
+    await settled(pty, "Answer about apples.")
+    expect(pty.screen()).not.toContain("Answer about pears.")
+    expect(p.server.requests.length).toBe(2)
+    await send(pty, "and green ones?")
+    await settled(pty, "More on apples.")
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("tell me about apples")
+    // the model picker: its choices in the config's order (scripted, other); Down and Enter pick the other
+    pty.type("/model\r\u001b[B\r")
+    await pty.waitFor("Model: local/other for the next turns")
+    await send(pty, "one more")
+    await settled(pty, "From the other model.")
+    expect(p.server.requests[3]!.body.model).toBe("other")
+    expect(p.server.requests.length).toBe(4)
+    await send(pty, "/exit")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
   test("reins --session with an unknown id says so (exit 2); /new starts afresh; /model switches the model for the next turn", async () => {
     const p = await project([{ text: "From the first model." }, { text: "From the other model." }], {
       provider: {

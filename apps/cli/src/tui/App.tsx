@@ -10,6 +10,7 @@ import { gitBranch } from "./Git.ts"
 import { jobsText } from "./JobList.ts"
 import { remember, saveHistory } from "./History.ts"
 import { contextWindow, modelChoices, modelLabel, modelName } from "./Models.ts"
+import { makeKeyRoute } from "./KeyRoute.ts"
 import { Picker, type PickerItem } from "./Picker.tsx"
 import { PromptInput } from "./PromptInput.tsx"
 import { STATUS_TICK_MS, StatusLine } from "./StatusLine.tsx"
@@ -90,6 +91,8 @@ export const App = (props: AppProps) => {
   const shellRuns = useRef<Array<ShellRun>>([])
   const [question, setQuestion] = useState<OpenQuestion | undefined>(undefined)
   const [picking, setPicking] = useState<Picking | undefined>(undefined)
+  // the keys typed while a picker opens are held for it (KeyRoute)
+  const [keys] = useState(makeKeyRoute)
   const [history, setHistory] = useState(props.history)
   const [model, setModel] = useState<ModelRef>(controller.model)
   const [branch, setBranch] = useState<string | undefined>(undefined)
@@ -184,25 +187,40 @@ export const App = (props: AppProps) => {
 
   const exit = () => app.exit()
 
-  const openSessions = async () => {
-    const sessions = await controller.sessions()
-    if (sessions.length === 0) return notice("No stored session in this project yet.")
-    setPicking({
-      kind: "sessions",
-      items: sessions.map((s) => ({ label: s.title, detail: `${when(s.time.updated)}  ${s.id}`, value: s.id, current: s.id === controller.sessionID }))
-    })
+  /** A picker opened once `load` has its items (undefined: none opened); the keys typed meanwhile are held for it. */
+  const openPicker = async (load: () => Promise<Picking | undefined>) => {
+    keys.hold()
+    let next: Picking | undefined
+    try {
+      next = await load()
+    } finally {
+      if (next === undefined) keys.drop()
+    }
+    setPicking(next)
   }
+
+  const openSessions = () =>
+    openPicker(async () => {
+      const sessions = await controller.sessions()
+      if (sessions.length === 0) return void notice("No stored session in this project yet.")
+      return {
+        kind: "sessions",
+        items: sessions.map((s) => ({ label: s.title, detail: `${when(s.time.updated)}  ${s.id}`, value: s.id, current: s.id === controller.sessionID }))
+      }
+    })
 
   // Esc Esc: the messages you sent, newest first; the one picked is undone (files and conversation) and put back in the prompt
   const openRewind = async () => {
     if (controller.running) return
-    const points = await controller.rewindPoints()
-    // a turn may have started while the points were read: Esc then interrupts it, no picker opens over it
-    if (controller.running || points === undefined) return
-    if (points.length === 0) return notice("Nothing to rewind: no message of yours in this session is left to undo.")
-    setPicking({
-      kind: "rewind",
-      items: points.map((p) => ({ label: p.text.split("\n")[0] || "(no text)", detail: `${when(p.time)}  ${p.id}`, value: { id: p.id, text: p.text } }))
+    await openPicker(async () => {
+      const points = await controller.rewindPoints()
+      // a turn may have started while the points were read: Esc then interrupts it, no picker opens over it
+      if (controller.running || points === undefined) return undefined
+      if (points.length === 0) return void notice("Nothing to rewind: no message of yours in this session is left to undo.")
+      return {
+        kind: "rewind",
+        items: points.map((p) => ({ label: p.text.split("\n")[0] || "(no text)", detail: `${when(p.time)}  ${p.id}`, value: { id: p.id, text: p.text } }))
+      }
     })
   }
 
@@ -261,7 +279,7 @@ export const App = (props: AppProps) => {
           return "error" in checked ? notice(checked.error, "error") : switchModel(checked.model)
         }
         const current = modelName(controller.model)
-        return setPicking({
+        return openPicker(async () => ({
           kind: "model",
           items: modelChoices(props.config, controller.model, props.keyed).map((c) => ({
             label: modelName(c.ref),
@@ -269,7 +287,7 @@ export const App = (props: AppProps) => {
             value: c.ref,
             current: modelName(c.ref) === current
           }))
-        })
+        }))
       }
       case "compact":
         if (controller.running) return notice("A turn is running: /compact once it is done.", "error")
@@ -351,7 +369,13 @@ export const App = (props: AppProps) => {
         <Transcript key={printKey} state={transcript} expanded={expanded} width={columns} now={now} cwd={props.cwd} />
         {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
         {picking?.kind === "sessions" ? (
-          <Picker title="Resume a session (newest first)" items={picking.items} onPick={(id) => void resume(id)} onCancel={() => setPicking(undefined)} />
+          <Picker
+            title="Resume a session (newest first)"
+            items={picking.items}
+            onPick={(id) => void resume(id)}
+            onCancel={() => setPicking(undefined)}
+            keys={keys}
+          />
         ) : null}
         {picking?.kind === "rewind" ? (
           <Picker
@@ -359,15 +383,24 @@ export const App = (props: AppProps) => {
             items={picking.items}
             onPick={(point) => void rewind(point)}
             onCancel={() => setPicking(undefined)}
+            keys={keys}
           />
         ) : null}
         {picking?.kind === "model" ? (
-          <Picker title="Model for the next turns" items={picking.items} onPick={(ref) => void pickModel(ref)} onCancel={() => setPicking(undefined)} />
+          <Picker
+            title="Model for the next turns"
+            items={picking.items}
+            onPick={(ref) => void pickModel(ref)}
+            onCancel={() => setPicking(undefined)}
+            keys={keys}
+          />
         ) : null}
         {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
         <PromptInput
           cwd={props.cwd}
           active={keysFree}
+          keys={keys}
+          listening={question === undefined}
           running={running || shellRunning}
           history={history}
           onSubmit={submit}

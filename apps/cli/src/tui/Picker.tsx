@@ -1,6 +1,7 @@
 // A list to choose from (sessions to resume, models): Up/Down, Enter picks, Esc closes; typing filters.
-import { Box, Text, useInput } from "ink"
-import { useRef, useState } from "react"
+import { Box, type Key, Text, useInput } from "ink"
+import { useLayoutEffect, useRef, useState } from "react"
+import type { KeyHandler, KeyRoute } from "./KeyRoute.ts"
 import { useTheme } from "./view/index.ts"
 
 export interface PickerItem<A> {
@@ -23,6 +24,8 @@ export const Picker = <A,>(props: {
   readonly items: ReadonlyArray<PickerItem<A>>
   readonly onPick: (value: A) => void
   readonly onCancel: () => void
+  /** Where its keys come from: those typed while it was opening first (KeyRoute); without one, it reads them itself. */
+  readonly keys?: KeyRoute
 }) => {
   const { style, unicode } = useTheme()
   // NO_COLOR: no dim or bold either, as in the transcript
@@ -40,14 +43,17 @@ export const Picker = <A,>(props: {
   const shown = filtered(props.items, filter)
   const at = Math.min(live.current.selected, Math.max(0, shown.length - 1))
 
-  useInput((input, key) => {
+  // closed by a key, it lets go of the keys at once: those after it (in the same burst) are the prompt's
+  const handler = useRef<KeyHandler>(() => undefined)
+  const pick = (item: PickerItem<A> | undefined) => {
+    props.keys?.detach(handler.current)
+    return item ? props.onPick(item.value) : props.onCancel()
+  }
+  const onKey = (input: string, key: Key) => {
     const now = filtered(props.items, live.current.filter)
     const current = Math.min(live.current.selected, Math.max(0, now.length - 1))
-    if (key.escape || (key.ctrl && input === "c")) return props.onCancel()
-    if (key.return) {
-      const item = now[current]
-      return item ? props.onPick(item.value) : props.onCancel()
-    }
+    if (key.escape || (key.ctrl && input === "c")) return pick(undefined)
+    if (key.return) return pick(now[current])
     if (key.upArrow) return set({ selected: Math.max(0, current - 1) })
     if (key.downArrow) return set({ selected: Math.min(now.length - 1, current + 1) })
     if (key.pageUp) return set({ selected: Math.max(0, current - ROWS) })
@@ -58,12 +64,22 @@ export const Picker = <A,>(props: {
       const [text = "", ...rest] = input.split(/\r\n?|\n/)
       const next = live.current.filter + text
       set({ selected: 0, filter: next })
-      if (rest.length > 0) {
-        const first = filtered(props.items, next)[0]
-        return first ? props.onPick(first.value) : props.onCancel()
-      }
+      if (rest.length > 0) return pick(filtered(props.items, next)[0])
     }
-  })
+  }
+  const latest = useRef(onKey)
+  latest.current = onKey
+  // attached as soon as it is on screen (before the frame's effects): the keys held while it opened come first
+  useLayoutEffect(() => {
+    const route = props.keys
+    if (route === undefined) return
+    const take: KeyHandler = (input, key) => latest.current(input, key)
+    handler.current = take
+    route.attach(take)
+    return () => route.detach(take)
+  }, [props.keys])
+  // on its own (the first run's setup, with no prompt below it)
+  useInput(onKey, { isActive: props.keys === undefined })
 
   const first = Math.max(0, Math.min(at - Math.floor(ROWS / 2), shown.length - ROWS))
   const rows = shown.slice(first, first + ROWS)

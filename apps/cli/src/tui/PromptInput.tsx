@@ -1,8 +1,9 @@
 // The prompt: multi-line editing, history, slash and `@path` completion, and the keys that stop or leave.
-import { Box, Text, useInput, usePaste } from "ink"
+import { Box, type Key, Text, useInput, usePaste } from "ink"
 import { useEffect, useMemo, useRef, useState } from "react"
 import * as E from "./Editor.ts"
 import { startCursor, step, type HistoryCursor } from "./History.ts"
+import { type KeyRoute, TEXT_KEY } from "./KeyRoute.ts"
 import type { Style } from "../present/Style.ts"
 import { MAX_SHOWN, completeMention, mentionAt, mentionMatches } from "./Mentions.ts"
 import { complete, matches, type SlashCommand } from "./Slash.ts"
@@ -13,6 +14,13 @@ const EXIT_WINDOW_MS = 2000
 export interface PromptInputProps {
   /** Whether keys go here (not while a picker or a permission question has them). */
   readonly active: boolean
+  /**
+   * Where keys go first: to a picker that has them or is opening (KeyRoute). The prompt still listens while a picker
+   * is open (`listening`) and passes them on, so that no key falls between the two.
+   */
+  readonly keys?: KeyRoute
+  /** Whether the prompt reads keys at all (default: while `active`). */
+  readonly listening?: boolean
   readonly running: boolean
   readonly history: ReadonlyArray<string>
   readonly onSubmit: (text: string) => void
@@ -98,69 +106,75 @@ export const PromptInput = (props: PromptInputProps) => {
     { isActive: props.active }
   )
 
-  useInput(
-    (input, key) => {
-      const editor = current.current
-      if (key.ctrl && input === "c") {
-        if (props.running) return props.onInterrupt()
-        if (editor.text !== "") return edit(E.emptyEditor)
-        const now = Date.now()
-        if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
-        lastCtrlC.current = now
-        return setHint("Press Ctrl+C again to exit (or Ctrl+D)")
+  const onKey = (input: string, key: Key) => {
+    if (props.keys?.take(input, key)) return
+    const editor = current.current
+    if (key.ctrl && input === "c") {
+      if (props.running) return props.onInterrupt()
+      if (editor.text !== "") return edit(E.emptyEditor)
+      const now = Date.now()
+      if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
+      lastCtrlC.current = now
+      return setHint("Press Ctrl+C again to exit (or Ctrl+D)")
+    }
+    if (key.ctrl && input === "d") return editor.text === "" ? props.onExit() : edit(E.deleteForward(editor))
+    if (key.escape) {
+      if (props.running) return props.onInterrupt()
+      if (props.onRewind === undefined) return
+      const now = Date.now()
+      if (now - lastEscape.current < EXIT_WINDOW_MS) {
+        lastEscape.current = 0
+        setHint(undefined)
+        return props.onRewind()
       }
-      if (key.ctrl && input === "d") return editor.text === "" ? props.onExit() : edit(E.deleteForward(editor))
-      if (key.escape) {
-        if (props.running) return props.onInterrupt()
-        if (props.onRewind === undefined) return
-        const now = Date.now()
-        if (now - lastEscape.current < EXIT_WINDOW_MS) {
-          lastEscape.current = 0
-          setHint(undefined)
-          return props.onRewind()
-        }
-        lastEscape.current = now
-        return setHint("Press Esc again to rewind to a message you sent (undo back to before it)")
-      }
-      if (key.ctrl && input === "o") return props.onToggleExpand()
-      if (key.return) {
-        if (key.meta || key.shift) return edit(E.insert(editor, "\n"))
-        const result = E.enter(editor)
-        return "send" in result ? submit(result.send) : edit(result.edit)
-      }
-      if (key.tab) {
-        const completed = tab(editor)
-        return completed === undefined ? undefined : edit(completed)
-      }
-      if (key.upArrow) return E.onFirstLine(editor) ? walkHistory(-1) : setEditor(E.vertical(editor, -1))
-      if (key.downArrow) return E.onLastLine(editor) ? walkHistory(1) : setEditor(E.vertical(editor, 1))
-      if (key.leftArrow) return setEditor(E.left(editor))
-      if (key.rightArrow) return setEditor(E.right(editor))
-      if (key.home || (key.ctrl && input === "a")) return setEditor(E.home(editor))
-      if (key.end || (key.ctrl && input === "e")) return setEditor(E.end(editor))
-      if (key.backspace) return edit(E.backspace(editor))
-      if (key.delete) return edit(E.deleteForward(editor))
-      if (key.ctrl && input === "u") return edit(E.killToStart(editor))
-      if (key.ctrl && input === "k") return edit(E.killToEnd(editor))
-      if (key.ctrl && input === "w") return edit(E.killWord(editor))
-      if (key.ctrl || key.meta || input === "") return
-      // typed fast (or by a test), Enter and Tab can arrive inside the text: each acts where it is
-      const pieces = input.split(/(\r\n?|\n|\t)/)
-      let state = editor
-      for (const piece of pieces) {
-        if (piece === "\t") state = tab(state) ?? state
-        else if (piece === "\r" || piece === "\n" || piece === "\r\n") {
-          const result = E.enter(state)
-          if ("send" in result) {
-            submit(result.send)
-            state = E.emptyEditor
-          } else state = result.edit
-        } else state = E.insert(state, piece)
-      }
-      edit(state)
-    },
-    { isActive: props.active }
-  )
+      lastEscape.current = now
+      return setHint("Press Esc again to rewind to a message you sent (undo back to before it)")
+    }
+    if (key.ctrl && input === "o") return props.onToggleExpand()
+    if (key.return) {
+      if (key.meta || key.shift) return edit(E.insert(editor, "\n"))
+      const result = E.enter(editor)
+      return "send" in result ? submit(result.send) : edit(result.edit)
+    }
+    if (key.tab) {
+      const completed = tab(editor)
+      return completed === undefined ? undefined : edit(completed)
+    }
+    if (key.upArrow) return E.onFirstLine(editor) ? walkHistory(-1) : setEditor(E.vertical(editor, -1))
+    if (key.downArrow) return E.onLastLine(editor) ? walkHistory(1) : setEditor(E.vertical(editor, 1))
+    if (key.leftArrow) return setEditor(E.left(editor))
+    if (key.rightArrow) return setEditor(E.right(editor))
+    if (key.home || (key.ctrl && input === "a")) return setEditor(E.home(editor))
+    if (key.end || (key.ctrl && input === "e")) return setEditor(E.end(editor))
+    if (key.backspace) return edit(E.backspace(editor))
+    if (key.delete) return edit(E.deleteForward(editor))
+    if (key.ctrl && input === "u") return edit(E.killToStart(editor))
+    if (key.ctrl && input === "k") return edit(E.killToEnd(editor))
+    if (key.ctrl && input === "w") return edit(E.killWord(editor))
+    if (key.ctrl || key.meta || input === "") return
+    // typed fast (or by a test), Enter and Tab can arrive inside the text: each acts where it is
+    const pieces = input.split(/(\r\n?|\n|\t)/)
+    let state = editor
+    for (const [i, piece] of pieces.entries()) {
+      if (piece === "\t") state = tab(state) ?? state
+      else if (piece === "\r" || piece === "\n" || piece === "\r\n") {
+        const result = E.enter(state)
+        if ("send" in result) {
+          submit(result.send)
+          state = E.emptyEditor
+          // what was sent opens a picker (/sessions): the rest of the burst is typed into it
+          const rest = pieces.slice(i + 1).join("")
+          if (props.keys?.holding()) return void (rest !== "" && props.keys.take(rest, TEXT_KEY))
+        } else state = result.edit
+      } else state = E.insert(state, piece)
+    }
+    edit(state)
+  }
+  useInput(onKey, { isActive: props.listening ?? props.active })
+  // the keys typed after a picker closed, in the same burst as what closed it, come back here
+  const latest = useRef(onKey)
+  latest.current = onKey
+  useEffect(() => props.keys?.fallback((input, key) => latest.current(input, key)), [props.keys])
   // a rewound message comes back to the prompt to be edited and sent again
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new prefill sets the text
   useEffect(() => {

@@ -1,0 +1,116 @@
+// The keys typed while a picker opens (KeyRoute): held for it, given to it first when it attaches, dropped when it
+// does not open; those after a key that closed it go back to the prompt, in order.
+import { describe, expect, test } from "bun:test"
+import type { Key } from "ink"
+import { makeKeyRoute, TEXT_KEY, type KeyHandler } from "../src/tui/KeyRoute.ts"
+
+const down: Key = { ...TEXT_KEY, downArrow: true }
+const enter: Key = { ...TEXT_KEY, return: true }
+const name = (input: string, key: Key) => (key.downArrow ? "Down" : key.return ? "Enter" : input)
+
+const recorder = () => {
+  const seen: Array<string> = []
+  const handler: KeyHandler = (input, key) => void seen.push(name(input, key))
+  return { seen, handler }
+}
+
+describe("KeyRoute", () => {
+  test("with no picker open or opening, every key is the prompt's", () => {
+    const route = makeKeyRoute()
+    expect(route.take("a", TEXT_KEY)).toBe(false)
+    expect(route.holding()).toBe(false)
+  })
+
+  test("keys typed while a picker opens are held, then given to it first and in order; the next ones as they come", () => {
+    const route = makeKeyRoute()
+    route.hold()
+    expect(route.take("", down)).toBe(true)
+    expect(route.take("ap", TEXT_KEY)).toBe(true)
+    expect(route.holding()).toBe(true)
+    const picker = recorder()
+    route.attach(picker.handler)
+    expect(picker.seen).toEqual(["Down", "ap"])
+    expect(route.holding()).toBe(false)
+    expect(route.take("", enter)).toBe(true)
+    expect(picker.seen).toEqual(["Down", "ap", "Enter"])
+    route.detach(picker.handler)
+    expect(route.take("x", TEXT_KEY)).toBe(false)
+  })
+
+  test("a picker that does not open drops what was held for it: the prompt never sees Down and Enter meant for a list, only Esc and Ctrl+C", () => {
+    const route = makeKeyRoute()
+    const prompt = recorder()
+    route.fallback((input, key) => prompt.seen.push(key.escape ? "Esc" : key.ctrl ? `Ctrl+${input}` : name(input, key)))
+    route.hold()
+    route.take("", down)
+    route.take("", { ...TEXT_KEY, escape: true })
+    route.take("x", TEXT_KEY)
+    route.take("c", { ...TEXT_KEY, ctrl: true })
+    route.take("", enter)
+    route.drop()
+    expect(route.holding()).toBe(false)
+    // they stop a turn that started while the picker's items were read
+    expect(prompt.seen).toEqual(["Esc", "Ctrl+c"])
+    expect(route.take("next", TEXT_KEY)).toBe(false)
+  })
+
+  test("a held Enter that closes the picker: the keys after it are the prompt's, in order", () => {
+    const route = makeKeyRoute()
+    const prompt = recorder()
+    route.fallback(prompt.handler)
+    route.hold()
+    for (const [input, key] of [
+      ["", down],
+      ["", enter],
+      ["hello", TEXT_KEY],
+      ["", enter]
+    ] as const)
+      route.take(input, key)
+    const seen: Array<string> = []
+    const picker: KeyHandler = (input, key) => {
+      seen.push(name(input, key))
+      // as the Picker does: it lets go of the keys as it closes
+      if (key.return) route.detach(picker)
+    }
+    route.attach(picker)
+    expect(seen).toEqual(["Down", "Enter"])
+    expect(prompt.seen).toEqual(["hello", "Enter"])
+  })
+
+  test("a held key that asks for another picker: the keys after it are held for that one", () => {
+    const route = makeKeyRoute()
+    const prompt = recorder()
+    route.fallback((input, key) => {
+      prompt.handler(input, key)
+      // Enter on a command that opens a picker
+      if (key.return) route.hold()
+    })
+    route.hold()
+    for (const [input, key] of [
+      ["", enter],
+      ["", enter],
+      ["", down]
+    ] as const)
+      route.take(input, key)
+    const first: KeyHandler = (_input, key) => {
+      if (key.return) route.detach(first)
+    }
+    route.attach(first)
+    // the first Enter closed the first picker, the second went to the prompt and asked for another: Down waits for it
+    expect(prompt.seen).toEqual(["Enter"])
+    expect(route.holding()).toBe(true)
+    const second = recorder()
+    route.attach(second.handler)
+    expect(second.seen).toEqual(["Down"])
+  })
+
+  test("asked for while a picker has the keys: nothing is held, the keys stay the picker's", () => {
+    const route = makeKeyRoute()
+    const picker = recorder()
+    route.attach(picker.handler)
+    route.hold()
+    expect(route.holding()).toBe(false)
+    route.take("", down)
+    expect(picker.seen).toEqual(["Down"])
+  })
+})
