@@ -1,6 +1,7 @@
 // The edit tools' `Diagnostics` port over language servers: one server per (language, root), started on the first
-// file it serves, reused, and shut down when the runtime's scope closes. A server not found, or one that does not
-// start, is a debug line; one that stops is one warning, started again at most once.
+// file it serves, reused, shut down after 10 minutes unused (started again by the next file) and when the runtime's
+// scope closes. A server not found, or one that does not start, is a debug line; one that stops is one warning,
+// started again at most once.
 import { Clock, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
@@ -25,7 +26,15 @@ export interface LspSettings {
    * without it its node_modules/.bin and its `typescript` are not run, nor servers that run its code (rust-analyzer, gopls).
    */
   readonly projectCode: boolean
+  /** How long a server may go unused before it is shut down (default IDLE_SHUTDOWN_MS). */
+  readonly idleShutdownMs?: number
 }
+
+/**
+ * A server unused this long is shut down: a long interactive session would otherwise keep every server it ever
+ * started (tsserver alone holds hundreds of MB). The next file it serves starts it again, with the startup allowance.
+ */
+export const IDLE_SHUTDOWN_MS = 10 * 60_000
 
 /** What a server inherits from reins's environment (no keys): what finding a toolchain needs. */
 const ENV_KEYS = [
@@ -89,8 +98,15 @@ interface Running {
   readonly client: Client
   readonly def: ServerDef
   readonly key: string
+  readonly root: string
+  /** The server's own scope: closing it shuts the server down. */
+  readonly scope: Scope.Closeable
   /** Whether no sync was tried yet: the first may take what is left of the startup timeout. */
   first: boolean
+  /** Checks using it now: it is not shut down under them. */
+  busy: number
+  /** When the last check using it ended (Clock time). */
+  lastUsed: number
 }
 
 /** How one server is found and launched; `missing` says why not when it is not there or would not run. */
@@ -152,6 +168,12 @@ export const make = (settings: LspSettings) =>
     const restarted = new Set<string>()
     const said = new Set<string>()
     const touched = new Map<string, Set<string>>()
+    /** The entry of `servers` each running server came from. */
+    const readyOf = new WeakMap<Running, Deferred.Deferred<Running | undefined>>()
+    /** Those shut down for being idle. */
+    const retired = new WeakSet<Running>()
+    /** Starts the watch that shuts idle servers down (below), once a server runs. */
+    let startWatch: Effect.Effect<void> = Effect.void
 
     const once = (key: string, log: Effect.Effect<void>) =>
       said.has(key)
@@ -200,8 +222,9 @@ export const make = (settings: LspSettings) =>
           yield* once(`failed ${key}`, Effect.logDebug(`Language server ${found.name} for ${root} could not start: ${message}`))
           return undefined
         }
-        const running: Running = { client: started.value, def, key, first: true }
+        const running: Running = { client: started.value, def, key, root, scope: own, first: true, busy: 0, lastUsed: yield* Clock.currentTimeMillis }
         live.add(running)
+        yield* startWatch
         return running
       }).pipe(Effect.catch((e: { message: string }) => Effect.as(once(`failed ${key}`, Effect.logWarning(e.message)), undefined)))
 
@@ -230,7 +253,10 @@ export const make = (settings: LspSettings) =>
           // started in the layer's scope: a first edit that stops waiting leaves it starting for the next
           return Effect.andThen(
             Effect.forkIn(
-              Effect.flatMap(boot(def, root, key), (running) => Deferred.succeed(ready, running)),
+              Effect.flatMap(boot(def, root, key), (running) => {
+                if (running !== undefined) readyOf.set(running, ready)
+                return Deferred.succeed(ready, running)
+              }),
               scope
             ),
             Deferred.await(ready)
@@ -280,6 +306,24 @@ export const make = (settings: LspSettings) =>
         if (Option.isNone(running)) return { status: "timeout", path: file, server: def.name, waitedMs: def.startupTimeoutMs } as const
         const server = running.value
         if (server === undefined) return undefined
+        // shut down for being idle just as this check found it: the next check starts it again
+        if (retired.has(server)) return yield* checkFile(file, before)
+        server.busy++
+        return yield* syncAndCheck(server, file, startedAt, before).pipe(
+          Effect.ensuring(
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Effect.sync(() => {
+                server.busy--
+                server.lastUsed = now
+              })
+            )
+          )
+        )
+      })
+
+    /** `file` sent to `server` (its other files brought up to date first) and its problems read. */
+    const syncAndCheck = (server: Running, file: string, startedAt: number, before: string | undefined): Effect.Effect<FileCheck | undefined> =>
+      Effect.gen(function* () {
         const text = yield* readForSync(file)
         if (text === undefined) {
           yield* server.client.close(file)
@@ -289,7 +333,7 @@ export const make = (settings: LspSettings) =>
         // the first sync may take what is left of the startup allowance (tsserver loads the project); only the first,
         // whatever came of it: after a timeout the next edit waits the usual time
         const now = yield* Clock.currentTimeMillis
-        const budget = server.first ? Math.max(def.timeoutMs, def.startupTimeoutMs - (now - startedAt)) : def.timeoutMs
+        const budget = server.first ? Math.max(server.def.timeoutMs, server.def.startupTimeoutMs - (now - startedAt)) : server.def.timeoutMs
         server.first = false
         const synced = yield* server.client.sync(file, text, budget, before).pipe(
           Effect.map((s) => ({ ok: true, synced: s }) as const),
@@ -316,6 +360,38 @@ export const make = (settings: LspSettings) =>
         Effect.forEach(files, (w) => checkFile(w.path, w.before), { concurrency: "unbounded" }),
         (checks) => checks.filter((c) => c !== undefined)
       )
+
+    // servers unused for idleMs are shut down; a check finding one gone (above) or the next file starts it again
+    const idleMs = settings.idleShutdownMs ?? IDLE_SHUTDOWN_MS
+    const idle = (running: Running, now: number) => running.busy === 0 && now - running.lastUsed >= idleMs
+    const shutDown = (running: Running) =>
+      Effect.gen(function* () {
+        live.delete(running)
+        retired.add(running)
+        // not a stop to warn of, nor one that counts against the restart
+        reported.add(running.client)
+        // the next file starts a new one (unless a new one is already there)
+        if (servers.get(running.key) === readyOf.get(running)) servers.delete(running.key)
+        yield* Effect.logDebug(
+          `Language server ${running.client.name} for ${running.root} shut down after ${idleMs >= 60_000 ? `${Math.round(idleMs / 60_000)} min` : `${idleMs} ms`} unused; the next file it serves starts it again.`
+        )
+        yield* Scope.close(running.scope, Exit.void)
+      })
+    // the watch runs while a server does (no timer for a runtime that never started one)
+    let watching = false
+    const watchIdle = Effect.gen(function* () {
+      while (live.size > 0) {
+        yield* Effect.sleep(Math.min(idleMs, 60_000))
+        const now = yield* Clock.currentTimeMillis
+        for (const running of [...live]) if (idle(running, now)) yield* shutDown(running)
+      }
+      watching = false
+    })
+    startWatch = Effect.suspend(() => {
+      if (watching) return Effect.void
+      watching = true
+      return Effect.asVoid(Effect.forkIn(watchIdle, scope))
+    })
 
     return Diagnostics.of({
       offered,

@@ -126,3 +126,59 @@ describe("documents sent to servers", () => {
     expect(initialize.params.initializationOptions.disableAutomaticTypingAcquisition).toBe(true)
   })
 })
+
+describe("a server left unused", () => {
+  /** Waits (for the event, within 30 s) until the log has `count` messages of `method`. */
+  const waitFor = async (p: ReturnType<typeof fooProject>, method: string, count = 1) => {
+    for (const start = Date.now(); Date.now() - start < 30_000; await Bun.sleep(20)) if (p.sent().filter((m) => m.method === method).length >= count) return
+    throw new Error(
+      `the server was not sent ${method} ${count} time(s) within 30 s; it was sent: ${p
+        .sent()
+        .map((m) => m.method)
+        .join(", ")}`
+    )
+  }
+  const methods = (p: ReturnType<typeof fooProject>, of: ReadonlyArray<string>) =>
+    p
+      .sent()
+      .map((m) => m.method ?? "")
+      .filter((m) => of.includes(m))
+
+  test("is shut down after the idle time, and the next edit starts it again with the file opened anew", async () => {
+    const p = fooProject()
+    fs.writeFileSync(path.join(p.cwd, "a.foo"), "one\n")
+    await withServers({ ...p.settings, idleShutdownMs: 200 }, async (call) => {
+      const first = await call(edit, { filePath: "a.foo", oldString: "one", newString: "ERR one" })
+      expect(first.output).toContain("a.foo:1:1 ERR one")
+      // shut down as a runtime's end does: the shutdown request, then exit
+      await waitFor(p, "exit")
+      const again = await call(edit, { filePath: "a.foo", oldString: "ERR one", newString: "ERR two" })
+      expect(again.output).toContain("a.foo:1:1 ERR two")
+      expect(methods(p, ["initialize", "shutdown", "exit", "textDocument/didOpen"])).toEqual([
+        "initialize",
+        "textDocument/didOpen",
+        "shutdown",
+        "exit",
+        "initialize",
+        "textDocument/didOpen"
+      ])
+      // and again after that: an idle shutdown is not a crash (a crashed server is started again only once)
+      await waitFor(p, "exit", 2)
+      const third = await call(edit, { filePath: "a.foo", oldString: "ERR two", newString: "ERR three" })
+      expect(third.output).toContain("a.foo:1:1 ERR three")
+      expect(methods(p, ["initialize"]).length).toBe(3)
+    })
+  })
+
+  test("is not shut down while a check waits on it, however long past the idle time", async () => {
+    // the first sync is not answered: the edit waits its whole timeout (1 s), five times the idle time
+    const p = fooProject(["silent=1"], { timeout: 1000, startup_timeout: 1000 })
+    fs.writeFileSync(path.join(p.cwd, "a.foo"), "one\n")
+    await withServers({ ...p.settings, idleShutdownMs: 200 }, async (call) => {
+      const waited = await call(edit, { filePath: "a.foo", oldString: "one", newString: "two" })
+      expect(waited.output).toContain("(node gave no diagnostics within 1 s.)")
+      expect(methods(p, ["shutdown", "exit"])).toEqual([])
+      await waitFor(p, "exit")
+    })
+  })
+})
