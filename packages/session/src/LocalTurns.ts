@@ -1,5 +1,5 @@
 import { Cause, Deferred, Effect, Exit, Fiber, FiberMap } from "effect"
-import { Bus, type SessionRun, type TurnResult } from "@reins/domain"
+import type { SessionRun, TurnResult } from "@reins/domain"
 import type { PromptError } from "./Errors.ts"
 import type { SessionRuns } from "./SessionRuns.ts"
 import { takesOver } from "@reins/storage"
@@ -32,26 +32,15 @@ interface Entry {
 
 /**
  * The turns `Sessions` runs in this process: one fiber per session in a `FiberMap` of the layer's
- * scope (closing it stops them all, as Ctrl+C does). Built in a scope, over SessionService, SessionRuns and Bus.
+ * scope (closing it stops them all, as Ctrl+C does). Built in a scope, over SessionService and SessionRuns.
  */
 export const makeLocalTurns = Effect.gen(function* () {
   const service = yield* SessionService
-  const bus = yield* Bus
   const context = yield* Effect.context<SessionRuns>()
   const fibers = yield* FiberMap.make<number, TurnResult, PromptError>()
   // a turn leaves before its fiber ends, so a send made on its end starts the next turn rather than joining it
   const current = new Map<string, Entry>()
   let next = 0
-
-  // the loop says the session is busy once its turn has claimed it
-  yield* bus.listen((event) =>
-    event.type === "session.status" && event.status === "busy"
-      ? Effect.suspend(() => {
-          const entry = current.get(event.sessionID)
-          return entry === undefined ? Effect.void : Deferred.done(entry.claimed, Exit.void)
-        })
-      : Effect.void
-  )
 
   /** The entry leaves `current` (when it is still the session's) and whoever waits on it goes on; done once. */
   const leave = (sessionID: string, entry: Entry) => {
@@ -83,7 +72,9 @@ export const makeLocalTurns = Effect.gen(function* () {
         if (queued === undefined) yield* Effect.provideContext(waitReleased(input.sessionID), context)
         return queued
       }
-      const fiber = yield* FiberMap.run(fibers, next++)(service.prompt(input).pipe(Effect.onExit(() => Effect.sync(() => leave(input.sessionID, entry)))))
+      // the turn says it holds the session once its busy has reached every listener (a send waiting for that goes on then)
+      const claimed = { ...input, onBusy: Deferred.done(entry.claimed, Exit.void).pipe(Effect.asVoid) }
+      const fiber = yield* FiberMap.run(fibers, next++)(service.prompt(claimed).pipe(Effect.onExit(() => Effect.sync(() => leave(input.sessionID, entry)))))
       entry.fiber = fiber
       // a fiber interrupted before it ran its `onExit` leaves too
       fiber.addObserver(() => leave(input.sessionID, entry))
@@ -103,9 +94,6 @@ export const makeLocalTurns = Effect.gen(function* () {
       if (running !== undefined) {
         // a turn of this process: the model reads the message at its next step, once the turn holds the session
         yield* Deferred.await(running.claimed)
-        // woken inside the publish of the turn's busy (the claim is completed by a listener of it): the rest of its
-        // listeners see busy before the message queued here
-        yield* Effect.yieldNow
         const queued = yield* queue(input, "here")
         if (queued !== undefined) return queued
         // that turn ended in between: this message starts the next, once it has left

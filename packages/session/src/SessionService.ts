@@ -36,6 +36,11 @@ export interface PromptInput {
    * lock: the holder lost it); without it, a live lease elsewhere is another process's turn to queue into.
    */
   readonly takeOver?: boolean
+  /**
+   * Run once the turn holds the session and its `busy` has reached every listener (the caller's message waiting for
+   * that claim, queued after it, is then seen after `busy` by all): `Sessions` passes it.
+   */
+  readonly onBusy?: Effect.Effect<void>
 }
 
 /** A message stored for a turn already running (T5): the model reads it at that turn's next step. */

@@ -109,6 +109,7 @@ export const makeStartTurn = ({ store, bus, ids, turns, agents }: StartDeps) => 
     yield* store.updateSession(session)
     yield* bus.publish({ type: "session.updated", session })
     yield* bus.publish({ type: "session.status", sessionID: session.id, status: "busy" })
+    if (input.onBusy !== undefined) yield* input.onBusy
     // the agent is held in memory only while its turn runs (a server runs many sessions)
     return yield* turns.run(session, turnStart, input.model, run, known).pipe(Effect.ensuring(Effect.sync(() => agents.release(session.id))))
   })

@@ -104,6 +104,36 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
   })
 
+  test("the same with a listener that suspends on busy: the waiting send goes on only once busy reached every listener", async () => {
+    const { value } = await withSessions(
+      file(),
+      () => [textStep("both answered")],
+      ({ sessionID, sessions }) =>
+        Effect.gen(function* () {
+          const seen: Array<string> = []
+          // a listener that yields before it takes busy in (a view that writes it somewhere, say)
+          yield* (yield* Bus).listen((event) =>
+            event.type === "session.status" && event.sessionID === sessionID
+              ? Effect.andThen(
+                  Effect.forEach(Array.from({ length: 20 }), () => Effect.yieldNow, { discard: true }),
+                  Effect.sync(() => seen.push(`status ${event.status}`))
+                )
+              : Effect.sync(() => {
+                  if (event.type === "message.updated" && event.message.sessionID === sessionID) seen.push(`message ${event.message.id}`)
+                })
+          )
+          const first = yield* sessions.send({ sessionID, text: "start", model })
+          const second = yield* sessions.send({ sessionID, text: "QUEUED-EARLY", model })
+          if (first._tag === "started") yield* Fiber.join(first.turn)
+          return { second, seen }
+        })
+    )
+    expect(value.second._tag).toBe("queued")
+    const queued = value.second._tag === "queued" ? value.second.messageID : ""
+    expect(value.seen.indexOf("status busy")).toBeGreaterThanOrEqual(0)
+    expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
+  })
+
   test("events replays the session's log from any position, each event once in order, then follows new turns live", async () => {
     const { value } = await withSessions(
       file(),
