@@ -37,21 +37,48 @@ describe("KeyRoute", () => {
     expect(route.take("x", TEXT_KEY)).toBe(false)
   })
 
-  test("a picker that does not open drops what was held for it: the prompt never sees Down and Enter meant for a list, only Esc and Ctrl+C", () => {
+  for (const stops of [false, true])
+    test(`a picker that does not open: its navigation keys and Enter are dropped, plain text goes to the prompt, Esc ${stops ? "too (a turn runs: it stops it)" : "not (no turn to stop)"}`, () => {
+      const route = makeKeyRoute()
+      const seen: Array<string> = []
+      route.fallback((input, key) => seen.push(key.escape ? "Esc" : name(input, key)))
+      route.hold()
+      route.take("", down)
+      route.take("", { ...TEXT_KEY, escape: true })
+      route.take("hello", TEXT_KEY)
+      route.take("", enter)
+      route.take("sent\r", TEXT_KEY)
+      route.drop(stops)
+      expect(route.holding()).toBe(false)
+      // in the prompt, Down and Enter would bring back the last message and send it; "sent\r" would send too
+      expect(seen).toEqual(stops ? ["Esc", "hello"] : ["hello"])
+      expect(route.take("next", TEXT_KEY)).toBe(false)
+    })
+
+  test("Ctrl+C while a picker opens is never held: it gives up on that picker and is the prompt's", () => {
+    const route = makeKeyRoute()
+    const first = route.hold()
+    route.take("", down)
+    expect(route.take("c", { ...TEXT_KEY, ctrl: true })).toBe(false)
+    expect(route.holding()).toBe(false)
+    expect(route.cancelled(first)).toBe(true)
+    // a picker asked for afterwards is not given up on
+    const second = route.hold()
+    expect(route.cancelled(second)).toBe(false)
+    const picker = recorder()
+    route.attach(picker.handler)
+    expect(picker.seen).toEqual([])
+  })
+
+  test("the rest of a burst passed on after the Enter that closed a picker reaches the prompt", () => {
     const route = makeKeyRoute()
     const prompt = recorder()
-    route.fallback((input, key) => prompt.seen.push(key.escape ? "Esc" : key.ctrl ? `Ctrl+${input}` : name(input, key)))
-    route.hold()
-    route.take("", down)
-    route.take("", { ...TEXT_KEY, escape: true })
-    route.take("x", TEXT_KEY)
-    route.take("c", { ...TEXT_KEY, ctrl: true })
+    route.fallback(prompt.handler)
+    const picker: KeyHandler = () => route.detach(picker)
+    route.attach(picker)
     route.take("", enter)
-    route.drop()
-    expect(route.holding()).toBe(false)
-    // they stop a turn that started while the picker's items were read
-    expect(prompt.seen).toEqual(["Esc", "Ctrl+c"])
-    expect(route.take("next", TEXT_KEY)).toBe(false)
+    route.pass("and green ones?", TEXT_KEY)
+    expect(prompt.seen).toEqual(["and green ones?"])
   })
 
   test("a held Enter that closes the picker: the keys after it are the prompt's, in order", () => {

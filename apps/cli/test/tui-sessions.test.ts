@@ -69,14 +69,14 @@ describe("reins (interactive): sessions", () => {
 
     await using pty = await openTui(p)
     // the picker opens after the sessions are read: Down and Enter come before it is drawn. In the prompt they would
-    // bring back the last message sent and send it again; held for the picker, they pick the second session
-    pty.type("/sessions\r\u001b[B\r")
-    await settled(pty, "Answer about apples.")
-    expect(pty.screen()).not.toContain("Answer about pears.")
-    expect(p.server.requests.length).toBe(2)
-    await send(pty, "and green ones?")
+    // bring back the last message sent and send it again; held for the picker, they pick the second session. What
+    // follows the Enter that picks, in the same burst, is the prompt's: a message to the session resumed
+    pty.type("/sessions\r\u001b[B\rand green ones?\r")
     await settled(pty, "More on apples.")
+    expect(pty.screen()).not.toContain("Answer about pears.")
+    expect(p.server.requests.length).toBe(3)
     expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("tell me about apples")
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("and green ones?")
     // the model picker: its choices in the config's order (scripted, other); Down and Enter pick the other
     pty.type("/model\r\u001b[B\r")
     await pty.waitFor("Model: local/other for the next turns")
@@ -84,6 +84,41 @@ describe("reins (interactive): sessions", () => {
     await settled(pty, "From the other model.")
     expect(p.server.requests[3]!.body.model).toBe("other")
     expect(p.server.requests.length).toBe(4)
+    await send(pty, "/exit")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
+  test("a picker opened again before the last pick finished takes the keys; a paste while one opens is its filter", async () => {
+    // with a variant, a pick from the model picker waits for the model's check: the next /model opens meanwhile
+    const models = {
+      scripted: { context: 32000, output: 4000, variants: { deep: { temperature: 0.1 } } },
+      other: { context: 64000, output: 4000, variants: { deep: { temperature: 0.2 } } }
+    }
+    const p = await project([{ text: "Answer about apples." }, { text: "Answer about pears." }, { text: "After the pick." }])
+    const config = JSON.parse(await Bun.file(p.configFile!).text())
+    config.provider.local.models = models
+    await Bun.write(p.configFile!, JSON.stringify(config))
+    await reins(["run", "tell me about apples"], p)
+    await reins(["run", "tell me about pears"], p)
+
+    await using pty = await openTui(p, ["--variant", "deep"])
+    await send(pty, "/model")
+    await pty.waitFor("Model for the next turns")
+    // Enter picks; Backspace (an event of its own) and /model Enter reach the prompt and open the picker again
+    pty.type("\r\u007f/model\r")
+    await pty.waitFor("Model: local/scripted")
+    await pty.waitFor("Model for the next turns")
+    pty.type("\u001b[B")
+    await pty.waitUntil((s) => s.includes("❯ local/other"), "the new picker to take a key")
+    await pty.press("esc")
+    await pty.waitUntil((s) => !s.includes("Model for the next turns"), "the picker closed")
+    // a bracketed paste right after /sessions: the picker's filter, and Enter picks what it leaves
+    pty.type("/sessions\r\u001b[200~apples\u001b[201~\r")
+    await pty.waitUntil((s) => s.includes("tell me about apples") && !s.includes("Resume a session"), "the session about apples resumed")
+    await send(pty, "go on")
+    await settled(pty, "After the pick.")
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).toContain("tell me about apples")
+    expect(JSON.stringify(p.server.requests[2]!.body.messages)).not.toContain("tell me about pears")
     await send(pty, "/exit")
     expect(await pty.waitExit()).toBe(0)
   })

@@ -67,10 +67,12 @@ export interface LoadedCommands {
   readonly skipped: ReadonlyArray<{ readonly path: string; readonly error: string }>
 }
 
-type Picking =
+type PickerOf =
   | { readonly kind: "sessions"; readonly items: ReadonlyArray<PickerItem<string>> }
   | { readonly kind: "model"; readonly items: ReadonlyArray<PickerItem<ModelRef>> }
   | { readonly kind: "rewind"; readonly items: ReadonlyArray<PickerItem<{ readonly id: string; readonly text: string }>> }
+/** A picker open on screen; each opening is a picker of its own (`id`: it mounts, and takes the keys held for it). */
+type Picking = PickerOf & { readonly id: number }
 
 const when = (ms: number) => {
   const d = new Date(ms)
@@ -93,6 +95,9 @@ export const App = (props: AppProps) => {
   const [picking, setPicking] = useState<Picking | undefined>(undefined)
   // the keys typed while a picker opens are held for it (KeyRoute)
   const [keys] = useState(makeKeyRoute)
+  const opened = useRef(0)
+  /** Closes `shown` if it is still the picker on screen (a pick that finishes late never closes a newer one). */
+  const close = (shown: Picking) => setPicking((now) => (now?.id === shown.id ? undefined : now))
   const [history, setHistory] = useState(props.history)
   const [model, setModel] = useState<ModelRef>(controller.model)
   const [branch, setBranch] = useState<string | undefined>(undefined)
@@ -188,15 +193,16 @@ export const App = (props: AppProps) => {
   const exit = () => app.exit()
 
   /** A picker opened once `load` has its items (undefined: none opened); the keys typed meanwhile are held for it. */
-  const openPicker = async (load: () => Promise<Picking | undefined>) => {
-    keys.hold()
-    let next: Picking | undefined
+  const openPicker = async (load: () => Promise<PickerOf | undefined>) => {
+    const hold = keys.hold()
+    let next: PickerOf | undefined
     try {
       next = await load()
     } finally {
-      if (next === undefined) keys.drop()
+      // none to open, or Ctrl+C gave up on it: the keys typed for it go (Esc still stops a turn that started meanwhile)
+      if (next === undefined || keys.cancelled(hold)) keys.drop(controller.running || shellStop.current !== undefined)
     }
-    setPicking(next)
+    if (next !== undefined && !keys.cancelled(hold)) setPicking({ ...next, id: ++opened.current })
   }
 
   const openSessions = () =>
@@ -224,8 +230,8 @@ export const App = (props: AppProps) => {
     })
   }
 
+  // each is given by its picker, which closed itself as it picked
   const rewind = async (point: { readonly id: string; readonly text: string }) => {
-    setPicking(undefined)
     const done = await controller.undo("undo", false, point.id)
     if (!done) return
     setTranscript(fromHistory(done.messages))
@@ -235,7 +241,6 @@ export const App = (props: AppProps) => {
   }
 
   const resume = async (id: string) => {
-    setPicking(undefined)
     const messages = await controller.resume(id)
     if (!messages) return
     setTranscript(fromHistory(messages))
@@ -243,7 +248,6 @@ export const App = (props: AppProps) => {
   }
 
   const switchModel = (ref: ModelRef, note = "") => {
-    setPicking(undefined)
     controller.setModel(ref)
     setModel(ref)
     notice(`Model: ${modelLabel(ref)} for the next turns${note}`)
@@ -370,28 +374,40 @@ export const App = (props: AppProps) => {
         {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
         {picking?.kind === "sessions" ? (
           <Picker
+            key={picking.id}
             title="Resume a session (newest first)"
             items={picking.items}
-            onPick={(id) => void resume(id)}
-            onCancel={() => setPicking(undefined)}
+            onPick={(id) => {
+              close(picking)
+              void resume(id)
+            }}
+            onCancel={() => close(picking)}
             keys={keys}
           />
         ) : null}
         {picking?.kind === "rewind" ? (
           <Picker
+            key={picking.id}
             title="Rewind: undo back to before a message you sent (its files and the conversation after it)"
             items={picking.items}
-            onPick={(point) => void rewind(point)}
-            onCancel={() => setPicking(undefined)}
+            onPick={(point) => {
+              close(picking)
+              void rewind(point)
+            }}
+            onCancel={() => close(picking)}
             keys={keys}
           />
         ) : null}
         {picking?.kind === "model" ? (
           <Picker
+            key={picking.id}
             title="Model for the next turns"
             items={picking.items}
-            onPick={(ref) => void pickModel(ref)}
-            onCancel={() => setPicking(undefined)}
+            onPick={(ref) => {
+              close(picking)
+              void pickModel(ref)
+            }}
+            onCancel={() => close(picking)}
             keys={keys}
           />
         ) : null}

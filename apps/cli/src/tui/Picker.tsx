@@ -60,11 +60,14 @@ export const Picker = <A,>(props: {
     if (key.pageDown) return set({ selected: Math.min(now.length - 1, current + ROWS) })
     if (key.backspace || key.delete) return set({ selected: 0, filter: live.current.filter.slice(0, -1) })
     if (input && !key.ctrl && !key.meta && !key.tab) {
-      // typed quickly, Enter can come in the same chunk as the filter text: it picks from what the text leaves
-      const [text = "", ...rest] = input.split(/\r\n?|\n/)
-      const next = live.current.filter + text
-      set({ selected: 0, filter: next })
-      if (rest.length > 0) return pick(filtered(props.items, next)[0])
+      // typed quickly, Enter can come in the same chunk as the filter text: it picks from what the text leaves (the row
+      // chosen, when there is no text before it), and what follows it is the prompt's
+      const enter = /\r\n?|\n/.exec(input)
+      if (enter === null) return set({ selected: 0, filter: live.current.filter + input })
+      const text = input.slice(0, enter.index)
+      const rest = input.slice(enter.index + enter[0].length)
+      pick(text === "" ? now[current] : filtered(props.items, live.current.filter + text)[0])
+      if (rest !== "") props.keys?.pass(rest, key)
     }
   }
   const latest = useRef(onKey)

@@ -101,9 +101,11 @@ export const PromptInput = (props: PromptInputProps) => {
 
   usePaste(
     (text) => {
+      // pasted while a picker opens or is open: its filter
+      if (props.keys?.take(text.replace(/[\r\n]+/g, " "), TEXT_KEY)) return
       if (props.active) edit(E.insert(current.current, text.replace(/\r\n?/g, "\n")))
     },
-    { isActive: props.active }
+    { isActive: props.listening ?? props.active }
   )
 
   const onKey = (input: string, key: Key) => {
