@@ -35,6 +35,8 @@ export interface LspSettings {
  * started (tsserver alone holds hundreds of MB). The next file it serves starts it again, with the startup allowance.
  */
 export const IDLE_SHUTDOWN_MS = 10 * 60_000
+/** No shorter: a server just started must outlive the check that started it. */
+const MIN_IDLE_MS = 100
 
 /** What a server inherits from reins's environment (no keys): what finding a toolchain needs. */
 const ENV_KEYS = [
@@ -202,7 +204,7 @@ export const make = (settings: LspSettings) =>
       })
 
     /** Starts the server for (def, root) in a scope of its own; undefined (and said once) when it cannot run. */
-    const boot = (def: ServerDef, root: string, key: string) =>
+    const boot = (def: ServerDef, root: string, key: string, ready: Deferred.Deferred<Running | undefined>) =>
       Effect.gen(function* () {
         const found = yield* launchIn(def, root)
         if (found === undefined) return undefined
@@ -223,6 +225,7 @@ export const make = (settings: LspSettings) =>
           return undefined
         }
         const running: Running = { client: started.value, def, key, root, scope: own, first: true, busy: 0, lastUsed: yield* Clock.currentTimeMillis }
+        readyOf.set(running, ready)
         live.add(running)
         yield* startWatch
         return running
@@ -253,10 +256,7 @@ export const make = (settings: LspSettings) =>
           // started in the layer's scope: a first edit that stops waiting leaves it starting for the next
           return Effect.andThen(
             Effect.forkIn(
-              Effect.flatMap(boot(def, root, key), (running) => {
-                if (running !== undefined) readyOf.set(running, ready)
-                return Deferred.succeed(ready, running)
-              }),
+              Effect.flatMap(boot(def, root, key, ready), (running) => Deferred.succeed(ready, running)),
               scope
             ),
             Deferred.await(ready)
@@ -296,7 +296,7 @@ export const make = (settings: LspSettings) =>
       )
 
     /** One file synced with its server and checked; undefined when no server serves it. */
-    const checkFile = (file: string, before?: string): Effect.Effect<FileCheck | undefined> =>
+    const checkFile = (file: string, before?: string, retried = false): Effect.Effect<FileCheck | undefined> =>
       Effect.gen(function* () {
         const def = serverFor(table, file)
         if (def === undefined || !isInside(settings.cwd, file)) return undefined
@@ -306,8 +306,8 @@ export const make = (settings: LspSettings) =>
         if (Option.isNone(running)) return { status: "timeout", path: file, server: def.name, waitedMs: def.startupTimeoutMs } as const
         const server = running.value
         if (server === undefined) return undefined
-        // shut down for being idle just as this check found it: the next check starts it again
-        if (retired.has(server)) return yield* checkFile(file, before)
+        // shut down for being idle just as this check found it: a new one is started, once
+        if (retired.has(server)) return retried ? undefined : yield* checkFile(file, before, true)
         server.busy++
         return yield* syncAndCheck(server, file, startedAt, before).pipe(
           Effect.ensuring(
@@ -362,7 +362,7 @@ export const make = (settings: LspSettings) =>
       )
 
     // servers unused for idleMs are shut down; a check finding one gone (above) or the next file starts it again
-    const idleMs = settings.idleShutdownMs ?? IDLE_SHUTDOWN_MS
+    const idleMs = Math.max(settings.idleShutdownMs ?? IDLE_SHUTDOWN_MS, MIN_IDLE_MS)
     const idle = (running: Running, now: number) => running.busy === 0 && now - running.lastUsed >= idleMs
     const shutDown = (running: Running) =>
       Effect.gen(function* () {
@@ -381,12 +381,25 @@ export const make = (settings: LspSettings) =>
     let watching = false
     const watchIdle = Effect.gen(function* () {
       while (live.size > 0) {
-        yield* Effect.sleep(Math.min(idleMs, 60_000))
+        // a server is shut down between idleMs and a quarter more after its last use
+        yield* Effect.sleep(Math.min(idleMs / 4, 60_000))
         const now = yield* Clock.currentTimeMillis
-        for (const running of [...live]) if (idle(running, now)) yield* shutDown(running)
+        for (const running of [...live]) {
+          // one that stopped by itself meanwhile is a stop (reported, and restarted by the next check at most once), not idle
+          if (Deferred.isDoneUnsafe(running.client.exited) && !running.client.closing()) yield* reportStop(running)
+          else if (idle(running, now)) yield* shutDown(running)
+        }
       }
+      // in the step that found none running: a server started from now on starts a watch of its own
       watching = false
-    })
+    }).pipe(
+      // a watch that died (a defect) leaves the next server to start another
+      Effect.onError(() =>
+        Effect.sync(() => {
+          watching = false
+        })
+      )
+    )
     startWatch = Effect.suspend(() => {
       if (watching) return Effect.void
       watching = true

@@ -170,6 +170,29 @@ describe("a server left unused", () => {
     })
   })
 
+  test("one that crashed while unused is a stop, not an idle shutdown: started again once, then left off", async () => {
+    const p = fooProject(["crash=1"])
+    fs.writeFileSync(path.join(p.cwd, "a.foo"), "one\n")
+    const crashed = () => p.sent().filter((m) => (m as { crashed?: boolean }).crashed).length
+    const waitCrashed = async (count: number) => {
+      for (const start = Date.now(); crashed() < count; await Bun.sleep(20)) if (Date.now() - start > 30_000) throw new Error("the server did not crash")
+      // time for the watch to come by (every 50 ms here) and find it gone before the next edit does
+      await Bun.sleep(600)
+    }
+    await withServers({ ...p.settings, idleShutdownMs: 200 }, async (call) => {
+      const first = await call(edit, { filePath: "a.foo", oldString: "one", newString: "ERR one" })
+      expect(first.output).toContain("a.foo:1:1 ERR one")
+      await waitCrashed(1)
+      const second = await call(edit, { filePath: "a.foo", oldString: "ERR one", newString: "ERR two" })
+      expect(second.output).toContain("a.foo:1:1 ERR two")
+      await waitCrashed(2)
+      // stopped twice: not started a third time, the edit's result as it is
+      const third = await call(edit, { filePath: "a.foo", oldString: "ERR two", newString: "ERR three" })
+      expect(third.output).not.toContain("Errors reported")
+    })
+    expect(methods(p, ["initialize"]).length).toBe(2)
+  })
+
   test("is not shut down while a check waits on it, however long past the idle time", async () => {
     // the first sync is not answered: the edit waits its whole timeout (1 s), five times the idle time
     const p = fooProject(["silent=1"], { timeout: 1000, startup_timeout: 1000 })
@@ -177,7 +200,8 @@ describe("a server left unused", () => {
     await withServers({ ...p.settings, idleShutdownMs: 200 }, async (call) => {
       const waited = await call(edit, { filePath: "a.foo", oldString: "one", newString: "two" })
       expect(waited.output).toContain("(node gave no diagnostics within 1 s.)")
-      expect(methods(p, ["shutdown", "exit"])).toEqual([])
+      // it waited on the server (the file was sent), not on its start
+      expect(methods(p, ["textDocument/didOpen", "shutdown", "exit"])).toEqual(["textDocument/didOpen"])
       await waitFor(p, "exit")
     })
   })
