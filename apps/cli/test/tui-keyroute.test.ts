@@ -38,22 +38,76 @@ describe("KeyRoute", () => {
   })
 
   for (const stops of [false, true])
-    test(`a picker that does not open: its navigation keys and Enter are dropped, plain text goes to the prompt, Esc ${stops ? "too (a turn runs: it stops it)" : "not (no turn to stop)"}`, () => {
+    test(`a picker that does not open: its navigation keys and Enter are dropped, plain text and pastes go to the prompt, Esc ${stops ? "too (a turn runs: it stops it)" : "not (no turn to stop)"}`, () => {
       const route = makeKeyRoute()
       const seen: Array<string> = []
-      route.fallback((input, key) => seen.push(key.escape ? "Esc" : name(input, key)))
-      route.hold()
+      route.fallback(
+        (input, key) => seen.push(key.escape ? "Esc" : name(input, key)),
+        (text) => seen.push(`paste ${JSON.stringify(text)}`)
+      )
+      const hold = route.hold()
       route.take("", down)
       route.take("", { ...TEXT_KEY, escape: true })
       route.take("hello", TEXT_KEY)
+      route.takePaste("line one\nline\ttwo")
       route.take("", enter)
       route.take("sent\r", TEXT_KEY)
-      route.drop(stops)
+      route.drop(hold, stops)
       expect(route.holding()).toBe(false)
-      // in the prompt, Down and Enter would bring back the last message and send it; "sent\r" would send too
-      expect(seen).toEqual(stops ? ["Esc", "hello"] : ["hello"])
+      // in the prompt, Down and Enter would bring back the last message and send it; "sent\r" would send too. A paste
+      // reaches the prompt as pasted
+      expect(seen).toEqual([...(stops ? ["Esc"] : []), "hello", 'paste "line one\\nline\\ttwo"'])
       expect(route.take("next", TEXT_KEY)).toBe(false)
     })
+
+  test("a paste held for a picker, or pasted into one, is one line of its filter", () => {
+    const route = makeKeyRoute()
+    route.hold()
+    route.takePaste("a\nb")
+    const picker = recorder()
+    route.attach(picker.handler)
+    route.takePaste("c\td")
+    expect(picker.seen).toEqual(["a b", "c d"])
+  })
+
+  test("a picker given up on (Ctrl+C) that finishes loading late drops nothing of the keys held for the next one", () => {
+    const route = makeKeyRoute()
+    const prompt = recorder()
+    route.fallback(prompt.handler, (text) => prompt.seen.push(`paste ${text}`))
+    const first = route.hold()
+    expect(route.take("c", { ...TEXT_KEY, ctrl: true })).toBe(false)
+    const second = route.hold()
+    route.take("pears", TEXT_KEY)
+    route.take("", down)
+    // the first load ends: it did not open (given up on)
+    route.drop(first, false)
+    expect(route.holding()).toBe(true)
+    expect(prompt.seen).toEqual([])
+    expect(route.cancelled(second)).toBe(false)
+    const picker = recorder()
+    route.attach(picker.handler)
+    expect(picker.seen).toEqual(["pears", "Down"])
+  })
+
+  test("keys typed while what a pick does runs are held, then given to the prompt as typed (Enter included); their count", () => {
+    const route = makeKeyRoute()
+    const prompt = recorder()
+    route.fallback(prompt.handler, (text) => prompt.seen.push(`paste ${text}`))
+    const hold = route.hold()
+    route.take("second message", TEXT_KEY)
+    route.take("", enter)
+    expect(prompt.seen).toEqual([])
+    expect(route.release(hold)).toBe(2)
+    expect(prompt.seen).toEqual(["second message", "Enter"])
+    expect(route.release(hold)).toBe(0)
+  })
+
+  test("Ctrl+D is never held either", () => {
+    const route = makeKeyRoute()
+    const hold = route.hold()
+    expect(route.take("d", { ...TEXT_KEY, ctrl: true })).toBe(false)
+    expect(route.cancelled(hold)).toBe(true)
+  })
 
   test("Ctrl+C while a picker opens is never held: it gives up on that picker and is the prompt's", () => {
     const route = makeKeyRoute()
@@ -73,7 +127,7 @@ describe("KeyRoute", () => {
   test("the rest of a burst passed on after the Enter that closed a picker reaches the prompt", () => {
     const route = makeKeyRoute()
     const prompt = recorder()
-    route.fallback(prompt.handler)
+    route.fallback(prompt.handler, (text) => prompt.seen.push(`paste ${text}`))
     const picker: KeyHandler = () => route.detach(picker)
     route.attach(picker)
     route.take("", enter)
@@ -84,7 +138,7 @@ describe("KeyRoute", () => {
   test("a held Enter that closes the picker: the keys after it are the prompt's, in order", () => {
     const route = makeKeyRoute()
     const prompt = recorder()
-    route.fallback(prompt.handler)
+    route.fallback(prompt.handler, (text) => prompt.seen.push(`paste ${text}`))
     route.hold()
     for (const [input, key] of [
       ["", down],
@@ -107,11 +161,14 @@ describe("KeyRoute", () => {
   test("a held key that asks for another picker: the keys after it are held for that one", () => {
     const route = makeKeyRoute()
     const prompt = recorder()
-    route.fallback((input, key) => {
-      prompt.handler(input, key)
-      // Enter on a command that opens a picker
-      if (key.return) route.hold()
-    })
+    route.fallback(
+      (input, key) => {
+        prompt.handler(input, key)
+        // Enter on a command that opens a picker
+        if (key.return) route.hold()
+      },
+      () => undefined
+    )
     route.hold()
     for (const [input, key] of [
       ["", enter],

@@ -201,6 +201,38 @@ describe("reins (interactive) on a terminal", () => {
     expect(await pty.waitExit()).toBe(0)
   })
 
+  test("Enter on the rewind picker and a new message in one burst: the message goes once the rewind is done, and the rewound one is not put back over it", async () => {
+    const p = await project([{ text: "FIRST-ANSWER" }, { text: "ANSWER-AFTER-REWIND" }])
+    await using pty = await openTui(p)
+    await send(pty, "FIRST-PROMPT")
+    await settled(pty, "FIRST-ANSWER")
+    await pty.press("esc")
+    await pty.waitFor("Press Esc again to rewind")
+    await pty.press("esc")
+    await pty.waitFor("Rewind: undo back to before a message you sent")
+    pty.type("\rSECOND-PROMPT\r")
+    await settled(pty, "ANSWER-AFTER-REWIND")
+    // sent after the undo: the conversation it continues no longer holds the first prompt
+    const body = JSON.stringify(p.server.requests[1]!.body.messages)
+    expect(body).toContain("SECOND-PROMPT")
+    expect(body).not.toContain("FIRST-PROMPT")
+    expect(pty.screen()).not.toContain("❯ FIRST-PROMPT")
+    await send(pty, "/exit")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
+  test("a paste right after /sessions in a project with no session reaches the prompt as pasted", async () => {
+    const p = await project([{ text: "unused" }])
+    await using pty = await openTui(p)
+    pty.type("/sessions\r\u001b[200~line one\nline two\u001b[201~")
+    await pty.waitFor("No stored session in this project yet.")
+    await pty.waitUntil((s) => s.includes("❯ line one") && s.includes("line two") && !s.includes("line one line two"), "the paste in the prompt, two lines")
+    expect(p.server.requests.length).toBe(0)
+    await pty.press("ctrl-c")
+    await pty.press("ctrl-d")
+    expect(await pty.waitExit()).toBe(0)
+  })
+
   test("Ctrl+C twice on an empty prompt exits; Up brings back the previous prompt, also in the next session", async () => {
     const p = await project([{ text: "first answer" }])
     {

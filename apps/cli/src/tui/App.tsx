@@ -200,7 +200,7 @@ export const App = (props: AppProps) => {
       next = await load()
     } finally {
       // none to open, or Ctrl+C gave up on it: the keys typed for it go (Esc still stops a turn that started meanwhile)
-      if (next === undefined || keys.cancelled(hold)) keys.drop(controller.running || shellStop.current !== undefined)
+      if (next === undefined || keys.cancelled(hold)) keys.drop(hold, controller.running || shellStop.current !== undefined)
     }
     if (next !== undefined && !keys.cancelled(hold)) setPicking({ ...next, id: ++opened.current })
   }
@@ -230,22 +230,43 @@ export const App = (props: AppProps) => {
     })
   }
 
-  // each is given by its picker, which closed itself as it picked
-  const rewind = async (point: { readonly id: string; readonly text: string }) => {
-    const done = await controller.undo("undo", false, point.id)
-    if (!done) return
-    setTranscript(fromHistory(done.messages))
-    reprint()
-    notice(`${done.said} Your message is back in the prompt to edit; /redo takes the rewind back.`)
-    setPrefill({ text: point.text })
+  /**
+   * What a pick does (given by its picker, which closed itself as it picked): the keys typed after the pick are held
+   * until it is done (a message must go to the session resumed, not the one before it), then given to the prompt; how
+   * many were.
+   */
+  const afterPick = async (action: () => Promise<void>) => {
+    const hold = keys.hold()
+    try {
+      await action()
+    } catch (error) {
+      keys.release(hold)
+      throw error
+    }
+    return keys.release(hold)
   }
 
-  const resume = async (id: string) => {
-    const messages = await controller.resume(id)
-    if (!messages) return
-    setTranscript(fromHistory(messages))
-    reprint()
+  const rewind = async (point: { readonly id: string; readonly text: string }) => {
+    let undone = false
+    const typed = await afterPick(async () => {
+      const done = await controller.undo("undo", false, point.id)
+      if (!done) return
+      undone = true
+      setTranscript(fromHistory(done.messages))
+      reprint()
+      notice(`${done.said} Your message is back in the prompt to edit; /redo takes the rewind back.`)
+    })
+    // typed on since the pick: the prompt is theirs, the message rewound is not put over it
+    if (undone && typed === 0) setPrefill({ text: point.text })
   }
+
+  const resume = (id: string) =>
+    afterPick(async () => {
+      const messages = await controller.resume(id)
+      if (!messages) return
+      setTranscript(fromHistory(messages))
+      reprint()
+    })
 
   const switchModel = (ref: ModelRef, note = "") => {
     controller.setModel(ref)
@@ -254,12 +275,13 @@ export const App = (props: AppProps) => {
   }
 
   // from the picker: the current variant is kept when the model picked has it too
-  const pickModel = async (ref: ModelRef) => {
-    const variant = controller.model.variant
-    if (variant === undefined) return switchModel(ref)
-    const checked = await props.checkModel(modelName(ref), variant)
-    return "error" in checked ? switchModel(ref, ` (without the variant ${variant}: ${checked.error})`) : switchModel(checked.model)
-  }
+  const pickModel = (ref: ModelRef) =>
+    afterPick(async () => {
+      const variant = controller.model.variant
+      if (variant === undefined) return switchModel(ref)
+      const checked = await props.checkModel(modelName(ref), variant)
+      return "error" in checked ? switchModel(ref, ` (without the variant ${variant}: ${checked.error})`) : switchModel(checked.model)
+    })
 
   const slash = async (name: string, args: ReadonlyArray<string>) => {
     switch (name) {

@@ -38,87 +38,117 @@ const plainText = (input: string, key: Key) =>
   !(key.ctrl || key.meta || key.escape || key.return || key.tab || key.backspace || key.delete) &&
   !(key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end)
 
-const isCtrlC = (input: string, key: Key) => key.ctrl && input === "c"
+/** Ctrl+C and Ctrl+D are never held: they give up on what the keys were held for and are the prompt's (stop, exit). */
+const escapes = (input: string, key: Key) => key.ctrl && (input === "c" || input === "d")
+
+/** A pasted text as a picker takes it: one line of filter. */
+const asFilter = (text: string) => text.replace(/[\r\n\t]+/g, " ")
+
+/** Something typed: a key, or a bracketed paste (kept as pasted: the prompt takes it whole). */
+type Typed = { readonly input: string; readonly key: Key } | { readonly paste: string }
+
+export type PasteHandler = (text: string) => void
 
 export interface KeyRoute {
   /**
-   * A picker is being opened: the keys from now on are held for it. Its number: `cancelled` says whether Ctrl+C gave
-   * up on it meanwhile (the load it waits for may be slow: Ctrl+C is never held, it goes to the prompt at once).
+   * From now on keys are held (for a picker opening, or until what a pick does is done). Its number, for `cancelled`
+   * (Ctrl+C or Ctrl+D gave up on it: they are never held) and to `drop` or `release` what it held.
    */
   readonly hold: () => number
   readonly cancelled: (hold: number) => boolean
   /**
-   * The picker did not open (nothing to pick, an error): the keys held for it were typed for it, so the navigation
-   * keys and Enter are dropped (in the prompt, Down and Enter would bring back the last message and send it); plain
-   * text goes to the prompt, and Esc only when `stops` (a turn runs: Esc stops it).
+   * The picker `hold` was for did not open (nothing to pick, an error): the keys held for it were typed for it, so the
+   * navigation keys and Enter are dropped (in the prompt, Down and Enter would bring back the last message and send
+   * it); plain text and pastes go to the prompt, and Esc only when `stops` (a turn runs: Esc stops it). Nothing when a
+   * newer hold has the keys.
    */
-  readonly drop: (stops: boolean) => void
-  /** Keys are held for a picker still to attach. */
+  readonly drop: (hold: number, stops: boolean) => void
+  /** What a pick does is done: every key held since `hold` goes where keys go now (the prompt), as typed. The number given on. */
+  readonly release: (hold: number) => number
+  /** Keys are being held. */
   readonly holding: () => boolean
   /** The picker takes the keys: those held first, then each as it comes; it detaches as it closes (what follows is the prompt's). */
   readonly attach: (handler: KeyHandler) => void
   readonly detach: (handler: KeyHandler) => void
-  /** The prompt's own handling: where keys go when no picker has them (those held and left over when a picker closed). */
-  readonly fallback: (handler: KeyHandler) => void
-  /** A key: true when a picker (or the hold for one) took it; false when it is the prompt's. */
+  /** The prompt's own handling: where keys and pastes go when no picker has them and none are held. */
+  readonly fallback: (key: KeyHandler, paste: PasteHandler) => void
+  /** A key: true when a picker (or a hold) took it; false when it is the prompt's. */
   readonly take: (input: string, key: Key) => boolean
+  /** A bracketed paste: true when a picker (as its filter) or a hold took it; false when it is the prompt's. */
+  readonly takePaste: (text: string) => boolean
   /** A key given on to whoever has the keys now (the rest of a burst after the Enter that closed a picker). */
   readonly pass: (input: string, key: Key) => void
 }
 
 export const makeKeyRoute = (): KeyRoute => {
-  let held: Array<readonly [string, Key]> | undefined
+  let held: Array<Typed> | undefined
   let picker: KeyHandler | undefined
-  let prompt: KeyHandler | undefined
-  // holds are numbered; those Ctrl+C gave up on are all up to `gaveUp`
+  let promptKey: KeyHandler | undefined
+  let promptPaste: PasteHandler | undefined
+  // holds are numbered; `current` is the one holding now; those given up on are all up to `gaveUp`
   let holds = 0
+  let current = 0
   let gaveUp = 0
-  /** Gives `keys` to whoever has the keys now (a picker, else the prompt), each after the one before took effect. */
-  const replay = (keys: ReadonlyArray<readonly [string, Key]>) => {
-    for (const [input, key] of keys) {
-      // a key held may close the picker (Enter picks) or ask for another (held again): the rest follow it
-      if (held !== undefined) held.push([input, key])
-      else if (picker !== undefined) picker(input, key)
-      else prompt?.(input, key)
+  /** Gives `typed` to whoever has the keys now (a hold, a picker, else the prompt), each after the one before took effect. */
+  const replay = (typed: ReadonlyArray<Typed>) => {
+    for (const t of typed) {
+      // a key may close the picker (Enter picks) or ask for another (held again): the rest follow it
+      if (held !== undefined) held.push(t)
+      else if ("paste" in t) picker !== undefined ? picker(asFilter(t.paste), TEXT_KEY) : promptPaste?.(t.paste)
+      else if (picker !== undefined) picker(t.input, t.key)
+      else promptKey?.(t.input, t.key)
     }
+  }
+  /** What `hold` held, taken off (empty when another hold has the keys now). */
+  const takeHeld = (hold: number) => {
+    if (hold !== current || held === undefined) return []
+    const typed = held
+    held = undefined
+    return typed
   }
   return {
     hold: () => {
+      current = ++holds
       if (picker === undefined) held ??= []
-      return ++holds
+      return current
     },
     cancelled: (hold) => hold <= gaveUp,
-    drop: (stops) => {
-      const keys = held ?? []
-      held = undefined
-      replay(keys.filter(([input, key]) => plainText(input, key) || (stops && key.escape)))
+    drop: (hold, stops) => replay(takeHeld(hold).filter((t) => "paste" in t || plainText(t.input, t.key) || (stops && t.key.escape))),
+    release: (hold) => {
+      const typed = takeHeld(hold)
+      replay(typed)
+      return typed.length
     },
     holding: () => held !== undefined,
     attach: (handler) => {
       picker = handler
-      const keys = held ?? []
+      const typed = held ?? []
       held = undefined
-      replay(keys)
+      replay(typed)
     },
     detach: (handler) => {
       if (picker === handler) picker = undefined
     },
-    fallback: (handler) => {
-      prompt = handler
+    fallback: (key, paste) => {
+      promptKey = key
+      promptPaste = paste
     },
     take: (input, key) => {
       if (picker !== undefined) picker(input, key)
-      else if (held !== undefined) {
-        // Ctrl+C while a picker opens gives up on it (what was typed for it goes) and is the prompt's
-        if (!isCtrlC(input, key)) held.push([input, key])
-        else {
-          held = undefined
-          gaveUp = holds
-          return false
-        }
-      } else return false
+      else if (held === undefined) return false
+      else if (escapes(input, key)) {
+        held = undefined
+        gaveUp = holds
+        return false
+      } else held.push({ input, key })
       return true
     },
-    pass: (input, key) => replay([[input, key]])
+    takePaste: (text) => {
+      if (picker !== undefined) picker(asFilter(text), TEXT_KEY)
+      else if (held !== undefined) held.push({ paste: text })
+      else return false
+      return true
+    },
+    pass: (input, key) => replay([{ input, key }])
   }
 }

@@ -99,11 +99,12 @@ export const PromptInput = (props: PromptInputProps) => {
     setEditor(E.withText(next.text))
   }
 
+  const pasteIn = (text: string) => edit(E.insert(current.current, text.replace(/\r\n?/g, "\n")))
   usePaste(
     (text) => {
       // pasted while a picker opens or is open: its filter
-      if (props.keys?.take(text.replace(/[\r\n]+/g, " "), TEXT_KEY)) return
-      if (props.active) edit(E.insert(current.current, text.replace(/\r\n?/g, "\n")))
+      if (props.keys?.takePaste(text)) return
+      if (props.active) pasteIn(text)
     },
     { isActive: props.listening ?? props.active }
   )
@@ -176,7 +177,16 @@ export const PromptInput = (props: PromptInputProps) => {
   // the keys typed after a picker closed, in the same burst as what closed it, come back here
   const latest = useRef(onKey)
   latest.current = onKey
-  useEffect(() => props.keys?.fallback((input, key) => latest.current(input, key)), [props.keys])
+  const latestPaste = useRef(pasteIn)
+  latestPaste.current = pasteIn
+  useEffect(
+    () =>
+      props.keys?.fallback(
+        (input, key) => latest.current(input, key),
+        (text) => latestPaste.current(text)
+      ),
+    [props.keys]
+  )
   // a rewound message comes back to the prompt to be edited and sent again
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new prefill sets the text
   useEffect(() => {
