@@ -77,62 +77,38 @@ describe.each(stores)("Sessions on %s", (_name, file) => {
     expect(JSON.stringify(requests[1]!.messages)).toContain("QUEUED-HERE")
   })
 
-  test("a send waiting for the turn to claim the session is queued after the turn's busy reached every listener", async () => {
-    const { value } = await withSessions(
-      file(),
-      () => [textStep("both answered")],
-      ({ sessionID, sessions }) =>
-        Effect.gen(function* () {
-          // listening after the runtime's own listeners (the turns' among them), as a terminal's view does
-          const seen: Array<string> = []
-          yield* (yield* Bus).listen((event) =>
-            Effect.sync(() => {
-              if (event.type === "session.status" && event.sessionID === sessionID) seen.push(`status ${event.status}`)
-              if (event.type === "message.updated" && event.message.sessionID === sessionID) seen.push(`message ${event.message.id}`)
-            })
-          )
-          const first = yield* sessions.send({ sessionID, text: "start", model })
-          // sent before the turn has claimed the session: it waits for the claim, then is queued
-          const second = yield* sessions.send({ sessionID, text: "QUEUED-EARLY", model })
-          if (first._tag === "started") yield* Fiber.join(first.turn)
-          return { second, seen }
-        })
-    )
-    expect(value.second._tag).toBe("queued")
-    const queued = value.second._tag === "queued" ? value.second.messageID : ""
-    expect(value.seen.indexOf("status busy")).toBeGreaterThanOrEqual(0)
-    expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
-  })
-
-  test("the same with a listener that suspends on busy: the waiting send goes on only once busy reached every listener", async () => {
-    const { value } = await withSessions(
-      file(),
-      () => [textStep("both answered")],
-      ({ sessionID, sessions }) =>
-        Effect.gen(function* () {
-          const seen: Array<string> = []
-          // a listener that yields before it takes busy in (a view that writes it somewhere, say)
-          yield* (yield* Bus).listen((event) =>
-            event.type === "session.status" && event.sessionID === sessionID
-              ? Effect.andThen(
-                  Effect.forEach(Array.from({ length: 20 }), () => Effect.yieldNow, { discard: true }),
-                  Effect.sync(() => seen.push(`status ${event.status}`))
-                )
-              : Effect.sync(() => {
-                  if (event.type === "message.updated" && event.message.sessionID === sessionID) seen.push(`message ${event.message.id}`)
-                })
-          )
-          const first = yield* sessions.send({ sessionID, text: "start", model })
-          const second = yield* sessions.send({ sessionID, text: "QUEUED-EARLY", model })
-          if (first._tag === "started") yield* Fiber.join(first.turn)
-          return { second, seen }
-        })
-    )
-    expect(value.second._tag).toBe("queued")
-    const queued = value.second._tag === "queued" ? value.second.messageID : ""
-    expect(value.seen.indexOf("status busy")).toBeGreaterThanOrEqual(0)
-    expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
-  })
+  // listening after the runtime's own listeners (the turns' among them), as a terminal's view does; `yields` times
+  // before it takes busy in (a view that writes it somewhere, say)
+  for (const yields of [0, 20])
+    test(`a send waiting for the turn to claim the session is queued after the turn's busy reached every listener${yields > 0 ? ", one that suspends on it too" : ""}`, async () => {
+      const { value } = await withSessions(
+        file(),
+        () => [textStep("both answered")],
+        ({ sessionID, sessions }) =>
+          Effect.gen(function* () {
+            const seen: Array<string> = []
+            yield* (yield* Bus).listen((event) =>
+              event.type === "session.status" && event.sessionID === sessionID
+                ? Effect.andThen(
+                    Effect.forEach(Array.from({ length: yields }), () => Effect.yieldNow, { discard: true }),
+                    Effect.sync(() => seen.push(`status ${event.status}`))
+                  )
+                : Effect.sync(() => {
+                    if (event.type === "message.updated" && event.message.sessionID === sessionID) seen.push(`message ${event.message.id}`)
+                  })
+            )
+            const first = yield* sessions.send({ sessionID, text: "start", model })
+            // sent before the turn has claimed the session: it waits for the claim, then is queued
+            const second = yield* sessions.send({ sessionID, text: "QUEUED-EARLY", model })
+            if (first._tag === "started") yield* Fiber.join(first.turn)
+            return { second, seen }
+          })
+      )
+      expect(value.second._tag).toBe("queued")
+      const queued = value.second._tag === "queued" ? value.second.messageID : ""
+      expect(value.seen.indexOf("status busy")).toBeGreaterThanOrEqual(0)
+      expect(value.seen.indexOf("status busy")).toBeLessThan(value.seen.indexOf(`message ${queued}`))
+    })
 
   test("events replays the session's log from any position, each event once in order, then follows new turns live", async () => {
     const { value } = await withSessions(

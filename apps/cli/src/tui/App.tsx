@@ -389,50 +389,36 @@ export const App = (props: AppProps) => {
     transcript.status === "idle" ? "working" : transcript.status === "retry" ? `retrying (${transcript.retry?.message ?? "provider error"})` : transcript.status
   const keysFree = question === undefined && picking === undefined
 
+  /** The picker of `shown` (mounted anew for each opening): it closes as it picks, then `picked` does the pick. */
+  const pickerOf = <A,>(shown: Picking, title: string, items: ReadonlyArray<PickerItem<A>>, picked: (value: A) => void) => (
+    <Picker
+      key={shown.id}
+      title={title}
+      items={items}
+      onPick={(value) => {
+        close(shown)
+        picked(value)
+      }}
+      onCancel={() => close(shown)}
+      keys={keys}
+    />
+  )
+
   return (
     <ThemeContext value={theme}>
       <Box flexDirection="column">
         <Transcript key={printKey} state={transcript} expanded={expanded} width={columns} now={now} cwd={props.cwd} />
         {question ? <PermissionQuestion request={question.request} onReply={(r) => question.answer(r)} cwd={props.cwd} /> : null}
-        {picking?.kind === "sessions" ? (
-          <Picker
-            key={picking.id}
-            title="Resume a session (newest first)"
-            items={picking.items}
-            onPick={(id) => {
-              close(picking)
-              void resume(id)
-            }}
-            onCancel={() => close(picking)}
-            keys={keys}
-          />
-        ) : null}
-        {picking?.kind === "rewind" ? (
-          <Picker
-            key={picking.id}
-            title="Rewind: undo back to before a message you sent (its files and the conversation after it)"
-            items={picking.items}
-            onPick={(point) => {
-              close(picking)
-              void rewind(point)
-            }}
-            onCancel={() => close(picking)}
-            keys={keys}
-          />
-        ) : null}
-        {picking?.kind === "model" ? (
-          <Picker
-            key={picking.id}
-            title="Model for the next turns"
-            items={picking.items}
-            onPick={(ref) => {
-              close(picking)
-              void pickModel(ref)
-            }}
-            onCancel={() => close(picking)}
-            keys={keys}
-          />
-        ) : null}
+        {picking?.kind === "sessions" ? pickerOf(picking, "Resume a session (newest first)", picking.items, (id) => void resume(id)) : null}
+        {picking?.kind === "rewind"
+          ? pickerOf(
+              picking,
+              "Rewind: undo back to before a message you sent (its files and the conversation after it)",
+              picking.items,
+              (point) => void rewind(point)
+            )
+          : null}
+        {picking?.kind === "model" ? pickerOf(picking, "Model for the next turns", picking.items, (ref) => void pickModel(ref)) : null}
         {running ? <StatusLine style={style} label={status} since={turnStart} /> : null}
         <PromptInput
           cwd={props.cwd}
