@@ -53,30 +53,38 @@ export const canonical = (value: unknown): string =>
  * new one began.
  */
 export const turnCalls = (messages: ReadonlyArray<MessageWithParts>): { readonly start: string | undefined; readonly calls: ReadonlyArray<ToolCall> } => {
-  const startIndex = messages.findLastIndex((m) => m.info.role === "user" && !userFlag(m.info, "compaction_continue") && !userFlag(m.info, "queued"))
-  const calls: Array<ToolCall> = []
-  for (const m of messages.slice(startIndex + 1)) {
-    if (m.info.role !== "assistant") continue
-    for (const part of m.parts) if (part.type === "tool") calls.push(toolCall(part))
-  }
-  return { start: messages[startIndex]?.info.id, calls }
+  const startIndex = turnStart(messages)
+  return { start: messages[startIndex]?.info.id, calls: callsAfter(messages, startIndex, toolCall) }
 }
 
-// Kept per part while the part is: a turn that keeps its messages in memory across steps passes
-// its old parts as the same objects, so a step does not re-serialise every earlier call's input.
-const callsOfParts = new WeakMap<ToolPart, ToolCall>()
+/** Where the current turn starts: its user message's index (-1 when there is none). */
+const turnStart = (messages: ReadonlyArray<MessageWithParts>) =>
+  messages.findLastIndex((m) => m.info.role === "user" && !userFlag(m.info, "compaction_continue") && !userFlag(m.info, "queued"))
+
+/** The tool calls of the assistant messages after `startIndex`, in order. */
+const callsAfter = (messages: ReadonlyArray<MessageWithParts>, startIndex: number, callOf: (part: ToolPart) => ToolCall) => {
+  const calls: Array<ToolCall> = []
+  for (let i = startIndex + 1; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.info.role !== "assistant") continue
+    for (const part of m.parts) if (part.type === "tool") calls.push(callOf(part))
+  }
+  return calls
+}
 
 const toolCall = (part: ToolPart): ToolCall => {
-  const known = callsOfParts.get(part)
-  if (known !== undefined) return known
   const state = part.state
   const result = state.status === "completed" ? state.output : state.status === "error" ? state.error : undefined
-  const call: ToolCall = { id: part.id, tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) }
-  callsOfParts.set(part, call)
-  return call
+  return { id: part.id, tool: part.tool, input: canonical(state.input), ...(result !== undefined ? { result } : {}) }
 }
 
-const callKey = (call: ToolCall) => `${call.tool}\u0000${call.input}`
+// a call's key is made once per call object (a guard keeps its settled calls across steps)
+const callKeys = new WeakMap<ToolCall, string>()
+const callKey = (call: ToolCall) => {
+  let key = callKeys.get(call)
+  if (key === undefined) callKeys.set(call, (key = `${call.tool}\u0000${call.input}`))
+  return key
+}
 
 const distinct = (tools: ReadonlyArray<string>) => [...new Set(tools)]
 
@@ -151,18 +159,31 @@ export const makeDoomLoopGuard = (limits: DoomLoopLimits = defaultDoomLoopLimits
   let calls = new Map<string, ToolCall>()
   let from = 0
   let checked = 0
+  // the turn's calls that have their outcome, by part id: read from storage again at every step, a settled call is
+  // not serialised again (its input and result no longer change), so a step costs what its own calls do
+  let settled = new Map<string, ToolCall>()
+  const callOf = (part: ToolPart) => {
+    const known = settled.get(part.id)
+    if (known !== undefined) return known
+    const call = toolCall(part)
+    if (part.state.status === "completed" || part.state.status === "error") settled.set(part.id, call)
+    return call
+  }
   return {
     check: (messages) => {
-      const current = turnCalls(messages)
+      const startIndex = turnStart(messages)
+      const start = messages[startIndex]?.info.id
       // A newer turn start is a new turn; an older one only means the turn's own start was summarised.
-      if (current.start !== undefined && (turn === undefined || current.start > turn)) {
-        turn = current.start
+      if (start !== undefined && (turn === undefined || start > turn)) {
+        turn = start
         calls = new Map()
+        settled = new Map()
         from = 0
         checked = 0
       }
+      const current = callsAfter(messages, startIndex, callOf)
       // Map order is first insertion: a call keeps its place as its result arrives.
-      for (const [i, call] of current.calls.entries()) calls.set(call.id ?? `#${i}`, call)
+      for (const [i, call] of current.entries()) calls.set(call.id ?? `#${i}`, call)
       const all = [...calls.values()]
       const found = detect(all, limits, from, checked)
       checked = all.length

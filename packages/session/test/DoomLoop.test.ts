@@ -181,6 +181,38 @@ describe("doom loop detection (T6)", () => {
     expect(guard.check(messages)).toMatchObject({ kind: "identical", count: 3 })
   })
 
+  test("a guard reads each settled call once, however often the turn's messages are read again from storage", () => {
+    // the loop reads the window from storage before every step: the same parts, as new objects each time
+    let reads = 0
+    const counted = (n: number) => ({
+      get filePath() {
+        reads++
+        return `f${n}`
+      }
+    })
+    const stored: Array<MessageWithParts> = [user()]
+    const reread = () =>
+      stored.map((m) => ({
+        info: m.info,
+        parts: m.parts.map((p) => (p.type === "tool" ? { ...p, state: { ...p.state, input: counted(Number(p.callID.slice(5))) } } : p))
+      }))
+    const guard = makeDoomLoopGuard()
+    for (let step = 1; step <= 30; step++) {
+      stored.push(assistant({ tool: "read", input: {}, output: `v${step}` }))
+      expect(guard.check(reread())).toBeUndefined()
+    }
+    // one read per call (30), not one per call per step (465)
+    expect(reads).toBe(30)
+    // a call still running is read again until it has its outcome
+    const running = assistant({ tool: "read", input: {}, output: "" })
+    const part = running.parts[0]!
+    if (part.type !== "tool") throw new Error("a tool part")
+    stored.push({ ...running, parts: [{ ...part, state: { status: "running", input: {}, time: { start: 0 } } }] })
+    guard.check(reread())
+    guard.check(reread())
+    expect(reads).toBe(32)
+  })
+
   test("a new user message starts a new turn; a compaction's continue message does not", () => {
     const read = (output: string) => ({ tool: "read", input: { filePath: "a" }, output })
     const earlier = [user(), assistant(read("1")), assistant(read("2"))]
