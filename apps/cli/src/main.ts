@@ -16,6 +16,7 @@ import { permissions } from "./commands/permissions.ts"
 import { run } from "./commands/run.ts"
 import { runCli } from "./RunCli.ts"
 import { serve } from "./commands/serve.ts"
+import { checkpoints } from "./commands/checkpoints.ts"
 import { sessions } from "./commands/sessions.ts"
 import { trust } from "./commands/trust.ts"
 import { auth } from "./commands/auth.ts"
@@ -37,7 +38,7 @@ const databaseFlag = GlobalFlag.Setting("database")({
 
 const reins = Command.make("reins").pipe(
   Command.withDescription("reins: a coding agent runtime. Run the agent, inspect its sessions."),
-  Command.withSubcommands([chat, run, serve, acp, compact, undo, redo, sessions, models, mcp, permissions, trust, auth, init, config, debug]),
+  Command.withSubcommands([chat, run, serve, acp, compact, undo, redo, sessions, checkpoints, models, mcp, permissions, trust, auth, init, config, debug]),
   Command.withGlobalFlags([configFlag, databaseFlag])
 )
 

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { carryObjects, CopyError, realTarget, refuseTarget, writeCopy, writeCopyAtomically } from "./Copy.ts"
 import { makeObjectStore, type ObjectStore } from "./ObjectStore.ts"
+import { checkpointsRoot } from "./Prune.ts"
 import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore, unrestorable } from "./Restore.ts"
 import { lookPath, makeTracker, type Tracker } from "./Tracker.ts"
 
@@ -113,7 +114,7 @@ export class Checkpoints extends Context.Service<
         const root = realPath(directory)
         let project = projects.get(root)
         if (project === undefined) {
-          const dir = path.join(dataDir, "checkpoints", createHash("sha256").update(root).digest("hex").slice(0, 24))
+          const dir = path.join(checkpointsRoot(dataDir), createHash("sha256").update(root).digest("hex").slice(0, 24))
           project = { store: makeObjectStore(dir), dir }
           projects.set(root, project)
           const store = project.store

@@ -5,7 +5,8 @@ import * as path from "node:path"
 /**
  * File contents by their SHA-256, one file each under `dir/objects/ab/cdef…`: what a checkpoint keeps of a file, and
  * what undo writes back. A content is stored once however many paths and steps hold it; each is written to a temp
- * file and renamed, so a crash never leaves a torn object under its hash.
+ * file and renamed, so a crash never leaves a torn object under its hash. An object's time is when it was last stored
+ * (written, or found there already): what `pruneCheckpoints` goes by.
  */
 export interface ObjectStore {
   /** Stores `bytes`; their hash. */
@@ -27,7 +28,14 @@ export const makeObjectStore = (dir: string): ObjectStore => {
     put: (bytes) => {
       const hash = hashOf(bytes)
       const file = fileOf(hash)
-      if (fs.existsSync(file)) return hash
+      // stored already: its time says it was used now (a prune keeps what was used lately)
+      try {
+        const now = new Date()
+        fs.utimesSync(file, now, now)
+        return hash
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT" && fs.existsSync(file)) return hash
+      }
       fs.mkdirSync(path.dirname(file), { recursive: true })
       const tmp = `${file}.${process.pid}-${temp++}.tmp`
       fs.writeFileSync(tmp, bytes, { mode: 0o600 })

@@ -53,7 +53,8 @@ export interface RestoreReport {
   readonly skipped: ReadonlyArray<{ readonly path: string; readonly reason: string }>
 }
 
-const JOURNAL = "restore.journal.json"
+/** The journal of a restore under way, beside the store: a prune leaves a store with one alone. */
+export const JOURNAL = "restore.journal.json"
 
 /** Paths deepest first (removals), or shallowest first (creations). */
 const byDepth = (ops: ReadonlyArray<RestoreOp>, deepestFirst: boolean) =>

@@ -2,6 +2,7 @@ import type { FileChange, FileState } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeTreeIgnore } from "./Ignore.ts"
+import { markInUse } from "./InUse.ts"
 import type { ObjectStore } from "./ObjectStore.ts"
 import { unsafePath } from "./Paths.ts"
 
@@ -161,6 +162,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
 
   // what an earlier process saw (its stat stamps and states): a file whose stamp is the same is not read again
   const indexFile = path.join(sideRoot, "index.json")
+  // while it lives, a prune leaves the store alone (what it knows of the files names copies no session refers to yet)
+  const release = markInUse(sideRoot)
   const hints = loadIndex(indexFile)
   let initial = true
   const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous ?? (initial ? hints.get(rel) : undefined), store, settings)
@@ -368,6 +371,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     close: () => {
       closed = true
       saveIndex(indexFile, known)
+      // once its index is saved: a prune from then on keeps what it names
+      release()
       watcher?.close()
       sideWatcher?.close()
       watcher = undefined

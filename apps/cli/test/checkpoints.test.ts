@@ -1,0 +1,81 @@
+// `reins checkpoints prune` through the real CLI, after real turns: a copy of a file's content goes once no stored
+// session's changes name it (its sessions deleted) and the project's index does not (the file is gone), never while
+// a session could still undo to it; --dry-run removes nothing; a bad --older-than is a usage error.
+import { beforeAll, describe, expect, test } from "bun:test"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+
+beforeAll(() => ensureBuilt())
+
+const setup = projects()
+
+const ok = async (args: ReadonlyArray<string>, p: Project) => {
+  const r = await reins(args, p)
+  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
+  return r
+}
+
+/** Every copy in the data dir's checkpoint stores, by content hash. */
+const copies = (dataDir: string) => {
+  const root = path.join(dataDir, "checkpoints")
+  const out: Array<{ hash: string; file: string }> = []
+  for (const store of fs.existsSync(root) ? fs.readdirSync(root) : [])
+    for (const dir of fs.readdirSync(path.join(root, store, "objects")))
+      for (const name of fs.readdirSync(path.join(root, store, "objects", dir)))
+        out.push({ hash: `${dir}${name}`, file: path.join(root, store, "objects", dir, name) })
+  return out
+}
+const sha = (text: string) => createHash("sha256").update(text).digest("hex")
+const ageAll = (dataDir: string, days: number) => {
+  const at = new Date(Date.now() - days * 24 * 3_600_000)
+  for (const c of copies(dataDir)) fs.utimesSync(c.file, at, at)
+}
+const pruned = async (args: ReadonlyArray<string>, p: Project) => JSON.parse((await ok(["checkpoints", "prune", "--format", "json", ...args], p)).stdout)
+
+describe("reins checkpoints prune", () => {
+  test("a copy goes once no session can undo to it, and not before", async () => {
+    const p = await setup([
+      { toolCalls: [{ name: "write", arguments: { filePath: "a.txt", content: "ONLY-SESSION-A\n" } }] },
+      { text: "A-DONE" },
+      { toolCalls: [{ name: "bash", arguments: { command: "rm a.txt && printf 'SESSION-B\\n' > b.txt" } }] },
+      { text: "B-DONE" }
+    ])
+    const a = events((await ok(["run", "--yolo", "--format", "json", "FIRST"], p)).stdout)[0]!.session.id as string
+    const b = events((await ok(["run", "--yolo", "--format", "json", "SECOND"], p)).stdout)[0]!.session.id as string
+    const onlyA = sha("ONLY-SESSION-A\n")
+    expect(copies(p.dataDir).map((c) => c.hash)).toContain(onlyA)
+    // long unused, but named: A wrote it, B removed it (both can undo to it); b.txt is what the project has now
+    ageAll(p.dataDir, 30)
+    expect(await pruned([], p)).toMatchObject({ sessions: 2, removed: 0, skipped: [] })
+    await ok(["sessions", "delete", a], p)
+    expect(await pruned([], p)).toMatchObject({ sessions: 1, removed: 0 })
+    await ok(["sessions", "delete", b], p)
+
+    const dry = await pruned(["--dry-run"], p)
+    expect(dry).toMatchObject({ dryRun: true, sessions: 0, removed: 1, removedBytes: "ONLY-SESSION-A\n".length })
+    expect(copies(p.dataDir).map((c) => c.hash)).toContain(onlyA)
+    // used within the days given: kept
+    expect(await pruned(["--older-than", "60"], p)).toMatchObject({ removed: 0 })
+
+    const text = await ok(["checkpoints", "prune"], p)
+    expect(text.stdout).toBe(
+      "Removed 1 copy (15 B) of files that none of the 0 stored sessions can undo to and that were not used for 7 days; kept 1 copy (10 B).\n"
+    )
+    const left = copies(p.dataDir).map((c) => c.hash)
+    expect(left).not.toContain(onlyA)
+    // the project's files as they are now stay (the next change of b.txt is undone to it)
+    expect(left).toContain(sha("SESSION-B\n"))
+  })
+
+  test("--older-than below 0 is a usage error; --help says what it keeps", async () => {
+    const p = await setup([])
+    const bad = await reins(["checkpoints", "prune", "--older-than", "-1"], p)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--older-than takes a number of days, 0 or more (got -1)")
+    const help = await ok(["checkpoints", "prune", "--help"], p)
+    expect(help.stdout).toContain("--dry-run")
+    expect(help.stdout).toContain("Keep copies written or used within this many days")
+  })
+})
