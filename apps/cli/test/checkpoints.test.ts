@@ -5,17 +5,13 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+import { ensureBuilt, events, projects, reins, type Project, reinsOk } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
 const setup = projects()
 
-const ok = async (args: ReadonlyArray<string>, p: Project) => {
-  const r = await reins(args, p)
-  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
-  return r
-}
+const ok = reinsOk
 
 /** Every copy in the data dir's checkpoint stores, by content hash. */
 const copies = (dataDir: string) => {
@@ -61,12 +57,29 @@ describe("reins checkpoints prune", () => {
 
     const text = await ok(["checkpoints", "prune"], p)
     expect(text.stdout).toBe(
-      "Removed 1 copy (15 B) of files that none of the 0 stored sessions can undo to and that were not used for 7 days; kept 1 copy (10 B).\n"
+      `Removed 1 copy (15 B) that no stored session can undo to and that were not used for 7 days; kept 1 copy (10 B). Sessions read: 0 (sqlite:${path.join(p.dataDir, "reins.db")}).\n`
     )
     const left = copies(p.dataDir).map((c) => c.hash)
     expect(left).not.toContain(onlyA)
     // the project's files as they are now stay (the next change of b.txt is undone to it)
     expect(left).toContain(sha("SESSION-B\n"))
+  })
+
+  test("a project whose copies sessions of another database name is left whole, and named", async () => {
+    const p = await setup([{ toolCalls: [{ name: "write", arguments: { filePath: "a.txt", content: "THEIRS\n" } }] }, { text: "DONE" }])
+    await ok(["run", "--yolo", "FIRST"], p)
+    // as if a reins with another database (REINS_DATABASE_URL) had run here too
+    const [store] = fs.readdirSync(path.join(p.dataDir, "checkpoints"))
+    fs.writeFileSync(path.join(p.dataDir, "checkpoints", store!, "databases", "0123456789abcdef"), "postgres://db.example:5432/reins")
+    ageAll(p.dataDir, 30)
+    const report = await pruned(["--older-than", "0"], p)
+    expect(report).toMatchObject({
+      removed: 0,
+      copies: 0,
+      skipped: [{ project: p.cwd, reason: expect.stringContaining("sessions of another database use it too (postgres://db.example:5432/reins)") }]
+    })
+    const text = await ok(["checkpoints", "prune"], p)
+    expect(text.stdout).toContain(`Left alone: ${p.cwd}: sessions of another database use it too`)
   })
 
   test("--older-than below 0 is a usage error; --help says what it keeps", async () => {
@@ -76,6 +89,6 @@ describe("reins checkpoints prune", () => {
     expect(bad.stderr).toContain("--older-than takes a number of days, 0 or more (got -1)")
     const help = await ok(["checkpoints", "prune", "--help"], p)
     expect(help.stdout).toContain("--dry-run")
-    expect(help.stdout).toContain("Keep copies written or used within this many days")
+    expect(help.stdout).toContain("Keep the copies written or used within this many days")
   })
 })

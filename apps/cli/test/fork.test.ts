@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { treeSnapshot as tree } from "@reins/testkit"
 import { api, servers } from "./serve-support.ts"
-import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+import { ensureBuilt, events, projects, reins, reinsOk } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -24,11 +24,7 @@ const turns = [
   { text: "DONE-FORKED" }
 ]
 
-const ok = async (args: ReadonlyArray<string>, p: Project) => {
-  const r = await reins(args, p)
-  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
-  return r
-}
+const ok = reinsOk
 
 /** Two turns run; the trees before, after the first and after the second; the id of the first turn's last message. */
 const twoTurns = async (git: boolean) => {

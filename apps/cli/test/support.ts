@@ -102,6 +102,13 @@ export const reins = (args: ReadonlyArray<string>, p: Project, stdin = "") =>
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 
+/** Runs the real CLI binary to completion; a non-zero exit fails the test with what it printed. */
+export const reinsOk = async (args: ReadonlyArray<string>, p: Project) => {
+  const r = await reins(args, p)
+  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
+  return r
+}
+
 /** The text of the tool result the model received in the last request. */
 export const lastToolResult = (requests: ReadonlyArray<{ body: any }>) => {
   const messages = requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { api, servers } from "./serve-support.ts"
 import { treeSnapshot } from "@reins/testkit"
-import { ensureBuilt, events, projects, reins, type Project } from "./support.ts"
+import { ensureBuilt, events, projects, reins, reinsOk } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -38,11 +38,7 @@ const start = async (git: boolean) => {
   return p
 }
 
-const ok = async (args: ReadonlyArray<string>, p: Project) => {
-  const r = await reins(args, p)
-  if (r.code !== 0) throw new Error(`reins ${args.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
-  return r
-}
+const ok = reinsOk
 
 for (const git of [true, false]) {
   describe(`reins undo / redo in ${git ? "a git repository" : "a plain directory"}`, () => {

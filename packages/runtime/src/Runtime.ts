@@ -42,8 +42,8 @@ import {
   loadPromptSettings,
   runTimingFromEnv
 } from "@reins/session"
-import { type EventLog, Grants, PendingQuestions, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
-import { Checkpoints } from "@reins/workspace"
+import { databaseIdentity, type EventLog, Grants, PendingQuestions, type RunClaims, type SessionStore, Storage, type StoreError } from "@reins/storage"
+import { CheckpointSettings, Checkpoints } from "@reins/workspace"
 import {
   Extensions,
   layerJobs,
@@ -395,8 +395,17 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
     )
   )
   // every step's changes to the project's files checkpointed (undo, redo), in the data dir
+  // each store says which database's sessions name its copies (a prune reading another database leaves it alone); a
+  // store passed in (a library's own) is not named: no prune touches what its sessions name
+  const checkpointSettings = Layer.effect(
+    CheckpointSettings,
+    Effect.gen(function* () {
+      const settings = yield* CheckpointSettings
+      return options.store === undefined ? { ...settings, database: databaseIdentity({ url: database, dataDir: options.dataDir }) } : settings
+    })
+  )
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings)))).pipe(
-    Layer.provideMerge(Checkpoints.layer)
+    Layer.provideMerge(Checkpoints.layer.pipe(Layer.provide(checkpointSettings)))
   )
   // `Sessions` (the use cases) shares the loop's SessionRuns: one registry of this process's holds
   const session = SessionService.layerWithRuns.pipe(Layer.provideMerge(turns), Layer.provideMerge(compaction))

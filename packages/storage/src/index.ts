@@ -5,6 +5,7 @@ export { EventLog, type EventToAppend, type LoggedEvent, type ReadEventsOptions 
 export { PendingQuestions, type ListQuestionsOptions, type PendingQuestion, type QuestionReply } from "./PendingQuestions.ts"
 export { openDatabase, type MemoryState, type SqliteDatabase } from "./Database.ts"
 export * as Storage from "./Storage.ts"
+export { databaseIdentity } from "./DatabaseUrl.ts"
 export { fencePasses, runnerOfHolder, sameClaim, takenOver, takesOver, WritingClaim } from "./Claim.ts"
 export { sessionNotFound, StoreError, StoreErrorReason } from "./StoreError.ts"
 export { type Migration, migrate, migrations } from "./Migrations.ts"

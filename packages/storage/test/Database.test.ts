@@ -9,6 +9,7 @@ import { RunClaims } from "../src/RunClaims.ts"
 import { SessionStore } from "../src/SessionStore.ts"
 import * as Storage from "../src/Storage.ts"
 import type { StoreError } from "../src/StoreError.ts"
+import { databaseIdentity } from "../src/DatabaseUrl.ts"
 import { claim, claimed, grant, layerPostgresFresh, pgUrl, run, session, shape, tempDir, textPart, userMessage } from "./support.ts"
 
 const databases: ReadonlyArray<readonly [string, () => Layer.Layer<Storage.Services, StoreError>]> = [
@@ -120,4 +121,19 @@ describe("Storage layers", () => {
     expect(first.map((s) => s.id)).toEqual(["ses_a"])
     expect(second).toEqual([])
   })
+})
+
+describe("databaseIdentity", () => {
+  const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
+    ["no URL: the data dir's SQLite file", undefined, "sqlite:/data/reins.db"],
+    ["a blank URL", "  ", "sqlite:/data/reins.db"],
+    ["PostgreSQL: host, port and database", "postgres://me:secret@DB.example:5432/reins?sslmode=require", "postgres://db.example:5432/reins"],
+    ["the same database as another user, or as postgresql://", "postgresql://other@db.example:5432/reins", "postgres://db.example:5432/reins"],
+    ["another database of the same server", "postgres://me@db.example:5432/other", "postgres://db.example:5432/other"]
+  ]
+  for (const [name, url, identity] of cases)
+    test(name, () => {
+      expect(databaseIdentity({ url, dataDir: "/data" })).toBe(identity)
+      expect(databaseIdentity({ url, dataDir: "/data" })).not.toContain("secret")
+    })
 })

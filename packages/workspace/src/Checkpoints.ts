@@ -4,14 +4,19 @@ import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { carryObjects, CopyError, realTarget, refuseTarget, writeCopy, writeCopyAtomically } from "./Copy.ts"
 import { makeObjectStore, type ObjectStore } from "./ObjectStore.ts"
-import { checkpointsRoot } from "./Prune.ts"
+import { checkpointsRoot, recordDatabase, recordProject } from "./StoreInfo.ts"
 import { applyRestore, conflictsOf, planRestore, type RestoreReport, recoverRestore, unrestorable } from "./Restore.ts"
 import { lookPath, makeTracker, type Tracker } from "./Tracker.ts"
 
-/** Checkpoint settings: files over `maxFileBytes` are listed as changed but not copied (nor restored). */
-export const CheckpointSettings = Context.Reference<{ readonly maxFileBytes: number; readonly enabled: boolean }>("reins/workspace/CheckpointSettings", {
-  defaultValue: () => ({ maxFileBytes: 8 * 1024 * 1024, enabled: true })
-})
+/**
+ * Checkpoint settings: files over `maxFileBytes` are listed as changed but not copied (nor restored); `database`: the
+ * identity of the database whose sessions record the changes (recorded in each store used: a prune reading another
+ * database's sessions leaves it alone; none recorded, no prune touches it).
+ */
+export const CheckpointSettings = Context.Reference<{ readonly maxFileBytes: number; readonly enabled: boolean; readonly database?: string }>(
+  "reins/workspace/CheckpointSettings",
+  { defaultValue: () => ({ maxFileBytes: 8 * 1024 * 1024, enabled: true }) }
+)
 
 /**
  * A restore refused before it touched anything: files someone changed since the steps it undoes (or redoes, or
@@ -117,6 +122,8 @@ export class Checkpoints extends Context.Service<
           const dir = path.join(checkpointsRoot(dataDir), createHash("sha256").update(root).digest("hex").slice(0, 24))
           project = { store: makeObjectStore(dir), dir }
           projects.set(root, project)
+          recordProject(dir, root)
+          if (settings.database !== undefined) recordDatabase(dir, settings.database)
           const store = project.store
           recoverRestore(dir, store, (at, rel) => lookPath(at, rel, store, settings))
         }

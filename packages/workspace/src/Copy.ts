@@ -109,7 +109,8 @@ export const writeCopyAtomically = (
 export const carryObjects = (changes: ReadonlyArray<FileChange>, from: ObjectStore, to: ObjectStore) => {
   for (const change of changes)
     for (const state of [change.before, change.after]) {
-      if (state.kind !== "file" || state.hash === undefined || to.has(state.hash)) continue
+      // there already: used now (a prune running meanwhile keeps it until the sessions naming it are stored)
+      if (state.kind !== "file" || state.hash === undefined || to.touch(state.hash)) continue
       const bytes = from.get(state.hash)
       if (bytes !== undefined) to.put(bytes)
     }

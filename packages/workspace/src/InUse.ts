@@ -3,28 +3,54 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 /**
- * Marks that a process uses a project's checkpoint store (a file `in-use/<pid>@<host>` beside it, while its tracker
- * lives): a prune leaves that store alone, since what the process holds in memory (the files' states as it last saw
- * them) names copies that no stored session refers to yet. A process killed leaves its mark: on this host a mark of
- * a process gone is stale; one of another host (a data dir shared by runners) cannot be told, so it counts as in use.
+ * Marks that a process uses a project's checkpoint store (a file `in-use/<pid>-<n>@<host>` beside it, while its tracker
+ * lives, its time renewed every `REFRESH_MS`): a prune leaves that store alone, since what the process holds in memory
+ * (the files' states as it last saw them) names copies that no stored session refers to yet. A mark renewed within
+ * `LIVE_MS`, or of a process of this host that is still there, is in use; any other was left by a process gone (killed,
+ * or of a host that is no more): a pid of another pid namespace with the same host name, or a host renamed, cannot fool
+ * it for longer than `LIVE_MS`.
  */
 const DIR = "in-use"
+export const REFRESH_MS = 10 * 60_000
+export const LIVE_MS = 60 * 60_000
 
-const markName = () => `${process.pid}@${os.hostname()}`
-
-/** Marks `storeDir` as used by this process; the returned call removes the mark. */
-export const markInUse = (storeDir: string): (() => void) => {
-  const file = path.join(storeDir, DIR, markName())
+/** Whether process `pid` of this host is there (EPERM: it is, another user's). */
+export const processAlive = (pid: number) => {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, "")
-  } catch {
-    // a store that cannot be marked cannot be written either: the tracker's copies fail the same way
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
   }
-  return () => fs.rmSync(file, { force: true })
 }
 
-/** One process that marked a store: its pid, its host, and whether it is this host's and gone. */
+let marks = 0
+
+/** Marks `storeDir` as used by this process, renewed while it lives; the returned call removes the mark (never throws). */
+export const markInUse = (storeDir: string): (() => void) => {
+  const file = path.join(storeDir, DIR, `${process.pid}-${marks++}@${os.hostname()}`)
+  const renew = () => {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(file, "")
+    } catch {
+      // a store that cannot be marked cannot be written either: the tracker's copies fail the same way
+    }
+  }
+  renew()
+  const timer = setInterval(renew, REFRESH_MS)
+  timer.unref()
+  return () => {
+    clearInterval(timer)
+    try {
+      fs.rmSync(file, { force: true })
+    } catch {
+      // left behind: stale once it is not renewed
+    }
+  }
+}
+
+/** One mark on a store: the process, its host, and whether it was left by a process gone. */
 export interface StoreUser {
   readonly pid: number
   readonly host: string
@@ -32,18 +58,8 @@ export interface StoreUser {
   readonly gone: boolean
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it is there, another user's
-    return (error as NodeJS.ErrnoException).code !== "ESRCH"
-  }
-}
-
-/** The processes that marked `storeDir` (a mark left by a process of this host that is gone says `gone`). */
-export const usersOf = (storeDir: string): ReadonlyArray<StoreUser> => {
+/** The marks on `storeDir` at `now`. */
+export const usersOf = (storeDir: string, now: number): ReadonlyArray<StoreUser> => {
   let names: Array<string>
   try {
     names = fs.readdirSync(path.join(storeDir, DIR))
@@ -52,10 +68,17 @@ export const usersOf = (storeDir: string): ReadonlyArray<StoreUser> => {
   }
   const host = os.hostname()
   return names.flatMap((name) => {
-    const at = name.indexOf("@")
-    const pid = Number(name.slice(0, at))
-    if (at <= 0 || !Number.isInteger(pid) || pid <= 0) return []
-    const of = name.slice(at + 1)
-    return [{ pid, host: of, file: path.join(storeDir, DIR, name), gone: of === host && pid !== process.pid && !alive(pid) }]
+    const match = /^(\d+)-\d+@(.+)$/.exec(name)
+    if (match === null) return []
+    const pid = Number(match[1])
+    const file = path.join(storeDir, DIR, name)
+    let renewed: number
+    try {
+      renewed = fs.statSync(file).mtimeMs
+    } catch {
+      return []
+    }
+    const live = now - renewed < LIVE_MS || (match[2] === host && processAlive(pid))
+    return [{ pid, host: match[2]!, file, gone: !live }]
   })
 }

@@ -2,10 +2,12 @@ import type { FileChange, Part } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { usersOf } from "./InUse.ts"
+import { asideOf, storedFiles } from "./ObjectStore.ts"
 import { JOURNAL } from "./Restore.ts"
+import { databasesOf, projectOfStore } from "./StoreInfo.ts"
 
-/** Where the data dir keeps its checkpoint stores: one directory per project (a hash of its real path). */
-export const checkpointsRoot = (dataDir: string) => path.join(dataDir, "checkpoints")
+/** Copies written or used within this long are kept whatever `olderThanMs` says: a step may be under way. */
+export const MIN_AGE_MS = 60 * 60_000
 
 /** What a prune is told: the data dir's `checkpoints`, the copies stored sessions refer to, and how old a copy must be. */
 export interface PruneOptions {
@@ -13,22 +15,35 @@ export interface PruneOptions {
   readonly root: string
   /** The contents (hashes) the stored sessions' recorded changes name: never removed. */
   readonly referenced: ReadonlySet<string>
-  /** A copy written or used less than this long ago is kept (a step of a process that is not over names it soon). */
+  /** The database those sessions are from (`databaseIdentity`): a store another database uses is left alone. */
+  readonly database: string
+  /** A copy written or used less than this long ago is kept (never less than `MIN_AGE_MS`). */
   readonly olderThanMs: number
   readonly now: number
-  /** Counts what would go, removes nothing. */
+  /** Counts what would go, changes nothing. */
   readonly dryRun: boolean
 }
 
-/** What a prune did: the stores looked at and those left alone (and why), the copies found, removed and kept. */
+/** A store left whole, the project it copies (when recorded) and why. */
+export interface LeftAlone {
+  readonly store: string
+  readonly project?: string
+  readonly reason: string
+}
+
+/** What a prune did: the stores looked at and those left alone, the copies found, removed and kept. */
 export interface PruneReport {
   readonly stores: number
-  readonly skipped: ReadonlyArray<{ readonly store: string; readonly reason: string }>
+  readonly skipped: ReadonlyArray<LeftAlone>
   readonly copies: number
   readonly removed: number
   readonly removedBytes: number
   readonly kept: number
   readonly keptBytes: number
+  /** Temporary files of copies cut off (a process killed as it wrote one), removed. */
+  readonly temporaries: number
+  /** Copies that could not be removed (kept). */
+  readonly failed: number
 }
 
 /** The contents a part names: the before and after of each file a step changed. */
@@ -62,93 +77,132 @@ const indexed = (store: string): ReadonlySet<string> | undefined => {
   }
 }
 
-/** Why a store is left alone: a restore to finish, a process using it; else undefined. Marks of processes gone go (unless `dryRun`). */
-const whyLeftAlone = (store: string, dryRun: boolean): string | undefined => {
+/** Why a store is left whole (a restore to finish, a process using it, its databases): undefined when it may be pruned. */
+const whyLeftAlone = (store: string, options: PruneOptions): string | undefined => {
   if (fs.existsSync(path.join(store, JOURNAL))) return "an undo or redo was cut off there: run reins in that project (or reins undo) to finish it first"
-  const users = usersOf(store)
-  if (!dryRun) for (const user of users) if (user.gone) fs.rmSync(user.file, { force: true })
+  const users = usersOf(store, options.now)
   const live = users.find((user) => !user.gone)
-  if (live !== undefined) return `reins process ${live.pid} on ${live.host} is using it (if that process is gone, delete ${live.file} and prune again)`
+  if (live !== undefined)
+    return `reins process ${live.pid} on ${live.host} is using it (a mark not renewed for an hour is taken for one left by a process gone)`
+  if (!options.dryRun)
+    for (const user of users)
+      try {
+        fs.rmSync(user.file, { force: true })
+      } catch {
+        // stale whatever happens
+      }
+  const databases = databasesOf(store)
+  if (databases === undefined) return "the databases that use it cannot be read"
+  if (databases.length === 0) return "no database is recorded as using it (made before reins recorded them): run a turn in that project, then prune again"
+  const other = databases.find((database) => database !== options.database)
+  if (other !== undefined) return `sessions of another database use it too (${other}): prune with that database as well to free it`
   return undefined
 }
 
-const isStore = (name: string) => /^[0-9a-f]{24}$/.test(name)
-const isObjectDir = (name: string) => /^[0-9a-f]{2}$/.test(name)
+/** Takes a copy out by renaming it aside first: one used meanwhile (its time renewed) is put back. True when removed. */
+const removeUnused = (file: string, cutoff: number): boolean => {
+  const aside = asideOf(file)
+  fs.renameSync(file, aside)
+  if (fs.lstatSync(aside).mtimeMs <= cutoff) {
+    fs.rmSync(aside)
+    return true
+  }
+  // stored again while it was looked at: back in place, unless it was written anew meanwhile
+  if (fs.existsSync(file)) fs.rmSync(aside)
+  else fs.renameSync(aside, file)
+  return false
+}
 
 /**
  * Removes the copies of file contents that no stored session's recorded changes name, that no store's index names,
- * and that were not written or used for `olderThanMs`; a store with an undo to finish or a process using it is left
- * whole. The temporary files of a copy that was cut off (as old) go too.
+ * and that were not written or used for `olderThanMs`. A store with an undo to finish, a process using it, or sessions
+ * of another database (or none recorded) is left whole; so is one that cannot be read in full. A copy is renamed aside
+ * before it is removed, so one a process starts using meanwhile (its time renewed) is put back. Temporary files of
+ * copies cut off (as old) go too, and what a prune killed half way set aside comes back. Throws when `root` exists but
+ * cannot be read.
  */
 export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
-  const skipped: Array<{ store: string; reason: string }> = []
-  let stores = 0
-  let copies = 0
-  let removed = 0
-  let removedBytes = 0
-  let kept = 0
-  let keptBytes = 0
-  const cutoff = options.now - options.olderThanMs
+  const skipped: Array<LeftAlone> = []
+  const counts = { stores: 0, copies: 0, removed: 0, removedBytes: 0, kept: 0, keptBytes: 0, temporaries: 0, failed: 0 }
+  const cutoff = options.now - Math.max(options.olderThanMs, MIN_AGE_MS)
   let names: Array<string>
   try {
     names = fs.readdirSync(options.root)
-  } catch {
-    names = []
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") names = []
+    else throw new Error(`Cannot read ${options.root}: ${(error as Error).message}`)
   }
-  for (const name of names.filter(isStore).sort()) {
+  for (const name of names.filter((n) => /^[0-9a-f]{24}$/.test(n)).sort()) {
     const store = path.join(options.root, name)
-    stores++
-    const why = whyLeftAlone(store, options.dryRun)
-    const index = why === undefined ? indexed(store) : undefined
-    if (why !== undefined || index === undefined) {
-      skipped.push({ store, reason: why ?? `its index.json cannot be read (delete it and the next reins there reads every file again)` })
+    counts.stores++
+    const project = projectOfStore(store)
+    const leave = (reason: string) => skipped.push({ store, ...(project !== undefined ? { project } : {}), reason })
+    const why = whyLeftAlone(store, options)
+    if (why !== undefined) {
+      leave(why)
       continue
     }
-    const objects = path.join(store, "objects")
-    let dirs: Array<string>
-    try {
-      dirs = fs.readdirSync(objects).filter(isObjectDir)
-    } catch {
+    const index = indexed(store)
+    if (index === undefined) {
+      leave("its index.json cannot be read (delete it: the next reins there reads every file again)")
       continue
     }
-    for (const dir of dirs) {
-      let files: Array<string>
+    const { files, unreadable } = storedFiles(store)
+    if (unreadable.length > 0) {
+      leave(`${unreadable[0]} cannot be read`)
+      continue
+    }
+    const present = new Set(files.flatMap((f) => (f.kind === "object" ? [f.hash] : [])))
+    for (const f of files) {
+      let stat: fs.Stats
       try {
-        files = fs.readdirSync(path.join(objects, dir))
+        stat = fs.lstatSync(f.file)
       } catch {
         continue
       }
-      for (const file of files) {
-        const full = path.join(objects, dir, file)
-        let stat: fs.Stats
+      if (!stat.isFile()) continue
+      if (f.kind === "aside") {
+        // set aside by a prune that was killed: back, unless the copy was written anew since
+        if (options.dryRun) continue
         try {
-          stat = fs.lstatSync(full)
+          if (present.has(f.hash)) fs.rmSync(f.file)
+          else fs.renameSync(f.file, f.file.slice(0, -".pruning".length))
         } catch {
-          continue
+          // looked at again next time
         }
-        if (!stat.isFile()) continue
-        const temporary = file.endsWith(".tmp")
-        const hash = `${dir}${file}`
-        if (!temporary) copies++
-        const keep = stat.mtimeMs > cutoff || (!temporary && (options.referenced.has(hash) || index.has(hash)))
-        if (keep) {
-          if (!temporary) {
-            kept++
-            keptBytes += stat.size
-          }
-          continue
+        counts.copies++
+        counts.kept++
+        counts.keptBytes += stat.size
+        continue
+      }
+      if (f.kind === "temporary") {
+        if (stat.mtimeMs > cutoff) continue
+        try {
+          if (!options.dryRun) fs.rmSync(f.file)
+          counts.temporaries++
+        } catch {
+          // left for the next prune
         }
-        if (!options.dryRun) {
-          try {
-            fs.rmSync(full)
-          } catch {
-            continue
-          }
+        continue
+      }
+      counts.copies++
+      const unused = stat.mtimeMs <= cutoff && !options.referenced.has(f.hash) && !index.has(f.hash)
+      let removed = false
+      if (unused) {
+        try {
+          removed = options.dryRun || removeUnused(f.file, cutoff)
+        } catch {
+          counts.failed++
         }
-        if (!temporary) removed++
-        removedBytes += stat.size
+      }
+      if (removed) {
+        counts.removed++
+        counts.removedBytes += stat.size
+      } else {
+        counts.kept++
+        counts.keptBytes += stat.size
       }
     }
   }
-  return { stores, skipped, copies, removed, removedBytes, kept, keptBytes }
+  return { ...counts, skipped }
 }

@@ -2,7 +2,7 @@ import type { FileChange, FileState } from "@reins/domain"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeTreeIgnore } from "./Ignore.ts"
-import { markInUse } from "./InUse.ts"
+import { markInUse, processAlive } from "./InUse.ts"
 import type { ObjectStore } from "./ObjectStore.ts"
 import { unsafePath } from "./Paths.ts"
 
@@ -65,8 +65,12 @@ export const sameState = (a: FileState, b: FileState): boolean => {
 
 const posix = (rel: string) => rel.split(path.sep).join("/")
 
-/** What `rel` (below `root`) is on disk now, its content put in `store`; `previous` spares reading a file whose stat did not change. */
-const seenAt = (root: string, rel: string, previous: Seen | undefined, store: ObjectStore, settings: TrackerSettings): Seen => {
+/**
+ * What `rel` (below `root`) is on disk now, its content put in `store`; `previous` spares reading a file whose stat did
+ * not change. `earlier`: `previous` is what an earlier process saw (its index), whose copy is used again only if it is
+ * still in the store (its time renewed, so a prune running meanwhile keeps it); else the file is read again.
+ */
+const seenAt = (root: string, rel: string, previous: Seen | undefined, store: ObjectStore, settings: TrackerSettings, earlier = false): Seen => {
   const full = path.join(root, rel)
   let stat: fs.Stats
   try {
@@ -75,7 +79,10 @@ const seenAt = (root: string, rel: string, previous: Seen | undefined, store: Ob
     return { state: ABSENT, stamp: "" }
   }
   const stamp = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}:${stat.mode}`
-  if (previous !== undefined && previous.stamp === stamp) return previous
+  if (previous !== undefined && previous.stamp === stamp) {
+    const copy = previous.state.kind === "file" ? previous.state.hash : undefined
+    if (!earlier || copy === undefined || store.touch(copy)) return previous
+  }
   const mode = stat.mode & 0o7777
   if (stat.isDirectory()) return { state: { kind: "directory", mode }, stamp }
   if (stat.isSymbolicLink()) {
@@ -133,11 +140,7 @@ const sweepBarriers = (dir: string) => {
   for (const name of names) {
     const pid = Number(/^s(\d+)-/.exec(name)?.[1])
     if (!Number.isInteger(pid) || pid === process.pid) continue
-    try {
-      process.kill(pid, 0)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ESRCH") fs.rmSync(path.join(dir, name), { force: true })
-    }
+    if (!processAlive(pid)) fs.rmSync(path.join(dir, name), { force: true })
   }
 }
 
@@ -166,7 +169,10 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   const release = markInUse(sideRoot)
   const hints = loadIndex(indexFile)
   let initial = true
-  const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous ?? (initial ? hints.get(rel) : undefined), store, settings)
+  const lookAt = (rel: string, previous: Seen | undefined) => {
+    if (previous !== undefined || !initial) return seenAt(root, rel, previous, store, settings)
+    return seenAt(root, rel, hints.get(rel), store, settings, true)
+  }
 
   const record = (rel: string, seen: Seen) => {
     const before = known.get(rel)

@@ -1,29 +1,19 @@
 // Checkpoints on real directories: what a step's commands change (any command: the watcher sees them) undone and
 // redone byte for byte — contents, modes, types — in a git repository and in a plain directory; a path someone
 // changed after the step stops undo unless forced; a restore cut off half way is finished by the next process.
-import { afterAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { DataDir, type FileChange } from "@reins/domain"
 import { treeSnapshot } from "@reins/testkit"
 import { Effect, Layer } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { CheckpointSettings, Checkpoints, RestoreConflict } from "../src/Checkpoints.ts"
 import { writeCopyAtomically } from "../src/Copy.ts"
 import { makeObjectStore } from "../src/ObjectStore.ts"
 import { applyRestore, planRestore, recoverRestore } from "../src/Restore.ts"
 import { lookPath, makeTracker } from "../src/Tracker.ts"
-
-const made: Array<string> = []
-afterAll(() => {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
-})
-const tempDir = (prefix: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  made.push(dir)
-  return dir
-}
+import { tempDir } from "./support.ts"
 
 const snapshot = treeSnapshot
 

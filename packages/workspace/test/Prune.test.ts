@@ -1,28 +1,21 @@
 // Pruning checkpoint stores on real directories: a copy goes only when no stored session's changes name it, no
-// store's index names it, and it was not written or used for the time given; a store with an undo to finish, or a
-// process using it (this host's, alive; or another host's), is left whole; a dry run removes nothing.
-import { afterAll, describe, expect, test } from "bun:test"
+// store's index names it, and it was not written or used for the time given; a store with an undo to finish, a
+// process using it, or sessions of another database (or none recorded) is left whole; a dry run changes nothing.
+import { describe, expect, test } from "bun:test"
 import type { Part } from "@reins/domain"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { markInUse, usersOf } from "../src/InUse.ts"
-import { hashOf, makeObjectStore } from "../src/ObjectStore.ts"
-import { checkpointsRoot, hashesOf, pruneCheckpoints } from "../src/Prune.ts"
+import { LIVE_MS, markInUse, usersOf } from "../src/InUse.ts"
+import { asideOf, hashOf, makeObjectStore } from "../src/ObjectStore.ts"
+import { hashesOf, pruneCheckpoints } from "../src/Prune.ts"
 import { JOURNAL } from "../src/Restore.ts"
+import { checkpointsRoot, recordDatabase, recordProject } from "../src/StoreInfo.ts"
 import { makeTracker } from "../src/Tracker.ts"
-
-const made: Array<string> = []
-afterAll(() => {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
-})
-const tempDir = (prefix: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  made.push(dir)
-  return dir
-}
+import { tempDir } from "./support.ts"
 
 const DAY = 24 * 3_600_000
+const DATABASE = "sqlite:/data/reins.db"
 const now = Date.now()
 const objectFile = (store: string, hash: string) => path.join(store, "objects", hash.slice(0, 2), hash.slice(2))
 const age = (file: string, ms: number) => {
@@ -38,6 +31,8 @@ const dataDirWithStore = (name = "0123456789abcdef01234567") => {
   const dataDir = tempDir("reins-prune-")
   const store = path.join(checkpointsRoot(dataDir), name)
   const objects = makeObjectStore(store)
+  recordDatabase(store, DATABASE)
+  recordProject(store, "/home/me/project")
   const [named, indexed, stale, fresh] = ["named by a session\n", "named by the index\n", "deleted session's\n", "just seen\n"].map((text) =>
     objects.put(Buffer.from(text))
   ) as [string, string, string, string]
@@ -57,26 +52,25 @@ const dataDirWithStore = (name = "0123456789abcdef01234567") => {
 }
 
 const prune = (root: string, referenced: ReadonlyArray<string>, dryRun = false) =>
-  pruneCheckpoints({ root, referenced: new Set(referenced), olderThanMs: 7 * DAY, now, dryRun })
+  pruneCheckpoints({ root, referenced: new Set(referenced), database: DATABASE, olderThanMs: 7 * DAY, now, dryRun })
 
 describe("pruneCheckpoints", () => {
   test("removes only the copies nothing names that were not used lately, and the temporary files of copies cut off", () => {
     const s = dataDirWithStore()
     const report = prune(s.root, [s.named])
-    expect(report).toMatchObject({ stores: 1, skipped: [], copies: 4, removed: 1, kept: 3 })
+    expect(report).toMatchObject({ stores: 1, skipped: [], copies: 4, removed: 1, kept: 3, temporaries: 1, failed: 0 })
     expect(fs.existsSync(objectFile(s.store, s.stale))).toBe(false)
     expect(fs.existsSync(s.cutOff)).toBe(false)
     for (const hash of [s.named, s.indexed, s.fresh]) expect(fs.existsSync(objectFile(s.store, hash))).toBe(true)
     expect(fs.existsSync(s.writing)).toBe(true)
-    // the bytes of the copy and of the cut-off temporary file
-    expect(report.removedBytes).toBe("deleted session's\n".length + "partial".length)
+    expect(report.removedBytes).toBe("deleted session's\n".length)
     // a second prune finds nothing more
     expect(prune(s.root, [s.named])).toMatchObject({ removed: 0, kept: 3 })
   })
 
   test("a dry run counts the same and removes nothing", () => {
     const s = dataDirWithStore()
-    expect(prune(s.root, [s.named], true)).toMatchObject({ copies: 4, removed: 1, kept: 3 })
+    expect(prune(s.root, [s.named], true)).toMatchObject({ copies: 4, removed: 1, kept: 3, temporaries: 1 })
     expect(fs.existsSync(objectFile(s.store, s.stale))).toBe(true)
     expect(fs.existsSync(s.cutOff)).toBe(true)
   })
@@ -87,9 +81,14 @@ describe("pruneCheckpoints", () => {
     expect(prune(s.root, [s.named])).toMatchObject({ removed: 0, kept: 4 })
   })
 
-  const deadPid = () => {
-    const child = Bun.spawnSync(["true"])
-    return child.pid
+  const deadPid = () => Bun.spawnSync(["true"]).pid
+  /** A mark on `store` as `name`, renewed `ago` ms before now. */
+  const mark = (store: string, name: string, ago: number) => {
+    const file = path.join(store, "in-use", name)
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, "")
+    age(file, ago)
+    return file
   }
 
   const cases: ReadonlyArray<{ readonly name: string; readonly arrange: (store: string) => void; readonly reason: RegExp | undefined }> = [
@@ -100,12 +99,19 @@ describe("pruneCheckpoints", () => {
     },
     { name: "this process using it", arrange: (store) => void markInUse(store), reason: new RegExp(`reins process ${process.pid} on `) },
     {
-      name: "a process of another host using it",
-      arrange: (store) => {
-        fs.mkdirSync(path.join(store, "in-use"), { recursive: true })
-        fs.writeFileSync(path.join(store, "in-use", "4242@another-host"), "")
-      },
-      reason: /reins process 4242 on another-host is using it \(if that process is gone, delete .*in-use\/4242@another-host/
+      name: "a process of another host using it (its mark renewed lately)",
+      arrange: (store) => void mark(store, "4242-0@another-host", LIVE_MS / 2),
+      reason: /reins process 4242 on another-host is using it/
+    },
+    {
+      name: "a process of this host that is gone but renewed its mark lately (another pid namespace)",
+      arrange: (store) => void mark(store, `${deadPid()}-0@${os.hostname()}`, LIVE_MS / 2),
+      reason: /is using it/
+    },
+    {
+      name: "a process of this host still there, its mark not renewed (stopped)",
+      arrange: (store) => void mark(store, `${process.ppid}-0@${os.hostname()}`, 2 * LIVE_MS),
+      reason: new RegExp(`reins process ${process.ppid} on `)
     },
     {
       name: "an index that cannot be read",
@@ -113,10 +119,20 @@ describe("pruneCheckpoints", () => {
       reason: /index\.json cannot be read/
     },
     {
-      name: "the mark of a process of this host that is gone (removed, the store pruned)",
+      name: "sessions of another database",
+      arrange: (store) => recordDatabase(store, "postgres://db.example:5432/reins"),
+      reason: /sessions of another database use it too \(postgres:\/\/db\.example:5432\/reins\)/
+    },
+    {
+      name: "no database recorded",
+      arrange: (store) => fs.rmSync(path.join(store, "databases"), { recursive: true }),
+      reason: /no database is recorded as using it/
+    },
+    {
+      name: "the mark of a process gone: of this host, or of another not renewed for an hour (removed, the store pruned)",
       arrange: (store) => {
-        fs.mkdirSync(path.join(store, "in-use"), { recursive: true })
-        fs.writeFileSync(path.join(store, "in-use", `${deadPid()}@${os.hostname()}`), "")
+        mark(store, `${deadPid()}-0@${os.hostname()}`, 2 * LIVE_MS)
+        mark(store, "4242-0@another-host", 2 * LIVE_MS)
       },
       reason: undefined
     }
@@ -128,20 +144,49 @@ describe("pruneCheckpoints", () => {
       const report = prune(s.root, [s.named])
       if (c.reason === undefined) {
         expect(report).toMatchObject({ skipped: [], removed: 1 })
-        expect(usersOf(s.store)).toEqual([])
+        expect(usersOf(s.store, now)).toEqual([])
         return
       }
       expect(report).toMatchObject({ stores: 1, copies: 0, removed: 0 })
-      expect(report.skipped).toHaveLength(1)
-      expect(report.skipped[0]!.reason).toMatch(c.reason)
+      expect(report.skipped).toEqual([{ store: s.store, project: "/home/me/project", reason: expect.stringMatching(c.reason) }])
       expect(fs.existsSync(objectFile(s.store, s.stale))).toBe(true)
       expect(fs.existsSync(s.cutOff)).toBe(true)
     })
+
+  test("--older-than 0 still keeps what was used in the last hour", () => {
+    const s = dataDirWithStore()
+    age(objectFile(s.store, s.fresh), 30 * 60_000)
+    const report = pruneCheckpoints({ root: s.root, referenced: new Set([s.named]), database: DATABASE, olderThanMs: 0, now, dryRun: false })
+    expect(report).toMatchObject({ removed: 1, kept: 3 })
+    expect(fs.existsSync(objectFile(s.store, s.fresh))).toBe(true)
+  })
+
+  test("a copy a prune killed half way had set aside comes back", () => {
+    const s = dataDirWithStore()
+    const file = objectFile(s.store, s.named)
+    fs.renameSync(file, asideOf(file))
+    expect(prune(s.root, [s.named])).toMatchObject({ removed: 1, kept: 3 })
+    expect(fs.readFileSync(file, "utf8")).toBe("named by a session\n")
+    expect(fs.existsSync(asideOf(file))).toBe(false)
+  })
+
+  test("files that are not a store's are never touched", () => {
+    const s = dataDirWithStore()
+    const stray = path.join(s.store, "objects", "ab", "README")
+    fs.mkdirSync(path.dirname(stray), { recursive: true })
+    fs.writeFileSync(stray, "mine")
+    age(stray, 30 * DAY)
+    const other = path.join(s.root, "not-a-store")
+    fs.mkdirSync(other)
+    expect(prune(s.root, [s.named])).toMatchObject({ stores: 1, copies: 4, removed: 1 })
+    expect(fs.existsSync(stray)).toBe(true)
+  })
 
   test("each store on its own: one left alone does not keep another from being pruned", () => {
     const a = dataDirWithStore()
     const other = path.join(a.root, "fedcba9876543210fedcba98")
     const objects = makeObjectStore(other)
+    recordDatabase(other, DATABASE)
     const gone = objects.put(Buffer.from("other project's old copy\n"))
     age(objectFile(other, gone), 30 * DAY)
     fs.writeFileSync(path.join(a.store, JOURNAL), "{}")
@@ -158,7 +203,9 @@ describe("pruneCheckpoints", () => {
       removed: 0,
       removedBytes: 0,
       kept: 0,
-      keptBytes: 0
+      keptBytes: 0,
+      temporaries: 0,
+      failed: 0
     })
   })
 })
@@ -168,14 +215,54 @@ describe("what keeps a copy", () => {
     const root = tempDir("reins-prune-tree-")
     fs.writeFileSync(path.join(root, "a.txt"), "a\n")
     const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
+    recordDatabase(store, DATABASE)
+    const later = { root: path.dirname(store), referenced: new Set<string>(), database: DATABASE, olderThanMs: 0, now: now + DAY, dryRun: false }
     const tracker = makeTracker(root, store, makeObjectStore(store), { maxFileBytes: 1024 })
-    expect(usersOf(store).map((u) => u.pid)).toEqual([process.pid])
-    expect(pruneCheckpoints({ root: path.dirname(store), referenced: new Set(), olderThanMs: 0, now: now + DAY, dryRun: false }).skipped).toHaveLength(1)
+    expect(usersOf(store, now).map((u) => u.pid)).toEqual([process.pid])
+    expect(pruneCheckpoints(later).skipped).toHaveLength(1)
     tracker.close()
-    expect(usersOf(store)).toEqual([])
+    expect(usersOf(store, now)).toEqual([])
     // what it saw is in its index: kept however old
-    const report = pruneCheckpoints({ root: path.dirname(store), referenced: new Set(), olderThanMs: 0, now: now + DAY, dryRun: false })
-    expect(report).toMatchObject({ skipped: [], copies: 1, removed: 0, kept: 1 })
+    expect(pruneCheckpoints(later)).toMatchObject({ skipped: [], copies: 1, removed: 0, kept: 1 })
+  })
+
+  test("a tracker using an earlier process's copy again renews it, and reads the file again when it is gone", () => {
+    const root = tempDir("reins-prune-tree-")
+    fs.writeFileSync(path.join(root, "a.txt"), "v1\n")
+    const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
+    const objects = makeObjectStore(store)
+    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
+    const v1 = objectFile(store, hashOf(Buffer.from("v1\n")))
+    // long unused: the next process's first look (the file unchanged, its stat in the index) renews it
+    age(v1, 30 * DAY)
+    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
+    expect(fs.statSync(v1).mtimeMs).toBeGreaterThan(now - DAY)
+    // gone (a prune, or a hand): the file is read and copied again, not taken for stored
+    fs.rmSync(v1)
+    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
+    expect(fs.readFileSync(v1, "utf8")).toBe("v1\n")
+  })
+
+  test("a step recorded while a prune runs (after it read the sessions) keeps the copy its undo needs", () => {
+    const root = tempDir("reins-prune-tree-")
+    fs.writeFileSync(path.join(root, "a.txt"), "unchanged for weeks\n")
+    const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
+    recordDatabase(store, DATABASE)
+    makeTracker(root, store, makeObjectStore(store), { maxFileBytes: 1024 }).close()
+    const v1 = objectFile(store, hashOf(Buffer.from("unchanged for weeks\n")))
+    age(v1, 30 * DAY)
+    // the prune has read the sessions (none names v1); a reins runs a step in the project and closes
+    const referenced = new Set<string>()
+    const tracker = makeTracker(root, store, makeObjectStore(store), { maxFileBytes: 1024 })
+    const since = tracker.mark()
+    fs.writeFileSync(path.join(root, "a.txt"), "written by the step\n")
+    tracker.touched(["a.txt"])
+    expect(tracker.changesSince(since)).toMatchObject([{ path: "a.txt", before: { kind: "file", hash: hashOf(Buffer.from("unchanged for weeks\n")) } }])
+    tracker.close()
+    // the prune reaches the store: no mark, the index names the new content only; v1 was used again just now
+    const report = pruneCheckpoints({ root: path.dirname(store), referenced, database: DATABASE, olderThanMs: 7 * DAY, now, dryRun: false })
+    expect(report).toMatchObject({ skipped: [], removed: 0 })
+    expect(fs.existsSync(v1)).toBe(true)
   })
 
   test("the contents a session's recorded changes name: before and after of each file, of patch parts only", () => {

@@ -9,6 +9,19 @@ export const count = (n: number): string => {
 /** `1 file`, `2 files`. */
 export const plural = (n: number, one: string, many: string): string => `${count(n)} ${n === 1 ? one : many}`
 
+/** A size: `512 B`, `3.4 KiB`, `12.0 MiB`, `1.2 GiB`. */
+export const byteSize = (n: number): string => {
+  if (n < 1024) return `${n} B`
+  const units = ["KiB", "MiB", "GiB"] as const
+  let value = n / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value.toFixed(1)} ${units[unit]}`
+}
+
 /** A token count, short: `830`, `12.4k`, `1.2M`. */
 export const tokens = (n: number): string => {
   if (n < 1000) return String(Math.round(n))

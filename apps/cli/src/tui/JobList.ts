@@ -1,7 +1,6 @@
 // What /jobs prints: the background jobs the agent started with bash (background: true), running ones first.
 import type { JobView } from "@reins/tool"
-
-const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)
+import { byteSize } from "../present/Units.ts"
 
 const statusOf = (job: JobView) => {
   const s = job.status
@@ -21,7 +20,7 @@ export const jobsText = (jobs: ReadonlyArray<JobView>): string => {
     `Background jobs (${running.length} running):`,
     ...ordered.map(
       (j) =>
-        `  ${j.id.padEnd(width)}  ${statusOf(j).padEnd(16)}  ${bytes(j.outputBytes).padStart(8)}  ${(j.description ?? j.command).split("\n", 1)[0]!.slice(0, 80)}`
+        `  ${j.id.padEnd(width)}  ${statusOf(j).padEnd(16)}  ${byteSize(j.outputBytes).padStart(8)}  ${(j.description ?? j.command).split("\n", 1)[0]!.slice(0, 80)}`
     ),
     ...(running.length > 0 ? ["/jobs kill ID stops one (its child processes too); all stop when reins exits."] : [])
   ].join("\n")
