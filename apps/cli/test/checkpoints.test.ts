@@ -28,6 +28,15 @@ const ageAll = (dataDir: string, days: number) => {
   const at = new Date(Date.now() - days * 24 * 3_600_000)
   for (const c of copies(dataDir)) fs.utimesSync(c.file, at, at)
 }
+/** As if the steps that ran were `days` ago: the index's recent changes (kept a day for a prune under way) too. */
+const ageRecent = (dataDir: string, days: number) => {
+  const root = path.join(dataDir, "checkpoints")
+  for (const store of fs.readdirSync(root)) {
+    const file = path.join(root, store, "index.json")
+    const index = JSON.parse(fs.readFileSync(file, "utf8")) as { files: unknown; recent: Array<[string, number]> }
+    fs.writeFileSync(file, JSON.stringify({ ...index, recent: index.recent.map(([hash, at]) => [hash, at - days * 24 * 3_600_000]) }))
+  }
+}
 const pruned = async (args: ReadonlyArray<string>, p: Project) => JSON.parse((await ok(["checkpoints", "prune", "--format", "json", ...args], p)).stdout)
 
 describe("reins checkpoints prune", () => {
@@ -44,6 +53,7 @@ describe("reins checkpoints prune", () => {
     expect(copies(p.dataDir).map((c) => c.hash)).toContain(onlyA)
     // long unused, but named: A wrote it, B removed it (both can undo to it); b.txt is what the project has now
     ageAll(p.dataDir, 30)
+    ageRecent(p.dataDir, 30)
     expect(await pruned([], p)).toMatchObject({ sessions: 2, removed: 0, skipped: [] })
     await ok(["sessions", "delete", a], p)
     expect(await pruned([], p)).toMatchObject({ sessions: 1, removed: 0 })

@@ -5,6 +5,7 @@ import { usersOf } from "./InUse.ts"
 import { asideOf, storedFiles } from "./ObjectStore.ts"
 import { JOURNAL } from "./Restore.ts"
 import { databasesOf, projectOfStore } from "./StoreInfo.ts"
+import { indexedHashes } from "./StoreIndex.ts"
 
 /** Copies written or used within this long are kept whatever `olderThanMs` says: a step may be under way. */
 export const MIN_AGE_MS = 60 * 60_000
@@ -55,28 +56,6 @@ export const hashesOf = (parts: ReadonlyArray<Part>, into: Set<string>) => {
   return into
 }
 
-/** The contents a store's index names (the files as its last tracker left them); undefined when it cannot be read. */
-const indexed = (store: string): ReadonlySet<string> | undefined => {
-  let text: string
-  try {
-    text = fs.readFileSync(path.join(store, "index.json"), "utf8")
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? new Set() : undefined
-  }
-  try {
-    const entries = JSON.parse(text) as Array<[string, { state?: { hash?: unknown } }]>
-    if (!Array.isArray(entries)) return undefined
-    const hashes = new Set<string>()
-    for (const entry of entries) {
-      const hash = Array.isArray(entry) ? entry[1]?.state?.hash : undefined
-      if (typeof hash === "string") hashes.add(hash)
-    }
-    return hashes
-  } catch {
-    return undefined
-  }
-}
-
 /** Why a store is left whole (a restore to finish, a process using it, its databases): undefined when it may be pruned. */
 const whyLeftAlone = (store: string, options: PruneOptions): string | undefined => {
   if (fs.existsSync(path.join(store, JOURNAL))) return "an undo or redo was cut off there: run reins in that project (or reins undo) to finish it first"
@@ -114,7 +93,8 @@ const removeUnused = (file: string, cutoff: number): boolean => {
 }
 
 /**
- * Removes the copies of file contents that no stored session's recorded changes name, that no store's index names,
+ * Removes the copies of file contents that no stored session's recorded changes name, that no store's index names (the
+ * files as last seen, and what recent steps changed from and to),
  * and that were not written or used for `olderThanMs`. A store with an undo to finish, a process using it, or sessions
  * of another database (or none recorded) is left whole; so is one that cannot be read in full. A copy is renamed aside
  * before it is removed, so one a process starts using meanwhile (its time renewed) is put back. Temporary files of
@@ -142,7 +122,7 @@ export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
       leave(why)
       continue
     }
-    const index = indexed(store)
+    const index = indexedHashes(store, options.now)
     if (index === undefined) {
       leave("its index.json cannot be read (delete it: the next reins there reads every file again)")
       continue

@@ -5,12 +5,7 @@ import { makeTreeIgnore } from "./Ignore.ts"
 import { markInUse, processAlive } from "./InUse.ts"
 import type { ObjectStore } from "./ObjectStore.ts"
 import { unsafePath } from "./Paths.ts"
-
-/** What a path was seen as, with the stat fields that tell a file changed without reading it. */
-interface Seen {
-  readonly state: FileState
-  readonly stamp: string
-}
+import { readIndex, type Seen, saveIndex } from "./StoreIndex.ts"
 
 /** The settings of a tracker: files larger than `maxFileBytes` are not copied (their changes are listed, not undone). */
 export interface TrackerSettings {
@@ -65,12 +60,8 @@ export const sameState = (a: FileState, b: FileState): boolean => {
 
 const posix = (rel: string) => rel.split(path.sep).join("/")
 
-/**
- * What `rel` (below `root`) is on disk now, its content put in `store`; `previous` spares reading a file whose stat did
- * not change. `earlier`: `previous` is what an earlier process saw (its index), whose copy is used again only if it is
- * still in the store (its time renewed, so a prune running meanwhile keeps it); else the file is read again.
- */
-const seenAt = (root: string, rel: string, previous: Seen | undefined, store: ObjectStore, settings: TrackerSettings, earlier = false): Seen => {
+/** What `rel` (below `root`) is on disk now, its content put in `store`; `previous` spares reading a file whose stat did not change. */
+const seenAt = (root: string, rel: string, previous: Seen | undefined, store: ObjectStore, settings: TrackerSettings): Seen => {
   const full = path.join(root, rel)
   let stat: fs.Stats
   try {
@@ -79,10 +70,7 @@ const seenAt = (root: string, rel: string, previous: Seen | undefined, store: Ob
     return { state: ABSENT, stamp: "" }
   }
   const stamp = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}:${stat.mode}`
-  if (previous !== undefined && previous.stamp === stamp) {
-    const copy = previous.state.kind === "file" ? previous.state.hash : undefined
-    if (!earlier || copy === undefined || store.touch(copy)) return previous
-  }
+  if (previous !== undefined && previous.stamp === stamp) return previous
   const mode = stat.mode & 0o7777
   if (stat.isDirectory()) return { state: { kind: "directory", mode }, stamp }
   if (stat.isSymbolicLink()) {
@@ -107,27 +95,6 @@ const seenAt = (root: string, rel: string, previous: Seen | undefined, store: Ob
 /** What `rel` (below `root`) is on disk now (a file's content put in `store`): what a restore compares with. */
 export const lookPath = (root: string, rel: string, store: ObjectStore, settings: TrackerSettings): FileState =>
   seenAt(root, rel, undefined, store, settings).state
-
-/** The states and stamps an earlier tracker saved (none when there is no index or it cannot be read). */
-const loadIndex = (file: string): Map<string, Seen> => {
-  try {
-    const entries = JSON.parse(fs.readFileSync(file, "utf8")) as Array<[string, Seen]>
-    return new Map(Array.isArray(entries) ? entries : [])
-  } catch {
-    return new Map()
-  }
-}
-
-/** Saves what this tracker knows, for the next process on the same project (a temp file renamed: never torn). */
-const saveIndex = (file: string, known: ReadonlyMap<string, Seen>) => {
-  try {
-    const tmp = `${file}.${process.pid}.tmp`
-    fs.writeFileSync(tmp, JSON.stringify([...known]))
-    fs.renameSync(tmp, file)
-  } catch {
-    // the next process reads every file again
-  }
-}
 
 /** Barrier files (`s<pid>-<n>`) of processes gone: a process that ended before its last removal was done leaves one. */
 const sweepBarriers = (dir: string) => {
@@ -164,15 +131,11 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
   let rescan = true
 
   // what an earlier process saw (its stat stamps and states): a file whose stamp is the same is not read again
-  const indexFile = path.join(sideRoot, "index.json")
   // while it lives, a prune leaves the store alone (what it knows of the files names copies no session refers to yet)
   const release = markInUse(sideRoot)
-  const hints = loadIndex(indexFile)
+  const hints = new Map(readIndex(sideRoot)?.files ?? [])
   let initial = true
-  const lookAt = (rel: string, previous: Seen | undefined) => {
-    if (previous !== undefined || !initial) return seenAt(root, rel, previous, store, settings)
-    return seenAt(root, rel, hints.get(rel), store, settings, true)
-  }
+  const lookAt = (rel: string, previous: Seen | undefined) => seenAt(root, rel, previous ?? (initial ? hints.get(rel) : undefined), store, settings)
 
   const record = (rel: string, seen: Seen) => {
     const before = known.get(rel)
@@ -376,7 +339,11 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
     watching: () => watcher !== undefined,
     close: () => {
       closed = true
-      saveIndex(indexFile, known)
+      // with the contents its steps changed from and to: the changes that name them may be stored after a prune
+      // running now read the sessions
+      const changed = new Set<string>()
+      for (const states of history.values()) for (const { state } of states) if (state.kind === "file" && state.hash !== undefined) changed.add(state.hash)
+      saveIndex(sideRoot, known, changed, Date.now())
       // once its index is saved: a prune from then on keeps what it names
       release()
       watcher?.close()

@@ -11,6 +11,7 @@ import { asideOf, hashOf, makeObjectStore } from "../src/ObjectStore.ts"
 import { hashesOf, pruneCheckpoints } from "../src/Prune.ts"
 import { JOURNAL } from "../src/Restore.ts"
 import { checkpointsRoot, recordDatabase, recordProject } from "../src/StoreInfo.ts"
+import { indexedHashes, RECENT_MS, readIndex, saveIndex } from "../src/StoreIndex.ts"
 import { makeTracker } from "../src/Tracker.ts"
 import { tempDir } from "./support.ts"
 
@@ -226,21 +227,18 @@ describe("what keeps a copy", () => {
     expect(pruneCheckpoints(later)).toMatchObject({ skipped: [], copies: 1, removed: 0, kept: 1 })
   })
 
-  test("a tracker using an earlier process's copy again renews it, and reads the file again when it is gone", () => {
-    const root = tempDir("reins-prune-tree-")
-    fs.writeFileSync(path.join(root, "a.txt"), "v1\n")
+  test("a tracker's index keeps what its steps changed from and to for a day, and an index of the first format is read", () => {
     const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
-    const objects = makeObjectStore(store)
-    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
-    const v1 = objectFile(store, hashOf(Buffer.from("v1\n")))
-    // long unused: the next process's first look (the file unchanged, its stat in the index) renews it
-    age(v1, 30 * DAY)
-    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
-    expect(fs.statSync(v1).mtimeMs).toBeGreaterThan(now - DAY)
-    // gone (a prune, or a hand): the file is read and copied again, not taken for stored
-    fs.rmSync(v1)
-    makeTracker(root, store, objects, { maxFileBytes: 1024 }).close()
-    expect(fs.readFileSync(v1, "utf8")).toBe("v1\n")
+    fs.mkdirSync(store, { recursive: true })
+    fs.writeFileSync(path.join(store, "index.json"), JSON.stringify([["a.txt", { state: { kind: "file", mode: 0o644, size: 3, hash: "h-old" }, stamp: "s" }]]))
+    expect(readIndex(store)?.files.get("a.txt")?.state).toMatchObject({ hash: "h-old" })
+    saveIndex(store, new Map(), ["h-before", "h-after"], now - RECENT_MS + 1000)
+    saveIndex(store, new Map(), ["h-next"], now)
+    expect([...(indexedHashes(store, now) ?? [])].sort()).toEqual(["h-after", "h-before", "h-next"])
+    // a day after the first: only what was changed since, whether the index was saved again or not
+    expect([...(indexedHashes(store, now + 2000) ?? [])].sort()).toEqual(["h-next"])
+    saveIndex(store, new Map(), [], now + 2000)
+    expect(readIndex(store)?.recent.size).toBe(1)
   })
 
   test("a step recorded while a prune runs (after it read the sessions) keeps the copy its undo needs", () => {
@@ -259,7 +257,7 @@ describe("what keeps a copy", () => {
     tracker.touched(["a.txt"])
     expect(tracker.changesSince(since)).toMatchObject([{ path: "a.txt", before: { kind: "file", hash: hashOf(Buffer.from("unchanged for weeks\n")) } }])
     tracker.close()
-    // the prune reaches the store: no mark, the index names the new content only; v1 was used again just now
+    // the prune reaches the store: no mark; the index names the new content, and v1 as what a step changed from
     const report = pruneCheckpoints({ root: path.dirname(store), referenced, database: DATABASE, olderThanMs: 7 * DAY, now, dryRun: false })
     expect(report).toMatchObject({ skipped: [], removed: 0 })
     expect(fs.existsSync(v1)).toBe(true)
