@@ -32,9 +32,12 @@ const ageAll = (dataDir: string, days: number) => {
 const ageRecent = (dataDir: string, days: number) => {
   const root = path.join(dataDir, "checkpoints")
   for (const store of fs.readdirSync(root)) {
-    const file = path.join(root, store, "index.json")
-    const index = JSON.parse(fs.readFileSync(file, "utf8")) as { files: unknown; recent: Array<[string, number]> }
-    fs.writeFileSync(file, JSON.stringify({ ...index, recent: index.recent.map(([hash, at]) => [hash, at - days * 24 * 3_600_000]) }))
+    const recent = path.join(root, store, "recent")
+    for (const name of fs.existsSync(recent) ? fs.readdirSync(recent) : []) {
+      const file = path.join(recent, name)
+      const noted = JSON.parse(fs.readFileSync(file, "utf8")) as { at: number; hashes: ReadonlyArray<string> }
+      fs.writeFileSync(file, JSON.stringify({ ...noted, at: noted.at - days * 24 * 3_600_000 }))
+    }
   }
 }
 const pruned = async (args: ReadonlyArray<string>, p: Project) => JSON.parse((await ok(["checkpoints", "prune", "--format", "json", ...args], p)).stdout)

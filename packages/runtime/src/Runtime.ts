@@ -213,6 +213,9 @@ const projectGrants = Layer.effect(
   })
 )
 
+/** The database recorded in a checkpoint store for sessions kept in a store passed to the runtime: never one a prune reads. */
+const EXTERNAL_STORE = "a session store passed to the runtime"
+
 /** Composes a runtime from options; each part can be swapped without touching the others. */
 export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeServices, StoreError | CompactionError | ConfigError> => {
   const config = options.config ?? {}
@@ -396,12 +399,13 @@ export const makeRuntime = (options: RuntimeOptions): Layer.Layer<RuntimeService
   )
   // every step's changes to the project's files checkpointed (undo, redo), in the data dir
   // each store says which database's sessions name its copies (a prune reading another database leaves it alone); a
-  // store passed in (a library's own) is not named: no prune touches what its sessions name
+  // store passed in (a library's own) is one no prune reads
   const checkpointSettings = Layer.effect(
     CheckpointSettings,
     Effect.gen(function* () {
       const settings = yield* CheckpointSettings
-      return options.store === undefined ? { ...settings, database: databaseIdentity({ url: database, dataDir: options.dataDir }) } : settings
+      const identity = options.store === undefined ? databaseIdentity({ url: database, dataDir: options.dataDir, env }) : EXTERNAL_STORE
+      return { ...settings, database: identity }
     })
   )
   const turns = Layer.mergeAll(SessionRuns.layer, Turn.layer.pipe(Layer.provide(Layer.merge(SessionProcessor.layer, promptSettings)))).pipe(

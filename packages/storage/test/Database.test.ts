@@ -124,16 +124,33 @@ describe("Storage layers", () => {
 })
 
 describe("databaseIdentity", () => {
-  const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
-    ["no URL: the data dir's SQLite file", undefined, "sqlite:/data/reins.db"],
-    ["a blank URL", "  ", "sqlite:/data/reins.db"],
-    ["PostgreSQL: host, port and database", "postgres://me:secret@DB.example:5432/reins?sslmode=require", "postgres://db.example:5432/reins"],
-    ["the same database as another user, or as postgresql://", "postgresql://other@db.example:5432/reins", "postgres://db.example:5432/reins"],
-    ["another database of the same server", "postgres://me@db.example:5432/other", "postgres://db.example:5432/other"]
+  const cases: ReadonlyArray<readonly [string, string | undefined, Record<string, string>, string]> = [
+    ["no URL: the data dir's SQLite file", undefined, {}, "sqlite:/data/reins.db"],
+    ["a blank URL", "  ", {}, "sqlite:/data/reins.db"],
+    ["PostgreSQL: host, port and database, no user or password", "postgres://me:secret@DB.example:5432/reins", {}, "postgres://db.example:5432/reins"],
+    ["the default port said or not", "postgresql://other@db.example/reins", {}, "postgres://db.example:5432/reins"],
+    ["another database of the same server", "postgres://me@db.example:5432/other", {}, "postgres://db.example:5432/other"],
+    [
+      "a schema of its own (search_path): another database for reins",
+      "postgres://me:secret@db.example/reins?options=-c%20search_path%3Dalice&sslmode=require",
+      {},
+      "postgres://db.example:5432/reins?options=-c+search_path%3Dalice&sslmode=require"
+    ],
+    [
+      "what the URL leaves out, from PGHOST, PGPORT and PGDATABASE",
+      "postgres:///",
+      { PGHOST: "pg.local", PGPORT: "6543", PGDATABASE: "r" },
+      "postgres://pg.local:6543/r"
+    ],
+    ["a password in the query is left out", "postgres://db/reins?password=secret&application_name=x", {}, "postgres://db:5432/reins?application_name=x"]
   ]
-  for (const [name, url, identity] of cases)
+  for (const [name, url, env, identity] of cases)
     test(name, () => {
-      expect(databaseIdentity({ url, dataDir: "/data" })).toBe(identity)
-      expect(databaseIdentity({ url, dataDir: "/data" })).not.toContain("secret")
+      expect(databaseIdentity({ url, dataDir: "/data", env })).toBe(identity)
+      expect(databaseIdentity({ url, dataDir: "/data", env })).not.toContain("secret")
     })
+  test("two schemas of one database are two identities", () => {
+    const of = (schema: string) => databaseIdentity({ url: `postgres://db/reins?options=-c%20search_path%3D${schema}`, dataDir: "/data" })
+    expect(of("alice")).not.toBe(of("bob"))
+  })
 })

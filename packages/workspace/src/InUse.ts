@@ -26,8 +26,12 @@ export const processAlive = (pid: number) => {
 
 let marks = 0
 
-/** Marks `storeDir` as used by this process, renewed while it lives; the returned call removes the mark (never throws). */
-export const markInUse = (storeDir: string): (() => void) => {
+/**
+ * Marks `storeDir` as used by this process, renewed while it lives. The returned call stops renewing it and removes it
+ * (never throws); `keep`: left as it is (what the process knew could not be saved: a prune that began while it ran
+ * still finds it renewed lately).
+ */
+export const markInUse = (storeDir: string): ((keep?: boolean) => void) => {
   const file = path.join(storeDir, DIR, `${process.pid}-${marks++}@${os.hostname()}`)
   const renew = () => {
     try {
@@ -40,8 +44,9 @@ export const markInUse = (storeDir: string): (() => void) => {
   renew()
   const timer = setInterval(renew, REFRESH_MS)
   timer.unref()
-  return () => {
+  return (keep = false) => {
     clearInterval(timer)
+    if (keep) return
     try {
       fs.rmSync(file, { force: true })
     } catch {
@@ -68,9 +73,6 @@ export const usersOf = (storeDir: string, now: number): ReadonlyArray<StoreUser>
   }
   const host = os.hostname()
   return names.flatMap((name) => {
-    const match = /^(\d+)-\d+@(.+)$/.exec(name)
-    if (match === null) return []
-    const pid = Number(match[1])
     const file = path.join(storeDir, DIR, name)
     let renewed: number
     try {
@@ -78,7 +80,11 @@ export const usersOf = (storeDir: string, now: number): ReadonlyArray<StoreUser>
     } catch {
       return []
     }
-    const live = now - renewed < LIVE_MS || (match[2] === host && processAlive(pid))
-    return [{ pid, host: match[2]!, file, gone: !live }]
+    // `<pid>-<n>@<host>`; any other name (an older reins's) is a mark too, known by its time only
+    const match = /^(\d+)(?:-\d+)?@(.+)$/.exec(name)
+    const pid = match === null ? 0 : Number(match[1])
+    const of = match?.[2] ?? "an unknown host"
+    const live = now - renewed < LIVE_MS || (match !== null && of === host && processAlive(pid))
+    return [{ pid, host: of, file, gone: !live }]
   })
 }

@@ -27,7 +27,7 @@ export const makeObjectStore = (dir: string): ObjectStore => {
   const objects = objectsOf(dir)
   const fileOf = (hash: string) => fileIn(objects, hash)
   let temp = 0
-  const has = (hash: string) => fs.existsSync(fileOf(hash))
+  const has = (hash: string) => fs.existsSync(fileOf(hash)) || fs.existsSync(asideOf(fileOf(hash)))
   const touch = (hash: string) => {
     const file = fileOf(hash)
     try {
@@ -54,11 +54,14 @@ export const makeObjectStore = (dir: string): ObjectStore => {
       return hash
     },
     get: (hash) => {
-      try {
-        return fs.readFileSync(fileOf(hash))
-      } catch {
-        return undefined
-      }
+      // set aside by a prune that was killed as it looked at it: still the content
+      for (const file of [fileOf(hash), asideOf(fileOf(hash))])
+        try {
+          return fs.readFileSync(file)
+        } catch {
+          // the next name
+        }
+      return undefined
     }
   }
 }

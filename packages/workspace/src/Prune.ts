@@ -1,10 +1,11 @@
 import type { FileChange, Part } from "@reins/domain"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
-import { usersOf } from "./InUse.ts"
+import { LIVE_MS, processAlive, usersOf } from "./InUse.ts"
 import { asideOf, storedFiles } from "./ObjectStore.ts"
 import { JOURNAL } from "./Restore.ts"
-import { databasesOf, projectOfStore } from "./StoreInfo.ts"
+import { databasesOf, projectOfStore, UNRECORDED, unrecordedFile } from "./StoreInfo.ts"
 import { indexedHashes } from "./StoreIndex.ts"
 
 /** Copies written or used within this long are kept whatever `olderThanMs` says: a step may be under way. */
@@ -62,7 +63,9 @@ const whyLeftAlone = (store: string, options: PruneOptions): string | undefined 
   const users = usersOf(store, options.now)
   const live = users.find((user) => !user.gone)
   if (live !== undefined)
-    return `reins process ${live.pid} on ${live.host} is using it (a mark not renewed for an hour is taken for one left by a process gone)`
+    return live.pid === 0
+      ? `a reins process is using it (${live.file}; a mark not renewed for an hour is taken for one left by a process gone)`
+      : `reins process ${live.pid} on ${live.host} is using it (a mark not renewed for an hour is taken for one left by a process gone)`
   if (!options.dryRun)
     for (const user of users)
       try {
@@ -72,14 +75,30 @@ const whyLeftAlone = (store: string, options: PruneOptions): string | undefined 
       }
   const databases = databasesOf(store)
   if (databases === undefined) return "the databases that use it cannot be read"
-  if (databases.length === 0) return "no database is recorded as using it (made before reins recorded them): run a turn in that project, then prune again"
+  if (databases.length === 0) return "no database is recorded as using it"
+  if (databases.includes(UNRECORDED))
+    return `it was used by a reins that did not record which database's sessions use it: if only the sessions of ${options.database} ever did, delete ${unrecordedFile(store)} and prune again`
   const other = databases.find((database) => database !== options.database)
-  if (other !== undefined) return `sessions of another database use it too (${other}): prune with that database as well to free it`
+  if (other !== undefined) return `sessions of another database use it too (${other}), which this prune does not read`
   return undefined
 }
 
+/** Puts back what a prune killed half way set aside in `store` (unless the copy was written anew since). */
+const restoreAside = (store: string) => {
+  for (const f of storedFiles(store).files) {
+    if (f.kind !== "aside") continue
+    const file = f.file.slice(0, -".pruning".length)
+    try {
+      if (fs.existsSync(file)) fs.rmSync(f.file)
+      else fs.renameSync(f.file, file)
+    } catch {
+      // looked at again next time; `get` reads it meanwhile
+    }
+  }
+}
+
 /** Takes a copy out by renaming it aside first: one used meanwhile (its time renewed) is put back. True when removed. */
-const removeUnused = (file: string, cutoff: number): boolean => {
+export const removeUnused = (file: string, cutoff: number): boolean => {
   const aside = asideOf(file)
   fs.renameSync(file, aside)
   if (fs.lstatSync(aside).mtimeMs <= cutoff) {
@@ -93,13 +112,13 @@ const removeUnused = (file: string, cutoff: number): boolean => {
 }
 
 /**
- * Removes the copies of file contents that no stored session's recorded changes name, that no store's index names (the
- * files as last seen, and what recent steps changed from and to),
- * and that were not written or used for `olderThanMs`. A store with an undo to finish, a process using it, or sessions
- * of another database (or none recorded) is left whole; so is one that cannot be read in full. A copy is renamed aside
- * before it is removed, so one a process starts using meanwhile (its time renewed) is put back. Temporary files of
- * copies cut off (as old) go too, and what a prune killed half way set aside comes back. Throws when `root` exists but
- * cannot be read.
+ * Removes the copies of file contents that no stored session's recorded changes name, that no store's index names
+ * (the files as last seen, and what recent steps changed from and to), and that were not written or used for
+ * `olderThanMs`. A store with an undo to finish, a process using it, sessions of another database (or none recorded),
+ * or an index an older reins saved is left whole; so is one that cannot be read in full. A copy is renamed aside before
+ * it is removed, so one a process stores again meanwhile (its time renewed) is put back; what a prune killed half way
+ * set aside comes back first. Temporary files of copies cut off (as old) go too. One prune at a time. Throws when
+ * `root` exists but cannot be read or locked, or another prune is running.
  */
 export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
   const skipped: Array<LeftAlone> = []
@@ -112,27 +131,74 @@ export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") names = []
     else throw new Error(`Cannot read ${options.root}: ${(error as Error).message}`)
   }
+  const unlock = names.length === 0 || options.dryRun ? () => {} : lockPrune(options.root, options.now)
+  try {
+    sweep(names, options, cutoff, counts, skipped)
+  } finally {
+    unlock()
+  }
+  return { ...counts, skipped }
+}
+
+/** One prune at a time (each would take the copies the other set aside for ones a prune killed left): the lock, or an error. */
+const lockPrune = (root: string, now: number): (() => void) => {
+  const file = path.join(root, "prune.lock")
+  const me = `${process.pid}@${os.hostname()}`
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, me, { flag: "wx" })
+      return () => fs.rmSync(file, { force: true })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`Cannot lock ${root} for the prune: ${(error as Error).message}`)
+    }
+    let holder = ""
+    let since = 0
+    try {
+      holder = fs.readFileSync(file, "utf8")
+      since = fs.statSync(file).mtimeMs
+    } catch {
+      continue
+    }
+    const [pid, host] = [Number(holder.slice(0, holder.indexOf("@"))), holder.slice(holder.indexOf("@") + 1)]
+    const running = host === os.hostname() ? Number.isInteger(pid) && pid > 0 && processAlive(pid) : now - since < LIVE_MS
+    if (running) throw new Error(`Another reins checkpoints prune is running (${holder}): wait for it to end, then prune again.`)
+    // left by a prune that was killed
+    fs.rmSync(file, { force: true })
+  }
+  throw new Error(`Cannot lock ${root} for the prune: another prune took the lock meanwhile.`)
+}
+
+type Counts = { -readonly [K in keyof Omit<PruneReport, "skipped">]: number }
+
+/** Looks at each store of `names` (below `options.root`): left alone, or its unused copies removed. */
+const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: number, counts: Counts, skipped: Array<LeftAlone>) => {
   for (const name of names.filter((n) => /^[0-9a-f]{24}$/.test(n)).sort()) {
     const store = path.join(options.root, name)
     counts.stores++
     const project = projectOfStore(store)
     const leave = (reason: string) => skipped.push({ store, ...(project !== undefined ? { project } : {}), reason })
+    // what a prune killed half way set aside goes back first, whatever this one does with the store
+    if (!options.dryRun) restoreAside(store)
     const why = whyLeftAlone(store, options)
     if (why !== undefined) {
       leave(why)
       continue
     }
-    const index = indexedHashes(store, options.now)
-    if (index === undefined) {
-      leave("its index.json cannot be read (delete it: the next reins there reads every file again)")
+    const indexed = indexedHashes(store, options.now)
+    if (indexed === undefined) {
+      leave("its index cannot be read (delete index.json and recent/: the next reins there reads every file again)")
       continue
     }
+    if (indexed.older) {
+      leave("its index was last saved by an older reins, which does not say what its steps changed: run a turn there with this one first")
+      continue
+    }
+    const index = indexed.hashes
     const { files, unreadable } = storedFiles(store)
     if (unreadable.length > 0) {
       leave(`${unreadable[0]} cannot be read`)
       continue
     }
-    const present = new Set(files.flatMap((f) => (f.kind === "object" ? [f.hash] : [])))
     for (const f of files) {
       let stat: fs.Stats
       try {
@@ -141,20 +207,8 @@ export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
         continue
       }
       if (!stat.isFile()) continue
-      if (f.kind === "aside") {
-        // set aside by a prune that was killed: back, unless the copy was written anew since
-        if (options.dryRun) continue
-        try {
-          if (present.has(f.hash)) fs.rmSync(f.file)
-          else fs.renameSync(f.file, f.file.slice(0, -".pruning".length))
-        } catch {
-          // looked at again next time
-        }
-        counts.copies++
-        counts.kept++
-        counts.keptBytes += stat.size
-        continue
-      }
+      // set aside by a prune killed half way (put back above), or by another prune at work now: not this one's
+      if (f.kind === "aside") continue
       if (f.kind === "temporary") {
         if (stat.mtimeMs > cutoff) continue
         try {
@@ -184,5 +238,4 @@ export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
       }
     }
   }
-  return { ...counts, skipped }
 }

@@ -3,10 +3,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 /**
- * A store's `index.json`, saved by a tracker as it closes: what each file of the project was last seen as (with the
- * stat that tells it changed without reading it), so the next process reads only the files whose stat changed; and
- * the contents the steps of recent processes changed from or to (`recent`, kept `RECENT_MS`), which a prune keeps:
- * a step's recorded change may be stored after the prune read the sessions.
+ * A store's index, saved by a tracker as it closes: `index.json`, what each file of the project was last seen as (with
+ * the stat that tells it changed without reading it), so the next process reads only the files whose stat changed;
+ * and `recent/`, one file per close with the contents its steps changed from or to (kept `RECENT_MS`), which a prune
+ * keeps: a step's recorded change may be stored after the prune read the sessions. One file per close: two processes
+ * closing at once never lose each other's.
  */
 export interface Seen {
   readonly state: FileState
@@ -15,67 +16,97 @@ export interface Seen {
 
 export interface StoreIndex {
   readonly files: ReadonlyMap<string, Seen>
-  /** Content hash → when a process last recorded a change from or to it (ms). */
-  readonly recent: ReadonlyMap<string, number>
+  /** Written by a reins before the index had `recent/` (a process of it may still run and write no recent changes). */
+  readonly older: boolean
 }
 
-/** How long a content a step changed from or to stays in `recent`: longer than any prune runs. */
+/** How long the contents a step changed from or to stay in `recent/`: longer than any prune runs. */
 export const RECENT_MS = 24 * 3_600_000
 
-const fileOf = (storeDir: string) => path.join(storeDir, "index.json")
+const INDEX = "index.json"
+const RECENT = "recent"
+let saves = 0
 
-const parse = (text: string): StoreIndex => {
-  const data = JSON.parse(text) as unknown
-  // the first format: the files only
-  if (Array.isArray(data)) return { files: new Map(data as Array<[string, Seen]>), recent: new Map() }
-  const { files, recent } = data as { files?: unknown; recent?: unknown }
-  if (!Array.isArray(files) || !Array.isArray(recent)) throw new Error("not an index")
-  return { files: new Map(files as Array<[string, Seen]>), recent: new Map(recent as Array<[string, number]>) }
+/** Writes `text` to `file` whole (a temp file renamed: never torn); false when it could not. */
+export const writeWhole = (file: string, text: string) => {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(tmp, text)
+    fs.renameSync(tmp, file)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The index of `storeDir`: none saved yet is empty; undefined when it cannot be read. */
 export const readIndex = (storeDir: string): StoreIndex | undefined => {
   let text: string
   try {
-    text = fs.readFileSync(fileOf(storeDir), "utf8")
+    text = fs.readFileSync(path.join(storeDir, INDEX), "utf8")
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { files: new Map(), recent: new Map() } : undefined
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { files: new Map(), older: false } : undefined
   }
   try {
-    return parse(text)
+    const data = JSON.parse(text) as unknown
+    // the first format: the files only
+    if (Array.isArray(data)) return { files: new Map(data as Array<[string, Seen]>), older: true }
+    const files = (data as { files?: unknown }).files
+    return Array.isArray(files) ? { files: new Map(files as Array<[string, Seen]>), older: false } : undefined
   } catch {
     return undefined
   }
 }
 
 /**
- * Saves `files` with the contents `changed` (at `now`) added to the recent ones of the index as it is on disk now
- * (another process may have saved since this one read it); those older than `RECENT_MS` drop. A temp file renamed:
- * never torn. A failure is ignored: the next process reads every file again.
+ * Saves `files`, and the contents `changed` (at `now`) as one more file of `recent/`; those of `recent/` older than
+ * `RECENT_MS` go. True when all of it was written (a failure leaves the next process reading every file again).
  */
-export const saveIndex = (storeDir: string, files: ReadonlyMap<string, Seen>, changed: Iterable<string>, now: number) => {
-  const recent = new Map<string, number>()
-  for (const [hash, at] of readIndex(storeDir)?.recent ?? []) if (typeof at === "number" && now - at < RECENT_MS) recent.set(hash, at)
-  for (const hash of changed) recent.set(hash, now)
+export const saveIndex = (storeDir: string, files: ReadonlyMap<string, Seen>, changed: ReadonlySet<string>, now: number) => {
+  const saved = writeWhole(path.join(storeDir, INDEX), JSON.stringify({ files: [...files] }))
+  const recent = path.join(storeDir, RECENT)
+  const noted = changed.size === 0 || writeWhole(path.join(recent, `${process.pid}-${saves++}.json`), JSON.stringify({ at: now, hashes: [...changed] }))
+  for (const [file, at] of recentFiles(storeDir) ?? []) if (now - at >= RECENT_MS) fs.rmSync(file, { force: true })
+  return saved && noted
+}
+
+/** The files of `recent/` with when they were written; undefined when one cannot be read. */
+const recentFiles = (storeDir: string): Array<[string, number, ReadonlyArray<string>]> | undefined => {
+  const dir = path.join(storeDir, RECENT)
+  let names: Array<string>
   try {
-    const file = fileOf(storeDir)
-    const tmp = `${file}.${process.pid}.tmp`
-    fs.writeFileSync(tmp, JSON.stringify({ files: [...files], recent: [...recent] }))
-    fs.renameSync(tmp, file)
-  } catch {
-    // the next process reads every file again
+    names = fs.readdirSync(dir)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined
   }
+  const out: Array<[string, number, ReadonlyArray<string>]> = []
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue
+    const file = path.join(dir, name)
+    try {
+      const { at, hashes } = JSON.parse(fs.readFileSync(file, "utf8")) as { at?: unknown; hashes?: unknown }
+      if (typeof at !== "number" || !Array.isArray(hashes)) return undefined
+      out.push([file, at, hashes.filter((h): h is string => typeof h === "string")])
+    } catch (error) {
+      // gone meanwhile (a closer removed it as old): nothing it named is needed
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue
+      return undefined
+    }
+  }
+  return out
 }
 
 /**
- * The contents the index of `storeDir` names at `now` (its files, and the changes of the last `RECENT_MS`); undefined
- * when it cannot be read.
+ * The contents the index of `storeDir` names at `now` (its files, and the changes of the last `RECENT_MS`), and
+ * whether an older reins wrote it; undefined when it cannot be read.
  */
-export const indexedHashes = (storeDir: string, now: number): ReadonlySet<string> | undefined => {
+export const indexedHashes = (storeDir: string, now: number): { readonly hashes: ReadonlySet<string>; readonly older: boolean } | undefined => {
   const index = readIndex(storeDir)
-  if (index === undefined) return undefined
+  const recent = recentFiles(storeDir)
+  if (index === undefined || recent === undefined) return undefined
   const hashes = new Set<string>()
-  for (const [hash, at] of index.recent) if (now - at < RECENT_MS) hashes.add(hash)
+  for (const [, at, named] of recent) if (now - at < RECENT_MS) for (const hash of named) hashes.add(hash)
   for (const seen of index.files.values()) if (seen?.state?.kind === "file" && typeof seen.state.hash === "string") hashes.add(seen.state.hash)
-  return hashes
+  return { hashes, older: index.older }
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeWhole } from "./StoreIndex.ts"
 
 /** Where the data dir keeps its checkpoint stores: one directory per project (a hash of its real path). */
 export const checkpointsRoot = (dataDir: string) => path.join(dataDir, "checkpoints")
@@ -13,15 +14,11 @@ export const checkpointsRoot = (dataDir: string) => path.join(dataDir, "checkpoi
 const PROJECT = "project"
 const DATABASES = "databases"
 
-const writeOnce = (file: string, text: string) => {
-  try {
-    if (fs.existsSync(file)) return
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, text)
-  } catch {
-    // unrecorded: a prune leaves the store alone
-  }
-}
+// unrecorded (it could not be written): a prune leaves the store alone
+const writeOnce = (file: string, text: string) => fs.existsSync(file) || writeWhole(file, text)
+
+/** What a store used before its databases were recorded says it was used by: any database, for all a prune knows. */
+export const UNRECORDED = "a reins that did not record which database's sessions use it"
 
 /** Records that `storeDir` copies the files of `root`. */
 export const recordProject = (storeDir: string, root: string) => writeOnce(path.join(storeDir, PROJECT), root)
@@ -35,9 +32,20 @@ export const projectOfStore = (storeDir: string): string | undefined => {
   }
 }
 
-/** Records that sessions of `database` (its identity) record changes naming copies in `storeDir`. */
-export const recordDatabase = (storeDir: string, database: string) =>
-  writeOnce(path.join(storeDir, DATABASES, createHash("sha256").update(database).digest("hex").slice(0, 16)), database)
+const recordOf = (storeDir: string, database: string) => path.join(storeDir, DATABASES, createHash("sha256").update(database).digest("hex").slice(0, 16))
+
+/**
+ * Records that sessions of `database` (its identity) record changes naming copies in `storeDir`. A store that has
+ * copies or an index already and no record yet was used by a reins that recorded none: that is recorded too.
+ */
+export const recordDatabase = (storeDir: string, database: string) => {
+  const used = fs.existsSync(path.join(storeDir, "objects")) || fs.existsSync(path.join(storeDir, "index.json"))
+  if (!fs.existsSync(path.join(storeDir, DATABASES)) && used) writeOnce(recordOf(storeDir, UNRECORDED), UNRECORDED)
+  writeOnce(recordOf(storeDir, database), database)
+}
+
+/** The file of the record that `storeDir` was used by a reins that recorded no database (delete it to let it go). */
+export const unrecordedFile = (storeDir: string) => recordOf(storeDir, UNRECORDED)
 
 /** The databases recorded as using `storeDir`; undefined when they cannot be read. */
 export const databasesOf = (storeDir: string): ReadonlyArray<string> | undefined => {

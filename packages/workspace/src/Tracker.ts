@@ -343,9 +343,8 @@ export const makeTracker = (root: string, sideRoot: string, store: ObjectStore, 
       // running now read the sessions
       const changed = new Set<string>()
       for (const states of history.values()) for (const { state } of states) if (state.kind === "file" && state.hash !== undefined) changed.add(state.hash)
-      saveIndex(sideRoot, known, changed, Date.now())
-      // once its index is saved: a prune from then on keeps what it names
-      release()
+      // once its index is saved a prune from then on keeps what it names; not saved (a full disk), the mark stays
+      release(!saveIndex(sideRoot, known, changed, Date.now()))
       watcher?.close()
       sideWatcher?.close()
       watcher = undefined

@@ -8,9 +8,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { LIVE_MS, markInUse, usersOf } from "../src/InUse.ts"
 import { asideOf, hashOf, makeObjectStore } from "../src/ObjectStore.ts"
-import { hashesOf, pruneCheckpoints } from "../src/Prune.ts"
+import { hashesOf, pruneCheckpoints, removeUnused } from "../src/Prune.ts"
 import { JOURNAL } from "../src/Restore.ts"
-import { checkpointsRoot, recordDatabase, recordProject } from "../src/StoreInfo.ts"
+import { checkpointsRoot, recordDatabase, recordProject, unrecordedFile } from "../src/StoreInfo.ts"
 import { indexedHashes, RECENT_MS, readIndex, saveIndex } from "../src/StoreIndex.ts"
 import { makeTracker } from "../src/Tracker.ts"
 import { tempDir } from "./support.ts"
@@ -37,10 +37,7 @@ const dataDirWithStore = (name = "0123456789abcdef01234567") => {
   const [named, indexed, stale, fresh] = ["named by a session\n", "named by the index\n", "deleted session's\n", "just seen\n"].map((text) =>
     objects.put(Buffer.from(text))
   ) as [string, string, string, string]
-  fs.writeFileSync(
-    path.join(store, "index.json"),
-    JSON.stringify([["src/a.ts", { state: { kind: "file", mode: 0o644, size: 18, hash: indexed }, stamp: "x" }]])
-  )
+  saveIndex(store, new Map([["src/a.ts", { state: { kind: "file", mode: 0o644, size: 18, hash: indexed }, stamp: "x" }]]), new Set(), now)
   for (const hash of [named, indexed, stale]) age(objectFile(store, hash), 30 * DAY)
   const cutOff = `${objectFile(store, hashOf(Buffer.from("cut off")))}.123-0.tmp`
   const writing = `${objectFile(store, hashOf(Buffer.from("being written")))}.456-0.tmp`
@@ -117,12 +114,31 @@ describe("pruneCheckpoints", () => {
     {
       name: "an index that cannot be read",
       arrange: (store) => fs.writeFileSync(path.join(store, "index.json"), "{not json"),
-      reason: /index\.json cannot be read/
+      reason: /its index cannot be read \(delete index\.json and recent\//
     },
     {
       name: "sessions of another database",
       arrange: (store) => recordDatabase(store, "postgres://db.example:5432/reins"),
       reason: /sessions of another database use it too \(postgres:\/\/db\.example:5432\/reins\)/
+    },
+    {
+      name: "a mark of an older reins (another name), renewed lately",
+      arrange: (store) => void mark(store, "1234@old-format-host", LIVE_MS / 2),
+      reason: /reins process 1234 on old-format-host is using it/
+    },
+    {
+      name: "a mark no reins names so, renewed lately",
+      arrange: (store) => void mark(store, "something", LIVE_MS / 2),
+      reason: /a reins process is using it \(.*in-use\/something/
+    },
+    {
+      name: "copies made by a reins that recorded no database",
+      arrange: (store) => {
+        fs.rmSync(path.join(store, "databases"), { recursive: true })
+        recordDatabase(store, DATABASE)
+      },
+      reason:
+        /used by a reins that did not record which database's sessions use it: if only the sessions of sqlite:\/data\/reins\.db ever did, delete .*databases\/[0-9a-f]{16} and prune again/
     },
     {
       name: "no database recorded",
@@ -154,6 +170,40 @@ describe("pruneCheckpoints", () => {
       expect(fs.existsSync(s.cutOff)).toBe(true)
     })
 
+  test("told it was only this database's, a store that recorded none is pruned", () => {
+    const s = dataDirWithStore()
+    fs.rmSync(path.join(s.store, "databases"), { recursive: true })
+    recordDatabase(s.store, DATABASE)
+    expect(prune(s.root, [s.named]).removed).toBe(0)
+    fs.rmSync(unrecordedFile(s.store))
+    expect(prune(s.root, [s.named])).toMatchObject({ skipped: [], removed: 1 })
+  })
+
+  test("one prune at a time: another one running is an error; the lock of one killed is taken", () => {
+    const s = dataDirWithStore()
+    const lock = path.join(s.root, "prune.lock")
+    fs.writeFileSync(lock, `${process.ppid}@${os.hostname()}`)
+    expect(() => prune(s.root, [s.named])).toThrow(`Another reins checkpoints prune is running (${process.ppid}@${os.hostname()}): wait for it to end`)
+    expect(fs.existsSync(objectFile(s.store, s.stale))).toBe(true)
+    // a dry run changes nothing: it does not wait
+    expect(prune(s.root, [s.named], true).removed).toBe(1)
+    fs.writeFileSync(lock, `${deadPid()}@${os.hostname()}`)
+    expect(prune(s.root, [s.named]).removed).toBe(1)
+    expect(fs.existsSync(lock)).toBe(false)
+  })
+
+  test("a copy stored again while the prune looks at it is put back", () => {
+    const s = dataDirWithStore()
+    const file = objectFile(s.store, s.stale)
+    // its time renewed after the prune's cutoff: not removed, back in place
+    expect(removeUnused(file, now - 7 * DAY)).toBe(true)
+    const again = objectFile(s.store, makeObjectStore(s.store).put(Buffer.from("deleted session's\n")))
+    expect(again).toBe(file)
+    expect(removeUnused(file, now - 7 * DAY)).toBe(false)
+    expect(fs.readFileSync(file, "utf8")).toBe("deleted session's\n")
+    expect(fs.existsSync(asideOf(file))).toBe(false)
+  })
+
   test("--older-than 0 still keeps what was used in the last hour", () => {
     const s = dataDirWithStore()
     age(objectFile(s.store, s.fresh), 30 * 60_000)
@@ -162,11 +212,14 @@ describe("pruneCheckpoints", () => {
     expect(fs.existsSync(objectFile(s.store, s.fresh))).toBe(true)
   })
 
-  test("a copy a prune killed half way had set aside comes back", () => {
+  test("a copy a prune killed half way had set aside is read meanwhile, and comes back at the next prune, even of a store left alone", () => {
     const s = dataDirWithStore()
     const file = objectFile(s.store, s.named)
     fs.renameSync(file, asideOf(file))
-    expect(prune(s.root, [s.named])).toMatchObject({ removed: 1, kept: 3 })
+    expect(makeObjectStore(s.store).get(s.named)?.toString()).toBe("named by a session\n")
+    expect(makeObjectStore(s.store).has(s.named)).toBe(true)
+    fs.writeFileSync(path.join(s.store, JOURNAL), "{}")
+    expect(prune(s.root, [s.named]).skipped).toHaveLength(1)
     expect(fs.readFileSync(file, "utf8")).toBe("named by a session\n")
     expect(fs.existsSync(asideOf(file))).toBe(false)
   })
@@ -227,18 +280,39 @@ describe("what keeps a copy", () => {
     expect(pruneCheckpoints(later)).toMatchObject({ skipped: [], copies: 1, removed: 0, kept: 1 })
   })
 
-  test("a tracker's index keeps what its steps changed from and to for a day, and an index of the first format is read", () => {
+  test("a tracker's index keeps what its steps changed from and to for a day, one file a close: two closing at once keep both", () => {
     const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
     fs.mkdirSync(store, { recursive: true })
-    fs.writeFileSync(path.join(store, "index.json"), JSON.stringify([["a.txt", { state: { kind: "file", mode: 0o644, size: 3, hash: "h-old" }, stamp: "s" }]]))
-    expect(readIndex(store)?.files.get("a.txt")?.state).toMatchObject({ hash: "h-old" })
-    saveIndex(store, new Map(), ["h-before", "h-after"], now - RECENT_MS + 1000)
-    saveIndex(store, new Map(), ["h-next"], now)
-    expect([...(indexedHashes(store, now) ?? [])].sort()).toEqual(["h-after", "h-before", "h-next"])
+    expect(saveIndex(store, new Map(), new Set(["h-before", "h-after"]), now - RECENT_MS + 1000)).toBe(true)
+    expect(saveIndex(store, new Map(), new Set(["h-next"]), now)).toBe(true)
+    expect([...(indexedHashes(store, now)?.hashes ?? [])].sort()).toEqual(["h-after", "h-before", "h-next"])
     // a day after the first: only what was changed since, whether the index was saved again or not
-    expect([...(indexedHashes(store, now + 2000) ?? [])].sort()).toEqual(["h-next"])
-    saveIndex(store, new Map(), [], now + 2000)
-    expect(readIndex(store)?.recent.size).toBe(1)
+    expect([...(indexedHashes(store, now + 2000)?.hashes ?? [])].sort()).toEqual(["h-next"])
+    saveIndex(store, new Map(), new Set(), now + 2000)
+    expect(fs.readdirSync(path.join(store, "recent"))).toHaveLength(1)
+  })
+
+  test("an index an older reins saved (the files only) is read, and its store left whole", () => {
+    const s = dataDirWithStore()
+    fs.writeFileSync(
+      path.join(s.store, "index.json"),
+      JSON.stringify([["a.txt", { state: { kind: "file", mode: 0o644, size: 3, hash: s.indexed }, stamp: "x" }]])
+    )
+    expect(readIndex(s.store)).toMatchObject({ older: true })
+    expect(readIndex(s.store)?.files.get("a.txt")?.state).toMatchObject({ hash: s.indexed })
+    expect(prune(s.root, [s.named]).skipped[0]?.reason).toContain("its index was last saved by an older reins")
+  })
+
+  test("a tracker whose index cannot be saved (a full disk) leaves its mark: a prune under way still finds it in use", () => {
+    const root = tempDir("reins-prune-tree-")
+    fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+    const store = path.join(checkpointsRoot(tempDir("reins-prune-data-")), "00112233445566778899aabb")
+    const tracker = makeTracker(root, store, makeObjectStore(store), { maxFileBytes: 1024 })
+    // index.json cannot be replaced by a file
+    fs.mkdirSync(path.join(store, "index.json"), { recursive: true })
+    fs.writeFileSync(path.join(store, "index.json", "x"), "")
+    tracker.close()
+    expect(usersOf(store, now).map((u) => ({ pid: u.pid, gone: u.gone }))).toEqual([{ pid: process.pid, gone: false }])
   })
 
   test("a step recorded while a prune runs (after it read the sessions) keeps the copy its undo needs", () => {

@@ -21,11 +21,10 @@ const format = Flag.Literals("format", ["text", "json"]).pipe(
 
 const summary = (report: PruneReport, read: { readonly sessions: number; readonly database: string }, days: number, dry: boolean) => {
   const lines = [
-    `${dry ? "Would remove" : "Removed"} ${plural(report.removed, "copy", "copies")} (${byteSize(report.removedBytes)}) that no stored session can undo to and that were not used for ${plural(days, "day", "days")}; kept ${plural(report.kept, "copy", "copies")} (${byteSize(report.keptBytes)}). Sessions read: ${read.sessions} (${read.database}).`
+    `${dry ? "Would remove" : "Removed"} ${plural(report.removed, "copy", "copies")} (${byteSize(report.removedBytes)}) that no stored session can undo to and that were not used ${days === 0 ? "in the last hour" : `for ${plural(days, "day", "days")}`}; kept ${plural(report.kept, "copy", "copies")} (${byteSize(report.keptBytes)}). Sessions read: ${read.sessions} (${read.database}).`
   ]
   if (report.temporaries > 0)
     lines.push(`${dry ? "Would remove" : "Removed"} ${plural(report.temporaries, "temporary file", "temporary files")} of copies cut off.`)
-  if (report.failed > 0) lines.push(`Could not remove ${plural(report.failed, "copy", "copies")} (kept; see the permissions of the data dir).`)
   for (const s of report.skipped) lines.push(`Left alone: ${s.project ?? s.store}: ${s.reason}.`)
   return lines.join("\n")
 }
@@ -41,19 +40,23 @@ const prune = Command.make("prune", { olderThan, dryRun, format }, ({ olderThan,
     Effect.gen(function* () {
       if (olderThan < 0) return yield* usage(`--older-than takes a number of days, 0 or more (got ${olderThan})`)
       const store = yield* SessionStore
-      const database = databaseIdentity({ url: setup.env.REINS_DATABASE_URL, dataDir: setup.dataDir })
+      const database = databaseIdentity({ url: setup.env.REINS_DATABASE_URL, dataDir: setup.dataDir, env: setup.env })
+      // before the sessions are read: a process that stores a step after that has renewed its mark since (in use)
+      const now = yield* Clock.currentTimeMillis
       // every session of this database, sub-agents' too: what their recorded changes name is what undo may need
       const sessions = yield* store.listSessions()
       const referenced = new Set<string>()
       for (const session of sessions) for (const message of yield* store.messages(session.id)) hashesOf(message.parts, referenced)
-      const now = yield* Clock.currentTimeMillis
       const report = yield* Effect.try({
         try: () => pruneCheckpoints({ root: checkpointsRoot(setup.dataDir), referenced, database, olderThanMs: olderThan * DAY_MS, now, dryRun }),
         catch: (error) => failure(error instanceof Error ? error.message : String(error))
       })
-      if (format === "json")
-        return process.stdout.write(`${JSON.stringify({ dryRun, olderThanDays: olderThan, database, sessions: sessions.length, ...report })}\n`)
-      process.stdout.write(`${summary(report, { sessions: sessions.length, database }, olderThan, dryRun)}\n`)
+      if (format === "json") process.stdout.write(`${JSON.stringify({ dryRun, olderThanDays: olderThan, database, sessions: sessions.length, ...report })}\n`)
+      else process.stdout.write(`${summary(report, { sessions: sessions.length, database }, olderThan, dryRun)}\n`)
+      if (report.failed > 0)
+        return yield* failure(
+          `${plural(report.failed, "copy", "copies")} could not be removed (kept): see the permissions of ${checkpointsRoot(setup.dataDir)}.`
+        )
     })
   )
 ).pipe(Command.withDescription("Free the copies of files undo keeps that no stored session can undo to and that were not used for --older-than days"))
