@@ -19,10 +19,11 @@ export const redactUrl = (url: string): string => {
 
 /**
  * Which database a configuration names, as it may be shown and compared: the SQLite file of the data dir (its real
- * path), or the PostgreSQL server, port, database and connection options such as `options=-c search_path=…` (one
- * database's schemas are told apart), with what the URL leaves out taken from PGHOST, PGPORT and PGDATABASE as the
- * driver does; never the user or the password. Two spellings of one database may differ (safe for a prune: it then
- * leaves a store alone); two databases never look the same.
+ * path), or the PostgreSQL server, port, user, database and `options` (a `search_path` tells one database's schemas
+ * apart, and so does the user: the default search path starts with the user's own schema), each found as the driver
+ * finds it (`?host`, `?port`, `?user`, `?dbname` over the URL's parts; the user from USER or USERNAME, the database the
+ * user's name); never the password. Two spellings of one database may differ (safe for a prune: it then leaves a store
+ * alone); two databases never look the same.
  */
 export const databaseIdentity = (config: {
   readonly url?: string | undefined
@@ -41,12 +42,15 @@ export const databaseIdentity = (config: {
   const env = config.env ?? {}
   try {
     const parsed = new URL(url)
-    const query = [...parsed.searchParams].filter(([key]) => key !== "password" && key !== "user").sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    const host = (parsed.hostname || env.PGHOST || "localhost").toLowerCase()
-    const port = parsed.port || env.PGPORT || "5432"
-    const database = decodeURIComponent(parsed.pathname.slice(1)) || env.PGDATABASE || decodeURIComponent(parsed.username) || env.PGUSER || ""
-    const options = query.length === 0 ? "" : `?${new URLSearchParams(query).toString()}`
-    return `postgres://${host}:${port}/${database}${options}`
+    const param = (key: string) => parsed.searchParams.get(key) ?? undefined
+    const decoded = (part: string) => (part === "" ? undefined : decodeURIComponent(part))
+    const host = (param("host") ?? decoded(parsed.hostname.replace(/^\[(.*)\]$/, "$1")) ?? "localhost").toLowerCase()
+    const port = param("port") ?? (parsed.port || "5432")
+    const user = param("user") ?? decoded(parsed.username) ?? env.USER ?? env.USERNAME ?? ""
+    const database = param("dbname") ?? decoded(parsed.pathname.replace(/^\//, "")) ?? user
+    const options = param("options")
+    const shown = (part: string) => encodeURIComponent(part)
+    return `postgres://${shown(user)}@${host}:${port}/${shown(database)}${options === undefined ? "" : `?options=${shown(options)}`}`
   } catch {
     return redactUrl(url)
   }

@@ -124,33 +124,38 @@ describe("Storage layers", () => {
 })
 
 describe("databaseIdentity", () => {
-  const cases: ReadonlyArray<readonly [string, string | undefined, Record<string, string>, string]> = [
-    ["no URL: the data dir's SQLite file", undefined, {}, "sqlite:/data/reins.db"],
-    ["a blank URL", "  ", {}, "sqlite:/data/reins.db"],
-    ["PostgreSQL: host, port and database, no user or password", "postgres://me:secret@DB.example:5432/reins", {}, "postgres://db.example:5432/reins"],
-    ["the default port said or not", "postgresql://other@db.example/reins", {}, "postgres://db.example:5432/reins"],
-    ["another database of the same server", "postgres://me@db.example:5432/other", {}, "postgres://db.example:5432/other"],
+  const env = { USER: "me" }
+  const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
+    ["no URL: the data dir's SQLite file", undefined, "sqlite:/data/reins.db"],
+    ["a blank URL", "  ", "sqlite:/data/reins.db"],
+    ["PostgreSQL: user, host, port and database, never the password", "postgres://me:secret@DB.example:5432/reins", "postgres://me@db.example:5432/reins"],
+    ["the default port said or not, postgresql:// or postgres://", "postgresql://me@db.example/reins", "postgres://me@db.example:5432/reins"],
+    ["the user from USER when the URL has none", "postgres://db.example/reins", "postgres://me@db.example:5432/reins"],
+    ["the database the user's when the URL has none, as the server takes it", "postgres://alice@db.example", "postgres://alice@db.example:5432/alice"],
     [
-      "a schema of its own (search_path): another database for reins",
-      "postgres://me:secret@db.example/reins?options=-c%20search_path%3Dalice&sslmode=require",
-      {},
-      "postgres://db.example:5432/reins?options=-c+search_path%3Dalice&sslmode=require"
+      "?host, ?port, ?user and ?dbname over the URL's parts",
+      "postgres://x@ignored:1/ignored?host=/run/pg&port=6543&user=bob&dbname=r",
+      "postgres://bob@/run/pg:6543/r"
     ],
     [
-      "what the URL leaves out, from PGHOST, PGPORT and PGDATABASE",
-      "postgres:///",
-      { PGHOST: "pg.local", PGPORT: "6543", PGDATABASE: "r" },
-      "postgres://pg.local:6543/r"
+      "a schema of its own (options): another database for reins; other parameters are not",
+      "postgres://me:secret@db/reins?options=-c%20search_path%3Dalice&sslmode=require&application_name=x",
+      "postgres://me@db:5432/reins?options=-c%20search_path%3Dalice"
     ],
-    ["a password in the query is left out", "postgres://db/reins?password=secret&application_name=x", {}, "postgres://db:5432/reins?application_name=x"]
+    ["a password in the query is left out", "postgres://db/reins?password=secret", "postgres://me@db:5432/reins"]
   ]
-  for (const [name, url, env, identity] of cases)
+  for (const [name, url, identity] of cases)
     test(name, () => {
       expect(databaseIdentity({ url, dataDir: "/data", env })).toBe(identity)
       expect(databaseIdentity({ url, dataDir: "/data", env })).not.toContain("secret")
     })
-  test("two schemas of one database are two identities", () => {
-    const of = (schema: string) => databaseIdentity({ url: `postgres://db/reins?options=-c%20search_path%3D${schema}`, dataDir: "/data" })
-    expect(of("alice")).not.toBe(of("bob"))
+  test("what makes two databases, or two sets of reins tables, two identities", () => {
+    const of = (url: string, user = "me") => databaseIdentity({ url, dataDir: "/data", env: { USER: user } })
+    expect(of("postgres://db/reins?options=-c%20search_path%3Dalice")).not.toBe(of("postgres://db/reins?options=-c%20search_path%3Dbob"))
+    expect(of("postgres://alice@db/reins")).not.toBe(of("postgres://bob@db/reins"))
+    expect(of("postgres://localhost?user=alice")).not.toBe(of("postgres://localhost?user=bob"))
+    expect(of("postgres:///reins", "alice")).not.toBe(of("postgres:///reins", "bob"))
+    // PG* variables: the driver does not read them, so neither does the identity
+    expect(databaseIdentity({ url: "postgres:///reins", dataDir: "/data", env: { USER: "me", PGHOST: "db-a" } })).toBe("postgres://me@localhost:5432/reins")
   })
 })

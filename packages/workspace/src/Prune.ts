@@ -1,4 +1,5 @@
 import type { FileChange, Part } from "@reins/domain"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -131,48 +132,86 @@ export const pruneCheckpoints = (options: PruneOptions): PruneReport => {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") names = []
     else throw new Error(`Cannot read ${options.root}: ${(error as Error).message}`)
   }
-  const unlock = names.length === 0 || options.dryRun ? () => {} : lockPrune(options.root, options.now)
+  const lock = names.length === 0 || options.dryRun ? { renew: () => {}, unlock: () => {} } : lockPrune(options.root, options.now)
   try {
-    sweep(names, options, cutoff, counts, skipped)
+    sweep(names, options, cutoff, counts, skipped, lock.renew)
   } finally {
-    unlock()
+    lock.unlock()
   }
   return { ...counts, skipped }
 }
 
-/** One prune at a time (each would take the copies the other set aside for ones a prune killed left): the lock, or an error. */
-const lockPrune = (root: string, now: number): (() => void) => {
+/**
+ * One prune at a time (each would take the copies the other set aside for ones a prune killed left): `prune.lock` in
+ * `root`, renewed as the prune goes (the returned `renew`), or an error naming it. A lock left by a prune that is gone
+ * (of this host and not running, or not renewed for `LIVE_MS`) is taken over: renamed away first, and taken only if
+ * it is still the one judged gone.
+ */
+const lockPrune = (root: string, now: number): { readonly renew: () => void; readonly unlock: () => void } => {
   const file = path.join(root, "prune.lock")
   const me = `${process.pid}@${os.hostname()}`
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const held = {
+    renew: () => {
+      try {
+        const at = new Date()
+        fs.utimesSync(file, at, at)
+      } catch {
+        // gone: the prune still ends, its lock with it
+      }
+    },
+    unlock: () => fs.rmSync(file, { force: true })
+  }
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(file, me, { flag: "wx" })
-      return () => fs.rmSync(file, { force: true })
+      return held
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`Cannot lock ${root} for the prune: ${(error as Error).message}`)
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`Cannot lock ${root} for the prune (${file}): ${(error as Error).message}`)
     }
-    let holder = ""
-    let since = 0
+    let holder: string
+    let since: number
     try {
       holder = fs.readFileSync(file, "utf8")
       since = fs.statSync(file).mtimeMs
     } catch {
       continue
     }
-    const [pid, host] = [Number(holder.slice(0, holder.indexOf("@"))), holder.slice(holder.indexOf("@") + 1)]
-    const running = host === os.hostname() ? Number.isInteger(pid) && pid > 0 && processAlive(pid) : now - since < LIVE_MS
-    if (running) throw new Error(`Another reins checkpoints prune is running (${holder}): wait for it to end, then prune again.`)
-    // left by a prune that was killed
-    fs.rmSync(file, { force: true })
+    const at = holder.indexOf("@")
+    const pid = Number(holder.slice(0, at))
+    const running = holder.slice(at + 1) === os.hostname() ? Number.isInteger(pid) && pid > 0 && processAlive(pid) : now - since < LIVE_MS
+    if (running)
+      throw new Error(`Another reins checkpoints prune is running (${holder}): wait for it to end, then prune again (if it is gone, delete ${file}).`)
+    // the stale lock renamed away, then checked: another prune may have taken it over meanwhile
+    const away = `${file}.${randomUUID()}`
+    try {
+      fs.renameSync(file, away)
+    } catch {
+      continue
+    }
+    const same = (() => {
+      try {
+        return fs.readFileSync(away, "utf8") === holder && fs.statSync(away).mtimeMs === since
+      } catch {
+        return false
+      }
+    })()
+    if (same) fs.rmSync(away, { force: true })
+    else {
+      // another prune's fresh lock: back in place, and that prune runs
+      if (!fs.existsSync(file)) fs.renameSync(away, file)
+      else fs.rmSync(away, { force: true })
+      throw new Error(`Another reins checkpoints prune took over ${file} meanwhile: wait for it to end, then prune again.`)
+    }
   }
-  throw new Error(`Cannot lock ${root} for the prune: another prune took the lock meanwhile.`)
+  throw new Error(`Cannot lock ${root} for the prune (${file}): it keeps changing; prune again.`)
 }
 
 type Counts = { -readonly [K in keyof Omit<PruneReport, "skipped">]: number }
 
 /** Looks at each store of `names` (below `options.root`): left alone, or its unused copies removed. */
-const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: number, counts: Counts, skipped: Array<LeftAlone>) => {
+const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: number, counts: Counts, skipped: Array<LeftAlone>, renew: () => void) => {
   for (const name of names.filter((n) => /^[0-9a-f]{24}$/.test(n)).sort()) {
+    renew()
     const store = path.join(options.root, name)
     counts.stores++
     const project = projectOfStore(store)
@@ -190,7 +229,9 @@ const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: numb
       continue
     }
     if (indexed.older) {
-      leave("its index was last saved by an older reins, which does not say what its steps changed: run a turn there with this one first")
+      leave(
+        `its index was last saved by an older reins, which does not say what its steps changed: run a turn there with this one first, or delete ${path.join(store, "index.json")} (the next reins there reads every file again) and prune again`
+      )
       continue
     }
     const index = indexed.hashes

@@ -1,4 +1,5 @@
 import type { FileState } from "@reins/domain"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -25,13 +26,12 @@ export const RECENT_MS = 24 * 3_600_000
 
 const INDEX = "index.json"
 const RECENT = "recent"
-let saves = 0
 
 /** Writes `text` to `file` whole (a temp file renamed: never torn); false when it could not. */
 export const writeWhole = (file: string, text: string) => {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
+    const tmp = `${file}.${randomUUID()}.tmp`
     fs.writeFileSync(tmp, text)
     fs.renameSync(tmp, file)
     return true
@@ -52,8 +52,9 @@ export const readIndex = (storeDir: string): StoreIndex | undefined => {
     const data = JSON.parse(text) as unknown
     // the first format: the files only
     if (Array.isArray(data)) return { files: new Map(data as Array<[string, Seen]>), older: true }
-    const files = (data as { files?: unknown }).files
-    return Array.isArray(files) ? { files: new Map(files as Array<[string, Seen]>), older: false } : undefined
+    const { files, recent } = data as { files?: unknown; recent?: unknown }
+    // one with its recent changes inside: a reins between the two formats
+    return Array.isArray(files) ? { files: new Map(files as Array<[string, Seen]>), older: recent !== undefined } : undefined
   } catch {
     return undefined
   }
@@ -66,7 +67,8 @@ export const readIndex = (storeDir: string): StoreIndex | undefined => {
 export const saveIndex = (storeDir: string, files: ReadonlyMap<string, Seen>, changed: ReadonlySet<string>, now: number) => {
   const saved = writeWhole(path.join(storeDir, INDEX), JSON.stringify({ files: [...files] }))
   const recent = path.join(storeDir, RECENT)
-  const noted = changed.size === 0 || writeWhole(path.join(recent, `${process.pid}-${saves++}.json`), JSON.stringify({ at: now, hashes: [...changed] }))
+  // a name no other process makes, of this host or another sharing the data dir
+  const noted = changed.size === 0 || writeWhole(path.join(recent, `${randomUUID()}.json`), JSON.stringify({ at: now, hashes: [...changed] }))
   for (const [file, at] of recentFiles(storeDir) ?? []) if (now - at >= RECENT_MS) fs.rmSync(file, { force: true })
   return saved && noted
 }

@@ -40,7 +40,8 @@ const recordOf = (storeDir: string, database: string) => path.join(storeDir, DAT
  */
 export const recordDatabase = (storeDir: string, database: string) => {
   const used = fs.existsSync(path.join(storeDir, "objects")) || fs.existsSync(path.join(storeDir, "index.json"))
-  if (!fs.existsSync(path.join(storeDir, DATABASES)) && used) writeOnce(recordOf(storeDir, UNRECORDED), UNRECORDED)
+  // unrecorded that way, it is not recorded as this database's either: a prune leaves it alone
+  if (!fs.existsSync(path.join(storeDir, DATABASES)) && used && !writeOnce(recordOf(storeDir, UNRECORDED), UNRECORDED)) return
   writeOnce(recordOf(storeDir, database), database)
 }
 
@@ -51,7 +52,11 @@ export const unrecordedFile = (storeDir: string) => recordOf(storeDir, UNRECORDE
 export const databasesOf = (storeDir: string): ReadonlyArray<string> | undefined => {
   const dir = path.join(storeDir, DATABASES)
   try {
-    return fs.readdirSync(dir).map((name) => fs.readFileSync(path.join(dir, name), "utf8"))
+    // a temporary file of a record cut off is none
+    return fs
+      .readdirSync(dir)
+      .filter((name) => !name.endsWith(".tmp"))
+      .map((name) => fs.readFileSync(path.join(dir, name), "utf8"))
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined
   }

@@ -141,6 +141,15 @@ describe("pruneCheckpoints", () => {
         /used by a reins that did not record which database's sessions use it: if only the sessions of sqlite:\/data\/reins\.db ever did, delete .*databases\/[0-9a-f]{16} and prune again/
     },
     {
+      name: "only a record cut off (its temporary file)",
+      arrange: (store) => {
+        fs.rmSync(path.join(store, "databases"), { recursive: true })
+        fs.mkdirSync(path.join(store, "databases"))
+        fs.writeFileSync(path.join(store, "databases", "0123456789abcdef.1f2e.tmp"), "sqlite:/da")
+      },
+      reason: /no database is recorded as using it/
+    },
+    {
       name: "no database recorded",
       arrange: (store) => fs.rmSync(path.join(store, "databases"), { recursive: true }),
       reason: /no database is recorded as using it/
