@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { LIVE_MS, processAlive, usersOf } from "./InUse.ts"
-import { asideOf, storedFiles } from "./ObjectStore.ts"
+import { asideOf, type StoredFile, storedFiles } from "./ObjectStore.ts"
 import { JOURNAL } from "./Restore.ts"
 import { databasesOf, projectOfStore, UNRECORDED, unrecordedFile } from "./StoreInfo.ts"
 import { indexedHashes } from "./StoreIndex.ts"
@@ -84,9 +84,9 @@ const whyLeftAlone = (store: string, options: PruneOptions): string | undefined 
   return undefined
 }
 
-/** Puts back what a prune killed half way set aside in `store` (unless the copy was written anew since). */
-const restoreAside = (store: string) => {
-  for (const f of storedFiles(store).files) {
+/** Puts back what a prune killed half way set aside (unless the copy was written anew since). */
+const restoreAside = (files: ReadonlyArray<StoredFile>) => {
+  for (const f of files) {
     if (f.kind !== "aside") continue
     const file = f.file.slice(0, -".pruning".length)
     try {
@@ -216,8 +216,9 @@ const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: numb
     counts.stores++
     const project = projectOfStore(store)
     const leave = (reason: string) => skipped.push({ store, ...(project !== undefined ? { project } : {}), reason })
+    const { files, unreadable } = storedFiles(store)
     // what a prune killed half way set aside goes back first, whatever this one does with the store
-    if (!options.dryRun) restoreAside(store)
+    if (!options.dryRun) restoreAside(files)
     const why = whyLeftAlone(store, options)
     if (why !== undefined) {
       leave(why)
@@ -235,7 +236,6 @@ const sweep = (names: ReadonlyArray<string>, options: PruneOptions, cutoff: numb
       continue
     }
     const index = indexed.hashes
-    const { files, unreadable } = storedFiles(store)
     if (unreadable.length > 0) {
       leave(`${unreadable[0]} cannot be read`)
       continue
