@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { usage } from "../CliError.ts"
-import { openChat } from "../OpenChat.ts"
+import { handOffChat } from "../ChatHandoff.ts"
 import { maxCostFlag } from "../BudgetFlag.ts"
 import { sandboxFlag } from "../SandboxFlag.ts"
 
@@ -44,7 +44,7 @@ export const chat = Command.make("chat", flags, (input) =>
     if (!onTerminal()) {
       return yield* usage('The interactive session needs a terminal (stdin and stdout): use reins run "…" in scripts and pipes')
     }
-    yield* openChat({
+    yield* handOffChat({
       model: Option.getOrUndefined(input.model),
       variant: Option.getOrUndefined(input.variant),
       continue: input.continue,
