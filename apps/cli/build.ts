@@ -11,7 +11,9 @@ import * as path from "node:path"
 import { noGateway, pluginSchema } from "./bundle-plugins.ts"
 
 const dir = import.meta.dir
-const outdir = path.join(dir, "dist")
+const dist = path.join(dir, "dist")
+// built beside it, and put in its place only once everything below passed: a failed build leaves no dist/ that runs
+const outdir = path.join(dir, `dist.building-${process.pid}`)
 // --no-env-file and an empty bunfig: bun would otherwise read the .env and bunfig.toml of the directory reins
 // runs in — a cloned repository's — and run its preload scripts or set REINS_CONFIG and provider URLs before reins starts
 const SHEBANG = "#!/usr/bin/env -S bun --no-env-file --config=/dev/null"
@@ -39,7 +41,7 @@ const elsewhere = (name: string, importer: string, module: string, to: string): 
 
 /**
  * Effect's environment config provider reads `import.meta?.env` (Vite's), which is not JavaScript in a CommonJS file:
- * nothing sets it under Bun (`process.env` is read beside it), so it is `undefined` there.
+ * under Bun it is `process.env`, which the provider reads beside it, so `undefined` there loses nothing.
  */
 const noImportMetaEnv: import("bun").BunPlugin = {
   name: "no-import-meta-env",
@@ -69,11 +71,18 @@ const importMetaUrlAtRunTime: import("bun").BunPlugin = {
   }
 }
 
+/** Ends the build: the partial output goes, and so does the dist/ of an earlier build (it is not this source's). */
+const fail = (message: string): never => {
+  console.error(`build: ${message}`)
+  fs.rmSync(outdir, { recursive: true, force: true })
+  fs.rmSync(dist, { recursive: true, force: true })
+  process.exit(1)
+}
+
 const built = (result: Awaited<ReturnType<typeof Bun.build>>, what: string) => {
   if (result.success) return result
   for (const log of result.logs) console.error(log)
-  console.error(`build: ${what} failed`)
-  process.exit(1)
+  return fail(`${what} failed`)
 }
 
 fs.rmSync(outdir, { recursive: true, force: true })
@@ -102,8 +111,8 @@ const commands = built(
     entrypoints: [path.join(dir, "src", "main.ts")],
     format: "cjs",
     bytecode: true,
-    // inside the CommonJS wrapper, where `__filename` is main.cjs's
-    banner: `var ${BUNDLE_URL} = require("node:url").pathToFileURL(__filename).href;`,
+    // inside the CommonJS wrapper, where `__filename` is main.cjs's; strict, as the ES modules it was written as are
+    banner: `"use strict"; var ${BUNDLE_URL} = require("node:url").pathToFileURL(__filename).href;`,
     plugins: [
       pluginSchema(dir),
       noGateway(),
@@ -117,14 +126,14 @@ const commands = built(
 )
 // Bun writes no bytecode, silently, for a file JSC cannot compile (an `import.meta` left in CommonJS): without it
 // every command would parse all of main.cjs at start, slower than the ES modules
-// nothing of this machine's paths in the bundle: a source file's location fixed at build time would be found nowhere else
+// nothing of this checkout's source trees in the bundle: a source file's location fixed at build time is found nowhere
+// else (the trees, not the checkout's bare path: a short one, /app, is also ordinary text such as "application/appx")
+const main = fs.readFileSync(path.join(outdir, "main.cjs"), "utf8")
 const root = path.resolve(dir, "..", "..")
-if (fs.readFileSync(path.join(outdir, "main.cjs"), "utf8").includes(root)) {
-  console.error(`build: main.cjs holds this checkout's path (${root}): an import.meta left to the bundler (see importMetaUrlAtRunTime)`)
-  process.exit(1)
-}
-if (!commands.outputs.some((o) => o.kind === "bytecode")) {
-  const left = fs.readFileSync(path.join(outdir, "main.cjs"), "utf8").includes("import.meta") ? " (main.cjs still holds import.meta)" : ""
-  console.error(`build: no bytecode was written for main.cjs${left}`)
-  process.exit(1)
-}
+const leaked = ["apps", "packages", "node_modules"].map((tree) => path.join(root, tree) + path.sep).find((tree) => main.includes(tree))
+if (leaked !== undefined) fail(`main.cjs holds this checkout's ${leaked}: an import.meta left to the bundler (see importMetaUrlAtRunTime)`)
+if (!commands.outputs.some((o) => o.kind === "bytecode"))
+  fail(`no bytecode was written for main.cjs${main.includes("import.meta") ? " (main.cjs still holds import.meta)" : ""}`)
+
+fs.rmSync(dist, { recursive: true, force: true })
+fs.renameSync(outdir, dist)
