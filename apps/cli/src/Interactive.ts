@@ -12,19 +12,22 @@ export interface ChatInput {
   readonly trust: boolean
   /** `--sandbox MODE`: the OS sandbox for this run's commands. */
   readonly sandbox?: "auto" | "required" | "off"
-  /** `--max-cost USD`: the session's budget for this run (parsed by effect/cli: the fast path leaves it to main). */
+  /** `--max-cost USD`: the session's budget for this run (a plain amount on the fast path; any other form is effect/cli's to parse). */
   readonly maxCost?: number
 }
 
-const VALUE_FLAGS: Record<string, "model" | "variant" | "session" | "sandbox"> = {
+const VALUE_FLAGS: Record<string, "model" | "variant" | "session" | "sandbox" | "maxCost"> = {
   "-m": "model",
   "--model": "model",
   "--variant": "variant",
   "-s": "session",
   "--session": "session",
-  "--sandbox": "sandbox"
+  "--sandbox": "sandbox",
+  "--max-cost": "maxCost"
 }
 const SANDBOX_MODES = new Set(["auto", "required", "off"])
+/** A `--max-cost` the fast path takes: digits with an optional fraction (effect/cli parses any other number, and refuses the rest). */
+const AMOUNT = /^\d+(\.\d+)?$/
 const BOOLEAN_FLAGS: Record<string, "continue" | "yolo" | "trust"> = { "-c": "continue", "--continue": "continue", "--yolo": "yolo", "--trust": "trust" }
 
 /**
@@ -35,7 +38,7 @@ const BOOLEAN_FLAGS: Record<string, "continue" | "yolo" | "trust"> = { "-c": "co
 export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean): ChatInput | undefined => {
   if (!terminal) return undefined
   const rest = args[0] === "chat" ? args.slice(1) : args
-  const values: { model?: string; variant?: string; session?: string; sandbox?: string } = {}
+  const values: { model?: string; variant?: string; session?: string; sandbox?: string; maxCost?: string } = {}
   const flags = { continue: false, yolo: false, trust: false }
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!
@@ -48,6 +51,7 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
       if (value === undefined || value === "" || value.startsWith("-") || values[valueKey] !== undefined) return undefined
       // a mode effect/cli would refuse is left to it (its message lists the choices)
       if (valueKey === "sandbox" && !SANDBOX_MODES.has(value)) return undefined
+      if (valueKey === "maxCost" && !AMOUNT.test(value)) return undefined
       values[valueKey] = value
     } else if (booleanKey !== undefined && eq < 0) {
       if (flags[booleanKey]) return undefined
@@ -61,6 +65,8 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
     session: values.session,
     yolo: flags.yolo,
     trust: flags.trust,
-    ...(values.sandbox !== undefined ? { sandbox: values.sandbox as "auto" | "required" | "off" } : {})
+    ...(values.sandbox !== undefined ? { sandbox: values.sandbox as "auto" | "required" | "off" } : {}),
+    // a cap of 0 is refused by openChat as it is by the chat command (withMaxCost), with the same line
+    ...(values.maxCost !== undefined ? { maxCost: Number(values.maxCost) } : {})
   }
 }

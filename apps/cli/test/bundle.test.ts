@@ -1,6 +1,7 @@
 // The bundle's two halves (build.ts): every command runs from main.cjs, CommonJS with Bun's bytecode beside it; the
-// interactive session is ES modules (Ink and Yoga use top-level await). `reins chat` as effect/cli parses it (a flag
-// bin.ts's fast path leaves to it) hands the session over to ChatMain.js: it must behave as the fast path does.
+// interactive session is ES modules (Ink and Yoga use top-level await). `reins chat` as effect/cli parses it (a form
+// bin.ts's fast path leaves to it, such as --max-cost 5e0) hands the session over to ChatMain.js: it must behave as
+// the fast path does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -68,10 +69,10 @@ describe("reins chat through the commands' bundle behaves as the fast path", () 
     }
   })
 
-  // --max-cost is parsed by effect/cli only: that launch goes through main.cjs and its chat command
+  // an amount the fast path does not read (it takes digits only): that launch goes through main.cjs and its chat command
   for (const [how, flags] of [
     ["the fast path", ["--yolo"]],
-    ["through main", ["--yolo", "--max-cost", "5"]]
+    ["through main", ["--yolo", "--max-cost", "5e0"]]
   ] as const) {
     test(`${how}: a turn, then Ctrl+D ends the session with 0`, async () => {
       const p = await at([{ text: "Hello from the model." }])
@@ -97,7 +98,7 @@ describe("reins chat through the commands' bundle behaves as the fast path", () 
 
   test("through main, an error of the session keeps its one line and its exit code", async () => {
     const p = await at([])
-    const pty = spawnPty([BIN, "chat", "--max-cost", "5", "--model=nonsense"], { cwd: p.cwd, env: p.env, cols: 100, rows: 10 })
+    const pty = spawnPty([BIN, "chat", "--max-cost", "5e0", "--model=nonsense"], { cwd: p.cwd, env: p.env, cols: 100, rows: 10 })
     try {
       expect(await pty.waitExit()).toBe(2)
       await pty.settle()

@@ -29,7 +29,11 @@ describe("which launches take the fast path to the interactive session", () => {
       [["-m", "openai/gpt-5", "--variant", "high"], chat({ model: "openai/gpt-5", variant: "high" })],
       [["--model=local/scripted", "--variant=low", "-c"], chat({ model: "local/scripted", variant: "low", continue: true })],
       [["--sandbox", "off"], chat({ sandbox: "off" })],
-      [["--yolo", "--sandbox=required"], chat({ yolo: true, sandbox: "required" })]
+      [["--yolo", "--sandbox=required"], chat({ yolo: true, sandbox: "required" })],
+      [["--max-cost", "2.50"], chat({ maxCost: 2.5 })],
+      [["chat", "--yolo", "--max-cost=7"], chat({ yolo: true, maxCost: 7 })],
+      // refused by the session as by the chat command (withMaxCost), with the same line
+      [["--max-cost", "0"], chat({ maxCost: 0 })]
     ]
     for (const [args, expected] of cases) expect({ args, got: interactiveLaunch(args, true) }).toEqual({ args, got: expected })
   })
@@ -54,7 +58,14 @@ describe("which launches take the fast path to the interactive session", () => {
       ["--log-level", "debug"],
       ["--sandbox", "maybe"],
       ["--sandbox"],
-      ["--sandbox", "off", "--sandbox", "auto"]
+      ["--sandbox", "off", "--sandbox", "auto"],
+      // an amount in another form is effect/cli's to parse (or refuse)
+      ["--max-cost", "5e0"],
+      ["--max-cost", "+5"],
+      ["--max-cost", "lots"],
+      ["--max-cost", "-1"],
+      ["--max-cost"],
+      ["--max-cost", "1", "--max-cost", "2"]
     ]
     for (const args of cases) expect({ args, got: interactiveLaunch(args, true) }).toEqual({ args, got: undefined })
     for (const args of [[], ["chat"], ["-c"]]) expect({ args, got: interactiveLaunch(args, false) }).toEqual({ args, got: undefined })
@@ -91,6 +102,17 @@ describe("the fast path behaves as reins chat did, on a real terminal", () => {
     ]) {
       const r = await launch(args)
       expect({ args, ...r }).toEqual({ args, code: 2, screen: 'reins: --model must look like <provider>/<model>, got "nonsense"' })
+    }
+  })
+
+  test("a --max-cost of 0 is the same line and exit 2 on the fast path as through effect/cli", async () => {
+    const expected = "reins: --max-cost takes a positive amount of dollars (e.g. --max-cost 2.50), not 0"
+    for (const args of [
+      ["--max-cost", "0"],
+      ["--max-cost", "0e0"]
+    ]) {
+      const r = await launch(args)
+      expect({ args, ...r }).toEqual({ args, code: 2, screen: expected })
     }
   })
 
