@@ -120,18 +120,18 @@ const commands = built(
       importMetaUrlAtRunTime,
       elsewhere("chat-in-esm", "ChatHandoff.ts", "ChatMain.ts", "./ChatMain.js")
     ],
-    naming: { entry: "main.cjs", chunk: "chunks/[name]-[hash].cjs" }
+    naming: { entry: "main.cjs" }
   }),
   "the commands' bundle (main.cjs)"
 )
-// Bun writes no bytecode, silently, for a file JSC cannot compile (an `import.meta` left in CommonJS): without it
-// every command would parse all of main.cjs at start, slower than the ES modules
 // nothing of this checkout's source trees in the bundle: a source file's location fixed at build time is found nowhere
 // else (the trees, not the checkout's bare path: a short one, /app, is also ordinary text such as "application/appx")
 const main = fs.readFileSync(path.join(outdir, "main.cjs"), "utf8")
 const root = path.resolve(dir, "..", "..")
 const leaked = ["apps", "packages", "node_modules"].map((tree) => path.join(root, tree) + path.sep).find((tree) => main.includes(tree))
 if (leaked !== undefined) fail(`main.cjs holds this checkout's ${leaked}: an import.meta left to the bundler (see importMetaUrlAtRunTime)`)
+// Bun writes no bytecode, silently, for a file JSC cannot compile (an `import.meta` left in CommonJS): without it
+// every command would parse all of main.cjs at start, slower than the ES modules
 if (!commands.outputs.some((o) => o.kind === "bytecode"))
   fail(`no bytecode was written for main.cjs${main.includes("import.meta") ? " (main.cjs still holds import.meta)" : ""}`)
 
