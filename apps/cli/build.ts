@@ -85,7 +85,18 @@ const built = (result: Awaited<ReturnType<typeof Bun.build>>, what: string) => {
   return fail(`${what} failed`)
 }
 
-fs.rmSync(outdir, { recursive: true, force: true })
+// what a build killed half way left beside dist/ (its process is gone)
+for (const name of fs.readdirSync(dir)) {
+  const pid = /^dist\.building-(\d+)$/.exec(name)?.[1]
+  if (pid === undefined) continue
+  let alive = true
+  try {
+    process.kill(Number(pid), 0)
+  } catch {
+    alive = false
+  }
+  if (!alive || Number(pid) === process.pid) fs.rmSync(path.join(dir, name), { recursive: true, force: true })
+}
 
 // the ES modules: the entry (bin.ts) and the interactive session's own entry, which main.cjs imports by this name
 built(
