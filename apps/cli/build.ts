@@ -8,6 +8,7 @@
 //   parses it goes there (ChatHandoff.ts).
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { processAlive } from "@reins/domain"
 import { noGateway, pluginSchema } from "./bundle-plugins.ts"
 
 const dir = import.meta.dir
@@ -89,13 +90,7 @@ const built = (result: Awaited<ReturnType<typeof Bun.build>>, what: string) => {
 for (const name of fs.readdirSync(dir)) {
   const pid = /^dist\.building-(\d+)$/.exec(name)?.[1]
   if (pid === undefined) continue
-  let alive = true
-  try {
-    process.kill(Number(pid), 0)
-  } catch {
-    alive = false
-  }
-  if (!alive || Number(pid) === process.pid) fs.rmSync(path.join(dir, name), { recursive: true, force: true })
+  if (Number(pid) === process.pid || !processAlive(Number(pid))) fs.rmSync(path.join(dir, name), { recursive: true, force: true })
 }
 
 // the ES modules: the entry (bin.ts) and the interactive session's own entry, which main.cjs imports by this name

@@ -1,7 +1,6 @@
 // bin.ts's fast path for an interactive launch (`reins`, `reins chat`, `reins -c`, `reins --session ID` on a
 // terminal, see Interactive.ts): the session opens without loading the command line (effect/cli, every command).
 import { Effect, Logger } from "effect"
-import { CliError } from "./CliError.ts"
 import type { ChatInput } from "./Interactive.ts"
 import { openChat } from "./OpenChat.ts"
 import { runCli } from "./RunCli.ts"
@@ -16,10 +15,7 @@ export const runChat = (input: ChatInput, signal: AbortSignal): Promise<{ readon
   Effect.runPromise(
     openChat(input).pipe(
       Effect.as(undefined),
-      Effect.catchIf(
-        (e): e is CliError => e instanceof CliError,
-        (e) => Effect.succeed({ message: e.message, code: e.code })
-      ),
+      Effect.catchTag("CliError", (e) => Effect.succeed({ message: e.message, code: e.code })),
       Effect.scoped,
       Effect.provideService(Logger.LogToStderr, true)
     ),

@@ -2,15 +2,17 @@
 // interactive session is ES modules (Ink and Yoga use top-level await). `reins chat` as effect/cli parses it (a form
 // bin.ts's fast path leaves to it, such as --max-cost 5e0) hands the session over to ChatMain.js: it must behave as
 // the fast path does.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { spawnPty } from "./pty/index.ts"
-import { BIN, ensureBuilt, project } from "./support.ts"
+import { marker, sleeping } from "./serve-support.ts"
+import { BIN, ensureBuilt, projects } from "./support.ts"
 import { openTui, READY, send } from "./tui-support.ts"
 import { waitFor } from "@reins/testkit"
 
 beforeAll(() => ensureBuilt())
+const project = projects()
 
 const dist = path.dirname(BIN)
 const read = (file: string) => fs.readFileSync(path.join(dist, file), "utf8")
@@ -34,48 +36,21 @@ describe("the bundle", () => {
 
   test("the bash parser's wasm is found beside main.cjs: an ordinary command is allowed (unparsed, it would be asked)", async () => {
     const p = await project([])
-    try {
-      const git = Bun.spawnSync([BIN, "debug", "permission", "git status"], { cwd: p.cwd, env: p.env })
-      expect(git.exitCode).toBe(0)
-      expect(git.stdout.toString()).not.toContain("could not be loaded")
-      expect(JSON.parse(git.stdout.toString())).toMatchObject({ decision: "allow" })
-    } finally {
-      await p.server.stop()
-      fs.rmSync(p.cwd, { recursive: true, force: true })
-      fs.rmSync(p.dataDir, { recursive: true, force: true })
-    }
+    const git = Bun.spawnSync([BIN, "debug", "permission", "git status"], { cwd: p.cwd, env: p.env })
+    expect(git.exitCode).toBe(0)
+    expect(git.stdout.toString()).not.toContain("could not be loaded")
+    expect(JSON.parse(git.stdout.toString())).toMatchObject({ decision: "allow" })
   })
 })
 
-/** How many `sleep <n>` processes are running. */
-const sleeping = (n: string) =>
-  Bun.spawnSync(["ps", "-eo", "args"])
-    .stdout.toString()
-    .split("\n")
-    .filter((l) => l.trim() === `sleep ${n}`).length
-
 describe("reins chat through the commands' bundle behaves as the fast path", () => {
-  const made: Array<Awaited<ReturnType<typeof project>>> = []
-  const at = async (...args: Parameters<typeof project>) => {
-    const p = await project(...args)
-    made.push(p)
-    return p
-  }
-  afterAll(async () => {
-    for (const p of made) {
-      await p.server.stop()
-      fs.rmSync(p.cwd, { recursive: true, force: true })
-      fs.rmSync(p.dataDir, { recursive: true, force: true })
-    }
-  })
-
   // an amount the fast path does not read (it takes digits only): that launch goes through main.cjs and its chat command
   for (const [how, flags] of [
     ["the fast path", ["--yolo"]],
     ["through main", ["--yolo", "--max-cost", "5e0"]]
   ] as const) {
     test(`${how}: a turn, then Ctrl+D ends the session with 0`, async () => {
-      const p = await at([{ text: "Hello from the model." }])
+      const p = await project([{ text: "Hello from the model." }])
       await using pty = await openTui(p, flags)
       await send(pty, "hi")
       await pty.waitUntil((s) => s.includes("Hello from the model.") && s.includes(READY), "the answer and the prompt ready")
@@ -84,8 +59,8 @@ describe("reins chat through the commands' bundle behaves as the fast path", () 
     })
 
     test(`${how}: SIGTERM mid-command stops the command, and reins exits as the fast path does`, async () => {
-      const n = `4${Math.floor(Math.random() * 90000) + 10000}.5`
-      const p = await at([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "unused" }])
+      const n = marker()
+      const p = await project([{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}` } }] }, { text: "unused" }])
       await using pty = await openTui(p, [...flags, "--sandbox", "off"])
       await send(pty, "sleep")
       await waitFor(() => sleeping(n) === 1, "the command to run")
@@ -97,7 +72,7 @@ describe("reins chat through the commands' bundle behaves as the fast path", () 
   }
 
   test("through main, an error of the session keeps its one line and its exit code", async () => {
-    const p = await at([])
+    const p = await project([])
     const pty = spawnPty([BIN, "chat", "--max-cost", "5e0", "--model=nonsense"], { cwd: p.cwd, env: p.env, cols: 100, rows: 10 })
     try {
       expect(await pty.waitExit()).toBe(2)

@@ -38,13 +38,13 @@ export const noteTemp = (file: string) => {
   }
 }
 
-const alive = (pid: number) => {
+/** Whether process `pid` of this host exists (another user's counts: it cannot be signalled, but it is there). */
+export const processAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    // another user's process: alive
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
   }
 }
 
@@ -64,7 +64,7 @@ const removable = (file: string, pid: number): boolean => {
  * place are gone already), and their lists; the paths removed. A path that cannot be removed is left, never stopping
  * the start.
  */
-export const cleanTempFiles = (dataDir: string, isAlive: (pid: number) => boolean = alive): ReadonlyArray<string> => {
+export const cleanTempFiles = (dataDir: string, isAlive: (pid: number) => boolean = processAlive): ReadonlyArray<string> => {
   const dir = path.join(dataDir, "temp-files")
   let lists: Array<string>
   try {

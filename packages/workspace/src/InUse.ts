@@ -1,3 +1,4 @@
+import { processAlive } from "@reins/domain"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -13,16 +14,6 @@ import * as path from "node:path"
 const DIR = "in-use"
 export const REFRESH_MS = 10 * 60_000
 export const LIVE_MS = 60 * 60_000
-
-/** Whether process `pid` of this host is there (EPERM: it is, another user's). */
-export const processAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH"
-  }
-}
 
 let marks = 0
 
