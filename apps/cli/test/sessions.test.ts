@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIN, ensureBuilt, leaseLapsed, projects, reins, waitFor, type Project } from "./support.ts"
+import { BIN, ensureBuilt, leaseLapsed, projects, reins, reinsOk, waitFor, type Project } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 const setup = projects()
@@ -27,8 +27,10 @@ const groupMembers = (pgid: number) =>
     .map((l) => l.trim().split(/\s+/))
     .filter(([g, stat]) => g === String(pgid) && !stat!.startsWith("Z"))
 
-const listJson = async (p: Project) => JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout) as Array<any>
-const exported = async (p: Project, id: string) => JSON.parse((await reins(["sessions", "export", id], p)).stdout)
+/** The command's JSON output; a failed command fails the test with what it said (not a parse error of nothing). */
+const json = async (args: ReadonlyArray<string>, p: Project) => JSON.parse((await reinsOk(args, p)).stdout)
+const listJson = async (p: Project) => (await json(["sessions", "list", "--format", "json"], p)) as Array<any>
+const exported = (p: Project, id: string) => json(["sessions", "export", id], p)
 
 describe("sessions list", () => {
   test("model, message count, tokens and cost of each session, as stored; text and json", async () => {

@@ -1,6 +1,6 @@
 import { Database as SqliteClient } from "bun:sqlite"
 import type { Message, Part, PermissionGrant, Session, SessionRun } from "@reins/domain"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Predicate, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { LoggedEvent } from "./EventLog.ts"
@@ -26,13 +26,11 @@ export interface MemoryState {
   readonly questions: Map<string, PendingQuestion>
 }
 
-const PRAGMAS = [
-  // First, so that the pragmas below and the migrations wait for another process's lock.
-  "PRAGMA busy_timeout = 5000",
-  "PRAGMA journal_mode = WAL",
-  "PRAGMA synchronous = NORMAL",
-  "PRAGMA foreign_keys = ON"
-]
+/** First, so that the migrations (BEGIN IMMEDIATE) wait for another process's lock. */
+const BUSY_TIMEOUT = "PRAGMA busy_timeout = 5000"
+const PRAGMAS = ["PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"]
+/** How long an open retries the switch to WAL while another process holds the file: busy_timeout's 5 s. */
+const WAL_RETRY = { every: 10, times: 500 }
 
 const isInMemory = (file: string) => file === ":memory:" || file === ""
 
@@ -59,10 +57,12 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
       try: () => {
         if (!isInMemory(file)) {
           // every session (what was read, run and said) is in it: a new directory is the user's alone (0700), a new
-          // file 0600 (created empty here, which SQLite takes as a new database; its -wal and -shm get its mode)
+          // file 0600 (created empty here, which SQLite takes as a new database; its -wal and -shm get its mode).
+          // Created if missing, opened if not, in one step (O_CREAT without O_EXCL): two reins starting at once on a
+          // fresh data dir (a run and a `sessions list` beside it) both go on; a new file has no bits to tighten.
           fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-          if (!fs.existsSync(file)) fs.writeFileSync(file, "", { mode: 0o600, flag: "wx" })
-          else tightenMode(file)
+          fs.closeSync(fs.openSync(file, "a", 0o600))
+          tightenMode(file)
         }
         return new SqliteClient(file, { create: true })
       },
@@ -76,6 +76,8 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
         catch: (error) => toStoreError(file, "close the session database", error)
       }).pipe(Effect.catch((error) => Effect.logWarning(error.message)))
   )
+  yield* Effect.try({ try: () => db.run(BUSY_TIMEOUT), catch: (error) => toStoreError(file, "prepare the session database", error) })
+  if (!isInMemory(file)) yield* walMode(db, file)
   yield* Effect.try({
     try: () => {
       for (const pragma of PRAGMAS) db.run(pragma)
@@ -85,6 +87,27 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
   })
   return db
 })
+
+const isBusy = (error: unknown) => Predicate.hasProperty(error, "code") && Predicate.isString(error.code) && error.code.startsWith("SQLITE_BUSY")
+
+/**
+ * Puts the file in WAL mode (a property of the file: once one process has, every later open finds it so and takes no
+ * lock). The switch needs the file to itself, and SQLite does not wait for it (busy_timeout does not apply): a process
+ * opening a fresh database while another does is told "database is locked" at once, or finds the mode unchanged. Both
+ * are tried again, every 10 ms for up to 5 s, before the open fails.
+ */
+const walMode = (db: SqliteClient, file: string) =>
+  Effect.try({
+    try: () => {
+      const mode = (sql: string) => db.query<{ journal_mode: string }, []>(sql).get()?.journal_mode
+      if (mode("PRAGMA journal_mode") === "wal" || mode("PRAGMA journal_mode = WAL") === "wal") return
+      throw Object.assign(new Error("database is locked: another process is switching it to WAL"), { code: "SQLITE_BUSY" })
+    },
+    catch: (error) => error
+  }).pipe(
+    Effect.retry({ while: isBusy, schedule: Schedule.spaced(WAL_RETRY.every), times: WAL_RETRY.times }),
+    Effect.mapError((error) => toStoreError(file, "prepare the session database", error))
+  )
 
 /** How many levels of sub-agent sessions a session's totals follow (sub-agents nest 2 deep; the bound guards a cycle). */
 export const MAX_SUBAGENT_DEPTH = 8

@@ -59,6 +59,12 @@ export const toStoreError = (file: string, action: string, error: unknown): Stor
   if (codes.some((code) => code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE")) {
     return new StoreError({ reason: "io", message: `Could not ${action} in ${file}: one with that id is already stored.` })
   }
+  if (codes.some((code) => code.startsWith("SQLITE_BUSY"))) {
+    return new StoreError({
+      reason: "io",
+      message: `Could not ${action} in ${file}: another process has held it locked for over 5 s (${detail}). Try again once it is done.`
+    })
+  }
   return new StoreError({ reason: "io", message: `Could not ${action} in ${file}: ${detail}` })
 }
 

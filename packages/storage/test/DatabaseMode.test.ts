@@ -1,7 +1,10 @@
 // The session database holds every conversation (what was read, run and said): on a shared machine no other user
 // reads it. A new data dir is created 0700 and a new database 0600 (its WAL too); an existing database readable by
-// others (an earlier reins made it 0644) loses the group's and others' bits.
+// others (an earlier reins made it 0644) loses the group's and others' bits. Several reins opening a fresh one at the
+// same moment (a run and a `sessions list` beside it) all open it.
 import { describe, expect, test } from "bun:test"
+import { Database } from "bun:sqlite"
+import { waitFor } from "@reins/testkit"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -65,4 +68,35 @@ describe("the session database's modes", () => {
       expect(list.map((s) => s.id)).toEqual(["ses_a"])
     })
   }
+})
+
+describe("several reins opening a fresh database at the same moment", () => {
+  // Each round: processes started together on a new data dir, released at once (see the fixture). Before, the loser of
+  // an exists-then-create race failed with EEXIST, and a switch to WAL while another process held the file failed with
+  // "database is locked" (SQLite does not wait for that lock).
+  const ROUNDS = 4
+  const PROCESSES = 6
+  test(`${ROUNDS} rounds of ${PROCESSES} processes: every one opens it and stores its session; the file is 0600 and in WAL mode`, async () => {
+    const fixture = path.join(import.meta.dir, "fixtures", "open-at-once.ts")
+    for (let round = 0; round < ROUNDS; round++) {
+      const dir = tempDir()
+      const file = path.join(dir, "data", "reins.db")
+      const go = path.join(dir, "go")
+      const tags = Array.from({ length: PROCESSES }, (_, i) => `r${round}p${i}`)
+      const procs = tags.map((tag) => Bun.spawn(["bun", fixture, file, tag, go], { stdout: "pipe", stderr: "pipe" }))
+      await waitFor(() => tags.every((tag) => fs.existsSync(`${go}.${tag}.ready`)), "every process to be ready")
+      fs.writeFileSync(go, "")
+      const results = await Promise.all(procs.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })))
+      expect(results.filter((r) => r.code !== 0)).toEqual([])
+      const stored = await run(
+        Storage.layerSqlite(file),
+        Effect.flatMap(SessionStore, (store) => store.listSessions())
+      )
+      expect(stored.map((s) => s.id).sort()).toEqual(tags.map((tag) => `ses_${tag}`).sort())
+      expect(mode(file)).toBe(0o600)
+      const db = new Database(file, { readonly: true })
+      expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" })
+      db.close()
+    }
+  })
 })
