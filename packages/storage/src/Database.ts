@@ -29,8 +29,9 @@ export interface MemoryState {
 /** First, so that the migrations (BEGIN IMMEDIATE) wait for another process's lock. */
 const BUSY_TIMEOUT = "PRAGMA busy_timeout = 5000"
 const PRAGMAS = ["PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"]
-/** How long an open retries the switch to WAL while another process holds the file: busy_timeout's 5 s. */
-const WAL_RETRY = { every: 10, times: 500 }
+/** How long an open tries the switch to WAL again while another process holds the file (busy_timeout's 5 s), and how often. */
+const WAL_RETRY_MS = 5000
+const WAL_RETRY_EVERY_MS = 10
 
 const isInMemory = (file: string) => file === ":memory:" || file === ""
 
@@ -58,11 +59,11 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
         if (!isInMemory(file)) {
           // every session (what was read, run and said) is in it: a new directory is the user's alone (0700), a new
           // file 0600 (created empty here, which SQLite takes as a new database; its -wal and -shm get its mode).
-          // Created if missing, opened if not, in one step (O_CREAT without O_EXCL): two reins starting at once on a
-          // fresh data dir (a run and a `sessions list` beside it) both go on; a new file has no bits to tighten.
+          // Whatever is there already (another reins made it a moment ago: two starting at once on a fresh data dir)
+          // is opened as it is: a file this user may only read, another's file, or something that is no file at all
+          // is for SQLite to open or refuse.
           fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-          fs.closeSync(fs.openSync(file, "a", 0o600))
-          tightenMode(file)
+          if (!createdNew(file)) tightenMode(file)
         }
         return new SqliteClient(file, { create: true })
       },
@@ -88,26 +89,40 @@ export const openDatabase = Effect.fnUntraced(function* (file: string) {
   return db
 })
 
+/** Makes `file` (0600) unless something is at that path already (false then). */
+const createdNew = (file: string) => {
+  try {
+    fs.writeFileSync(file, "", { mode: 0o600, flag: "wx" })
+    return true
+  } catch (error) {
+    if (Predicate.hasProperty(error, "code") && error.code === "EEXIST") return false
+    throw error
+  }
+}
+
 const isBusy = (error: unknown) => Predicate.hasProperty(error, "code") && Predicate.isString(error.code) && error.code.startsWith("SQLITE_BUSY")
 
 /**
  * Puts the file in WAL mode (a property of the file: once one process has, every later open finds it so and takes no
- * lock). The switch needs the file to itself, and SQLite does not wait for it (busy_timeout does not apply): a process
- * opening a fresh database while another does is told "database is locked" at once, or finds the mode unchanged. Both
- * are tried again, every 10 ms for up to 5 s, before the open fails.
+ * lock). The switch needs the file to itself, and SQLite does not wait for that (busy_timeout does not apply): a
+ * process opening a fresh database while another does is told "database is locked" at once. That is tried again every
+ * 10 ms until 5 s have passed since the first try (a read of the mode may itself wait for a lock). A database that
+ * cannot be in WAL mode (no shared memory where it lies) keeps its mode, as SQLite leaves it, and opens.
  */
 const walMode = (db: SqliteClient, file: string) =>
-  Effect.try({
-    try: () => {
-      const mode = (sql: string) => db.query<{ journal_mode: string }, []>(sql).get()?.journal_mode
-      if (mode("PRAGMA journal_mode") === "wal" || mode("PRAGMA journal_mode = WAL") === "wal") return
-      throw Object.assign(new Error("database is locked: another process is switching it to WAL"), { code: "SQLITE_BUSY" })
-    },
-    catch: (error) => error
-  }).pipe(
-    Effect.retry({ while: isBusy, schedule: Schedule.spaced(WAL_RETRY.every), times: WAL_RETRY.times }),
-    Effect.mapError((error) => toStoreError(file, "prepare the session database", error))
-  )
+  Effect.suspend(() => {
+    const until = Date.now() + WAL_RETRY_MS
+    return Effect.try({
+      try: () => {
+        const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode
+        if (mode !== "wal") db.run("PRAGMA journal_mode = WAL")
+      },
+      catch: (error) => error
+    }).pipe(
+      Effect.retry({ while: (error) => isBusy(error) && Date.now() < until, schedule: Schedule.spaced(WAL_RETRY_EVERY_MS) }),
+      Effect.mapError((error) => toStoreError(file, "prepare the session database", error))
+    )
+  })
 
 /** How many levels of sub-agent sessions a session's totals follow (sub-agents nest 2 deep; the bound guards a cycle). */
 export const MAX_SUBAGENT_DEPTH = 8

@@ -84,10 +84,15 @@ describe("several reins opening a fresh database at the same moment", () => {
       const go = path.join(dir, "go")
       const tags = Array.from({ length: PROCESSES }, (_, i) => `r${round}p${i}`)
       const procs = tags.map((tag) => Bun.spawn(["bun", fixture, file, tag, go], { stdout: "pipe", stderr: "pipe" }))
-      await waitFor(() => tags.every((tag) => fs.existsSync(`${go}.${tag}.ready`)), "every process to be ready")
-      fs.writeFileSync(go, "")
-      const results = await Promise.all(procs.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })))
-      expect(results.filter((r) => r.code !== 0)).toEqual([])
+      try {
+        await waitFor(() => tags.every((tag) => fs.existsSync(`${go}.${tag}.ready`)), "every process to be ready")
+        fs.writeFileSync(go, "")
+        const results = await Promise.all(procs.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })))
+        expect(results.filter((r) => r.code !== 0)).toEqual([])
+      } finally {
+        // a round that failed leaves no process spinning
+        for (const p of procs) p.kill("SIGKILL")
+      }
       const stored = await run(
         Storage.layerSqlite(file),
         Effect.flatMap(SessionStore, (store) => store.listSessions())
@@ -97,6 +102,66 @@ describe("several reins opening a fresh database at the same moment", () => {
       const db = new Database(file, { readonly: true })
       expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" })
       db.close()
+    }
+  })
+})
+
+describe("what is at the database's path already", () => {
+  const open = (file: string) =>
+    run(
+      Storage.layerSqlite(file),
+      Effect.flatMap(SessionStore, (store) => store.listSessions())
+    )
+
+  test("a FIFO or a directory: the open fails at once with a StoreError naming the file (it does not wait for a reader)", async () => {
+    const fifo = path.join(tempDir(), "reins.db")
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0)
+    const dir = path.join(tempDir(), "reins.db")
+    fs.mkdirSync(dir)
+    for (const file of [fifo, dir]) {
+      const error = await open(file).then(
+        () => undefined,
+        (e: unknown) => e
+      )
+      expect(String(error)).toContain(file)
+    }
+  })
+
+  test("a database another process holds locked while it is switched to WAL: the open waits for it, then finds it in WAL mode", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "reins.db")
+    // a database in rollback mode, locked EXCLUSIVE by another process until it is told to let go
+    const seed = new Database(file)
+    seed.run("CREATE TABLE t (x)")
+    seed.close()
+    const release = `${file}.release`
+    const holder = Bun.spawn(
+      [
+        "bun",
+        "-e",
+        `const { Database } = require("bun:sqlite"); const fs = require("node:fs"); const db = new Database(${JSON.stringify(file)});
+         db.run("BEGIN EXCLUSIVE"); db.run("INSERT INTO t VALUES (1)"); fs.writeFileSync(${JSON.stringify(`${file}.held`)}, "");
+         while (!fs.existsSync(${JSON.stringify(release)})) Bun.sleepSync(5); db.run("COMMIT"); db.close()`
+      ],
+      { stdout: "inherit", stderr: "inherit" }
+    )
+    // a reins opening it (the fixture: it opens once `go` is there, and stores a session)
+    const go = path.join(dir, "go")
+    const opener = Bun.spawn(["bun", path.join(import.meta.dir, "fixtures", "open-at-once.ts"), file, "late", go], { stdout: "pipe", stderr: "pipe" })
+    try {
+      await waitFor(() => fs.existsSync(`${file}.held`) && fs.existsSync(`${go}.late.ready`), "the lock to be held and the opener ready")
+      // the opener starts while the lock is held; the holder lets go within a few milliseconds of that
+      fs.writeFileSync(go, "")
+      fs.writeFileSync(release, "")
+      expect({ code: await opener.exited, stderr: await new Response(opener.stderr).text() }).toEqual({ code: 0, stderr: "" })
+      expect(await holder.exited).toBe(0)
+      const db = new Database(file, { readonly: true })
+      expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" })
+      expect(db.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1 })
+      db.close()
+    } finally {
+      holder.kill("SIGKILL")
+      opener.kill("SIGKILL")
     }
   })
 })
