@@ -1,4 +1,4 @@
-// `reins chat` as main parses it (a launch bin.ts's fast path leaves to effect/cli: `--database URL`, say) opens the
+// `reins chat` as main parses it (a launch bin.ts's fast path leaves to effect/cli: `--max-cost 5e0`, say) opens the
 // interactive session through ChatMain's own entry. In the bundle main is CommonJS (build.ts: its bytecode) and Ink
 // and React are ES modules, ChatMain.js beside it: the session runs there, with that bundle's own Effect, so only
 // plain data crosses — the flags in, and a CliError back as its message and exit code.

@@ -38,3 +38,16 @@ export const passwordIn = (url: string): boolean => {
     return /:[^/@]*[^/@:]@|[?&]password=/i.test(url)
   }
 }
+
+/**
+ * What a URL taken off the line does (main, and bin.ts's fast path to the interactive session): it becomes
+ * REINS_DATABASE_URL, with a warning on stderr when it carries a password (every user of this machine can read a
+ * command line in the process list).
+ */
+export const applyDatabaseUrl = (url: string, env: Record<string, string | undefined>, warn: (line: string) => void) => {
+  if (passwordIn(url))
+    warn(
+      "reins: warning: the --database URL carries a password, which other users of this machine can read in the process list; set REINS_DATABASE_URL in the environment instead.\n"
+    )
+  env.REINS_DATABASE_URL = url
+}

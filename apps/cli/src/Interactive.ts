@@ -1,5 +1,6 @@
 // Whether a launch opens the interactive session, decided from the arguments alone, so that bin.ts can load the
-// session's slim entry at once instead of the whole command line (effect/cli and every command). Pure: no imports.
+// session's slim entry at once instead of the whole command line (effect/cli and every command). Pure.
+import { takeDatabaseFlag } from "./DatabaseFlag.ts"
 
 /** What `reins chat` takes: the chat command's flags, as effect/cli would give them. */
 export interface ChatInput {
@@ -69,4 +70,19 @@ export const interactiveLaunch = (args: ReadonlyArray<string>, terminal: boolean
     // a cap of 0 is refused by openChat as it is by the chat command (withMaxCost), with the same line
     ...(values.maxCost !== undefined ? { maxCost: Number(values.maxCost) } : {})
   }
+}
+
+/**
+ * An interactive launch with `--database URL` anywhere on its line (main takes it off the same way, DatabaseFlag.ts):
+ * the chat's flags and the URL the session's store opens. A `--database` without a URL is undefined (main refuses it).
+ */
+export const interactiveLaunchWithDatabase = (
+  args: ReadonlyArray<string>,
+  terminal: boolean
+): { readonly chat: ChatInput; readonly database?: string } | undefined => {
+  const line = takeDatabaseFlag(args)
+  if ("problem" in line) return undefined
+  const chat = interactiveLaunch(line.args, terminal)
+  if (chat === undefined) return undefined
+  return line.url === undefined ? { chat } : { chat, database: line.url }
 }

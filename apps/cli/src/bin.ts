@@ -1,6 +1,7 @@
 // Entry point. `--version` answers before anything heavy loads; everything else imports main.
 import { takeConfigFlag } from "./ConfigFlag.ts"
-import { interactiveLaunch } from "./Interactive.ts"
+import { applyDatabaseUrl } from "./DatabaseFlag.ts"
+import { interactiveLaunchWithDatabase } from "./Interactive.ts"
 import { VERSION } from "./version.ts"
 
 const cli = async () => {
@@ -8,13 +9,15 @@ const cli = async () => {
   const line = takeConfigFlag(process.argv.slice(2), process.cwd())
   const args = "args" in line ? line.args : process.argv.slice(2)
   if ("args" in line && line.file !== undefined) process.env.REINS_CONFIG = line.file
-  // an interactive launch skips the command line's parser and commands: its prompt is drawn sooner
-  const chat = interactiveLaunch(args, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+  // an interactive launch skips the command line's parser and commands: its prompt is drawn sooner. Its `--database
+  // URL` is used here; any other launch leaves it to main, which takes it off again (and refuses a bad one)
+  const launch = interactiveLaunchWithDatabase(args, Boolean(process.stdin.isTTY && process.stdout.isTTY))
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
     process.stdout.write(`reins v${VERSION}\n`)
-  } else if (chat !== undefined) {
+  } else if (launch !== undefined) {
+    if (launch.database !== undefined) applyDatabaseUrl(launch.database, process.env, (text) => process.stderr.write(text))
     const { startChat } = await import("./ChatMain.ts")
-    startChat(chat)
+    startChat(launch.chat)
   } else {
     await import("./main.ts")
   }

@@ -8,7 +8,7 @@ import { compact } from "./commands/compact.ts"
 import { redo, undo } from "./commands/undo.ts"
 import { config } from "./commands/config.ts"
 import { takeConfigFlag } from "./ConfigFlag.ts"
-import { passwordIn, takeDatabaseFlag } from "./DatabaseFlag.ts"
+import { takeDatabaseFlag, applyDatabaseUrl } from "./DatabaseFlag.ts"
 import { debug } from "./commands/debug.ts"
 import { mcp } from "./commands/mcp.ts"
 import { models } from "./commands/models.ts"
@@ -49,14 +49,7 @@ if ("problem" in line) {
   process.exit(2)
 }
 if ("file" in configLine && configLine.file !== undefined) process.env.REINS_CONFIG = configLine.file
-if (line.url !== undefined) {
-  // every user of this machine can read a command line (ps): a password there is theirs too
-  if (passwordIn(line.url))
-    process.stderr.write(
-      "reins: warning: the --database URL carries a password, which other users of this machine can read in the process list; set REINS_DATABASE_URL in the environment instead.\n"
-    )
-  process.env.REINS_DATABASE_URL = line.url
-}
+if (line.url !== undefined) applyDatabaseUrl(line.url, process.env, (text) => process.stderr.write(text))
 
 // `reins` alone on a terminal, and `reins -c` / `reins --session ID`, open the interactive session (reins chat)
 Command.runWith(reins, { version: VERSION })(routeArgs(line.args, onTerminal())).pipe(

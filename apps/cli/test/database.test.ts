@@ -6,6 +6,7 @@ import { SQL } from "bun"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ensureBuilt, projects, reins, type Project } from "./support.ts"
+import { openTui, send, settled } from "./tui-support.ts"
 import { passwordIn } from "../src/DatabaseFlag.ts"
 
 beforeAll(() => ensureBuilt())
@@ -66,6 +67,24 @@ describe.skipIf(pgUrl === undefined)("reins on PostgreSQL", () => {
       ["object", "user"],
       ["object", "assistant"]
     ])
+  })
+})
+
+describe.skipIf(pgUrl === undefined)("the interactive session on PostgreSQL", () => {
+  test("reins --database URL on a terminal (the session's own entry, not the commands' parser) keeps its session there", async () => {
+    const p = await setup([{ text: "kept in postgres too" }])
+    const url = await freshUrl()
+    {
+      await using pty = await openTui(p, ["--database", url, "--yolo"])
+      await send(pty, "where are you?")
+      await settled(pty, "kept in postgres too")
+      await pty.press("ctrl-d")
+      expect(await pty.waitExit()).toBe(0)
+    }
+    const list = await reins(["sessions", "list", "--format", "json"], withEnv(p, { REINS_DATABASE_URL: url }))
+    expect((JSON.parse(list.stdout) as Array<{ title: string; messages: number }>).map((s) => s.messages)).toEqual([2])
+    // the data dir's SQLite database never saw it
+    expect(JSON.parse((await reins(["sessions", "list", "--format", "json"], p)).stdout)).toEqual([])
   })
 })
 

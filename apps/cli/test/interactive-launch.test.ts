@@ -2,7 +2,7 @@
 // launch on a terminal (Interactive.ts); anything else goes through effect/cli as before, with its help and errors.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import { interactiveLaunch, type ChatInput } from "../src/Interactive.ts"
+import { interactiveLaunch, interactiveLaunchWithDatabase, type ChatInput } from "../src/Interactive.ts"
 import { spawnPty } from "./pty/index.ts"
 import { BIN, ensureBuilt, project, type Project } from "./support.ts"
 
@@ -69,6 +69,26 @@ describe("which launches take the fast path to the interactive session", () => {
     ]
     for (const args of cases) expect({ args, got: interactiveLaunch(args, true) }).toEqual({ args, got: undefined })
     for (const args of [[], ["chat"], ["-c"]]) expect({ args, got: interactiveLaunch(args, false) }).toEqual({ args, got: undefined })
+  })
+})
+
+describe("--database on an interactive launch", () => {
+  test("taken off the line wherever it is, its URL given beside the chat's flags; a --database without a URL is main's to refuse", () => {
+    const url = "postgres://reins@127.0.0.1:5432/reins"
+    const cases: Array<[ReadonlyArray<string>, ReturnType<typeof interactiveLaunchWithDatabase>]> = [
+      [["--database", url], { chat: chat(), database: url }],
+      [[`--database=${url}`, "-c"], { chat: chat({ continue: true }), database: url }],
+      [["chat", "--yolo", "--database", url], { chat: chat({ yolo: true }), database: url }],
+      [["--yolo"], { chat: chat({ yolo: true }) }],
+      // the last one wins, as main takes it
+      [["--database", "postgres://a/b", "--database", url], { chat: chat(), database: url }],
+      [["--database"], undefined],
+      [["--database", "--yolo"], undefined],
+      [["--database", url, "run", "hi"], undefined],
+      [["--database", url, "--help"], undefined]
+    ]
+    for (const [args, expected] of cases) expect({ args, got: interactiveLaunchWithDatabase(args, true) }).toEqual({ args, got: expected })
+    expect(interactiveLaunchWithDatabase(["--database", url], false)).toBeUndefined()
   })
 })
 
