@@ -105,3 +105,40 @@ describe("reins checkpoints prune", () => {
     expect(help.stdout).toContain("Keep the copies written or used within this many days")
   })
 })
+
+describe("a step's first checkpoint", () => {
+  /** The data dir's checkpoint stores a tracker was made for (it keeps its watcher's barrier there). */
+  const tracked = (dataDir: string) => {
+    const root = path.join(dataDir, "checkpoints")
+    return fs.existsSync(root) ? fs.readdirSync(root).filter((store) => fs.existsSync(path.join(root, store, "watch"))) : []
+  }
+
+  // refused or unreachable, and a server that turns the request down: no tool can have run
+  for (const [name, prepare, says] of [
+    [
+      "the model unreachable",
+      (p: Project) => {
+        const config = JSON.parse(fs.readFileSync(p.configFile!, "utf8"))
+        config.provider.local.baseURL = "http://127.0.0.1:1/v1"
+        fs.writeFileSync(p.configFile!, JSON.stringify(config))
+      },
+      "could not connect to http://127.0.0.1:1/v1"
+    ],
+    ["a 401 from the server", () => {}, "bad key"]
+  ] as const) {
+    test(`is not made when the server never took the step's request (${name}): no scan of the project on the way out`, async () => {
+      const p = await setup([{ error: { status: 401, message: "bad key", type: "authentication_error" } }])
+      prepare(p)
+      const r = await reins(["run", "--yolo", "hello"], p)
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toContain(says)
+      expect(tracked(p.dataDir)).toEqual([])
+    })
+  }
+
+  test("is made once the server took the request, whatever the step then does (a text answer here)", async () => {
+    const p = await setup([{ text: "an answer" }])
+    expect((await ok(["run", "--yolo", "hello"], p)).stdout).toContain("an answer")
+    expect(tracked(p.dataDir)).toHaveLength(1)
+  })
+})

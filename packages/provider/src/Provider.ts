@@ -31,7 +31,10 @@ export interface ProviderRequest {
   readonly topP?: number
   /** AI SDK `providerOptions` over the model's and the cache's, provider key by provider key (plugins' `chat.params`). */
   readonly providerOptions?: Record<string, Record<string, unknown>>
-  /** Called when the request has gone out (its fetch started, at every attempt): work that can wait for the model starts then. */
+  /**
+   * Called when the server took the request (its answer's headers came, 2xx; at every attempt): work that can wait for
+   * the model starts then, and not for a call that never reached it (refused, unreachable, a 401).
+   */
   readonly sent?: () => void
 }
 
@@ -224,7 +227,11 @@ export class Provider extends Context.Service<
               (input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) => {
                 trace.fetched(input instanceof Request ? input.url : String(input))
                 const response = watched(input, init)
-                request.sent?.()
+                // the caller handles the response's failure; this only learns of its success
+                response.then(
+                  (answer) => (answer.ok ? request.sent?.() : undefined),
+                  () => undefined
+                )
                 return response
               },
               { preconnect: watched.preconnect }

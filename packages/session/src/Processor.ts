@@ -152,17 +152,11 @@ export const makeProcessor = Effect.gen(function* () {
           case "text-start":
           case "reasoning-start": {
             const start = yield* Clock.currentTimeMillis
+            const id = yield* ids.next("prt")
             const part: TextPart | ReasoningPart =
               event.type === "text-start"
-                ? { id: yield* ids.next("prt"), ...base, type: "text", text: "", time: { start } }
-                : {
-                    id: yield* ids.next("prt"),
-                    ...base,
-                    type: "reasoning",
-                    text: "",
-                    time: { start },
-                    ...(event.metadata ? { providerMetadata: event.metadata } : {})
-                  }
+                ? { id, ...base, type: "text", text: "", time: { start } }
+                : { id, ...base, type: "reasoning", text: "", time: { start }, ...(event.metadata ? { providerMetadata: event.metadata } : {}) }
             apply({ type: "text-start", key: `${event.type[0]}:${event.id}`, part })
             yield* save(part)
             return
@@ -192,10 +186,9 @@ export const makeProcessor = Effect.gen(function* () {
           case "tool-input-start":
             yield* ensureTool(event.callID, event.name)
             return
-          case "tool-input-delta": {
+          case "tool-input-delta":
             apply({ type: "tool-input-delta", callID: event.callID, delta: event.delta })
             return
-          }
           case "tool-input-end":
             return
           case "tool-call": {
@@ -204,8 +197,7 @@ export const makeProcessor = Effect.gen(function* () {
             const pending: ToolPart = event.metadata ? { ...created, providerMetadata: event.metadata } : created
             if (pending !== created) apply({ type: "tool", part: pending })
             const input = typeof event.input === "object" && event.input !== null && !Array.isArray(event.input) ? (event.input as Record<string, unknown>) : {}
-            // A call to a tool this model was not offered gets the no-such-tool answer from runTool,
-            // whether or not the provider flagged it invalid.
+            // A call to a tool this model was not offered gets the no-such-tool answer from runTool, flagged invalid or not.
             if (event.invalid && offered.some((t) => t.id === event.name)) {
               const now = yield* Clock.currentTimeMillis
               yield* setTool({
@@ -244,13 +236,13 @@ export const makeProcessor = Effect.gen(function* () {
       })
 
     // Begun before the model call (its tools run once it is ready): what the tools change from then on is the step's.
-    // A project's first checkpoint looks at every file: that waits until the request has gone out (or the model's
-    // first event, or the step's end, for a provider that sends none), so the model call does not wait for it.
-    let sent = () => {}
-    const requestSent = new Promise<void>((resolve) => {
-      sent = resolve
-    })
-    const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd, { after: requestSent })
+    // A project's first checkpoint looks at every file once the server took the request (or the first event came), so
+    // the model call does not wait for it; a step ending before either (refused, unreachable, aborted) ran no tool.
+    const taken = Promise.withResolvers<void>()
+    taken.promise.catch(() => undefined) // no checkpoint waiting on it (none here, or its tracker made): not unhandled
+    const sent = () => taken.resolve()
+    const unsent = () => taken.reject(new Error("the step ended before the server took its request"))
+    const checkpoint = checkpoints === undefined ? undefined : yield* checkpoints.begin(cwd, { after: taken.promise })
 
     // On interrupt or error: stop running tools (bounded wait), then close whatever is still open. Then, the step's
     // tools done however they ended, what they changed in the project is stored with the step (a patch part); a step
@@ -271,7 +263,7 @@ export const makeProcessor = Effect.gen(function* () {
       Stream.runForEach((event) => Effect.andThen(Effect.sync(sent), handle(event))),
       // every call has ended, or one failed (its store write did)
       Effect.andThen(Effect.raceFirst(FiberSet.awaitEmpty(running), FiberSet.join(running))),
-      Effect.ensuring(Effect.andThen(Effect.sync(sent), cleanup)),
+      Effect.ensuring(Effect.andThen(Effect.sync(unsent), cleanup)),
       Effect.onInterrupt(() =>
         Effect.flatMap(Clock.currentTimeMillis, (at) => stopped(at, { reason: "interrupted", message: "Interrupted by the user." })).pipe(Effect.ignore)
       ),

@@ -31,15 +31,9 @@ export interface PromptInput {
    * its session moved), or its answer given when it was answered.
    */
   readonly requestID?: string
-  /**
-   * Claim the session even from another holder's live lease (a cluster runner that owns the session by its shard
-   * lock: the holder lost it); without it, a live lease elsewhere is another process's turn to queue into.
-   */
+  /** Claim the session even from another's live lease (a cluster runner owning it by its shard lock); else that is a turn to queue into. */
   readonly takeOver?: boolean
-  /**
-   * Run once the turn holds the session and its `busy` has reached every listener (the caller's message waiting for
-   * that claim, queued after it, is then seen after `busy` by all): `Sessions` passes it.
-   */
+  /** Run once the turn holds the session and its `busy` reached every listener (a message queued after is seen after `busy`): `Sessions`. */
   readonly onBusy?: Effect.Effect<void>
 }
 
