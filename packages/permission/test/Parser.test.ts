@@ -3,6 +3,7 @@
 // initial size is rewritten in place; the parser still reads a command far longer than that start.
 import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { createRequire } from "node:module"
 import { loadParser, memoryImportInitial, smallMemory } from "../src/Parser.ts"
 
@@ -36,6 +37,17 @@ describe("the bash parser's memory", () => {
     expect(memoryImportInitial(small)).toEqual({ offset: small.length - 1, length: 1, initial: 16 })
     expect(smallMemory(small)).toEqual({ wasm: small })
     expect(() => new WebAssembly.Module(small)).not.toThrow()
+  })
+
+  test("in a fresh process, the loaded parser adds a few MiB to what the collector counts, not the 64 it did", () => {
+    const script = `const { heapStats } = require("bun:jsc"); const { loadParser } = await import(${JSON.stringify(path.join(import.meta.dir, "..", "src", "Parser.ts"))});
+      const before = heapStats().extraMemorySize; const parser = await loadParser(); parser.parse("echo hi")?.delete();
+      console.log(heapStats().extraMemorySize - before)`
+    const run = Bun.spawnSync(["bun", "-e", script], { stderr: "pipe" })
+    expect(run.stderr.toString()).toBe("")
+    const added = Number(run.stdout.toString().trim())
+    expect(added).toBeGreaterThan(0)
+    expect(added).toBeLessThan(16 * 2 ** 20)
   })
 
   test("the parser reads a short command, and one of 400 KiB (its memory grows past the 2 MiB it starts with)", async () => {
