@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { ScriptedStep } from "@reins/testkit"
 import { ensureBuilt, events, projects, reins, type Project, reinsOk } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
@@ -113,25 +114,41 @@ describe("a step's first checkpoint", () => {
     return fs.existsSync(root) ? fs.readdirSync(root).filter((store) => fs.existsSync(path.join(root, store, "watch"))) : []
   }
 
-  // refused or unreachable, and a server that turns the request down: no tool can have run
-  for (const [name, prepare, says] of [
-    [
-      "the model unreachable",
-      (p: Project) => {
-        const config = JSON.parse(fs.readFileSync(p.configFile!, "utf8"))
+  /** The project's config changed by `edit`. */
+  const configure = (p: Project, edit: (config: any) => void) => {
+    const config = JSON.parse(fs.readFileSync(p.configFile!, "utf8"))
+    edit(config)
+    fs.writeFileSync(p.configFile!, JSON.stringify(config))
+  }
+  const overloaded = { error: { status: 503, message: "overloaded", headers: { "retry-after-ms": "20" } } }
+  const badKey = { error: { status: 401, message: "bad key", type: "authentication_error" } }
+  // unreachable, turned down, and failed at every attempt (the retry's notice is no sign it was taken): no tool can have run
+  const refusals: ReadonlyArray<{ name: string; answers: ReadonlyArray<ScriptedStep>; edit: (config: any) => void; says: string }> = [
+    {
+      name: "the model unreachable",
+      answers: [],
+      edit: (config) => {
         config.provider.local.baseURL = "http://127.0.0.1:1/v1"
-        fs.writeFileSync(p.configFile!, JSON.stringify(config))
       },
-      "could not connect to http://127.0.0.1:1/v1"
-    ],
-    ["a 401 from the server", () => {}, "bad key"]
-  ] as const) {
-    test(`is not made when the server never took the step's request (${name}): no scan of the project on the way out`, async () => {
-      const p = await setup([{ error: { status: 401, message: "bad key", type: "authentication_error" } }])
-      prepare(p)
+      says: "could not connect to http://127.0.0.1:1/v1"
+    },
+    { name: "a 401 from the server", answers: [badKey], edit: () => {}, says: "bad key" },
+    {
+      name: "503 at every attempt",
+      answers: [overloaded, overloaded],
+      edit: (config) => {
+        config.retry = { attempts: 2 }
+      },
+      says: "gave up after 2 attempts"
+    }
+  ]
+  for (const refusal of refusals) {
+    test(`is not made when the server never took the step's request (${refusal.name}): no scan of the project on the way out`, async () => {
+      const p = await setup(refusal.answers)
+      configure(p, refusal.edit)
       const r = await reins(["run", "--yolo", "hello"], p)
       expect(r.code).not.toBe(0)
-      expect(r.stderr).toContain(says)
+      expect(r.stderr).toContain(refusal.says)
       expect(tracked(p.dataDir)).toEqual([])
     })
   }

@@ -260,7 +260,8 @@ export const makeProcessor = Effect.gen(function* () {
     }).pipe(Effect.ignore)
 
     const result = yield* provider.stream({ ...request, sent }).pipe(
-      Stream.runForEach((event) => Effect.andThen(Effect.sync(sent), handle(event))),
+      // a retry's notice is the provider's own (an attempt failed): not a sign the server took the request
+      Stream.runForEach((event) => (event.type === "retry" ? handle(event) : Effect.andThen(Effect.sync(sent), handle(event)))),
       // every call has ended, or one failed (its store write did)
       Effect.andThen(Effect.raceFirst(FiberSet.awaitEmpty(running), FiberSet.join(running))),
       Effect.ensuring(Effect.andThen(Effect.sync(unsent), cleanup)),
