@@ -80,8 +80,8 @@ export class Checkpoints extends Context.Service<
     /**
      * Starts recording the changes in `directory` (a step's tools are about to run there). The first checkpoint of a
      * directory makes its tracker (a watcher on the tree and a look at every file: long in a large project): given
-     * `after` (the step's model call gone out), once that resolves, so the model call does not wait for it; rejected
-     * (the step ended before its call went out, so no tool ran), no tracker is made.
+     * `after` (the server took the step's model call), once that resolves, so the model call does not wait for it;
+     * rejected (the step ended before that, so no tool ran), no tracker is made.
      */
     begin(directory: string, options?: { readonly after?: Promise<void> }): Effect.Effect<Checkpoint>
     /** Brings `directory`'s files back to before `changes` (recorded oldest first); stops on a conflict unless `force`. */
@@ -152,7 +152,7 @@ export class Checkpoints extends Context.Service<
         if (unchecked(directory)) return none
         return yield* Effect.sync((): Checkpoint => {
           const { project } = projectOf(directory)
-          // a tracker still to make is made once `after` settles (the step's tools wait for it: `ready`)
+          // a tracker still to make is made once `after` resolves (the step's tools wait for it: `ready`); rejected, never
           const after = project.tracker === undefined ? options?.after : undefined
           const tracker =
             after === undefined
