@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ScriptedStep } from "@reins/testkit"
-import { ensureBuilt, events, projects, reins, type Project, reinsOk } from "./support.ts"
+import { editConfig, ensureBuilt, events, projects, reins, type Project, reinsOk } from "./support.ts"
 
 beforeAll(() => ensureBuilt())
 
@@ -114,38 +114,33 @@ describe("a step's first checkpoint", () => {
     return fs.existsSync(root) ? fs.readdirSync(root).filter((store) => fs.existsSync(path.join(root, store, "watch"))) : []
   }
 
-  /** The project's config changed by `edit`. */
-  const configure = (p: Project, edit: (config: any) => void) => {
-    const config = JSON.parse(fs.readFileSync(p.configFile!, "utf8"))
-    edit(config)
-    fs.writeFileSync(p.configFile!, JSON.stringify(config))
-  }
   const overloaded = { error: { status: 503, message: "overloaded", headers: { "retry-after-ms": "20" } } }
   const badKey = { error: { status: 401, message: "bad key", type: "authentication_error" } }
   // unreachable, turned down, and failed at every attempt (the retry's notice is no sign it was taken): no tool can have run
-  const refusals: ReadonlyArray<{ name: string; answers: ReadonlyArray<ScriptedStep>; edit: (config: any) => void; says: string }> = [
+  const refusals: ReadonlyArray<{
+    name: string
+    answers: ReadonlyArray<ScriptedStep>
+    edit: (config: Record<string, any>) => Record<string, any>
+    says: string
+  }> = [
     {
       name: "the model unreachable",
       answers: [],
-      edit: (config) => {
-        config.provider.local.baseURL = "http://127.0.0.1:1/v1"
-      },
+      edit: (config) => ({ ...config, provider: { local: { ...config.provider.local, baseURL: "http://127.0.0.1:1/v1" } } }),
       says: "could not connect to http://127.0.0.1:1/v1"
     },
-    { name: "a 401 from the server", answers: [badKey], edit: () => {}, says: "bad key" },
+    { name: "a 401 from the server", answers: [badKey], edit: (config) => config, says: "bad key" },
     {
       name: "503 at every attempt",
       answers: [overloaded, overloaded],
-      edit: (config) => {
-        config.retry = { attempts: 2 }
-      },
+      edit: (config) => ({ ...config, retry: { attempts: 2 } }),
       says: "gave up after 2 attempts"
     }
   ]
   for (const refusal of refusals) {
     test(`is not made when the server never took the step's request (${refusal.name}): no scan of the project on the way out`, async () => {
       const p = await setup(refusal.answers)
-      configure(p, refusal.edit)
+      editConfig({ ...p, configFile: p.configFile! }, refusal.edit)
       const r = await reins(["run", "--yolo", "hello"], p)
       expect(r.code).not.toBe(0)
       expect(r.stderr).toContain(refusal.says)
