@@ -93,7 +93,12 @@ const compile = async (target: Target & { readonly runtime?: "self" }, dir: stri
   const exe = path.join(dir, "bin", target.os === "win32" ? "reins.exe" : "reins")
   fs.mkdirSync(path.dirname(exe), { recursive: true })
   const result = await Bun.build({
-    entrypoints: [path.join(cli, "src", "bin.ts"), grepChild, path.join(root, "packages", "sandbox", "src", "BridgeMain.ts")],
+    entrypoints: [
+      path.join(cli, "src", "bin.ts"),
+      grepChild,
+      path.join(root, "packages", "sandbox", "src", "BridgeMain.ts"),
+      path.join(root, "packages", "sandbox", "src", "SandboxHost.ts")
+    ],
     // `host`: the running bun's runtime, nothing downloaded; a named target gets Bun's build for it (a release's
     // linux-x64 is then bun-linux-x64 whichever variant the building machine runs)
     compile: {

@@ -7,7 +7,7 @@ import * as path from "node:path"
 
 // the list again, not imported: a helper process starts without loading the sandbox package; the type below fails
 // to check when this list and @reins/sandbox's HELPER_NAMES differ either way
-const LOCAL = ["GrepChild", "BridgeMain"] as const
+const LOCAL = ["GrepChild", "BridgeMain", "SandboxHost"] as const
 const HELPERS: ReadonlyArray<string> = LOCAL
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const same: Same<(typeof LOCAL)[number], HelperName> = true

@@ -4,7 +4,7 @@
 // the .env and bunfig.toml of the directory it runs in are not read. Only this machine's platform is built
 // (REINS_PACK_TARGETS=host: the running bun is the runtime compiled in, nothing is downloaded).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { probeBwrap } from "@reins/sandbox"
+import { HOST_FRAME, probeBwrap } from "@reins/sandbox"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -152,6 +152,32 @@ export default Tool.define("greet", {
     } finally {
       void served.stop(true)
     }
+  })
+
+  test("the sandbox's host runs inside the executable: a command on order, its output and its exit in frames", async () => {
+    const exe = path.join(prefix, "lib", "node_modules", `reins-${host}`, "bin", "reins")
+    const child = spawn(exe, ["--reins-helper", "SandboxHost"], { cwd: work, env: { PATH: "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe"] })
+    const frames: Array<{ kind: number; id: number; body: string }> = []
+    let pending = Buffer.alloc(0)
+    child.stdout?.on("data", (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk])
+      while (pending.length >= 9 && pending.length >= 9 + pending.readUInt32LE(5)) {
+        const length = pending.readUInt32LE(5)
+        frames.push({ kind: pending.readUInt8(0), id: pending.readUInt32LE(1), body: pending.subarray(9, 9 + length).toString() })
+        pending = pending.subarray(9 + length)
+      }
+    })
+    await waitFor(() => frames.some((f) => f.kind === HOST_FRAME.ready), "the host to be ready")
+    const order = { t: "run", id: 7, file: "/bin/sh", args: ["-c", "echo hosted; exit 4"], env: { PATH: "/usr/bin:/bin" }, cwd: work }
+    child.stdin?.write(`${JSON.stringify(order)}\n`)
+    await waitFor(() => frames.some((f) => f.kind === HOST_FRAME.exit), "the command's exit")
+    expect(frames.find((f) => f.kind === HOST_FRAME.started)?.id).toBe(7)
+    expect(frames.filter((f) => f.kind === HOST_FRAME.stdout).map((f) => f.body)).toEqual(["hosted\n"])
+    expect(JSON.parse(frames.find((f) => f.kind === HOST_FRAME.exit)?.body ?? "")).toEqual({ code: 4, signal: null })
+    // reins closing its end ends it
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    child.stdin?.end()
+    expect(await exited).toBe(0)
   })
 
   test("the interactive session on a terminal, through the launcher: a turn, then /exit", async () => {

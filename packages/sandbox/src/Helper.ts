@@ -5,7 +5,7 @@
 // named after HELPER_FLAG instead of the CLI (apps/cli/src/bin.ts).
 
 /** The helpers compiled into the standalone executable beside the CLI: each is the entry point of that name. */
-export const HELPER_NAMES = ["GrepChild", "BridgeMain"] as const
+export const HELPER_NAMES = ["GrepChild", "BridgeMain", "SandboxHost"] as const
 export type HelperName = (typeof HELPER_NAMES)[number]
 
 /** The first argument that makes the standalone executable run a helper: `reins --reins-helper NAME ARGS…`. */

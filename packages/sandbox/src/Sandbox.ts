@@ -10,6 +10,9 @@ import { type Availability, bwrapArgs, probeBwrap } from "./Bwrap.ts"
 import { scrubEnv } from "./Env.ts"
 import { type Escalation, escalationFor, grantedProfile, type Want } from "./Escalation.ts"
 import { watchGit } from "./GitGuard.ts"
+import { helperCommand } from "./Helper.ts"
+import { type HostedChild, mountKey, type SandboxHost, startHost } from "./Host.ts"
+import { hostScript } from "./HostBody.ts"
 import { type Channel, makeProxy, type Resolve } from "./Proxy.ts"
 import { seatbeltArgs } from "./Seatbelt.ts"
 import { seccompFile } from "./Seccomp.ts"
@@ -30,6 +33,11 @@ export interface Launch {
    * gives its own end to `attach`. The bridge's channel to the proxy, in `allow` mode.
    */
   readonly channel?: Channel
+  /**
+   * The session's long-lived sandbox (Host.ts) when it runs with the very mounts this launch's bwrap would make:
+   * the command is spawned in it (`input` on its stdin) instead of `file args`.
+   */
+  readonly hosted?: { spawn(input?: string): HostedChild }
 }
 
 /** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
@@ -82,6 +90,8 @@ export class Sandbox extends Context.Service<
     readonly resolve?: Resolve
     /** Which git config keys name a command (the permission scan's table): taken out of repositories a command makes. */
     readonly gitCodeKey?: (key: string) => boolean
+    /** Whether commands may run in a long-lived sandbox (Host.ts); default true. */
+    readonly host?: boolean
   }) =>
     Layer.effect(
       Sandbox,
@@ -108,6 +118,45 @@ export class Sandbox extends Context.Service<
         const proxyNow = () => {
           proxy ??= makeProxy({ allow: profileNow().allow, ...(options.resolve ? { resolve: options.resolve } : {}) })
           return proxy
+        }
+        // the long-lived sandbox: started by the first command that could use it (which runs in a bwrap of its own
+        // meanwhile), and again when the mounts a command would get differ from its own (the old one ends once its
+        // commands have); a host that could not start is not tried again
+        let host: SandboxHost | undefined
+        let hostBroken = options.host === false
+        const hosts = new Set<SandboxHost>()
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const h of hosts) h.close()
+          })
+        )
+        const hostFor = (bwrap: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string>) => {
+          if (hostBroken) return undefined
+          const key = mountKey(args)
+          if (host !== undefined && !host.ended() && host.key === key) return host.ready() ? host : undefined
+          // one that ended on its own before it ever ran (bun cannot start in the sandbox here): commands run as before
+          if (host?.failed()) hostBroken = true
+          if (host !== undefined && host.running() === 0) host.close()
+          if (hostBroken) return undefined
+          const runtime = options.runtime
+          const started = startHost({
+            bwrap,
+            bwrapArgs: args,
+            command:
+              runtime !== undefined ? [runtime, "--no-env-file", "--config=/dev/null", "-e", hostScript] : helperCommand("SandboxHost", ["-e", hostScript], []),
+            env,
+            readFds,
+            key,
+            onIdle: () => {
+              if (started !== host || started.ended()) {
+                started.close()
+                hosts.delete(started)
+              }
+            }
+          })
+          hosts.add(started)
+          host = started
+          return undefined
         }
         const wrap = (
           file: string,
@@ -142,7 +191,15 @@ export class Sandbox extends Context.Service<
               const command = bridgeCommand(options.runtime, 3 + readFds.length, file, args)
               return { file: availability.bwrap, args: [...bwrap, ...command], env, sandboxed: true, readFds, channel: proxyNow().openChannel(used.allow) }
             }
-            return { file: availability.bwrap, args: [...bwrap, file, ...args], env, sandboxed: true, ...(filter === undefined ? {} : { readFds }) }
+            const hosted = launch.grant === undefined ? hostFor(availability.bwrap, bwrap, env, readFds) : undefined
+            return {
+              file: availability.bwrap,
+              args: [...bwrap, file, ...args],
+              env,
+              sandboxed: true,
+              ...(filter === undefined ? {} : { readFds }),
+              ...(hosted === undefined ? {} : { hosted: { spawn: (input?: string) => hosted.spawn(file, args, env, launch.cwd, input) } })
+            }
           })
         return Sandbox.of({
           wrap,

@@ -6,7 +6,7 @@ import type { Duplex } from "node:stream"
 import { limitsFor, MAX_BYTES, MAX_LINES, Truncate } from "@reins/truncate"
 import { scanBash } from "@reins/permission"
 import { HomeDir } from "@reins/domain"
-import { type Channel, Sandbox } from "@reins/sandbox"
+import { type Channel, HostedChild, Sandbox } from "@reins/sandbox"
 import { define, type PermissionNeed, render, ToolError } from "../Tool.ts"
 import { escalationNeed, rememberGrant, takeGrant, wantOf } from "./SandboxNeeds.ts"
 import { groupEnded, groupGone, groupStarted, identify, killGroup, type GroupRecord } from "./ProcessGroup.ts"
@@ -79,6 +79,8 @@ export interface Spawn {
   readonly channel?: Channel
   /** What the shell reads on stdin (a command too long to be its argument); without it stdin is /dev/null. */
   readonly input?: string
+  /** Spawns it in the session's long-lived sandbox instead (the Sandbox's `hosted`). */
+  readonly hosted?: { spawn(input?: string): HostedChild }
 }
 
 /** Spawns `launch` detached with piped stdio, its `readFds` as fd 3, 4, … (closed here once the child has them), then its channel. */
@@ -110,6 +112,21 @@ export const shellSpawn = (command: string): Spawn => {
     : { file: shell, args: [...options, "-c", evaluate("$(command -p cat)")], env, input: command }
 }
 
+/** What a command's runner uses of its process: a child process reins spawned, or one the sandbox's host did (HostedChild). */
+interface CommandChild {
+  readonly pid?: number | undefined
+  readonly stdout: CommandOutput
+  readonly stderr: CommandOutput
+  on(event: "error", listener: (error: Error) => void): unknown
+  on(event: "close", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown
+  once(event: "spawn", listener: () => void): unknown
+}
+interface CommandOutput {
+  on(event: "data", listener: (chunk: Buffer) => void): unknown
+  off(event: "data", listener: (chunk: Buffer) => void): unknown
+  resume(): unknown
+}
+
 /**
  * Runs `command` as a real child process in its own process group, streaming its output into
  * `sink` as it comes. stderr is joined to stdout inside the shell (`exec 2>&1`), so the two
@@ -131,9 +148,10 @@ export const runCommand = (
   Effect.callback<Outcome, ToolError>((resume) => {
     let timedOut = false
     const input = launch.input
-    let child: ChildProcessWithoutNullStreams
+    let child: CommandChild
+    let proc: ChildProcessWithoutNullStreams | undefined
     try {
-      child = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe")
+      child = launch.hosted !== undefined ? launch.hosted.spawn(input) : (proc = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe"))
     } catch (error) {
       // refused at once (E2BIG, EAGAIN): a failed call, not a crashed tool; most failures come as 'error' below
       resume(
@@ -141,24 +159,32 @@ export const runCommand = (
       )
       return
     }
-    const pgid = child.pid
+    const kill = () => (child instanceof HostedChild ? child.killGroup() : killGroup(child.pid))
+    const hosted = proc === undefined
+    let pgid = hosted ? undefined : child.pid
     if (pgid !== undefined) groupStarted(pgid)
     // The group is told once the shell has the whole command: at once when it is an argument (the spawn returns
     // after the exec); from stdin, when the pipe closed after the write (the shell reads to its end), or failed.
     // 'finish' comes a few ms before the close: a reins frozen in between had recorded a command whose shell still
     // waited for the end of its script. A shell that dies before reading all of it closes the pipe (EPIPE): its
-    // exit says why.
+    // exit says why. A hosted command's group is told when the host says so (it writes the input itself), unless it
+    // ended before reins looked (its pid undefined: nothing is left to stop).
     let told = false
     const started = () => {
       if (told || child.pid === undefined) return
       told = true
+      if (hosted) {
+        pgid = child.pid
+        groupStarted(pgid)
+      }
       onStart?.(child.pid)
     }
-    if (input === undefined) started()
+    if (proc === undefined) child.once("spawn", started)
+    else if (input === undefined) started()
     else {
-      child.stdin.on("error", started)
-      child.stdin.once("close", started)
-      child.stdin.end(input)
+      proc.stdin.on("error", started)
+      proc.stdin.once("close", started)
+      proc.stdin.end(input)
     }
     const write = (b: Buffer) => sink.write(b)
     child.stdout.on("data", write)
@@ -169,7 +195,7 @@ export const runCommand = (
         : setTimeout(
             () => {
               timedOut = true
-              killGroup(child.pid)
+              kill()
             },
             Math.min(timeoutMs, MAX_TIMER_MS)
           )
@@ -188,7 +214,7 @@ export const runCommand = (
     })
     return Effect.suspend(() => {
       clearTimeout(timer)
-      killGroup(child.pid)
+      kill()
       child.stdout.off("data", write)
       child.stderr.off("data", write)
       // what the dying command still writes is read and dropped, so its pipes reach their end
@@ -257,7 +283,8 @@ const startJob = (
         command: args.command,
         ...(args.description !== undefined ? { description: args.description } : {}),
         cwd,
-        run: (sink, onStart) => runCommand(args.command, cwd, args.timeout, sink, onStart, launch),
+        // in a sandbox of its own, not the session's long-lived one: what the job leaves behind lives as long as the job
+        run: (sink, onStart) => runCommand(args.command, cwd, args.timeout, sink, onStart, { ...launch, hosted: undefined }),
         ...(settleGit !== undefined ? { settle } : {}),
         ended: (outcome, tail) => {
           const notes: Array<string> = []

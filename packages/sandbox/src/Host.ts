@@ -1,0 +1,258 @@
+// A sandbox that lives for many commands: one bubblewrap running the host (HostBody.ts), which spawns each
+// command inside it on reins's order. bubblewrap is ~4.5 ms of a command (its mount and pid namespaces, /dev,
+// /proc); through the host a command costs about what a plain spawn does. The sandbox is the same: its
+// arguments are the ones a command would get on its own, and a host is used only while they (and the files
+// they mount) are unchanged (`mountKey`). What differs: the commands share the host's pid and IPC namespaces
+// while they run (a process one leaves behind is killed once it ended, HostBody.ts), and a command can reach
+// the host's pipes through /proc: what the host says is parsed as untrusted (a frame that does not parse, or
+// longer than MAX_FRAME, ends the host and its commands, never reins).
+// reins sees a command as it sees one it spawned: a child object with its output streams and its pid — the
+// pid outside, found from the host's children (`NSpid`), so that recording, killing and waiting for its
+// process group work unchanged. A host that dies (a command killed every process it could) ends its
+// running commands as killed; the next command starts another.
+import { type ChildProcess, spawn } from "node:child_process"
+import { EventEmitter } from "node:events"
+import * as fs from "node:fs"
+import { HOST_FRAME, type HostOrder } from "./HostBody.ts"
+
+/** A hosted command's output: 'data' as each frame comes, in order (synchronously: its exit comes after the last). */
+export class HostedOutput extends EventEmitter {
+  /** Nothing is held back: a reader that stops listening drops what comes. */
+  resume() {}
+}
+
+/** A command run by the host, shaped as the part of a ChildProcess a command's runner uses. */
+export class HostedChild extends EventEmitter {
+  /** Its pid outside the sandbox (its process group's id), once `spawn` is emitted; undefined if it ended first. */
+  pid: number | undefined
+  readonly stdout = new HostedOutput()
+  readonly stderr = new HostedOutput()
+  /** Kills its process group (through the host when its pid is not known here). */
+  constructor(readonly killGroup: () => void) {
+    super()
+  }
+}
+
+/** A running host: where commands are spawned while its mounts are the ones a command would get. */
+export interface SandboxHost {
+  /** The arguments and mounted files it was started with (`mountKey`). */
+  readonly key: string
+  /** Whether it answered that it runs, and has not ended. */
+  ready(): boolean
+  /** Whether it ended on its own before it ever answered that it runs (it cannot start here). */
+  failed(): boolean
+  /** Whether it has ended (or is ending). */
+  ended(): boolean
+  /** Commands it runs now. */
+  running(): number
+  spawn(file: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, cwd: string, input?: string): HostedChild
+  /** Ends it and what runs in it. */
+  close(): void
+}
+
+/** The longest frame taken from a host: a command's output comes in chunks of at most 64 KiB. */
+export const MAX_FRAME = 16 * 1024 * 1024
+
+const readText = (file: string) => {
+  try {
+    return fs.readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+/** The pids `pid`'s threads have forked. */
+const childrenOf = (pid: number): Array<number> => {
+  const out: Array<number> = []
+  let tasks: Array<string>
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const task of tasks) for (const c of (readText(`/proc/${pid}/task/${task}/children`) ?? "").split(" ")) if (c !== "") out.push(Number(c))
+  return out
+}
+
+/** The pid outside of the host's child whose pid in the sandbox is `inner`; undefined when it is gone. */
+const outerPid = (host: number, inner: number) => {
+  // its main thread spawns them: its own list first, every thread's only when not found there
+  const main = (readText(`/proc/${host}/task/${host}/children`) ?? "")
+    .split(" ")
+    .filter((c) => c !== "")
+    .map(Number)
+  return outerAmong(main, inner) ?? outerAmong(childrenOf(host), inner)
+}
+
+const outerAmong = (children: ReadonlyArray<number>, inner: number) => {
+  for (const c of children) {
+    const ns = /^NSpid:\s+([\d\s]+)$/m
+      .exec(readText(`/proc/${c}/status`) ?? "")?.[1]
+      ?.trim()
+      .split(/\s+/)
+    if (ns !== undefined && Number(ns.at(-1)) === inner) return c
+  }
+  return undefined
+}
+
+/** An exit frame's body: `{code, signal}`, or undefined when it is not one. */
+const exitOf = (text: string): { code: number | null; signal: string | null } | undefined => {
+  try {
+    const { code, signal } = JSON.parse(text) as { code: unknown; signal: unknown }
+    if ((code === null || Number.isInteger(code)) && (signal === null || typeof signal === "string"))
+      return { code: code as number | null, signal: signal as string | null }
+  } catch {}
+  return undefined
+}
+
+/**
+ * What a host started with `args` runs in: the arguments (but the directory) and the identity of each path they
+ * mount, so that a path replaced since (a renamed-over file, a directory made) starts a new host, as it would
+ * give a command of its own other mounts.
+ */
+export const mountKey = (args: ReadonlyArray<string>) => {
+  const parts: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? ""
+    if (a === "--chdir") {
+      i++
+      continue
+    }
+    parts.push(a)
+    if (a === "--bind" || a === "--ro-bind" || a === "--tmpfs") {
+      try {
+        const s = fs.statSync(args[i + 1] ?? "")
+        parts.push(`@${s.dev}:${s.ino}`)
+      } catch {
+        parts.push("@none")
+      }
+    }
+  }
+  return parts.join("\0")
+}
+
+/**
+ * Starts `bwrap bwrapArgs command` (the host) with `env`, `readFds` opened as fd 3, 4, …. Its commands are
+ * spawned with `spawn` once it is ready; before, or after it ended, they must run otherwise.
+ */
+export const startHost = (options: {
+  readonly bwrap: string
+  readonly bwrapArgs: ReadonlyArray<string>
+  readonly command: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly readFds: ReadonlyArray<string>
+  readonly key: string
+  /** Told each time it runs no command any more (a command ended, or it did): to retire one no longer used. */
+  readonly onIdle?: () => void
+}): SandboxHost => {
+  const fds = options.readFds.map((file) => fs.openSync(file, "r"))
+  let proc: ChildProcess
+  try {
+    proc = spawn(options.bwrap, [...options.bwrapArgs, ...options.command], {
+      stdio: ["pipe", "pipe", "ignore", ...fds],
+      env: options.env
+    })
+  } finally {
+    for (const fd of fds) fs.closeSync(fd)
+  }
+  let ready = false
+  let wasReady = false
+  let closed = false
+  let ended = false
+  // the host's pid outside: bwrap → its init (pid 1 inside) → the host
+  let hostPid: number | undefined
+  let next = 1
+  const children = new Map<number, HostedChild>()
+  const end = (child: HostedChild, id: number, code: number | null, signal: string | null) => {
+    children.delete(id)
+    child.emit("close", code, signal)
+    if (children.size === 0) options.onIdle?.()
+  }
+  const finish = () => {
+    if (ended) return
+    ended = true
+    ready = false
+    for (const [id, child] of children) end(child, id, null, "SIGKILL")
+    if (children.size === 0) options.onIdle?.()
+  }
+  // a host that says what does not parse: it and its commands end
+  const broken = () => {
+    pending = Buffer.alloc(0)
+    closed = true
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL")
+    finish()
+  }
+  proc.on("error", finish)
+  proc.on("close", finish)
+  proc.stdin?.on("error", () => {})
+  let pending: Buffer = Buffer.alloc(0)
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    while (pending.length >= 9 && !ended) {
+      const length = pending.readUInt32LE(5)
+      if (length > MAX_FRAME) return broken()
+      if (pending.length < 9 + length) break
+      const kind = pending.readUInt8(0)
+      const id = pending.readUInt32LE(1)
+      const body = pending.subarray(9, 9 + length)
+      pending = pending.subarray(9 + length)
+      if (kind === HOST_FRAME.ready) {
+        const init = proc.pid === undefined ? undefined : childrenOf(proc.pid)[0]
+        hostPid = init === undefined ? undefined : childrenOf(init)[0]
+        // without its pid here (no /proc/<pid>/task/<tid>/children) its commands could not be recorded or killed by group
+        if (hostPid === undefined) proc.kill("SIGKILL")
+        else {
+          ready = !ended
+          wasReady = true
+        }
+        continue
+      }
+      const child = children.get(id)
+      if (child === undefined) continue
+      if (kind === HOST_FRAME.stdout) child.stdout.emit("data", Buffer.from(body))
+      else if (kind === HOST_FRAME.stderr) child.stderr.emit("data", Buffer.from(body))
+      else if (kind === HOST_FRAME.started) {
+        child.pid = hostPid === undefined ? undefined : outerPid(hostPid, Number(body.toString()))
+        child.emit("spawn")
+      } else if (kind === HOST_FRAME.error) child.emit("error", new Error(body.toString()))
+      else if (kind === HOST_FRAME.exit) {
+        const exit = exitOf(body.toString())
+        if (exit === undefined) return broken()
+        end(child, id, exit.code, exit.signal)
+      }
+    }
+  })
+  const order = (o: HostOrder) => proc.stdin?.write(`${JSON.stringify(o)}\n`)
+  return {
+    key: options.key,
+    ready: () => ready,
+    failed: () => ended && !wasReady && !closed,
+    ended: () => ended,
+    running: () => children.size,
+    spawn: (file, args, env, cwd, input) => {
+      const id = next++
+      const child = new HostedChild(() => {
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, "SIGKILL")
+          } catch {}
+        }
+        if (!ended) order({ t: "kill", id })
+      })
+      if (ended) {
+        // ended meanwhile: the command is as killed
+        queueMicrotask(() => child.emit("close", null, "SIGKILL"))
+        return child
+      }
+      children.set(id, child)
+      order({ t: "run", id, file, args, env, cwd, ...(input === undefined ? {} : { input }) })
+      return child
+    },
+    close: () => {
+      closed = true
+      proc.stdin?.end()
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL")
+      finish()
+    }
+  }
+}

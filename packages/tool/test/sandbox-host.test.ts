@@ -1,0 +1,201 @@
+// The session's long-lived sandbox (@reins/sandbox Host.ts) as the bash tool runs commands in it: after the
+// first command (which runs in a bubblewrap of its own while the host starts), commands are spawned by the
+// host inside one bubblewrap with the same mounts, and reins sees them as its own children: output, exit,
+// the process group outside (recorded, killed, waited for), a long command on stdin, a timeout. A host
+// killed from inside ends its commands as killed and another starts; a mount that changed (a secret place
+// made, a read-only file replaced) starts another; a grant runs in a bubblewrap of its own. Real bubblewrap.
+import { afterAll, describe, expect, test } from "bun:test"
+import { Effect, Fiber, type Layer, ManagedRuntime } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { probeBwrap, Sandbox } from "@reins/sandbox"
+import { ARGV_MAX, runCommand, shellSpawn } from "../src/builtin/bash.ts"
+import { groupRunning } from "../src/builtin/ProcessGroup.ts"
+
+const available = process.platform === "linux" && probeBwrap().available
+// not under /tmp, which the sandbox keeps writable
+const root = fs.realpathSync(fs.mkdtempSync("/var/tmp/reins-host-"))
+const project = path.join(root, "project")
+const home = path.join(root, "home")
+const dataDir = path.join(root, "data")
+for (const d of [project, path.join(home, ".ssh"), dataDir, path.join(project, ".git", "hooks")]) fs.mkdirSync(d, { recursive: true })
+fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "KEY")
+fs.writeFileSync(path.join(project, ".git", "config"), "[core]\n\tbare = false\n")
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+const sandboxLayer = (): Layer.Layer<Sandbox> => Sandbox.layer({ config: {}, places: { project, home, dataDir } })
+
+interface Ran {
+  readonly output: string
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+  readonly hosted: boolean
+  readonly pid: number | undefined
+}
+
+interface RunOptions {
+  readonly timeoutMs?: number
+  readonly grant?: boolean
+  readonly onStart?: (pid: number) => void
+}
+
+/** Runs `command` as the bash tool does, in the sandbox. */
+const ran = (command: string, options: RunOptions = {}) =>
+  Effect.gen(function* () {
+    const sandbox = yield* Sandbox
+    const plain = shellSpawn(command)
+    const wrapped = yield* sandbox.wrap(plain.file, plain.args, {
+      cwd: project,
+      env: plain.env,
+      ...(options.grant ? { grant: { writable: [path.join(root, "outside")] } } : {})
+    })
+    const launch = { ...wrapped, ...(plain.input !== undefined ? { input: plain.input } : {}) }
+    const chunks: Array<Buffer> = []
+    let pid: number | undefined
+    const outcome = yield* runCommand(
+      command,
+      project,
+      options.timeoutMs ?? 60_000,
+      { write: (b) => chunks.push(b) },
+      (p) => {
+        pid = p
+        options.onStart?.(p)
+      },
+      launch
+    )
+    return { ...outcome, output: Buffer.concat(chunks).toString("utf8"), hosted: launch.hosted !== undefined, pid } satisfies Ran
+  })
+
+const run = (runtime: ManagedRuntime.ManagedRuntime<Sandbox, never>, command: string, options: RunOptions = {}) => runtime.runPromise(ran(command, options))
+
+/** Runs `true` until a command is hosted (the host has started): each one before runs in a bubblewrap of its own. */
+const untilHosted = async (runtime: ManagedRuntime.ManagedRuntime<Sandbox, never>) => {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const one = await run(runtime, "echo $PPID")
+    // the host is pid 2 in its sandbox (bubblewrap's init is 1): a command of its own has init as its parent
+    if (one.hosted) return expect(one.output).toBe("2\n")
+    expect(one).toMatchObject({ output: "1\n" })
+    if (Date.now() > deadline) throw new Error("no command was hosted in 60 s")
+  }
+}
+
+describe.skipIf(!available)("the long-lived sandbox", () => {
+  test("commands run in it once it started: output, exit code, stderr joined, the sandbox's own rules", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      const first = await run(runtime, "echo $PPID")
+      expect(first).toMatchObject({ hosted: false, output: "1\n", exitCode: 0 })
+      await untilHosted(runtime)
+      expect(await run(runtime, "echo out; echo err >&2; exit 3")).toMatchObject({ hosted: true, output: "out\nerr\n", exitCode: 3, signal: null })
+      // secrets hidden, the project writable, outside read-only, no network: as a command of its own
+      const secret = await run(runtime, "cat ~/.ssh/id_rsa")
+      expect(secret.output).not.toContain("KEY")
+      expect(secret.exitCode).not.toBe(0)
+      expect((await run(runtime, "echo made > made.txt && cat made.txt")).output).toBe("made\n")
+      const outside = await run(runtime, `echo x > ${path.join(root, "outside.txt")}`)
+      expect(outside.output).toContain("Read-only file system")
+      expect(fs.existsSync(path.join(root, "outside.txt"))).toBe(false)
+      // the network namespace's own interfaces (/sys shows the mounter's)
+      expect((await run(runtime, "tail -n +3 /proc/net/dev | cut -d: -f1")).output.trim()).toBe("lo")
+      expect((await run(runtime, "echo x > .git/hooks/pre-commit")).output).toContain("Read-only file system")
+      // a command too long for an argument comes on stdin
+      const long = `echo ${"y".repeat(ARGV_MAX + 10)} | wc -c; echo $PPID`
+      expect(await run(runtime, long)).toMatchObject({ hosted: true, output: `${ARGV_MAX + 11}\n2\n`, exitCode: 0 })
+      // a signal ends the shell's command as it would anywhere: exit 128+n, with bash's line
+      const killed = await run(runtime, "kill -TERM $$")
+      expect(killed.signal ?? killed.exitCode).toBeTruthy()
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("its command's process group is the one outside: recorded, killed by an interrupt, by the timeout", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      const started = Promise.withResolvers<number>()
+      const fiber = runtime.runFork(ran("sleep 1000 & sleep 1000; echo never", { onStart: (pid) => started.resolve(pid) }))
+      const pid = await started.promise
+      // the pid outside, whose pid in the sandbox is another (NSpid: outside, inside)
+      const ns = /^NSpid:\s+(.*)$/m
+        .exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+        ?.trim()
+        .split(/\s+/)
+      expect(ns?.[0]).toBe(String(pid))
+      expect(ns).toHaveLength(2)
+      expect(groupRunning(pid)).toBe(true)
+      await runtime.runPromise(Fiber.interrupt(fiber))
+      expect(groupRunning(pid)).toBe(false)
+      const timed = await run(runtime, "echo before; sleep 1000 & sleep 1000", { timeoutMs: 300 })
+      expect(timed).toMatchObject({ hosted: true, timedOut: true, output: "before\n" })
+      expect(timed.pid).toBeDefined()
+      expect(groupRunning(timed.pid ?? 0)).toBe(false)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("what a command leaves behind ends with it, as in a sandbox of its own: holding its output or not, in its session or a new one", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      // the sleeps hold the command's output open: the command still ends when its shell does
+      const left = await run(runtime, "sleep 1001 & setsid sleep 1002 & nohup sleep 1003 >/dev/null 2>&1 & echo bg")
+      expect(left).toMatchObject({ hosted: true, output: "bg\n", exitCode: 0, timedOut: false })
+      const seen = await run(runtime, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
+      expect(seen.hosted).toBe(true)
+      expect(seen.output).not.toMatch(/sleep 100[123]/)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a host killed from inside ends its command as killed; the next command runs, and another host starts", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      const all = await run(runtime, "kill -9 -1; sleep 5")
+      expect(all.signal ?? String(all.exitCode)).toMatch(/SIGKILL|137/)
+      const next = await run(runtime, "echo still")
+      expect(next.output).toBe("still\n")
+      await untilHosted(runtime)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a mount that changed starts another: a secret place made since, a read-only file replaced", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      // made after the host mounted what was there: hidden from the next command as from a command of its own
+      fs.mkdirSync(path.join(home, ".aws"), { recursive: true })
+      fs.writeFileSync(path.join(home, ".aws", "credentials"), "AWS-SECRET")
+      const aws = await run(runtime, "cat ~/.aws/credentials")
+      expect(aws.output).not.toContain("AWS-SECRET")
+      // .git/config is bound read-only by its inode: one renamed over it outside is what the next command reads
+      fs.writeFileSync(path.join(project, ".git", "config.new"), "[core]\n\tbare = false\n[user]\n\tname = renamed\n")
+      fs.renameSync(path.join(project, ".git", "config.new"), path.join(project, ".git", "config"))
+      expect((await run(runtime, "cat .git/config")).output).toContain("renamed")
+      await untilHosted(runtime)
+      expect((await run(runtime, "cat .git/config; cat ~/.aws/credentials")).output).not.toContain("AWS-SECRET")
+    } finally {
+      fs.rmSync(path.join(home, ".aws"), { recursive: true, force: true })
+      await runtime.dispose()
+    }
+  })
+
+  test("a command with a grant runs in a bubblewrap of its own", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      fs.mkdirSync(path.join(root, "outside"), { recursive: true })
+      const granted = await run(runtime, `echo $PPID; echo y > ${path.join(root, "outside", "y")}`, { grant: true })
+      expect(granted).toMatchObject({ hosted: false, output: "1\n", exitCode: 0 })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
