@@ -2,10 +2,10 @@
 // command inside it on reins's order. bubblewrap is ~4.5 ms of a command (its mount and pid namespaces, /dev,
 // /proc); through the host a command costs about what a plain spawn does. The sandbox is the same: its
 // arguments are the ones a command would get on its own, and a host is used only while they (and the files
-// they mount) are unchanged (`mountKey`). What differs: the commands share the host's pid and IPC namespaces
-// while they run (a process one leaves behind is killed once it ended, HostBody.ts), and a command can reach
-// the host's pipes through /proc: what the host says is parsed as untrusted (a frame that does not parse, or
-// longer than MAX_FRAME, ends the host and its commands, never reins).
+// they mount) are unchanged (`mountKey`) and its mounts are all still there (`spoiled`). It runs one command
+// at a time (another meanwhile gets a bubblewrap of its own); what a command leaves behind is killed when its
+// shell exits, and a host it was found in is not used again (HostBody.ts). What the host says is parsed as
+// untrusted: a frame that does not parse, or longer than MAX_FRAME, ends the host and its commands, never reins.
 // reins sees a command as it sees one it spawned: a child object with its output streams and its pid — the
 // pid outside, found from the host's children (`NSpid`), so that recording, killing and waiting for its
 // process group work unchanged. A host that dies (a command killed every process it could) ends its
@@ -25,6 +25,8 @@ export class HostedOutput extends EventEmitter {
 export class HostedChild extends EventEmitter {
   /** Its pid outside the sandbox (its process group's id), once `spawn` is emitted; undefined if it ended first. */
   pid: number | undefined
+  /** Whether the host said it started (once: a later frame saying so again is not taken). */
+  told = false
   readonly stdout = new HostedOutput()
   readonly stderr = new HostedOutput()
   /** Kills its process group (through the host when its pid is not known here). */
@@ -43,8 +45,14 @@ export interface SandboxHost {
   failed(): boolean
   /** Whether it has ended (or is ending). */
   ended(): boolean
-  /** Commands it runs now. */
+  /** Commands it runs now (reins gives it one at a time). */
   running(): number
+  /**
+   * Whether it is no longer to be given commands: a command left something behind (`tainted`), a mount of its
+   * sandbox is gone or another appeared (a path renamed over or removed outside drops the mount on it, hiding
+   * nothing any more), or it is stopped (a command sent it SIGSTOP).
+   */
+  spoiled(): boolean
   spawn(file: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, cwd: string, input?: string): HostedChild
   /** Ends it and what runs in it. */
   close(): void
@@ -52,6 +60,9 @@ export interface SandboxHost {
 
 /** The longest frame taken from a host: a command's output comes in chunks of at most 64 KiB. */
 export const MAX_FRAME = 16 * 1024 * 1024
+
+/** How long a killed command's exit is waited for before its host is given up (a stopped host sends none). */
+export const HOST_KILL_WAIT_MS = 3_000
 
 const readText = (file: string) => {
   try {
@@ -157,6 +168,9 @@ export const startHost = (options: {
   }
   let ready = false
   let wasReady = false
+  let tainted = false
+  // its mounts when it answered: compared before each command
+  let mounts: string | undefined
   let closed = false
   let ended = false
   // the host's pid outside: bwrap → its init (pid 1 inside) → the host
@@ -200,18 +214,23 @@ export const startHost = (options: {
         const init = proc.pid === undefined ? undefined : childrenOf(proc.pid)[0]
         hostPid = init === undefined ? undefined : childrenOf(init)[0]
         // without its pid here (no /proc/<pid>/task/<tid>/children) its commands could not be recorded or killed by group
-        if (hostPid === undefined) proc.kill("SIGKILL")
+        if (wasReady) continue
+        mounts = hostPid === undefined ? undefined : readText(`/proc/${hostPid}/mountinfo`)
+        if (hostPid === undefined || mounts === undefined) proc.kill("SIGKILL")
         else {
           ready = !ended
           wasReady = true
         }
         continue
       }
+      if (kind === HOST_FRAME.tainted) tainted = true
       const child = children.get(id)
       if (child === undefined) continue
       if (kind === HOST_FRAME.stdout) child.stdout.emit("data", Buffer.from(body))
       else if (kind === HOST_FRAME.stderr) child.stderr.emit("data", Buffer.from(body))
       else if (kind === HOST_FRAME.started) {
+        if (child.told) continue
+        child.told = true
         child.pid = hostPid === undefined ? undefined : outerPid(hostPid, Number(body.toString()))
         child.emit("spawn")
       } else if (kind === HOST_FRAME.error) child.emit("error", new Error(body.toString()))
@@ -223,12 +242,24 @@ export const startHost = (options: {
     }
   })
   const order = (o: HostOrder) => proc.stdin?.write(`${JSON.stringify(o)}\n`)
+  const close = () => {
+    closed = true
+    proc.stdin?.end()
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL")
+    finish()
+  }
   return {
     key: options.key,
     ready: () => ready,
     failed: () => ended && !wasReady && !closed,
     ended: () => ended,
     running: () => children.size,
+    spoiled: () => {
+      if (tainted || !ready || hostPid === undefined) return tainted
+      const stat = readText(`/proc/${hostPid}/stat`)
+      const state = stat?.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
+      return state === "T" || state === "t" || readText(`/proc/${hostPid}/mountinfo`) !== mounts
+    },
     spawn: (file, args, env, cwd, input) => {
       const id = next++
       const child = new HostedChild(() => {
@@ -237,7 +268,12 @@ export const startHost = (options: {
             process.kill(-child.pid, "SIGKILL")
           } catch {}
         }
-        if (!ended) order({ t: "kill", id })
+        if (ended) return
+        order({ t: "kill", id })
+        // no exit from the host (stopped, or wedged): it and its commands end
+        setTimeout(() => {
+          if (children.has(id)) close()
+        }, HOST_KILL_WAIT_MS).unref()
       })
       if (ended) {
         // ended meanwhile: the command is as killed
@@ -248,11 +284,6 @@ export const startHost = (options: {
       order({ t: "run", id, file, args, env, cwd, ...(input === undefined ? {} : { input }) })
       return child
     },
-    close: () => {
-      closed = true
-      proc.stdin?.end()
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL")
-      finish()
-    }
+    close
   }
 }

@@ -1,13 +1,19 @@
 // The sandbox host's body: the one program a session's long-lived sandbox runs (Host.ts). It reads orders
 // as JSON lines on stdin — run a command (its program, arguments, environment, directory and what it reads
-// on stdin), or kill one's process group — and answers in frames on stdout: started (the command's pid in
-// the sandbox, once it has its whole input), output, exit, error. Each command is a process group of its
-// own, as a command reins spawns itself is. It ends when reins closes its stdin.
+// on stdin), or kill it — and answers in frames on stdout: started (the command's pid in the sandbox, once
+// it has its whole input), output, exit, error, and `tainted` when the command left something behind.
+// It runs one command at a time (reins sends no other meanwhile), as a process group and session of its
+// own. When the command's shell exits, every other process of the sandbox is killed, as the sandbox of a
+// command of its own ends with its shell; one found then, or a file in /dev/shm, or a System V IPC object,
+// taints the host: reins starts another rather than trust a sweep a process could race.
+// Before anything it makes itself non-dumpable (prctl): a command (same uid, no capabilities) can then
+// neither ptrace it nor take its pipes to reins (pidfd_getfd, /proc/<pid>/fd). Without that it exits at once,
+// and reins runs each command in a bubblewrap of its own.
 // It runs with reins's own runtime, as `bun -e <script>` (hostMain must stay self-contained) or in the
 // standalone executable as its SandboxHost helper (Helper.ts).
 
 /** The frame kinds, host to reins: [kind u8][id u32 LE][length u32 LE][payload]. */
-export const HOST_FRAME = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5 } as const
+export const HOST_FRAME = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5, tainted: 6 } as const
 
 /** An order, reins to host: one JSON line. */
 export type HostOrder =
@@ -24,40 +30,63 @@ export type HostOrder =
 
 export function hostMain() {
   const { spawn } = require("node:child_process") as typeof import("node:child_process")
-  const K = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5 }
+  const fs = require("node:fs") as typeof import("node:fs")
+  const os = require("node:os") as typeof import("node:os")
+  const K = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5, tainted: 6 }
+  // PR_SET_DUMPABLE 0, then PR_GET_DUMPABLE to be sure
+  const undumpable = () => {
+    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi")
+    for (const lib of ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
+      try {
+        const libc = dlopen(lib, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } })
+        return libc.symbols.prctl(4, 0, 0, 0, 0) === 0 && libc.symbols.prctl(3, 0, 0, 0, 0) === 0
+      } catch {}
+    }
+    return false
+  }
+  if (!undumpable()) process.exit(3)
+  let running: ReturnType<typeof spawn> | undefined
   const send = (kind: number, id: number, payload: Uint8Array | string = "") => {
     const body = typeof payload === "string" ? Buffer.from(payload) : payload
     const head = Buffer.allocUnsafe(9)
     head.writeUInt8(kind, 0)
     head.writeUInt32LE(id, 1)
     head.writeUInt32LE(body.length, 5)
-    process.stdout.write(body.length === 0 ? head : Buffer.concat([head, body]))
-  }
-  const fs = require("node:fs") as typeof import("node:fs")
-  const groups = new Map<number, number>()
-  // A process a command left behind dies with the command, as it would with a sandbox of its own (whose pid
-  // namespace ends with its shell): once a command's shell exited, every process of the sandbox outside the
-  // sessions of the commands still running (each is one: spawned detached) is killed; the host's own session
-  // is kept (a spawn not yet in its own), and bubblewrap's init is pid 1.
-  const sessionOf = (pid: string) => {
-    try {
-      const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-      return Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[3])
-    } catch {
-      return undefined
+    // a command writing faster than reins reads waits, as it would on a pipe of its own
+    if (!process.stdout.write(body.length === 0 ? head : Buffer.concat([head, body]))) {
+      running?.stdout?.pause()
+      running?.stderr?.pause()
     }
   }
-  const own = sessionOf("self")
+  process.stdout.on("drain", () => {
+    running?.stdout?.resume()
+    running?.stderr?.resume()
+  })
+  const entries = (dir: string) => {
+    try {
+      return fs.readdirSync(dir)
+    } catch {
+      return []
+    }
+  }
+  const lines = (file: string) => {
+    try {
+      return fs.readFileSync(file, "utf8").trim().split("\n").length - 1
+    } catch {
+      return 0
+    }
+  }
+  /** Kills every process but bubblewrap's init and the host; whether there was one, or anything left in /dev/shm or IPC. */
   const sweep = () => {
-    const keep = new Set<number>(groups.values())
-    for (const entry of fs.readdirSync("/proc")) {
+    let left = false
+    for (const entry of entries("/proc")) {
       if (!/^\d+$/.test(entry) || entry === "1" || Number(entry) === process.pid) continue
-      const session = sessionOf(entry)
-      if (session === undefined || session === own || keep.has(session)) continue
+      left = true
       try {
         process.kill(Number(entry), "SIGKILL")
       } catch {}
     }
+    return left || entries("/dev/shm").length > 0 || ["shm", "msg", "sem"].some((k) => lines(`/proc/sysvipc/${k}`) > 0)
   }
   const run = (order: Extract<HostOrder, { t: "run" }>) => {
     const { id, input } = order
@@ -74,8 +103,8 @@ export function hostMain() {
       send(K.exit, id, JSON.stringify({ code: null, signal: null }))
       return
     }
+    running = child
     const pid = child.pid
-    if (pid !== undefined) groups.set(id, pid)
     let told = false
     const started = () => {
       if (told || pid === undefined) return
@@ -92,13 +121,16 @@ export function hostMain() {
     child.stderr?.on("data", (chunk: Buffer) => send(K.stderr, id, chunk))
     child.on("error", (error) => send(K.error, id, error.message))
     // the shell ended: so does what it left behind (which may hold its output open), then its output ends
+    let tainted = false
     child.on("exit", () => {
-      groups.delete(id)
-      sweep()
+      tainted = sweep()
     })
     child.on("close", (code, signal) => {
-      groups.delete(id)
-      send(K.exit, id, JSON.stringify({ code, signal }))
+      if (running === child) running = undefined
+      if (tainted || sweep()) send(K.tainted, id)
+      // a signal's death as bubblewrap reports its command's: 128 + its number
+      const number = signal ? os.constants.signals[signal as keyof typeof os.constants.signals] : undefined
+      send(K.exit, id, JSON.stringify(number !== undefined ? { code: 128 + number, signal: null } : { code: code ?? null, signal: signal ?? null }))
     })
   }
   let pending = ""
@@ -110,10 +142,9 @@ export function hostMain() {
       const order = JSON.parse(pending.slice(0, at)) as HostOrder
       pending = pending.slice(at + 1)
       if (order.t === "run") run(order)
-      else {
-        const pid = groups.get(order.id)
+      else if (running?.pid !== undefined) {
         try {
-          if (pid !== undefined) process.kill(-pid, "SIGKILL")
+          process.kill(-running.pid, "SIGKILL")
         } catch {}
       }
       at = pending.indexOf("\n")

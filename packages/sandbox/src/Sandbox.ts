@@ -133,7 +133,8 @@ export class Sandbox extends Context.Service<
         const hostFor = (bwrap: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, readFds: ReadonlyArray<string>) => {
           if (hostBroken) return undefined
           const key = mountKey(args)
-          if (host !== undefined && !host.ended() && host.key === key) return host.ready() ? host : undefined
+          // one command at a time: another meanwhile runs in a bubblewrap of its own
+          if (host !== undefined && !host.ended() && host.key === key && !host.spoiled()) return host.ready() && host.running() === 0 ? host : undefined
           // one that ended on its own before it ever ran (bun cannot start in the sandbox here): commands run as before
           if (host?.failed()) hostBroken = true
           if (host !== undefined && host.running() === 0) host.close()

@@ -20,6 +20,7 @@ const home = path.join(root, "home")
 const dataDir = path.join(root, "data")
 for (const d of [project, path.join(home, ".ssh"), dataDir, path.join(project, ".git", "hooks")]) fs.mkdirSync(d, { recursive: true })
 fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "KEY")
+fs.writeFileSync(path.join(dataDir, "auth.json"), "AUTH-OLD")
 fs.writeFileSync(path.join(project, ".git", "config"), "[core]\n\tbare = false\n")
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
@@ -103,9 +104,15 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       // a command too long for an argument comes on stdin
       const long = `echo ${"y".repeat(ARGV_MAX + 10)} | wc -c; echo $PPID`
       expect(await run(runtime, long)).toMatchObject({ hosted: true, output: `${ARGV_MAX + 11}\n2\n`, exitCode: 0 })
-      // a signal ends the shell's command as it would anywhere: exit 128+n, with bash's line
-      const killed = await run(runtime, "kill -TERM $$")
-      expect(killed.signal ?? killed.exitCode).toBeTruthy()
+      // a signal's death as a bubblewrap of its own reports it: exit 128+n
+      expect(await run(runtime, "kill -TERM $$")).toMatchObject({ hosted: true, exitCode: 143, signal: null })
+      // the host cannot be looked into (non-dumpable): its pipes to reins, its environment; a command of its own
+      // (dumpable, same uid) can be
+      const peek = await run(runtime, "readlink /proc/$PPID/fd/1 || echo no-fd; cat /proc/$PPID/environ || echo no-environ")
+      expect(peek).toMatchObject({ hosted: true })
+      expect(peek.output).toContain("no-fd")
+      expect(peek.output).toContain("no-environ")
+      expect((await run(runtime, "sh -c 'readlink /proc/$PPID/fd/1 >/dev/null && echo own-fd'")).output).toBe("own-fd\n")
     } finally {
       await runtime.dispose()
     }
@@ -128,6 +135,8 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       expect(groupRunning(pid)).toBe(true)
       await runtime.runPromise(Fiber.interrupt(fiber))
       expect(groupRunning(pid)).toBe(false)
+      // what the killed command left (dying) spoiled that host
+      await untilHosted(runtime)
       const timed = await run(runtime, "echo before; sleep 1000 & sleep 1000", { timeoutMs: 300 })
       expect(timed).toMatchObject({ hosted: true, timedOut: true, output: "before\n" })
       expect(timed.pid).toBeDefined()
@@ -144,9 +153,20 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       // the sleeps hold the command's output open: the command still ends when its shell does
       const left = await run(runtime, "sleep 1001 & setsid sleep 1002 & nohup sleep 1003 >/dev/null 2>&1 & echo bg")
       expect(left).toMatchObject({ hosted: true, output: "bg\n", exitCode: 0, timedOut: false })
-      const seen = await run(runtime, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
-      expect(seen.hosted).toBe(true)
-      expect(seen.output).not.toMatch(/sleep 100[123]/)
+      // a host something was left in is not used again: the next command runs in a bubblewrap of its own
+      expect((await run(runtime, "echo next")).hosted).toBe(false)
+      await untilHosted(runtime)
+      expect((await run(runtime, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")).output).not.toMatch(/sleep 100[123]/)
+      // so is one with something left in /dev/shm or System V IPC
+      for (const leave of ["echo x > /dev/shm/note", "ipcmk -M 4096 >/dev/null"]) {
+        await untilHosted(runtime)
+        expect((await run(runtime, leave)).hosted).toBe(true)
+        expect((await run(runtime, "ls /dev/shm; ipcs -m | grep -c 0x || true")).hosted).toBe(false)
+      }
+      // two at once: one is hosted, the other gets a bubblewrap of its own (no shared pid namespace)
+      await untilHosted(runtime)
+      const both = await Promise.all([run(runtime, "sleep 0.2; echo a"), run(runtime, "sleep 0.2; echo b")])
+      expect(both.map((r) => r.hosted).sort()).toEqual([false, true])
     } finally {
       await runtime.dispose()
     }
@@ -160,6 +180,19 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       expect(all.signal ?? String(all.exitCode)).toMatch(/SIGKILL|137/)
       const next = await run(runtime, "echo still")
       expect(next.output).toBe("still\n")
+      await untilHosted(runtime)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  test("a stopped host: a killed command's end is not waited for past HOST_KILL_WAIT_MS, and another host starts", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      await untilHosted(runtime)
+      const stopped = await run(runtime, "kill -STOP $PPID; sleep 1000", { timeoutMs: 200 })
+      expect(stopped).toMatchObject({ hosted: true, timedOut: true })
+      expect((await run(runtime, "echo next")).output).toBe("next\n")
       await untilHosted(runtime)
     } finally {
       await runtime.dispose()
@@ -181,6 +214,22 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       expect((await run(runtime, "cat .git/config")).output).toContain("renamed")
       await untilHosted(runtime)
       expect((await run(runtime, "cat .git/config; cat ~/.aws/credentials")).output).not.toContain("AWS-SECRET")
+      // a hidden file renamed over outside (as reins writes its auth store): the mount hiding it is dropped, and
+      // with it the host; removed and made again (the inode number may come back): the same
+      const auth = path.join(dataDir, "auth.json")
+      fs.writeFileSync(`${auth}.new`, "AUTH-NEW")
+      fs.renameSync(`${auth}.new`, auth)
+      expect((await run(runtime, `cat ${auth}`)).output).not.toContain("AUTH-NEW")
+      await untilHosted(runtime)
+      fs.rmSync(path.join(home, ".aws"), { recursive: true })
+      fs.mkdirSync(path.join(home, ".aws"))
+      fs.writeFileSync(path.join(home, ".aws", "credentials"), "AWS-AGAIN")
+      fs.rmSync(path.join(project, ".git", "hooks"), { recursive: true })
+      fs.mkdirSync(path.join(project, ".git", "hooks"))
+      const again = await run(runtime, `cat ${path.join(home, ".aws", "credentials")}; echo x > .git/hooks/pre-commit`)
+      expect(again.output).not.toContain("AWS-AGAIN")
+      expect(again.output).toContain("Read-only file system")
+      expect(fs.existsSync(path.join(project, ".git", "hooks", "pre-commit"))).toBe(false)
     } finally {
       fs.rmSync(path.join(home, ".aws"), { recursive: true, force: true })
       await runtime.dispose()
