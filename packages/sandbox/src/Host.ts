@@ -47,6 +47,8 @@ export interface SandboxHost {
   ended(): boolean
   /** Commands it runs now (reins gives it one at a time). */
   running(): number
+  /** Whether it is ready and runs no command: the one check, made as a command is spawned (two wrapped at once get one host). */
+  idle(): boolean
   /**
    * Whether it is no longer to be given commands: a command left something behind (`tainted`), a mount of its
    * sandbox is gone or another appeared (a path renamed over or removed outside drops the mount on it, hiding
@@ -254,6 +256,7 @@ export const startHost = (options: {
     failed: () => ended && !wasReady && !closed,
     ended: () => ended,
     running: () => children.size,
+    idle: () => ready && !ended && children.size === 0,
     spoiled: () => {
       if (tainted || !ready || hostPid === undefined) return tainted
       const stat = readText(`/proc/${hostPid}/stat`)

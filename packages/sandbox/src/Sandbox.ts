@@ -35,9 +35,10 @@ export interface Launch {
   readonly channel?: Channel
   /**
    * The session's long-lived sandbox (Host.ts) when it runs with the very mounts this launch's bwrap would make:
-   * the command is spawned in it (`input` on its stdin) instead of `file args`.
+   * the command is spawned in it (`input` on its stdin) instead of `file args`; undefined when it took another
+   * command (or ended) since: `file args` then.
    */
-  readonly hosted?: { spawn(input?: string): HostedChild }
+  readonly hosted?: { spawn(input?: string): HostedChild | undefined }
 }
 
 /** `sandbox.mode` is `required` and no sandbox can run here: nothing was started. */
@@ -134,7 +135,7 @@ export class Sandbox extends Context.Service<
           if (hostBroken) return undefined
           const key = mountKey(args)
           // one command at a time: another meanwhile runs in a bubblewrap of its own
-          if (host !== undefined && !host.ended() && host.key === key && !host.spoiled()) return host.ready() && host.running() === 0 ? host : undefined
+          if (host !== undefined && !host.ended() && host.key === key && !host.spoiled()) return host.idle() ? host : undefined
           // one that ended on its own before it ever ran (bun cannot start in the sandbox here): commands run as before
           if (host?.failed()) hostBroken = true
           if (host !== undefined && host.running() === 0) host.close()
@@ -199,7 +200,9 @@ export class Sandbox extends Context.Service<
               env,
               sandboxed: true,
               ...(filter === undefined ? {} : { readFds }),
-              ...(hosted === undefined ? {} : { hosted: { spawn: (input?: string) => hosted.spawn(file, args, env, launch.cwd, input) } })
+              ...(hosted === undefined
+                ? {}
+                : { hosted: { spawn: (input?: string) => (hosted.idle() ? hosted.spawn(file, args, env, launch.cwd, input) : undefined) } })
             }
           })
         return Sandbox.of({

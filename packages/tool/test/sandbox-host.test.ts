@@ -165,8 +165,28 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
       }
       // two at once: one is hosted, the other gets a bubblewrap of its own (no shared pid namespace)
       await untilHosted(runtime)
-      const both = await Promise.all([run(runtime, "sleep 0.2; echo a"), run(runtime, "sleep 0.2; echo b")])
-      expect(both.map((r) => r.hosted).sort()).toEqual([false, true])
+      // both launches made while the host was idle, then both spawned: the host takes the first only
+      const both = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sandbox = yield* Sandbox
+          const plain = shellSpawn("sleep 0.2; echo $PPID")
+          const launches = [
+            yield* sandbox.wrap(plain.file, plain.args, { cwd: project, env: plain.env }),
+            yield* sandbox.wrap(plain.file, plain.args, { cwd: project, env: plain.env })
+          ]
+          expect(launches.every((l) => l.hosted !== undefined)).toBe(true)
+          return yield* Effect.all(
+            launches.map((launch) => {
+              const chunks: Array<Buffer> = []
+              return runCommand("", project, 60_000, { write: (b) => chunks.push(b) }, undefined, launch).pipe(
+                Effect.map(() => Buffer.concat(chunks).toString())
+              )
+            }),
+            { concurrency: "unbounded" }
+          )
+        })
+      )
+      expect(both.sort()).toEqual(["1\n", "2\n"])
     } finally {
       await runtime.dispose()
     }

@@ -80,7 +80,7 @@ export interface Spawn {
   /** What the shell reads on stdin (a command too long to be its argument); without it stdin is /dev/null. */
   readonly input?: string
   /** Spawns it in the session's long-lived sandbox instead (the Sandbox's `hosted`). */
-  readonly hosted?: { spawn(input?: string): HostedChild }
+  readonly hosted?: { spawn(input?: string): HostedChild | undefined }
 }
 
 /** Spawns `launch` detached with piped stdio, its `readFds` as fd 3, 4, … (closed here once the child has them), then its channel. */
@@ -151,7 +151,8 @@ export const runCommand = (
     let child: CommandChild
     let proc: ChildProcessWithoutNullStreams | undefined
     try {
-      child = launch.hosted !== undefined ? launch.hosted.spawn(input) : (proc = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe"))
+      // the host, unless it took another command since the launch was made: then a bubblewrap of its own
+      child = launch.hosted?.spawn(input) ?? (proc = spawnLaunch(launch, cwd, input === undefined ? "ignore" : "pipe"))
     } catch (error) {
       // refused at once (E2BIG, EAGAIN): a failed call, not a crashed tool; most failures come as 'error' below
       resume(
