@@ -27,6 +27,8 @@ export class HostedChild extends EventEmitter {
   pid: number | undefined
   /** Whether the host said it started (once: a later frame saying so again is not taken). */
   told = false
+  /** Whether reins killed it (its timeout, an interrupt): it ends as killed by SIGKILL, as a bubblewrap of its own killed would. */
+  killed = false
   readonly stdout = new HostedOutput()
   readonly stderr = new HostedOutput()
   /** Kills its process group (through the host when its pid is not known here). */
@@ -87,6 +89,29 @@ const childrenOf = (pid: number): Array<number> => {
   return out
 }
 
+/** A process's pids, outside first, innermost last. */
+const nsPids = (pid: number) =>
+  /^NSpid:\s+([\d\s]+)$/m
+    .exec(readText(`/proc/${pid}/status`) ?? "")?.[1]
+    ?.trim()
+    .split(/\s+/)
+    .map(Number)
+
+/** mountinfo's escapes (\040 for a space, …) undone. */
+const unescapeField = (field: string) => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)))
+
+/** Whether every place bwrap's `args` mount on is a mount point in `mountinfo` (its fifth field). */
+export const mountsAll = (mountinfo: string, args: ReadonlyArray<string>) => {
+  const points = new Set(mountinfo.split("\n").map((line) => unescapeField(line.split(" ")[4] ?? "")))
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    const dest =
+      a === "--bind" || a === "--ro-bind" ? args[i + 2] : a === "--tmpfs" || a === "--dev" || a === "--proc" || a === "--mqueue" ? args[i + 1] : undefined
+    if (dest !== undefined && !points.has(dest)) return false
+  }
+  return true
+}
+
 /** The pid outside of the host's child whose pid in the sandbox is `inner`; undefined when it is gone. */
 const outerPid = (host: number, inner: number) => {
   // its main thread spawns them: its own list first, every thread's only when not found there
@@ -98,13 +123,7 @@ const outerPid = (host: number, inner: number) => {
 }
 
 const outerAmong = (children: ReadonlyArray<number>, inner: number) => {
-  for (const c of children) {
-    const ns = /^NSpid:\s+([\d\s]+)$/m
-      .exec(readText(`/proc/${c}/status`) ?? "")?.[1]
-      ?.trim()
-      .split(/\s+/)
-    if (ns !== undefined && Number(ns.at(-1)) === inner) return c
-  }
+  for (const c of children) if (nsPids(c)?.at(-1) === inner) return c
   return undefined
 }
 
@@ -202,23 +221,38 @@ export const startHost = (options: {
   proc.on("close", finish)
   proc.stdin?.on("error", () => {})
   let pending: Buffer = Buffer.alloc(0)
+  // chunks are joined once a frame is whole, not at every chunk (a long frame in small chunks)
+  const parts: Array<Buffer> = []
+  let partsLength = 0
+  let need = 9
   proc.stdout?.on("data", (chunk: Buffer) => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    parts.push(chunk)
+    partsLength += chunk.length
+    if (pending.length + partsLength < need) return
+    pending = Buffer.concat([pending, ...parts])
+    parts.length = 0
+    partsLength = 0
+    need = 9
     while (pending.length >= 9 && !ended) {
       const length = pending.readUInt32LE(5)
       if (length > MAX_FRAME) return broken()
-      if (pending.length < 9 + length) break
+      if (pending.length < 9 + length) {
+        need = 9 + length
+        break
+      }
       const kind = pending.readUInt8(0)
       const id = pending.readUInt32LE(1)
       const body = pending.subarray(9, 9 + length)
       pending = pending.subarray(9 + length)
       if (kind === HOST_FRAME.ready) {
-        const init = proc.pid === undefined ? undefined : childrenOf(proc.pid)[0]
-        hostPid = init === undefined ? undefined : childrenOf(init)[0]
-        // without its pid here (no /proc/<pid>/task/<tid>/children) its commands could not be recorded or killed by group
         if (wasReady) continue
+        // bwrap → the host, pid 1 of the sandbox (--as-pid-1)
+        const found = proc.pid === undefined ? undefined : childrenOf(proc.pid)[0]
+        hostPid = found !== undefined && nsPids(found)?.at(-1) === 1 ? found : undefined
         mounts = hostPid === undefined ? undefined : readText(`/proc/${hostPid}/mountinfo`)
-        if (hostPid === undefined || mounts === undefined) proc.kill("SIGKILL")
+        // without its pid here (no /proc/<pid>/task/<tid>/children) its commands could not be recorded or killed by
+        // group; a mount its arguments make that is not there (a hidden file renamed over while it started) hides nothing
+        if (hostPid === undefined || mounts === undefined || !mountsAll(mounts, options.bwrapArgs)) close()
         else {
           ready = !ended
           wasReady = true
@@ -239,7 +273,7 @@ export const startHost = (options: {
       else if (kind === HOST_FRAME.exit) {
         const exit = exitOf(body.toString())
         if (exit === undefined) return broken()
-        end(child, id, exit.code, exit.signal)
+        end(child, id, child.killed ? null : exit.code, child.killed ? "SIGKILL" : exit.signal)
       }
     }
   })
@@ -266,6 +300,7 @@ export const startHost = (options: {
     spawn: (file, args, env, cwd, input) => {
       const id = next++
       const child = new HostedChild(() => {
+        child.killed = true
         if (child.pid !== undefined) {
           try {
             process.kill(-child.pid, "SIGKILL")

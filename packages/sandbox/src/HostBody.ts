@@ -3,9 +3,12 @@
 // on stdin), or kill it — and answers in frames on stdout: started (the command's pid in the sandbox, once
 // it has its whole input), output, exit, error, and `tainted` when the command left something behind.
 // It runs one command at a time (reins sends no other meanwhile), as a process group and session of its
-// own. When the command's shell exits, every other process of the sandbox is killed, as the sandbox of a
-// command of its own ends with its shell; one found then, or a file in /dev/shm, or a System V IPC object,
-// taints the host: reins starts another rather than trust a sweep a process could race.
+// own. It is the sandbox's pid 1 (bwrap --as-pid-1: no other process there holds its pipes, and signals a
+// command sends it are ignored). When the command's shell exits, every other process of the sandbox is killed
+// (kill(-1): a fork under way is stopped too), as the sandbox of a command of its own ends with its shell. What
+// would outlive the command taints the host — a process found then, anything changed in /dev (a tmpfs of the
+// sandbox's: /dev/shm, POSIX message queues, its links), a System V IPC object, the host's own limits,
+// priority or CPUs (which its next commands would inherit) — and reins starts another.
 // Before anything it makes itself non-dumpable (prctl): a command (same uid, no capabilities) can then
 // neither ptrace it nor take its pipes to reins (pidfd_getfd, /proc/<pid>/fd). Without that it exits at once,
 // and reins runs each command in a bubblewrap of its own.
@@ -33,19 +36,61 @@ export function hostMain() {
   const fs = require("node:fs") as typeof import("node:fs")
   const os = require("node:os") as typeof import("node:os")
   const K = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5, tainted: 6 }
-  // PR_SET_DUMPABLE 0, then PR_GET_DUMPABLE to be sure
-  const undumpable = () => {
-    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi")
+  const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi")
+  const libcOf = () => {
     for (const lib of ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
       try {
-        const libc = dlopen(lib, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } })
-        return libc.symbols.prctl(4, 0, 0, 0, 0) === 0 && libc.symbols.prctl(3, 0, 0, 0, 0) === 0
+        return dlopen(lib, {
+          prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+          syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 }
+        }).symbols
       } catch {}
     }
-    return false
+    return undefined
   }
-  if (!undumpable()) process.exit(3)
+  const libc = libcOf()
+  // PR_SET_DUMPABLE 0, then PR_GET_DUMPABLE to be sure
+  if (libc === undefined || libc.prctl(4, 0, 0, 0, 0) !== 0 || libc.prctl(3, 0, 0, 0, 0) !== 0) process.exit(3)
+  // ioprio_get(IOPRIO_WHO_PROCESS, self): a command may lower it as it may the priority
+  const ioprio = () => String(libc.syscall(process.arch === "arm64" ? 31 : 252, 1, 0))
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(file, "utf8")
+    } catch {
+      return ""
+    }
+  }
+  const listing = (dir: string): string =>
+    entries(dir)
+      .sort()
+      .map((name) => {
+        const file = `${dir}/${name}`
+        try {
+          const st = fs.lstatSync(file)
+          return `${name}:${st.mode}:${st.ino}:${st.isSymbolicLink() ? fs.readlinkSync(file) : ""}`
+        } catch {
+          return `${name}:gone`
+        }
+      })
+      .join("/")
+  /** What later commands would find of earlier ones outside their files: /dev, IPC objects, the host's limits, scheduling and CPUs. */
+  const state = () => {
+    const stat = read("/proc/self/stat")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return [
+      listing("/dev"),
+      listing("/dev/shm"),
+      listing("/dev/mqueue"),
+      ...["shm", "msg", "sem"].map((k) => read(`/proc/sysvipc/${k}`)),
+      read("/proc/self/limits"),
+      // priority, nice, rt priority, policy
+      [fields[15], fields[16], fields[37], fields[38]].join(" "),
+      /^Cpus_allowed_list:.*$/m.exec(read("/proc/self/status"))?.[0] ?? "",
+      ioprio()
+    ].join("\n")
+  }
   let running: ReturnType<typeof spawn> | undefined
+  let runningID: number | undefined
   const send = (kind: number, id: number, payload: Uint8Array | string = "") => {
     const body = typeof payload === "string" ? Buffer.from(payload) : payload
     const head = Buffer.allocUnsafe(9)
@@ -69,24 +114,16 @@ export function hostMain() {
       return []
     }
   }
-  const lines = (file: string) => {
-    try {
-      return fs.readFileSync(file, "utf8").trim().split("\n").length - 1
-    } catch {
-      return 0
-    }
-  }
-  /** Kills every process but bubblewrap's init and the host; whether there was one, or anything left in /dev/shm or IPC. */
+  const initial = state()
+  /** Kills every process but the host; whether there was one, or the sandbox's state changed. */
   const sweep = () => {
-    let left = false
-    for (const entry of entries("/proc")) {
-      if (!/^\d+$/.test(entry) || entry === "1" || Number(entry) === process.pid) continue
-      left = true
+    const left = entries("/proc").some((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    if (left) {
       try {
-        process.kill(Number(entry), "SIGKILL")
+        process.kill(-1, "SIGKILL")
       } catch {}
     }
-    return left || entries("/dev/shm").length > 0 || ["shm", "msg", "sem"].some((k) => lines(`/proc/sysvipc/${k}`) > 0)
+    return left || state() !== initial
   }
   const run = (order: Extract<HostOrder, { t: "run" }>) => {
     const { id, input } = order
@@ -104,6 +141,7 @@ export function hostMain() {
       return
     }
     running = child
+    runningID = id
     const pid = child.pid
     let told = false
     const started = () => {
@@ -127,7 +165,8 @@ export function hostMain() {
     })
     child.on("close", (code, signal) => {
       if (running === child) running = undefined
-      if (tainted || sweep()) send(K.tainted, id)
+      // again: what the first sweep killed may still be a zombie of the host's (it is their init)
+      if (sweep() || tainted) send(K.tainted, id)
       // a signal's death as bubblewrap reports its command's: 128 + its number
       const number = signal ? os.constants.signals[signal as keyof typeof os.constants.signals] : undefined
       send(K.exit, id, JSON.stringify(number !== undefined ? { code: 128 + number, signal: null } : { code: code ?? null, signal: signal ?? null }))
@@ -142,7 +181,7 @@ export function hostMain() {
       const order = JSON.parse(pending.slice(0, at)) as HostOrder
       pending = pending.slice(at + 1)
       if (order.t === "run") run(order)
-      else if (running?.pid !== undefined) {
+      else if (order.id === runningID && running?.pid !== undefined) {
         try {
           process.kill(-running.pid, "SIGKILL")
         } catch {}

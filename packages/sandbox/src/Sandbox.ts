@@ -143,14 +143,15 @@ export class Sandbox extends Context.Service<
           const runtime = options.runtime
           const started = startHost({
             bwrap,
-            bwrapArgs: args,
+            // the host is the sandbox's pid 1, with a message-queue file system to see what commands leave there
+            bwrapArgs: [...args.slice(0, -1), "--mqueue", "/dev/mqueue", "--as-pid-1", "--"],
             command:
               runtime !== undefined ? [runtime, "--no-env-file", "--config=/dev/null", "-e", hostScript] : helperCommand("SandboxHost", ["-e", hostScript], []),
             env,
             readFds,
             key,
             onIdle: () => {
-              if (started !== host || started.ended()) {
+              if (started !== host || started.ended() || started.spoiled()) {
                 started.close()
                 hosts.delete(started)
               }
