@@ -9,9 +9,16 @@ import { kindOf } from "./Fs.ts"
 import type { Profile } from "./Profile.ts"
 import { probeSeatbelt, SANDBOX_EXEC } from "./Seatbelt.ts"
 
+/** The parts of a sandbox's /proc bound read-only over itself. */
+export const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]
+
 /** bubblewrap's arguments (before the command's own) for running in `cwd` under `profile`. */
 export const bwrapArgs = (profile: Profile, cwd: string, seccompFd?: number): Array<string> => {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+  // what of /proc writes the kernel, not the process, read-only: a write there is allowed by uid alone, so a command
+  // run as root (reins as root, CI) could set kernel.core_pattern to a program it wrote (run as root outside at the next
+  // crash), sysctls of the namespaces a long-lived sandbox keeps, or trigger sysrq (as Docker's read-only paths)
+  for (const p of PROC_READ_ONLY) if (fs.existsSync(p)) args.push("--ro-bind", p, p)
   // allow mode too: the command reaches only the bridge, on its own loopback
   if (profile.network !== "all") args.push("--unshare-net")
   // looked at again for each command: a place gone since the profile was made (a tmux server's socket

@@ -181,6 +181,9 @@ export const startHost = (options: {
   let proc: ChildProcess
   try {
     proc = spawn(options.bwrap, [...options.bwrapArgs, ...options.command], {
+      // a session (and autogroup) of its own: a command writing the host's /proc/<pid>/autogroup reaches only it, and
+      // reins's terminal signals (Ctrl-C, Ctrl-Z) do not reach it
+      detached: true,
       stdio: ["pipe", "pipe", "ignore", ...fds],
       env: options.env
     })

@@ -42,7 +42,8 @@ export function hostMain() {
       try {
         return dlopen(lib, {
           prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
-          syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 }
+          syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
+          waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 }
         }).symbols
       } catch {}
     }
@@ -52,7 +53,40 @@ export function hostMain() {
   // PR_SET_DUMPABLE 0, then PR_GET_DUMPABLE to be sure
   if (libc === undefined || libc.prctl(4, 0, 0, 0, 0) !== 0 || libc.prctl(3, 0, 0, 0, 0) !== 0) process.exit(3)
   // ioprio_get(IOPRIO_WHO_PROCESS, self): a command may lower it as it may the priority
-  const ioprio = () => String(libc.syscall(process.arch === "arm64" ? 31 : 252, 1, 0))
+  const ioprio = () => String(libc.syscall(process.arch === "arm64" ? 31 : 252, 1, 0, 0, 0))
+  // sched_getattr(self): the whole of it (a time slice, utilization clamps), which commands inherit
+  const attr = new Uint8Array(128)
+  const schedAttr = () => {
+    attr.fill(0)
+    const { ptr } = require("bun:ffi") as typeof import("bun:ffi")
+    const size = libc.syscall(process.arch === "arm64" ? 275 : 315, 0, Number(ptr(attr)), attr.length, 0)
+    return `${String(size)}:${Buffer.from(attr).toString("hex")}`
+  }
+  // as pid 1 it is the parent of what a command left: collected (its shell, Bun's own child, was already)
+  const reap = () => {
+    while (libc.waitpid(-1, null, 1) > 0) {}
+  }
+  // as pid 1 only signals it handles reach it, but one sent while a spawn has them blocked is kept and would end it
+  for (const signal of [
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGTERM",
+    "SIGHUP",
+    "SIGINT",
+    "SIGALRM",
+    "SIGQUIT",
+    "SIGPIPE",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGTRAP"
+  ])
+    try {
+      process.on(signal as NodeJS.Signals, () => {})
+    } catch {}
+  // its own network namespace (not the machine's): a socket left in it (TIME_WAIT) would meet the next command
+  const ownNet = process.argv.includes("own-net")
   const read = (file: string) => {
     try {
       return fs.readFileSync(file, "utf8")
@@ -83,6 +117,10 @@ export function hostMain() {
       listing("/dev/mqueue"),
       ...["shm", "msg", "sem"].map((k) => read(`/proc/sysvipc/${k}`)),
       read("/proc/self/limits"),
+      read("/proc/self/oom_score_adj"),
+      read("/proc/self/coredump_filter"),
+      schedAttr(),
+      ...(ownNet ? ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"].map((k) => read(`/proc/net/${k}`)) : []),
       // priority, nice, rt priority, policy
       [fields[15], fields[16], fields[37], fields[38]].join(" "),
       /^Cpus_allowed_list:.*$/m.exec(read("/proc/self/status"))?.[0] ?? "",
@@ -117,7 +155,8 @@ export function hostMain() {
   const initial = state()
   /** Kills every process but the host; whether there was one, or the sandbox's state changed. */
   const sweep = () => {
-    const left = entries("/proc").some((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    reap()
+    const left = entries("/proc").some((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid && !/^\S+ \(.*\) Z/s.test(read(`/proc/${entry}/stat`)))
     if (left) {
       try {
         process.kill(-1, "SIGKILL")

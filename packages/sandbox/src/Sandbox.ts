@@ -145,8 +145,13 @@ export class Sandbox extends Context.Service<
             bwrap,
             // the host is the sandbox's pid 1, with a message-queue file system to see what commands leave there
             bwrapArgs: [...args.slice(0, -1), "--mqueue", "/dev/mqueue", "--as-pid-1", "--"],
-            command:
-              runtime !== undefined ? [runtime, "--no-env-file", "--config=/dev/null", "-e", hostScript] : helperCommand("SandboxHost", ["-e", hostScript], []),
+            command: [
+              ...(runtime !== undefined
+                ? [runtime, "--no-env-file", "--config=/dev/null", "-e", hostScript]
+                : helperCommand("SandboxHost", ["-e", hostScript], [])),
+              // its own network namespace: what a command leaves there is looked for (HostBody.ts)
+              ...(args.includes("--unshare-net") ? ["own-net"] : [])
+            ],
             env,
             readFds,
             key,

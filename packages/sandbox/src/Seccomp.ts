@@ -1,7 +1,8 @@
 // A seccomp filter for sandboxed commands: no Unix-domain sockets (socket(AF_UNIX, …) fails with EPERM)
 // and no io_uring (which could make one). A path socket needs no network namespace to reach a program
 // outside: docker's, the session bus, tmux, an X server, an editor's server. socketpair stays (pipes
-// between a command's own processes); other syscall ABIs (x32, 32-bit) are refused whole.
+// between a command's own processes); other syscall ABIs (x32, 32-bit) are refused whole. The kernel's
+// keyrings are refused too (add_key, request_key, keyctl).
 // Classic BPF over struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6] }, as bwrap --seccomp reads it.
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -17,9 +18,10 @@ const IO_URING_SETUP = 425
 
 type Insn = readonly [code: number, jt: number, jf: number, k: number]
 
-const ARCHES: Readonly<Record<string, { readonly audit: number; readonly socket: number; readonly x32: boolean }>> = {
-  x64: { audit: 0xc000003e, socket: 41, x32: true },
-  arm64: { audit: 0xc00000b7, socket: 198, x32: false }
+const ARCHES: Readonly<Record<string, { readonly audit: number; readonly socket: number; readonly keys: ReadonlyArray<number>; readonly x32: boolean }>> = {
+  // keys: add_key, request_key, keyctl
+  x64: { audit: 0xc000003e, socket: 41, keys: [248, 249, 250], x32: true },
+  arm64: { audit: 0xc00000b7, socket: 198, keys: [217, 218, 219], x32: false }
 }
 
 /** The filter's instructions for this CPU; undefined where reins has no table for it (no filter then). */
@@ -33,6 +35,12 @@ export const seccompProgram = (arch: string = process.arch): ReadonlyArray<Insn>
     () => [LD_ABS, 0, 0, 0],
     ...(a.x32 ? [(at: number, _allow: number, deny: number): Insn => [JGE, deny - at - 1, 0, 0x40000000]] : []),
     (at, _allow, deny) => [JEQ, deny - at - 1, 0, IO_URING_SETUP],
+    // the kernel's keyrings: the session keyring reins inherited (a Kerberos ticket), and one a long-lived sandbox's
+    // commands would share
+    ...a.keys.map(
+      (nr) =>
+        (at: number, _allow: number, deny: number): Insn => [JEQ, deny - at - 1, 0, nr]
+    ),
     (at, allow) => [JEQ, 0, allow - at - 1, a.socket],
     () => [LD_ABS, 0, 0, 16],
     (at, allow, deny) => [JEQ, deny - at - 1, allow - at - 1, AF_UNIX]

@@ -195,11 +195,39 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
     }
   })
 
+  test("a sandbox's kernel settings are read-only and its keyrings refused, hosted or not; an orphan collected keeps the host", async () => {
+    const runtime = ManagedRuntime.make(sandboxLayer())
+    try {
+      const probe = [
+        "for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/msgmax /proc/sys/fs/mqueue/msg_max /proc/sys/kernel/pid_max /proc/sysrq-trigger; do test -w $f && echo writable $f; done",
+        "{ echo 1234 > /proc/sys/kernel/msgmax; } 2>/dev/null || echo refused",
+        // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING): the seccomp filter's EPERM
+        `perl -e 'print syscall(${process.arch === "arm64" ? 219 : 250}, 0, -3, 0) == -1 ? "keys: $!\\n" : "keys allowed\\n"'`
+      ].join("; ")
+      const own = await run(runtime, probe)
+      await untilHosted(runtime)
+      const hosted = await run(runtime, probe)
+      for (const r of [own, hosted]) expect(r.output).toBe("refused\nkeys: Operation not permitted\n")
+      expect(hosted.hosted).toBe(true)
+      // an orphan that ended before its command did is collected by the host, which stays in use
+      expect(await run(runtime, "(sleep 0.1 &); sleep 0.5; echo done")).toMatchObject({ hosted: true, output: "done\n" })
+      expect(await run(runtime, WHO)).toMatchObject({ hosted: true, output: HOST })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
   test("the host is the sandbox's pid 1: a command cannot kill or stop it", async () => {
     const runtime = ManagedRuntime.make(sandboxLayer())
     try {
       await untilHosted(runtime)
-      expect(await run(runtime, "kill -9 -1 2>/dev/null; kill -STOP 1; kill -9 1; kill -USR1 1; echo survived")).toMatchObject({
+      // the signals it handles (as pid 1 no other reaches it), sent many times: one that came while a spawn had signals blocked ended it
+      expect(
+        await run(
+          runtime,
+          "kill -9 -1 2>/dev/null; kill -STOP 1; kill -9 1; for i in $(seq 50); do kill -USR1 1; kill -TERM 1; kill -HUP 1; done; echo survived"
+        )
+      ).toMatchObject({
         hosted: true,
         output: "survived\n",
         exitCode: 0
@@ -220,7 +248,9 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
         "prlimit --pid 1 --fsize=4096",
         "prlimit --pid 1 --nproc=1:1",
         "renice -n 5 -p 1 >/dev/null",
-        "taskset -p 1 1 >/dev/null"
+        "taskset -p 1 1 >/dev/null",
+        // root only (reins run as root): the host's own /proc files
+        ...(process.getuid?.() === 0 ? ["echo 1000 > /proc/1/oom_score_adj", "echo 0 > /proc/1/coredump_filter"] : [])
       ]
       for (const spoiler of spoilers) {
         await untilHosted(runtime)
