@@ -156,7 +156,20 @@ export default Tool.define("greet", {
 
   test("the sandbox's host runs inside the executable: a command on order, its output and its exit in frames", async () => {
     const exe = path.join(prefix, "lib", "node_modules", `reins-${host}`, "bin", "reins")
-    const child = spawn(exe, ["--reins-helper", "SandboxHost"], { cwd: work, env: { PATH: "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe"] })
+    // outside a sandbox's own pid namespace it refuses at once (its sweep is kill(-1))
+    const outside = execFileSync("sh", ["-c", `"${exe}" --reins-helper SandboxHost </dev/null; echo "exit $?"`], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    expect(outside).toBe("exit 2\n")
+    if (!bwrap.available) return
+    // as pid 1 of a bubblewrap, as reins starts it
+    const sandbox = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--as-pid-1", "--"]
+    const child = spawn(bwrap.bwrap, [...sandbox, exe, "--reins-helper", "SandboxHost"], {
+      cwd: work,
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     const frames: Array<{ kind: number; id: number; body: string }> = []
     let pending = Buffer.alloc(0)
     child.stdout?.on("data", (chunk: Buffer) => {

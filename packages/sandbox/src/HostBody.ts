@@ -36,6 +36,12 @@ export function hostMain() {
   const fs = require("node:fs") as typeof import("node:fs")
   const os = require("node:os") as typeof import("node:os")
   const K = { ready: 0, started: 1, stdout: 2, stderr: 3, exit: 4, error: 5, tainted: 6 }
+  // only as pid 1 of a sandbox's own pid namespace: its sweep is kill(-1), which anywhere else reaches every process
+  // the user may signal
+  if (process.pid !== 1) {
+    process.stderr.write("reins sandbox host: runs only as pid 1 of a sandbox (bwrap --unshare-pid --as-pid-1)\n")
+    process.exit(2)
+  }
   const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi")
   const libcOf = () => {
     for (const lib of ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
