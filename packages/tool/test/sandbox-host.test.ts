@@ -249,6 +249,8 @@ describe.skipIf(!available)("the long-lived sandbox", () => {
         "prlimit --pid 1 --nproc=1:1",
         "renice -n 5 -p 1 >/dev/null",
         "taskset -p 1 1 >/dev/null",
+        // a loopback connection its server closed first: TIME_WAIT in the host's network namespace
+        `"${process.execPath}" -e 'const n = require("net"); const s = n.createServer((c) => c.end()).listen(5555, "127.0.0.1", () => { const c = n.connect(5555, "127.0.0.1"); c.resume(); c.on("close", () => s.close()) })'`,
         // root only (reins run as root): the host's own /proc files
         ...(process.getuid?.() === 0 ? ["echo 1000 > /proc/1/oom_score_adj", "echo 0 > /proc/1/coredump_filter"] : [])
       ]
