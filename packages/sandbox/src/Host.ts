@@ -8,8 +8,8 @@
 // untrusted: a frame that does not parse, or longer than MAX_FRAME, ends the host and its commands, never reins.
 // reins sees a command as it sees one it spawned: a child object with its output streams and its pid — the
 // pid outside, found from the host's children (`NSpid`), so that recording, killing and waiting for its
-// process group work unchanged. A host that dies (a command killed every process it could) ends its
-// running commands as killed; the next command starts another.
+// process group work unchanged. A host that dies (as pid 1 a command's signals do not reach it; a crash, the
+// OOM killer, a signal held during a spawn) ends its running command as killed; the next command starts another.
 import { type ChildProcess, spawn } from "node:child_process"
 import { EventEmitter } from "node:events"
 import * as fs from "node:fs"
